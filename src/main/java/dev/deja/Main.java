@@ -1,0 +1,18 @@
+package dev.deja;
+
+import dev.deja.cli.Cli;
+
+/** Entry point: run the command line, exit with its code. */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            // third-party logging stays silent unless --verbose raises it
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "off");
+            System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        }
+        System.exit(Cli.run(Cli.Io.system(), args));
+    }
+}

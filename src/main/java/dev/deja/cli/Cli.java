@@ -1,0 +1,105 @@
+package dev.deja.cli;
+
+import dev.deja.engine.CatalogException;
+import dev.deja.engine.InputException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine;
+
+/**
+ * Builds the command line with injectable streams, so every command runs in-process in tests exactly as from the
+ * shell. User errors become one line on stderr and exit 2; internal errors exit 4 (with a stack trace only under
+ * {@code --verbose}).
+ */
+public final class Cli {
+    private Cli() {
+    }
+
+    /** Streams and environment a command runs with. */
+    public record Io(PrintWriter out, PrintWriter err, InputStream in, Map<String, String> env, boolean tty) {
+        public static Io system() {
+            return new Io(new PrintWriter(System.out, false), new PrintWriter(System.err, true), System.in,
+                    System.getenv(), System.console() != null && System.getenv("NO_COLOR") == null);
+        }
+    }
+
+    public static int run(Io io, String... args) {
+        int code = commandLine(io).execute(args);
+        io.out().flush();
+        io.err().flush();
+        return code;
+    }
+
+    public static CommandLine commandLine(Io io) {
+        CommandLine cmd = new CommandLine(new DejaCommand(), new Factory(io));
+        cmd.setOut(io.out());
+        cmd.setErr(io.err());
+        cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        Map<String, String> codes = new LinkedHashMap<>();
+        for (String line : ExitCodes.LIST) {
+            int colon = line.indexOf(':');
+            codes.put(line.substring(0, colon), line.substring(colon + 1));
+        }
+        apply(cmd, codes);
+        cmd.setParameterExceptionHandler((ex, args) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println("deja: " + ex.getMessage());
+            c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage.");
+            return ExitCodes.USAGE;
+        });
+        cmd.setExecutionExceptionHandler((ex, c, parsed) -> {
+            PrintWriter err = c.getErr();
+            if (ex instanceof InputException) {
+                err.println("deja: " + ex.getMessage());
+                return ExitCodes.USAGE;
+            }
+            if (ex instanceof CatalogException) {
+                err.println("deja: internal error: " + ex.getMessage());
+                return ExitCodes.INTERNAL;
+            }
+            err.println("deja: internal error: " + ex + " (run with --verbose for details; please report it)");
+            if (verbose(parsed)) {
+                ex.printStackTrace(err);
+            }
+            return ExitCodes.INTERNAL;
+        });
+        return cmd;
+    }
+
+    private static void apply(CommandLine cmd, Map<String, String> codes) {
+        cmd.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(codes);
+        for (CommandLine sub : cmd.getSubcommands().values()) {
+            apply(sub, codes);
+        }
+    }
+
+    private static boolean verbose(CommandLine.ParseResult parsed) {
+        CommandLine.ParseResult p = parsed;
+        while (p != null) {
+            if (p.hasMatchedOption("--verbose")) {
+                return true;
+            }
+            p = p.subcommand();
+        }
+        return false;
+    }
+
+    /** Gives commands the streams; picocli's default factory otherwise. */
+    static final class Factory implements CommandLine.IFactory {
+        private final Io io;
+
+        Factory(Io io) {
+            this.io = io;
+        }
+
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+            if (cls == ScanCommand.class) {
+                return cls.cast(new ScanCommand(io));
+            }
+            return CommandLine.defaultFactory().create(cls);
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package dev.deja.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code deja}: the top-level command. */
+@Command(name = "deja", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = {"Checks your Kubernetes clusters, HAProxy configs and AWS load balancers for the risk patterns"
+                + " of real public outages, and links every finding to the incident it comes from."},
+        subcommands = {ScanCommand.class, RulesCommand.class, CasesCommand.class, ExplainCommand.class},
+        footer = {"", "Examples:", "  deja scan haproxy.cfg", "  deja scan --cluster --context prod",
+            "  helm template ingress ./chart | deja scan -", "  deja explain IL-0264"})
+public final class DejaCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a command is needed: scan, rules, cases or explain");
+    }
+}

@@ -1,0 +1,22 @@
+package dev.deja.cli;
+
+/** The documented exit codes (README, {@code --help}). */
+public final class ExitCodes {
+    public static final int OK = 0;
+    public static final int FINDINGS = 1;
+    public static final int USAGE = 2;
+    public static final int INCOMPLETE = 3;
+    public static final int INTERNAL = 4;
+
+    /** For picocli's exitCodeList. */
+    public static final String[] LIST = {
+        " 0:no finding at or above --fail-on",
+        " 1:findings at or above --fail-on (default medium)",
+        " 2:usage or input error (bad option, unreadable or malformed file)",
+        " 3:scan incomplete: a source or kind could not be read (findings still reported)",
+        " 4:internal error",
+    };
+
+    private ExitCodes() {
+    }
+}

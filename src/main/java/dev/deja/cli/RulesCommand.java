@@ -1,0 +1,65 @@
+package dev.deja.cli;
+
+import dev.deja.engine.Catalog;
+import dev.deja.engine.InputException;
+import dev.deja.engine.RuleMetadata;
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/** {@code deja rules}: the rule catalog. */
+@Command(name = "rules", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "List the rules: id, severity, source, the cases they come from, and title.")
+public final class RulesCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--format", defaultValue = "text", paramLabel = "text|json", description = "Output format (default: ${DEFAULT-VALUE})")
+    String format;
+
+    @Override
+    public Integer call() {
+        Catalog catalog = Catalog.packaged();
+        PrintWriter out = spec.commandLine().getOut();
+        if ("json".equals(format)) {
+            ArrayNode arr = JsonNodeFactory.instance.arrayNode();
+            for (RuleMetadata r : catalog.rules()) {
+                ObjectNode o = arr.addObject();
+                o.put("id", r.id());
+                o.put("title", r.title());
+                o.put("severity", r.severity().id());
+                o.put("source", r.source().id());
+                ArrayNode c = o.putArray("caseIds");
+                r.caseIds().forEach(c::add);
+                o.put("description", r.description());
+                o.put("remediation", r.remediation());
+                ArrayNode l = o.putArray("links");
+                r.links().forEach(l::add);
+                if (!r.aliases().isEmpty()) {
+                    ArrayNode a = o.putArray("aliases");
+                    r.aliases().forEach(a::add);
+                }
+            }
+            out.println(JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(arr));
+        } else if ("text".equals(format)) {
+            int w = catalog.rules().stream().mapToInt(r -> r.id().length()).max().orElse(10);
+            for (RuleMetadata r : catalog.rules()) {
+                out.printf(Locale.ROOT, "%-" + w + "s  %-8s  %-10s  %-8s  %s%n", r.id(), r.severity().id(),
+                        r.source().id(), String.join(",", r.caseIds()), r.title());
+            }
+            out.printf(Locale.ROOT, "%d rules; 'deja explain <rule-id>' tells what one checks and why.%n", catalog.rules().size());
+        } else {
+            throw new InputException("--format: expected text or json, not '" + format + "'");
+        }
+        out.flush();
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,251 @@
+package dev.deja.cli;
+
+import dev.deja.engine.Catalog;
+import dev.deja.engine.Engine;
+import dev.deja.engine.InputException;
+import dev.deja.engine.Rule;
+import dev.deja.engine.ScanResult;
+import dev.deja.engine.Settings;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.Suppressions;
+import dev.deja.report.Report;
+import dev.deja.report.Reporters;
+import dev.deja.rules.RuleRegistry;
+import dev.deja.source.Collector;
+import dev.deja.source.ScanRequest;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code deja scan}: read the sources, run the rules, report. */
+@Command(name = "scan", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
+        description = {"Scan HAProxy configs, Kubernetes manifests, saved snapshots, a live cluster (--cluster) or AWS"
+                + " load balancers (--aws) for the risk patterns of real incidents.",
+            "Files are recognised by content; folders are read recursively; '-' reads standard input."})
+public final class ScanCommand implements Callable<Integer> {
+    private final Cli.Io io;
+
+    ScanCommand(Cli.Io io) {
+        this.io = io;
+    }
+
+    @Parameters(paramLabel = "PATH", arity = "0..*",
+            description = "haproxy.cfg files, manifests (YAML/JSON), deja snapshots, or folders of them; '-' for stdin")
+    List<String> paths = new ArrayList<>();
+
+    // ---- selection and outcome
+    @Option(names = "--rules", split = ",", paramLabel = "ID", description = "Run only these rules")
+    List<String> onlyRules = new ArrayList<>();
+
+    @Option(names = "--skip-rules", split = ",", paramLabel = "ID", description = "Do not run these rules")
+    List<String> skipRules = new ArrayList<>();
+
+    @Option(names = "--min-severity", paramLabel = "SEVERITY", defaultValue = "info",
+            description = "Report only findings at or above: info, low, medium, high, critical (default: ${DEFAULT-VALUE})")
+    String minSeverity;
+
+    @Option(names = "--fail-on", paramLabel = "SEVERITY|none", defaultValue = "medium",
+            description = "Exit 1 when a finding is at or above this severity; 'none' never fails (default: ${DEFAULT-VALUE})")
+    String failOn;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
+            description = "Output format: text, json, sarif, junit, html, prometheus (default: ${DEFAULT-VALUE})")
+    String format;
+
+    @Option(names = {"-o", "--output-file"}, paramLabel = "FILE", description = "Write the report to FILE instead of stdout")
+    Path outputFile;
+
+    @Option(names = "--ignore-file", paramLabel = "FILE",
+            description = "YAML list of suppressions: {rule, object, reason, expires}")
+    Path ignoreFile;
+
+    @Option(names = "--allow-partial", description = "Do not exit 3 when some source or kind could not be read")
+    boolean allowPartial;
+
+    @Option(names = "--snapshot-out", paramLabel = "FILE",
+            description = "Save what was read (live sources included) to FILE; scan it later offline with 'deja scan FILE'")
+    Path snapshotOut;
+
+    @Option(names = "--verbose", description = "Progress and library logging on stderr; stack traces for internal errors")
+    boolean verbose;
+
+    // ---- HAProxy
+    @Option(names = "--env", paramLabel = "KEY=VALUE",
+            description = "Value for an environment variable used in HAProxy configs (\"${VAR}\")")
+    Map<String, String> env = new LinkedHashMap<>();
+
+    @Option(names = "--haproxy-version", paramLabel = "X.Y",
+            description = "HAProxy version for .if version_atleast()/version_before() (default: current LTS)")
+    String haproxyVersion;
+
+    @Option(names = "--assume-client-rps", paramLabel = "N", defaultValue = "300",
+            description = "Request rate of one abusive client, for tarpit arithmetic (default: ${DEFAULT-VALUE}, as in IL-0264)")
+    int assumeClientRps;
+
+    // ---- Kubernetes
+    @Option(names = "--cluster", description = "Scan the live cluster of the current kubeconfig context")
+    boolean cluster;
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
+    Path kubeconfig;
+
+    @Option(names = "--context", paramLabel = "NAME", description = "Kubeconfig context (default: current-context)")
+    String context;
+
+    @Option(names = {"-n", "--namespace"}, paramLabel = "NS", description = "Namespace to scan (repeatable)")
+    List<String> namespaces = new ArrayList<>();
+
+    @Option(names = {"-A", "--all-namespaces"}, description = "Scan every namespace (the default)")
+    boolean allNamespaces;
+
+    @Option(names = {"-l", "--selector"}, paramLabel = "SELECTOR", description = "Label selector for workloads")
+    String selector;
+
+    @Option(names = "--no-annotation-suppressions",
+            description = "Ignore deja.dev/ignore annotations on objects (anyone who can edit a workload could exempt it)")
+    boolean noAnnotationSuppressions;
+
+    // ---- AWS
+    @Option(names = "--aws", description = "Scan AWS load balancers (ELBv2) with the default credential chain")
+    boolean aws;
+
+    @Option(names = "--profile", paramLabel = "NAME", description = "AWS profile")
+    String profile;
+
+    @Option(names = "--region", paramLabel = "REGION", description = "AWS region (repeatable; default from profile or environment)")
+    List<String> regions = new ArrayList<>();
+
+    @Option(names = "--aws-endpoint", paramLabel = "URL", description = "ELBv2/EC2 endpoint override (emulators, tests)")
+    String awsEndpoint;
+
+    @Override
+    public Integer call() throws IOException {
+        if (verbose) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
+        }
+        Severity min = severity(minSeverity, "--min-severity");
+        Severity fail = "none".equalsIgnoreCase(failOn) ? null : severity(failOn, "--fail-on");
+        if (!namespaces.isEmpty() && allNamespaces) {
+            throw new InputException("--namespace and --all-namespaces exclude each other");
+        }
+        Catalog catalog = Catalog.packaged();
+        List<Rule> rules = select(catalog);
+        if (paths.isEmpty() && !cluster && !aws) {
+            throw new InputException("nothing to scan: give a file or folder (deja scan haproxy.cfg), '-' for stdin,"
+                    + " --cluster or --aws");
+        }
+        Reporters.forName(format); // fail on an unknown format before doing any work
+        Suppressions ignores = ignoreFile == null ? Suppressions.NONE : Suppressions.load(ignoreFile, catalog);
+
+        ScanRequest req = request(rules);
+        Snapshot snapshot = Collector.collect(req);
+        Settings settings = new Settings(Map.of("assume-client-rps", Integer.toString(assumeClientRps)));
+        Engine.Options opts = new Engine.Options(min, Map.of(), ignores, settings, LocalDate.now());
+        List<Rule> applicable = rules;
+        ScanResult result = new Engine(catalog).run(snapshot, applicable, opts);
+
+        Report report = new Report(result, catalog, VersionProvider.version(), fail,
+                io.tty() && outputFile == null && "text".equals(format));
+        StringWriter buf = new StringWriter();
+        Reporters.forName(format).write(report, buf);
+        if (outputFile == null) {
+            io.out().write(buf.toString());
+            io.out().flush();
+        } else {
+            try {
+                Path parent = outputFile.toAbsolutePath().getParent();
+                if (parent != null) {
+                    Files.createDirectories(parent);
+                }
+                Files.writeString(outputFile, buf.toString());
+            } catch (IOException e) {
+                throw new InputException(outputFile + ": cannot write report: " + e.getMessage());
+            }
+        }
+        return exitCode(result, fail);
+    }
+
+    int exitCode(ScanResult result, Severity fail) {
+        if (!result.coverage().complete() && !allowPartial) {
+            io.err().println("deja: scan incomplete: " + result.coverage().notChecked().size()
+                    + " source scope(s) could not be read (see the report; --allow-partial accepts this)");
+            return ExitCodes.INCOMPLETE;
+        }
+        return fail != null && result.anyAtLeast(fail) ? ExitCodes.FINDINGS : ExitCodes.OK;
+    }
+
+    private ScanRequest request(List<Rule> rules) {
+        ScanRequest req = new ScanRequest();
+        req.paths = List.copyOf(paths);
+        req.stdin = io.in();
+        req.env = new LinkedHashMap<>(env);
+        req.processEnv = io.env();
+        req.haproxyVersion = haproxyVersion;
+        req.cluster = cluster;
+        req.kubeconfig = kubeconfig;
+        req.context = context;
+        req.namespaces = List.copyOf(namespaces);
+        req.selector = selector;
+        req.noAnnotationSuppressions = noAnnotationSuppressions;
+        req.aws = aws;
+        req.profile = profile;
+        req.regions = List.copyOf(regions);
+        req.awsEndpoint = awsEndpoint;
+        req.allowPartial = allowPartial;
+        req.snapshotOut = snapshotOut;
+        req.verbose = verbose;
+        req.err = io.err();
+        Set<String> kinds = new TreeSet<>();
+        rules.forEach(r -> kinds.addAll(r.kubeKinds()));
+        req.kubeKinds = Set.copyOf(kinds);
+        return req;
+    }
+
+    private List<Rule> select(Catalog catalog) {
+        Set<String> only = canonical(catalog, onlyRules, "--rules");
+        Set<String> skip = canonical(catalog, skipRules, "--skip-rules");
+        List<Rule> out = new ArrayList<>();
+        for (Rule r : RuleRegistry.all()) {
+            if ((only.isEmpty() || only.contains(r.id())) && !skip.contains(r.id())) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private static Set<String> canonical(Catalog catalog, List<String> ids, String option) {
+        Set<String> out = new TreeSet<>();
+        for (String id : ids) {
+            String t = id.trim();
+            if (t.isEmpty()) {
+                continue;
+            }
+            if (catalog.rule(t).isEmpty()) {
+                throw new InputException(option + ": unknown rule '" + t + "' (see 'deja rules')");
+            }
+            out.add(catalog.canonicalRuleId(t));
+        }
+        return out;
+    }
+
+    private static Severity severity(String s, String option) {
+        try {
+            return Severity.parse(s);
+        } catch (IllegalArgumentException e) {
+            throw new InputException(option + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dev.deja.engine;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * What a scan read and what it could not: one entry per source scope (a file, a Kubernetes kind in a namespace,
+ * an AWS call in a region). Any entry that is not {@code READ} makes the scan incomplete (exit 3) unless the user
+ * allowed partial results.
+ */
+public record Coverage(List<Entry> entries) {
+
+    public enum Status { READ, DENIED, FAILED, SKIPPED }
+
+    /**
+     * @param source  haproxy | kubernetes | aws
+     * @param scope   what was read: "examples/haproxy/a.cfg", "Deployment in namespace prod", "DescribeTargetHealth eu-west-2"
+     * @param status  read, denied (403/AccessDenied), failed (error, throttled to the end), skipped (not needed)
+     * @param detail  why, in one line (null when read)
+     * @param count   objects read (files: directives or documents), or -1 when not applicable
+     */
+    public record Entry(String source, String scope, Status status, String detail, long count) {
+    }
+
+    public Coverage {
+        List<Entry> sorted = new ArrayList<>(entries);
+        sorted.sort(Comparator.comparing(Entry::source).thenComparing(Entry::scope).thenComparing(e -> e.status().name()));
+        entries = List.copyOf(sorted);
+    }
+
+    public boolean complete() {
+        return entries.stream().allMatch(e -> e.status() == Status.READ || e.status() == Status.SKIPPED);
+    }
+
+    public List<Entry> notChecked() {
+        return entries.stream().filter(e -> e.status() == Status.DENIED || e.status() == Status.FAILED).toList();
+    }
+
+    public List<String> sources() {
+        return entries.stream().filter(e -> e.status() == Status.READ).map(Entry::source).distinct().sorted().toList();
+    }
+}

@@ -1,0 +1,66 @@
+package dev.deja.engine;
+
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs the selected rules over a snapshot, applies severity overrides, the minimum severity and suppressions, and
+ * sorts the result. Pure: no I/O.
+ */
+public final class Engine {
+    private final Catalog catalog;
+
+    public Engine(Catalog catalog) {
+        this.catalog = catalog;
+    }
+
+    /** Options of one run. */
+    public record Options(Severity minSeverity, Map<String, Severity> severityOverrides, Suppressions ignoreFile,
+                          Settings settings, LocalDate today) {
+        public static Options defaults() {
+            return new Options(Severity.INFO, Map.of(), Suppressions.NONE, Settings.EMPTY, LocalDate.now());
+        }
+    }
+
+    public ScanResult run(Snapshot snapshot, List<Rule> rules, Options opts) {
+        long start = System.nanoTime();
+        List<Finding> raw = new ArrayList<>();
+        List<String> ran = new ArrayList<>();
+        for (Rule rule : rules) {
+            RuleMetadata meta = catalog.rule(rule.id())
+                    .orElseThrow(() -> new CatalogException("rule " + rule.id() + " has no rules/" + rule.id() + ".yaml"));
+            List<Finding> found = rule.check(snapshot, new RuleContext(meta, opts.settings()));
+            ran.add(rule.id());
+            Severity override = opts.severityOverrides().get(rule.id());
+            for (Finding f : found) {
+                raw.add(override == null ? f : f.withSeverity(override));
+            }
+        }
+        List<Finding> kept = new ArrayList<>();
+        List<ScanResult.Suppressed> suppressed = new ArrayList<>();
+        for (Finding f : raw) {
+            if (!f.severity().atLeast(opts.minSeverity())) {
+                continue;
+            }
+            InlineSuppression inline = snapshot.inlineSuppressions().stream().filter(s -> s.matches(f)).findFirst().orElse(null);
+            if (inline != null) {
+                suppressed.add(new ScanResult.Suppressed(f, inline.reason(), inline.origin()));
+                continue;
+            }
+            Suppressions.Entry e = opts.ignoreFile().match(f, opts.today());
+            if (e != null) {
+                suppressed.add(new ScanResult.Suppressed(f, e.reason(), e.origin()));
+                continue;
+            }
+            kept.add(f);
+        }
+        Collections.sort(kept);
+        suppressed.sort((a, b) -> a.finding().compareTo(b.finding()));
+        Collections.sort(ran);
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        return new ScanResult(kept, suppressed, opts.ignoreFile().expired(opts.today()), ran, snapshot.coverage(), ms);
+    }
+}

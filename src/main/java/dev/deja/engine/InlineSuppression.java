@@ -1,0 +1,23 @@
+package dev.deja.engine;
+
+/**
+ * A suppression written next to the object itself: {@code # deja:ignore <rule> <reason>} in a haproxy.cfg, or the
+ * {@code deja.dev/ignore} annotation on a Kubernetes object. It applies to findings of {@code ruleId} whose location
+ * matches {@code target}: same file and line, or same kind/namespace/name.
+ */
+public record InlineSuppression(String ruleId, Location target, String reason, String origin) {
+
+    public boolean matches(Finding f) {
+        if (!f.ruleId().equals(ruleId)) {
+            return false;
+        }
+        Location l = f.location();
+        if (target.file() != null && target.line() != null) {
+            return target.file().equals(l.file()) && target.line().equals(l.line())
+                    && java.util.Objects.equals(target.key(), l.key());
+        }
+        return target.kind() != null && target.kind().equals(l.kind())
+                && java.util.Objects.equals(target.namespace(), l.namespace())
+                && java.util.Objects.equals(target.name(), l.name());
+    }
+}

@@ -1,0 +1,27 @@
+package dev.deja.engine;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A rule module: one incident's risk pattern. Pure: it reads the immutable snapshot and returns findings, no I/O.
+ * Its metadata (title, severity, cases, remediation) lives in {@code rules/<id>.yaml}.
+ */
+public interface Rule {
+
+    /** The permanent rule id; {@code rules/<id>.yaml} must exist. */
+    String id();
+
+    /** The source kind this rule reads. */
+    SourceKind source();
+
+    /**
+     * Kubernetes kinds this rule needs ("Deployment", "Service", ...): the live collector lists only the kinds the
+     * selected rules need, and the in-cluster ClusterRole grants exactly these.
+     */
+    default Set<String> kubeKinds() {
+        return Set.of();
+    }
+
+    List<Finding> check(Snapshot snapshot, RuleContext ctx);
+}

@@ -1,0 +1,166 @@
+package dev.deja.report;
+
+import dev.deja.engine.CaseInfo;
+import dev.deja.engine.Coverage;
+import dev.deja.engine.Finding;
+import dev.deja.engine.Location;
+import dev.deja.engine.RuleMetadata;
+import dev.deja.engine.ScanResult;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Suppressions;
+import java.io.IOException;
+import java.io.Writer;
+import java.util.Locale;
+import java.util.TreeSet;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The JSON report, schema {@value #SCHEMA_VERSION} (src/main/resources/dev/deja/report/deja-report.schema.json).
+ * Deterministic: no timestamps or durations, findings in engine order, so the same input gives the same bytes.
+ */
+public final class JsonReporter implements Reporter {
+    public static final String SCHEMA_VERSION = "1.0";
+    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+    @Override
+    public void write(Report report, Writer out) throws IOException {
+        out.write(JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(tree(report)));
+        out.write("\n");
+        out.flush();
+    }
+
+    /** The report as a JSON tree (also used by other outputs that embed it). */
+    public static ObjectNode tree(Report report) {
+        ScanResult r = report.result();
+        ObjectNode root = F.objectNode();
+        root.put("schemaVersion", SCHEMA_VERSION);
+        ObjectNode tool = root.putObject("tool");
+        tool.put("name", "deja");
+        tool.put("version", report.toolVersion());
+        tool.put("informationUri", "https://github.com/deja-dev/deja");
+
+        ObjectNode summary = root.putObject("summary");
+        summary.put("total", r.findings().size());
+        ObjectNode bySev = summary.putObject("bySeverity");
+        for (int i = Severity.values().length - 1; i >= 0; i--) {
+            bySev.put(Severity.values()[i].id(), r.count(Severity.values()[i]));
+        }
+        summary.put("suppressed", r.suppressed().size());
+        summary.put("failOn", report.failOn() == null ? "none" : report.failOn().id());
+        summary.put("failed", report.failOn() != null && r.anyAtLeast(report.failOn()));
+        summary.put("complete", r.coverage().complete());
+        ArrayNode srcs = summary.putArray("sources");
+        r.coverage().sources().forEach(srcs::add);
+        ArrayNode rules = summary.putArray("rulesRun");
+        r.rulesRun().forEach(rules::add);
+
+        ArrayNode findings = root.putArray("findings");
+        TreeSet<String> caseIds = new TreeSet<>();
+        for (Finding f : r.findings()) {
+            findings.add(finding(f, report));
+            caseIds.addAll(f.caseIds());
+        }
+        ArrayNode suppressed = root.putArray("suppressed");
+        for (ScanResult.Suppressed s : r.suppressed()) {
+            ObjectNode o = finding(s.finding(), report);
+            o.put("suppressionReason", s.reason());
+            o.put("suppressedBy", s.origin());
+            suppressed.add(o);
+        }
+        ArrayNode expired = root.putArray("expiredSuppressions");
+        for (Suppressions.Entry e : r.expired()) {
+            ObjectNode o = expired.addObject();
+            o.put("rule", e.rule());
+            o.put("object", e.object());
+            o.put("reason", e.reason());
+            o.put("expires", String.valueOf(e.expires()));
+            o.put("origin", e.origin());
+        }
+        ArrayNode cases = root.putArray("cases");
+        for (String id : caseIds) {
+            CaseInfo ci = report.catalog().caseInfo(id).orElse(null);
+            if (ci != null) {
+                ObjectNode o = cases.addObject();
+                o.put("id", ci.id());
+                o.put("title", ci.title());
+                o.put("organisation", ci.organisation());
+                o.put("date", ci.date());
+                o.put("summary", ci.oneLine());
+                o.put("url", ci.libraryUrl());
+            }
+        }
+        ObjectNode cov = root.putObject("coverage");
+        cov.put("complete", r.coverage().complete());
+        ArrayNode entries = cov.putArray("entries");
+        for (Coverage.Entry e : r.coverage().entries()) {
+            ObjectNode o = entries.addObject();
+            o.put("source", e.source());
+            o.put("scope", e.scope());
+            o.put("status", e.status().name().toLowerCase(Locale.ROOT));
+            if (e.detail() != null) {
+                o.put("detail", e.detail());
+            }
+            if (e.count() >= 0) {
+                o.put("count", e.count());
+            }
+        }
+        return root;
+    }
+
+    static ObjectNode finding(Finding f, Report report) {
+        ObjectNode o = F.objectNode();
+        o.put("ruleId", f.ruleId());
+        RuleMetadata meta = report.catalog().rule(f.ruleId()).orElse(null);
+        if (meta != null) {
+            o.put("title", meta.title());
+            o.put("source", meta.source().id());
+        }
+        o.put("severity", f.severity().id());
+        ArrayNode ids = o.putArray("caseIds");
+        f.caseIds().forEach(ids::add);
+        o.put("object", f.location().display());
+        o.put("message", f.message());
+        o.put("remediation", f.remediation());
+        o.set("location", location(f.location()));
+        ArrayNode rel = o.putArray("related");
+        f.related().forEach(rel::add);
+        ArrayNode notes = o.putArray("notes");
+        f.notes().forEach(notes::add);
+        if (!f.caseIds().isEmpty()) {
+            o.put("helpUri", "https://incidentlib-api.benchlet.com/cases/" + f.caseIds().get(0));
+        }
+        return o;
+    }
+
+    static ObjectNode location(Location l) {
+        ObjectNode o = F.objectNode();
+        if (l.file() != null) {
+            o.put("file", l.file());
+        }
+        if (l.key() != null) {
+            o.put("key", l.key());
+        }
+        if (l.line() != null) {
+            o.put("line", l.line());
+        }
+        if (l.kind() != null) {
+            o.put("kind", l.kind());
+        }
+        if (l.namespace() != null) {
+            o.put("namespace", l.namespace());
+        }
+        if (l.name() != null) {
+            o.put("name", l.name());
+        }
+        if (l.arn() != null) {
+            o.put("arn", l.arn());
+        }
+        if (l.region() != null) {
+            o.put("region", l.region());
+        }
+        return o;
+    }
+}

@@ -1,0 +1,152 @@
+package dev.deja.report;
+
+import dev.deja.engine.CaseInfo;
+import dev.deja.engine.Coverage;
+import dev.deja.engine.Finding;
+import dev.deja.engine.ScanResult;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Suppressions;
+import java.io.IOException;
+import java.io.Writer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The default human report: findings grouped by case (case id, title, one line of what happened), each with its
+ * object, message and fix; then a summary line and what could not be checked. Colour only when asked (a TTY).
+ */
+public final class TextReporter implements Reporter {
+    private static final String RESET = "\u001B[0m";
+    private static final String BOLD = "\u001B[1m";
+    private static final String DIM = "\u001B[2m";
+
+    @Override
+    public void write(Report report, Writer w) throws IOException {
+        ScanResult r = report.result();
+        boolean c = report.color();
+        Map<String, List<Finding>> byCase = new TreeMap<>();
+        for (Finding f : r.findings()) {
+            byCase.computeIfAbsent(f.caseIds().isEmpty() ? "-" : f.caseIds().get(0), k -> new ArrayList<>()).add(f);
+        }
+        // cases with the most severe findings first, then by id
+        List<Map.Entry<String, List<Finding>>> groups = new ArrayList<>(byCase.entrySet());
+        groups.sort((a, b) -> {
+            int s = b.getValue().get(0).severity().compareTo(a.getValue().get(0).severity());
+            return s != 0 ? s : a.getKey().compareTo(b.getKey());
+        });
+        for (Map.Entry<String, List<Finding>> g : groups) {
+            CaseInfo ci = report.catalog().caseInfo(g.getKey()).orElse(null);
+            if (ci != null) {
+                w.write(style(c, BOLD, ci.id() + "  " + ci.title() + " (" + ci.organisation() + ", " + ci.date() + ")") + "\n");
+                w.write("  " + style(c, DIM, ci.oneLine()) + "\n");
+            } else {
+                w.write(style(c, BOLD, g.getKey()) + "\n");
+            }
+            for (Finding f : g.getValue()) {
+                w.write("\n  " + sev(c, f.severity()) + "  " + f.ruleId() + "  " + f.location().display() + "\n");
+                w.write(indent(f.message(), "      ") + "\n");
+                for (String n : f.notes()) {
+                    w.write(indent("note: " + n, "      ") + "\n");
+                }
+                for (String rel : f.related()) {
+                    w.write(indent("see also: " + rel, "      ") + "\n");
+                }
+                if (f.caseIds().size() > 1) {
+                    w.write("      also: " + String.join(", ", f.caseIds().subList(1, f.caseIds().size())) + "\n");
+                }
+                w.write(indent("fix: " + f.remediation(), "      ") + "\n");
+            }
+            w.write("\n");
+        }
+        if (r.findings().isEmpty()) {
+            w.write("No findings.\n");
+        }
+        for (Suppressions.Entry e : r.expired()) {
+            w.write("warning: suppression at " + e.origin() + " for " + e.rule() + " expired on " + e.expires()
+                    + " and no longer applies\n");
+        }
+        w.write(summary(r) + "\n");
+        List<Coverage.Entry> missing = r.coverage().notChecked();
+        if (!missing.isEmpty()) {
+            w.write(style(c, BOLD, "Not checked:") + "\n");
+            for (Coverage.Entry e : missing) {
+                w.write("  - " + e.source() + ": " + e.scope() + ": " + e.status().name().toLowerCase(Locale.ROOT)
+                        + (e.detail() == null ? "" : " (" + e.detail() + ")") + "\n");
+            }
+        }
+        List<Coverage.Entry> skipped = r.coverage().entries().stream()
+                .filter(e -> e.status() == Coverage.Status.SKIPPED).toList();
+        for (Coverage.Entry e : skipped) {
+            w.write("Skipped " + e.scope() + ": " + e.detail() + "\n");
+        }
+        w.flush();
+    }
+
+    /** "5 findings (1 critical, 2 high, 2 medium), 1 suppressed; read: haproxy 2, kubernetes 14; incomplete: ..." */
+    static String summary(ScanResult r) {
+        StringBuilder sb = new StringBuilder();
+        int n = r.findings().size();
+        sb.append(n).append(n == 1 ? " finding" : " findings");
+        List<String> parts = new ArrayList<>();
+        for (int i = Severity.values().length - 1; i >= 0; i--) {
+            Severity s = Severity.values()[i];
+            long k = r.count(s);
+            if (k > 0) {
+                parts.add(k + " " + s.id());
+            }
+        }
+        if (!parts.isEmpty()) {
+            sb.append(" (").append(String.join(", ", parts)).append(')');
+        }
+        if (!r.suppressed().isEmpty()) {
+            sb.append(", ").append(r.suppressed().size()).append(" suppressed");
+        }
+        Map<String, Long> read = new LinkedHashMap<>();
+        for (Coverage.Entry e : r.coverage().entries()) {
+            if (e.status() == Coverage.Status.READ) {
+                read.merge(e.source(), 1L, Long::sum);
+            }
+        }
+        List<String> src = new ArrayList<>();
+        read.forEach((k, v) -> src.add(k + " (" + v + (v == 1 ? " scope" : " scopes") + ")"));
+        sb.append("; sources: ").append(src.isEmpty() ? "none" : String.join(", ", src));
+        sb.append("; ").append(r.rulesRun().size()).append(" rules run");
+        int missing = r.coverage().notChecked().size();
+        sb.append(missing == 0 ? "; everything requested was read" : "; " + missing + " not checked (see below)");
+        return sb.toString();
+    }
+
+    private static String sev(boolean color, Severity s) {
+        String label = String.format(Locale.ROOT, "%-8s", s.id().toUpperCase(Locale.ROOT));
+        if (!color) {
+            return label;
+        }
+        String code = switch (s) {
+            case CRITICAL -> "\u001B[1;31m";
+            case HIGH -> "\u001B[31m";
+            case MEDIUM -> "\u001B[33m";
+            case LOW -> "\u001B[36m";
+            case INFO -> "\u001B[2m";
+        };
+        return code + label + RESET;
+    }
+
+    private static String style(boolean color, String code, String s) {
+        return color ? code + s + RESET : s;
+    }
+
+    private static String indent(String text, String prefix) {
+        StringBuilder sb = new StringBuilder();
+        for (String line : text.split("\n", -1)) {
+            if (sb.length() > 0) {
+                sb.append('\n');
+            }
+            sb.append(prefix).append(line);
+        }
+        return sb.toString();
+    }
+}

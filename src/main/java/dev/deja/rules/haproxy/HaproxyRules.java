@@ -1,0 +1,14 @@
+package dev.deja.rules.haproxy;
+
+import dev.deja.engine.Rule;
+import java.util.List;
+
+/** The haproxy rule modules. */
+public final class HaproxyRules {
+    private HaproxyRules() {
+    }
+
+    public static List<Rule> all() {
+        return List.of();
+    }
+}

@@ -1,0 +1,96 @@
+package dev.deja.source;
+
+import dev.deja.engine.Coverage;
+import dev.deja.engine.InputException;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.SnapshotBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Reads every source of a scan into one immutable snapshot: the files (by kind, each kind's loader created only
+ * when needed) and the live sources ({@code --cluster}, {@code --aws}, concurrently). A live source that cannot be
+ * used at all is recorded as not checked, with its one-line reason on stderr; the other sources go on.
+ */
+public final class Collector {
+    static final String KUBE_LIVE = "dev.deja.kube.KubeLiveSource";
+    static final String AWS_LIVE = "dev.deja.aws.AwsLiveSource";
+
+    private Collector() {
+    }
+
+    public static Snapshot collect(ScanRequest req) {
+        SnapshotBuilder out = new SnapshotBuilder();
+        Inputs.Collected in = Inputs.collect(req.paths, req.stdin);
+        in.skipped().forEach(out::coverage);
+        for (Map.Entry<FileKind, List<SourceFile>> e : in.files().entrySet()) {
+            if (!e.getValue().isEmpty()) {
+                e.getKey().newLoader().load(e.getValue(), req, out);
+            }
+        }
+        List<String[]> live = new ArrayList<>();
+        if (req.cluster) {
+            live.add(new String[] {"kubernetes", KUBE_LIVE});
+        }
+        if (req.aws) {
+            live.add(new String[] {"aws", AWS_LIVE});
+        }
+        if (live.size() == 1) {
+            runLive(live.get(0)[0], live.get(0)[1], req, out);
+        } else if (live.size() > 1) {
+            ExecutorService pool = Executors.newFixedThreadPool(live.size(), r -> {
+                Thread t = new Thread(r, "deja-source");
+                t.setDaemon(true);
+                return t;
+            });
+            try {
+                List<Future<?>> fs = new ArrayList<>();
+                for (String[] l : live) {
+                    fs.add(pool.submit(() -> runLive(l[0], l[1], req, out)));
+                }
+                for (Future<?> f : fs) {
+                    try {
+                        f.get();
+                    } catch (ExecutionException ex) {
+                        Throwable c = ex.getCause();
+                        if (c instanceof RuntimeException re) {
+                            throw re;
+                        }
+                        throw new IllegalStateException(c);
+                    } catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("interrupted", ex);
+                    }
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        Snapshot snapshot = out.build();
+        if (req.snapshotOut != null) {
+            SnapshotFile.write(snapshot, req.snapshotOut);
+        }
+        return snapshot;
+    }
+
+    private static void runLive(String source, String cls, ScanRequest req, SnapshotBuilder out) {
+        LiveSource s;
+        try {
+            s = (LiveSource) Class.forName(cls).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new InputException("--" + (source.equals("kubernetes") ? "cluster" : source)
+                    + ": this build of deja has no " + source + " support");
+        }
+        try {
+            s.collect(req, out);
+        } catch (SourceUnavailableException e) {
+            req.err.println("deja: " + e.source() + ": " + e.getMessage());
+            out.coverage(new Coverage.Entry(e.source(), "all of " + e.source(), Coverage.Status.FAILED, e.getMessage(), -1));
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package dev.deja.source;
+
+import dev.deja.engine.InputException;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The kinds of file deja reads, recognised by content (the extension only breaks ties), each with the class that
+ * loads it. Classes are named, not referenced, so that recognising a file loads nothing of the other sources.
+ */
+public enum FileKind {
+    HAPROXY("haproxy", "dev.deja.haproxy.HaproxyFileLoader"),
+    KUBERNETES("kubernetes", "dev.deja.kube.ManifestLoader"),
+    SNAPSHOT("snapshot", "dev.deja.source.SnapshotFileLoader");
+
+    private final String source;
+    private final String loaderClass;
+
+    FileKind(String source, String loaderClass) {
+        this.source = source;
+        this.loaderClass = loaderClass;
+    }
+
+    public String source() {
+        return source;
+    }
+
+    public FileLoader newLoader() {
+        try {
+            return (FileLoader) Class.forName(loaderClass).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("loader for " + source + " files is missing: " + loaderClass, e);
+        }
+    }
+
+    private static final Pattern HAPROXY_SECTION = Pattern.compile(
+            "(?m)^[ \\t]*(global|defaults|frontend|backend|listen|userlist|peers|resolvers|mailers|http-errors|ring"
+                    + "|cache|program|crt-store|log-forward|fcgi-app|traces|acme|dynamic-update)(?:[ \\t]|$)");
+    private static final Pattern YAML_KIND = Pattern.compile("(?m)^[ \\t]*-?[ \\t]*kind:[ \\t]*['\"]?[A-Za-z]");
+    private static final Pattern YAML_API = Pattern.compile("(?m)^[ \\t]*-?[ \\t]*apiVersion:[ \\t]*\\S");
+    private static final Pattern JSON_KIND = Pattern.compile("\"kind\"\\s*:\\s*\"");
+    private static final Pattern JSON_API = Pattern.compile("\"apiVersion\"\\s*:\\s*\"");
+
+    /** Whether a file name is worth reading when found inside a folder. */
+    public static boolean candidateName(String fileName) {
+        String n = fileName.toLowerCase(Locale.ROOT);
+        return n.endsWith(".cfg") || n.endsWith(".yaml") || n.endsWith(".yml") || n.endsWith(".json");
+    }
+
+    /**
+     * What the text is, or null when it is none of deja's formats. The text has been checked for NUL bytes
+     * already.
+     */
+    public static FileKind recognize(String fileName, String text) {
+        String n = fileName.toLowerCase(Locale.ROOT);
+        String head = text.length() > 65_536 ? text.substring(0, 65_536) : text;
+        String trimmed = head.stripLeading();
+        if (trimmed.startsWith("{") && head.contains("\"format\"") && head.contains(SnapshotFile.FORMAT)) {
+            return SNAPSHOT;
+        }
+        boolean yamlish = YAML_KIND.matcher(head).find() && YAML_API.matcher(head).find();
+        boolean jsonish = (trimmed.startsWith("{") || trimmed.startsWith("["))
+                && JSON_KIND.matcher(head).find() && JSON_API.matcher(head).find();
+        boolean haproxy = HAPROXY_SECTION.matcher(head).find();
+        if (n.endsWith(".cfg") || n.endsWith(".conf")) {
+            if (haproxy || !(yamlish || jsonish)) {
+                return HAPROXY;
+            }
+        }
+        if (yamlish || jsonish) {
+            return KUBERNETES;
+        }
+        if (haproxy) {
+            return HAPROXY;
+        }
+        return null;
+    }
+
+    /** For a file the user named explicitly that is none of the formats. */
+    static InputException unrecognized(String display) {
+        return new InputException(display + ": not a HAProxy configuration, Kubernetes manifest or deja snapshot");
+    }
+}

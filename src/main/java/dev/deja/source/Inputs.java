@@ -1,0 +1,167 @@
+package dev.deja.source;
+
+import dev.deja.engine.Coverage;
+import dev.deja.engine.InputException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Turns the paths a user gave into files of each kind. Folders are walked recursively in C-locale (byte) order,
+ * hidden entries skipped, as HAProxy does for {@code -f folder}. Files found in folders that are none of deja's
+ * formats are listed as skipped in the coverage (never dropped silently); a file named explicitly must be one.
+ */
+public final class Inputs {
+    /** Largest file deja reads. */
+    public static final long MAX_FILE_BYTES = 64L * 1024 * 1024;
+
+    /** Files by kind in order, plus coverage entries for what was found but not read. */
+    public record Collected(Map<FileKind, List<SourceFile>> files, List<Coverage.Entry> skipped) {
+        public boolean isEmpty() {
+            return files.values().stream().allMatch(List::isEmpty);
+        }
+    }
+
+    private Inputs() {
+    }
+
+    public static Collected collect(List<String> paths, InputStream stdin) {
+        Map<FileKind, List<SourceFile>> byKind = new EnumMap<>(FileKind.class);
+        List<Coverage.Entry> skipped = new ArrayList<>();
+        boolean stdinUsed = false;
+        for (String p : paths) {
+            if (p.equals("-")) {
+                if (stdinUsed) {
+                    throw new InputException("-: standard input can be read only once");
+                }
+                stdinUsed = true;
+                String text;
+                try {
+                    text = decode("<stdin>", stdin.readNBytes((int) Math.min(MAX_FILE_BYTES + 1, Integer.MAX_VALUE - 8)));
+                } catch (IOException e) {
+                    throw new InputException("<stdin>: cannot read: " + e.getMessage());
+                }
+                FileKind k = FileKind.recognize("<stdin>", text);
+                if (k == null) {
+                    throw FileKind.unrecognized("<stdin>");
+                }
+                byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(new SourceFile("<stdin>", text));
+                continue;
+            }
+            Path path = Path.of(p);
+            if (Files.isDirectory(path)) {
+                int before = count(byKind);
+                walk(path, byKind, skipped);
+                if (count(byKind) == before) {
+                    throw new InputException(p + ": folder holds no HAProxy configuration (*.cfg), Kubernetes manifest or deja snapshot");
+                }
+            } else if (Files.exists(path, LinkOption.NOFOLLOW_LINKS) || Files.exists(path)) {
+                SourceFile f = read(path, p);
+                FileKind k = FileKind.recognize(path.getFileName().toString(), f.text());
+                if (k == null) {
+                    throw FileKind.unrecognized(p);
+                }
+                byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(f);
+            } else {
+                throw new InputException(p + ": no such file or folder");
+            }
+        }
+        return new Collected(byKind, skipped);
+    }
+
+    private static int count(Map<FileKind, List<SourceFile>> m) {
+        return m.values().stream().mapToInt(List::size).sum();
+    }
+
+    private static void walk(Path dir, Map<FileKind, List<SourceFile>> byKind, List<Coverage.Entry> skipped) {
+        List<Path> files = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.filter(x -> !hidden(dir, x)).filter(Files::isRegularFile).forEach(files::add);
+        } catch (IOException | java.io.UncheckedIOException e) {
+            throw new InputException(dir + ": cannot read folder: " + e.getMessage());
+        }
+        // C-locale order of the relative path: byte order, as HAProxy sorts a -f folder
+        files.sort((a, b) -> compareBytes(dir.relativize(a).toString(), dir.relativize(b).toString()));
+        int others = 0;
+        for (Path f : files) {
+            String display = f.toString();
+            if (!FileKind.candidateName(f.getFileName().toString())) {
+                others++;
+                continue;
+            }
+            SourceFile sf = read(f, display);
+            FileKind k = FileKind.recognize(f.getFileName().toString(), sf.text());
+            if (k == null) {
+                skipped.add(new Coverage.Entry("files", display, Coverage.Status.SKIPPED,
+                        "not a HAProxy configuration, Kubernetes manifest or deja snapshot", -1));
+                continue;
+            }
+            byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(sf);
+        }
+        if (others > 0) {
+            skipped.add(new Coverage.Entry("files", dir + " (" + others + " other files)", Coverage.Status.SKIPPED,
+                    "names not ending in .cfg, .yaml, .yml or .json", -1));
+        }
+    }
+
+    private static boolean hidden(Path root, Path p) {
+        Path rel = root.relativize(p);
+        for (Path part : rel) {
+            if (part.toString().startsWith(".")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static int compareBytes(String a, String b) {
+        byte[] x = a.getBytes(StandardCharsets.UTF_8);
+        byte[] y = b.getBytes(StandardCharsets.UTF_8);
+        return java.util.Arrays.compareUnsigned(x, y);
+    }
+
+    /** Reads a file as text; binary content (a NUL byte) and oversized files are input errors. */
+    public static SourceFile read(Path path, String display) {
+        byte[] bytes;
+        try {
+            if (Files.size(path) > MAX_FILE_BYTES) {
+                throw new InputException(display + ": file is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
+            }
+            bytes = Files.readAllBytes(path);
+        } catch (NoSuchFileException e) {
+            throw new InputException(display + ": no such file or folder");
+        } catch (AccessDeniedException e) {
+            throw new InputException(display + ": permission denied");
+        } catch (IOException e) {
+            throw new InputException(display + ": cannot read: " + e.getMessage());
+        }
+        return new SourceFile(display, decode(display, bytes));
+    }
+
+    static String decode(String display, byte[] bytes) {
+        if (bytes.length > MAX_FILE_BYTES) {
+            throw new InputException(display + ": input is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
+        }
+        int line = 1;
+        for (byte b : bytes) {
+            if (b == 0) {
+                throw new InputException(display + ":" + line + ": binary file (NUL byte), not a configuration or manifest");
+            }
+            if (b == '\n') {
+                line++;
+            }
+        }
+        String s = new String(bytes, StandardCharsets.UTF_8);
+        return s.startsWith("\uFEFF") ? s.substring(1) : s;
+    }
+}

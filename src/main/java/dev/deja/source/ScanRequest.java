@@ -1,0 +1,56 @@
+package dev.deja.source;
+
+import dev.deja.engine.Settings;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Everything the sources need to know about one scan, as given on the command line (or in a config file). Filled by
+ * the CLI, read by the sources; rules never see it (they get {@link Settings}).
+ */
+public final class ScanRequest {
+    // files
+    public List<String> paths = new ArrayList<>();
+    public InputStream stdin = System.in;
+    /** --env KEY=VALUE: variables for HAProxy "${VAR}" expansion, consulted before the process environment. */
+    public Map<String, String> env = new LinkedHashMap<>();
+    /** The process environment (injectable for tests). */
+    public Map<String, String> processEnv = System.getenv();
+    /** --haproxy-version: what .if version_atleast() is evaluated against. */
+    public String haproxyVersion;
+
+    // live Kubernetes
+    public boolean cluster;
+    public Path kubeconfig;
+    public String context;
+    public List<String> namespaces = new ArrayList<>();
+    public String selector;
+    public boolean noAnnotationSuppressions;
+
+    // live AWS
+    public boolean aws;
+    public String profile;
+    public List<String> regions = new ArrayList<>();
+    public String awsEndpoint;
+
+    // common
+    public boolean allowPartial;
+    public Path snapshotOut;
+    public boolean verbose;
+    /** Kubernetes kinds the selected rules need (the live collector lists only these). */
+    public Set<String> kubeKinds = Set.of();
+    /** Diagnostics (warnings, progress): stderr. */
+    public PrintWriter err = new PrintWriter(System.err, true);
+
+    /** A variable for HAProxy expansion: --env first, then the environment; null when unset. */
+    public String variable(String name) {
+        String v = env.get(name);
+        return v != null ? v : processEnv.get(name);
+    }
+}

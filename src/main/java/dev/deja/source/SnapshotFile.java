@@ -1,0 +1,135 @@
+package dev.deja.source;
+
+import dev.deja.engine.Coverage;
+import dev.deja.engine.InputException;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.SnapshotBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The saved-snapshot format: {@code {"format": "deja-snapshot", "version": 1, "parts": {"kubernetes": ...,
+ * "aws": ...}, "coverage": [...]}}. Each part is written and read by the source's {@link SnapshotCodec}; coverage
+ * is kept so that an offline re-scan still says what the live scan could not read.
+ */
+public final class SnapshotFile {
+    public static final String FORMAT = "deja-snapshot";
+    public static final int VERSION = 1;
+
+    /** Part name -> codec class, loaded by name so that unused sources stay unloaded. */
+    static final Map<String, String> CODECS = new LinkedHashMap<>();
+
+    static {
+        CODECS.put("kubernetes", "dev.deja.kube.KubeSnapshotCodec");
+        CODECS.put("aws", "dev.deja.aws.AwsSnapshotCodec");
+    }
+
+    private SnapshotFile() {
+    }
+
+    static SnapshotCodec codec(String part) {
+        String cls = CODECS.get(part);
+        if (cls == null) {
+            return null;
+        }
+        try {
+            return (SnapshotCodec) Class.forName(cls).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            return null;
+        }
+    }
+
+    public static JsonMapper mapper() {
+        return JsonMapper.builder().build();
+    }
+
+    /** Writes the snapshot; only parts whose codec finds something are written. */
+    public static void write(Snapshot snapshot, Path file) {
+        JsonNodeFactory f = JsonNodeFactory.instance;
+        ObjectNode root = f.objectNode();
+        root.put("format", FORMAT);
+        root.put("version", VERSION);
+        ObjectNode parts = root.putObject("parts");
+        for (String name : CODECS.keySet()) {
+            SnapshotCodec c = codec(name);
+            JsonNode n = c == null ? null : c.write(snapshot, f);
+            if (n != null) {
+                parts.set(name, n);
+            }
+        }
+        ArrayNode cov = root.putArray("coverage");
+        for (Coverage.Entry e : snapshot.coverage().entries()) {
+            ObjectNode o = cov.addObject();
+            o.put("source", e.source());
+            o.put("scope", e.scope());
+            o.put("status", e.status().name().toLowerCase(java.util.Locale.ROOT));
+            if (e.detail() != null) {
+                o.put("detail", e.detail());
+            }
+            o.put("count", e.count());
+        }
+        try {
+            Path parent = file.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Files.writeString(file, mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
+        } catch (IOException e) {
+            throw new InputException(file + ": cannot write snapshot: " + e.getMessage());
+        }
+    }
+
+    /** Reads a saved snapshot into the builder. */
+    public static void read(SourceFile file, SnapshotBuilder out) {
+        JsonNode root;
+        try {
+            root = mapper().readTree(file.text());
+        } catch (JacksonException e) {
+            long line = e.getLocation() == null ? 0 : e.getLocation().getLineNr();
+            throw new InputException(file.display() + ":" + line + ": not valid JSON: " + e.getOriginalMessage());
+        }
+        if (!FORMAT.equals(root.path("format").asString(""))) {
+            throw new InputException(file.display() + ": not a deja snapshot (\"format\" is not \"" + FORMAT + "\")");
+        }
+        int v = root.path("version").asInt(-1);
+        if (v != VERSION) {
+            throw new InputException(file.display() + ": snapshot version " + v + " is not supported (expected " + VERSION + ")");
+        }
+        JsonNode parts = root.path("parts");
+        for (Map.Entry<String, JsonNode> p : parts.properties()) {
+            SnapshotCodec c = codec(p.getKey());
+            if (c == null) {
+                throw new InputException(file.display() + ": unknown snapshot part '" + p.getKey() + "'");
+            }
+            c.read(p.getValue(), file.display(), out);
+        }
+        for (JsonNode e : root.path("coverage")) {
+            Coverage.Status st;
+            try {
+                st = Coverage.Status.valueOf(e.path("status").asString("read").toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException ex) {
+                throw new InputException(file.display() + ": unknown coverage status " + e.path("status"));
+            }
+            if (st != Coverage.Status.READ) {
+                String detail = e.path("detail").asString(null);
+                out.coverage(new Coverage.Entry(e.path("source").asString("?"),
+                        e.path("scope").asString("?") + " (saved in " + file.display() + ")", st, detail, -1));
+            }
+        }
+        out.read("snapshot", file.display(), parts.size());
+    }
+
+    static List<String> partNames() {
+        return List.copyOf(CODECS.keySet());
+    }
+}

@@ -1,0 +1,40 @@
+package dev.deja;
+
+import dev.deja.cli.Cli;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+
+/** Runs the CLI in-process and captures what it prints. */
+public final class TestSupport {
+    private TestSupport() {
+    }
+
+    /** Exit code, stdout and stderr of one run. */
+    public record Run(int code, String out, String err) {
+    }
+
+    public static Run run(String... args) {
+        return runWith(new ByteArrayInputStream(new byte[0]), Map.of(), args);
+    }
+
+    public static Run runWith(InputStream stdin, Map<String, String> env, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Cli.run(new Cli.Io(new PrintWriter(out), new PrintWriter(err), stdin, env, false), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    /** The shared corpus beside the repository (CI has it; a fresh clone does not: the test is skipped, saying so). */
+    public static Path shared(String sub) {
+        Path p = Path.of("..", "shared").resolve(sub);
+        Assumptions.assumeTrue(Files.isDirectory(p) || Files.isRegularFile(p),
+                "../shared/" + sub + " is not beside this clone (it is in CI): skipping the corpus test");
+        return p;
+    }
+}
