@@ -25,15 +25,42 @@ public final class Cli {
         }
     }
 
+    /** Subcommands by name; registered lazily (see {@link #commandLine(Io, String...)}). */
+    static final Map<String, Class<?>> SUBCOMMANDS = new LinkedHashMap<>();
+
+    static {
+        SUBCOMMANDS.put("scan", ScanCommand.class);
+        SUBCOMMANDS.put("rules", RulesCommand.class);
+        SUBCOMMANDS.put("cases", CasesCommand.class);
+        SUBCOMMANDS.put("explain", ExplainCommand.class);
+    }
+
     public static int run(Io io, String... args) {
-        int code = commandLine(io).execute(args);
+        int code = commandLine(io, args).execute(args);
         io.out().flush();
         io.err().flush();
         return code;
     }
 
-    public static CommandLine commandLine(Io io) {
-        CommandLine cmd = new CommandLine(new DejaCommand(), new Factory(io));
+    /**
+     * The command line for these arguments. Start-up is part of the product, and picocli's reflection over a
+     * command's options is most of it: when the first argument names a subcommand only that one is built; usage,
+     * --help and errors get them all.
+     */
+    public static CommandLine commandLine(Io io, String... args) {
+        Factory factory = new Factory(io);
+        CommandLine cmd = new CommandLine(new DejaCommand(), factory);
+        Class<?> only = args.length > 0 ? SUBCOMMANDS.get(args[0]) : null;
+        boolean versionOnly = args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"));
+        for (Map.Entry<String, Class<?>> e : SUBCOMMANDS.entrySet()) {
+            if (!versionOnly && (only == null || only == e.getValue())) {
+                try {
+                    cmd.addSubcommand(e.getKey(), new CommandLine(factory.create(e.getValue()), factory));
+                } catch (Exception ex) {
+                    throw new IllegalStateException("cannot create command " + e.getKey(), ex);
+                }
+            }
+        }
         cmd.setOut(io.out());
         cmd.setErr(io.err());
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
@@ -43,7 +70,7 @@ public final class Cli {
             codes.put(line.substring(0, colon), line.substring(colon + 1));
         }
         apply(cmd, codes);
-        cmd.setParameterExceptionHandler((ex, args) -> {
+        cmd.setParameterExceptionHandler((ex, badArgs) -> {
             CommandLine c = ex.getCommandLine();
             c.getErr().println("deja: " + ex.getMessage());
             c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage.");

@@ -8,7 +8,6 @@ import picocli.CommandLine.Spec;
 @Command(name = "deja", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"Checks your Kubernetes clusters, HAProxy configs and AWS load balancers for the risk patterns"
                 + " of real public outages, and links every finding to the incident it comes from."},
-        subcommands = {ScanCommand.class, RulesCommand.class, CasesCommand.class, ExplainCommand.class},
         footer = {"", "Examples:", "  deja scan haproxy.cfg", "  deja scan --cluster --context prod",
             "  helm template ingress ./chart | deja scan -", "  deja explain IL-0264"})
 public final class DejaCommand implements Runnable {

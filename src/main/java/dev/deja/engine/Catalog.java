@@ -22,9 +22,6 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
  * Rule and case metadata: {@code rules/<rule-id>.yaml} and {@code rules/cases/<case-id>.yaml}, packaged into the jar
@@ -46,6 +43,14 @@ public final class Catalog {
         this.aliases = Collections.unmodifiableMap(aliases);
     }
 
+    static Catalog of(Map<String, RuleMetadata> rules, Map<String, CaseInfo> cases) {
+        Map<String, String> aliases = new TreeMap<>();
+        for (RuleMetadata r : rules.values()) {
+            r.aliases().forEach(a -> aliases.put(a, r.id()));
+        }
+        return new Catalog(rules, cases, aliases);
+    }
+
     private static volatile Catalog packaged;
 
     /** The catalog packaged with deja (cached). */
@@ -55,7 +60,10 @@ public final class Catalog {
             synchronized (Catalog.class) {
                 c = packaged;
                 if (c == null) {
-                    c = load(readPackagedFiles());
+                    c = readCompiled();
+                    if (c == null) {
+                        c = load(readPackagedFiles());
+                    }
                     packaged = c;
                 }
             }
@@ -85,7 +93,7 @@ public final class Catalog {
             }
             String display = "rules/" + name;
             try {
-                Map<String, Object> doc = parse(e.getValue(), display);
+                Map<String, Object> doc = CatalogYaml.parse(e.getValue(), display);
                 if (name.startsWith("cases/")) {
                     CaseInfo c = readCase(doc, display, errors);
                     if (c != null) {
@@ -172,24 +180,6 @@ public final class Catalog {
     private static void checkFileName(String display, String fileName, String id, List<String> errors) {
         if (!fileName.equals(id + ".yaml")) {
             errors.add(display + ": file name does not match id " + id);
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> parse(String text, String display) {
-        try {
-            LoaderOptions opts = new LoaderOptions();
-            opts.setAllowDuplicateKeys(false);
-            Object o = new Yaml(new SafeConstructor(opts)).load(text);
-            if (!(o instanceof Map)) {
-                throw new CatalogException(display + ": expected a mapping at the top level");
-            }
-            return (Map<String, Object>) o;
-        } catch (RuntimeException e) {
-            if (e instanceof CatalogException) {
-                throw e;
-            }
-            throw new CatalogException(display + ": not valid YAML: " + firstLine(e.getMessage()));
         }
     }
 
@@ -324,7 +314,7 @@ public final class Catalog {
         return out;
     }
 
-    private static String firstLine(String s) {
+    static String firstLine(String s) {
         if (s == null) {
             return "";
         }
@@ -333,6 +323,20 @@ public final class Catalog {
     }
 
     // ---------------------------------------------------------------- packaged resources
+
+    /** The catalog compiled at build time ({@link CatalogCompiler}), or null when absent (e.g. in an IDE). */
+    private static Catalog readCompiled() {
+        try (InputStream in = Catalog.class.getClassLoader().getResourceAsStream(RESOURCE_ROOT + CatalogCompiler.INDEX)) {
+            if (in == null) {
+                return null;
+            }
+            java.util.Properties p = new java.util.Properties();
+            p.load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8));
+            return CatalogCompiler.fromProperties(p);
+        } catch (IOException | RuntimeException e) {
+            throw new CatalogException("the compiled rule catalog is unreadable: " + e.getMessage());
+        }
+    }
 
     private static Map<String, String> readPackagedFiles() {
         URL root = Catalog.class.getClassLoader().getResource(RESOURCE_ROOT);

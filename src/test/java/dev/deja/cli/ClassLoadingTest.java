@@ -1,0 +1,57 @@
+package dev.deja.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Start-up is part of the product: the catalog commands must not load the Kubernetes client, the AWS SDK or a YAML
+ * parser. Runs deja in a child JVM with class-load logging and reads what was loaded.
+ */
+class ClassLoadingTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--version", "rules", "rules --format json", "cases", "explain IL-0264"})
+    void catalogCommandsLoadNoSourceLibraries(String command) throws Exception {
+        List<String> loaded = loadedClasses(command.split(" "));
+        assertTrue(loaded.stream().anyMatch(c -> c.startsWith("dev.deja.")), "sanity: deja classes were loaded");
+        List<String> forbidden = loaded.stream()
+                .filter(c -> c.startsWith("io.fabric8.") || c.startsWith("software.amazon.") || c.startsWith("org.yaml.")
+                        || c.startsWith("dev.deja.kube.") || c.startsWith("dev.deja.aws."))
+                .toList();
+        assertEquals(List.of(), forbidden, "deja " + command + " loaded source libraries");
+    }
+
+    /** Classes a child JVM loads running deja with these arguments. */
+    public static List<String> loadedClasses(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xshare:off");
+        cmd.add("-Xlog:class+load=info");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("dev.deja.Main");
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        int code = p.waitFor();
+        assertTrue(code == 0 || code == 1, "exit " + code + ": " + out.lines().filter(l -> !l.contains("class,load")).toList());
+        List<String> classes = new ArrayList<>();
+        for (String line : out.split("\n")) {
+            int i = line.indexOf("[class,load] ");
+            if (i >= 0) {
+                String rest = line.substring(i + "[class,load] ".length());
+                int sp = rest.indexOf(' ');
+                classes.add(sp < 0 ? rest : rest.substring(0, sp));
+            }
+        }
+        return classes;
+    }
+}
