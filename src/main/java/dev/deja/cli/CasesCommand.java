@@ -20,9 +20,12 @@ public final class CasesCommand implements Callable<Integer> {
     public Integer call() {
         Catalog catalog = Catalog.packaged();
         PrintWriter out = spec.commandLine().getOut();
+        int dw = catalog.cases().stream().mapToInt(c -> c.date().length()).max().orElse(10);
+        int ow = catalog.cases().stream().mapToInt(c -> c.organisation().length()).max().orElse(10);
         for (CaseInfo c : catalog.cases()) {
-            out.printf(Locale.ROOT, "%s  %s  %-28s  %s (%d rules)%n", c.id(), c.date(), c.organisation(), c.title(),
-                    catalog.rulesForCase(c.id()).size());
+            int n = catalog.rulesForCase(c.id()).size();
+            out.printf(Locale.ROOT, "%s  %-" + dw + "s  %-" + ow + "s  %s (%d %s)%n", c.id(), c.date(), c.organisation(),
+                    c.title(), n, n == 1 ? "rule" : "rules");
         }
         out.println("'deja explain <case-id>' tells the story.");
         out.flush();
