@@ -124,6 +124,15 @@ public final class JsonReporter implements Reporter {
         return root;
     }
 
+    /** One finding as in the report's {@code findings} (used by --notify), with "new" when there is a baseline. */
+    public static ObjectNode findingNode(Finding f, Report report) {
+        ObjectNode o = finding(f, report);
+        if (report.baseline() != null) {
+            o.put("new", report.baseline().isNew(f));
+        }
+        return o;
+    }
+
     static ObjectNode finding(Finding f, Report report) {
         ObjectNode o = F.objectNode();
         o.put("ruleId", f.ruleId());
