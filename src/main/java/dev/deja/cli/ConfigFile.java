@@ -341,7 +341,9 @@ public final class ConfigFile {
             if (!ok.contains(key)) {
                 throw error(t.getKeyNode(), "unknown key '" + key + "' in " + what + " (expected " + String.join(", ", ok) + ")");
             }
-            out.put(key, t.getValueNode());
+            if (out.put(key, t.getValueNode()) != null) {
+                throw error(t.getKeyNode(), "duplicate key '" + key + "' in " + what);
+            }
         }
         return out;
     }
