@@ -46,8 +46,8 @@ public final class Notifier {
             }
             text.append("\n• ").append(f.severity().id().toUpperCase(java.util.Locale.ROOT)).append(' ')
                     .append(f.caseIds().isEmpty() ? "" : String.join(",", f.caseIds()) + " ")
-                    .append(f.ruleId()).append(": ").append(f.location().display()).append(" — ")
-                    .append(firstLine(f.message()));
+                    .append(f.ruleId()).append(": ").append(slack(f.location().display())).append(" — ")
+                    .append(slack(firstLine(f.message())));
             shown++;
         }
         ObjectNode root = JsonNodeFactory.instance.objectNode();
@@ -68,6 +68,11 @@ public final class Notifier {
             return null;
         }
         return Delivery.send("POST", url, "application/json", body, timeout);
+    }
+
+    /** Slack reads {@code <...>} as links and mentions: escape the three control characters it documents. */
+    static String slack(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 
     private static String firstLine(String s) {

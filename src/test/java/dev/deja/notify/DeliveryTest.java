@@ -70,6 +70,8 @@ class DeliveryTest {
             assertTrue(text.contains("IL-0495,IL-0081 kube-lb-pods-fail-together"), text);
             assertTrue(text.contains("IL-0264 haproxy-tarpit-holds-slots"), text);
             assertTrue(!text.contains("aws-nlb"), "unchanged findings are not notified: " + text);
+            assertTrue(text.contains("&lt;script&gt;alert(1)&lt;/script&gt; \"quoted\" &amp; done"),
+                    "Slack control characters are escaped: " + text);
             assertEquals(2, body.path("findings").size());
             assertTrue(body.path("findings").get(0).path("new").asBoolean());
         }

@@ -73,4 +73,15 @@ class BaselineTest {
         e = assertThrows(InputException.class, () -> Baseline.parse("{\"schemaVersion\":\"2.0\",\"findings\":[]}", "x.json"));
         assertTrue(e.getMessage().contains("schema 2.0"), e.getMessage());
     }
+
+    @Test
+    void textReportMarksNewFindingsAndSummarisesTheBaseline() {
+        var now = ReportFixtures.typical();
+        Baseline b = Baseline.parse(jsonOf(List.of(ReportFixtures.aws())), "old.json");
+        Report r = ReportFixtures.report(now).withBaseline(b.compare(now.findings()));
+        String text = ReportFixtures.render(new TextReporter(), r);
+        assertTrue(text.contains("CRITICAL  NEW  kube-lb-pods-fail-together"), text);
+        assertTrue(text.contains("MEDIUM    aws-nlb-zone-health-hidden"), text);
+        assertTrue(text.contains("Against the baseline old.json: 2 new, 1 unchanged, 0 fixed"), text);
+    }
 }
