@@ -2,6 +2,7 @@ package dev.deja.cli;
 
 import dev.deja.engine.InputException;
 import dev.deja.report.Baseline;
+import dev.deja.report.BaselineSource;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,20 +15,11 @@ import java.util.Optional;
  * source) {@code configmap:NAMESPACE/NAME}.
  *
  * <p>Extension point: {@code configmap:NS/NAME} is served by a class named {@value #CONFIGMAP_SOURCE} implementing
- * {@link BaselineSource}, with a public constructor {@code (String namespace, String name, ScanRequest request)}
+ * {@link dev.deja.report.BaselineSource}, with a public constructor {@code (String namespace, String name, ScanRequest request)}
  * (the request carries --kubeconfig/--context). It is loaded by name, so this class never touches Fabric8.
  */
 public final class BaselineSources {
     static final String CONFIGMAP_SOURCE = "dev.deja.kube.ConfigMapBaselineSource";
-
-    /** A previous JSON report, wherever it is kept. */
-    public interface BaselineSource {
-        /** "baseline.json", "configmap:deja/deja-report". */
-        String describe();
-
-        /** The report's JSON text; empty when there is none yet (a first run: every finding is new). */
-        Optional<String> read() throws IOException;
-    }
 
     private BaselineSources() {
     }

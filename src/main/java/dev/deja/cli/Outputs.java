@@ -3,6 +3,7 @@ package dev.deja.cli;
 import dev.deja.engine.InputException;
 import dev.deja.report.Report;
 import dev.deja.report.Reporter;
+import dev.deja.report.ReportSink;
 import dev.deja.report.Reporters;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,23 +25,15 @@ import java.util.Set;
  * reported like these.
  */
 public final class Outputs {
-    /** One destination of the rendered report. */
-    public interface ReportSink {
-        /** For messages: "json to /reports/deja.json", "configmap deja/deja-report". */
-        String describe();
-
-        void deliver(Report report, Cli.Io io) throws IOException;
-    }
-
     /** A format written to a file, or to stdout when {@code path} is null. */
-    record FileSink(String format, Path path, boolean primary) implements ReportSink {
+    record FileSink(String format, Path path, boolean primary, Cli.Io io) implements ReportSink {
         @Override
         public String describe() {
             return format + " to " + (path == null ? "stdout" : path.toString());
         }
 
         @Override
-        public void deliver(Report report, Cli.Io io) throws IOException {
+        public void deliver(Report report) throws IOException {
             Reporter reporter = Reporters.forName(format);
             boolean color = primary && path == null && io.tty() && "text".equals(format);
             StringWriter buf = new StringWriter();
@@ -67,11 +60,12 @@ public final class Outputs {
      * @param format primary format (--format)
      * @param file   primary file (-o), null for stdout
      * @param extra  --output FORMAT=PATH values; PATH "-" is stdout
+     * @param io     stdout for outputs without a file; colour for the primary text output on a terminal
      */
-    public static Outputs plan(String format, Path file, List<String> extra) {
+    public static Outputs plan(String format, Path file, List<String> extra, Cli.Io io) {
         Outputs o = new Outputs();
         Reporters.forName(format); // unknown format: exit 2 before any work
-        o.sinks.add(new FileSink(format, file, true));
+        o.sinks.add(new FileSink(format, file, true, io));
         Set<String> seen = new HashSet<>();
         seen.add(file == null ? "-" : file.toAbsolutePath().normalize().toString());
         for (String spec : extra) {
@@ -92,7 +86,7 @@ public final class Outputs {
                 throw new InputException("--output " + spec + ": " + (path == null ? "stdout" : p)
                         + " is already an output (each output needs its own file)");
             }
-            o.sinks.add(new FileSink(fmt, path, false));
+            o.sinks.add(new FileSink(fmt, path, false, io));
         }
         return o;
     }
@@ -110,12 +104,11 @@ public final class Outputs {
      * Writes every output. A file that cannot be written is reported on stderr and the others are still written;
      * then an {@link InputException} (exit 2) names the first failure.
      */
-    public void write(Report report, Cli.Io io) {
+    public void write(Report report, PrintWriter err) {
         List<String> failures = new ArrayList<>();
-        PrintWriter err = io.err();
         for (ReportSink s : sinks) {
             try {
-                s.deliver(report, io);
+                s.deliver(report);
             } catch (IOException | RuntimeException e) {
                 String why = s.describe() + ": cannot write report: " + (e.getMessage() == null ? e.toString() : e.getMessage());
                 failures.add(why);

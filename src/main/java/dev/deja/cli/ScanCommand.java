@@ -187,7 +187,7 @@ public final class ScanCommand implements Callable<Integer> {
             throw new InputException("nothing to scan: give a file or folder (deja scan haproxy.cfg), '-' for stdin,"
                     + " --cluster or --aws");
         }
-        Outputs outs = Outputs.plan(format, outputFile, outputs); // unknown formats: exit 2 before any work
+        Outputs outs = Outputs.plan(format, outputFile, outputs, io); // unknown formats: exit 2 before any work
         String notifyUrl = Deliveries.url(notify, "--notify", io.env());
         String pushUrl = Deliveries.url(pushgateway, "--pushgateway", io.env());
         Suppressions ignores = ignoreFile == null ? Suppressions.NONE : Suppressions.load(ignoreFile, catalog);
@@ -211,7 +211,7 @@ public final class ScanCommand implements Callable<Integer> {
         if (base != null) {
             report = report.withBaseline(base.compare(result.findings()));
         }
-        outs.write(report, io);
+        outs.write(report, io.err());
         Deliveries.deliver(report, notifyUrl, pushUrl, io.err());
         return exitCode(report);
     }
