@@ -9,15 +9,15 @@ import dev.deja.engine.Settings;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.Suppressions;
+import dev.deja.report.Baseline;
 import dev.deja.report.Report;
-import dev.deja.report.Reporters;
 import dev.deja.rules.RuleRegistry;
 import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
-import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,8 +27,10 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code deja scan}: read the sources, run the rules, report. */
 @Command(name = "scan", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
@@ -131,60 +133,102 @@ public final class ScanCommand implements Callable<Integer> {
     @Option(names = "--aws-endpoint", paramLabel = "URL", description = "ELBv2/EC2 endpoint override (emulators, tests)")
     String awsEndpoint;
 
+    // ---- scheduled runs: more outputs, baseline, deliveries, config file (logic in Outputs, BaselineSources,
+    // ConfigFile and dev.deja.notify)
+    @Option(names = "--output", paramLabel = "FORMAT=PATH",
+            description = "Also write the report in FORMAT to PATH (repeatable; '-' is stdout),"
+                    + " e.g. --output json=/reports/deja.json --output html=/reports/deja.html")
+    List<String> outputs = new ArrayList<>();
+
+    @Option(names = "--baseline", paramLabel = "FILE",
+            description = "A previous JSON report: only findings not in it count for the exit code and --notify;"
+                    + " the report marks them new (a missing FILE: everything is new)")
+    String baseline;
+
+    @Option(names = "--notify", paramLabel = "URL|env:VAR",
+            description = "POST the new findings as JSON with a Slack-compatible 'text' (nothing when nothing is new);"
+                    + " a failure is reported on stderr and does not change the exit code")
+    String notify;
+
+    @Option(names = "--pushgateway", paramLabel = "URL|env:VAR",
+            description = "PUT the Prometheus metrics to this Pushgateway (group URL/metrics/job/deja unless the URL"
+                    + " names one); a failure is reported on stderr and does not change the exit code")
+    String pushgateway;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "deja.yaml: sources, rules, severity overrides, suppressions, outputs; options given here override it")
+    Path config;
+
+    @Spec
+    CommandSpec spec;
+
+    /** Set by --config: severity overrides, inline suppressions, HAProxy ConfigMaps. */
+    private ConfigFile configFile;
+
     @Override
     public Integer call() throws IOException {
         if (verbose) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
+        }
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        Catalog catalog = Catalog.packaged();
+        if (config != null) {
+            configFile = ConfigFile.load(config, catalog);
+            configFile.applyTo(this, spec.commandLine().getParseResult());
         }
         Severity min = severity(minSeverity, "--min-severity");
         Severity fail = "none".equalsIgnoreCase(failOn) ? null : severity(failOn, "--fail-on");
         if (!namespaces.isEmpty() && allNamespaces) {
             throw new InputException("--namespace and --all-namespaces exclude each other");
         }
-        Catalog catalog = Catalog.packaged();
         List<Rule> rules = select(catalog);
         if (paths.isEmpty() && !cluster && !aws) {
             throw new InputException("nothing to scan: give a file or folder (deja scan haproxy.cfg), '-' for stdin,"
                     + " --cluster or --aws");
         }
-        Reporters.forName(format); // fail on an unknown format before doing any work
+        Outputs outs = Outputs.plan(format, outputFile, outputs, io); // unknown formats: exit 2 before any work
+        String notifyUrl = Deliveries.url(notify, "--notify", io.env());
+        String pushUrl = Deliveries.url(pushgateway, "--pushgateway", io.env());
         Suppressions ignores = ignoreFile == null ? Suppressions.NONE : Suppressions.load(ignoreFile, catalog);
+        Map<String, Severity> overrides = Map.of();
+        if (configFile != null) {
+            ignores = Deliveries.merge(ignores, configFile.suppressions);
+            overrides = configFile.severityOverrides;
+        }
 
         ScanRequest req = request(rules);
+        Baseline base = baseline == null ? null
+                : BaselineSources.load(BaselineSources.open(baseline, req), io.err()); // bad baseline: exit 2 early
         Snapshot snapshot = Collector.collect(req);
         Settings settings = new Settings(Map.of("assume-client-rps", Integer.toString(assumeClientRps)));
-        Engine.Options opts = new Engine.Options(min, Map.of(), ignores, settings, LocalDate.now());
+        Engine.Options opts = new Engine.Options(min, overrides, ignores, settings, LocalDate.now());
         List<Rule> applicable = rules;
         ScanResult result = new Engine(catalog).run(snapshot, applicable, opts);
 
-        Report report = new Report(result, catalog, VersionProvider.version(), fail,
-                io.tty() && outputFile == null && "text".equals(format));
-        StringWriter buf = new StringWriter();
-        Reporters.forName(format).write(report, buf);
-        if (outputFile == null) {
-            io.out().write(buf.toString());
-            io.out().flush();
-        } else {
-            try {
-                Path parent = outputFile.toAbsolutePath().getParent();
-                if (parent != null) {
-                    Files.createDirectories(parent);
-                }
-                Files.writeString(outputFile, buf.toString());
-            } catch (IOException e) {
-                throw new InputException(outputFile + ": cannot write report: " + e.getMessage());
-            }
+        Report report = new Report(result, catalog, VersionProvider.version(), fail, false)
+                .withRun(new Report.RunInfo(started, Duration.ofNanos(System.nanoTime() - t0)));
+        if (base != null) {
+            report = report.withBaseline(base.compare(result.findings()));
         }
-        return exitCode(result, fail);
+        outs.write(report, io.err());
+        Deliveries.deliver(report, notifyUrl, pushUrl, io.err());
+        return exitCode(report);
     }
 
     int exitCode(ScanResult result, Severity fail) {
+        return exitCode(new Report(result, Catalog.packaged(), VersionProvider.version(), fail, false));
+    }
+
+    /** Incomplete (exit 3) unless allowed; else 1 when a finding that counts (a new one, with --baseline) fails. */
+    int exitCode(Report report) {
+        ScanResult result = report.result();
         if (!result.coverage().complete() && !allowPartial) {
             io.err().println("deja: scan incomplete: " + result.coverage().notChecked().size()
                     + " source scope(s) could not be read (see the report; --allow-partial accepts this)");
             return ExitCodes.INCOMPLETE;
         }
-        return fail != null && result.anyAtLeast(fail) ? ExitCodes.FINDINGS : ExitCodes.OK;
+        return report.failed() ? ExitCodes.FINDINGS : ExitCodes.OK;
     }
 
     private ScanRequest request(List<Rule> rules) {
@@ -211,6 +255,9 @@ public final class ScanCommand implements Callable<Integer> {
         Set<String> kinds = new TreeSet<>();
         rules.forEach(r -> kinds.addAll(r.kubeKinds()));
         req.kubeKinds = Set.copyOf(kinds);
+        if (configFile != null) {
+            req.haproxyConfigMaps = List.copyOf(configFile.haproxyConfigMaps);
+        }
         return req;
     }
 

@@ -30,16 +30,35 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
     }
 
     /**
-     * Stable identity for baselines: rule, object (without the line number, which moves when a file is edited)
-     * and message.
+     * Stable identity for baselines: rule, object and message, without what moves when a file is edited (line
+     * numbers, also inside the message as "haproxy.cfg:12" or "line 12"). Numbers in the message stay: a changed
+     * number is a changed verdict.
      */
     public String fingerprint() {
+        return fingerprint(ruleId, location, message);
+    }
+
+    /** The fingerprint of a finding given by its parts (e.g. read back from a JSON report). */
+    public static String fingerprint(String ruleId, Location location, String message) {
         String object = location.arn() != null ? location.arn()
                 : (location.kind() != null || location.name() != null)
                         ? location.kind() + "/" + location.namespace() + "/" + location.name()
                         : String.valueOf(location.file());
         String where = location.file() == null ? "" : location.file() + (location.key() == null ? "" : "#" + location.key());
-        return ruleId + "|" + object + "|" + where + "|" + message;
+        return ruleId + "|" + object + "|" + where + "|" + withoutLineNumbers(message);
+    }
+
+    private static final java.util.regex.Pattern FILE_LINE =
+            java.util.regex.Pattern.compile("(\\.[A-Za-z0-9_-]+|#[^\\s:]+):\\d+(?::\\d+)?");
+    private static final java.util.regex.Pattern LINE_WORD =
+            java.util.regex.Pattern.compile("(?i)\\b(lines?) \\d+(?:(?:-|\\.\\.| and | to )\\d+)?");
+
+    static String withoutLineNumbers(String message) {
+        if (message == null) {
+            return "";
+        }
+        String m = FILE_LINE.matcher(message).replaceAll("$1");
+        return LINE_WORD.matcher(m).replaceAll("$1 _");
     }
 
     /** Most severe first, then by location, rule and message: the same input always gives the same order. */

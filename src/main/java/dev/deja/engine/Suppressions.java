@@ -67,6 +67,14 @@ public final class Suppressions {
         } catch (RuntimeException e) {
             throw new InputException(display + ": not valid YAML: " + e.getMessage().lines().findFirst().orElse(""));
         }
+        return fromNode(root, display, catalog);
+    }
+
+    /**
+     * Suppressions from an already composed YAML node (e.g. the {@code suppressions:} list of a deja.yaml), with
+     * {@code display:line} taken from the node marks.
+     */
+    public static Suppressions fromNode(Node root, String display, Catalog catalog) {
         List<Entry> out = new ArrayList<>();
         if (root == null) {
             return new Suppressions(out);

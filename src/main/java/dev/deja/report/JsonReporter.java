@@ -50,17 +50,31 @@ public final class JsonReporter implements Reporter {
         }
         summary.put("suppressed", r.suppressed().size());
         summary.put("failOn", report.failOn() == null ? "none" : report.failOn().id());
-        summary.put("failed", report.failOn() != null && r.anyAtLeast(report.failOn()));
+        summary.put("failed", report.failed());
         summary.put("complete", r.coverage().complete());
         ArrayNode srcs = summary.putArray("sources");
         r.coverage().sources().forEach(srcs::add);
         ArrayNode rules = summary.putArray("rulesRun");
         r.rulesRun().forEach(rules::add);
 
+        BaselineDiff b = report.baseline();
+        if (b != null) {
+            ObjectNode bo = root.putObject("baseline");
+            bo.put("source", b.source());
+            bo.put("found", b.found());
+            bo.put("findings", b.baselineTotal());
+            bo.put("new", b.newFindings().size());
+            bo.put("unchanged", b.unchanged());
+            bo.put("fixed", b.fixed());
+        }
         ArrayNode findings = root.putArray("findings");
         TreeSet<String> caseIds = new TreeSet<>();
         for (Finding f : r.findings()) {
-            findings.add(finding(f, report));
+            ObjectNode o = finding(f, report);
+            if (b != null) {
+                o.put("new", b.isNew(f));
+            }
+            findings.add(o);
             caseIds.addAll(f.caseIds());
         }
         ArrayNode suppressed = root.putArray("suppressed");
@@ -110,6 +124,15 @@ public final class JsonReporter implements Reporter {
         return root;
     }
 
+    /** One finding as in the report's {@code findings} (used by --notify), with "new" when there is a baseline. */
+    public static ObjectNode findingNode(Finding f, Report report) {
+        ObjectNode o = finding(f, report);
+        if (report.baseline() != null) {
+            o.put("new", report.baseline().isNew(f));
+        }
+        return o;
+    }
+
     static ObjectNode finding(Finding f, Report report) {
         ObjectNode o = F.objectNode();
         o.put("ruleId", f.ruleId());
@@ -129,6 +152,7 @@ public final class JsonReporter implements Reporter {
         f.related().forEach(rel::add);
         ArrayNode notes = o.putArray("notes");
         f.notes().forEach(notes::add);
+        o.put("fingerprint", f.fingerprint());
         if (!f.caseIds().isEmpty()) {
             o.put("helpUri", "https://incidentlib-api.benchlet.com/cases/" + f.caseIds().get(0));
         }

@@ -47,7 +47,8 @@ public final class TextReporter implements Reporter {
                 w.write(style(c, BOLD, g.getKey()) + "\n");
             }
             for (Finding f : g.getValue()) {
-                w.write("\n  " + sev(c, f.severity()) + "  " + f.ruleId() + "  " + f.location().display() + "\n");
+                String fresh = report.baseline() != null && report.isNew(f) ? "NEW  " : "";
+                w.write("\n  " + sev(c, f.severity()) + "  " + fresh + f.ruleId() + "  " + f.location().display() + "\n");
                 w.write(indent(f.message(), "      ") + "\n");
                 for (String n : f.notes()) {
                     w.write(indent("note: " + n, "      ") + "\n");
@@ -70,6 +71,13 @@ public final class TextReporter implements Reporter {
                     + " and no longer applies\n");
         }
         w.write(summary(r) + "\n");
+        BaselineDiff b = report.baseline();
+        if (b != null) {
+            w.write(b.found()
+                    ? "Against the baseline " + b.source() + ": " + b.newFindings().size() + " new, " + b.unchanged()
+                            + " unchanged, " + b.fixed() + " fixed\n"
+                    : "No baseline at " + b.source() + " yet: every finding is new\n");
+        }
         List<Coverage.Entry> missing = r.coverage().notChecked();
         if (!missing.isEmpty()) {
             w.write(style(c, BOLD, "Not checked:") + "\n");

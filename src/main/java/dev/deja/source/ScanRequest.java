@@ -24,6 +24,8 @@ public final class ScanRequest {
     public Map<String, String> processEnv = System.getenv();
     /** --haproxy-version: what .if version_atleast() is evaluated against. */
     public String haproxyVersion;
+    /** HAProxy configs kept in ConfigMaps, as NAMESPACE/NAME (deja.yaml sources.haproxy.configMaps). */
+    public List<String> haproxyConfigMaps = new ArrayList<>();
 
     // live Kubernetes
     public boolean cluster;

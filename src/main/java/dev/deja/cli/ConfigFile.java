@@ -1,0 +1,463 @@
+package dev.deja.cli;
+
+import dev.deja.engine.Catalog;
+import dev.deja.engine.InputException;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Suppressions;
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+import org.yaml.snakeyaml.nodes.Tag;
+
+/**
+ * {@code deja scan --config deja.yaml}: the options of a scan in a file (what a CronJob mounts from a ConfigMap).
+ * Every key is checked: an unknown key, a wrong type or an unknown rule is an error naming file:line. Relative
+ * paths are resolved against the file's folder. Command-line options override the file (a list given on the
+ * command line replaces the file's list). The layout:
+ *
+ * <pre>
+ * sources:
+ *   paths: [PATH...]                 # files or folders: HAProxy configs, manifests, snapshots
+ *   haproxy:
+ *     paths: [PATH...]
+ *     configMaps: [NAMESPACE/NAME...] # ConfigMaps holding HAProxy configs (read with the cluster)
+ *     version: "X.Y"
+ *     env: {VAR: value}
+ *     assumeClientRps: 300
+ *   cluster: {enabled, kubeconfig, context, namespaces: [..], selector, annotationSuppressions}
+ *   aws: {enabled, profile, regions: [..], endpoint}
+ * rules:
+ *   enabled: [ID...]                 # run only these
+ *   disabled: [ID...]
+ *   severity: {ID: SEVERITY}         # severity overrides
+ *   minSeverity: SEVERITY
+ * failOn: SEVERITY|none
+ * allowPartial: BOOL
+ * suppressions: [{rule, object, reason, expires}]   # as in --ignore-file
+ * ignoreFile: PATH
+ * outputs: [{format: F, path: P}]    # as --output F=P
+ * baseline: PATH|configmap:NS/NAME
+ * notify: URL|env:VAR
+ * pushgateway: URL|env:VAR
+ * snapshotOut: PATH
+ * </pre>
+ */
+public final class ConfigFile {
+    final String display;
+    final Path dir;
+    // every field null/empty when the file does not set it
+    List<String> paths = new ArrayList<>();
+    List<String> haproxyConfigMaps = new ArrayList<>();
+    String haproxyVersion;
+    Map<String, String> env = new LinkedHashMap<>();
+    Integer assumeClientRps;
+    Boolean cluster;
+    Path kubeconfig;
+    String context;
+    List<String> namespaces;
+    String selector;
+    Boolean annotationSuppressions;
+    Boolean aws;
+    String profile;
+    List<String> regions;
+    String awsEndpoint;
+    List<String> enabledRules;
+    List<String> disabledRules;
+    Map<String, Severity> severityOverrides = new LinkedHashMap<>();
+    String minSeverity;
+    String failOn;
+    Boolean allowPartial;
+    Suppressions suppressions = Suppressions.NONE;
+    Path ignoreFile;
+    List<String> outputs;
+    String baseline;
+    String notify;
+    String pushgateway;
+    Path snapshotOut;
+
+    private ConfigFile(String display, Path dir) {
+        this.display = display;
+        this.dir = dir;
+    }
+
+    public static ConfigFile load(Path file, Catalog catalog) {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (NoSuchFileException e) {
+            throw new InputException(file + ": config file not found");
+        } catch (IOException e) {
+            throw new InputException(file + ": cannot read config file: " + e.getMessage());
+        }
+        Path parent = file.toAbsolutePath().getParent();
+        return parse(text, file.toString(), parent == null ? Path.of(".") : parent, catalog);
+    }
+
+    public static ConfigFile parse(String text, String display, Path dir, Catalog catalog) {
+        Node root;
+        try {
+            LoaderOptions o = new LoaderOptions();
+            o.setAllowDuplicateKeys(false);
+            o.setMaxAliasesForCollections(10);
+            o.setNestingDepthLimit(20);
+            o.setCodePointLimit(1 << 20);
+            root = new Yaml(o).compose(new StringReader(text));
+        } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {
+            int line = e.getProblemMark() != null ? e.getProblemMark().getLine() + 1
+                    : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
+            throw new InputException(display + (line > 0 ? ":" + line : "") + ": not valid YAML: "
+                    + (e.getProblem() != null ? e.getProblem() : e.getContext()));
+        } catch (RuntimeException e) {
+            String msg = e.getMessage() == null ? e.toString() : e.getMessage();
+            throw new InputException(display + ": not valid YAML: " + String.join(" ", msg.lines().limit(3).map(String::strip).toList()));
+        }
+        ConfigFile c = new ConfigFile(display, dir);
+        if (root == null) {
+            return c;
+        }
+        Map<String, Node> top = c.map(root, "the top level", "sources", "rules", "failOn", "allowPartial",
+                "suppressions", "ignoreFile", "outputs", "baseline", "notify", "pushgateway", "snapshotOut");
+        if (top.containsKey("sources")) {
+            c.sources(top.get("sources"));
+        }
+        if (top.containsKey("rules")) {
+            c.rules(top.get("rules"), catalog);
+        }
+        c.failOn = c.severityOrNone(top.get("failOn"));
+        c.allowPartial = c.bool(top.get("allowPartial"));
+        if (top.containsKey("suppressions")) {
+            c.suppressions = Suppressions.fromNode(top.get("suppressions"), display, catalog);
+        }
+        c.ignoreFile = c.path(top.get("ignoreFile"));
+        if (top.containsKey("outputs")) {
+            c.outputs = new ArrayList<>();
+            for (Node item : c.seq(top.get("outputs"))) {
+                Map<String, Node> m = c.map(item, "an output", "format", "path");
+                String fmt = c.required(m, "format", item);
+                String p = c.required(m, "path", item);
+                c.outputs.add(fmt + "=" + (p.equals("-") ? "-" : dir.resolve(p).normalize()));
+            }
+        }
+        c.baseline = c.str(top.get("baseline"));
+        if (c.baseline != null && !c.baseline.startsWith("configmap:")) {
+            c.baseline = dir.resolve(c.baseline).normalize().toString();
+        }
+        c.notify = c.str(top.get("notify"));
+        c.pushgateway = c.str(top.get("pushgateway"));
+        c.snapshotOut = c.path(top.get("snapshotOut"));
+        return c;
+    }
+
+    private void sources(Node n) {
+        Map<String, Node> s = map(n, "sources", "paths", "haproxy", "cluster", "aws");
+        for (String p : strings(s.get("paths"))) {
+            paths.add(resolve(p));
+        }
+        if (s.containsKey("haproxy")) {
+            Map<String, Node> h = map(s.get("haproxy"), "sources.haproxy", "paths", "configMaps", "version", "env",
+                    "assumeClientRps");
+            for (String p : strings(h.get("paths"))) {
+                paths.add(resolve(p));
+            }
+            for (Node cm : h.containsKey("configMaps") ? seq(h.get("configMaps")) : List.<Node>of()) {
+                String v = scalar(cm);
+                if (!v.matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
+                    throw error(cm, "ConfigMap '" + v + "' is not NAMESPACE/NAME");
+                }
+                haproxyConfigMaps.add(v);
+            }
+            haproxyVersion = str(h.get("version"));
+            if (h.containsKey("env")) {
+                Node envNode = h.get("env");
+                if (!(envNode instanceof MappingNode em)) {
+                    throw error(envNode, "sources.haproxy.env must be a mapping of VAR: value");
+                }
+                for (NodeTuple t : em.getValue()) {
+                    env.put(scalar(t.getKeyNode()), scalar(t.getValueNode()));
+                }
+            }
+            Node rps = h.get("assumeClientRps");
+            if (rps != null) {
+                assumeClientRps = positiveInt(rps);
+            }
+        }
+        if (s.containsKey("cluster")) {
+            Map<String, Node> k = map(s.get("cluster"), "sources.cluster", "enabled", "kubeconfig", "context",
+                    "namespaces", "selector", "annotationSuppressions");
+            Boolean enabled = bool(k.get("enabled"));
+            cluster = enabled == null ? Boolean.TRUE : enabled;
+            kubeconfig = path(k.get("kubeconfig"));
+            context = str(k.get("context"));
+            namespaces = k.containsKey("namespaces") ? strings(k.get("namespaces")) : null;
+            selector = str(k.get("selector"));
+            annotationSuppressions = bool(k.get("annotationSuppressions"));
+        }
+        if (s.containsKey("aws")) {
+            Map<String, Node> a = map(s.get("aws"), "sources.aws", "enabled", "profile", "regions", "endpoint");
+            Boolean enabled = bool(a.get("enabled"));
+            aws = enabled == null ? Boolean.TRUE : enabled;
+            profile = str(a.get("profile"));
+            regions = a.containsKey("regions") ? strings(a.get("regions")) : null;
+            awsEndpoint = str(a.get("endpoint"));
+        }
+    }
+
+    private void rules(Node n, Catalog catalog) {
+        Map<String, Node> r = map(n, "rules", "enabled", "disabled", "severity", "minSeverity");
+        if (r.containsKey("enabled")) {
+            enabledRules = ruleIds(r.get("enabled"), catalog);
+        }
+        if (r.containsKey("disabled")) {
+            disabledRules = ruleIds(r.get("disabled"), catalog);
+        }
+        if (r.containsKey("severity")) {
+            Node sev = r.get("severity");
+            if (!(sev instanceof MappingNode sm)) {
+                throw error(sev, "rules.severity must be a mapping of RULE-ID: SEVERITY");
+            }
+            for (NodeTuple t : sm.getValue()) {
+                String id = ruleId(t.getKeyNode(), catalog);
+                severityOverrides.put(id, severity(t.getValueNode()));
+            }
+        }
+        Node min = r.get("minSeverity");
+        if (min != null) {
+            minSeverity = severity(min).id();
+        }
+    }
+
+    /**
+     * Fills every option of {@code cmd} that was not given on the command line from this file. Lists given on the
+     * command line replace the file's; --env entries are added to the file's (the command line wins per key).
+     */
+    void applyTo(ScanCommand cmd, picocli.CommandLine.ParseResult given) {
+        java.util.function.Predicate<String> set = given::hasMatchedOption;
+        if (cmd.paths.isEmpty()) {
+            cmd.paths.addAll(paths);
+        }
+        Map<String, String> mergedEnv = new LinkedHashMap<>(env);
+        mergedEnv.putAll(cmd.env);
+        cmd.env = mergedEnv;
+        if (haproxyVersion != null && !set.test("--haproxy-version")) {
+            cmd.haproxyVersion = haproxyVersion;
+        }
+        if (assumeClientRps != null && !set.test("--assume-client-rps")) {
+            cmd.assumeClientRps = assumeClientRps;
+        }
+        if (cluster != null && !set.test("--cluster")) {
+            cmd.cluster = cluster;
+        }
+        if (kubeconfig != null && !set.test("--kubeconfig")) {
+            cmd.kubeconfig = kubeconfig;
+        }
+        if (context != null && !set.test("--context")) {
+            cmd.context = context;
+        }
+        if (namespaces != null && !set.test("--namespace") && !set.test("--all-namespaces")) {
+            cmd.namespaces = new ArrayList<>(namespaces);
+        }
+        if (selector != null && !set.test("--selector")) {
+            cmd.selector = selector;
+        }
+        if (annotationSuppressions != null && !set.test("--no-annotation-suppressions")) {
+            cmd.noAnnotationSuppressions = !annotationSuppressions;
+        }
+        if (aws != null && !set.test("--aws")) {
+            cmd.aws = aws;
+        }
+        if (profile != null && !set.test("--profile")) {
+            cmd.profile = profile;
+        }
+        if (regions != null && !set.test("--region")) {
+            cmd.regions = new ArrayList<>(regions);
+        }
+        if (awsEndpoint != null && !set.test("--aws-endpoint")) {
+            cmd.awsEndpoint = awsEndpoint;
+        }
+        if (enabledRules != null && !set.test("--rules")) {
+            cmd.onlyRules = new ArrayList<>(enabledRules);
+        }
+        if (disabledRules != null && !set.test("--skip-rules")) {
+            cmd.skipRules = new ArrayList<>(disabledRules);
+        }
+        if (minSeverity != null && !set.test("--min-severity")) {
+            cmd.minSeverity = minSeverity;
+        }
+        if (failOn != null && !set.test("--fail-on")) {
+            cmd.failOn = failOn;
+        }
+        if (allowPartial != null && !set.test("--allow-partial")) {
+            cmd.allowPartial = allowPartial;
+        }
+        if (ignoreFile != null && !set.test("--ignore-file")) {
+            cmd.ignoreFile = ignoreFile;
+        }
+        if (outputs != null && !set.test("--output")) {
+            cmd.outputs = new ArrayList<>(outputs);
+        }
+        if (baseline != null && !set.test("--baseline")) {
+            cmd.baseline = baseline;
+        }
+        if (notify != null && !set.test("--notify")) {
+            cmd.notify = notify;
+        }
+        if (pushgateway != null && !set.test("--pushgateway")) {
+            cmd.pushgateway = pushgateway;
+        }
+        if (snapshotOut != null && !set.test("--snapshot-out")) {
+            cmd.snapshotOut = snapshotOut;
+        }
+        if (!haproxyConfigMaps.isEmpty() && !cmd.cluster) {
+            throw new InputException(display + ": sources.haproxy.configMaps are read from the cluster: enable"
+                    + " sources.cluster (or give --cluster)");
+        }
+    }
+
+    // ------------------------------------------------------------------ node helpers
+
+    private Map<String, Node> map(Node n, String what, String... allowed) {
+        if (!(n instanceof MappingNode m)) {
+            throw error(n, what + " must be a mapping");
+        }
+        Set<String> ok = new LinkedHashSet<>(List.of(allowed));
+        Map<String, Node> out = new LinkedHashMap<>();
+        for (NodeTuple t : m.getValue()) {
+            String key = scalar(t.getKeyNode());
+            if (!ok.contains(key)) {
+                throw error(t.getKeyNode(), "unknown key '" + key + "' in " + what + " (expected " + String.join(", ", ok) + ")");
+            }
+            if (out.put(key, t.getValueNode()) != null) {
+                throw error(t.getKeyNode(), "duplicate key '" + key + "' in " + what);
+            }
+        }
+        return out;
+    }
+
+    private List<Node> seq(Node n) {
+        if (!(n instanceof SequenceNode s)) {
+            throw error(n, "expected a list");
+        }
+        return s.getValue();
+    }
+
+    private List<String> strings(Node n) {
+        List<String> out = new ArrayList<>();
+        if (n == null) {
+            return out;
+        }
+        if (n instanceof ScalarNode) {
+            out.add(scalar(n));
+            return out;
+        }
+        for (Node item : seq(n)) {
+            out.add(scalar(item));
+        }
+        return out;
+    }
+
+    private String scalar(Node n) {
+        if (!(n instanceof ScalarNode s)) {
+            throw error(n, "expected a plain value, not a " + (n instanceof MappingNode ? "mapping" : "list"));
+        }
+        if (s.getTag().equals(Tag.NULL)) {
+            throw error(n, "value is empty");
+        }
+        return s.getValue();
+    }
+
+    private String str(Node n) {
+        return n == null ? null : scalar(n);
+    }
+
+    private String required(Map<String, Node> m, String key, Node owner) {
+        if (!m.containsKey(key)) {
+            throw error(owner, "missing '" + key + "'");
+        }
+        return scalar(m.get(key));
+    }
+
+    private Boolean bool(Node n) {
+        if (n == null) {
+            return null;
+        }
+        String v = scalar(n);
+        if (v.equals("true")) {
+            return true;
+        }
+        if (v.equals("false")) {
+            return false;
+        }
+        throw error(n, "expected true or false, not '" + v + "'");
+    }
+
+    private int positiveInt(Node n) {
+        String v = scalar(n);
+        try {
+            int i = Integer.parseInt(v);
+            if (i > 0) {
+                return i;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw error(n, "expected a positive whole number, not '" + v + "'");
+    }
+
+    private Severity severity(Node n) {
+        try {
+            return Severity.parse(scalar(n));
+        } catch (IllegalArgumentException e) {
+            throw error(n, e.getMessage());
+        }
+    }
+
+    private String severityOrNone(Node n) {
+        if (n == null) {
+            return null;
+        }
+        return "none".equalsIgnoreCase(scalar(n)) ? "none" : severity(n).id();
+    }
+
+    private Path path(Node n) {
+        return n == null ? null : dir.resolve(scalar(n)).normalize();
+    }
+
+    private String resolve(String p) {
+        return p.equals("-") ? p : dir.resolve(p).normalize().toString();
+    }
+
+    private List<String> ruleIds(Node n, Catalog catalog) {
+        List<String> out = new ArrayList<>();
+        for (Node item : n instanceof ScalarNode ? List.of(n) : seq(n)) {
+            out.add(ruleId(item, catalog));
+        }
+        return out;
+    }
+
+    private String ruleId(Node n, Catalog catalog) {
+        String id = scalar(n);
+        if (catalog.rule(id).isEmpty()) {
+            throw error(n, "unknown rule '" + id + "' (see 'deja rules')");
+        }
+        return catalog.canonicalRuleId(id);
+    }
+
+    private InputException error(Node n, String message) {
+        return new InputException(display + ":" + (n.getStartMark().getLine() + 1) + ": " + message);
+    }
+}

@@ -1,0 +1,124 @@
+package dev.deja.cli;
+
+import dev.deja.engine.InputException;
+import dev.deja.report.Report;
+import dev.deja.report.Reporter;
+import dev.deja.report.ReportSink;
+import dev.deja.report.Reporters;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Where a scan's report goes: the primary output ({@code --format}, {@code -o}, stdout by default) plus any number of
+ * {@code --output FORMAT=PATH} (one run writes JSON for machines, HTML for people and metrics for Prometheus). Every
+ * format is checked before the scan starts; every output is written even when another fails.
+ *
+ * <p>Extension point: more destinations (e.g. {@code --report-configmap NAMESPACE/NAME}) implement
+ * {@link ReportSink} and are added with {@link #add(ReportSink)}; they run after the files, and their failures are
+ * reported like these.
+ */
+public final class Outputs {
+    /** A format written to a file, or to stdout when {@code path} is null. */
+    record FileSink(String format, Path path, boolean primary, Cli.Io io) implements ReportSink {
+        @Override
+        public String describe() {
+            return format + " to " + (path == null ? "stdout" : path.toString());
+        }
+
+        @Override
+        public void deliver(Report report) throws IOException {
+            Reporter reporter = Reporters.forName(format);
+            boolean color = primary && path == null && io.tty() && "text".equals(format);
+            StringWriter buf = new StringWriter();
+            reporter.write(report.withColor(color), buf);
+            if (path == null) {
+                io.out().write(buf.toString());
+                io.out().flush();
+                return;
+            }
+            Path parent = path.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Files.writeString(path, buf.toString());
+        }
+    }
+
+    private final List<ReportSink> sinks = new ArrayList<>();
+
+    private Outputs() {
+    }
+
+    /**
+     * @param format primary format (--format)
+     * @param file   primary file (-o), null for stdout
+     * @param extra  --output FORMAT=PATH values; PATH "-" is stdout
+     * @param io     stdout for outputs without a file; colour for the primary text output on a terminal
+     */
+    public static Outputs plan(String format, Path file, List<String> extra, Cli.Io io) {
+        Outputs o = new Outputs();
+        Reporters.forName(format); // unknown format: exit 2 before any work
+        o.sinks.add(new FileSink(format, file, true, io));
+        Set<String> seen = new HashSet<>();
+        seen.add(file == null ? "-" : file.toAbsolutePath().normalize().toString());
+        for (String spec : extra) {
+            int eq = spec.indexOf('=');
+            if (eq <= 0 || eq == spec.length() - 1) {
+                throw new InputException("--output " + spec + ": expected FORMAT=PATH, e.g. --output html=/reports/deja.html");
+            }
+            String fmt = spec.substring(0, eq).strip();
+            String p = spec.substring(eq + 1).strip();
+            try {
+                Reporters.forName(fmt);
+            } catch (InputException e) {
+                throw new InputException("--output " + spec + ": " + e.getMessage());
+            }
+            Path path = p.equals("-") ? null : Path.of(p);
+            String key = path == null ? "-" : path.toAbsolutePath().normalize().toString();
+            if (!seen.add(key)) {
+                throw new InputException("--output " + spec + ": " + (path == null ? "stdout" : p)
+                        + " is already an output (each output needs its own file)");
+            }
+            o.sinks.add(new FileSink(fmt, path, false, io));
+        }
+        return o;
+    }
+
+    public Outputs add(ReportSink sink) {
+        sinks.add(sink);
+        return this;
+    }
+
+    List<ReportSink> sinks() {
+        return List.copyOf(sinks);
+    }
+
+    /**
+     * Writes every output. A file that cannot be written is reported on stderr and the others are still written;
+     * then an {@link InputException} (exit 2) names the first failure.
+     */
+    public void write(Report report, PrintWriter err) {
+        List<String> failures = new ArrayList<>();
+        for (ReportSink s : sinks) {
+            try {
+                s.deliver(report);
+            } catch (IOException | RuntimeException e) {
+                String why = s.describe() + ": cannot write report: " + (e.getMessage() == null ? e.toString() : e.getMessage());
+                failures.add(why);
+            }
+        }
+        if (!failures.isEmpty()) {
+            for (int i = 1; i < failures.size(); i++) {
+                err.println("deja: " + failures.get(i));
+            }
+            throw new InputException(failures.get(0));
+        }
+    }
+}

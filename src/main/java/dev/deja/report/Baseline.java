@@ -1,0 +1,102 @@
+package dev.deja.report;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.InputException;
+import dev.deja.engine.Location;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A previous JSON report used as a baseline ({@code --baseline}). Findings are matched by
+ * {@link Finding#fingerprint()} recomputed from each baseline finding's rule, location and message (so a baseline
+ * written by an older deja matches as long as those agree), as a multiset: two identical findings in this scan and
+ * one in the baseline make one new finding.
+ */
+public final class Baseline {
+    private final String source;
+    private final List<String> fingerprints;
+    private final boolean found;
+
+    private Baseline(String source, List<String> fingerprints, boolean found) {
+        this.source = source;
+        this.fingerprints = List.copyOf(fingerprints);
+        this.found = found;
+    }
+
+    /** No baseline there yet (a first scheduled run): every finding is new. */
+    public static Baseline absent(String source) {
+        return new Baseline(source, List.of(), false);
+    }
+
+    public String source() {
+        return source;
+    }
+
+    public int size() {
+        return fingerprints.size();
+    }
+
+    /** Parses a deja JSON report; {@code source} names it in error messages. */
+    public static Baseline parse(String json, String source) {
+        JsonNode root;
+        try {
+            root = JsonMapper.builder().build().readTree(json);
+        } catch (JacksonException e) {
+            throw new InputException(source + ": baseline is not a deja JSON report (not valid JSON: "
+                    + e.getOriginalMessage().lines().findFirst().orElse("") + ")");
+        }
+        if (root == null || !root.isObject() || !root.has("schemaVersion") || !root.path("findings").isArray()) {
+            throw new InputException(source + ": baseline is not a deja JSON report (write one with --format json)");
+        }
+        String version = root.path("schemaVersion").asString("");
+        if (!version.startsWith("1.")) {
+            throw new InputException(source + ": baseline has report schema " + version + "; this deja reads 1.x");
+        }
+        List<String> fps = new ArrayList<>();
+        int i = 0;
+        for (JsonNode f : root.path("findings")) {
+            String rule = f.path("ruleId").asString(null);
+            String message = f.path("message").asString(null);
+            JsonNode l = f.path("location");
+            if (rule == null || message == null || !l.isObject()) {
+                throw new InputException(source + ": baseline finding " + i + " has no ruleId, message or location");
+            }
+            Location loc = new Location(text(l, "file"), l.has("line") ? l.path("line").asInt() : null,
+                    text(l, "kind"), text(l, "namespace"), text(l, "name"), text(l, "key"), text(l, "arn"),
+                    text(l, "region"));
+            fps.add(Finding.fingerprint(rule, loc, message));
+            i++;
+        }
+        return new Baseline(source, fps, true);
+    }
+
+    private static String text(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        return v == null || v.isNull() ? null : v.asString();
+    }
+
+    /** Which of {@code findings} are new against this baseline. */
+    public BaselineDiff compare(List<Finding> findings) {
+        Map<String, Integer> left = new HashMap<>();
+        fingerprints.forEach(fp -> left.merge(fp, 1, Integer::sum));
+        List<Finding> fresh = new ArrayList<>();
+        int unchanged = 0;
+        for (Finding f : findings) {
+            String fp = f.fingerprint();
+            Integer n = left.get(fp);
+            if (n != null && n > 0) {
+                left.put(fp, n - 1);
+                unchanged++;
+            } else {
+                fresh.add(f);
+            }
+        }
+        int fixed = left.values().stream().mapToInt(Integer::intValue).sum();
+        return new BaselineDiff(source, found, fingerprints.size(), fresh, unchanged, fixed);
+    }
+}

@@ -1,0 +1,167 @@
+package dev.deja;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * What can be checked about the image without a Docker engine: the stages, pinned base images, a numeric non-root
+ * user, and that the ENTRYPOINT runs the jar that {@code mvn package} produces, copied from the build stage.
+ */
+class DockerfileTest {
+    record Instr(String op, String args, int line) {
+    }
+
+    record Stage(String image, String tag, String name, List<Instr> body) {
+    }
+
+    static List<Stage> stages;
+    static List<String> ignores;
+
+    @BeforeAll
+    static void parse() throws IOException {
+        stages = stages(Files.readAllLines(Path.of("Dockerfile")));
+        ignores = Files.readAllLines(Path.of(".dockerignore")).stream().map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+    }
+
+    /** Joins continuation lines, drops comments, splits into stages at FROM. */
+    static List<Stage> stages(List<String> lines) {
+        List<Stage> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        int start = 0;
+        List<Instr> instrs = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            String l = lines.get(i);
+            if (cur.length() == 0 && (l.isBlank() || l.strip().startsWith("#"))) {
+                continue;
+            }
+            if (cur.length() == 0) {
+                start = i + 1;
+            }
+            if (l.endsWith("\\")) {
+                cur.append(l, 0, l.length() - 1).append(' ');
+                continue;
+            }
+            cur.append(l);
+            String s = cur.toString().strip();
+            cur.setLength(0);
+            int sp = s.indexOf(' ');
+            instrs.add(new Instr(s.substring(0, sp).toUpperCase(), s.substring(sp + 1).strip(), start));
+        }
+        Pattern from = Pattern.compile("(?i)(?:--platform=\\S+\\s+)?([^\\s:@]+)(?::([^\\s@]+))?(?:@\\S+)?(?:\\s+AS\\s+(\\S+))?");
+        Stage stage = null;
+        for (Instr in : instrs) {
+            if (in.op().equals("FROM")) {
+                Matcher m = from.matcher(in.args());
+                assertTrue(m.matches(), "Dockerfile:" + in.line() + ": cannot read FROM " + in.args());
+                stage = new Stage(m.group(1), m.group(2), m.group(3), new ArrayList<>());
+                out.add(stage);
+            } else {
+                assertTrue(stage != null, "Dockerfile:" + in.line() + ": instruction before FROM");
+                stage.body().add(in);
+            }
+        }
+        return out;
+    }
+
+    static String producedJar() throws Exception {
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        f.setNamespaceAware(true);
+        Document pom = f.newDocumentBuilder().parse(Path.of("pom.xml").toFile());
+        String packaging = pom.getElementsByTagNameNS("*", "packaging").item(0).getTextContent().strip();
+        String finalName = pom.getElementsByTagNameNS("*", "finalName").item(0).getTextContent().strip();
+        assertEquals("jar", packaging);
+        return "target/" + finalName + ".jar";
+    }
+
+    @Test
+    void multiStageWithPinnedBaseImages() {
+        assertTrue(stages.size() >= 2, "a build stage and a runtime stage");
+        for (Stage s : stages) {
+            assertTrue(s.tag() != null && !s.tag().isBlank(), s.image() + " is not pinned by tag");
+            assertNotEquals("latest", s.tag(), s.image() + ":latest is not a pin");
+            assertTrue(s.tag().matches(".*\\d.*"), s.image() + ":" + s.tag() + " names no version");
+        }
+        assertTrue(stages.get(0).image().equals("maven") && stages.get(0).tag().contains("17"),
+                "build stage is Maven on JDK 17: " + stages.get(0));
+        Stage run = stages.get(stages.size() - 1);
+        assertTrue(run.tag().contains("17") && run.tag().contains("jre"), "runtime stage is a JRE 17: " + run);
+    }
+
+    @Test
+    void runsAsNumericNonRootUser() {
+        Stage run = stages.get(stages.size() - 1);
+        List<Instr> users = run.body().stream().filter(i -> i.op().equals("USER")).toList();
+        assertFalse(users.isEmpty(), "runtime stage sets USER");
+        String user = users.get(users.size() - 1).args();
+        assertTrue(user.matches("\\d+(:\\d+)?"), "USER is numeric (runAsNonRoot can verify it): " + user);
+        for (String id : user.split(":")) {
+            assertNotEquals(0, Integer.parseInt(id), "USER is not root");
+        }
+    }
+
+    @Test
+    void entrypointRunsTheJarThatMavenBuildsCopiedFromTheBuildStage() throws Exception {
+        String jar = producedJar();
+        Stage build = stages.get(0);
+        assertTrue(build.name() != null, "build stage is named");
+        String workdir = build.body().stream().filter(i -> i.op().equals("WORKDIR")).map(Instr::args)
+                .reduce((a, b) -> b).orElse("/");
+        assertTrue(build.body().stream().anyMatch(i -> i.op().equals("RUN") && i.args().contains("mvn")
+                && i.args().contains("package")), "build stage runs mvn package");
+
+        Stage run = stages.get(stages.size() - 1);
+        Instr copy = run.body().stream().filter(i -> i.op().equals("COPY") && i.args().startsWith("--from="))
+                .findFirst().orElseThrow(() -> new AssertionError("runtime stage copies from the build stage"));
+        String[] parts = copy.args().split("\\s+");
+        assertEquals("--from=" + build.name(), parts[0]);
+        assertEquals(Path.of(workdir, jar).normalize().toString(), parts[1], "COPY takes the jar mvn package writes");
+        String dest = parts[2];
+
+        Instr entry = run.body().stream().filter(i -> i.op().equals("ENTRYPOINT")).reduce((a, b) -> b)
+                .orElseThrow(() -> new AssertionError("ENTRYPOINT"));
+        JsonNode argv = JsonMapper.builder().build().readTree(entry.args());
+        assertTrue(argv.isArray(), "ENTRYPOINT in exec form (signals reach the JVM)");
+        List<String> args = new ArrayList<>();
+        argv.forEach(n -> args.add(n.asString()));
+        assertEquals("java", args.get(0));
+        int j = args.indexOf("-jar");
+        assertTrue(j > 0, "java -jar");
+        assertEquals(dest, args.get(j + 1), "ENTRYPOINT runs the copied jar");
+        // nothing writable needed: no perf data file under /tmp/hsperfdata_*
+        assertTrue(args.contains("-XX:-UsePerfData"), "read-only root filesystem: no hsperfdata");
+    }
+
+    @Test
+    void buildContextHasWhatTheBuildStageCopiesAndNoMore() {
+        assertTrue(ignores.contains(".git"), ".dockerignore excludes .git");
+        assertTrue(ignores.stream().anyMatch(l -> l.equals("target") || l.equals("target/")), ".dockerignore excludes target/");
+        for (Instr i : stages.get(0).body()) {
+            if (i.op().equals("COPY") && !i.args().startsWith("--from")) {
+                String[] parts = i.args().split("\\s+");
+                for (int k = 0; k < parts.length - 1; k++) {
+                    String src = parts[k];
+                    assertTrue(Files.exists(Path.of(src)), "Dockerfile copies " + src + " which is not in the repository");
+                    assertFalse(ignores.stream().anyMatch(g -> src.equals(g) || src.startsWith(g.endsWith("/") ? g : g + "/")),
+                            src + " is copied but excluded by .dockerignore");
+                }
+            }
+        }
+    }
+}

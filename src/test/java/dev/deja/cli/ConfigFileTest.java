@@ -1,0 +1,182 @@
+package dev.deja.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.TestSupport;
+import dev.deja.engine.Catalog;
+import dev.deja.engine.InputException;
+import dev.deja.engine.Severity;
+import dev.deja.engine.SnapshotBuilder;
+import dev.deja.report.ReportFixtures;
+import dev.deja.source.SnapshotFile;
+import java.io.ByteArrayInputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class ConfigFileTest {
+    static final Catalog CATALOG = ReportFixtures.catalog();
+    static final Path DIR = Path.of("/etc/deja");
+
+    static final String FULL = """
+            sources:
+              paths: [manifests/]
+              haproxy:
+                paths: [/etc/haproxy/haproxy.cfg]
+                configMaps: [ingress/haproxy-config]
+                version: "2.8"
+                env: {PORT: "8080"}
+                assumeClientRps: 500
+              cluster:
+                context: prod
+                namespaces: [ingress, payments]
+                selector: tier=edge
+                annotationSuppressions: false
+              aws:
+                profile: audit
+                regions: [eu-west-2, us-east-1]
+            rules:
+              disabled: [aws-nlb-zone-health-hidden]
+              severity:
+                haproxy-tarpit-holds-slots: critical
+              minSeverity: low
+            failOn: high
+            allowPartial: true
+            suppressions:
+              - rule: kube-lb-pods-fail-together
+                object: Deployment/staging/*
+                reason: staging has one replica by design
+                expires: 2099-01-01
+            outputs:
+              - {format: json, path: /reports/deja.json}
+              - {format: html, path: reports/deja.html}
+            baseline: configmap:deja/deja-report
+            notify: env:SLACK_WEBHOOK_URL
+            pushgateway: http://pushgateway.monitoring:9091
+            """;
+
+    static ConfigFile parse(String yaml) {
+        return ConfigFile.parse(yaml, "deja.yaml", DIR, CATALOG);
+    }
+
+    @Test
+    void readsEverySection() {
+        ConfigFile c = parse(FULL);
+        assertEquals(List.of("/etc/deja/manifests", "/etc/haproxy/haproxy.cfg"), c.paths);
+        assertEquals(List.of("ingress/haproxy-config"), c.haproxyConfigMaps);
+        assertEquals("2.8", c.haproxyVersion);
+        assertEquals(Map.of("PORT", "8080"), c.env);
+        assertEquals(500, c.assumeClientRps);
+        assertEquals(Boolean.TRUE, c.cluster, "a cluster section enables the cluster source");
+        assertEquals(List.of("ingress", "payments"), c.namespaces);
+        assertEquals(Boolean.FALSE, c.annotationSuppressions);
+        assertEquals(List.of("eu-west-2", "us-east-1"), c.regions);
+        assertEquals(List.of("aws-nlb-zone-health-hidden"), c.disabledRules);
+        assertEquals(Map.of("haproxy-tarpit-holds-slots", Severity.CRITICAL), c.severityOverrides);
+        assertEquals("low", c.minSeverity);
+        assertEquals("high", c.failOn);
+        assertEquals(1, c.suppressions.entries().size());
+        assertEquals("deja.yaml:25", c.suppressions.entries().get(0).origin(), "suppression origin is file:line");
+        assertEquals(List.of("json=/reports/deja.json", "html=/etc/deja/reports/deja.html"), c.outputs);
+        assertEquals("configmap:deja/deja-report", c.baseline);
+        assertEquals("env:SLACK_WEBHOOK_URL", c.notify);
+    }
+
+    static void refused(String yaml, String expected) {
+        InputException e = assertThrows(InputException.class, () -> parse(yaml));
+        assertTrue(e.getMessage().startsWith(expected), e.getMessage());
+    }
+
+    @Test
+    void unknownKeysAndBadValuesNameFileAndLine() {
+        refused("sources:\n  clutser: {}\n", "deja.yaml:2: unknown key 'clutser' in sources");
+        refused("failOn: high\nouputs: []\n", "deja.yaml:2: unknown key 'ouputs' in the top level");
+        refused("sources:\n  cluster:\n    namespace: [a]\n", "deja.yaml:3: unknown key 'namespace' in sources.cluster");
+        refused("rules:\n  severity:\n    no-such-rule: high\n", "deja.yaml:3: unknown rule 'no-such-rule'");
+        refused("rules:\n  severity:\n    haproxy-tarpit-holds-slots: urgent\n", "deja.yaml:3: unknown severity 'urgent'");
+        refused("failOn: sometimes\n", "deja.yaml:1: unknown severity");
+        refused("allowPartial: yes please\n", "deja.yaml:1: expected true or false");
+        refused("outputs:\n  - {format: json}\n", "deja.yaml:2: missing 'path'");
+        refused("suppressions:\n  - rule: kube-lb-pods-fail-together\n    objekt: x\n    reason: r\n",
+                "deja.yaml:3: unknown key 'objekt'");
+        refused("sources:\n  haproxy:\n    configMaps: [haproxy-config]\n", "deja.yaml:3: ConfigMap 'haproxy-config' is not NAMESPACE/NAME");
+        refused("sources:\n  haproxy:\n    assumeClientRps: -3\n", "deja.yaml:3: expected a positive whole number");
+        refused("- a\n- b\n", "deja.yaml:1: the top level must be a mapping");
+        refused("failOn: high\nfailOn: low\n", "deja.yaml:2: duplicate key 'failOn'");
+        refused("sources: [\n", "deja.yaml:2: not valid YAML");
+    }
+
+    @Test
+    void emptyFileIsNoOptions() {
+        ConfigFile c = parse("");
+        assertNull(c.failOn);
+        assertEquals(List.of(), c.paths);
+    }
+
+    @Test
+    void commandLineOverridesTheFile() {
+        ScanCommand cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
+                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        CommandLine cl = new CommandLine(cmd);
+        cl.parseArgs("--fail-on", "low", "-n", "only", "--env", "PORT=9090", "--output", "text=-");
+        parse(FULL).applyTo(cmd, cl.getParseResult());
+        assertEquals("low", cmd.failOn, "flag wins");
+        assertEquals(List.of("only"), cmd.namespaces, "a list on the command line replaces the file's");
+        assertEquals(Map.of("PORT", "9090"), cmd.env, "the command line wins per --env key");
+        assertEquals(List.of("text=-"), cmd.outputs);
+        assertEquals("low", cmd.minSeverity, "not given: from the file");
+        assertEquals("prod", cmd.context);
+        assertEquals(true, cmd.allowPartial);
+        assertEquals(true, cmd.noAnnotationSuppressions);
+        assertEquals(List.of("/etc/deja/manifests", "/etc/haproxy/haproxy.cfg"), cmd.paths);
+    }
+
+    @Test
+    void configMapsNeedTheCluster() {
+        ScanCommand cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
+                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        CommandLine cl = new CommandLine(cmd);
+        cl.parseArgs();
+        ConfigFile c = parse("sources:\n  haproxy:\n    configMaps: [ingress/haproxy]\n");
+        InputException e = assertThrows(InputException.class, () -> c.applyTo(cmd, cl.getParseResult()));
+        assertTrue(e.getMessage().contains("enable sources.cluster"), e.getMessage());
+    }
+
+    @Test
+    void endToEndThroughTheCli(@TempDir Path tmp) throws Exception {
+        Path snap = tmp.resolve("snap.json");
+        SnapshotFile.write(new SnapshotBuilder().read("kubernetes", "Deployment in all namespaces", 3).build(), snap);
+        Path cfg = tmp.resolve("deja.yaml");
+        Files.writeString(cfg, """
+                sources:
+                  paths: [snap.json]
+                failOn: none
+                outputs:
+                  - {format: json, path: out/deja.json}
+                suppressions:
+                  - {rule: "*", object: "nothing/*", reason: test}
+                """);
+        TestSupport.Run r = TestSupport.run("scan", "--config", cfg.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(Files.exists(tmp.resolve("out/deja.json")), "relative paths resolve against the config's folder");
+
+        Files.writeString(cfg, "sources:\n  paths: [snap.json]\nnotfiy: http://x\n");
+        r = TestSupport.run("scan", "--config", cfg.toString());
+        assertEquals(2, r.code());
+        assertEquals("deja: " + cfg + ":3: unknown key 'notfiy' in the top level (expected sources, rules, failOn,"
+                + " allowPartial, suppressions, ignoreFile, outputs, baseline, notify, pushgateway, snapshotOut)",
+                r.err().strip());
+        r = TestSupport.run("scan", "--config", tmp.resolve("missing.yaml").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("config file not found"), r.err());
+    }
+}

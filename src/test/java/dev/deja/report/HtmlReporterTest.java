@@ -1,0 +1,192 @@
+package dev.deja.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.engine.Coverage;
+import dev.deja.engine.Finding;
+import dev.deja.engine.ScanResult;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The HTML report, rendered by headless Chromium (Debian's {@code chromium}; .ci/run installs it): the findings,
+ * messages and case ids are in the rendered DOM, the page logs nothing to the console (no CSP violation, no error),
+ * the CSS-only filters hide what they should, and screenshots (phone and desktop) are kept under
+ * target/html-report/.
+ */
+class HtmlReporterTest {
+    static final Path OUT = Path.of("target", "html-report");
+    static String chromium;
+
+    @BeforeAll
+    static void findChromium() throws IOException {
+        for (String c : List.of("chromium", "chromium-browser", "google-chrome")) {
+            for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
+                if (Files.isExecutable(Path.of(dir, c))) {
+                    chromium = Path.of(dir, c).toString();
+                    break;
+                }
+            }
+            if (chromium != null) {
+                break;
+            }
+        }
+        Files.createDirectories(OUT);
+    }
+
+    static void needChromium() {
+        Assumptions.assumeTrue(chromium != null,
+                "chromium is not installed (apt-get install chromium; .ci/run does it): skipping the browser test");
+    }
+
+    record Browser(int code, String dom, List<String> console) {
+    }
+
+    /** Loads a page in a fresh headless profile; returns the DOM after load and every console line. */
+    static Browser load(Path page, Path profile, String... extra) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--disable-extensions", "--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0"));
+        cmd.addAll(List.of(extra));
+        cmd.add(page.toUri().toString());
+        Path err = Files.createTempFile(profile.getParent(), "chromium", ".err");
+        Path out = Files.createTempFile(profile.getParent(), "chromium", ".out");
+        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!p.waitFor(90, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("chromium did not finish in 90 s");
+        }
+        List<String> console = Files.readAllLines(err, StandardCharsets.UTF_8).stream()
+                .filter(l -> l.contains(":CONSOLE")).toList();
+        return new Browser(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), console);
+    }
+
+    static Report sample() {
+        ScanResult base = ReportFixtures.typical();
+        String before = ReportFixtures.render(new JsonReporter(),
+                ReportFixtures.report(ReportFixtures.result(List.of(ReportFixtures.aws()))));
+        ScanResult r = new ScanResult(base.findings(), List.of(), List.of(), base.rulesRun(), new Coverage(List.of(
+                new Coverage.Entry("kubernetes", "PodDisruptionBudget in prod", Coverage.Status.DENIED, "403 <forbidden>", -1),
+                new Coverage.Entry("haproxy", "haproxy.cfg", Coverage.Status.READ, null, 12))), 3);
+        return ReportFixtures.report(r).withBaseline(Baseline.parse(before, "baseline.json").compare(r.findings()));
+    }
+
+    @Test
+    void staticShapeSelfContainedAndEscaped() {
+        String html = ReportFixtures.render(new HtmlReporter(), sample());
+        assertTrue(html.contains("<meta name=\"viewport\""), "phone viewport");
+        assertTrue(html.contains("Content-Security-Policy"), "nothing may load from elsewhere");
+        assertFalse(Pattern.compile("<script|<link|@import|url\\(|src=", Pattern.CASE_INSENSITIVE).matcher(html).find(),
+                "no script, stylesheet, font or image from anywhere");
+        assertFalse(html.contains("<script>alert(1)</script>"), "message text is escaped");
+        assertTrue(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &quot;quoted&quot; &amp; done"));
+        assertTrue(html.contains("403 &lt;forbidden&gt;"));
+    }
+
+    @Test
+    void rendersInChromiumWithoutConsoleErrors(@TempDir Path tmp) throws Exception {
+        needChromium();
+        Report report = sample();
+        Path page = OUT.resolve("deja.html").toAbsolutePath();
+        Files.writeString(page, ReportFixtures.render(new HtmlReporter(), report));
+
+        // the console check works: a page that breaks the rules is caught
+        Path bad = tmp.resolve("bad.html");
+        Files.writeString(bad, "<!DOCTYPE html><title>x</title><p>x</p><script>console.error('deja-control')</script>");
+        Browser control = load(bad, tmp.resolve("p0"), "--dump-dom");
+        assertTrue(control.console().stream().anyMatch(l -> l.contains("deja-control")),
+                "console lines are captured: " + control.console());
+
+        Browser b = load(page, tmp.resolve("p1"), "--dump-dom");
+        assertEquals(0, b.code());
+        assertEquals(List.of(), b.console(), "the report logs nothing to the console");
+        String dom = b.dom();
+        for (Finding f : report.result().findings()) {
+            assertTrue(dom.contains("data-rule=\"" + f.ruleId() + "\""), f.ruleId());
+            String firstLine = f.message().split("\n")[0].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+            assertTrue(dom.contains(firstLine.substring(0, Math.min(60, firstLine.length()))), "message of " + f.ruleId());
+            for (String c : f.caseIds()) {
+                assertTrue(dom.contains("id=\"case-" + c + "\""), c);
+                assertTrue(dom.contains(">" + c + "</a>"), c);
+            }
+        }
+        assertTrue(dom.contains("Healthchecks.io"), "case story: organisation");
+        assertTrue(dom.contains("https://incidentlib-api.benchlet.com/cases/IL-0264"), "case link");
+        assertTrue(dom.contains("id=\"count-critical\">1<"), "summary by severity");
+        Matcher m = Pattern.compile("class=\"badge new\"").matcher(dom);
+        int news = 0;
+        while (m.find()) {
+            news++;
+        }
+        assertEquals(2, news, "two findings are new against the baseline");
+        assertTrue(dom.contains("id=\"incomplete\""), "incomplete scan is said up front");
+
+        Browser phone = load(page, tmp.resolve("p2"), "--hide-scrollbars", "--window-size=412,2400",
+                "--screenshot=" + OUT.resolve("deja-phone.png").toAbsolutePath());
+        assertEquals(List.of(), phone.console());
+        assertTrue(Files.size(OUT.resolve("deja-phone.png")) > 10_000, "phone screenshot written");
+        load(page, tmp.resolve("p3"), "--hide-scrollbars", "--window-size=1280,2000",
+                "--screenshot=" + OUT.resolve("deja-desktop.png").toAbsolutePath());
+        assertTrue(Files.size(OUT.resolve("deja-desktop.png")) > 10_000, "desktop screenshot written");
+    }
+
+    /**
+     * Clicks the filter labels from a harness page (the report itself has no script) and reads which findings are
+     * displayed, per the report's own CSS.
+     */
+    @Test
+    void cssFiltersHideFindingsBySeverityAndSource(@TempDir Path tmp) throws Exception {
+        needChromium();
+        Path page = tmp.resolve("deja.html");
+        Files.writeString(page, ReportFixtures.render(new HtmlReporter(), sample()));
+        Path harness = tmp.resolve("harness.html");
+        Files.writeString(harness, """
+                <!DOCTYPE html><title>harness</title><pre id="out"></pre>
+                <iframe id="f" src="deja.html" width="400" height="800"></iframe>
+                <script>
+                document.getElementById('f').addEventListener('load', () => {
+                  const d = document.getElementById('f').contentDocument;
+                  const shown = () => [...d.querySelectorAll('.finding')]
+                      .filter(e => getComputedStyle(e).display !== 'none').map(e => e.dataset.rule).sort().join(',');
+                  const click = id => d.querySelector('label[for=' + id + ']').click();
+                  const out = [];
+                  for (const [sev, src] of [['sev-all','src-all'],['sev-critical','src-all'],['sev-high','src-all'],
+                                            ['sev-medium','src-all'],['sev-all','src-aws'],['sev-high','src-haproxy'],
+                                            ['sev-critical','src-haproxy']]) {
+                    click(sev); click(src);
+                    out.push(sev + '/' + src + '=' + shown());
+                  }
+                  document.getElementById('out').textContent = out.join(';');
+                });
+                </script>
+                """);
+        Browser b = load(harness, tmp.resolve("p"), "--allow-file-access-from-files", "--dump-dom");
+        Matcher m = Pattern.compile("<pre id=\"out\">([^<]*)</pre>").matcher(b.dom());
+        assertTrue(m.find(), b.dom());
+        String a = ReportFixtures.AWS_RULE;
+        String h = ReportFixtures.HAPROXY_RULE;
+        String k = ReportFixtures.KUBE_RULE;
+        assertEquals(String.join(";",
+                "sev-all/src-all=" + a + "," + h + "," + k,
+                "sev-critical/src-all=" + k,
+                "sev-high/src-all=" + h + "," + k,
+                "sev-medium/src-all=" + a + "," + h + "," + k,
+                "sev-all/src-aws=" + a,
+                "sev-high/src-haproxy=" + h,
+                "sev-critical/src-haproxy="), m.group(1));
+    }
+}

@@ -1,0 +1,96 @@
+package dev.deja.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.networknt.schema.Error;
+import com.networknt.schema.InputFormat;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SpecificationVersion;
+import dev.deja.engine.Coverage;
+import dev.deja.engine.ScanResult;
+import dev.deja.engine.Suppressions;
+import java.io.InputStream;
+import java.time.LocalDate;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/** Real JsonReporter output validates against the packaged schema, and the schema is strict enough to catch drift. */
+class JsonReportSchemaTest {
+    static Schema schema;
+    static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+    @BeforeAll
+    static void load() throws Exception {
+        try (InputStream in = JsonReporter.class.getResourceAsStream("deja-report.schema.json")) {
+            assertTrue(in != null, "schema packaged next to JsonReporter");
+            schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
+                    .getSchema(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), InputFormat.JSON);
+        }
+    }
+
+    static List<Error> validate(JsonNode n) {
+        return schema.validate(n);
+    }
+
+    static JsonNode json(Report r) {
+        return MAPPER.readTree(ReportFixtures.render(new JsonReporter(), r));
+    }
+
+    @Test
+    void reportWithFindingsSuppressionsExpiryAndPartialCoverageValidates() {
+        ScanResult base = ReportFixtures.typical();
+        Suppressions.Entry expired = new Suppressions.Entry(ReportFixtures.AWS_RULE, "prod-*", "migrating",
+                LocalDate.of(2020, 1, 1), "ignore.yaml:3");
+        Coverage cov = new Coverage(List.of(
+                new Coverage.Entry("kubernetes", "Secret in prod", Coverage.Status.DENIED, "403 forbidden", -1),
+                new Coverage.Entry("haproxy", "haproxy.cfg", Coverage.Status.READ, null, 12)));
+        ScanResult r = new ScanResult(base.findings().subList(1, 3),
+                List.of(new ScanResult.Suppressed(base.findings().get(0), "accepted", "ignore.yaml:1")),
+                List.of(expired), base.rulesRun(), cov, 5);
+        JsonNode n = json(ReportFixtures.report(r));
+        assertEquals(List.of(), validate(n));
+        assertEquals(1, n.path("suppressed").size());
+        assertEquals("denied", n.path("coverage").path("entries").get(1).path("status").asString());
+    }
+
+    @Test
+    void reportWithBaselineValidatesAndMarksNewFindings() {
+        ScanResult r = ReportFixtures.typical();
+        String before = ReportFixtures.render(new JsonReporter(),
+                ReportFixtures.report(ReportFixtures.result(List.of(ReportFixtures.aws()))));
+        BaselineDiff diff = Baseline.parse(before, "before.json").compare(r.findings());
+        JsonNode n = json(ReportFixtures.report(r).withBaseline(diff));
+        assertEquals(List.of(), validate(n));
+        assertEquals(2, n.path("baseline").path("new").asInt());
+        assertEquals(1, n.path("baseline").path("unchanged").asInt());
+        for (JsonNode f : n.path("findings")) {
+            assertEquals(!f.path("ruleId").asString().equals(ReportFixtures.AWS_RULE), f.path("new").asBoolean(),
+                    f.toString());
+        }
+    }
+
+    @Test
+    void emptyReportValidates() {
+        assertEquals(List.of(), validate(json(ReportFixtures.report(ReportFixtures.result(List.of())))));
+    }
+
+    @Test
+    void schemaRejectsDrift() {
+        ObjectNode n = (ObjectNode) json(ReportFixtures.report(ReportFixtures.typical()));
+        ((ObjectNode) n.path("findings").get(0)).put("colour", "red");
+        assertFalse(validate(n).isEmpty(), "an undocumented finding field is refused");
+        ObjectNode m = (ObjectNode) json(ReportFixtures.report(ReportFixtures.typical()));
+        ((ObjectNode) m.path("findings").get(0)).put("severity", "urgent");
+        assertFalse(validate(m).isEmpty(), "an unknown severity is refused");
+        ObjectNode k = (ObjectNode) json(ReportFixtures.report(ReportFixtures.typical()));
+        k.remove("coverage");
+        assertFalse(validate(k).isEmpty(), "a missing section is refused");
+    }
+}
