@@ -58,7 +58,8 @@ public final class NlbZoneHealthUnreported implements Rule {
                 String reason = first.reason() == null ? "" : ", reason " + first.reason()
                         + (first.description() == null ? "" : ": " + first.description());
                 String where = zone.isEmpty() ? "whose zone could not be read (deja does not guess the zone)"
-                        : "in " + zone + " (" + NlbViews.share(Math.max(1, zones)) + " while cross-zone is off)";
+                        : "in " + zone + (p.crossZone().orElse(true) ? ""
+                                : " (" + NlbViews.share(Math.max(1, zones)) + ", cross-zone off)");
                 RuleContext.FindingBuilder f = ctx.finding(NlbViews.location(p.lb()), NlbViews.name(p.lb())
                         + ": target group " + p.tg().name() + " reports no health for " + targets.size() + " of "
                         + inZone + " targets " + where + " (state unavailable" + reason + "): unhealthy targets"
