@@ -127,6 +127,11 @@ final class RegionScan {
     }
 
     private <T> Result<T> call(String api, String object, Supplier<T> s) {
+        return call(api, List.of(object), s);
+    }
+
+    /** One API call; {@code objects} name what it reads, for the coverage entry when it fails. */
+    private <T> Result<T> call(String api, List<String> objects, Supplier<T> s) {
         calls.incrementAndGet();
         Tally t = tally(api);
         try {
@@ -147,19 +152,19 @@ final class RegionScan {
                 return new Result<>(null, code, msg, Coverage.Status.FAILED);
             }
             if ((code != null && DENIED.contains(code)) || (code == null && e.statusCode() == 403)) {
-                t.denied.add(object);
+                t.denied.addAll(objects);
                 t.deniedWhy = why;
                 return new Result<>(null, code == null ? "AccessDenied" : code, msg, Coverage.Status.DENIED);
             }
-            t.failed.add(object);
+            t.failed.addAll(objects);
             t.failedWhy = why;
             return new Result<>(null, code == null ? "HTTP" + e.statusCode() : code, msg, Coverage.Status.FAILED);
         } catch (SdkClientException e) {
-            t.failed.add(object);
+            t.failed.addAll(objects);
             t.failedWhy = AwsLiveSource.oneLine(e.getMessage());
             return new Result<>(null, "ClientError", e.getMessage(), Coverage.Status.FAILED);
         } catch (SdkException e) {
-            t.failed.add(object);
+            t.failed.addAll(objects);
             t.failedWhy = AwsLiveSource.oneLine(e.getMessage());
             return new Result<>(null, "Error", e.getMessage(), Coverage.Status.FAILED);
         }
@@ -187,8 +192,7 @@ final class RegionScan {
         for (int i = 0; i < lbs.size(); i += TAGS_PER_CALL) {
             List<LoadBalancer> batch = lbs.subList(i, Math.min(lbs.size(), i + TAGS_PER_CALL));
             List<String> arns = batch.stream().map(LoadBalancer::loadBalancerArn).toList();
-            String names = batch.size() + " load balancers (" + batch.get(0).loadBalancerName()
-                    + (batch.size() > 1 ? " .. " + batch.get(batch.size() - 1).loadBalancerName() : "") + ")";
+            List<String> names = batch.stream().map(LoadBalancer::loadBalancerName).toList();
             tagCalls.add(pool.submit(() -> call("DescribeTags", names,
                     () -> elb.describeTags(r -> r.resourceArns(arns)).tagDescriptions())));
         }
@@ -434,10 +438,10 @@ final class RegionScan {
             "DescribeLoadBalancers", "load balancers not listed: none of them checked",
             "DescribeTargetGroups", "target groups not listed: their health checks, cross-zone overrides and target"
                     + " health not checked",
-            "DescribeLoadBalancerAttributes", "cross-zone and zonal-shift settings not checked for",
-            "DescribeTargetGroupAttributes", "cross-zone override not checked for target groups",
+            "DescribeLoadBalancerAttributes", "cross-zone and zonal-shift settings not checked for load balancers",
+            "DescribeTargetGroupAttributes", "cross-zone overrides not checked for target groups",
             "DescribeTargetHealth", "target health not checked for target groups",
-            "DescribeTags", "Kubernetes objects behind the load balancers not named for",
+            "DescribeTags", "Kubernetes objects behind these load balancers not named:",
             "ec2:DescribeSubnets", "unknown, not checked by zone:",
             "ec2:DescribeInstances", "unknown, not checked by zone:");
 
