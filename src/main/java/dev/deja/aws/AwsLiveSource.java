@@ -105,7 +105,8 @@ public final class AwsLiveSource implements LiveSource {
                     elbB.endpointOverride(endpoint);
                     ec2B.endpointOverride(endpoint);
                 }
-                try (ElasticLoadBalancingV2Client elb = elbB.build(); Ec2Client ec2 = ec2B.build()) {
+                Lazy<Ec2Client> ec2 = new Lazy<>(ec2B::build); // the EC2 model is large: built only when needed
+                try (ElasticLoadBalancingV2Client elb = elbB.build(); ec2) {
                     long start = System.nanoTime();
                     RegionScan scan = new RegionScan(region, elb, ec2, pool, out);
                     try {
@@ -130,6 +131,35 @@ public final class AwsLiveSource implements LiveSource {
         }
         if (unreachable == regions.size()) {
             throw new SourceUnavailableException("aws", unreachableWhy.get(0));
+        }
+    }
+
+    /** A client built on first use and closed with the region. */
+    static final class Lazy<T extends AutoCloseable> implements java.util.function.Supplier<T>, AutoCloseable {
+        private final java.util.function.Supplier<T> factory;
+        private T value;
+
+        Lazy(java.util.function.Supplier<T> factory) {
+            this.factory = factory;
+        }
+
+        @Override
+        public synchronized T get() {
+            if (value == null) {
+                value = factory.get();
+            }
+            return value;
+        }
+
+        @Override
+        public synchronized void close() {
+            if (value != null) {
+                try {
+                    value.close();
+                } catch (Exception e) {
+                    // closing a client releases nothing deja still needs
+                }
+            }
         }
     }
 

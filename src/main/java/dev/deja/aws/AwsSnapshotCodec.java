@@ -21,7 +21,7 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The "aws" part of a deja snapshot: the {@link AwsInventory} as plain JSON.
  * <pre>
- * {"loadBalancers": [{"arn", "name", "type", "scheme", "region", "vpcId", "zones": [..],
+ * {"loadBalancers": [{"arn", "name", "type", "scheme", "dnsName", "region", "vpcId", "zones": [..],
  *                     "attributes": {key: value}, "tags": {key: value}}],
  *  "targetGroups":  [{"arn", "name", "region", "protocol", "port", "targetType", "vpcId",
  *                     "healthCheck": {"enabled", "protocol", "port", "intervalSeconds", "timeoutSeconds",
@@ -48,6 +48,7 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
             o.put("name", lb.name());
             putIf(o, "type", lb.type());
             putIf(o, "scheme", lb.scheme());
+            putIf(o, "dnsName", lb.dnsName());
             o.put("region", lb.region());
             putIf(o, "vpcId", lb.vpcId());
             ArrayNode z = o.putArray("zones");
@@ -125,7 +126,8 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
             }
             lbs.add(new LoadBalancerView(r.req(o, "arn", at), r.req(o, "name", at), r.req(o, "type", at),
                     r.opt(o, "scheme", at), r.req(o, "region", at), r.opt(o, "vpcId", at), zones,
-                    r.map(o, "attributes", at), r.bool(o, "attributesRead", at, true), r.map(o, "tags", at)));
+                    r.map(o, "attributes", at), r.bool(o, "attributesRead", at, true), r.map(o, "tags", at),
+                    r.opt(o, "dnsName", at)));
         }
         List<TargetGroupView> tgs = new ArrayList<>();
         i = 0;

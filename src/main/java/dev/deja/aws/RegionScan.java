@@ -87,13 +87,15 @@ final class RegionScan {
 
     private final String region;
     private final ElasticLoadBalancingV2Client elb;
-    private final Ec2Client ec2;
+    private final Supplier<Ec2Client> ec2;
     private final ExecutorService pool;
     private final SnapshotBuilder out;
     private final AtomicInteger calls = new AtomicInteger();
     private final Map<String, Tally> tallies = new ConcurrentHashMap<>();
 
-    RegionScan(String region, ElasticLoadBalancingV2Client elb, Ec2Client ec2, ExecutorService pool, SnapshotBuilder out) {
+    /** {@code ec2} is called only when a target's zone is missing from DescribeTargetHealth. */
+    RegionScan(String region, ElasticLoadBalancingV2Client elb, Supplier<Ec2Client> ec2, ExecutorService pool,
+               SnapshotBuilder out) {
         this.region = region;
         this.elb = elb;
         this.ec2 = ec2;
@@ -239,7 +241,7 @@ final class RegionScan {
             List<String> zoneNames = lb.availabilityZones().stream().map(AvailabilityZone::zoneName).sorted().toList();
             lbViews.add(new LoadBalancerView(lb.loadBalancerArn(), lb.loadBalancerName(), lb.typeAsString(),
                     lb.schemeAsString(), region, lb.vpcId(), zoneNames, attrs, a.ok(),
-                    tagsByArn.getOrDefault(lb.loadBalancerArn(), Map.of())));
+                    tagsByArn.getOrDefault(lb.loadBalancerArn(), Map.of()), lb.dnsName()));
         }
         List<TargetGroupView> tgViews = new ArrayList<>();
         for (TargetGroup tg : tgs) {
@@ -403,7 +405,7 @@ final class RegionScan {
         do {
             String t = token;
             Result<DescribeSubnetsResponse> r = call("ec2:DescribeSubnets", "zones of " + ipTargets + " ip targets",
-                    () -> ec2.describeSubnets(b -> b.filters(Filter.builder().name("vpc-id").values(vpcs).build())
+                    () -> ec2.get().describeSubnets(b -> b.filters(Filter.builder().name("vpc-id").values(vpcs).build())
                             .nextToken(t)));
             if (!r.ok()) {
                 return new Result<>(null, r.code(), r.message(), r.status());
@@ -421,7 +423,7 @@ final class RegionScan {
             String t = token;
             Result<DescribeInstancesResponse> r = call("ec2:DescribeInstances",
                     "zones of " + ids.size() + " instance targets",
-                    () -> ec2.describeInstances(b -> b.filters(Filter.builder().name("instance-id").values(ids).build())
+                    () -> ec2.get().describeInstances(b -> b.filters(Filter.builder().name("instance-id").values(ids).build())
                             .nextToken(t)));
             if (!r.ok()) {
                 return new Result<>(null, r.code(), r.message(), r.status());

@@ -146,6 +146,7 @@ class AwsLiveSourceTest {
         assertEquals(2 + 3 + 3 + 1 + 5 + 7 + 1 + 1, fake.totalCalls());
         assertEquals(Set.of("AKIDDEJATEST"), fake.accessKeys());
         assertEquals(1, r.code(), r.err()); // critical findings, complete scan
+        assertEquals("", r.err()); // nothing from the SDK's own logging
 
         JsonNode rep = json(r);
         assertTrue(rep.path("coverage").path("complete").asBoolean(), rep.path("coverage").toString());
@@ -179,6 +180,21 @@ class AwsLiveSourceTest {
         assertEquals(1, slow.size(), slow.toString());
         assertTrue(slow.get(0).path("message").asString().contains("30 x 10 = 300 s"), slow.toString());
         assertEquals("medium", slow.get(0).path("severity").asString());
+    }
+
+    @Test
+    void targetsWithTheirZoneInTheResponseNeedNoEc2Call() {
+        String lb = fake.lb("nlb", "network", A, B);
+        String tg = fake.tg("tg", "ip", 10, 5, 3, lb);
+        fake.target(tg, "10.0.1.10", 80, A, "healthy", null, null);
+        fake.target(tg, "10.0.2.10", 80, B, "healthy", null, null);
+        TestSupport.Run r = scan(env(), "--format", "json");
+        assertEquals(1, r.code(), r.err()); // zonal shift off
+        assertEquals(Map.of("DescribeLoadBalancers", 1, "DescribeTargetGroups", 1, "DescribeLoadBalancerAttributes", 1,
+                "DescribeTags", 1, "DescribeTargetGroupAttributes", 1, "DescribeTargetHealth", 1), fake.callsByAction());
+        assertEquals(List.of("aws-nlb-zonal-shift-disabled"), findings(json(r), "aws-nlb-zonal-shift-disabled").stream()
+                .map(f -> f.path("ruleId").asString()).toList());
+        assertEquals(List.of(), findings(json(r), "aws-nlb-zone-without-healthy-target"));
     }
 
     @Test
@@ -256,6 +272,7 @@ class AwsLiveSourceTest {
             }
         }
         assertEquals("network", ingress.path("type").asString());
+        assertEquals("ingress-nlb-1234567890.elb.amazonaws.com", ingress.path("dnsName").asString());
         assertFalse(ingress.path("attributes").has("load_balancing.cross_zone.enabled")); // kept as returned
 
         // offline re-scan of the saved snapshot: the same findings, no AWS call

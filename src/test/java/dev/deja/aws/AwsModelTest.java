@@ -28,7 +28,7 @@ class AwsModelTest {
 
     static LoadBalancerView lb(String type, Map<String, String> attrs, Map<String, String> tags) {
         return new LoadBalancerView("arn:x", "x", type, "internal", "eu-west-2", null, List.of("eu-west-2a"), attrs,
-                true, tags);
+                true, tags, "x-1.elb.eu-west-2.amazonaws.com");
     }
 
     @Test
@@ -45,6 +45,20 @@ class AwsModelTest {
         assertEquals(List.of("IngressGroup web-group"), AwsK8sLink.related(ingress));
         assertEquals(" (Ingress web-group)", AwsK8sLink.behind(ingress));
         assertEquals(List.of(), AwsK8sLink.related(lb("network", Map.of(), Map.of("team", "a"))));
+    }
+
+    @Test
+    void aServiceFindsItsLoadBalancersByTagOrHostname() {
+        LoadBalancerView tagged = new LoadBalancerView("arn:1", "one", "network", "internal", "eu-west-2", null,
+                List.of("eu-west-2a"), Map.of(), true, Map.of("service.k8s.aws/stack", "ingress-nginx/controller"), null);
+        LoadBalancerView byHost = new LoadBalancerView("arn:2", "two", "network", "internal", "eu-west-2", null,
+                List.of("eu-west-2a"), Map.of(), true, Map.of(), "two-abc.elb.eu-west-2.amazonaws.com");
+        AwsInventory inv = new AwsInventory(List.of(tagged, byHost), List.of());
+        assertEquals(List.of(tagged), AwsK8sLink.loadBalancersFor(inv, "ingress-nginx", "controller", List.of()));
+        assertEquals(List.of(byHost), AwsK8sLink.loadBalancersFor(inv, "shop", "web",
+                List.of("TWO-abc.elb.eu-west-2.amazonaws.com")));
+        assertEquals(List.of(), AwsK8sLink.loadBalancersFor(inv, "shop", "web", List.of()));
+        assertEquals("NLB one (arn:1) [eu-west-2]", AwsK8sLink.relatedEntry(tagged));
     }
 
     @Test

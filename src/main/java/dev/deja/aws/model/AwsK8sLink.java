@@ -1,7 +1,9 @@
 package dev.deja.aws.model;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -70,6 +72,33 @@ public final class AwsK8sLink {
         ingressOf(lb).ifPresent(s -> out.add(s.contains("/") ? "Ingress " + s : "IngressGroup " + s));
         clusterOf(lb).ifPresent(c -> out.add("cluster " + c));
         return out;
+    }
+
+    /**
+     * The reverse link, for a Kubernetes finding about Service {@code namespace/name}: the load balancers whose tags
+     * name that Service, or whose DNS name is one of the Service's {@code status.loadBalancer.ingress[].hostname}
+     * values (case-insensitive). Empty when none was read.
+     */
+    public static List<LoadBalancerView> loadBalancersFor(AwsInventory inventory, String namespace, String name,
+                                                          Collection<String> hostnames) {
+        String want = namespace + "/" + name;
+        List<String> hosts = hostnames == null ? List.of()
+                : hostnames.stream().filter(h -> h != null && !h.isBlank())
+                        .map(h -> h.strip().toLowerCase(Locale.ROOT)).toList();
+        List<LoadBalancerView> out = new ArrayList<>();
+        for (LoadBalancerView lb : inventory.loadBalancers()) {
+            boolean tagged = serviceOf(lb).map(want::equals).orElse(false);
+            boolean host = lb.dnsName() != null && hosts.contains(lb.dnsName().toLowerCase(Locale.ROOT));
+            if (tagged || host) {
+                out.add(lb);
+            }
+        }
+        return out;
+    }
+
+    /** The {@code related} entry a Kubernetes finding gets for a load balancer: "NLB name (arn) [region]". */
+    public static String relatedEntry(LoadBalancerView lb) {
+        return lb.label() + " (" + lb.arn() + ") [" + lb.region() + "]";
     }
 
     /** " (Service ns/name)" for messages, or "" when the tags name no Kubernetes object. */

@@ -9,11 +9,12 @@ import java.util.TreeMap;
  * guessed from the ARN. {@code zones} are the enabled Availability Zone names. {@code attributes} are exactly what
  * DescribeLoadBalancerAttributes returned; {@link #attribute(String)} applies AWS's documented defaults for missing
  * keys. {@code attributesRead} is false when that call was denied or failed: the attributes are then unknown, and
- * rules that depend on them say nothing rather than assume the defaults.
+ * rules that depend on them say nothing rather than assume the defaults. {@code dnsName} is the load balancer's DNS
+ * name, which a Kubernetes Service of type LoadBalancer shows in {@code status.loadBalancer.ingress[].hostname}.
  */
 public record LoadBalancerView(String arn, String name, String type, String scheme, String region, String vpcId,
                                List<String> zones, Map<String, String> attributes, boolean attributesRead,
-                               Map<String, String> tags) {
+                               Map<String, String> tags, String dnsName) {
 
     public static final String CROSS_ZONE = "load_balancing.cross_zone.enabled";
     public static final String ZONAL_SHIFT = "zonal_shift.config.enabled";

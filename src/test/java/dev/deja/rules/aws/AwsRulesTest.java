@@ -31,7 +31,7 @@ class AwsRulesTest {
     static LoadBalancerView nlb(Map<String, String> attrs, boolean attrsRead, String... zones) {
         return new LoadBalancerView("arn:aws:elasticloadbalancing:eu-west-2:1:loadbalancer/net/n/1", "n", "network",
                 "internal", "eu-west-2", "vpc-1", List.of(zones), attrs, attrsRead,
-                Map.of("service.k8s.aws/stack", "ingress-nginx/ingress-nginx-controller"));
+                Map.of("service.k8s.aws/stack", "ingress-nginx/ingress-nginx-controller"), "n-1.elb.eu-west-2.amazonaws.com");
     }
 
     static TargetGroupView tg(LoadBalancerView lb, Map<String, String> attrs, List<TargetView> targets,
@@ -137,7 +137,7 @@ class AwsRulesTest {
         assertEquals(0, run(new NlbZonalShiftDisabled(), nlb(Map.of(), true, A)).size());
         assertEquals(0, run(new NlbZonalShiftDisabled(), nlb(Map.of("zonal_shift.config.enabled", "true"), true, A, B)).size());
         LoadBalancerView alb = new LoadBalancerView("arn:alb", "a", "application", "internal", "eu-west-2", "vpc-1",
-                List.of(A, B), Map.of(), true, Map.of());
+                List.of(A, B), Map.of(), true, Map.of(), null);
         assertEquals(0, run(new NlbZonalShiftDisabled(), alb).size());
         List<Finding> f = run(new NlbZonalShiftDisabled(), nlb(Map.of("load_balancing.cross_zone.enabled", "true"), true, A, B));
         assertEquals(1, f.size());
