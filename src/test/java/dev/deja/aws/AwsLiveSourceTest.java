@@ -326,6 +326,42 @@ class AwsLiveSourceTest {
     }
 
     @Test
+    void aHealthCallFailingToTheEndIsAFailedScopeNamingTheGroup() {
+        il0364();
+        String tg = fake.tgs.stream().filter(t -> t.name().equals("ingress-http")).findFirst().orElseThrow().arn();
+        fake.healthError(tg, 503, "ServiceUnavailable", "Service is unavailable, try again later");
+        TestSupport.Run r = scan(env(), "--format", "json");
+        assertEquals(3, r.code(), r.err());
+        assertEquals(5 + 2 + 2, fake.calls("DescribeTargetHealth")); // 3 attempts each for the 503 and the HealthUnavailable
+        JsonNode rep = json(r);
+        String detail = null;
+        for (JsonNode e : rep.path("coverage").path("entries")) {
+            if (e.path("status").asString().equals("failed")) {
+                detail = e.path("scope").asString() + ": " + e.path("detail").asString();
+            }
+        }
+        assertEquals("DescribeTargetHealth eu-west-2: ServiceUnavailable: Service is unavailable, try again later;"
+                + " target health not checked for target groups ingress-http", detail);
+        // ingress-http's zone c is no longer reported (its health is unknown); ingress-https still is
+        assertTrue(findings(rep, "aws-nlb-zone-without-healthy-target").stream()
+                .noneMatch(f -> f.path("message").asString().contains("ingress-http ")), rep.toString());
+    }
+
+    @Test
+    void everyRegionIsReadWithItsOwnSigningScope() {
+        String lb = fake.lb("nlb", "network", A, B);
+        String tg = fake.tg("tg", "ip", 10, 5, 3, lb);
+        fake.target(tg, "10.0.1.10", 80, A, "healthy", null, null);
+        TestSupport.Run r = scan(env(), "--region", "eu-west-1", "--format", "json");
+        assertEquals(1, r.code(), r.err());
+        assertEquals(Set.of("eu-west-1/elasticloadbalancing", "eu-west-2/elasticloadbalancing"), fake.signingScopes());
+        assertEquals(2, fake.calls("DescribeLoadBalancers"));
+        List<String> regions = new ArrayList<>();
+        findings(json(r), "aws-nlb-zonal-shift-disabled").forEach(f -> regions.add(f.path("location").path("region").asString()));
+        assertEquals(List.of("eu-west-1", "eu-west-2"), regions.stream().sorted().toList());
+    }
+
+    @Test
     void expiredCredentialsAreOneLineAndExit3() {
         il0364();
         fake.expiredCredentials();

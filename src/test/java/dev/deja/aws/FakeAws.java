@@ -58,7 +58,8 @@ public final class FakeAws implements AutoCloseable {
     private final AtomicInteger total = new AtomicInteger();
     private final Set<String> denied = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicInteger> throttles = new ConcurrentHashMap<>();
-    private final Set<String> healthUnavailable = ConcurrentHashMap.newKeySet();
+    private final Map<String, String[]> healthErrors = new ConcurrentHashMap<>(); // tg arn -> status, code, message
+    private final Set<String> scopes = ConcurrentHashMap.newKeySet();
     private final Set<String> accessKeys = ConcurrentHashMap.newKeySet();
     private final List<String> problems = new CopyOnWriteArrayList<>();
     private volatile int maxPageSize = 400;
@@ -148,7 +149,18 @@ public final class FakeAws implements AutoCloseable {
     }
 
     public void healthUnavailable(String tgArn) {
-        healthUnavailable.add(tgArn);
+        healthError(tgArn, 500, "HealthUnavailable", "The health of the specified targets could not be retrieved due"
+                + " to an internal error.");
+    }
+
+    /** Every DescribeTargetHealth of the group answers with this error. */
+    public void healthError(String tgArn, int status, String code, String message) {
+        healthErrors.put(tgArn, new String[] {Integer.toString(status), code, message});
+    }
+
+    /** "eu-west-2/elasticloadbalancing", ... : the region and service of every SigV4 credential scope seen. */
+    public Set<String> signingScopes() {
+        return Collections.unmodifiableSet(scopes);
     }
 
     public void maxPageSize(int n) {
@@ -203,7 +215,9 @@ public final class FakeAws implements AutoCloseable {
             if (auth != null) {
                 int c = auth.indexOf("Credential=");
                 if (c >= 0) {
-                    accessKeys.add(auth.substring(c + 11, auth.indexOf('/', c)));
+                    String[] scope = auth.substring(c + 11, auth.indexOf(',', c)).split("/");
+                    accessKeys.add(scope[0]);
+                    scopes.add(scope[2] + "/" + scope[3]);
                 }
             }
             if (latencyMillis > 0) {
@@ -239,9 +253,9 @@ public final class FakeAws implements AutoCloseable {
                 case "DescribeTargetGroupAttributes" -> attributesXml(action, p.get("TargetGroupArn"));
                 case "DescribeTags" -> describeTags(p);
                 case "DescribeTargetHealth" -> {
-                    if (healthUnavailable.contains(p.get("TargetGroupArn"))) {
-                        error(ex, false, 500, "HealthUnavailable", "The health of the specified targets could not"
-                                + " be retrieved due to an internal error.");
+                    String[] he = healthErrors.get(p.get("TargetGroupArn"));
+                    if (he != null) {
+                        error(ex, false, Integer.parseInt(he[0]), he[1], he[2]);
                         yield null;
                     }
                     yield describeTargetHealth(p);
