@@ -228,6 +228,14 @@ public final class FakeAws implements AutoCloseable {
                 }
             }
             boolean ec2 = action.equals("DescribeSubnets") || action.equals("DescribeInstances");
+            String version = p.get("Version");
+            if (!(ec2 ? "2016-11-15" : "2015-12-01").equals(version)) {
+                problems.add(action + ": API version " + version);
+            }
+            String type = ex.getRequestHeaders().getFirst("Content-Type");
+            if (type == null || !type.startsWith("application/x-www-form-urlencoded")) {
+                problems.add(action + ": Content-Type " + type);
+            }
             if (!"POST".equals(ex.getRequestMethod()) || auth == null) {
                 problems.add(action + ": " + ex.getRequestMethod() + (auth == null ? " unsigned" : ""));
             }
