@@ -69,8 +69,12 @@ public final class AwsLiveSource implements LiveSource {
                 throw new IllegalStateException("no credentials");
             }
         } catch (RuntimeException e) {
+            String why = e.getMessage() != null && e.getMessage().startsWith("Unable to load credentials from any of")
+                    ? "none found (looked at the environment, web identity token, the shared config and credentials"
+                            + " files, container and instance roles)"
+                    : oneLine(e.getMessage());
             throw new SourceUnavailableException("aws", "no usable AWS credentials"
-                    + (profileName == null ? "" : " for profile " + profileName) + ": " + oneLine(e.getMessage())
+                    + (profileName == null ? "" : " for profile " + profileName) + ": " + why
                     + " (use --profile NAME, AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or 'aws sso login')");
         }
         List<String> regions = regions(req, env, profiles, profileName);

@@ -395,6 +395,23 @@ class AwsLiveSourceTest {
     }
 
     @Test
+    void aProfileWithoutCredentialsIsOneLineAndExit3() throws Exception {
+        Path cfg = tmp.resolve("config");
+        Files.writeString(cfg, "[profile empty]\nregion = " + REGION + "\n");
+        Map<String, String> env = Map.of("AWS_CONFIG_FILE", cfg.toString(),
+                "AWS_SHARED_CREDENTIALS_FILE", tmp.resolve("none").toString());
+        TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), env,
+                "scan", "--aws", "--aws-endpoint", fake.url(), "--profile", "empty");
+        assertEquals(3, r.code(), r.err());
+        List<String> lines = r.err().lines().toList();
+        assertEquals(2, lines.size(), r.err()); // the reason, then "scan incomplete"
+        assertTrue(lines.get(0).startsWith("deja: aws: no usable AWS credentials for profile empty: "), r.err());
+        assertTrue(lines.get(0).endsWith("(use --profile NAME, AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY"
+                + " or 'aws sso login')"), r.err());
+        assertEquals(0, fake.totalCalls());
+    }
+
+    @Test
     void profileCredentialsAndRegionComeFromTheProfile() throws Exception {
         il0364();
         Path cfg = tmp.resolve("config");
