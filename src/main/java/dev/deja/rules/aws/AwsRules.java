@@ -9,6 +9,7 @@ public final class AwsRules {
     }
 
     public static List<Rule> all() {
-        return List.of();
+        return List.of(new NlbZoneHealthUnreported(), new NlbZoneWithoutHealthyTarget(), new NlbCrossZoneOffUneven(),
+                new NlbZonalShiftDisabled(), new TgHealthCheckSlowDetection());
     }
 }

@@ -1,0 +1,59 @@
+package dev.deja.rules.aws;
+
+import dev.deja.aws.model.TargetView;
+import dev.deja.engine.Finding;
+import dev.deja.engine.Rule;
+import dev.deja.engine.RuleContext;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.SourceKind;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An enabled zone of an NLB where a target group has no healthy target (none registered there, or all unhealthy,
+ * draining, initial or unavailable) while cross-zone load balancing is off for that group: clients that resolve
+ * that zone's address fail.
+ */
+public final class NlbZoneWithoutHealthyTarget implements Rule {
+    public static final String ID = "aws-nlb-zone-without-healthy-target";
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public SourceKind source() {
+        return SourceKind.AWS;
+    }
+
+    @Override
+    public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        NlbViews.forEachPair(snapshot, p -> {
+            if (!p.tg().healthRead() || p.crossZone().orElse(true)) {
+                return;
+            }
+            int zones = p.lb().zones().size();
+            List<TargetView> unknown = p.healthyWithUnknownZone();
+            for (Map.Entry<String, Integer> z : p.healthyByZone().entrySet()) {
+                if (z.getValue() > 0) {
+                    continue;
+                }
+                RuleContext.FindingBuilder f = ctx.finding(NlbViews.location(p.lb()), NlbViews.name(p.lb())
+                        + ": zone " + z.getKey() + " has no healthy target of target group " + p.tg().name() + " ("
+                        + p.statesIn(z.getKey()) + ") and cross-zone load balancing is off ("
+                        + p.tg().crossZoneOrigin(p.lb()) + "): clients that resolve the zone's address ("
+                        + NlbViews.share(zones) + ") fail");
+                if (!unknown.isEmpty()) {
+                    f.severity(Severity.MEDIUM).note(NlbViews.unknownZoneNote(unknown));
+                }
+                p.related().forEach(f::related);
+                out.add(f.build());
+            }
+        });
+        return out;
+    }
+}

@@ -1,0 +1,89 @@
+package dev.deja.rules.aws;
+
+import dev.deja.aws.model.AwsInventory;
+import dev.deja.aws.model.AwsK8sLink;
+import dev.deja.aws.model.LoadBalancerView;
+import dev.deja.aws.model.TargetGroupView;
+import dev.deja.engine.Finding;
+import dev.deja.engine.Rule;
+import dev.deja.engine.RuleContext;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.SourceKind;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Health checks that take long to take a dead target out: interval x unhealthy threshold above the limit (setting
+ * {@code aws-max-detection-seconds}, default 60 s; medium from three times the limit), or a timeout not shorter than
+ * the interval.
+ */
+public final class TgHealthCheckSlowDetection implements Rule {
+    public static final String ID = "aws-tg-health-check-slow-detection";
+    static final String LIMIT = "aws-max-detection-seconds";
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public SourceKind source() {
+        return SourceKind.AWS;
+    }
+
+    @Override
+    public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+        int limit = ctx.settings().getInt(LIMIT, 60);
+        AwsInventory inv = NlbViews.inventory(snapshot);
+        List<Finding> out = new ArrayList<>();
+        for (TargetGroupView tg : inv.targetGroups()) {
+            TargetGroupView.HealthCheck hc = tg.healthCheck();
+            if (hc == null || Boolean.FALSE.equals(hc.enabled()) || hc.intervalSeconds() == null) {
+                continue;
+            }
+            List<LoadBalancerView> lbs = inv.loadBalancersOf(tg);
+            String serves = lbs.isEmpty() ? "" : " (serves " + String.join(", ", lbs.stream()
+                    .map(NlbViews::name).toList()) + ")";
+            int interval = hc.intervalSeconds();
+            if (hc.unhealthyThreshold() != null) {
+                int detect = interval * hc.unhealthyThreshold();
+                if (detect > limit) {
+                    RuleContext.FindingBuilder f = ctx.finding(NlbViews.location(tg), "target group " + tg.name()
+                            + serves + " checks every " + interval + " s and marks a target unhealthy after "
+                            + hc.unhealthyThreshold() + " failed checks: a dead target keeps receiving new"
+                            + " connections for up to " + interval + " x " + hc.unhealthyThreshold() + " = " + detect
+                            + " s" + minutes(detect) + " (limit " + limit + " s)");
+                    if (detect >= 3 * limit) {
+                        f.severity(Severity.MEDIUM);
+                    }
+                    related(lbs, f);
+                    out.add(f.build());
+                }
+            }
+            if (hc.timeoutSeconds() != null && hc.timeoutSeconds() >= interval) {
+                RuleContext.FindingBuilder f = ctx.finding(NlbViews.location(tg), "target group " + tg.name()
+                        + serves + " waits " + hc.timeoutSeconds() + " s for a health-check answer but checks every "
+                        + interval + " s: the timeout is not shorter than the interval, so a hanging target is seen"
+                        + " late and checks overlap");
+                related(lbs, f);
+                out.add(f.build());
+            }
+        }
+        return out;
+    }
+
+    private static void related(List<LoadBalancerView> lbs, RuleContext.FindingBuilder f) {
+        for (LoadBalancerView lb : lbs) {
+            f.related(lb.label() + " (" + lb.arn() + ")");
+            AwsK8sLink.related(lb).forEach(f::related);
+        }
+    }
+
+    private static String minutes(int s) {
+        if (s < 120) {
+            return "";
+        }
+        return s % 60 == 0 ? " (" + s / 60 + " min)" : String.format(java.util.Locale.ROOT, " (%.1f min)", s / 60.0);
+    }
+}
