@@ -29,7 +29,7 @@ public final class CatalogCompiler {
         Catalog c = Catalog.fromDirectory(rules);
         Files.createDirectories(out.getParent());
         Files.writeString(out, toProperties(c), StandardCharsets.UTF_8);
-        System.out.println("deja catalog: " + c.rules().size() + " rules, " + c.cases().size() + " cases -> " + out);
+
     }
 
     static String toProperties(Catalog c) throws IOException {
