@@ -79,6 +79,7 @@ public final class ManifestLoader implements FileLoader {
      */
     static List<Object> parse(SourceFile f) {
         List<Object> out = new ArrayList<>();
+        checkDocumentSizes(f);
         Yaml yaml = new Yaml(options());
         try {
             for (Node doc : yaml.composeAll(new StringReader(f.text()))) {
@@ -98,6 +99,41 @@ public final class ManifestLoader implements FileLoader {
             throw new InputException(f.display() + ": refused: nesting too deep");
         }
         return out;
+    }
+
+    /**
+     * Refuses an oversized document before parsing: SnakeYAML enforces the same limit, but only after scanning up to
+     * it, which for one enormous scalar takes seconds.
+     */
+    static void checkDocumentSizes(SourceFile f) {
+        String t = f.text();
+        long limit = (long) MAX_DOC_MIB * 1024 * 1024;
+        if (t.length() <= limit) {
+            return;
+        }
+        int start = 0;
+        int startLine = 1;
+        int line = 1;
+        int i = 0;
+        while (i <= t.length()) {
+            int nl = t.indexOf('\n', i);
+            int end = nl < 0 ? t.length() : nl;
+            boolean separator = t.startsWith("---", i) || t.startsWith("...", i);
+            if (separator || nl < 0) {
+                int docEnd = separator ? i : end;
+                if (docEnd - start > limit) {
+                    throw new InputException(f.display() + ":" + startLine + ": refused: a document is larger than "
+                            + MAX_DOC_MIB + " MiB (Kubernetes objects are at most 1.5 MiB)");
+                }
+                start = i;
+                startLine = line;
+            }
+            if (nl < 0) {
+                break;
+            }
+            i = nl + 1;
+            line++;
+        }
     }
 
     private static void collect(Tree t, String file, List<Object> out, int depth) {
