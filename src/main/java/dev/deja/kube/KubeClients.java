@@ -1,0 +1,210 @@
+package dev.deja.kube;
+
+import dev.deja.engine.InputException;
+import dev.deja.source.ScanRequest;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+/**
+ * Creates a Fabric8 client for a scan the way kubectl finds its cluster: {@code --kubeconfig FILE}, else every file
+ * of {@code KUBECONFIG} (merged as kubectl merges them: the first file that defines a cluster, user, context or
+ * current-context wins; relative certificate paths stay relative to their own file), else {@code ~/.kube/config},
+ * else the pod's service account when running in a cluster. {@code --context} picks the context (default: the
+ * current context). Connection timeout {@value #CONNECT_TIMEOUT_MS} ms, request timeout
+ * {@value #REQUEST_TIMEOUT_MS} ms, no client-side retries (the collector retries 429 and 5xx itself), the JDK HTTP
+ * client.
+ *
+ * <p>Public so that other parts of deja (e.g. writing a report into a ConfigMap) connect the same way:
+ * {@code try (KubernetesClient c = KubeClients.create(request)) { ... }}.
+ */
+public final class KubeClients {
+    public static final int CONNECT_TIMEOUT_MS = 5_000;
+    public static final int REQUEST_TIMEOUT_MS = 30_000;
+    static final String SA_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+    private KubeClients() {
+    }
+
+    /** A client for the cluster the request names; bad kubeconfig or context: {@link InputException}. */
+    public static KubernetesClient create(ScanRequest req) {
+        return create(config(req));
+    }
+
+    public static KubernetesClient create(Config cfg) {
+        return new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new JdkHttpClientFactory()).build();
+    }
+
+    /** Resolves the kubeconfig as kubectl does and applies deja's timeouts. */
+    public static Config config(ScanRequest req) {
+        Map<String, String> env = req.processEnv == null ? Map.of() : req.processEnv;
+        List<Path> files = new ArrayList<>();
+        String origin;
+        if (req.kubeconfig != null) {
+            if (!Files.isRegularFile(req.kubeconfig)) {
+                throw new InputException("--kubeconfig " + req.kubeconfig + ": no such file");
+            }
+            files.add(req.kubeconfig);
+            origin = req.kubeconfig.toString();
+        } else if (env.get("KUBECONFIG") != null && !env.get("KUBECONFIG").isBlank()) {
+            for (String p : env.get("KUBECONFIG").split(File.pathSeparator)) {
+                if (!p.isBlank() && Files.isRegularFile(Path.of(p))) {
+                    files.add(Path.of(p));
+                }
+            }
+            if (files.isEmpty()) {
+                throw new InputException("KUBECONFIG=" + env.get("KUBECONFIG") + ": none of its files exists");
+            }
+            origin = "KUBECONFIG=" + env.get("KUBECONFIG");
+        } else {
+            String home = env.getOrDefault("HOME", System.getProperty("user.home"));
+            Path def = Path.of(home, ".kube", "config");
+            if (Files.isRegularFile(def)) {
+                files.add(def);
+            }
+            origin = def.toString();
+        }
+        Config cfg;
+        if (files.isEmpty()) {
+            if (env.get("KUBERNETES_SERVICE_HOST") == null || !Files.isReadable(Path.of(SA_TOKEN))) {
+                throw new InputException("--cluster: no kubeconfig (give --kubeconfig FILE, set KUBECONFIG or create "
+                        + origin + ") and not running in a pod with a service account");
+            }
+            if (req.context != null) {
+                throw new InputException("--context " + req.context + ": running in-cluster without a kubeconfig");
+            }
+            cfg = Config.autoConfigure(null);
+        } else {
+            Map<String, Object> merged = merge(files);
+            String context = req.context != null ? req.context : (String) merged.get("current-context");
+            List<String> names = names(merged.get("contexts"));
+            if (context == null || context.isBlank()) {
+                throw new InputException(origin + ": no current-context set; pick one with --context (contexts: "
+                        + String.join(", ", names) + ")");
+            }
+            if (!names.contains(context)) {
+                throw new InputException((req.context != null ? "--context " + context : "current-context " + context)
+                        + ": no such context in " + origin + " (contexts: " + String.join(", ", names) + ")");
+            }
+            String text = new Yaml(new DumperOptions()).dump(merged);
+            try {
+                // relative paths were made absolute while merging; with a path Fabric8 would re-read that file instead
+                cfg = Config.fromKubeconfig(context, text, null);
+            } catch (RuntimeException e) {
+                throw new InputException(origin + ": cannot use context " + context + ": " + rootMessage(e));
+            }
+        }
+        cfg.setConnectionTimeout(CONNECT_TIMEOUT_MS);
+        cfg.setRequestTimeout(REQUEST_TIMEOUT_MS);
+        cfg.setRequestRetryBackoffLimit(0);
+        cfg.setMaxConcurrentRequests(64);
+        cfg.setMaxConcurrentRequestsPerHost(16);
+        return cfg;
+    }
+
+    /** kubectl's merge of several kubeconfig files; relative file paths made absolute against their own file. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> merge(List<Path> files) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("apiVersion", "v1");
+        out.put("kind", "Config");
+        Map<String, Map<String, Object>> clusters = new LinkedHashMap<>();
+        Map<String, Map<String, Object>> users = new LinkedHashMap<>();
+        Map<String, Map<String, Object>> contexts = new LinkedHashMap<>();
+        for (Path f : files) {
+            Object doc;
+            try {
+                LoaderOptions o = new LoaderOptions();
+                o.setMaxAliasesForCollections(10);
+                doc = new Yaml(new SafeConstructor(o)).load(Files.readString(f));
+            } catch (IOException e) {
+                throw new InputException(f + ": cannot read kubeconfig: " + e.getMessage());
+            } catch (RuntimeException e) {
+                throw new InputException(f + ": not a valid kubeconfig: " + rootMessage(e));
+            }
+            if (doc == null) {
+                continue;
+            }
+            if (!(doc instanceof Map<?, ?> m)) {
+                throw new InputException(f + ": not a valid kubeconfig (expected a mapping)");
+            }
+            Path dir = f.toAbsolutePath().getParent();
+            if (!out.containsKey("current-context") && m.get("current-context") instanceof String cc && !cc.isBlank()) {
+                out.put("current-context", cc);
+            }
+            addNamed(m.get("clusters"), "cluster", clusters, dir, List.of("certificate-authority"));
+            addNamed(m.get("users"), "user", users, dir, List.of("client-certificate", "client-key", "tokenFile"));
+            addNamed(m.get("contexts"), "context", contexts, dir, List.of());
+        }
+        out.put("clusters", new ArrayList<>(clusters.values()));
+        out.put("users", new ArrayList<>(users.values()));
+        out.put("contexts", new ArrayList<>(contexts.values()));
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void addNamed(Object list, String inner, Map<String, Map<String, Object>> into, Path dir,
+                                 List<String> pathKeys) {
+        if (!(list instanceof List<?> l)) {
+            return;
+        }
+        for (Object o : l) {
+            if (o instanceof Map<?, ?> m && m.get("name") instanceof String name && !into.containsKey(name)) {
+                Map<String, Object> copy = new LinkedHashMap<>((Map<String, Object>) m);
+                if (copy.get(inner) instanceof Map<?, ?> body) {
+                    Map<String, Object> b = new LinkedHashMap<>((Map<String, Object>) body);
+                    for (String k : pathKeys) {
+                        if (b.get(k) instanceof String p && !p.isBlank() && !Path.of(p).isAbsolute() && dir != null) {
+                            b.put(k, dir.resolve(p).toString());
+                        }
+                    }
+                    copy.put(inner, b);
+                }
+                into.put(name, copy);
+            }
+        }
+    }
+
+    private static List<String> names(Object list) {
+        List<String> out = new ArrayList<>();
+        if (list instanceof List<?> l) {
+            for (Object o : l) {
+                if (o instanceof Map<?, ?> m && m.get("name") instanceof String n) {
+                    out.add(n);
+                }
+            }
+        }
+        return out;
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        String msg = null;
+        while (t != null) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                msg = t.getMessage();
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+            t = t.getCause();
+        }
+        if (msg == null) {
+            msg = e.getClass().getSimpleName();
+        }
+        return msg.lines().findFirst().orElse(msg).strip();
+    }
+}
