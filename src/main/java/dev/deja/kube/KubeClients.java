@@ -44,6 +44,14 @@ public final class KubeClients {
         return create(config(req));
     }
 
+    /**
+     * Fabric8's HTTP client (JDK) with the kubeconfig's TLS and authentication applied, without the cost of a full
+     * {@link KubernetesClient} (whose typed model takes a second to load): what the live collector uses.
+     */
+    public static io.fabric8.kubernetes.client.http.HttpClient httpClient(Config cfg) {
+        return new JdkHttpClientFactory().newBuilder(cfg).build();
+    }
+
     public static KubernetesClient create(Config cfg) {
         return new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new JdkHttpClientFactory()).build();
     }

@@ -6,21 +6,16 @@ import dev.deja.kube.model.KubeInventory;
 import dev.deja.source.LiveSource;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.SourceUnavailableException;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
-import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
-import io.fabric8.kubernetes.client.dsl.MixedOperation;
-import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
 import java.net.ConnectException;
+import java.net.URLEncoder;
 import java.net.UnknownHostException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,10 +25,17 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Reads a live cluster with Fabric8 (JDK HTTP client): lists only the kinds the selected rules need
+ * Reads a live cluster: Fabric8 resolves the kubeconfig and provides the authenticated JDK HTTP client (tokens,
+ * client certificates, exec plugins, token refresh); the lists themselves are plain paged GETs whose JSON is read
+ * with Jackson straight into views, which spares the start-up cost of Fabric8's typed model. Lists only the kinds the selected rules need
  * ({@link ScanRequest#kubeKinds}), in every namespace or in each {@code -n} namespace, in pages of {@value #PAGE}
  * ({@code limit} + {@code continue}), all lists in parallel. Each page is turned into views at once, so memory holds
  * the views and one page per list, never the whole objects.
@@ -48,16 +50,12 @@ public final class KubeLiveSource implements LiveSource {
     static final int ATTEMPTS = 4;
     static final long BACKOFF_MS = 250;
     static final int MAX_PARALLEL = 8;
+    static final JsonMapper MAPPER = JsonMapper.builder().build();
 
     /** A kind deja can list and turn into views. */
     record KindInfo(String kind, String group, String version, String plural, boolean namespaced, boolean workload) {
         String apiVersion() {
             return group.isEmpty() ? version : group + "/" + version;
-        }
-
-        ResourceDefinitionContext context() {
-            return new ResourceDefinitionContext.Builder().withGroup(group).withVersion(version).withPlural(plural)
-                    .withKind(kind).withNamespaced(namespaced).build();
         }
     }
 
@@ -125,7 +123,7 @@ public final class KubeLiveSource implements LiveSource {
             req.err.println("deja: kubernetes: context " + context + ", server " + server + ", listing "
                     + tasks.stream().map(Task::scope).toList());
         }
-        try (KubernetesClient client = KubeClients.create(cfg)) {
+        try (HttpClient http = KubeClients.httpClient(cfg)) {
             ExecutorService pool = Executors.newFixedThreadPool(Math.min(MAX_PARALLEL, tasks.size()), r -> {
                 Thread t = new Thread(r, "deja-kube-list");
                 t.setDaemon(true);
@@ -134,7 +132,7 @@ public final class KubeLiveSource implements LiveSource {
             try {
                 List<Future<?>> futures = new ArrayList<>();
                 for (Task t : tasks) {
-                    futures.add(pool.submit(() -> run(client, t, req, inv, out, server, context)));
+                    futures.add(pool.submit(() -> run(http, server, t, req, inv, out, context)));
                 }
                 for (Future<?> f : futures) {
                     try {
@@ -158,34 +156,42 @@ public final class KubeLiveSource implements LiveSource {
         }
     }
 
-    private static void run(KubernetesClient client, Task t, ScanRequest req, KubeInventory.Builder inv,
-                            SnapshotBuilder out, String server, String context) {
-        MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>> op =
-                client.genericKubernetesResources(t.kind().context());
-        FilterWatchListDeletable<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>> list =
-                !t.kind().namespaced() ? op : t.namespace() == null ? op.inAnyNamespace() : op.inNamespace(t.namespace());
-        if (req.selector != null && !req.selector.isBlank() && t.kind().workload()) {
-            list = list.withLabelSelector(req.selector);
+    private static void run(HttpClient http, String server, Task t, ScanRequest req, KubeInventory.Builder inv,
+                            SnapshotBuilder out, String context) {
+        KindInfo k = t.kind();
+        StringBuilder base = new StringBuilder(server.endsWith("/") ? server.substring(0, server.length() - 1) : server);
+        base.append(k.group().isEmpty() ? "/api/" + k.version() : "/apis/" + k.group() + "/" + k.version());
+        if (k.namespaced() && t.namespace() != null) {
+            base.append("/namespaces/").append(enc(t.namespace()));
+        }
+        base.append('/').append(k.plural()).append("?limit=").append(PAGE);
+        if (req.selector != null && !req.selector.isBlank() && k.workload()) {
+            base.append("&labelSelector=").append(enc(req.selector));
         }
         String token = null;
         long count = 0;
         do {
-            GenericKubernetesResourceList page;
+            String url = token == null ? base.toString() : base + "&continue=" + enc(token);
+            JsonNode page;
             try {
-                page = page(list, token, t, server, context);
+                page = page(http, url, t, server, context);
             } catch (Denied d) {
                 out.notRead("kubernetes", t.scope(), d.status, d.getMessage());
                 return;
             }
-            for (GenericKubernetesResource r : page.getItems()) {
-                Object view = ViewReader.read(MapTree.of(asMap(r, t.kind())), null);
+            for (JsonNode item : page.path("items")) {
+                Object view = ViewReader.read(new JsonTree(item, k.kind(), k.apiVersion()), null);
                 inv.add(view);
                 AnnotationSuppressions.record(ManifestLoader.metaOf(view), req, out);
                 count++;
             }
-            token = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+            token = page.path("metadata").path("continue").asString(null);
         } while (token != null && !token.isEmpty());
         out.read("kubernetes", t.scope(), count);
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
 
     /** Not readable, but the rest of the scan goes on. */
@@ -199,45 +205,77 @@ public final class KubeLiveSource implements LiveSource {
         }
     }
 
-    private static GenericKubernetesResourceList page(
-            FilterWatchListDeletable<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>> list,
-            String token, Task t, String server, String context) throws Denied {
+    private static JsonNode page(HttpClient http, String url, Task t, String server, String context) throws Denied {
         long backoff = BACKOFF_MS;
+        KindInfo k = t.kind();
         for (int attempt = 1; ; attempt++) {
+            HttpResponse<byte[]> resp;
             try {
-                return list.list(new ListOptionsBuilder().withLimit((long) PAGE).withContinue(token).build());
-            } catch (KubernetesClientException e) {
-                int code = e.getCode();
-                if (code == 403) {
-                    throw new Denied(Coverage.Status.DENIED, "403 Forbidden: the credentials of context " + context
-                            + " may not list " + t.kind().plural() + (t.namespace() == null ? "" : " in " + t.namespace())
-                            + " (RBAC: get/list on " + t.kind().plural() + "." + (t.kind().group().isEmpty() ? "core"
-                            : t.kind().group()) + ")");
-                }
-                if (code == 401) {
-                    throw new Unavailable("the API server " + server + " rejected the credentials of context " + context
-                            + " (401 Unauthorized)");
-                }
-                if (code == 404) {
-                    throw new Denied(Coverage.Status.FAILED, "404: the server does not serve " + t.kind().apiVersion()
-                            + " " + t.kind().plural());
-                }
-                if (code == 429 || code >= 500) {
-                    if (attempt >= ATTEMPTS) {
-                        throw new Denied(Coverage.Status.FAILED, "HTTP " + code + " after " + ATTEMPTS + " attempts"
-                                + (code == 429 ? " (throttled)" : ""));
-                    }
-                    sleep(backoff);
-                    backoff *= 2;
-                    continue;
-                }
-                if (code > 0) {
-                    throw new Denied(Coverage.Status.FAILED, "HTTP " + code + ": " + KubeClients.rootMessage(e));
-                }
-                throw new Unavailable(transport(e, server, context));
-            } catch (RuntimeException e) {
+                HttpRequest request = http.newHttpRequestBuilder().uri(url).header("Accept", "application/json")
+                        .timeout(KubeClients.REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS).build();
+                resp = http.sendAsync(request, byte[].class).get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Unavailable("interrupted");
+            } catch (TimeoutException e) {
+                throw new Unavailable("the API server " + server + " (context " + context + ") did not answer within "
+                        + KubeClients.REQUEST_TIMEOUT_MS / 1000 + "s");
+            } catch (ExecutionException | RuntimeException e) {
                 throw new Unavailable(transport(e, server, context));
             }
+            int code = resp.code();
+            if (code == 200) {
+                try {
+                    return MAPPER.readTree(resp.body());
+                } catch (JacksonException e) {
+                    throw new Denied(Coverage.Status.FAILED, "the server's answer is not JSON: " + e.getOriginalMessage());
+                }
+            }
+            String why = statusMessage(resp.body());
+            if (code == 403) {
+                throw new Denied(Coverage.Status.DENIED, "403 Forbidden: the credentials of context " + context
+                        + " may not list " + k.plural() + (t.namespace() == null ? "" : " in " + t.namespace())
+                        + " (RBAC: get/list on " + k.plural() + "." + (k.group().isEmpty() ? "core" : k.group()) + ")");
+            }
+            if (code == 401) {
+                throw new Unavailable("the API server " + server + " rejected the credentials of context " + context
+                        + " (401 Unauthorized)");
+            }
+            if (code == 404) {
+                throw new Denied(Coverage.Status.FAILED, "404: the server does not serve " + k.apiVersion() + " " + k.plural());
+            }
+            if ((code == 429 || code >= 500) && attempt < ATTEMPTS) {
+                sleep(retryAfter(resp, backoff));
+                backoff *= 2;
+                continue;
+            }
+            throw new Denied(Coverage.Status.FAILED, "HTTP " + code + (code == 429 || code >= 500 ? " after " + attempt
+                    + " attempts" : "") + (why == null ? "" : ": " + why));
+        }
+    }
+
+    /** Retry-After in seconds when the server sends one (bounded), else the back-off. */
+    private static long retryAfter(HttpResponse<byte[]> resp, long backoff) {
+        String h = resp.header("Retry-After");
+        if (h != null) {
+            try {
+                return Math.min(5_000L, Math.max(backoff, Long.parseLong(h.trim()) * 1000));
+            } catch (NumberFormatException ignored) {
+                // an HTTP date: use the back-off
+            }
+        }
+        return backoff;
+    }
+
+    private static String statusMessage(byte[] body) {
+        if (body == null || body.length == 0) {
+            return null;
+        }
+        try {
+            String m = MAPPER.readTree(body).path("message").asString(null);
+            return m == null ? null : m.lines().findFirst().orElse(m);
+        } catch (JacksonException e) {
+            return null;
         }
     }
 
@@ -273,28 +311,5 @@ public final class KubeLiveSource implements LiveSource {
             Thread.currentThread().interrupt();
             throw new Unavailable("interrupted");
         }
-    }
-
-    /** The object as the plain tree {@link ViewReader} reads (metadata from the typed ObjectMeta, the rest as is). */
-    static Map<String, Object> asMap(GenericKubernetesResource r, KindInfo k) {
-        Map<String, Object> m = new LinkedHashMap<>(r.getAdditionalProperties());
-        m.put("apiVersion", r.getApiVersion() != null ? r.getApiVersion() : k.apiVersion());
-        m.put("kind", k.kind());
-        ObjectMeta md = r.getMetadata();
-        Map<String, Object> meta = new LinkedHashMap<>();
-        if (md != null) {
-            meta.put("name", md.getName());
-            meta.put("namespace", md.getNamespace());
-            if (md.getLabels() != null) {
-                meta.put("labels", md.getLabels());
-            }
-            if (md.getAnnotations() != null) {
-                Map<String, String> a = new LinkedHashMap<>(md.getAnnotations());
-                a.remove("kubectl.kubernetes.io/last-applied-configuration"); // a copy of the whole object
-                meta.put("annotations", a);
-            }
-        }
-        m.put("metadata", meta);
-        return m;
     }
 }

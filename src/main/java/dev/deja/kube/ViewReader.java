@@ -21,6 +21,7 @@ import java.util.Map;
  * read are kept. Objects of kinds without a dedicated view are kept as their {@link Meta}.
  */
 final class ViewReader {
+    static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
     private ViewReader() {
     }
 
@@ -47,9 +48,13 @@ final class ViewReader {
         if (name == null && md != null && md.text("generateName") != null) {
             name = md.text("generateName") + "*";
         }
-        return new Meta(obj.text("apiVersion"), kind, ns, name,
-                md == null ? Map.of() : md.strings("labels"), md == null ? Map.of() : md.strings("annotations"),
-                file, file == null ? null : obj.line());
+        Map<String, String> annotations = md == null ? Map.of() : md.strings("annotations");
+        if (annotations.containsKey(LAST_APPLIED)) { // a copy of the whole object: not worth keeping
+            annotations = new LinkedHashMap<>(annotations);
+            annotations.remove(LAST_APPLIED);
+        }
+        return new Meta(obj.text("apiVersion"), kind, ns, name, md == null ? Map.of() : md.strings("labels"),
+                annotations, file, file == null ? null : obj.line());
     }
 
     private static String text(Tree t) {

@@ -115,6 +115,13 @@ class KubeLiveSourceTest {
         report.path("coverage").path("entries").forEach(e -> scopes.add(e.path("scope").asString()));
         assertEquals(List.of("Service in all namespaces"), scopes);
         assertEquals(1, cluster.server.getRequestCount() - before, "one list request for Services");
+        try {
+            io.fabric8.mockwebserver.http.RecordedRequest last = cluster.server.getLastRequest();
+            assertEquals("/api/v1/services?limit=500", last.getPath());
+            assertEquals("Bearer not-a-real-token", last.getHeader("Authorization"), "the kubeconfig's token is sent");
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test
