@@ -107,12 +107,15 @@ public final class KubeClients {
                 throw new InputException((req.context != null ? "--context " + context : "current-context " + context)
                         + ": no such context in " + origin + " (contexts: " + String.join(", ", names) + ")");
             }
-            String text = new Yaml(new DumperOptions()).dump(merged);
-            try {
-                // relative paths were made absolute while merging; with a path Fabric8 would re-read that file instead
-                cfg = Config.fromKubeconfig(context, text, null);
-            } catch (RuntimeException e) {
-                throw new InputException(origin + ": cannot use context " + context + ": " + rootMessage(e));
+            cfg = direct(merged, context, origin);
+            if (cfg == null) { // exec plugins, auth providers: Fabric8's full kubeconfig support
+                String text = new Yaml(new DumperOptions()).dump(merged);
+                try {
+                    // relative paths were made absolute while merging; with a path Fabric8 would re-read that file
+                    cfg = Config.fromKubeconfig(context, text, null);
+                } catch (RuntimeException e) {
+                    throw new InputException(origin + ": cannot use context " + context + ": " + rootMessage(e));
+                }
             }
         }
         cfg.setConnectionTimeout(CONNECT_TIMEOUT_MS);
@@ -121,6 +124,78 @@ public final class KubeClients {
         cfg.setMaxConcurrentRequests(64);
         cfg.setMaxConcurrentRequestsPerHost(16);
         return cfg;
+    }
+
+    /**
+     * The common kubeconfig cases (token, token file, client certificate, basic auth, CA, insecure-skip-tls-verify)
+     * turned into a Config directly: Fabric8's own kubeconfig parser initialises its whole typed model (over half a
+     * second). Null for what only Fabric8 handles (exec plugins, auth providers).
+     */
+    @SuppressWarnings("unchecked")
+    static Config direct(Map<String, Object> merged, String context, String origin) {
+        Map<String, Object> ctx = body(named(merged.get("contexts"), context), "context");
+        String clusterName = str(ctx, "cluster");
+        String userName = str(ctx, "user");
+        Map<String, Object> cluster = body(named(merged.get("clusters"), clusterName), "cluster");
+        Map<String, Object> user = userName == null ? Map.of() : body(named(merged.get("users"), userName), "user");
+        if (cluster.isEmpty() || str(cluster, "server") == null) {
+            throw new InputException(origin + ": context " + context + " names cluster " + clusterName
+                    + ", which has no server");
+        }
+        if (user.containsKey("exec") || user.containsKey("auth-provider") || cluster.containsKey("proxy-url")
+                || user.containsKey("as") || user.containsKey("as-groups")) {
+            return null;
+        }
+        Config c = Config.empty();
+        c.setMasterUrl(str(cluster, "server"));
+        c.setCaCertData(str(cluster, "certificate-authority-data"));
+        c.setCaCertFile(str(cluster, "certificate-authority"));
+        if ("true".equals(str(cluster, "insecure-skip-tls-verify"))) {
+            c.setTrustCerts(true);
+            c.setDisableHostnameVerification(true);
+        }
+        c.setClientCertData(str(user, "client-certificate-data"));
+        c.setClientCertFile(str(user, "client-certificate"));
+        c.setClientKeyData(str(user, "client-key-data"));
+        c.setClientKeyFile(str(user, "client-key"));
+        c.setUsername(str(user, "username"));
+        c.setPassword(str(user, "password"));
+        String token = str(user, "token");
+        String tokenFile = str(user, "tokenFile");
+        if (token == null && tokenFile != null) {
+            try {
+                token = Files.readString(Path.of(tokenFile)).strip();
+            } catch (IOException e) {
+                throw new InputException(origin + ": cannot read tokenFile " + tokenFile + " of user " + userName);
+            }
+        }
+        c.setOauthToken(token);
+        c.setNamespace(str(ctx, "namespace"));
+        c.setCurrentContext(new io.fabric8.kubernetes.api.model.NamedContext(null, context));
+        return c;
+    }
+
+    private static Map<String, Object> named(Object list, String name) {
+        if (list instanceof List<?> l && name != null) {
+            for (Object o : l) {
+                if (o instanceof Map<?, ?> m && name.equals(m.get("name"))) {
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> r = (Map<String, Object>) m;
+                    return r;
+                }
+            }
+        }
+        return Map.of();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> body(Map<String, Object> entry, String key) {
+        return entry.get(key) instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+    }
+
+    private static String str(Map<String, Object> m, String key) {
+        Object v = m.get(key);
+        return v == null ? null : v.toString();
     }
 
     /** kubectl's merge of several kubeconfig files; relative file paths made absolute against their own file. */

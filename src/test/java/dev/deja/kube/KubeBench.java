@@ -17,11 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -44,6 +42,7 @@ public final class KubeBench {
     static int runs = 3;
     static String jar = "target/deja.jar";
     static String xmx = "384m";
+    static boolean serve;
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
@@ -51,6 +50,7 @@ public final class KubeBench {
                 case "--jar" -> jar = args[++i];
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--xmx" -> xmx = args[++i];
+                case "--serve" -> serve = true;
                 case "--scale" -> {
                     double s = Double.parseDouble(args[++i]);
                     pods = (int) (pods * s);
@@ -74,11 +74,15 @@ public final class KubeBench {
         try (MockCluster cluster = new MockCluster()) {
             String base = cluster.url();
             long t0 = System.nanoTime();
-            int created = populate(base);
+            int created = populate(cluster);
             System.out.printf("cluster: %d objects (pods %d, deployments %d, services %d, ingresses %d, configmaps %d,"
                             + " hpas %d, pdbs %d, %d namespaces) loaded in %.1f s%n", created, pods, deployments, services,
                     ingresses, configMaps, hpas, pdbs, namespaces, secs(System.nanoTime() - t0));
             Path kc = cluster.kubeconfig(dir);
+            if (serve) { // keep the loaded server up for manual measurements (kubectl, deja --verbose, profilers)
+                System.out.println("serving at " + base + "; kubeconfig " + kc + "; stop with Ctrl-C");
+                Thread.currentThread().join();
+            }
             Set<String> kinds = new TreeSet<>();
             for (Rule r : RuleRegistry.all()) {
                 kinds.addAll(r.kubeKinds());
@@ -102,8 +106,14 @@ public final class KubeBench {
                 if (time) {
                     cmd.addAll(List.of("/usr/bin/time", "-f", "RSS_KB=%M"));
                 }
+                // the JVM options of the ./deja launcher, plus the memory cap under test
                 cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + xmx,
-                        "-XX:+UseSerialGC", "-jar", jar, "scan", "--cluster", "--kubeconfig", kc.toString(), "--format",
+                        "-XX:TieredStopAtLevel=1"));
+                Path jsa = Path.of(jar).resolveSibling("deja.jsa");
+                if (Files.isRegularFile(jsa)) {
+                    cmd.addAll(List.of("-XX:SharedArchiveFile=" + jsa, "-Xshare:auto"));
+                }
+                cmd.addAll(List.of("-jar", jar, "scan", "--cluster", "--kubeconfig", kc.toString(), "--format",
                         "json", "-o", out.toString(), "--fail-on", "none"));
                 long p0 = System.nanoTime();
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -142,7 +152,7 @@ public final class KubeBench {
             System.out.printf("reference: JDK HttpClient GETs of the same %d lists (limit=%d, continue, %d in parallel),"
                     + " %.1f MiB of JSON: median %.3f s%n", kinds.size(), KubeLiveSource.PAGE, KubeLiveSource.MAX_PARALLEL,
                     bytes / 1048576.0, r);
-            System.out.printf("deja scan --cluster (own JVM, -Xmx%s, all %d rules, %s findings, exit %d, max RSS %s):"
+            System.out.printf("deja scan --cluster (own JVM as the ./deja launcher starts it, -Xmx%s, all %d rules, %s findings, exit %d, max RSS %s):"
                     + " median %.3f s%n", xmx, RuleRegistry.all().size(), findings, exit, rss, p);
             System.out.printf("deja collector in a warm JVM (lists + views, no JVM start): median %.3f s%n", c);
             System.out.printf("RATIO deja scan / reference = %.2f (target <= 1.5); in-process collector / reference = %.2f%n",
@@ -208,27 +218,19 @@ public final class KubeBench {
     static final String[] LB_IMAGES = {"registry.k8s.io/ingress-nginx/controller:v1.12.1", "envoyproxy/envoy:v1.31.2",
         "haproxytech/kubernetes-ingress:3.0.1", "traefik:v3.1"};
 
-    static int populate(String base) throws Exception {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        Semaphore inflight = new Semaphore(4);
+    static int populate(MockCluster cluster) {
         AtomicInteger count = new AtomicInteger();
-        List<CompletableFuture<?>> all = new ArrayList<>();
+        AtomicInteger rv = new AtomicInteger(1000);
+        Pattern namePattern = Pattern.compile("\"metadata\":\\{\"name\":\"([^\"]+)\"");
         java.util.function.BiConsumer<String, String> post = (path, json) -> {
-            try {
-                inflight.acquire();
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
+            Matcher m = namePattern.matcher(json);
+            if (!m.find()) {
+                throw new IllegalStateException("no name in " + json);
             }
-            all.add(http.sendAsync(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.discarding())
-                    .whenComplete((r, e) -> {
-                        inflight.release();
-                        if (e != null || r.statusCode() >= 300) {
-                            System.err.println("create failed: " + path + " " + (e != null ? e : r.statusCode()));
-                        } else {
-                            count.incrementAndGet();
-                        }
-                    }));
+            String withRv = json.replaceFirst("\"metadata\":\\{", "\"metadata\":{\"resourceVersion\":\"" + rv.incrementAndGet()
+                    + "\",\"uid\":\"" + java.util.UUID.randomUUID() + "\",");
+            cluster.store(path, m.group(1), withRv);
+            count.incrementAndGet();
         };
         for (String ic : List.of("nginx", "haproxy", "traefik")) {
             post.accept("/apis/networking.k8s.io/v1/ingressclasses", "{\"apiVersion\":\"networking.k8s.io/v1\","
@@ -275,7 +277,6 @@ public final class KubeBench {
                             + "\",\"namespace\":\"" + ns + "\"},\"spec\":{\"maxUnavailable\":1,\"selector\":{\"matchLabels\":"
                             + "{\"app\":\"app-" + (i * 10) + "\"}}}}");
         }
-        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
         return count.get();
     }
 

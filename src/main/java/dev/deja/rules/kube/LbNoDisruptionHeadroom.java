@@ -33,7 +33,11 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
     @Override
     List<Finding> check(KubeInventory inv, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (LoadBalancers.Lb lb : LoadBalancers.of(inv)) {
+        List<LoadBalancers.Lb> lbs = LoadBalancers.of(inv);
+        if (lbs.isEmpty()) {
+            return out;
+        }
+        for (LoadBalancers.Lb lb : lbs) {
             Workload w = lb.workload();
             Hpa hpa = inv.hpas().stream().filter(h -> h.targets(w)).findFirst().orElse(null);
             Integer replicas = w.effectiveReplicas();

@@ -49,19 +49,32 @@ public final class LoadBalancers {
     private LoadBalancers() {
     }
 
+    private record Cached(KubeInventory inv, List<Lb> lbs) {
+    }
+
+    /** Several rules ask for the same snapshot in a row: the last answer is kept (by identity). */
+    private static volatile Cached last;
+
     /** The load-balancer workloads of the inventory, in inventory order. */
     public static List<Lb> of(KubeInventory inv) {
+        Cached c = last;
+        if (c != null && c.inv() == inv) {
+            return c.lbs();
+        }
+        List<Service> lbServices = inv.services().stream().filter(Service::isLoadBalancer).toList();
         List<Lb> out = new ArrayList<>();
         for (Workload w : inv.workloads()) {
-            Lb lb = judge(w, inv);
+            Lb lb = judge(w, inv, lbServices);
             if (lb != null) {
                 out.add(lb);
             }
         }
-        return out;
+        List<Lb> result = List.copyOf(out);
+        last = new Cached(inv, result);
+        return result;
     }
 
-    static Lb judge(Workload w, KubeInventory inv) {
+    static Lb judge(Workload w, KubeInventory inv, List<Service> lbServices) {
         String role = role(w);
         Product byImage = null;
         String image = null;
@@ -102,8 +115,8 @@ public final class LoadBalancers {
                 }
             }
         }
-        for (Service s : inv.services()) {
-            if (s.isLoadBalancer() && s.meta().sameNamespace(w.meta()) && Selector.of(s.selector()).matches(w.podLabels())) {
+        for (Service s : lbServices) {
+            if (s.meta().sameNamespace(w.meta()) && Selector.of(s.selector()).matches(w.podLabels())) {
                 return new Lb(w, null, envoyImage(w), "selected by " + s.meta().display() + " of type LoadBalancer");
             }
         }
