@@ -159,6 +159,28 @@ class KubeLiveSourceTest {
     }
 
     @Test
+    void execCredentialPluginsGoThroughFabric8() throws Exception {
+        Path plugin = tmp.resolve("get-token.sh");
+        Files.writeString(plugin, "#!/bin/sh\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1\","
+                + "\"kind\":\"ExecCredential\",\"status\":{\"token\":\"exec-token\"}}'\n");
+        plugin.toFile().setExecutable(true);
+        Path kc = tmp.resolve("kc-exec");
+        Files.writeString(kc, """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: c, cluster: {server: "%s"}}]
+                users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: "%s",
+                  interactiveMode: Never}}}]
+                contexts: [{name: x, context: {cluster: c, user: u}}]
+                current-context: x
+                """.formatted(cluster.url(), plugin));
+        TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString(), "--rules",
+                "k8s-nlb-service-single-zone-risk");
+        assertEquals(1, r.code(), r.err());
+        assertEquals("Bearer exec-token", cluster.server.getLastRequest().getHeader("Authorization"));
+    }
+
+    @Test
     void corpusIngressNginxAwsManifestLive() throws IOException {
         Path aws = TestSupport.shared("corpus/kubernetes/ingress-nginx_aws_deploy.yaml");
         try (MockCluster c = new MockCluster()) {
