@@ -117,6 +117,7 @@ public final class KubeLiveSource implements LiveSource {
             }
         }
         if (tasks.isEmpty()) {
+            out.notRead("kubernetes", "cluster", Coverage.Status.SKIPPED, "no selected rule reads Kubernetes objects");
             return;
         }
         if (req.verbose) {

@@ -70,6 +70,35 @@ class KubeLiveFailureTest {
     }
 
     @Test
+    void listsArePagedWithContinueTokens() throws IOException {
+        java.util.List<String> paths = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        String svc = "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"edge\",\"annotations\":"
+                + "{\"service.beta.kubernetes.io/aws-load-balancer-type\":\"nlb\"}},\"spec\":{\"type\":\"LoadBalancer\"}}";
+        try (MockCluster c = new MockCluster(req -> {
+            if (!req.getPath().startsWith("/api/v1/services")) {
+                return null;
+            }
+            paths.add(req.getPath());
+            boolean second = req.getPath().contains("continue=");
+            String body = "{\"kind\":\"ServiceList\",\"apiVersion\":\"v1\",\"metadata\":{"
+                    + (second ? "" : "\"continue\":\"next+page/1\"") + "},\"items\":["
+                    + String.format(svc, second ? "second" : "first") + "]}";
+            return new io.fabric8.mockwebserver.http.MockResponse().setResponseCode(200)
+                    .setHeader("Content-Type", "application/json").setBody(body);
+        })) {
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--rules", "k8s-nlb-service-single-zone-risk", "--format", "json");
+            assertEquals(1, r.code(), r.err());
+            assertEquals(java.util.List.of("/api/v1/services?limit=500",
+                    "/api/v1/services?limit=500&continue=next%2Bpage%2F1"), paths);
+            JsonNode report = KubeLiveSourceTest.json(r.out());
+            assertEquals(java.util.Set.of("k8s-nlb-service-single-zone-risk Service edge/first",
+                    "k8s-nlb-service-single-zone-risk Service edge/second"), KubeLiveSourceTest.findings(report, null, null));
+            assertEquals(2, report.path("coverage").path("entries").get(0).path("count").asInt());
+        }
+    }
+
+    @Test
     void rejectedCredentialsFailWithOneLine() throws IOException {
         try (MockCluster c = new MockCluster(req -> MockCluster.status(401, "Unauthorized", "Unauthorized"))) {
             TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString());
