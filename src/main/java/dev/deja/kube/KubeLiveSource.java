@@ -171,6 +171,7 @@ public final class KubeLiveSource implements LiveSource {
         }
         String token = null;
         long count = 0;
+        long started = System.nanoTime();
         do {
             String url = token == null ? base.toString() : base + "&continue=" + enc(token);
             JsonNode page;
@@ -189,6 +190,10 @@ public final class KubeLiveSource implements LiveSource {
             token = page.path("metadata").path("continue").asString(null);
         } while (token != null && !token.isEmpty());
         out.read("kubernetes", t.scope(), count);
+        if (req.verbose) {
+            req.err.println("deja: kubernetes: " + t.scope() + ": " + count + " objects in "
+                    + (System.nanoTime() - started) / 1_000_000 + " ms");
+        }
     }
 
     private static String enc(String s) {

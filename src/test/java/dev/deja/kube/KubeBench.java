@@ -92,6 +92,8 @@ public final class KubeBench {
             List<Double> ref = new ArrayList<>();
             List<Double> proc = new ArrayList<>();
             List<Double> inproc = new ArrayList<>();
+            List<Double> curl = new ArrayList<>();
+            boolean haveCurl = Files.isExecutable(Path.of("/usr/bin/curl"));
             long bytes = 0;
             String rss = "n/a";
             String findings = "?";
@@ -100,6 +102,7 @@ public final class KubeBench {
                 long r0 = System.nanoTime();
                 bytes = reference(base, kinds);
                 double refS = secs(System.nanoTime() - r0);
+                double curlS = haveCurl ? curlReference(base, kinds, dir) : Double.NaN;
                 Path out = dir.resolve("report.json");
                 List<String> cmd = new ArrayList<>();
                 boolean time = Files.isExecutable(Path.of("/usr/bin/time"));
@@ -142,9 +145,10 @@ public final class KubeBench {
                     ref.add(refS);
                     proc.add(procS);
                     inproc.add(inS);
+                    curl.add(curlS);
                 }
-                System.out.printf("run %d%s: reference %.3f s, deja scan (process) %.3f s, deja collector (in-process) %.3f s%n",
-                        run, run == 0 ? " (warm-up, not counted)" : "", refS, procS, inS);
+                System.out.printf("run %d%s: reference %.3f s, curl %.3f s, deja scan (process) %.3f s, deja collector"
+                        + " (in-process) %.3f s%n", run, run == 0 ? " (warm-up, not counted)" : "", refS, curlS, procS, inS);
             }
             double r = median(ref);
             double p = median(proc);
@@ -155,8 +159,12 @@ public final class KubeBench {
             System.out.printf("deja scan --cluster (own JVM as the ./deja launcher starts it, -Xmx%s, all %d rules, %s findings, exit %d, max RSS %s):"
                     + " median %.3f s%n", xmx, RuleRegistry.all().size(), findings, exit, rss, p);
             System.out.printf("deja collector in a warm JVM (lists + views, no JVM start): median %.3f s%n", c);
-            System.out.printf("RATIO deja scan / reference = %.2f (target <= 1.5); in-process collector / reference = %.2f%n",
-                    p / r, c / r);
+            double cu = median(curl);
+            if (haveCurl) {
+                System.out.printf("curl: the same lists, one curl process per list, in parallel: median %.3f s%n", cu);
+            }
+            System.out.printf("RATIO deja scan / reference = %.2f (target <= 1.5); deja scan / curl = %.2f;"
+                    + " in-process collector / reference = %.2f%n", p / r, p / cu, c / r);
         }
     }
 
@@ -172,6 +180,44 @@ public final class KubeBench {
     // ------------------------------------------------------------------ the reference: plain HTTP
 
     static final Pattern CONTINUE = Pattern.compile("\"continue\"\\s*:\\s*\"([^\"]+)\"");
+
+    /** The same lists fetched by curl processes (one per list, all in parallel), when curl is installed. */
+    static double curlReference(String base, Set<String> kinds, Path dir) throws Exception {
+        long t0 = System.nanoTime();
+        ExecutorService pool = Executors.newFixedThreadPool(KubeLiveSource.MAX_PARALLEL);
+        try {
+            List<Future<?>> fs = new ArrayList<>();
+            int i = 0;
+            for (String k : kinds) {
+                KubeLiveSource.KindInfo ki = KubeLiveSource.KINDS.get(k);
+                String path = (ki.group().isEmpty() ? "/api/" + ki.version() : "/apis/" + ki.group() + "/" + ki.version())
+                        + "/" + ki.plural();
+                Path out = dir.resolve("curl-" + (i++) + ".json");
+                fs.add(pool.submit(() -> {
+                    String token = null;
+                    do {
+                        String url = base + path + "?limit=" + KubeLiveSource.PAGE
+                                + (token == null ? "" : "&continue=" + java.net.URLEncoder.encode(token, "UTF-8"));
+                        Process p = new ProcessBuilder("curl", "-sf", "-H", "Authorization: Bearer not-a-real-token",
+                                "-o", out.toString(), url).redirectErrorStream(true).start();
+                        if (p.waitFor() != 0) {
+                            throw new IOException("curl " + url + " failed");
+                        }
+                        byte[] body = Files.readAllBytes(out);
+                        Matcher m = CONTINUE.matcher(new String(body, 0, Math.min(body.length, 512)));
+                        token = m.find() ? m.group(1) : null;
+                    } while (token != null);
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+        return secs(System.nanoTime() - t0);
+    }
 
     static long reference(String base, Set<String> kinds) throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
