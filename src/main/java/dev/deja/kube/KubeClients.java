@@ -118,6 +118,7 @@ public final class KubeClients {
                 }
             }
         }
+        proxies(cfg, env);
         cfg.setConnectionTimeout(CONNECT_TIMEOUT_MS);
         cfg.setRequestTimeout(REQUEST_TIMEOUT_MS);
         cfg.setRequestRetryBackoffLimit(0);
@@ -196,6 +197,27 @@ public final class KubeClients {
     private static String str(Map<String, Object> m, String key) {
         Object v = m.get(key);
         return v == null ? null : v.toString();
+    }
+
+    /** HTTPS_PROXY / HTTP_PROXY / NO_PROXY from the environment, as kubectl honours them (unless the kubeconfig sets one). */
+    static void proxies(Config cfg, Map<String, String> env) {
+        String https = firstNonBlank(env.get("HTTPS_PROXY"), env.get("https_proxy"));
+        String http = firstNonBlank(env.get("HTTP_PROXY"), env.get("http_proxy"));
+        String no = firstNonBlank(env.get("NO_PROXY"), env.get("no_proxy"));
+        if (https != null && cfg.getHttpsProxy() == null) {
+            cfg.setHttpsProxy(https);
+        }
+        if (http != null && cfg.getHttpProxy() == null) {
+            cfg.setHttpProxy(http);
+        }
+        if (no != null && (cfg.getNoProxy() == null || cfg.getNoProxy().length == 0)) {
+            cfg.setNoProxy(java.util.Arrays.stream(no.split(",")).map(String::strip).filter(x -> !x.isEmpty())
+                    .toArray(String[]::new));
+        }
+    }
+
+    private static String firstNonBlank(String a, String b) {
+        return a != null && !a.isBlank() ? a.strip() : b != null && !b.isBlank() ? b.strip() : null;
     }
 
     /** kubectl's merge of several kubeconfig files; relative file paths made absolute against their own file. */
