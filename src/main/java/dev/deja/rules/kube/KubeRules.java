@@ -9,6 +9,8 @@ public final class KubeRules {
     }
 
     public static List<Rule> all() {
-        return List.of();
+        return List.of(new LbProbeFailsFast(), new LbLivenessSameAsReadiness(), new LbProbeOnAdminEndpoint(),
+                new LbNoDisruptionHeadroom(), new LbNotSpread(), new IngressNginxSerialReloads(),
+                new NlbServiceSingleZoneRisk());
     }
 }

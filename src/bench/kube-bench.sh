@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Kubernetes scale benchmark: a synthetic cluster (20,000 pods, 3,000 Deployments, 3,000 Services, 500 Ingresses,
+# 1,000 ConfigMaps, HPAs, PDBs) in Fabric8's mock API server (CRUD mode, real HTTP, started by the harness);
+# `deja scan --cluster` in its own JVM with -Xmx384m, timed against fetching the same lists with the JDK HttpClient
+# from the same server in the same run. Prints the ratio (target <= 1.5) and the scan's max RSS.
+#
+#   src/bench/kube-bench.sh [--runs N] [--scale F] [--xmx 384m]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if [ ! -f target/deja.jar ]; then
+  mvn -B -q -o -DskipTests package
+fi
+mvn -B -q -o test-compile
+cp_file=target/bench-classpath.txt
+if [ ! -s "$cp_file" ]; then
+  plugin=org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath
+  mvn -B -q -o "$plugin" -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test \
+    || mvn -B -q "$plugin" -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test
+fi
+exec java -Xmx3g -cp "target/test-classes:target/classes:$(cat "$cp_file")" dev.deja.kube.KubeBench --jar target/deja.jar "$@"

@@ -1,0 +1,61 @@
+package dev.deja.kube;
+
+import dev.deja.engine.Catalog;
+import dev.deja.engine.InlineSuppression;
+import dev.deja.engine.Location;
+import dev.deja.engine.SnapshotBuilder;
+import dev.deja.kube.model.Meta;
+import dev.deja.source.ScanRequest;
+
+/**
+ * The {@code deja.dev/ignore: "<rule-id>[,<rule-id>] <reason>"} annotation: suppresses those rules' findings on the
+ * annotated object. Off under {@code --no-annotation-suppressions}. An unknown rule id or a missing reason is
+ * reported on stderr (the annotation still applies to the ids that are known).
+ */
+final class AnnotationSuppressions {
+    static final String ANNOTATION = "deja.dev/ignore";
+
+    private AnnotationSuppressions() {
+    }
+
+    static void record(Meta meta, ScanRequest req, SnapshotBuilder out) {
+        String value = meta.annotation(ANNOTATION);
+        if (value == null || req.noAnnotationSuppressions) {
+            return;
+        }
+        String v = value.strip();
+        int sp = indexOfSpace(v);
+        String ids = sp < 0 ? v : v.substring(0, sp);
+        String reason = sp < 0 ? "" : v.substring(sp + 1).strip();
+        String origin = meta.file() == null ? "annotation " + ANNOTATION + " on " + meta.display()
+                : meta.file() + (meta.line() == null ? "" : ":" + meta.line());
+        if (reason.isEmpty()) {
+            req.err.println("deja: warning: " + origin + ": " + ANNOTATION + " on " + meta.display()
+                    + " gives no reason (\"<rule-id> <reason>\")");
+            reason = "(no reason given)";
+        }
+        Catalog catalog = Catalog.packaged();
+        for (String id : ids.split(",")) {
+            String t = id.strip();
+            if (t.isEmpty()) {
+                continue;
+            }
+            if (catalog.rule(t).isEmpty()) {
+                req.err.println("deja: warning: " + origin + ": " + ANNOTATION + " on " + meta.display()
+                        + " names unknown rule '" + t + "'");
+                continue;
+            }
+            out.suppress(new InlineSuppression(catalog.canonicalRuleId(t),
+                    Location.kube(meta.kind(), meta.namespace(), meta.name()), reason, origin));
+        }
+    }
+
+    private static int indexOfSpace(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (Character.isWhitespace(s.charAt(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

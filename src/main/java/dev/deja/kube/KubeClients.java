@@ -1,0 +1,315 @@
+package dev.deja.kube;
+
+import dev.deja.engine.InputException;
+import dev.deja.source.ScanRequest;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+/**
+ * Creates a Fabric8 client for a scan the way kubectl finds its cluster: {@code --kubeconfig FILE}, else every file
+ * of {@code KUBECONFIG} (merged as kubectl merges them: the first file that defines a cluster, user, context or
+ * current-context wins; relative certificate paths stay relative to their own file), else {@code ~/.kube/config},
+ * else the pod's service account when running in a cluster. {@code --context} picks the context (default: the
+ * current context). Connection timeout {@value #CONNECT_TIMEOUT_MS} ms, request timeout
+ * {@value #REQUEST_TIMEOUT_MS} ms, no client-side retries (the collector retries 429 and 5xx itself), the JDK HTTP
+ * client.
+ *
+ * <p>Public so that other parts of deja (e.g. writing a report into a ConfigMap) connect the same way:
+ * {@code try (KubernetesClient c = KubeClients.create(request)) { ... }}.
+ */
+public final class KubeClients {
+    public static final int CONNECT_TIMEOUT_MS = 5_000;
+    public static final int REQUEST_TIMEOUT_MS = 30_000;
+    static final String SA_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+    private KubeClients() {
+    }
+
+    /** A client for the cluster the request names; bad kubeconfig or context: {@link InputException}. */
+    public static KubernetesClient create(ScanRequest req) {
+        return create(config(req));
+    }
+
+    /**
+     * Fabric8's HTTP client (JDK) with the kubeconfig's TLS and authentication applied, without the cost of a full
+     * {@link KubernetesClient} (whose typed model takes a second to load): what the live collector uses.
+     */
+    public static io.fabric8.kubernetes.client.http.HttpClient httpClient(Config cfg) {
+        return new JdkHttpClientFactory().newBuilder(cfg).build();
+    }
+
+    public static KubernetesClient create(Config cfg) {
+        return new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new JdkHttpClientFactory()).build();
+    }
+
+    /** Resolves the kubeconfig as kubectl does and applies deja's timeouts. */
+    public static Config config(ScanRequest req) {
+        Map<String, String> env = req.processEnv == null ? Map.of() : req.processEnv;
+        List<Path> files = new ArrayList<>();
+        String origin;
+        if (req.kubeconfig != null) {
+            if (!Files.isRegularFile(req.kubeconfig)) {
+                throw new InputException("--kubeconfig " + req.kubeconfig + ": no such file");
+            }
+            files.add(req.kubeconfig);
+            origin = req.kubeconfig.toString();
+        } else if (env.get("KUBECONFIG") != null && !env.get("KUBECONFIG").isBlank()) {
+            for (String p : env.get("KUBECONFIG").split(File.pathSeparator)) {
+                if (!p.isBlank() && Files.isRegularFile(Path.of(p))) {
+                    files.add(Path.of(p));
+                }
+            }
+            if (files.isEmpty()) {
+                throw new InputException("KUBECONFIG=" + env.get("KUBECONFIG") + ": none of its files exists");
+            }
+            origin = "KUBECONFIG=" + env.get("KUBECONFIG");
+        } else {
+            String home = env.getOrDefault("HOME", System.getProperty("user.home"));
+            Path def = Path.of(home, ".kube", "config");
+            if (Files.isRegularFile(def)) {
+                files.add(def);
+            }
+            origin = def.toString();
+        }
+        Config cfg;
+        if (files.isEmpty()) {
+            if (env.get("KUBERNETES_SERVICE_HOST") == null || !Files.isReadable(Path.of(SA_TOKEN))) {
+                throw new InputException("--cluster: no kubeconfig (give --kubeconfig FILE, set KUBECONFIG or create "
+                        + origin + ") and not running in a pod with a service account");
+            }
+            if (req.context != null) {
+                throw new InputException("--context " + req.context + ": running in-cluster without a kubeconfig");
+            }
+            cfg = Config.autoConfigure(null);
+        } else {
+            Map<String, Object> merged = merge(files);
+            String context = req.context != null ? req.context : (String) merged.get("current-context");
+            List<String> names = names(merged.get("contexts"));
+            if (context == null || context.isBlank()) {
+                throw new InputException(origin + ": no current-context set; pick one with --context (contexts: "
+                        + String.join(", ", names) + ")");
+            }
+            if (!names.contains(context)) {
+                throw new InputException((req.context != null ? "--context " + context : "current-context " + context)
+                        + ": no such context in " + origin + " (contexts: " + String.join(", ", names) + ")");
+            }
+            cfg = direct(merged, context, origin);
+            if (cfg == null) { // exec plugins, auth providers: Fabric8's full kubeconfig support
+                String text = new Yaml(new DumperOptions()).dump(merged);
+                try {
+                    // relative paths were made absolute while merging; with a path Fabric8 would re-read that file
+                    cfg = Config.fromKubeconfig(context, text, null);
+                } catch (RuntimeException e) {
+                    throw new InputException(origin + ": cannot use context " + context + ": " + rootMessage(e));
+                }
+            }
+        }
+        proxies(cfg, env);
+        cfg.setConnectionTimeout(CONNECT_TIMEOUT_MS);
+        cfg.setRequestTimeout(REQUEST_TIMEOUT_MS);
+        cfg.setRequestRetryBackoffLimit(0);
+        cfg.setMaxConcurrentRequests(64);
+        cfg.setMaxConcurrentRequestsPerHost(16);
+        return cfg;
+    }
+
+    /**
+     * The common kubeconfig cases (token, token file, client certificate, basic auth, CA, insecure-skip-tls-verify)
+     * turned into a Config directly: Fabric8's own kubeconfig parser initialises its whole typed model (over half a
+     * second). Null for what only Fabric8 handles (exec plugins, auth providers).
+     */
+    @SuppressWarnings("unchecked")
+    static Config direct(Map<String, Object> merged, String context, String origin) {
+        Map<String, Object> ctx = body(named(merged.get("contexts"), context), "context");
+        String clusterName = str(ctx, "cluster");
+        String userName = str(ctx, "user");
+        Map<String, Object> cluster = body(named(merged.get("clusters"), clusterName), "cluster");
+        Map<String, Object> user = userName == null ? Map.of() : body(named(merged.get("users"), userName), "user");
+        if (cluster.isEmpty() || str(cluster, "server") == null) {
+            throw new InputException(origin + ": context " + context + " names cluster " + clusterName
+                    + ", which has no server");
+        }
+        if (user.containsKey("exec") || user.containsKey("auth-provider") || cluster.containsKey("proxy-url")
+                || user.containsKey("as") || user.containsKey("as-groups")) {
+            return null;
+        }
+        Config c = Config.empty();
+        c.setMasterUrl(str(cluster, "server"));
+        c.setCaCertData(str(cluster, "certificate-authority-data"));
+        c.setCaCertFile(str(cluster, "certificate-authority"));
+        if ("true".equals(str(cluster, "insecure-skip-tls-verify"))) {
+            c.setTrustCerts(true);
+            c.setDisableHostnameVerification(true);
+        }
+        c.setClientCertData(str(user, "client-certificate-data"));
+        c.setClientCertFile(str(user, "client-certificate"));
+        c.setClientKeyData(str(user, "client-key-data"));
+        c.setClientKeyFile(str(user, "client-key"));
+        c.setUsername(str(user, "username"));
+        c.setPassword(str(user, "password"));
+        String token = str(user, "token");
+        String tokenFile = str(user, "tokenFile");
+        if (token == null && tokenFile != null) {
+            try {
+                token = Files.readString(Path.of(tokenFile)).strip();
+            } catch (IOException e) {
+                throw new InputException(origin + ": cannot read tokenFile " + tokenFile + " of user " + userName);
+            }
+        }
+        c.setOauthToken(token);
+        c.setNamespace(str(ctx, "namespace"));
+        c.setCurrentContext(new io.fabric8.kubernetes.api.model.NamedContext(null, context));
+        return c;
+    }
+
+    private static Map<String, Object> named(Object list, String name) {
+        if (list instanceof List<?> l && name != null) {
+            for (Object o : l) {
+                if (o instanceof Map<?, ?> m && name.equals(m.get("name"))) {
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> r = (Map<String, Object>) m;
+                    return r;
+                }
+            }
+        }
+        return Map.of();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> body(Map<String, Object> entry, String key) {
+        return entry.get(key) instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+    }
+
+    private static String str(Map<String, Object> m, String key) {
+        Object v = m.get(key);
+        return v == null ? null : v.toString();
+    }
+
+    /** HTTPS_PROXY / HTTP_PROXY / NO_PROXY from the environment, as kubectl honours them (unless the kubeconfig sets one). */
+    static void proxies(Config cfg, Map<String, String> env) {
+        String https = firstNonBlank(env.get("HTTPS_PROXY"), env.get("https_proxy"));
+        String http = firstNonBlank(env.get("HTTP_PROXY"), env.get("http_proxy"));
+        String no = firstNonBlank(env.get("NO_PROXY"), env.get("no_proxy"));
+        if (https != null && cfg.getHttpsProxy() == null) {
+            cfg.setHttpsProxy(https);
+        }
+        if (http != null && cfg.getHttpProxy() == null) {
+            cfg.setHttpProxy(http);
+        }
+        if (no != null && (cfg.getNoProxy() == null || cfg.getNoProxy().length == 0)) {
+            cfg.setNoProxy(java.util.Arrays.stream(no.split(",")).map(String::strip).filter(x -> !x.isEmpty())
+                    .toArray(String[]::new));
+        }
+    }
+
+    private static String firstNonBlank(String a, String b) {
+        return a != null && !a.isBlank() ? a.strip() : b != null && !b.isBlank() ? b.strip() : null;
+    }
+
+    /** kubectl's merge of several kubeconfig files; relative file paths made absolute against their own file. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> merge(List<Path> files) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("apiVersion", "v1");
+        out.put("kind", "Config");
+        Map<String, Map<String, Object>> clusters = new LinkedHashMap<>();
+        Map<String, Map<String, Object>> users = new LinkedHashMap<>();
+        Map<String, Map<String, Object>> contexts = new LinkedHashMap<>();
+        for (Path f : files) {
+            Object doc;
+            try {
+                LoaderOptions o = new LoaderOptions();
+                o.setMaxAliasesForCollections(10);
+                doc = new Yaml(new SafeConstructor(o)).load(Files.readString(f));
+            } catch (IOException e) {
+                throw new InputException(f + ": cannot read kubeconfig: " + e.getMessage());
+            } catch (RuntimeException e) {
+                throw new InputException(f + ": not a valid kubeconfig: " + rootMessage(e));
+            }
+            if (doc == null) {
+                continue;
+            }
+            if (!(doc instanceof Map<?, ?> m)) {
+                throw new InputException(f + ": not a valid kubeconfig (expected a mapping)");
+            }
+            Path dir = f.toAbsolutePath().getParent();
+            if (!out.containsKey("current-context") && m.get("current-context") instanceof String cc && !cc.isBlank()) {
+                out.put("current-context", cc);
+            }
+            addNamed(m.get("clusters"), "cluster", clusters, dir, List.of("certificate-authority"));
+            addNamed(m.get("users"), "user", users, dir, List.of("client-certificate", "client-key", "tokenFile"));
+            addNamed(m.get("contexts"), "context", contexts, dir, List.of());
+        }
+        out.put("clusters", new ArrayList<>(clusters.values()));
+        out.put("users", new ArrayList<>(users.values()));
+        out.put("contexts", new ArrayList<>(contexts.values()));
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void addNamed(Object list, String inner, Map<String, Map<String, Object>> into, Path dir,
+                                 List<String> pathKeys) {
+        if (!(list instanceof List<?> l)) {
+            return;
+        }
+        for (Object o : l) {
+            if (o instanceof Map<?, ?> m && m.get("name") instanceof String name && !into.containsKey(name)) {
+                Map<String, Object> copy = new LinkedHashMap<>((Map<String, Object>) m);
+                if (copy.get(inner) instanceof Map<?, ?> body) {
+                    Map<String, Object> b = new LinkedHashMap<>((Map<String, Object>) body);
+                    for (String k : pathKeys) {
+                        if (b.get(k) instanceof String p && !p.isBlank() && !Path.of(p).isAbsolute() && dir != null) {
+                            b.put(k, dir.resolve(p).toString());
+                        }
+                    }
+                    copy.put(inner, b);
+                }
+                into.put(name, copy);
+            }
+        }
+    }
+
+    private static List<String> names(Object list) {
+        List<String> out = new ArrayList<>();
+        if (list instanceof List<?> l) {
+            for (Object o : l) {
+                if (o instanceof Map<?, ?> m && m.get("name") instanceof String n) {
+                    out.add(n);
+                }
+            }
+        }
+        return out;
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        String msg = null;
+        while (t != null) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                msg = t.getMessage();
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+            t = t.getCause();
+        }
+        if (msg == null) {
+            msg = e.getClass().getSimpleName();
+        }
+        return msg.lines().findFirst().orElse(msg).strip();
+    }
+}

@@ -1,0 +1,321 @@
+package dev.deja.kube;
+
+import dev.deja.engine.Coverage;
+import dev.deja.engine.SnapshotBuilder;
+import dev.deja.kube.model.KubeInventory;
+import dev.deja.source.LiveSource;
+import dev.deja.source.ScanRequest;
+import dev.deja.source.SourceUnavailableException;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import java.net.ConnectException;
+import java.net.URLEncoder;
+import java.net.UnknownHostException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Reads a live cluster: Fabric8 resolves the kubeconfig and provides the authenticated JDK HTTP client (tokens,
+ * client certificates, exec plugins, token refresh); the lists themselves are plain paged GETs whose JSON is read
+ * with Jackson straight into views, which spares the start-up cost of Fabric8's typed model. Lists only the kinds the selected rules need
+ * ({@link ScanRequest#kubeKinds}), in every namespace or in each {@code -n} namespace, in pages of {@value #PAGE}
+ * ({@code limit} + {@code continue}), all lists in parallel. Each page is turned into views at once, so memory holds
+ * the views and one page per list, never the whole objects.
+ *
+ * <p>Errors: 429 and 5xx are retried with exponential back-off ({@value #ATTEMPTS} attempts); a 403 (or a kind the
+ * server does not serve) marks that kind/namespace as not checked in the coverage and the scan goes on; an
+ * unreachable server, a TLS failure or rejected credentials (401) make the whole source unavailable, with one line,
+ * within the connection timeout.
+ */
+public final class KubeLiveSource implements LiveSource {
+    static final int PAGE = 500;
+    static final int ATTEMPTS = 4;
+    static final long BACKOFF_MS = 250;
+    static final int MAX_PARALLEL = 8;
+    static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+    /** A kind deja can list and turn into views. */
+    record KindInfo(String kind, String group, String version, String plural, boolean namespaced, boolean workload) {
+        String apiVersion() {
+            return group.isEmpty() ? version : group + "/" + version;
+        }
+    }
+
+    static final Map<String, KindInfo> KINDS = new LinkedHashMap<>();
+
+    static {
+        for (KindInfo k : List.of(
+                new KindInfo("Deployment", "apps", "v1", "deployments", true, true),
+                new KindInfo("StatefulSet", "apps", "v1", "statefulsets", true, true),
+                new KindInfo("DaemonSet", "apps", "v1", "daemonsets", true, true),
+                new KindInfo("Service", "", "v1", "services", true, false),
+                new KindInfo("ConfigMap", "", "v1", "configmaps", true, false),
+                new KindInfo("HorizontalPodAutoscaler", "autoscaling", "v2", "horizontalpodautoscalers", true, false),
+                new KindInfo("PodDisruptionBudget", "policy", "v1", "poddisruptionbudgets", true, false),
+                new KindInfo("Ingress", "networking.k8s.io", "v1", "ingresses", true, false),
+                new KindInfo("IngressClass", "networking.k8s.io", "v1", "ingressclasses", false, false))) {
+            KINDS.put(k.kind(), k);
+        }
+    }
+
+    /** One list call: a kind in one namespace (null: all namespaces, or a cluster-scoped kind). */
+    record Task(KindInfo kind, String namespace) {
+        String scope() {
+            if (!kind.namespaced()) {
+                return kind.kind() + " (cluster-scoped)";
+            }
+            return kind.kind() + (namespace == null ? " in all namespaces" : " in namespace " + namespace);
+        }
+    }
+
+    /** The whole source cannot be used. */
+    static final class Unavailable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Unavailable(String m) {
+            super(m);
+        }
+    }
+
+    @Override
+    public void collect(ScanRequest req, SnapshotBuilder out) {
+        Config cfg = KubeClients.config(req);
+        String server = cfg.getMasterUrl();
+        String context = cfg.getCurrentContext() == null ? "in-cluster" : cfg.getCurrentContext().getName();
+        KubeInventory.Builder inv = out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
+        List<Task> tasks = new ArrayList<>();
+        for (String kind : new TreeSet<>(req.kubeKinds)) {
+            KindInfo k = KINDS.get(kind);
+            if (k == null) {
+                out.notRead("kubernetes", kind, Coverage.Status.SKIPPED, "deja has no reader for this kind");
+                continue;
+            }
+            if (!k.namespaced() || req.namespaces.isEmpty()) {
+                tasks.add(new Task(k, null));
+            } else {
+                for (String ns : new TreeSet<>(req.namespaces)) {
+                    tasks.add(new Task(k, ns));
+                }
+            }
+        }
+        if (tasks.isEmpty()) {
+            out.notRead("kubernetes", "cluster", Coverage.Status.SKIPPED, "no selected rule reads Kubernetes objects");
+            return;
+        }
+        if (req.verbose) {
+            req.err.println("deja: kubernetes: context " + context + ", server " + server + ", listing "
+                    + tasks.stream().map(Task::scope).toList());
+        }
+        try (HttpClient http = KubeClients.httpClient(cfg)) {
+            ExecutorService pool = Executors.newFixedThreadPool(Math.min(MAX_PARALLEL, tasks.size()), r -> {
+                Thread t = new Thread(r, "deja-kube-list");
+                t.setDaemon(true);
+                return t;
+            });
+            try {
+                List<Future<?>> futures = new ArrayList<>();
+                for (Task t : tasks) {
+                    futures.add(pool.submit(() -> run(http, server, t, req, inv, out, context)));
+                }
+                for (Future<?> f : futures) {
+                    try {
+                        f.get();
+                    } catch (ExecutionException e) {
+                        if (e.getCause() instanceof Unavailable u) {
+                            throw new SourceUnavailableException("kubernetes", u.getMessage());
+                        }
+                        if (e.getCause() instanceof RuntimeException re) {
+                            throw re;
+                        }
+                        throw new IllegalStateException(e.getCause());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new SourceUnavailableException("kubernetes", "interrupted");
+                    }
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    private static void run(HttpClient http, String server, Task t, ScanRequest req, KubeInventory.Builder inv,
+                            SnapshotBuilder out, String context) {
+        KindInfo k = t.kind();
+        StringBuilder base = new StringBuilder(server.endsWith("/") ? server.substring(0, server.length() - 1) : server);
+        base.append(k.group().isEmpty() ? "/api/" + k.version() : "/apis/" + k.group() + "/" + k.version());
+        if (k.namespaced() && t.namespace() != null) {
+            base.append("/namespaces/").append(enc(t.namespace()));
+        }
+        base.append('/').append(k.plural()).append("?limit=").append(PAGE);
+        if (req.selector != null && !req.selector.isBlank() && k.workload()) {
+            base.append("&labelSelector=").append(enc(req.selector));
+        }
+        String token = null;
+        long count = 0;
+        long started = System.nanoTime();
+        do {
+            String url = token == null ? base.toString() : base + "&continue=" + enc(token);
+            JsonNode page;
+            try {
+                page = page(http, url, t, server, context);
+            } catch (Denied d) {
+                out.notRead("kubernetes", t.scope(), d.status, d.getMessage());
+                return;
+            }
+            for (JsonNode item : page.path("items")) {
+                Object view = ViewReader.read(new JsonTree(item, k.kind(), k.apiVersion()), null);
+                inv.add(view);
+                AnnotationSuppressions.record(ManifestLoader.metaOf(view), req, out);
+                count++;
+            }
+            token = page.path("metadata").path("continue").asString(null);
+        } while (token != null && !token.isEmpty());
+        out.read("kubernetes", t.scope(), count);
+        if (req.verbose) {
+            req.err.println("deja: kubernetes: " + t.scope() + ": " + count + " objects in "
+                    + (System.nanoTime() - started) / 1_000_000 + " ms");
+        }
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    /** Not readable, but the rest of the scan goes on. */
+    static final class Denied extends Exception {
+        private static final long serialVersionUID = 1L;
+        final Coverage.Status status;
+
+        Denied(Coverage.Status status, String m) {
+            super(m);
+            this.status = status;
+        }
+    }
+
+    private static JsonNode page(HttpClient http, String url, Task t, String server, String context) throws Denied {
+        long backoff = BACKOFF_MS;
+        KindInfo k = t.kind();
+        for (int attempt = 1; ; attempt++) {
+            HttpResponse<byte[]> resp;
+            try {
+                HttpRequest request = http.newHttpRequestBuilder().uri(url).header("Accept", "application/json")
+                        .timeout(KubeClients.REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS).build();
+                resp = http.sendAsync(request, byte[].class).get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Unavailable("interrupted");
+            } catch (TimeoutException e) {
+                throw new Unavailable("the API server " + server + " (context " + context + ") did not answer within "
+                        + KubeClients.REQUEST_TIMEOUT_MS / 1000 + "s");
+            } catch (ExecutionException | RuntimeException e) {
+                throw new Unavailable(transport(e, server, context));
+            }
+            int code = resp.code();
+            if (code == 200) {
+                try {
+                    return MAPPER.readTree(resp.body());
+                } catch (JacksonException e) {
+                    throw new Denied(Coverage.Status.FAILED, "the server's answer is not JSON: " + e.getOriginalMessage());
+                }
+            }
+            String why = statusMessage(resp.body());
+            if (code == 403) {
+                throw new Denied(Coverage.Status.DENIED, "403 Forbidden: the credentials of context " + context
+                        + " may not list " + k.plural() + (t.namespace() == null ? "" : " in " + t.namespace())
+                        + " (RBAC: get/list on " + k.plural() + "." + (k.group().isEmpty() ? "core" : k.group()) + ")");
+            }
+            if (code == 401) {
+                throw new Unavailable("the API server " + server + " rejected the credentials of context " + context
+                        + " (401 Unauthorized)");
+            }
+            if (code == 404) {
+                throw new Denied(Coverage.Status.FAILED, "404: the server does not serve " + k.apiVersion() + " " + k.plural());
+            }
+            if ((code == 429 || code >= 500) && attempt < ATTEMPTS) {
+                sleep(retryAfter(resp, backoff));
+                backoff *= 2;
+                continue;
+            }
+            throw new Denied(Coverage.Status.FAILED, "HTTP " + code + (code == 429 || code >= 500 ? " after " + attempt
+                    + " attempts" : "") + (why == null ? "" : ": " + why));
+        }
+    }
+
+    /** Retry-After in seconds when the server sends one (bounded), else the back-off. */
+    private static long retryAfter(HttpResponse<byte[]> resp, long backoff) {
+        String h = resp.header("Retry-After");
+        if (h != null) {
+            try {
+                return Math.min(5_000L, Math.max(backoff, Long.parseLong(h.trim()) * 1000));
+            } catch (NumberFormatException ignored) {
+                // an HTTP date: use the back-off
+            }
+        }
+        return backoff;
+    }
+
+    private static String statusMessage(byte[] body) {
+        if (body == null || body.length == 0) {
+            return null;
+        }
+        try {
+            String m = MAPPER.readTree(body).path("message").asString(null);
+            return m == null ? null : m.lines().findFirst().orElse(m);
+        } catch (JacksonException e) {
+            return null;
+        }
+    }
+
+    /** One line for a failure to talk to the server at all. */
+    static String transport(Throwable e, String server, String context) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof HttpConnectTimeoutException) {
+                return "cannot reach the API server " + server + " (context " + context + "): connection timed out after "
+                        + KubeClients.CONNECT_TIMEOUT_MS / 1000 + "s";
+            }
+            if (t instanceof HttpTimeoutException) {
+                return "the API server " + server + " (context " + context + ") did not answer within "
+                        + KubeClients.REQUEST_TIMEOUT_MS / 1000 + "s";
+            }
+            if (t instanceof ConnectException) {
+                return "cannot reach the API server " + server + " (context " + context + "): connection refused";
+            }
+            if (t instanceof UnknownHostException) {
+                return "cannot reach the API server " + server + " (context " + context + "): unknown host "
+                        + t.getMessage();
+            }
+            if (t instanceof SSLException) {
+                return "TLS with the API server " + server + " (context " + context + ") failed: " + t.getMessage();
+            }
+        }
+        return "cannot use the API server " + server + " (context " + context + "): " + KubeClients.rootMessage(e);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unavailable("interrupted");
+        }
+    }
+}

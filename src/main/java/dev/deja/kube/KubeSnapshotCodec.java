@@ -1,0 +1,41 @@
+package dev.deja.kube;
+
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import dev.deja.engine.InputException;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.SnapshotBuilder;
+import dev.deja.kube.model.KubeInventory;
+import dev.deja.source.SnapshotCodec;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.JsonNodeFactory;
+
+/**
+ * The {@code "kubernetes"} part of a saved snapshot: the {@link KubeInventory} views as JSON (record components by
+ * name; unset values omitted), so {@code deja scan snapshot.json} reruns the rules offline on exactly what was read.
+ */
+public final class KubeSnapshotCodec implements SnapshotCodec {
+    static final JsonMapper MAPPER = JsonMapper.builder()
+            .changeDefaultVisibility(v -> v.withIsGetterVisibility(JsonAutoDetect.Visibility.NONE))
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .changeDefaultPropertyInclusion(i -> i.withValueInclusion(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL))
+            .build();
+
+    @Override
+    public JsonNode write(Snapshot snapshot, JsonNodeFactory nodes) {
+        return snapshot.part(KubeInventory.class).map(inv -> (JsonNode) MAPPER.valueToTree(inv)).orElse(null);
+    }
+
+    @Override
+    public void read(JsonNode part, String display, SnapshotBuilder out) {
+        KubeInventory inv;
+        try {
+            inv = MAPPER.treeToValue(part, KubeInventory.class);
+        } catch (JacksonException e) {
+            throw new InputException(display + ": the kubernetes part is malformed: " + e.getOriginalMessage());
+        }
+        out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new).addAll(inv);
+    }
+}

@@ -1,0 +1,194 @@
+package dev.deja.kube;
+
+import dev.deja.engine.Coverage;
+import dev.deja.engine.InputException;
+import dev.deja.engine.SnapshotBuilder;
+import dev.deja.kube.model.KubeInventory;
+import dev.deja.kube.model.Meta;
+import dev.deja.source.FileLoader;
+import dev.deja.source.ScanRequest;
+import dev.deja.source.SourceFile;
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * Reads Kubernetes manifests (YAML or JSON; several documents per file; {@code kind: List} and other {@code *List}
+ * kinds with {@code items}; a JSON array of objects) into the {@link KubeInventory}. Every view keeps the file and
+ * the line where its object starts. Kinds without a dedicated view (CRDs, RBAC, Jobs, ...) are kept generically.
+ *
+ * <p>Parsing uses SnakeYAML's node API with limits: at most {@value #MAX_ALIASES} aliases to collections (a "billion
+ * laughs" bomb is refused before it is expanded), nesting depth {@value #MAX_DEPTH}, and {@value #MAX_DOC_MIB} MiB
+ * per document (the API server refuses objects over 1.5 MiB anyway).
+ */
+public final class ManifestLoader implements FileLoader {
+    static final int MAX_ALIASES = 20;
+    static final int MAX_DEPTH = 64;
+    static final int MAX_DOC_MIB = 4;
+
+    @Override
+    public void load(List<SourceFile> files, ScanRequest request, SnapshotBuilder out) {
+        KubeInventory.Builder inv = out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
+        for (SourceFile f : files) {
+            List<Object> views = parse(f);
+            int count = 0;
+            for (Object v : views) {
+                if (v instanceof String skipped) {
+                    out.coverage(new Coverage.Entry("kubernetes", skipped, Coverage.Status.SKIPPED,
+                            "document has no kind, not a Kubernetes object", -1));
+                    continue;
+                }
+                inv.add(v);
+                count++;
+                AnnotationSuppressions.record(metaOf(v), request, out);
+            }
+            out.read("kubernetes", f.display(), count);
+        }
+    }
+
+    static Meta metaOf(Object view) {
+        if (view instanceof Meta m) {
+            return m;
+        }
+        try {
+            return (Meta) view.getClass().getMethod("meta").invoke(view);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static LoaderOptions options() {
+        LoaderOptions o = new LoaderOptions();
+        o.setMaxAliasesForCollections(MAX_ALIASES);
+        o.setNestingDepthLimit(MAX_DEPTH);
+        o.setCodePointLimit(MAX_DOC_MIB * 1024 * 1024);
+        o.setAllowRecursiveKeys(false);
+        o.setProcessComments(false);
+        return o;
+    }
+
+    /**
+     * The views of one file, in order; a document without a kind yields a String naming it (for the coverage).
+     */
+    static List<Object> parse(SourceFile f) {
+        List<Object> out = new ArrayList<>();
+        checkDocumentSizes(f);
+        Yaml yaml = new Yaml(options());
+        try {
+            for (Node doc : yaml.composeAll(new StringReader(f.text()))) {
+                if (doc == null) {
+                    continue;
+                }
+                collect(YamlTree.of(doc), f.display(), out, 0);
+            }
+        } catch (MarkedYAMLException e) {
+            Mark m = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+            String where = m == null ? f.display() : f.display() + ":" + (m.getLine() + 1);
+            throw new InputException(where + ": not valid YAML: " + oneLine(e.getProblem() != null ? e.getProblem()
+                    : e.getMessage()));
+        } catch (YAMLException e) {
+            throw new InputException(f.display() + ": " + limitMessage(e.getMessage()));
+        } catch (StackOverflowError e) {
+            throw new InputException(f.display() + ": refused: nesting too deep");
+        }
+        return out;
+    }
+
+    /**
+     * Refuses an oversized document before parsing: SnakeYAML enforces the same limit, but only after scanning up to
+     * it, which for one enormous scalar takes seconds.
+     */
+    static void checkDocumentSizes(SourceFile f) {
+        String t = f.text();
+        long limit = (long) MAX_DOC_MIB * 1024 * 1024;
+        if (t.length() <= limit) {
+            return;
+        }
+        int start = 0;
+        int startLine = 1;
+        int line = 1;
+        int i = 0;
+        while (i <= t.length()) {
+            int nl = t.indexOf('\n', i);
+            int end = nl < 0 ? t.length() : nl;
+            boolean separator = t.startsWith("---", i) || t.startsWith("...", i);
+            if (separator || nl < 0) {
+                int docEnd = separator ? i : end;
+                if (docEnd - start > limit) {
+                    throw new InputException(f.display() + ":" + startLine + ": refused: a document is larger than "
+                            + MAX_DOC_MIB + " MiB (Kubernetes objects are at most 1.5 MiB)");
+                }
+                start = i;
+                startLine = line;
+            }
+            if (nl < 0) {
+                break;
+            }
+            i = nl + 1;
+            line++;
+        }
+    }
+
+    private static void collect(Tree t, String file, List<Object> out, int depth) {
+        if (t == null) {
+            return;
+        }
+        if (!t.isMapping()) {
+            List<Tree> items = t.items();
+            if (!items.isEmpty() && depth == 0) { // a JSON array of objects
+                for (Tree i : items) {
+                    collect(i, file, out, depth + 1);
+                }
+                return;
+            }
+            if (t.text() == null || !t.text().isBlank()) {
+                out.add(file + ":" + t.line());
+            }
+            return;
+        }
+        String kind = t.text("kind");
+        if (kind == null) {
+            out.add(file + ":" + t.line());
+            return;
+        }
+        Tree items = t.get("items");
+        if (kind.endsWith("List") && (items != null || t.get("metadata") == null || kind.equals("List"))) {
+            if (items != null) {
+                for (Tree i : items.items()) {
+                    collect(i, file, out, depth + 1);
+                }
+            }
+            return;
+        }
+        out.add(ViewReader.read(t, file));
+    }
+
+    static String limitMessage(String msg) {
+        String m = oneLine(msg);
+        String low = m.toLowerCase(Locale.ROOT);
+        if (low.contains("aliases")) {
+            return "refused: more than " + MAX_ALIASES + " aliases to collections (a YAML \"billion laughs\" bomb?)";
+        }
+        if (low.contains("nesting depth")) {
+            return "refused: nested deeper than " + MAX_DEPTH + " levels";
+        }
+        if (low.contains("code points") || low.contains("exceeds the limit")) {
+            return "refused: a document is larger than " + MAX_DOC_MIB + " MiB (Kubernetes objects are at most 1.5 MiB)";
+        }
+        return "not valid YAML: " + m;
+    }
+
+    private static String oneLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        return s.lines().map(String::strip).filter(x -> !x.isEmpty()).findFirst().orElse("");
+    }
+}

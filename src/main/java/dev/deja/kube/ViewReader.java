@@ -1,0 +1,235 @@
+package dev.deja.kube;
+
+import dev.deja.kube.model.ConfigMap;
+import dev.deja.kube.model.Container;
+import dev.deja.kube.model.Hpa;
+import dev.deja.kube.model.Ingress;
+import dev.deja.kube.model.IngressClass;
+import dev.deja.kube.model.Meta;
+import dev.deja.kube.model.Pdb;
+import dev.deja.kube.model.Probe;
+import dev.deja.kube.model.Selector;
+import dev.deja.kube.model.Service;
+import dev.deja.kube.model.Workload;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns one object (a manifest document or an object from the API server) into its view: only the fields the rules
+ * read are kept. Objects of kinds without a dedicated view are kept as their {@link Meta}.
+ */
+final class ViewReader {
+    static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+    private ViewReader() {
+    }
+
+    /** The view of an object; {@code file} is null for live objects. */
+    static Object read(Tree obj, String file) {
+        String kind = obj.text("kind");
+        Meta meta = meta(obj, kind, file);
+        return switch (kind == null ? "" : kind) {
+            case "Deployment", "StatefulSet", "DaemonSet" -> workload(obj, meta);
+            case "Service" -> service(obj, meta);
+            case "HorizontalPodAutoscaler" -> hpa(obj, meta);
+            case "PodDisruptionBudget" -> pdb(obj, meta);
+            case "Ingress" -> new Ingress(meta, text(obj.path("spec", "ingressClassName")));
+            case "IngressClass" -> new IngressClass(meta, text(obj.path("spec", "controller")));
+            case "ConfigMap" -> configMap(obj, meta);
+            default -> meta;
+        };
+    }
+
+    static Meta meta(Tree obj, String kind, String file) {
+        Tree md = obj.get("metadata");
+        String ns = md == null ? null : md.text("namespace");
+        String name = md == null ? null : md.text("name");
+        if (name == null && md != null && md.text("generateName") != null) {
+            name = md.text("generateName") + "*";
+        }
+        Map<String, String> annotations = md == null ? Map.of() : md.strings("annotations");
+        if (annotations.containsKey(LAST_APPLIED)) { // a copy of the whole object: not worth keeping
+            annotations = new LinkedHashMap<>(annotations);
+            annotations.remove(LAST_APPLIED);
+        }
+        return new Meta(obj.text("apiVersion"), kind, ns, name, md == null ? Map.of() : md.strings("labels"),
+                annotations, file, file == null ? null : obj.line());
+    }
+
+    private static String text(Tree t) {
+        return t == null ? null : t.text();
+    }
+
+    private static Workload workload(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        if (spec == null) {
+            return new Workload(meta, null, null, null, null, null, null, null, null, null, null, null);
+        }
+        Integer replicas = spec.integer("replicas");
+        String strategy = null;
+        String maxUnavailable = null;
+        Integer strategyLine = null;
+        Tree st = spec.get("strategy") != null ? spec.get("strategy") : spec.get("updateStrategy");
+        if (st != null) {
+            strategyLine = spec.get("strategy") != null ? spec.keyLine("strategy") : spec.keyLine("updateStrategy");
+            strategy = st.text("type");
+            Tree ru = st.get("rollingUpdate");
+            if (ru != null) {
+                maxUnavailable = ru.text("maxUnavailable");
+                Integer l = ru.keyLine("maxUnavailable");
+                if (l != null) {
+                    strategyLine = l;
+                }
+            }
+        }
+        Tree tpl = spec.get("template");
+        Tree tmd = tpl == null ? null : tpl.get("metadata");
+        Tree pod = tpl == null ? null : tpl.get("spec");
+        List<Container> containers = new ArrayList<>();
+        List<Workload.Spread> tsc = new ArrayList<>();
+        List<Workload.Spread> anti = new ArrayList<>();
+        if (pod != null) {
+            Tree cs = pod.get("containers");
+            if (cs != null) {
+                for (Tree c : cs.items()) {
+                    containers.add(container(c));
+                }
+            }
+            Tree t = pod.get("topologySpreadConstraints");
+            if (t != null) {
+                for (Tree c : t.items()) {
+                    tsc.add(new Workload.Spread(c.text("topologyKey"),
+                            !"ScheduleAnyway".equals(c.text("whenUnsatisfiable")), selector(c.get("labelSelector"))));
+                }
+            }
+            Tree pa = pod.path("affinity", "podAntiAffinity");
+            if (pa != null) {
+                Tree req = pa.get("requiredDuringSchedulingIgnoredDuringExecution");
+                if (req != null) {
+                    for (Tree term : req.items()) {
+                        anti.add(new Workload.Spread(term.text("topologyKey"), true, selector(term.get("labelSelector"))));
+                    }
+                }
+                Tree pref = pa.get("preferredDuringSchedulingIgnoredDuringExecution");
+                if (pref != null) {
+                    for (Tree w : pref.items()) {
+                        Tree term = w.get("podAffinityTerm");
+                        if (term != null) {
+                            anti.add(new Workload.Spread(term.text("topologyKey"), false, selector(term.get("labelSelector"))));
+                        }
+                    }
+                }
+            }
+        }
+        return new Workload(meta, replicas, strategy, maxUnavailable, selector(spec.get("selector")),
+                tmd == null ? Map.of() : tmd.strings("labels"), tmd == null ? Map.of() : tmd.strings("annotations"),
+                containers, tsc, anti, spec.keyLine("replicas"), strategyLine);
+    }
+
+    static Selector selector(Tree sel) {
+        if (sel == null) {
+            return Selector.EMPTY;
+        }
+        List<Selector.Expression> exprs = new ArrayList<>();
+        Tree me = sel.get("matchExpressions");
+        if (me != null) {
+            for (Tree e : me.items()) {
+                exprs.add(new Selector.Expression(e.text("key"), e.text("operator"), e.texts("values")));
+            }
+        }
+        return new Selector(sel.strings("matchLabels"), exprs);
+    }
+
+    private static Container container(Tree c) {
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        Tree ps = c.get("ports");
+        if (ps != null) {
+            for (Tree p : ps.items()) {
+                Integer n = p.integer("containerPort");
+                if (n != null) {
+                    String name = p.text("name");
+                    ports.put(name != null ? name : n.toString(), n);
+                }
+            }
+        }
+        return new Container(c.text("name"), c.text("image"), c.texts("command"), c.texts("args"), ports,
+                probe(c, "readinessProbe"), probe(c, "livenessProbe"), probe(c, "startupProbe"), c.line());
+    }
+
+    private static Probe probe(Tree c, String key) {
+        Tree p = c.get(key);
+        if (p == null || !p.isMapping()) {
+            return null;
+        }
+        String handler = null;
+        String path = null;
+        String port = null;
+        String scheme = null;
+        List<String> command = List.of();
+        if (p.get("httpGet") != null) {
+            handler = "httpGet";
+            Tree h = p.get("httpGet");
+            path = h.text("path");
+            port = h.text("port");
+            scheme = h.text("scheme");
+        } else if (p.get("tcpSocket") != null) {
+            handler = "tcpSocket";
+            port = p.get("tcpSocket").text("port");
+        } else if (p.get("grpc") != null) {
+            handler = "grpc";
+            port = p.get("grpc").text("port");
+        } else if (p.get("exec") != null) {
+            handler = "exec";
+            command = p.get("exec").texts("command");
+        }
+        return new Probe(handler, path, port, scheme, command, p.integer("timeoutSeconds"), p.integer("periodSeconds"),
+                p.integer("failureThreshold"), p.integer("initialDelaySeconds"), c.keyLine(key));
+    }
+
+    private static Service service(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        if (spec == null) {
+            return new Service(meta, null, Map.of(), null, null);
+        }
+        return new Service(meta, spec.text("type") == null ? "ClusterIP" : spec.text("type"), spec.strings("selector"),
+                spec.text("loadBalancerClass"), spec.text("externalTrafficPolicy"));
+    }
+
+    private static Hpa hpa(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        if (spec == null) {
+            return new Hpa(meta, null, null, null, null);
+        }
+        Tree ref = spec.get("scaleTargetRef");
+        return new Hpa(meta, ref == null ? null : ref.text("kind"), ref == null ? null : ref.text("name"),
+                spec.integer("minReplicas"), spec.integer("maxReplicas"));
+    }
+
+    private static Pdb pdb(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        if (spec == null) {
+            return new Pdb(meta, Selector.EMPTY, null, null);
+        }
+        return new Pdb(meta, selector(spec.get("selector")), spec.text("minAvailable"), spec.text("maxUnavailable"));
+    }
+
+    private static ConfigMap configMap(Tree obj, Meta meta) {
+        Tree data = obj.get("data");
+        Map<String, String> values = new LinkedHashMap<>();
+        Map<String, Integer> lines = new LinkedHashMap<>();
+        if (data != null) {
+            for (Map.Entry<String, Tree> e : data.entries()) {
+                String v = e.getValue() == null ? null : e.getValue().text();
+                if (v != null) {
+                    values.put(e.getKey(), v);
+                    Integer l = data.keyLine(e.getKey());
+                    if (l != null) {
+                        lines.put(e.getKey(), l);
+                    }
+                }
+            }
+        }
+        return new ConfigMap(meta, values, lines);
+    }
+}

@@ -1,0 +1,104 @@
+package dev.deja.kube;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+
+/** A SnakeYAML node (from {@code compose}, so with marks) as a {@link Tree}. */
+final class YamlTree implements Tree {
+    private final Node node;
+
+    YamlTree(Node node) {
+        this.node = node;
+    }
+
+    static Tree of(Node n) {
+        return n == null ? null : new YamlTree(n);
+    }
+
+    Node node() {
+        return node;
+    }
+
+    private NodeTuple tuple(String key) {
+        if (node instanceof MappingNode m) {
+            for (NodeTuple t : m.getValue()) {
+                if (t.getKeyNode() instanceof ScalarNode k && key.equals(k.getValue())) {
+                    return t;
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public Tree get(String key) {
+        NodeTuple t = tuple(key);
+        if (t == null) {
+            return null;
+        }
+        Node v = t.getValueNode();
+        if (v instanceof ScalarNode s && "tag:yaml.org,2002:null".equals(s.getTag().getValue())) {
+            return null;
+        }
+        return new YamlTree(v);
+    }
+
+    @Override
+    public String text() {
+        if (node instanceof ScalarNode s) {
+            if ("tag:yaml.org,2002:null".equals(s.getTag().getValue())) {
+                return null;
+            }
+            return s.getValue();
+        }
+        return null;
+    }
+
+    @Override
+    public List<Tree> items() {
+        if (node instanceof SequenceNode s) {
+            List<Tree> out = new ArrayList<>(s.getValue().size());
+            for (Node n : s.getValue()) {
+                out.add(new YamlTree(n));
+            }
+            return out;
+        }
+        return List.of();
+    }
+
+    @Override
+    public List<Map.Entry<String, Tree>> entries() {
+        if (node instanceof MappingNode m) {
+            List<Map.Entry<String, Tree>> out = new ArrayList<>(m.getValue().size());
+            for (NodeTuple t : m.getValue()) {
+                if (t.getKeyNode() instanceof ScalarNode k) {
+                    out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(k.getValue(), new YamlTree(t.getValueNode())));
+                }
+            }
+            return out;
+        }
+        return List.of();
+    }
+
+    @Override
+    public boolean isMapping() {
+        return node instanceof MappingNode;
+    }
+
+    @Override
+    public Integer line() {
+        return node.getStartMark() == null ? null : node.getStartMark().getLine() + 1;
+    }
+
+    @Override
+    public Integer keyLine(String key) {
+        NodeTuple t = tuple(key);
+        return t == null || t.getKeyNode().getStartMark() == null ? null : t.getKeyNode().getStartMark().getLine() + 1;
+    }
+}

@@ -1,0 +1,38 @@
+package dev.deja.rules.kube;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.Rule;
+import dev.deja.engine.RuleContext;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.SourceKind;
+import dev.deja.kube.model.KubeInventory;
+import java.util.List;
+import java.util.Set;
+
+/** Base of the Kubernetes rules: reads the inventory (nothing to do when the scan has none). */
+abstract class KubeRule implements Rule {
+    /** What the load-balancer detector reads. */
+    static final Set<String> DETECTOR_KINDS = Set.of("Deployment", "StatefulSet", "DaemonSet", "Service", "IngressClass");
+
+    @Override
+    public final SourceKind source() {
+        return SourceKind.KUBERNETES;
+    }
+
+    @Override
+    public final List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+        return snapshot.part(KubeInventory.class).map(inv -> check(inv, ctx)).orElse(List.of());
+    }
+
+    abstract List<Finding> check(KubeInventory inv, RuleContext ctx);
+
+    static Set<String> union(Set<String> a, String... more) {
+        java.util.TreeSet<String> s = new java.util.TreeSet<>(a);
+        s.addAll(List.of(more));
+        return Set.copyOf(s);
+    }
+
+    static String replicasText(Integer n) {
+        return n == null ? "every pod of the DaemonSet" : n == 1 ? "its single replica" : "all " + n + " replicas";
+    }
+}

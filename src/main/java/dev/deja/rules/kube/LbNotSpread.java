@@ -1,0 +1,80 @@
+package dev.deja.rules.kube;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.RuleContext;
+import dev.deja.kube.model.KubeInventory;
+import dev.deja.kube.model.Workload;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * IL-0495 (the September repeat: badly spread traffic pods failed readiness together) and IL-0364 (one zone's
+ * trouble): a load balancer without a topology spread constraint or pod anti-affinity across nodes and across zones.
+ * Only constraints whose label selector selects the workload's own pods count. DaemonSets run one pod per node and
+ * are not checked.
+ */
+public final class LbNotSpread extends KubeRule {
+    static final Set<String> NODE_KEYS = Set.of("kubernetes.io/hostname");
+    static final Set<String> ZONE_KEYS = Set.of("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone");
+
+    @Override
+    public String id() {
+        return "k8s-lb-not-spread";
+    }
+
+    @Override
+    public Set<String> kubeKinds() {
+        return DETECTOR_KINDS;
+    }
+
+    @Override
+    List<Finding> check(KubeInventory inv, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        for (LoadBalancers.Lb lb : LoadBalancers.of(inv)) {
+            Workload w = lb.workload();
+            if ("DaemonSet".equals(w.kind())) {
+                continue;
+            }
+            List<String> ignored = new ArrayList<>();
+            boolean nodes = spreads(w, NODE_KEYS, ignored);
+            boolean zones = spreads(w, ZONE_KEYS, ignored);
+            if (nodes && zones) {
+                continue;
+            }
+            String missing = !nodes && !zones ? "across nodes or zones" : !nodes ? "across nodes" : "across zones";
+            String has = nodes ? " (it is spread across nodes only)" : zones ? " (it is spread across zones only)" : "";
+            String msg = w.meta().display() + ": no topology spread constraint or pod anti-affinity keeps its "
+                    + (w.effectiveReplicas() == null || w.effectiveReplicas() < 2 ? "" : w.effectiveReplicas() + " ") + "pods apart " + missing + has
+                    + "; the scheduler may pack them on one node or zone, which then fails them all at once "
+                    + lb.because();
+            var f = ctx.finding(w.meta().location(), msg);
+            for (String i : ignored) {
+                f.note(i);
+            }
+            out.add(f.build());
+        }
+        return out;
+    }
+
+    private static boolean spreads(Workload w, Set<String> keys, List<String> ignored) {
+        boolean found = false;
+        for (List<Workload.Spread> list : List.of(w.spreadConstraints(), w.antiAffinity())) {
+            for (Workload.Spread s : list) {
+                if (s.topologyKey() == null || !keys.contains(s.topologyKey())) {
+                    continue;
+                }
+                if (s.selector().matches(w.podLabels())) {
+                    found = true;
+                } else {
+                    String n = "a constraint on " + s.topologyKey() + " does not count: its labelSelector "
+                            + s.selector().matchLabels() + " does not select the pods " + w.podLabels();
+                    if (!ignored.contains(n)) {
+                        ignored.add(n);
+                    }
+                }
+            }
+        }
+        return found;
+    }
+}

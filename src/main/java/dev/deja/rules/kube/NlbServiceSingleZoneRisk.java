@@ -1,0 +1,112 @@
+package dev.deja.rules.kube;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.RuleContext;
+import dev.deja.kube.model.KubeInventory;
+import dev.deja.kube.model.Service;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * IL-0364 (UK Ministry of Justice): a Service of type LoadBalancer that becomes an AWS NLB (the in-tree
+ * {@code aws-load-balancer-type: nlb}, the AWS Load Balancer Controller's {@code external}, or
+ * {@code loadBalancerClass: service.k8s.aws/nlb}) without cross-zone load balancing, or with explicit health-check
+ * annotations that take more than {@value #MAX_DETECT_SECONDS}s to mark a target down. Health-check defaults alone
+ * do not fire.
+ */
+public final class NlbServiceSingleZoneRisk extends KubeRule {
+    static final String P = "service.beta.kubernetes.io/";
+    static final String TYPE = P + "aws-load-balancer-type";
+    static final String ATTRS = P + "aws-load-balancer-attributes";
+    static final String CROSS_ZONE = P + "aws-load-balancer-cross-zone-load-balancing-enabled";
+    static final String INTERVAL = P + "aws-load-balancer-healthcheck-interval";
+    static final String UNHEALTHY = P + "aws-load-balancer-healthcheck-unhealthy-threshold";
+    static final int MAX_DETECT_SECONDS = 60;
+    static final int DEFAULT_INTERVAL = 10;
+    static final int DEFAULT_UNHEALTHY = 3;
+
+    @Override
+    public String id() {
+        return "k8s-nlb-service-single-zone-risk";
+    }
+
+    @Override
+    public Set<String> kubeKinds() {
+        return Set.of("Service");
+    }
+
+    @Override
+    List<Finding> check(KubeInventory inv, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        for (Service s : inv.services()) {
+            String how = nlb(s);
+            if (how == null) {
+                continue;
+            }
+            String name = s.meta().display();
+            if (!crossZone(s)) {
+                out.add(ctx.finding(s.meta().location(), name + " becomes an AWS NLB (" + how + ") without cross-zone"
+                        + " load balancing: each zone's address sends only to targets in that zone, so when health"
+                        + " checking in one zone goes wrong (as it did for the Ministry of Justice), every client"
+                        + " resolving to that zone's address times out; neither " + ATTRS
+                        + ": load_balancing.cross_zone.enabled=true nor " + CROSS_ZONE + ": \"true\" is set").build());
+            }
+            String iv = s.meta().annotation(INTERVAL);
+            String ut = s.meta().annotation(UNHEALTHY);
+            if (iv != null || ut != null) {
+                Integer interval = iv == null ? Integer.valueOf(DEFAULT_INTERVAL) : num(iv);
+                Integer threshold = ut == null ? Integer.valueOf(DEFAULT_UNHEALTHY) : num(ut);
+                if (interval != null && threshold != null && interval * threshold > MAX_DETECT_SECONDS) {
+                    out.add(ctx.finding(s.meta().location(), name + ": health checks mark a target down only after "
+                            + threshold + " failures x " + interval + "s = " + interval * threshold + "s (over "
+                            + MAX_DETECT_SECONDS + "s)" + (iv == null ? "; interval " + DEFAULT_INTERVAL + "s is the default"
+                            : "") + (ut == null ? "; threshold " + DEFAULT_UNHEALTHY + " is the default" : "")
+                            + ": an impaired zone keeps receiving traffic that long").build());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** How the Service becomes an NLB, or null when it does not. */
+    static String nlb(Service s) {
+        if (!s.isLoadBalancer()) {
+            return null;
+        }
+        if ("service.k8s.aws/nlb".equals(s.loadBalancerClass())) {
+            return "loadBalancerClass service.k8s.aws/nlb";
+        }
+        String t = s.meta().annotation(TYPE);
+        if (t != null) {
+            String v = t.strip().toLowerCase(Locale.ROOT);
+            if (v.equals("nlb") || v.equals("external") || v.equals("nlb-ip")) {
+                return TYPE + ": " + t.strip();
+            }
+        }
+        return null;
+    }
+
+    static boolean crossZone(Service s) {
+        String attrs = s.meta().annotation(ATTRS);
+        if (attrs != null) {
+            for (String kv : attrs.split(",")) {
+                String[] p = kv.split("=", 2);
+                if (p.length == 2 && p[0].strip().equals("load_balancing.cross_zone.enabled")) {
+                    return p[1].strip().equalsIgnoreCase("true");
+                }
+            }
+        }
+        String legacy = s.meta().annotation(CROSS_ZONE);
+        return legacy != null && legacy.strip().equalsIgnoreCase("true");
+    }
+
+    private static Integer num(String s) {
+        try {
+            return Integer.valueOf(s.strip());
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.deja.kube;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.engine.InputException;
+import dev.deja.source.ScanRequest;
+import io.fabric8.kubernetes.client.Config;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Kubeconfig resolution as kubectl does it, without a server. */
+class KubeClientsTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void mergesKubeconfigFilesFirstWinsAndKeepsRelativePathsRelativeToTheirFile() throws Exception {
+        Path a = Files.createDirectories(tmp.resolve("a")).resolve("config");
+        Path b = Files.createDirectories(tmp.resolve("b")).resolve("config");
+        Files.writeString(tmp.resolve("b/token"), "file-token\n");
+        Files.writeString(a, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                  - name: prod
+                    cluster: {server: "https://prod.example:6443", certificate-authority: ca.crt}
+                contexts:
+                  - name: prod
+                    context: {cluster: prod, user: alice, namespace: shop}
+                """);
+        Files.writeString(b, """
+                apiVersion: v1
+                kind: Config
+                current-context: prod
+                clusters:
+                  - name: prod
+                    cluster: {server: "https://ignored.example:6443"}
+                users:
+                  - name: alice
+                    user: {tokenFile: token, client-certificate: certs/alice.crt, client-key: /abs/alice.key}
+                contexts:
+                  - name: dev
+                    context: {cluster: prod, user: alice}
+                """);
+        ScanRequest req = new ScanRequest();
+        req.processEnv = Map.of("KUBECONFIG", a + File.pathSeparator + b, "HTTPS_PROXY", "http://proxy:3128",
+                "NO_PROXY", "localhost, .internal");
+        Config c = KubeClients.config(req);
+        assertEquals("https://prod.example:6443/", c.getMasterUrl());
+        assertEquals(tmp.resolve("a/ca.crt").toAbsolutePath().toString(), c.getCaCertFile());
+        assertEquals(tmp.resolve("b/certs/alice.crt").toAbsolutePath().toString(), c.getClientCertFile());
+        assertEquals("/abs/alice.key", c.getClientKeyFile());
+        assertEquals("file-token", c.getOauthToken());
+        assertEquals("shop", c.getNamespace());
+        assertEquals("prod", c.getCurrentContext().getName());
+        assertEquals("http://proxy:3128", c.getHttpsProxy());
+        assertArrayEquals(new String[] {"localhost", ".internal"}, c.getNoProxy());
+        assertEquals(KubeClients.CONNECT_TIMEOUT_MS, c.getConnectionTimeout());
+        assertEquals(0, c.getRequestRetryBackoffLimit());
+
+        req.context = "dev";
+        assertEquals(null, KubeClients.config(req).getNamespace());
+        req.context = "staging";
+        InputException e = assertThrows(InputException.class, () -> KubeClients.config(req));
+        assertTrue(e.getMessage().startsWith("--context staging: no such context in KUBECONFIG="), e.getMessage());
+        assertTrue(e.getMessage().endsWith("(contexts: prod, dev)"), e.getMessage());
+    }
+
+    @Test
+    void missingFilesAndContextsAreInputErrors() throws Exception {
+        ScanRequest req = new ScanRequest();
+        req.processEnv = Map.of();
+        req.kubeconfig = tmp.resolve("nope");
+        assertEquals("--kubeconfig " + tmp.resolve("nope") + ": no such file",
+                assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage());
+        Path kc = tmp.resolve("kc");
+        Files.writeString(kc, "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: [{name: x, context: {cluster: gone}}]\n");
+        req.kubeconfig = kc;
+        assertTrue(assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage()
+                .contains("no current-context set; pick one with --context (contexts: x)"));
+        req.context = "x";
+        assertEquals(kc + ": context x names cluster gone, which has no server",
+                assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage());
+        Files.writeString(kc, "- not\n- a kubeconfig\n");
+        assertTrue(assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage()
+                .endsWith("not a valid kubeconfig (expected a mapping)"));
+    }
+}

@@ -1,0 +1,56 @@
+package dev.deja.kube;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.deja.TestSupport;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/** The bundled Kubernetes examples and the ingress-nginx AWS manifest of the shared corpus report what they should. */
+class KubeExamplesTest {
+    static Set<String> rules(String... args) {
+        TestSupport.Run r = TestSupport.run(args);
+        JsonNode report = KubeLiveSourceTest.json(r.out());
+        Set<String> ids = new TreeSet<>();
+        report.path("findings").forEach(f -> ids.add(f.path("ruleId").asString()));
+        return ids;
+    }
+
+    @Test
+    void riskyIngressFiresEveryIl0495Rule() {
+        assertEquals(Set.of("k8s-lb-liveness-same-as-readiness", "k8s-lb-no-disruption-headroom", "k8s-lb-not-spread",
+                        "k8s-lb-probe-fails-fast", "k8s-lb-probe-on-admin-endpoint"),
+                rules("scan", "examples/kubernetes/il-0495-risky-ingress.yaml", "--format", "json"));
+    }
+
+    @Test
+    void fixedIngressFiresNothing() {
+        TestSupport.Run r = TestSupport.run("scan", "examples/kubernetes/il-0495-fixed-ingress.yaml");
+        assertEquals(0, r.code(), r.out());
+        assertEquals(Set.of(), rules("scan", "examples/kubernetes/il-0495-fixed-ingress.yaml", "--format", "json"));
+    }
+
+    @Test
+    void serialReloadsExampleFiresOnlyIl0081() {
+        assertEquals(Set.of("k8s-ingress-nginx-serial-reloads"),
+                rules("scan", "examples/kubernetes/il-0081-serial-reloads.yaml", "--format", "json"));
+    }
+
+    @Test
+    void corpusIngressNginxAwsManifest() {
+        Path aws = TestSupport.shared("corpus/kubernetes/ingress-nginx_aws_deploy.yaml");
+        // tight probes (1s timeout), liveness = readiness, one replica without PDB, no spread; cross-zone already on
+        assertEquals(Set.of("k8s-lb-liveness-same-as-readiness", "k8s-lb-no-disruption-headroom", "k8s-lb-not-spread",
+                "k8s-lb-probe-fails-fast"), rules("scan", aws.toString(), "--format", "json"));
+    }
+
+    @Test
+    void wholeCorpusLoads() {
+        Path dir = TestSupport.shared("corpus/kubernetes");
+        TestSupport.Run r = TestSupport.run("scan", dir.toString(), "--fail-on", "none");
+        assertEquals(0, r.code(), r.err());
+    }
+}

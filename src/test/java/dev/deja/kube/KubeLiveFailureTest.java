@@ -1,0 +1,135 @@
+package dev.deja.kube;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.TestSupport;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/** Partial access, throttling, unreachable servers and rejected credentials, against a real HTTP mock server. */
+class KubeLiveFailureTest {
+    static final Path FIXTURES = Path.of("src/test/resources/fixtures");
+    @TempDir
+    Path tmp;
+
+    @Test
+    void forbiddenKindIsReportedAsNotCheckedAndTheScanGoesOn() throws IOException {
+        try (MockCluster c = new MockCluster(req -> req.getPath().contains("/poddisruptionbudgets")
+                ? MockCluster.status(403, "Forbidden", "poddisruptionbudgets.policy is forbidden: User \\\"deja\\\" cannot list")
+                : null)) {
+            c.apply(FIXTURES.resolve("k8s-lb-probe-fails-fast/ingress-nginx-default-timeout.yaml"), null);
+            Path kc = c.kubeconfig(tmp);
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString(), "--format", "json");
+            assertEquals(3, r.code(), r.err());
+            assertTrue(r.err().contains("scan incomplete"), r.err());
+            JsonNode report = KubeLiveSourceTest.json(r.out());
+            assertFalse(report.path("coverage").path("complete").asBoolean());
+            JsonNode denied = null;
+            int read = 0;
+            for (JsonNode e : report.path("coverage").path("entries")) {
+                if (e.path("status").asString().equals("denied")) {
+                    denied = e;
+                } else if (e.path("status").asString().equals("read")) {
+                    read++;
+                }
+            }
+            assertTrue(denied != null, r.out());
+            assertEquals("PodDisruptionBudget in all namespaces", denied.path("scope").asString());
+            assertTrue(denied.path("detail").asString().contains("403"), denied.toString());
+            assertEquals(7, read, r.out()); // the seven other kinds were read
+            // findings from what could be read are still reported
+            assertTrue(KubeLiveSourceTest.findings(report, "ingress-nginx", "k8s-lb-probe-fails-fast").size() == 1, r.out());
+            TestSupport.Run text = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString());
+            assertEquals(3, text.code());
+            assertTrue(text.out().contains("Not checked:\n  - kubernetes: PodDisruptionBudget in all namespaces: denied (403"),
+                    text.out());
+            TestSupport.Run partial = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString(),
+                    "--allow-partial", "--fail-on", "none");
+            assertEquals(0, partial.code(), partial.err());
+        }
+    }
+
+    @Test
+    void throttlingIsRetriedWithBackOff() throws IOException {
+        AtomicInteger calls = new AtomicInteger();
+        try (MockCluster c = new MockCluster(req -> req.getPath().contains("/services")
+                && "GET".equals(req.getMethod()) && calls.incrementAndGet() <= 2 ? MockCluster.status(429, "TooManyRequests", "slow down") : null)) {
+            c.apply(FIXTURES.resolve("k8s-nlb-service-single-zone-risk/nlb-no-cross-zone.yaml"), null);
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--rules", "k8s-nlb-service-single-zone-risk");
+            assertEquals(1, r.code(), r.err());
+            assertEquals(3, calls.get());
+            assertTrue(r.out().contains("everything requested was read"), r.out());
+        }
+    }
+
+    @Test
+    void listsArePagedWithContinueTokens() throws IOException {
+        java.util.List<String> paths = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        String svc = "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"edge\",\"annotations\":"
+                + "{\"service.beta.kubernetes.io/aws-load-balancer-type\":\"nlb\"}},\"spec\":{\"type\":\"LoadBalancer\"}}";
+        try (MockCluster c = new MockCluster(req -> {
+            if (!req.getPath().startsWith("/api/v1/services")) {
+                return null;
+            }
+            paths.add(req.getPath());
+            boolean second = req.getPath().contains("continue=");
+            String body = "{\"kind\":\"ServiceList\",\"apiVersion\":\"v1\",\"metadata\":{"
+                    + (second ? "" : "\"continue\":\"next+page/1\"") + "},\"items\":["
+                    + String.format(svc, second ? "second" : "first") + "]}";
+            return new io.fabric8.mockwebserver.http.MockResponse().setResponseCode(200)
+                    .setHeader("Content-Type", "application/json").setBody(body);
+        })) {
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--rules", "k8s-nlb-service-single-zone-risk", "--format", "json");
+            assertEquals(1, r.code(), r.err());
+            assertEquals(java.util.List.of("/api/v1/services?limit=500",
+                    "/api/v1/services?limit=500&continue=next%2Bpage%2F1"), paths);
+            JsonNode report = KubeLiveSourceTest.json(r.out());
+            assertEquals(java.util.Set.of("k8s-nlb-service-single-zone-risk Service edge/first",
+                    "k8s-nlb-service-single-zone-risk Service edge/second"), KubeLiveSourceTest.findings(report, null, null));
+            assertEquals(2, report.path("coverage").path("entries").get(0).path("count").asInt());
+        }
+    }
+
+    @Test
+    void rejectedCredentialsFailWithOneLine() throws IOException {
+        try (MockCluster c = new MockCluster(req -> MockCluster.status(401, "Unauthorized", "Unauthorized"))) {
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString());
+            assertEquals(3, r.code(), r.err());
+            String first = r.err().lines().findFirst().orElse("");
+            assertTrue(first.startsWith("deja: kubernetes: the API server http://") && first.endsWith(
+                    "rejected the credentials of context mock (401 Unauthorized)"), r.err());
+        }
+    }
+
+    @Test
+    void unreachableServerFailsFastWithOneLine() throws IOException {
+        Path kc = MockCluster.writeKubeconfig(tmp.resolve("kc"), "gone", "http://127.0.0.1:" + KubeLiveSourceTest.freePort());
+        long t0 = System.nanoTime();
+        TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString());
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(3, r.code(), r.err());
+        assertTrue(ms < 10_000, "took " + ms + " ms");
+        String[] lines = r.err().strip().split("\n");
+        assertTrue(lines[0].matches("deja: kubernetes: cannot reach the API server http://127\\.0\\.0\\.1:\\d+/? \\(context gone\\): connection refused"),
+                r.err());
+        assertFalse(r.err().contains("Exception"), r.err());
+        assertTrue(r.out().contains("kubernetes: all of kubernetes: failed"), r.out());
+    }
+
+    @Test
+    void noKubeconfigAnywhereIsAnInputError() {
+        TestSupport.Run r = TestSupport.runWith(new java.io.ByteArrayInputStream(new byte[0]),
+                java.util.Map.of("HOME", tmp.toString()), "scan", "--cluster");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("deja: --cluster: no kubeconfig"), r.err());
+        assertEquals(1, r.err().strip().lines().count());
+    }
+}

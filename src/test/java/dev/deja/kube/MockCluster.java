@@ -1,0 +1,123 @@
+package dev.deja.kube;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Fabric8's kubernetes-server-mock in CRUD mode (a real HTTP API server that stores what is created), optionally
+ * answering some requests itself (403 for one kind, 401 for everything), and a real kubeconfig file pointing at it.
+ */
+final class MockCluster implements AutoCloseable {
+    final KubernetesMockServer server;
+    final KubernetesClient client;
+    final KubernetesCrudDispatcher crud;
+
+    /** @param override returns a response for requests it wants to answer itself, or null to let CRUD handle them */
+    MockCluster(Function<RecordedRequest, MockResponse> override) {
+        KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher(List.of()) {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+                MockResponse r = override == null ? null : override.apply(request);
+                return r != null ? r : super.dispatch(request);
+            }
+        };
+        this.crud = crud;
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), crud, false);
+        server.init();
+        client = server.createClient();
+    }
+
+    MockCluster() {
+        this(null);
+    }
+
+    static MockResponse status(int code, String reason, String message) {
+        return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json")
+                .setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"" + reason
+                        + "\",\"message\":\"" + message + "\",\"code\":" + code + "}");
+    }
+
+    /** Creates every object of a manifest, in the given namespace when not null (else the object's own). */
+    int apply(Path manifest, String namespace) throws IOException {
+        int n = 0;
+        try (InputStream in = Files.newInputStream(manifest)) {
+            for (HasMetadata o : client.load(in).items()) {
+                if (namespace != null && !isClusterScoped(o)) {
+                    o.getMetadata().setNamespace(namespace);
+                }
+                if (o.getMetadata().getNamespace() == null && !isClusterScoped(o)) {
+                    o.getMetadata().setNamespace("default");
+                }
+                client.resource(o).create();
+                n++;
+            }
+        }
+        return n;
+    }
+
+    static boolean isClusterScoped(HasMetadata o) {
+        return switch (o.getKind()) {
+            case "Namespace", "ClusterRole", "ClusterRoleBinding", "IngressClass", "ValidatingWebhookConfiguration",
+                 "MutatingWebhookConfiguration", "CustomResourceDefinition", "PriorityClass" -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Stores an object the way the mock's POST handler does, minus its linear search for a conflicting object (which
+     * makes loading tens of thousands of objects over HTTP quadratic). For the benchmark's bulk load only.
+     */
+    void store(String collectionPath, String name, String json) {
+        io.fabric8.kubernetes.api.model.GenericKubernetesResource r = io.fabric8.kubernetes.client.utils.Serialization
+                .unmarshal(json, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class);
+        io.fabric8.mockwebserver.crud.AttributeSet key = crud.getKey(collectionPath)
+                .add(new io.fabric8.mockwebserver.crud.Attribute("name", name));
+        crud.processEvent(collectionPath, key, null, r, json);
+    }
+
+    String url() {
+        return "http://" + server.getHostName() + ":" + server.getPort();
+    }
+
+    /** A kubeconfig file with one context, "mock", pointing at this server. */
+    Path kubeconfig(Path dir) throws IOException {
+        return writeKubeconfig(dir.resolve("kubeconfig-mock"), "mock", url());
+    }
+
+    static Path writeKubeconfig(Path file, String context, String url) throws IOException {
+        Files.writeString(file, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                  - name: %1$s-cluster
+                    cluster: {server: "%2$s"}
+                users:
+                  - name: %1$s-user
+                    user: {token: not-a-real-token}
+                contexts:
+                  - name: %1$s
+                    context: {cluster: %1$s-cluster, user: %1$s-user}
+                current-context: %1$s
+                """.formatted(context, url));
+        return file;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        server.destroy();
+    }
+}
