@@ -11,6 +11,7 @@ import dev.deja.engine.Snapshot;
 import dev.deja.engine.Suppressions;
 import dev.deja.report.Baseline;
 import dev.deja.report.Report;
+import dev.deja.rules.CrossLinks;
 import dev.deja.rules.RuleRegistry;
 import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
@@ -205,6 +206,9 @@ public final class ScanCommand implements Callable<Integer> {
         Engine.Options opts = new Engine.Options(min, overrides, ignores, settings, LocalDate.now());
         List<Rule> applicable = rules;
         ScanResult result = new Engine(catalog).run(snapshot, applicable, opts);
+        if (snapshot.hasPart("dev.deja.aws.model.AwsInventory") && snapshot.hasPart("dev.deja.kube.model.KubeInventory")) {
+            result = result.withFindings(CrossLinks.apply(snapshot, result.findings()));
+        }
 
         Report report = new Report(result, catalog, VersionProvider.version(), fail, false)
                 .withRun(new Report.RunInfo(started, Duration.ofNanos(System.nanoTime() - t0)));
