@@ -24,6 +24,8 @@ public final class ScanRequest {
     public Map<String, String> processEnv = System.getenv();
     /** --haproxy-version: what .if version_atleast() is evaluated against. */
     public String haproxyVersion;
+    /** --haproxy-one-instance: all HAProxy files given are one instance (haproxy -f a -f b), not one each. */
+    public boolean haproxyOneInstance;
 
     // live Kubernetes
     public boolean cluster;

@@ -1,0 +1,286 @@
+package dev.deja.haproxy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The effective settings of every frontend and listen of a configuration (own directive, else its defaults
+ * chain, else HAProxy's default): the traversal the HAProxy rules share.
+ */
+public final class Frontends {
+    private Frontends() {
+    }
+
+    /** A time setting: the directive it comes from (null when unset) and its value (-1 when unknown). */
+    public record Setting(Directive directive, long millis) {
+        static final Setting UNSET = new Setting(null, -1);
+
+        public boolean set() {
+            return directive != null;
+        }
+
+        /** Set and readable (not an unresolved variable or a malformed value). */
+        public boolean known() {
+            return directive != null && millis >= 0;
+        }
+
+        /** Set under an undecided .if branch. */
+        public boolean conditional() {
+            return directive != null && directive.conditional();
+        }
+    }
+
+    /** A {@code bind} line and its own {@code maxconn} (-1 when it has none). */
+    public record Bind(Directive directive, long maxconn) {
+    }
+
+    /**
+     * Connection limits: the global maxconn (-1 when implicit: HAProxy derives it from the file-descriptor
+     * limit), the frontend's own or inherited maxconn (-1 when unset: it then defaults to the global one), each
+     * bind's, and the effective limit of the frontend (the frontend's capped by the global; -1 when unknown).
+     */
+    public record Maxconn(long global, Directive globalDirective, long frontend, Directive frontendDirective,
+                          List<Bind> binds) {
+        public boolean globalImplicit() {
+            return global < 0;
+        }
+
+        /** The slots this frontend can hold, or -1 when HAProxy derives them at start-up. */
+        public long effective() {
+            if (frontend >= 0 && global >= 0) {
+                return Math.min(frontend, global);
+            }
+            return frontend >= 0 ? frontend : global;
+        }
+
+        /** "maxconn 800 (frontend, haproxy.cfg:14)" style explanation of {@link #effective()}. */
+        public String explain() {
+            if (frontend >= 0 && global >= 0) {
+                if (frontend > global) {
+                    return global + " (frontend maxconn " + frontend + " at " + frontendDirective.where()
+                            + " is silently capped by global maxconn " + global + ")";
+                }
+                return frontend + " at " + frontendDirective.where();
+            }
+            if (frontend >= 0) {
+                return frontend + " at " + frontendDirective.where()
+                        + " (global maxconn is implicit, derived from the file-descriptor limit)";
+            }
+            if (global >= 0) {
+                return global + " (no frontend maxconn: the global one at " + globalDirective.where() + ")";
+            }
+            return "implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)";
+        }
+    }
+
+    /** One frontend or listen with its effective settings. */
+    public record Frontend(HaproxyConfig config, Section section, String mode, Directive modeDirective,
+                           Setting httpRequest, Setting client, Setting keepAlive, Setting tarpit, Setting connect,
+                           Maxconn maxconn, List<Directive> tarpits, List<Directive> rateRules,
+                           List<Directive> trackers, List<String> backends, boolean dynamicBackends) {
+        public boolean http() {
+            return mode.equals("http");
+        }
+
+        public String name() {
+            return section.name() == null ? "(unnamed)" : section.name();
+        }
+
+        /** Whether requests are rate limited: a deny/tarpit/return/reject rule whose condition reads a rate. */
+        public boolean rateLimited() {
+            return !rateRules.isEmpty();
+        }
+
+        /**
+         * How long a tarpitted request holds its slot, in ms: timeout tarpit, else timeout connect, else 0;
+         * -1 when the value is unknown.
+         */
+        public long tarpitHoldMillis() {
+            if (tarpit.set()) {
+                return tarpit.millis();
+            }
+            if (connect.set()) {
+                return connect.millis();
+            }
+            return 0;
+        }
+
+        public String tarpitHoldSource() {
+            if (tarpit.set()) {
+                return "timeout tarpit at " + tarpit.directive().where();
+            }
+            if (connect.set()) {
+                return "timeout connect at " + connect.directive().where() + ", as timeout tarpit is unset";
+            }
+            return "neither timeout tarpit nor timeout connect is set";
+        }
+    }
+
+    public static List<Frontend> of(HaproxyConfig config) {
+        Directive gmax = config.globalDirective(d -> d.is("maxconn"));
+        long global = gmax == null ? -1 : number(gmax, 1);
+        List<Frontend> out = new ArrayList<>();
+        for (Section s : config.frontends()) {
+            out.add(frontend(config, s, gmax, global));
+        }
+        return out;
+    }
+
+    static Frontend frontend(HaproxyConfig config, Section s, Directive gmax, long global) {
+        Directive mode = s.effective("mode");
+        String m = mode == null ? "tcp" : String.valueOf(mode.word(1)).toLowerCase(Locale.ROOT);
+        Directive fmax = s.effective("maxconn");
+        long fe = fmax == null ? -1 : number(fmax, 1);
+        List<Bind> binds = new ArrayList<>();
+        for (Directive d : s.directives()) {
+            if (d.is("bind")) {
+                long b = -1;
+                for (int i = 2; i < d.size() - 1; i++) {
+                    if ("maxconn".equals(d.word(i))) {
+                        b = number(d, i + 1);
+                    }
+                }
+                binds.add(new Bind(d, b));
+            }
+        }
+        Map<String, String> acls = new HashMap<>();
+        for (Directive d : s.directives()) {
+            if (d.is("acl") && d.size() > 2) {
+                acls.merge(d.word(1), String.join(" ", d.words().subList(2, d.size())), (a, b) -> a + " " + b);
+            }
+        }
+        List<Directive> tarpits = new ArrayList<>();
+        List<Directive> rate = new ArrayList<>();
+        List<Directive> trackers = new ArrayList<>();
+        for (Directive d : s.directives()) {
+            String k = d.keyword();
+            if (!k.equals("http-request") && !k.equals("tcp-request")) {
+                continue;
+            }
+            int a = k.equals("tcp-request") ? 2 : 1;
+            String action = d.word(a);
+            if (action == null) {
+                continue;
+            }
+            if (action.equals("tarpit")) {
+                tarpits.add(d);
+            }
+            if (action.startsWith("track-sc") || action.equals("sc-inc-gpc0") || action.startsWith("sc-inc-gpc")) {
+                trackers.add(d);
+            }
+            if (Set.of("deny", "tarpit", "return", "reject", "silent-drop").contains(action)
+                    && readsRate(d, a + 1, acls)) {
+                rate.add(d);
+            }
+        }
+        Set<String> backends = new LinkedHashSet<>();
+        boolean dynamic = false;
+        if (s.kind().equals("listen") && s.name() != null) {
+            backends.add(s.name());
+        }
+        Directive db = s.effective("default_backend");
+        if (db != null && db.word(1) != null) {
+            dynamic |= db.word(1).contains("%[");
+            backends.add(db.word(1));
+        }
+        for (Directive d : s.directives()) {
+            if (d.is("use_backend") && d.word(1) != null) {
+                if (d.word(1).contains("%[")) {
+                    dynamic = true;
+                } else {
+                    backends.add(d.word(1));
+                }
+            }
+        }
+        return new Frontend(config, s, m, mode, time(s, "http-request"), time(s, "client"),
+                time(s, "http-keep-alive"), time(s, "tarpit"), time(s, "connect"),
+                new Maxconn(global, gmax, fe, fmax, binds), tarpits, rate, trackers, List.copyOf(backends), dynamic);
+    }
+
+    /** Whether the condition of a rule (words from {@code from}) reads a rate or counter of a stick table. */
+    static boolean readsRate(Directive d, int from, Map<String, String> acls) {
+        boolean cond = false;
+        for (int i = from; i < d.size(); i++) {
+            String w = d.word(i);
+            if (w.equals("if") || w.equals("unless")) {
+                cond = true;
+                continue;
+            }
+            if (!cond) {
+                continue;
+            }
+            String t = w;
+            while (t.startsWith("!") || t.startsWith("{")) {
+                t = t.substring(1);
+            }
+            if (rateFetch(t)) {
+                return true;
+            }
+            String acl = acls.get(t);
+            if (acl != null) {
+                for (String part : acl.split(" ")) {
+                    if (rateFetch(part)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    static boolean rateFetch(String w) {
+        String t = w.toLowerCase(Locale.ROOT);
+        return t.contains("_rate") || t.startsWith("sc_") || t.startsWith("src_") || t.startsWith("table_")
+                || (t.length() > 3 && t.startsWith("sc") && Character.isDigit(t.charAt(2)) && t.charAt(3) == '_');
+    }
+
+    static Setting time(Section s, String which) {
+        Directive d = s.effective("timeout", which);
+        if (d == null) {
+            return Setting.UNSET;
+        }
+        return new Setting(d, d.unresolved(2) ? -1 : Times.millis(d.word(2)));
+    }
+
+    /** A plain number argument, or -1 when it is missing, malformed or an unresolved variable. */
+    static long number(Directive d, int i) {
+        String w = d.word(i);
+        if (w == null || d.unresolved(i) || w.isEmpty() || w.length() > 18) {
+            return -1;
+        }
+        long v = 0;
+        for (int k = 0; k < w.length(); k++) {
+            char c = w.charAt(k);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            v = v * 10 + (c - '0');
+        }
+        return v;
+    }
+
+    /** Whether the configuration offers a way to watch sessions against the limit. */
+    public static List<Directive> saturationVisibility(HaproxyConfig config) {
+        List<Directive> out = new ArrayList<>();
+        for (Section s : config.sections()) {
+            for (Directive d : s.directives()) {
+                if (s.kind().equals("global") && d.is("stats", "socket")) {
+                    out.add(d);
+                } else if ((s.isProxy() || s.kind().equals("defaults")) && d.is("stats")
+                        && d.word(1) != null && !d.word(1).equals("auth") && !d.word(1).equals("realm")
+                        && !d.word(1).equals("timeout") && !d.word(1).equals("maxconn")) {
+                    out.add(d);
+                } else if (d.is("http-request") && "use-service".equals(d.word(1))
+                        && d.word(2) != null && d.word(2).startsWith("prometheus-exporter")) {
+                    out.add(d);
+                }
+            }
+        }
+        return out;
+    }
+}

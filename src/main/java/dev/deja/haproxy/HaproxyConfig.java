@@ -1,0 +1,72 @@
+package dev.deja.haproxy;
+
+import dev.deja.engine.InlineSuppression;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One HAProxy instance's configuration: the files loaded together (in {@code -f} order), their sections in order,
+ * notes about what could not be decided (undecided {@code .if} branches, unresolved variables, {@code .warning}
+ * messages, keywords outside any section) and the inline {@code # deja:ignore} suppressions found in comments.
+ */
+public record HaproxyConfig(String name, List<String> files, List<Section> sections, List<String> notes,
+                            List<InlineSuppression> suppressions, int directiveCount) {
+
+    public HaproxyConfig {
+        files = List.copyOf(files);
+        sections = List.copyOf(sections);
+        notes = List.copyOf(notes);
+        suppressions = List.copyOf(suppressions);
+    }
+
+    /** The global section (the last one, if several; HAProxy merges them), or empty. */
+    public Optional<Section> global() {
+        Section g = null;
+        for (Section s : sections) {
+            if (s.kind().equals("global")) {
+                g = s;
+            }
+        }
+        return Optional.ofNullable(g);
+    }
+
+    public List<Section> globals() {
+        return sections.stream().filter(s -> s.kind().equals("global")).toList();
+    }
+
+    /** The last matching directive across every global section. */
+    public Directive globalDirective(java.util.function.Predicate<Directive> p) {
+        Directive found = null;
+        for (Section s : globals()) {
+            Directive d = s.last(p);
+            if (d != null) {
+                found = d;
+            }
+        }
+        return found;
+    }
+
+    /** Frontends and listens, in order. */
+    public List<Section> frontends() {
+        return sections.stream().filter(Section::acceptsClients).toList();
+    }
+
+    public List<Section> proxies() {
+        return sections.stream().filter(Section::isProxy).toList();
+    }
+
+    /** The backend or listen section of that name. */
+    public Optional<Section> backend(String name) {
+        for (Section s : sections) {
+            if ((s.kind().equals("backend") || s.kind().equals("listen")) && name.equals(s.name())) {
+                return Optional.of(s);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Where findings about the whole configuration point: the global section, else the first section. */
+    public Section anchor() {
+        return global().orElse(sections.isEmpty() ? null : sections.get(0));
+    }
+}

@@ -1,0 +1,50 @@
+package dev.deja.rules.haproxy;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.Rule;
+import dev.deja.engine.RuleContext;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.SourceKind;
+import dev.deja.haproxy.Frontends;
+import dev.deja.haproxy.HaproxyConfig;
+import dev.deja.haproxy.HaproxyConfigs;
+import dev.deja.haproxy.Section;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * IL-0264: nothing exposes current sessions against the limit (no {@code stats socket}, no stats page, no
+ * Prometheus exporter), so there is nothing to alert on before maxconn is reached; detection took 41 minutes.
+ */
+public final class NoSaturationVisibility implements Rule {
+    public static final String ID = "haproxy-no-saturation-visibility";
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public SourceKind source() {
+        return SourceKind.HAPROXY;
+    }
+
+    @Override
+    public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        for (HaproxyConfig c : snapshot.part(HaproxyConfigs.class).map(HaproxyConfigs::configs).orElse(List.of())) {
+            List<Frontends.Frontend> fes = Frontends.of(c);
+            if (fes.isEmpty() || !Frontends.saturationVisibility(c).isEmpty()) {
+                continue;
+            }
+            Section anchor = c.anchor();
+            List<String> names = fes.stream().map(Frontends.Frontend::name).limit(5).toList();
+            String msg = c.name() + " has no stats socket, no stats page and no Prometheus exporter: nothing exposes"
+                    + " the current sessions (scur) of " + (fes.size() == 1 ? "frontend " : fes.size() + " frontends (")
+                    + String.join(", ", names) + (fes.size() > 5 ? ", ..." : "") + (fes.size() == 1 ? "" : ")")
+                    + " against their limit (slim), so no alert can fire before maxconn is reached";
+            out.add(ctx.finding(Notes.at(anchor), msg).build());
+        }
+        return out;
+    }
+}
