@@ -35,12 +35,16 @@ final class Notes {
         return new ArrayList<>(out);
     }
 
+    /** The section header; unnamed sections (global, anonymous defaults) are named by their kind. */
     static Location at(Section s) {
-        return Location.section(s.file(), s.line(), s.kind(), s.name());
+        return s.name() == null ? Location.section(s.file(), s.line(), null, s.kind())
+                : Location.section(s.file(), s.line(), s.kind(), s.name());
     }
 
+    /** A directive of the section. */
     static Location at(Section s, Directive d) {
-        return Location.section(d.file(), d.line(), s.kind(), s.name());
+        return s.name() == null ? Location.section(d.file(), d.line(), null, s.kind())
+                : Location.section(d.file(), d.line(), s.kind(), s.name());
     }
 
     static long pct(long part, long whole) {
