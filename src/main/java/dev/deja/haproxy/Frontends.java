@@ -121,14 +121,21 @@ public final class Frontends {
         }
     }
 
+    /** Every frontend and listen of the configuration with its effective settings (computed once). */
     public static List<Frontend> of(HaproxyConfig config) {
+        return config.frontendViews();
+    }
+
+    static List<Frontend> compute(HaproxyConfig config) {
         Directive gmax = config.globalDirective(d -> d.is("maxconn"));
         long global = gmax == null ? -1 : number(gmax, 1);
         List<Frontend> out = new ArrayList<>();
-        for (Section s : config.frontends()) {
-            out.add(frontend(config, s, gmax, global));
+        for (Section s : config.sections()) {
+            if (s.acceptsClients()) {
+                out.add(frontend(config, s, gmax, global));
+            }
         }
-        return out;
+        return List.copyOf(out);
     }
 
     static Frontend frontend(HaproxyConfig config, Section s, Directive gmax, long global) {
@@ -137,32 +144,37 @@ public final class Frontends {
         Directive fmax = s.effective("maxconn");
         long fe = fmax == null ? -1 : number(fmax, 1);
         List<Bind> binds = new ArrayList<>();
+        Map<String, String> acls = null;
+        List<Directive> requestRules = new ArrayList<>();
         for (Directive d : s.directives()) {
-            if (d.is("bind")) {
-                long b = -1;
-                for (int i = 2; i < d.size() - 1; i++) {
-                    if ("maxconn".equals(d.word(i))) {
-                        b = number(d, i + 1);
+            switch (d.keyword()) {
+                case "bind" -> {
+                    long b = -1;
+                    for (int i = 2; i < d.size() - 1; i++) {
+                        if ("maxconn".equals(d.word(i))) {
+                            b = number(d, i + 1);
+                        }
+                    }
+                    binds.add(new Bind(d, b));
+                }
+                case "acl" -> {
+                    if (d.size() > 2) {
+                        if (acls == null) {
+                            acls = new HashMap<>();
+                        }
+                        acls.merge(d.word(1), String.join(" ", d.words().subList(2, d.size())), (a, b) -> a + " " + b);
                     }
                 }
-                binds.add(new Bind(d, b));
-            }
-        }
-        Map<String, String> acls = new HashMap<>();
-        for (Directive d : s.directives()) {
-            if (d.is("acl") && d.size() > 2) {
-                acls.merge(d.word(1), String.join(" ", d.words().subList(2, d.size())), (a, b) -> a + " " + b);
+                case "http-request", "tcp-request" -> requestRules.add(d);
+                default -> {
+                }
             }
         }
         List<Directive> tarpits = new ArrayList<>();
         List<Directive> rate = new ArrayList<>();
         List<Directive> trackers = new ArrayList<>();
-        for (Directive d : s.directives()) {
-            String k = d.keyword();
-            if (!k.equals("http-request") && !k.equals("tcp-request")) {
-                continue;
-            }
-            int a = k.equals("tcp-request") ? 2 : 1;
+        for (Directive d : requestRules) {
+            int a = d.is("tcp-request") ? 2 : 1;
             String action = d.word(a);
             if (action == null) {
                 continue;
@@ -170,11 +182,14 @@ public final class Frontends {
             if (action.equals("tarpit")) {
                 tarpits.add(d);
             }
-            if (action.startsWith("track-sc") || action.equals("sc-inc-gpc0") || action.startsWith("sc-inc-gpc")) {
+            if (action.startsWith("track-sc") || action.startsWith("sc-inc-gpc")) {
                 trackers.add(d);
             }
-            if (Set.of("deny", "tarpit", "return", "reject", "silent-drop").contains(action)
-                    && readsRate(d, a + 1, acls)) {
+            boolean limiting = switch (action) {
+                case "deny", "tarpit", "return", "reject", "silent-drop" -> true;
+                default -> false;
+            };
+            if (limiting && readsRate(d, a + 1, acls == null ? Map.of() : acls)) {
                 rate.add(d);
             }
         }

@@ -9,14 +9,66 @@ import java.util.Optional;
  * notes about what could not be decided (undecided {@code .if} branches, unresolved variables, {@code .warning}
  * messages, keywords outside any section) and the inline {@code # deja:ignore} suppressions found in comments.
  */
-public record HaproxyConfig(String name, List<String> files, List<Section> sections, List<String> notes,
-                            List<InlineSuppression> suppressions, int directiveCount) {
+public final class HaproxyConfig {
+    private final String name;
+    private final List<String> files;
+    private final List<Section> sections;
+    private final List<String> notes;
+    private final List<InlineSuppression> suppressions;
+    private final int directiveCount;
+    /** The effective view of the frontends, computed once for all rules. */
+    private volatile List<Frontends.Frontend> frontendViews;
 
-    public HaproxyConfig {
-        files = List.copyOf(files);
-        sections = List.copyOf(sections);
-        notes = List.copyOf(notes);
-        suppressions = List.copyOf(suppressions);
+    public HaproxyConfig(String name, List<String> files, List<Section> sections, List<String> notes,
+                         List<InlineSuppression> suppressions, int directiveCount) {
+        this.name = name;
+        this.files = List.copyOf(files);
+        this.sections = List.copyOf(sections);
+        this.notes = List.copyOf(notes);
+        this.suppressions = List.copyOf(suppressions);
+        this.directiveCount = directiveCount;
+    }
+
+    /** How findings name the configuration: its file, or the first file of an instance read from several. */
+    public String name() {
+        return name;
+    }
+
+    /** The files read, in order. */
+    public List<String> files() {
+        return files;
+    }
+
+    public List<Section> sections() {
+        return sections;
+    }
+
+    /** What could not be decided or was ignored, one line each with file:line. */
+    public List<String> notes() {
+        return notes;
+    }
+
+    public List<InlineSuppression> suppressions() {
+        return suppressions;
+    }
+
+    /** Directives and section headers read (lines in active or undecided branches). */
+    public int directiveCount() {
+        return directiveCount;
+    }
+
+    List<Frontends.Frontend> frontendViews() {
+        List<Frontends.Frontend> v = frontendViews;
+        if (v == null) {
+            v = Frontends.compute(this);
+            frontendViews = v;
+        }
+        return v;
+    }
+
+    @Override
+    public String toString() {
+        return "HaproxyConfig[" + name + ", " + sections.size() + " sections]";
     }
 
     /** The global section (the last one, if several; HAProxy merges them), or empty. */

@@ -381,7 +381,11 @@ public final class HaproxyParser {
 
     // ------------------------------------------------------------------ word splitting
 
-    /** Splits text[start, end) into {@link #words}; sets {@link #commentStart} (index after '#', or -1). */
+    /**
+     * Splits text[start, end) into {@link #words}; sets {@link #commentStart} (index after '#', or -1). A word
+     * made of plain characters only is cut out of the text in one piece; the builder is used from the first quote
+     * or backslash on.
+     */
     private void tokenize(String text, int start, int end, String display, int line) {
         words.clear();
         unresolvedNames.clear();
@@ -389,11 +393,28 @@ public final class HaproxyParser {
         StringBuilder w = word;
         w.setLength(0);
         boolean inWord = false;
+        boolean plain = false; // the current word is text[wordStart, i) verbatim
+        int wordStart = 0;
         char quote = 0; // 0, '"' or '\''
-        int quoteLine = 0;
         int i = start;
         while (i < end) {
             char c = text.charAt(i);
+            if (plain) {
+                if (c == ' ' || c == '\t') {
+                    words.add(text.substring(wordStart, i));
+                    plain = false;
+                    inWord = false;
+                    i++;
+                    continue;
+                }
+                if (c != '#' && c != '"' && c != '\'' && c != '\\') {
+                    i++;
+                    continue;
+                }
+                // leave the fast path: copy what we have and handle c below
+                w.append(text, wordStart, i);
+                plain = false;
+            }
             if (quote == '\'') {
                 if (c == '\'') {
                     quote = 0;
@@ -467,22 +488,28 @@ public final class HaproxyParser {
                 }
                 case '"', '\'' -> {
                     quote = c;
-                    quoteLine = line;
                     inWord = true;
                     i++;
                 }
                 default -> {
-                    w.append(c);
-                    inWord = true;
+                    if (!inWord) {
+                        plain = true;
+                        wordStart = i;
+                        inWord = true;
+                    } else {
+                        w.append(c);
+                    }
                     i++;
                 }
             }
         }
         if (quote != 0) {
-            throw new HaproxyParseException(display, quoteLine, "unterminated " + (quote == '"' ? "double" : "single")
+            throw new HaproxyParseException(display, line, "unterminated " + (quote == '"' ? "double" : "single")
                     + " quote (quotes do not span lines)");
         }
-        if (inWord) {
+        if (plain) {
+            words.add(text.substring(wordStart, end));
+        } else if (inWord) {
             words.add(w.toString());
             w.setLength(0);
         }
