@@ -52,6 +52,19 @@ class HaproxyExamplesTest {
     }
 
     @Test
+    void ciExamplesAreValidYamlThatRunDeja() throws IOException {
+        for (String f : new String[] {"github-actions-haproxy.yml", "gitlab-ci-haproxy.yml", "pre-commit-hooks.yaml"}) {
+            String text = java.nio.file.Files.readString(Path.of("examples/ci", f));
+            Object doc = new org.yaml.snakeyaml.Yaml().load(text);
+            assertTrue(doc instanceof java.util.Map, f);
+            assertTrue(text.contains("scan"), f);
+        }
+        String gh = java.nio.file.Files.readString(Path.of("examples/ci/github-actions-haproxy.yml"));
+        assertTrue(gh.contains("--format sarif") && gh.contains("upload-sarif"), gh);
+        assertTrue(java.nio.file.Files.readString(Path.of("examples/ci/gitlab-ci-haproxy.yml")).contains("junit: deja-junit.xml"));
+    }
+
+    @Test
     void realHaproxyAcceptsBoth() throws Exception {
         for (Path p : new Path[] {BEFORE, AFTER}) {
             Process proc;
