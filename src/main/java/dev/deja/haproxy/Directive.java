@@ -9,7 +9,8 @@ import java.util.Locale;
  * {@code unresolved} names environment variables that were used but not known; the words keep them as
  * {@code ${NAME}}.
  */
-public record Directive(String file, int line, List<String> words, String condition, List<String> unresolved) {
+public record Directive(String file, int line, List<String> words, String condition, List<String> unresolved,
+                        Guard guard) {
 
     public String keyword() {
         return words.isEmpty() ? "" : words.get(0);

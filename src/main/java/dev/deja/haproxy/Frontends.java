@@ -78,11 +78,14 @@ public final class Frontends {
         }
     }
 
-    /** One frontend or listen with its effective settings. */
+    /**
+     * One frontend or listen with its effective settings on one path through undecided {@code .if} blocks;
+     * {@code path} is null when the settings are the same on every path, else it says which branches were taken.
+     */
     public record Frontend(HaproxyConfig config, Section section, String mode, Directive modeDirective,
                            Setting httpRequest, Setting client, Setting keepAlive, Setting tarpit, Setting connect,
                            Maxconn maxconn, List<Directive> tarpits, List<Directive> rateRules,
-                           List<Directive> trackers, List<String> backends, boolean dynamicBackends) {
+                           List<Directive> trackers, List<String> backends, boolean dynamicBackends, String path) {
         public boolean http() {
             return mode.equals("http");
         }
@@ -121,24 +124,91 @@ public final class Frontends {
         }
     }
 
-    /** Every frontend and listen of the configuration with its effective settings (computed once). */
+    /**
+     * Every frontend and listen of the configuration with its effective settings, once per path through the
+     * undecided {@code .if} blocks its settings depend on (computed once per configuration).
+     */
     public static List<Frontend> of(HaproxyConfig config) {
         return config.frontendViews();
     }
 
+    /** One view per frontend or listen: the first path's (for checks over the whole configuration). */
+    public static List<Frontend> primary(HaproxyConfig config) {
+        List<Frontend> out = new ArrayList<>();
+        Section last = null;
+        for (Frontend f : of(config)) {
+            if (f.section() != last) {
+                out.add(f);
+                last = f.section();
+            }
+        }
+        return out;
+    }
+
     static List<Frontend> compute(HaproxyConfig config) {
-        Directive gmax = config.globalDirective(d -> d.is("maxconn"));
-        long global = gmax == null ? -1 : number(gmax, 1);
+        List<Directive> gmaxes = new ArrayList<>();
+        for (Section g : config.globals()) {
+            for (Directive d : g.directives()) {
+                if (d.is("maxconn")) {
+                    gmaxes.add(d);
+                }
+            }
+        }
         List<Frontend> out = new ArrayList<>();
         for (Section s : config.sections()) {
-            if (s.acceptsClients()) {
-                out.add(frontend(config, s, gmax, global));
+            if (!s.acceptsClients()) {
+                continue;
+            }
+            List<Guard> guards = new ArrayList<>();
+            guards.add(s.guard());
+            for (Section x = s; x != null; x = x.defaults()) {
+                for (Directive d : x.directives()) {
+                    if (d.guard() != null) {
+                        guards.add(d.guard());
+                    }
+                }
+            }
+            gmaxes.forEach(d -> guards.add(d.guard()));
+            List<Paths.Path> paths = Paths.of(config, guards);
+            if (paths.size() == 1) {
+                out.add(frontend(config, s, paths.get(0), gmaxes));
+                continue;
+            }
+            List<Frontend> views = new ArrayList<>();
+            for (Paths.Path p : paths) {
+                if (p.applies(s.guard())) {
+                    views.add(frontend(config, s, p, gmaxes));
+                }
+            }
+            boolean same = views.stream().map(Frontends::signature).distinct().count() <= 1;
+            if (same && !views.isEmpty()) {
+                out.add(frontend(config, s, Paths.Path.ALL, gmaxes));
+            } else {
+                out.addAll(views);
             }
         }
         return List.copyOf(out);
     }
 
-    static Frontend frontend(HaproxyConfig config, Section s, Directive gmax, long global) {
+    /** What a view resolved to: the directives it chose. */
+    private static List<Object> signature(Frontend f) {
+        return List.of(String.valueOf(f.modeDirective()), String.valueOf(f.httpRequest().directive()),
+                String.valueOf(f.client().directive()), String.valueOf(f.keepAlive().directive()),
+                String.valueOf(f.tarpit().directive()), String.valueOf(f.connect().directive()),
+                String.valueOf(f.maxconn().frontendDirective()), String.valueOf(f.maxconn().globalDirective()),
+                f.maxconn().binds().toString(), f.tarpits().toString(), f.rateRules().toString(),
+                f.trackers().toString(), f.backends().toString());
+    }
+
+    static Frontend frontend(HaproxyConfig config, Section full, Paths.Path path, List<Directive> gmaxes) {
+        Directive gmax = null;
+        for (Directive d : gmaxes) {
+            if (path.applies(d)) {
+                gmax = d;
+            }
+        }
+        long global = gmax == null ? -1 : number(gmax, 1);
+        Section s = path == Paths.Path.ALL ? full : restrict(full, path);
         Directive mode = s.effective("mode");
         String m = mode == null ? "tcp" : String.valueOf(mode.word(1)).toLowerCase(Locale.ROOT);
         Directive fmax = s.effective("maxconn");
@@ -212,9 +282,25 @@ public final class Frontends {
                 }
             }
         }
-        return new Frontend(config, s, m, mode, time(s, "http-request"), time(s, "client"),
+        return new Frontend(config, full, m, mode, time(s, "http-request"), time(s, "client"),
                 time(s, "http-keep-alive"), time(s, "tarpit"), time(s, "connect"),
-                new Maxconn(global, gmax, fe, fmax, binds), tarpits, rate, trackers, List.copyOf(backends), dynamic);
+                new Maxconn(global, gmax, fe, fmax, binds), tarpits, rate, trackers, List.copyOf(backends), dynamic,
+                path.description());
+    }
+
+    /** The section (and its defaults chain) as read on one path. */
+    private static Section restrict(Section s, Paths.Path path) {
+        if (s == null) {
+            return null;
+        }
+        List<Directive> kept = new ArrayList<>();
+        for (Directive d : s.directives()) {
+            if (path.applies(d)) {
+                kept.add(d);
+            }
+        }
+        return new Section(s.kind(), s.name(), s.from(), s.file(), s.line(), s.condition(), kept,
+                restrict(s.defaults(), path), s.guard());
     }
 
     /** Whether the condition of a rule (words from {@code from}) reads a rate or counter of a stick table. */

@@ -16,11 +16,13 @@ public final class HaproxyConfig {
     private final List<String> notes;
     private final List<InlineSuppression> suppressions;
     private final int directiveCount;
+    private final List<UndecidedBlock> undecided;
     /** The effective view of the frontends, computed once for all rules. */
     private volatile List<Frontends.Frontend> frontendViews;
 
     public HaproxyConfig(String name, List<String> files, List<Section> sections, List<String> notes,
-                         List<InlineSuppression> suppressions, int directiveCount) {
+                         List<InlineSuppression> suppressions, int directiveCount, List<UndecidedBlock> undecided) {
+        this.undecided = List.copyOf(undecided);
         this.name = name;
         this.files = List.copyOf(files);
         this.sections = List.copyOf(sections);
@@ -55,6 +57,11 @@ public final class HaproxyConfig {
     /** Directives and section headers read (lines in active or undecided branches). */
     public int directiveCount() {
         return directiveCount;
+    }
+
+    /** The .if blocks whose branches could not be decided, indexed by {@link Guard#block(int)}. */
+    public List<UndecidedBlock> undecided() {
+        return undecided;
     }
 
     List<Frontends.Frontend> frontendViews() {

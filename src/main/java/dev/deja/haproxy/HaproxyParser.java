@@ -53,6 +53,9 @@ public final class HaproxyParser {
     private final List<String> notes = new ArrayList<>();
     private final List<InlineSuppression> suppressions = new ArrayList<>();
     private final List<String> files = new ArrayList<>();
+    private final List<String[]> blockWhere = new ArrayList<>();
+    private final List<List<String>> blockBranches = new ArrayList<>();
+    private final List<Boolean> blockNone = new ArrayList<>();
     private Section lastDefaults;
     private int directiveCount;
 
@@ -83,7 +86,11 @@ public final class HaproxyParser {
         for (SourceFile f : files) {
             p.parseFile(f.display(), f.text());
         }
-        return new HaproxyConfig(name, p.files, p.sections, p.notes, p.suppressions, p.directiveCount);
+        List<UndecidedBlock> blocks = new ArrayList<>();
+        for (int i = 0; i < p.blockWhere.size(); i++) {
+            blocks.add(new UndecidedBlock(i, p.blockWhere.get(i)[0], p.blockBranches.get(i), p.blockNone.get(i)));
+        }
+        return new HaproxyConfig(name, p.files, p.sections, p.notes, p.suppressions, p.directiveCount, blocks);
     }
 
     // ------------------------------------------------------------------ conditional blocks
@@ -98,6 +105,9 @@ public final class HaproxyParser {
         boolean elseSeen;
         boolean parentInactive;
         String branchText;
+        /** Index in {@link #blocks} once a branch is undecided, else -1; then the branch number. */
+        int block = -1;
+        int branchNo = -1;
 
         Frame(int line, String text) {
             this.line = line;
@@ -112,11 +122,14 @@ public final class HaproxyParser {
         final String file;
         final int line;
         final String condition;
+        final Guard guard;
         final Section defaults;
         final List<Directive> directives = new ArrayList<>();
         final List<String[]> headerIgnores = new ArrayList<>();
 
-        SectionBuilder(String kind, String name, String from, String file, int line, String condition, Section defaults) {
+        SectionBuilder(String kind, String name, String from, String file, int line, String condition, Guard guard,
+                       Section defaults) {
+            this.guard = guard;
             this.kind = kind;
             this.name = name;
             this.from = from;
@@ -127,7 +140,7 @@ public final class HaproxyParser {
         }
 
         Section build() {
-            Section s = new Section(kind, name, from, file, line, condition, directives, defaults);
+            Section s = new Section(kind, name, from, file, line, condition, directives, defaults, guard);
             for (String[] ig : headerIgnores) {
                 // an ignore on the header covers the whole section
                 for (Directive d : directives) {
@@ -142,6 +155,7 @@ public final class HaproxyParser {
         files.add(display);
         Deque<Frame> stack = new ArrayDeque<>();
         String condition = null; // description of the undecided branches we are in, null when none
+        Guard guard = null;
         boolean inactive = false;
         SectionBuilder cur = null;
         List<String[]> pendingIgnores = new ArrayList<>();
@@ -188,6 +202,7 @@ public final class HaproxyParser {
                             f.branch = t;
                             f.earlier = t;
                             f.branchText = ".if " + f.text + " (" + display + ":" + lineNo + ")";
+                            undecided(f, display);
                         }
                         stack.push(f);
                     }
@@ -215,13 +230,17 @@ public final class HaproxyParser {
                             }
                             f.branchText = (isElse ? ".else" : ".elif " + expr) + " (" + display + ":" + lineNo
                                     + ", of .if " + f.text + " at line " + f.line + ")";
+                            undecided(f, display);
                         }
                     }
                     case ".endif" -> {
                         if (stack.isEmpty()) {
                             throw new HaproxyParseException(display, lineNo, ".endif without .if");
                         }
-                        stack.pop();
+                        Frame done = stack.pop();
+                        if (done.block >= 0) {
+                            blockNone.set(done.block, done.earlier != Conditions.Tri.TRUE);
+                        }
                     }
                     case ".diag", ".notice", ".warning", ".alert" -> {
                         if (!inactive) {
@@ -240,6 +259,7 @@ public final class HaproxyParser {
                 // recompute the state
                 inactive = false;
                 StringBuilder c = null;
+                List<int[]> g = null;
                 for (java.util.Iterator<Frame> it = stack.descendingIterator(); it.hasNext(); ) {
                     Frame f = it.next();
                     if (f.branch == Conditions.Tri.FALSE) {
@@ -249,13 +269,25 @@ public final class HaproxyParser {
                     if (f.branch == Conditions.Tri.UNKNOWN) {
                         if (c == null) {
                             c = new StringBuilder();
+                            g = new ArrayList<>();
                         } else {
                             c.append(" and ");
                         }
                         c.append(f.branchText);
+                        g.add(new int[] {f.block, f.branchNo});
                     }
                 }
                 condition = inactive || c == null ? null : c.toString();
+                guard = null;
+                if (condition != null) {
+                    int[] bl = new int[g.size()];
+                    int[] br = new int[g.size()];
+                    for (int k = 0; k < bl.length; k++) {
+                        bl[k] = g.get(k)[0];
+                        br[k] = g.get(k)[1];
+                    }
+                    guard = new Guard(bl, br);
+                }
                 continue;
             }
             if (inactive) {
@@ -267,7 +299,7 @@ public final class HaproxyParser {
                 if (cur != null) {
                     close(cur);
                 }
-                cur = open(kw, display, lineNo, condition);
+                cur = open(kw, display, lineNo, condition, guard);
                 for (String[] ig : pendingIgnores) {
                     suppressions.add(new InlineSuppression(ig[0], Location.file(display, lineNo), ig[1], ig[2]));
                     cur.headerIgnores.add(ig);
@@ -280,7 +312,7 @@ public final class HaproxyParser {
             }
             pendingIgnores.clear();
             Directive d = new Directive(display, lineNo, List.copyOf(words), condition,
-                    unresolvedNames.isEmpty() ? List.of() : List.copyOf(unresolvedNames));
+                    unresolvedNames.isEmpty() ? List.of() : List.copyOf(unresolvedNames), guard);
             if (!d.unresolved().isEmpty()) {
                 notes.add(d.where() + ": variable" + (d.unresolved().size() > 1 ? "s " : " ")
                         + String.join(", ", d.unresolved()) + " not set (give --env NAME=VALUE); kept as unknown");
@@ -298,6 +330,21 @@ public final class HaproxyParser {
         if (cur != null) {
             close(cur);
         }
+    }
+
+    /** Registers the frame's current branch as undecided (a new block on its first undecided branch). */
+    private void undecided(Frame f, String display) {
+        if (f.branch != Conditions.Tri.UNKNOWN) {
+            return;
+        }
+        if (f.block < 0) {
+            f.block = blockWhere.size();
+            blockWhere.add(new String[] {display + ":" + f.line});
+            blockBranches.add(new ArrayList<>());
+            blockNone.add(Boolean.TRUE);
+        }
+        blockBranches.get(f.block).add(f.branchText);
+        f.branchNo = blockBranches.get(f.block).size() - 1;
     }
 
     private String expression() {
@@ -319,7 +366,7 @@ public final class HaproxyParser {
         return out[0];
     }
 
-    private SectionBuilder open(String kw, String display, int line, String condition) {
+    private SectionBuilder open(String kw, String display, int line, String condition, Guard guard) {
         String name = null;
         String from = null;
         int i = 1;
@@ -346,7 +393,7 @@ public final class HaproxyParser {
                 defaults = lastDefaults;
             }
         }
-        return new SectionBuilder(kw, name, from, display, line, condition, defaults);
+        return new SectionBuilder(kw, name, from, display, line, condition, guard, defaults);
     }
 
     private void close(SectionBuilder b) {

@@ -17,9 +17,11 @@ public final class Section {
     private final String condition;
     private final List<Directive> directives;
     private final Section defaults;
+    private final Guard guard;
 
     public Section(String kind, String name, String from, String file, int line, String condition,
-                   List<Directive> directives, Section defaults) {
+                   List<Directive> directives, Section defaults, Guard guard) {
+        this.guard = guard;
         this.kind = kind;
         this.name = name;
         this.from = from;
@@ -54,6 +56,11 @@ public final class Section {
     /** The undecided .if branch the section header sits in, or null. */
     public String condition() {
         return condition;
+    }
+
+    /** The undecided branches the header sits in, or null. */
+    public Guard guard() {
+        return guard;
     }
 
     public List<Directive> directives() {

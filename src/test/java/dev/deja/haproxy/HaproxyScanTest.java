@@ -128,7 +128,7 @@ class HaproxyScanTest {
         TestSupport.Run undecided = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of(),
                 "scan", "--format", "json", p.toString());
         assertTrue(undecided.out().contains("haproxy-missing-http-request-timeout"), undecided.out());
-        assertTrue(undecided.out().contains("undecided condition"), undecided.out());
+        assertTrue(undecided.out().contains("on the path where .if defined(SLOW_CLIENTS_OK)"), undecided.out());
         TestSupport.Run decided = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of("FE_MAXCONN", "900"),
                 "scan", "--env", "SLOW_CLIENTS_OK=", "--format", "json", p.toString());
         assertTrue(decided.out().contains("haproxy-missing-http-request-timeout"), decided.out());

@@ -39,7 +39,7 @@ public final class MaxconnHeadroom implements Rule {
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (HaproxyConfig c : snapshot.part(HaproxyConfigs.class).map(HaproxyConfigs::configs).orElse(List.of())) {
-            List<Frontends.Frontend> fes = Frontends.of(c);
+            List<Frontends.Frontend> fes = Frontends.primary(c);
             if (fes.isEmpty()) {
                 continue;
             }
@@ -58,23 +58,31 @@ public final class MaxconnHeadroom implements Rule {
                         parts.add(f.name() + " " + m.frontend());
                     }
                 }
-                if (global >= 0 && m.frontend() > global) {
-                    Location at = fd.file().equals(f.section().file()) && f.section().directives().contains(fd)
-                            ? Notes.at(f.section(), fd) : Notes.at(f.section());
-                    out.add(ctx.finding(at, f.section().label() + " maxconn " + m.frontend() + " (" + fd.where()
-                            + ") is above global maxconn " + global + " (" + gd.where() + "): HAProxy silently caps it at "
-                            + global + ", so the frontend never gets the " + m.frontend() + " slots it was sized for")
-                            .notes(Notes.of(f.section(), fd, gd)).build());
-                }
                 for (Frontends.Bind b : m.binds()) {
                     if (b.maxconn() >= 0) {
                         anyLimit = true;
                     }
-                    if (global >= 0 && b.maxconn() > global) {
+                }
+            }
+            for (Frontends.Frontend f : Frontends.of(c)) {
+                Frontends.Maxconn m = f.maxconn();
+                Directive fd = m.frontendDirective();
+                long g = m.global();
+                Directive gdir = m.globalDirective();
+                if (g >= 0 && m.frontend() > g) {
+                    Location at = fd.file().equals(f.section().file()) && f.section().directives().contains(fd)
+                            ? Notes.at(f.section(), fd) : Notes.at(f.section());
+                    out.add(ctx.finding(at, f.section().label() + " maxconn " + m.frontend() + " (" + fd.where()
+                            + ") is above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
+                            + g + ", so the frontend never gets the " + m.frontend() + " slots it was sized for")
+                            .notes(Notes.of(f, fd, gdir)).build());
+                }
+                for (Frontends.Bind b : m.binds()) {
+                    if (g >= 0 && b.maxconn() > g) {
                         out.add(ctx.finding(Notes.at(f.section(), b.directive()), "bind of " + f.section().label()
                                 + " at " + b.directive().where() + " has maxconn " + b.maxconn()
-                                + ", above global maxconn " + global + " (" + gd.where() + "): HAProxy silently caps it at "
-                                + global).notes(Notes.of(f.section(), b.directive(), gd)).build());
+                                + ", above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
+                                + g).notes(Notes.of(f, b.directive(), gdir)).build());
                     }
                 }
             }
@@ -99,9 +107,9 @@ public final class MaxconnHeadroom implements Rule {
                         + String.join(" + ", parts) + ", each capped at the global) against global maxconn "
                         + global + " (" + gd.where() + "), " + String.format(java.util.Locale.ROOT, "%.1f", (double) sum / global)
                         + "x oversubscribed: one busy frontend can take every slot and starve the others")
-                        .severity(Severity.LOW).notes(Notes.of(null, gd)).build());
+                        .severity(Severity.LOW).notes(Notes.of((Section) null, gd)).build());
             }
         }
-        return out;
+        return Notes.dedupe(out);
     }
 }

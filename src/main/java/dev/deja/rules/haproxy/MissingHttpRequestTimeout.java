@@ -42,8 +42,7 @@ public final class MissingHttpRequestTimeout implements Rule {
                 Frontends.Setting hr = f.httpRequest();
                 Frontends.Setting cl = f.client();
                 boolean missing = !hr.set() || hr.millis() == 0;
-                boolean onlyConditional = hr.set() && hr.conditional() && hr.millis() != 0;
-                if (!missing && !onlyConditional) {
+                if (!missing) {
                     continue;
                 }
                 String client;
@@ -62,19 +61,12 @@ public final class MissingHttpRequestTimeout implements Rule {
                             + " as it likes";
                     sev = cl.millis() >= LONG_CLIENT_MS ? Severity.HIGH : Severity.MEDIUM;
                 }
-                String msg;
-                if (onlyConditional) {
-                    msg = f.section().label() + " (mode http) sets timeout http-request only under an undecided"
-                            + " condition (" + hr.directive().where() + "); on the other path " + client;
-                    sev = Severity.MEDIUM;
-                } else {
-                    msg = f.section().label() + " (mode http) has no timeout http-request, own or from its defaults"
-                            + (hr.set() ? " (it is 0 at " + hr.directive().where() + ")" : "") + ": " + client;
-                }
+                String msg = f.section().label() + " (mode http) has no timeout http-request, own or from its defaults"
+                        + (hr.set() ? " (it is 0 at " + hr.directive().where() + ")" : "") + ": " + client;
                 out.add(ctx.finding(Notes.at(f.section()), msg).severity(sev)
-                        .notes(Notes.of(f.section(), f.modeDirective(), hr.directive(), cl.directive())).build());
+                        .notes(Notes.of(f, f.modeDirective(), hr.directive(), cl.directive())).build());
             }
         }
-        return out;
+        return Notes.dedupe(out);
     }
 }

@@ -5,9 +5,11 @@ import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
+import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.HaproxyConfigs;
+import dev.deja.haproxy.Paths;
 import dev.deja.haproxy.Section;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,9 +35,23 @@ public final class NoSaturationVisibility implements Rule {
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (HaproxyConfig c : snapshot.part(HaproxyConfigs.class).map(HaproxyConfigs::configs).orElse(List.of())) {
-            List<Frontends.Frontend> fes = Frontends.of(c);
-            if (fes.isEmpty() || !Frontends.saturationVisibility(c).isEmpty()) {
+            List<Frontends.Frontend> fes = Frontends.primary(c);
+            if (fes.isEmpty()) {
                 continue;
+            }
+            List<Directive> seen = Frontends.saturationVisibility(c);
+            String blindPath = null;
+            if (!seen.isEmpty()) {
+                // visible on every path? (a stats socket under an undecided .if may be missing on the other path)
+                for (Paths.Path p : Paths.of(c, seen.stream().map(Directive::guard).toList())) {
+                    if (p.description() != null && seen.stream().noneMatch(p::applies)) {
+                        blindPath = p.description();
+                        break;
+                    }
+                }
+                if (blindPath == null) {
+                    continue;
+                }
             }
             Section anchor = c.anchor();
             List<String> names = fes.stream().map(Frontends.Frontend::name).limit(5).toList();
@@ -43,7 +59,12 @@ public final class NoSaturationVisibility implements Rule {
                     + " the current sessions (scur) of " + (fes.size() == 1 ? "frontend " : fes.size() + " frontends (")
                     + String.join(", ", names) + (fes.size() > 5 ? ", ..." : "") + (fes.size() == 1 ? "" : ")")
                     + " against their limit (slim), so no alert can fire before maxconn is reached";
-            out.add(ctx.finding(Notes.at(anchor), msg).build());
+            var b = ctx.finding(Notes.at(anchor), msg);
+            if (blindPath != null) {
+                b.note("on the path where " + blindPath + " (the stats/exporter directives at "
+                        + seen.stream().map(Directive::where).toList() + " sit under undecided .if conditions)");
+            }
+            out.add(b.build());
         }
         return out;
     }

@@ -36,7 +36,7 @@ public final class RateLimitNotEverywhere implements Rule {
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (HaproxyConfig c : snapshot.part(HaproxyConfigs.class).map(HaproxyConfigs::configs).orElse(List.of())) {
-            List<Frontends.Frontend> http = Frontends.of(c).stream().filter(Frontends.Frontend::http).toList();
+            List<Frontends.Frontend> http = Frontends.primary(c).stream().filter(Frontends.Frontend::http).toList();
             Map<String, Boolean> backendLimited = new HashMap<>();
             for (Frontends.Frontend u : http) {
                 if (u.rateLimited()) {

@@ -46,7 +46,7 @@ public final class TarpitHoldsSlots implements Rule {
                     continue; // both timeouts unset or 0: HAProxy answers at once, nothing is held
                 }
                 Directive holdFrom = f.tarpit().set() ? f.tarpit().directive() : f.connect().directive();
-                List<String> notes = new ArrayList<>(Notes.of(f.section(), tarpit, holdFrom,
+                List<String> notes = new ArrayList<>(Notes.of(f, tarpit, holdFrom,
                         f.maxconn().frontendDirective(), f.maxconn().globalDirective()));
                 String head = f.section().label() + " tarpits requests ('" + tarpit.text() + "' at " + tarpit.where() + "): ";
                 if (hold < 0) {
@@ -79,6 +79,6 @@ public final class TarpitHoldsSlots implements Rule {
                 out.add(ctx.finding(Notes.at(f.section(), tarpit), msg).severity(sev).notes(notes).build());
             }
         }
-        return out;
+        return Notes.dedupe(out);
     }
 }
