@@ -134,6 +134,13 @@ class HaproxyParserTest {
     }
 
     @Test
+    void versionDefaultsToTheCurrentLts() {
+        HaproxyConfig c = parse(".if version_atleast(3.2) && version_before(3.3)\nglobal\n  lts 1\n.endif\n");
+        assertEquals(1, c.sections().size());
+        assertEquals("3.2", HaproxyParser.DEFAULT_VERSION);
+    }
+
+    @Test
     void diagnosticDirectivesBecomeNotes() {
         HaproxyConfig c = parse("global\n.warning \"deprecated setup\"\n.if 0\n.alert never\n.endif\n");
         assertEquals(1, c.notes().size());
