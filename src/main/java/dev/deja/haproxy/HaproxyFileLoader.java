@@ -46,8 +46,12 @@ public final class HaproxyFileLoader implements FileLoader {
                 }
                 out.suppress(s);
             }
-            if (request.verbose) {
-                c.notes().forEach(n -> request.err.println("deja: " + n));
+            for (String n : c.notes()) {
+                if (request.verbose) {
+                    request.err.println("deja: " + n);
+                } else if (n.contains("deja:ignore")) {
+                    request.err.println("deja: warning: " + n);
+                }
             }
         }
         out.put(HaproxyConfigs.class, new HaproxyConfigs(configs));

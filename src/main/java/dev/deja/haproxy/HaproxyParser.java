@@ -291,6 +291,10 @@ public final class HaproxyParser {
                 continue;
             }
             if (inactive) {
+                for (String[] ig : pendingIgnores) {
+                    notes.add(ig[2] + ": deja:ignore " + ig[0] + " is followed by a line HAProxy skips (false .if"
+                            + " branch); it suppresses nothing");
+                }
                 pendingIgnores.clear();
                 continue;
             }
@@ -322,6 +326,9 @@ public final class HaproxyParser {
             } else {
                 cur.directives.add(d);
             }
+        }
+        for (String[] ig : pendingIgnores) {
+            notes.add(ig[2] + ": deja:ignore " + ig[0] + " is followed by no directive; it suppresses nothing");
         }
         if (!stack.isEmpty()) {
             Frame f = stack.peek();

@@ -93,6 +93,15 @@ class HaproxyScanTest {
     }
 
     @Test
+    void aDanglingOrUnknownIgnoreIsReported() throws IOException {
+        Path p = write("d.cfg", TARPIT + "# deja:ignore haproxy-nonexistent-rule typo in the id\n  log global\n"
+                + "# deja:ignore haproxy-tarpit-holds-slots nothing follows\n");
+        TestSupport.Run r = TestSupport.run("scan", p.toString());
+        assertTrue(r.err().contains("d.cfg:17: deja:ignore names unknown rule 'haproxy-nonexistent-rule'"), r.err());
+        assertTrue(r.err().contains("d.cfg:19: deja:ignore haproxy-tarpit-holds-slots is followed by no directive"), r.err());
+    }
+
+    @Test
     void assumedClientRateChangesTheArithmetic() throws IOException {
         Path p = write("p.cfg", TARPIT);
         TestSupport.Run r = TestSupport.run("scan", "--assume-client-rps", "100", p.toString());
