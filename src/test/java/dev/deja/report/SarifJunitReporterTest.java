@@ -38,7 +38,7 @@ class SarifJunitReporterTest {
     static final JsonMapper JSON = JsonMapper.builder().build();
 
     static Schema schema() throws Exception {
-        try (InputStream in = SarifJunitReporterTest.class.getResourceAsStream("/sarif/sarif-schema-2.1.0.json")) {
+        try (InputStream in = SarifJunitReporterTest.class.getResourceAsStream("/sarif/sarif-schema-2.1.0-rtm.5.json")) {
             return SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(in);
         }
     }
