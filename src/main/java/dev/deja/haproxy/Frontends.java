@@ -85,7 +85,8 @@ public final class Frontends {
     public record Frontend(HaproxyConfig config, Section section, String mode, Directive modeDirective,
                            Setting httpRequest, Setting client, Setting keepAlive, Setting tarpit, Setting connect,
                            Maxconn maxconn, List<Directive> tarpits, List<Directive> rateRules,
-                           List<Directive> trackers, List<String> backends, boolean dynamicBackends, String path) {
+                           List<Directive> trackers, List<Directive> stickTables, List<String> backends,
+                           boolean dynamicBackends, String path) {
         public boolean http() {
             return mode.equals("http");
         }
@@ -197,7 +198,7 @@ public final class Frontends {
                 String.valueOf(f.tarpit().directive()), String.valueOf(f.connect().directive()),
                 String.valueOf(f.maxconn().frontendDirective()), String.valueOf(f.maxconn().globalDirective()),
                 f.maxconn().binds().toString(), f.tarpits().toString(), f.rateRules().toString(),
-                f.trackers().toString(), f.backends().toString());
+                f.trackers().toString(), f.stickTables().toString(), f.backends().toString());
     }
 
     static Frontend frontend(HaproxyConfig config, Section full, Paths.Path path, List<Directive> gmaxes) {
@@ -216,6 +217,7 @@ public final class Frontends {
         List<Bind> binds = new ArrayList<>();
         Map<String, String> acls = null;
         List<Directive> requestRules = new ArrayList<>();
+        List<Directive> tables = new ArrayList<>();
         for (Directive d : s.directives()) {
             switch (d.keyword()) {
                 case "bind" -> {
@@ -236,6 +238,7 @@ public final class Frontends {
                     }
                 }
                 case "http-request", "tcp-request" -> requestRules.add(d);
+                case "stick-table" -> tables.add(d);
                 default -> {
                 }
             }
@@ -254,6 +257,15 @@ public final class Frontends {
             }
             if (action.startsWith("track-sc") || action.startsWith("sc-inc-gpc")) {
                 trackers.add(d);
+                for (int i = a + 1; i < d.size() - 1; i++) {
+                    if (d.word(i).equals("table")) {
+                        Section t = config.backend(d.word(i + 1)).orElse(null);
+                        Directive st = t == null ? null : t.last(x -> x.is("stick-table"));
+                        if (st != null && !tables.contains(st)) {
+                            tables.add(st);
+                        }
+                    }
+                }
             }
             boolean limiting = switch (action) {
                 case "deny", "tarpit", "return", "reject", "silent-drop" -> true;
@@ -284,7 +296,8 @@ public final class Frontends {
         }
         return new Frontend(config, full, m, mode, time(s, "http-request"), time(s, "client"),
                 time(s, "http-keep-alive"), time(s, "tarpit"), time(s, "connect"),
-                new Maxconn(global, gmax, fe, fmax, binds), tarpits, rate, trackers, List.copyOf(backends), dynamic,
+                new Maxconn(global, gmax, fe, fmax, binds), tarpits, rate, trackers, List.copyOf(tables), List.copyOf(backends),
+                dynamic,
                 path.description());
     }
 
