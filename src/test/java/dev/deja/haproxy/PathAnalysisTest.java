@@ -58,6 +58,16 @@ class PathAnalysisTest {
     }
 
     @Test
+    void aFindingThatHoldsOnEveryPathCarriesNoPathNote() {
+        String text = HEAD + "defaults\n  mode http\n  timeout connect 1s\n"
+                + ".if defined(PROD)\n  timeout http-request 5s\n.endif\n"
+                + "frontend fe\n  bind :80\n  http-request tarpit if { src_http_req_rate gt 10 }\n";
+        List<Finding> f = scan(text, "haproxy-tarpit-holds-slots");
+        assertEquals(1, f.size(), f.toString());
+        assertEquals(List.of(), f.get(0).notes(), "the two paths differ only in timeout http-request");
+    }
+
+    @Test
     void statsSocketOnlyUnderAnUndecidedCondition() {
         String one = HEAD + ".if defined(DEBUG)\n  stats socket /tmp/s\n.endif\n" + TAIL;
         List<Finding> f = scan(one, "haproxy-no-saturation-visibility");

@@ -64,6 +64,7 @@ public final class MaxconnHeadroom implements Rule {
                     }
                 }
             }
+            List<Finding> mine = new ArrayList<>();
             for (Frontends.Frontend f : Frontends.of(c)) {
                 Frontends.Maxconn m = f.maxconn();
                 Directive fd = m.frontendDirective();
@@ -72,20 +73,21 @@ public final class MaxconnHeadroom implements Rule {
                 if (g >= 0 && m.frontend() > g) {
                     Location at = fd.file().equals(f.section().file()) && f.section().directives().contains(fd)
                             ? Notes.at(f.section(), fd) : Notes.at(f.section());
-                    out.add(ctx.finding(at, f.section().label() + " maxconn " + m.frontend() + " (" + fd.where()
+                    mine.add(ctx.finding(at, f.section().label() + " maxconn " + m.frontend() + " (" + fd.where()
                             + ") is above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
                             + g + ", so the frontend never gets the " + m.frontend() + " slots it was sized for")
                             .notes(Notes.of(f, fd, gdir)).build());
                 }
                 for (Frontends.Bind b : m.binds()) {
                     if (g >= 0 && b.maxconn() > g) {
-                        out.add(ctx.finding(Notes.at(f.section(), b.directive()), "bind of " + f.section().label()
+                        mine.add(ctx.finding(Notes.at(f.section(), b.directive()), "bind of " + f.section().label()
                                 + " at " + b.directive().where() + " has maxconn " + b.maxconn()
                                 + ", above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
                                 + g).notes(Notes.of(f, b.directive(), gdir)).build());
                     }
                 }
             }
+            out.addAll(Notes.dedupe(mine, Frontends.of(c)));
             Section anchor = c.global().orElse(fes.get(0).section());
             if (!anyLimit) {
                 out.add(ctx.finding(Notes.at(anchor), "no maxconn anywhere in " + c.name() + " (global, defaults,"
@@ -110,6 +112,6 @@ public final class MaxconnHeadroom implements Rule {
                         .severity(Severity.LOW).notes(Notes.of((Section) null, gd)).build());
             }
         }
-        return Notes.dedupe(out);
+        return out;
     }
 }

@@ -35,6 +35,7 @@ public final class MissingHttpRequestTimeout implements Rule {
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (HaproxyConfig c : snapshot.part(HaproxyConfigs.class).map(HaproxyConfigs::configs).orElse(List.of())) {
+            List<Finding> mine = new ArrayList<>();
             for (Frontends.Frontend f : Frontends.of(c)) {
                 if (!f.http()) {
                     continue;
@@ -63,10 +64,11 @@ public final class MissingHttpRequestTimeout implements Rule {
                 }
                 String msg = f.section().label() + " (mode http) has no timeout http-request, own or from its defaults"
                         + (hr.set() ? " (it is 0 at " + hr.directive().where() + ")" : "") + ": " + client;
-                out.add(ctx.finding(Notes.at(f.section()), msg).severity(sev)
+                mine.add(ctx.finding(Notes.at(f.section()), msg).severity(sev)
                         .notes(Notes.of(f, f.modeDirective(), hr.directive(), cl.directive())).build());
             }
+            out.addAll(Notes.dedupe(mine, Frontends.of(c)));
         }
-        return Notes.dedupe(out);
+        return out;
     }
 }

@@ -39,14 +39,13 @@ final class Notes {
         return new ArrayList<>(out);
     }
 
-    /** The section header; unnamed sections (global, anonymous defaults) are named by their kind. */
     /** Notes for a finding on one frontend view: the path it holds on, or the conditions of what it relied on. */
     static List<String> of(Frontends.Frontend f, Directive... used) {
         if (f.path() == null) {
             return of(f.section(), used);
         }
         List<String> out = new ArrayList<>();
-        out.add("on the path where " + f.path() + " (deja could not decide these .if conditions and analysed every"
+        out.add(PATH + f.path() + " (deja could not decide these .if conditions and analysed every"
                 + " path; give --env or --haproxy-version to decide them)");
         for (String n : of((Section) null, used)) {
             if (!n.contains("could not decide")) {
@@ -56,11 +55,22 @@ final class Notes {
         return out;
     }
 
-    /** Findings with the same rule, place and message (from several paths) merged into one with all their notes. */
-    static List<Finding> dedupe(List<Finding> in) {
+    static final String PATH = "on the path where ";
+
+    /**
+     * Findings of one configuration with the same rule, place and message (from several paths) merged into one with
+     * all their notes; when the finding holds on every path of its frontend, the path notes are dropped.
+     */
+    static List<Finding> dedupe(List<Finding> in, List<Frontends.Frontend> views) {
+        Map<String, Integer> viewsPerSection = new java.util.HashMap<>();
+        for (Frontends.Frontend v : views) {
+            viewsPerSection.merge(v.section().kind() + "/" + v.section().name(), 1, Integer::sum);
+        }
         Map<String, Finding> out = new LinkedHashMap<>();
+        Map<String, Integer> count = new java.util.HashMap<>();
         for (Finding f : in) {
             String key = f.ruleId() + "|" + f.location() + "|" + f.message();
+            count.merge(key, 1, Integer::sum);
             Finding prev = out.get(key);
             if (prev == null) {
                 out.put(key, f);
@@ -74,9 +84,20 @@ final class Notes {
                         worst.remediation(), worst.location(), List.copyOf(related), List.copyOf(notes)));
             }
         }
-        return new ArrayList<>(out.values());
+        List<Finding> result = new ArrayList<>();
+        for (Map.Entry<String, Finding> e : out.entrySet()) {
+            Finding f = e.getValue();
+            Integer n = viewsPerSection.get(f.location().kind() + "/" + f.location().name());
+            if (n != null && n > 1 && count.get(e.getKey()) >= n) {
+                f = new Finding(f.ruleId(), f.severity(), f.caseIds(), f.message(), f.remediation(), f.location(),
+                        f.related(), f.notes().stream().filter(x -> !x.startsWith(PATH)).toList());
+            }
+            result.add(f);
+        }
+        return result;
     }
 
+    /** The section header; unnamed sections (global, anonymous defaults) are named by their kind. */
     static Location at(Section s) {
         return s.name() == null ? Location.section(s.file(), s.line(), null, s.kind())
                 : Location.section(s.file(), s.line(), s.kind(), s.name());

@@ -36,6 +36,7 @@ public final class TarpitHoldsSlots implements Rule {
         List<Finding> out = new ArrayList<>();
         int rps = ctx.settings().getInt("assume-client-rps", 300);
         for (HaproxyConfig c : snapshot.part(HaproxyConfigs.class).map(HaproxyConfigs::configs).orElse(List.of())) {
+            List<Finding> mine = new ArrayList<>();
             for (Frontends.Frontend f : Frontends.of(c)) {
                 if (f.tarpits().isEmpty()) {
                     continue;
@@ -50,7 +51,7 @@ public final class TarpitHoldsSlots implements Rule {
                         f.maxconn().frontendDirective(), f.maxconn().globalDirective()));
                 String head = f.section().label() + " tarpits requests ('" + tarpit.text() + "' at " + tarpit.where() + "): ";
                 if (hold < 0) {
-                    out.add(ctx.finding(Notes.at(f.section(), tarpit), head + "the tarpit hold time is unknown ("
+                    mine.add(ctx.finding(Notes.at(f.section(), tarpit), head + "the tarpit hold time is unknown ("
                             + f.tarpitHoldSource() + " cannot be read); every tarpitted request holds a connection slot"
                             + " for that long").severity(Severity.MEDIUM).notes(notes).build());
                     continue;
@@ -76,9 +77,10 @@ public final class TarpitHoldsSlots implements Rule {
                     notes.add("other tarpit rules in " + f.section().label() + ": "
                             + f.tarpits().subList(1, f.tarpits().size()).stream().map(Directive::where).toList());
                 }
-                out.add(ctx.finding(Notes.at(f.section(), tarpit), msg).severity(sev).notes(notes).build());
+                mine.add(ctx.finding(Notes.at(f.section(), tarpit), msg).severity(sev).notes(notes).build());
             }
+            out.addAll(Notes.dedupe(mine, Frontends.of(c)));
         }
-        return Notes.dedupe(out);
+        return out;
     }
 }
