@@ -2,15 +2,12 @@ package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.Location;
-import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
-import dev.deja.engine.SourceKind;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.HaproxyConfigs;
 import dev.deja.haproxy.Section;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +17,7 @@ import java.util.List;
  * silently caps it), frontend limits that together far exceed the global one, or no maxconn at all (the limit is
  * whatever the file-descriptor limit gives).
  */
-public final class MaxconnHeadroom implements Rule {
+public final class MaxconnHeadroom extends HaproxyRule {
     public static final String ID = "haproxy-maxconn-headroom";
     /** "Far above": the frontends' limits add up to more than this many times the global maxconn. */
     static final int OVERSUBSCRIBED = 2;
@@ -31,14 +28,9 @@ public final class MaxconnHeadroom implements Rule {
     }
 
     @Override
-    public SourceKind source() {
-        return SourceKind.HAPROXY;
-    }
-
-    @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (HaproxyConfig c : snapshot.part(HaproxyConfigs.class).map(HaproxyConfigs::configs).orElse(List.of())) {
+        for (HaproxyConfig c : configs(snapshot)) {
             List<Frontends.Frontend> fes = Frontends.primary(c);
             if (fes.isEmpty()) {
                 continue;

@@ -1,14 +1,11 @@
 package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
-import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
-import dev.deja.engine.SourceKind;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.HaproxyConfigs;
 import dev.deja.haproxy.Times;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +14,7 @@ import java.util.List;
  * IL-0264: an HTTP frontend without {@code timeout http-request} (own or inherited): only the inactivity
  * {@code timeout client} bounds a client that sends its headers slowly (Slowloris), so slots can be held at will.
  */
-public final class MissingHttpRequestTimeout implements Rule {
+public final class MissingHttpRequestTimeout extends HaproxyRule {
     public static final String ID = "haproxy-missing-http-request-timeout";
     static final long LONG_CLIENT_MS = 30_000;
 
@@ -27,14 +24,9 @@ public final class MissingHttpRequestTimeout implements Rule {
     }
 
     @Override
-    public SourceKind source() {
-        return SourceKind.HAPROXY;
-    }
-
-    @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (HaproxyConfig c : snapshot.part(HaproxyConfigs.class).map(HaproxyConfigs::configs).orElse(List.of())) {
+        for (HaproxyConfig c : configs(snapshot)) {
             List<Finding> mine = new ArrayList<>();
             for (Frontends.Frontend f : Frontends.of(c)) {
                 if (!f.http()) {

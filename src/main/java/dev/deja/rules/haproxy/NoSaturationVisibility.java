@@ -1,14 +1,11 @@
 package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
-import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
-import dev.deja.engine.SourceKind;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.HaproxyConfigs;
 import dev.deja.haproxy.Paths;
 import dev.deja.haproxy.Section;
 import java.util.ArrayList;
@@ -18,7 +15,7 @@ import java.util.List;
  * IL-0264: nothing exposes current sessions against the limit (no {@code stats socket}, no stats page, no
  * Prometheus exporter), so there is nothing to alert on before maxconn is reached; detection took 41 minutes.
  */
-public final class NoSaturationVisibility implements Rule {
+public final class NoSaturationVisibility extends HaproxyRule {
     public static final String ID = "haproxy-no-saturation-visibility";
 
     @Override
@@ -27,14 +24,9 @@ public final class NoSaturationVisibility implements Rule {
     }
 
     @Override
-    public SourceKind source() {
-        return SourceKind.HAPROXY;
-    }
-
-    @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (HaproxyConfig c : snapshot.part(HaproxyConfigs.class).map(HaproxyConfigs::configs).orElse(List.of())) {
+        for (HaproxyConfig c : configs(snapshot)) {
             List<Frontends.Frontend> fes = Frontends.primary(c);
             if (fes.isEmpty()) {
                 continue;

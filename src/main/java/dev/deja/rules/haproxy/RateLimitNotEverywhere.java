@@ -1,14 +1,11 @@
 package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
-import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
-import dev.deja.engine.SourceKind;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.HaproxyConfigs;
 import dev.deja.haproxy.Section;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,7 +16,7 @@ import java.util.Map;
  * IL-0264: rate-limit rules on some HTTP frontends and not on others that reach the same backends (hc-ping.com was
  * limited, hchk.io was not): the limit can be bypassed through the unprotected frontend.
  */
-public final class RateLimitNotEverywhere implements Rule {
+public final class RateLimitNotEverywhere extends HaproxyRule {
     public static final String ID = "haproxy-rate-limit-not-everywhere";
 
     @Override
@@ -28,14 +25,9 @@ public final class RateLimitNotEverywhere implements Rule {
     }
 
     @Override
-    public SourceKind source() {
-        return SourceKind.HAPROXY;
-    }
-
-    @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (HaproxyConfig c : snapshot.part(HaproxyConfigs.class).map(HaproxyConfigs::configs).orElse(List.of())) {
+        for (HaproxyConfig c : configs(snapshot)) {
             List<Frontends.Frontend> http = Frontends.primary(c).stream().filter(Frontends.Frontend::http).toList();
             Map<String, Boolean> backendLimited = new HashMap<>();
             for (Frontends.Frontend u : http) {

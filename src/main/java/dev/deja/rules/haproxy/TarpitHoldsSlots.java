@@ -1,15 +1,12 @@
 package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
-import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
-import dev.deja.engine.SourceKind;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.HaproxyConfigs;
 import dev.deja.haproxy.Times;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +15,7 @@ import java.util.List;
  * IL-0264: {@code http-request tarpit} holds the connection slot for the whole wait. Slots held by one client =
  * hold time x its request rate ({@code --assume-client-rps}), against the frontend's effective maxconn.
  */
-public final class TarpitHoldsSlots implements Rule {
+public final class TarpitHoldsSlots extends HaproxyRule {
     public static final String ID = "haproxy-tarpit-holds-slots";
 
     @Override
@@ -27,15 +24,10 @@ public final class TarpitHoldsSlots implements Rule {
     }
 
     @Override
-    public SourceKind source() {
-        return SourceKind.HAPROXY;
-    }
-
-    @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         int rps = ctx.settings().getInt("assume-client-rps", 300);
-        for (HaproxyConfig c : snapshot.part(HaproxyConfigs.class).map(HaproxyConfigs::configs).orElse(List.of())) {
+        for (HaproxyConfig c : configs(snapshot)) {
             List<Finding> mine = new ArrayList<>();
             for (Frontends.Frontend f : Frontends.of(c)) {
                 if (f.tarpits().isEmpty()) {
