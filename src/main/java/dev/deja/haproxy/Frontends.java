@@ -378,19 +378,24 @@ public final class Frontends {
         return v;
     }
 
-    /** Whether the configuration offers a way to watch sessions against the limit. */
+    /**
+     * The directives that let one watch sessions against the limit (stats socket, stats page, Prometheus
+     * exporter); stops at the first that applies on every path (then it is the only one returned).
+     */
     public static List<Directive> saturationVisibility(HaproxyConfig config) {
         List<Directive> out = new ArrayList<>();
         for (Section s : config.sections()) {
             for (Directive d : s.directives()) {
-                if (s.kind().equals("global") && d.is("stats", "socket")) {
-                    out.add(d);
-                } else if ((s.isProxy() || s.kind().equals("defaults")) && d.is("stats")
-                        && d.word(1) != null && !d.word(1).equals("auth") && !d.word(1).equals("realm")
-                        && !d.word(1).equals("timeout") && !d.word(1).equals("maxconn")) {
-                    out.add(d);
-                } else if (d.is("http-request") && "use-service".equals(d.word(1))
-                        && d.word(2) != null && d.word(2).startsWith("prometheus-exporter")) {
+                boolean visible = s.kind().equals("global") && d.is("stats", "socket")
+                        || (s.isProxy() || s.kind().equals("defaults")) && d.is("stats") && d.word(1) != null
+                                && !d.word(1).equals("auth") && !d.word(1).equals("realm")
+                                && !d.word(1).equals("timeout") && !d.word(1).equals("maxconn")
+                        || d.is("http-request") && "use-service".equals(d.word(1)) && d.word(2) != null
+                                && d.word(2).startsWith("prometheus-exporter");
+                if (visible) {
+                    if (d.guard() == null && s.guard() == null) {
+                        return List.of(d);
+                    }
                     out.add(d);
                 }
             }

@@ -19,6 +19,7 @@ public final class HaproxyConfig {
     private final List<UndecidedBlock> undecided;
     /** The effective view of the frontends, computed once for all rules. */
     private volatile List<Frontends.Frontend> frontendViews;
+    private volatile java.util.Map<String, Section> backendsByName;
 
     public HaproxyConfig(String name, List<String> files, List<Section> sections, List<String> notes,
                          List<InlineSuppression> suppressions, int directiveCount, List<UndecidedBlock> undecided) {
@@ -114,14 +115,19 @@ public final class HaproxyConfig {
         return sections.stream().filter(Section::isProxy).toList();
     }
 
-    /** The backend or listen section of that name. */
+    /** The backend or listen section of that name (the first one, as HAProxy names must be unique). */
     public Optional<Section> backend(String name) {
-        for (Section s : sections) {
-            if ((s.kind().equals("backend") || s.kind().equals("listen")) && name.equals(s.name())) {
-                return Optional.of(s);
+        java.util.Map<String, Section> m = backendsByName;
+        if (m == null) {
+            m = new java.util.HashMap<>();
+            for (Section s : sections) {
+                if ((s.kind().equals("backend") || s.kind().equals("listen")) && s.name() != null) {
+                    m.putIfAbsent(s.name(), s);
+                }
             }
+            backendsByName = m;
         }
-        return Optional.empty();
+        return Optional.ofNullable(m.get(name));
     }
 
     /** Where findings about the whole configuration point: the global section, else the first section. */
