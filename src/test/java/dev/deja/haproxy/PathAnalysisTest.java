@@ -68,6 +68,24 @@ class PathAnalysisTest {
     }
 
     @Test
+    void tooManyPathsFallBackToReadingEveryBranch() {
+        StringBuilder sb = new StringBuilder(HEAD + "  stats socket /tmp/s\ndefaults\n  mode http\n");
+        for (int i = 0; i < 10; i++) {
+            sb.append(".if defined(V").append(i).append(")\n  timeout client ").append(i + 1).append("s\n.endif\n");
+        }
+        sb.append(TAIL);
+        ScanRequest req = new ScanRequest();
+        req.processEnv = Map.of();
+        HaproxyConfig c = HaproxyParser.parse("p.cfg", sb.toString(), req);
+        assertEquals(10, c.undecided().size());
+        assertEquals(1, Frontends.of(c).size(), "2^10 paths: one view with every branch read");
+        assertEquals(null, Frontends.of(c).get(0).path());
+        List<Finding> f = scan(sb.toString(), "haproxy-missing-http-request-timeout");
+        assertEquals(1, f.size());
+        assertTrue(f.get(0).notes().stream().anyMatch(n -> n.contains("could not decide")), f.get(0).notes().toString());
+    }
+
+    @Test
     void statsSocketOnlyUnderAnUndecidedCondition() {
         String one = HEAD + ".if defined(DEBUG)\n  stats socket /tmp/s\n.endif\n" + TAIL;
         List<Finding> f = scan(one, "haproxy-no-saturation-visibility");

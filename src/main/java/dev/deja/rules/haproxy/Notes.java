@@ -29,7 +29,8 @@ final class Notes {
             }
             if (d.conditional()) {
                 out.add("'" + d.text() + "' at " + d.where() + " applies only when " + d.condition()
-                        + " holds, which deja could not decide: both paths were considered");
+                        + " holds, which deja could not decide (too many undecided .if combinations to analyse each path: every"
+                        + " branch was read together)");
             }
             if (!d.unresolved().isEmpty()) {
                 out.add("'" + d.text() + "' at " + d.where() + " uses unset variable" + (d.unresolved().size() > 1 ? "s " : " ")
