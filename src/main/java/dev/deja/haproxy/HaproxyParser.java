@@ -454,14 +454,15 @@ public final class HaproxyParser {
         while (i < end) {
             char c = text.charAt(i);
             if (plain) {
+                i = plainEnd(text, i, end);
+                if (i == end) {
+                    break;
+                }
+                c = text.charAt(i);
                 if (c == ' ' || c == '\t') {
                     words.add(text.substring(wordStart, i));
                     plain = false;
                     inWord = false;
-                    i++;
-                    continue;
-                }
-                if (c != '#' && c != '"' && c != '\'' && c != '\\') {
                     i++;
                     continue;
                 }
@@ -567,6 +568,18 @@ public final class HaproxyParser {
             words.add(w.toString());
             w.setLength(0);
         }
+    }
+
+    /** The index of the first space, tab, '#', quote or backslash in text[i, end), or end. */
+    private static int plainEnd(String text, int i, int end) {
+        while (i < end) {
+            char c = text.charAt(i);
+            if (c == ' ' || c == '\t' || c == '#' || c == '"' || c == '\'' || c == '\\') {
+                return i;
+            }
+            i++;
+        }
+        return end;
     }
 
     /** Expands a variable at text[i] == '$' inside double quotes; returns the index after it. */
