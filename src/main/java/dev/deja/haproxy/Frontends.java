@@ -101,11 +101,11 @@ public final class Frontends {
         }
 
         /**
-         * How long a tarpitted request holds its slot, in ms: timeout tarpit, else timeout connect, else 0;
-         * -1 when the value is unknown.
+         * How long a tarpitted request holds its slot, in ms: timeout tarpit, else (unset or 0, as HAProxy copies
+         * it then) timeout connect, else 0 (no wait); -1 when the value is unknown.
          */
         public long tarpitHoldMillis() {
-            if (tarpit.set()) {
+            if (tarpit.set() && tarpit.millis() != 0) {
                 return tarpit.millis();
             }
             if (connect.set()) {
@@ -115,11 +115,12 @@ public final class Frontends {
         }
 
         public String tarpitHoldSource() {
-            if (tarpit.set()) {
+            if (tarpit.set() && tarpit.millis() != 0) {
                 return "timeout tarpit at " + tarpit.directive().where();
             }
+            String why = tarpit.set() ? "timeout tarpit is 0 at " + tarpit.directive().where() : "timeout tarpit is unset";
             if (connect.set()) {
-                return "timeout connect at " + connect.directive().where() + ", as timeout tarpit is unset";
+                return "timeout connect at " + connect.directive().where() + ", as " + why;
             }
             return "neither timeout tarpit nor timeout connect is set";
         }

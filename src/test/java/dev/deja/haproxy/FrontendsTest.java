@@ -29,6 +29,9 @@ class FrontendsTest {
         assertEquals(5, app.httpRequest().millis(), "a bare number is milliseconds");
         assertEquals(3000, app.keepAlive().millis());
         assertEquals(500, app.tarpitHoldMillis());
+        Frontends.Frontend zero = of("defaults\n  timeout connect 3s\n  timeout tarpit 0\nfrontend f\n  bind :1\n").get(0);
+        assertEquals(3000, zero.tarpitHoldMillis(), "HAProxy copies timeout connect into a tarpit timeout of 0");
+        assertTrue(zero.tarpitHoldSource().contains("as timeout tarpit is 0 at"), zero.tarpitHoldSource());
         assertFalse(app.connect().set(), "named defaults 'web' does not inherit the anonymous one");
         assertEquals(List.of("app"), app.backends(), "a listen is its own backend");
     }

@@ -38,7 +38,8 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                 if (hold == 0) {
                     continue; // both timeouts unset or 0: HAProxy answers at once, nothing is held
                 }
-                Directive holdFrom = f.tarpit().set() ? f.tarpit().directive() : f.connect().directive();
+                Directive holdFrom = f.tarpit().set() && f.tarpit().millis() != 0 ? f.tarpit().directive()
+                        : f.connect().directive();
                 List<String> notes = new ArrayList<>(Notes.of(f, tarpit, holdFrom,
                         f.maxconn().frontendDirective(), f.maxconn().globalDirective()));
                 String head = f.section().label() + " tarpits requests ('" + tarpit.text() + "' at " + tarpit.where() + "): ";
