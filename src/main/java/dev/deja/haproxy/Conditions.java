@@ -55,6 +55,9 @@ final class Conditions {
     /** Why the result is undecided (for notes). */
     final List<String> reasons = new ArrayList<>();
     private int p;
+    private int depth;
+    /** Deepest nesting of '(' and '!' accepted in one condition. */
+    static final int MAX_DEPTH = 100;
 
     private Conditions(String s, Function<String, String> variable, String version, List<String> unresolved) {
         this.s = s;
@@ -111,17 +114,24 @@ final class Conditions {
     }
 
     private Tri unary() throws SyntaxError {
-        if (eat("!")) {
-            return unary().not();
+        if (++depth > MAX_DEPTH) {
+            throw new SyntaxError("condition nested deeper than " + MAX_DEPTH + " levels");
         }
-        if (eat("(")) {
-            Tri t = or();
-            if (!eat(")")) {
-                throw new SyntaxError("missing ')' in condition");
+        try {
+            if (eat("!")) {
+                return unary().not();
             }
-            return t;
+            if (eat("(")) {
+                Tri t = or();
+                if (!eat(")")) {
+                    throw new SyntaxError("missing ')' in condition");
+                }
+                return t;
+            }
+            return term();
+        } finally {
+            depth--;
         }
-        return term();
     }
 
     private Tri term() throws SyntaxError {

@@ -364,13 +364,19 @@ public final class HaproxyParser {
         try {
             c = Conditions.evaluate(expr, variable, version, unresolvedNames, out);
         } catch (Conditions.SyntaxError e) {
-            throw new HaproxyParseException(display, line, "cannot evaluate condition '" + expr + "': " + e.getMessage());
+            throw new HaproxyParseException(display, line, "cannot evaluate condition '" + abbrev(expr) + "': "
+                    + abbrev(e.getMessage()));
         }
         if (out[0] == Conditions.Tri.UNKNOWN) {
             notes.add(display + ":" + line + ": undecided condition '" + expr + "' ("
                     + String.join("; ", c.reasons) + "): every branch is analysed");
         }
         return out[0];
+    }
+
+    /** At most 80 characters of a text for a message. */
+    private static String abbrev(String s) {
+        return s.length() <= 80 ? s : s.substring(0, 77) + "...";
     }
 
     private SectionBuilder open(String kw, String display, int line, String condition, Guard guard) {

@@ -188,12 +188,15 @@ class HaproxyParserTest {
         assertError(".if (1\n.endif\n", "t.cfg:1: cannot evaluate condition");
         assertError(".if foo\n.endif\n", "t.cfg:1: cannot evaluate condition");
         assertError("global\n" + "x".repeat(HaproxyParser.MAX_LINE + 1) + "\n", "t.cfg:2: line too long");
+        assertError(".if " + "(".repeat(20_000) + "1" + ")".repeat(20_000) + "\n.endif\n", "t.cfg:1: cannot evaluate condition");
+        assertError(".if " + "!".repeat(30_000) + "1\n.endif\n", "t.cfg:1: cannot evaluate condition");
     }
 
     static void assertError(String text, String expected) {
         HaproxyParseException e = assertThrows(HaproxyParseException.class, () -> parse(text));
         assertTrue(e.getMessage().startsWith(expected), e.getMessage());
         assertTrue(!e.getMessage().contains("\n"), "one line");
+        assertTrue(e.getMessage().length() < 300, "short: " + e.getMessage().length());
     }
 
     @Test
