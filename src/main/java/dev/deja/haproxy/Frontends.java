@@ -304,17 +304,23 @@ public final class Frontends {
 
     /** The section (and its defaults chain) as read on one path. */
     private static Section restrict(Section s, Paths.Path path) {
-        if (s == null) {
-            return null;
+        List<Section> chain = new ArrayList<>();
+        for (Section x = s; x != null; x = x.defaults()) {
+            chain.add(x);
         }
-        List<Directive> kept = new ArrayList<>();
-        for (Directive d : s.directives()) {
-            if (path.applies(d)) {
-                kept.add(d);
+        Section parent = null;
+        for (int i = chain.size() - 1; i >= 0; i--) {
+            Section x = chain.get(i);
+            List<Directive> kept = new ArrayList<>();
+            for (Directive d : x.directives()) {
+                if (path.applies(d)) {
+                    kept.add(d);
+                }
             }
+            parent = new Section(x.kind(), x.name(), x.from(), x.file(), x.line(), x.condition(), kept, parent,
+                    x.guard());
         }
-        return new Section(s.kind(), s.name(), s.from(), s.file(), s.line(), s.condition(), kept,
-                restrict(s.defaults(), path), s.guard());
+        return parent;
     }
 
     /** Whether the condition of a rule (words from {@code from}) reads a rate or counter of a stick table. */
