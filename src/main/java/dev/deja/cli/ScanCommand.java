@@ -94,6 +94,11 @@ public final class ScanCommand implements Callable<Integer> {
             description = "HAProxy version for .if version_atleast()/version_before() (default: current LTS)")
     String haproxyVersion;
 
+    @Option(names = "--haproxy-one-instance",
+            description = "Read all HAProxy files given as one instance, in order (like haproxy -f a.cfg -f b.cfg);"
+                    + " by default each file is its own instance")
+    boolean haproxyOneInstance;
+
     @Option(names = "--assume-client-rps", paramLabel = "N", defaultValue = "300",
             description = "Request rate of one abusive client, for tarpit arithmetic (default: ${DEFAULT-VALUE}, as in IL-0264)")
     int assumeClientRps;
@@ -242,6 +247,7 @@ public final class ScanCommand implements Callable<Integer> {
         req.env = new LinkedHashMap<>(env);
         req.processEnv = io.env();
         req.haproxyVersion = haproxyVersion;
+        req.haproxyOneInstance = haproxyOneInstance;
         req.cluster = cluster;
         req.kubeconfig = kubeconfig;
         req.context = context;

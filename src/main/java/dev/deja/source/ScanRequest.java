@@ -26,6 +26,8 @@ public final class ScanRequest {
     public String haproxyVersion;
     /** HAProxy configs kept in ConfigMaps, as NAMESPACE/NAME (deja.yaml sources.haproxy.configMaps). */
     public List<String> haproxyConfigMaps = new ArrayList<>();
+    /** --haproxy-one-instance: all HAProxy files given are one instance (haproxy -f a -f b), not one each. */
+    public boolean haproxyOneInstance;
 
     // live Kubernetes
     public boolean cluster;

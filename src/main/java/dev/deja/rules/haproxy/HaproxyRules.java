@@ -9,6 +9,7 @@ public final class HaproxyRules {
     }
 
     public static List<Rule> all() {
-        return List.of();
+        return List.of(new TarpitHoldsSlots(), new MissingHttpRequestTimeout(), new MaxconnHeadroom(),
+                new RateLimitNotEverywhere(), new NoSaturationVisibility());
     }
 }

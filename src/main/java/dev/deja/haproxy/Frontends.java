@@ -1,0 +1,412 @@
+package dev.deja.haproxy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The effective settings of every frontend and listen of a configuration (own directive, else its defaults
+ * chain, else HAProxy's default): the traversal the HAProxy rules share.
+ */
+public final class Frontends {
+    private Frontends() {
+    }
+
+    /** A time setting: the directive it comes from (null when unset) and its value (-1 when unknown). */
+    public record Setting(Directive directive, long millis) {
+        static final Setting UNSET = new Setting(null, -1);
+
+        public boolean set() {
+            return directive != null;
+        }
+
+        /** Set and readable (not an unresolved variable or a malformed value). */
+        public boolean known() {
+            return directive != null && millis >= 0;
+        }
+
+        /** Set under an undecided .if branch. */
+        public boolean conditional() {
+            return directive != null && directive.conditional();
+        }
+    }
+
+    /** A {@code bind} line and its own {@code maxconn} (-1 when it has none). */
+    public record Bind(Directive directive, long maxconn) {
+    }
+
+    /**
+     * Connection limits: the global maxconn (-1 when implicit: HAProxy derives it from the file-descriptor
+     * limit), the frontend's own or inherited maxconn (-1 when unset: it then defaults to the global one), each
+     * bind's, and the effective limit of the frontend (the frontend's capped by the global; -1 when unknown).
+     */
+    public record Maxconn(long global, Directive globalDirective, long frontend, Directive frontendDirective,
+                          List<Bind> binds) {
+        public boolean globalImplicit() {
+            return global < 0;
+        }
+
+        /** The slots this frontend can hold, or -1 when HAProxy derives them at start-up. */
+        public long effective() {
+            if (frontend >= 0 && global >= 0) {
+                return Math.min(frontend, global);
+            }
+            return frontend >= 0 ? frontend : global;
+        }
+
+        /** "maxconn 800 (frontend, haproxy.cfg:14)" style explanation of {@link #effective()}. */
+        public String explain() {
+            if (frontend >= 0 && global >= 0) {
+                if (frontend > global) {
+                    return global + " (frontend maxconn " + frontend + " at " + frontendDirective.where()
+                            + " is silently capped by global maxconn " + global + ")";
+                }
+                return frontend + " at " + frontendDirective.where();
+            }
+            if (frontend >= 0) {
+                return frontend + " at " + frontendDirective.where()
+                        + " (global maxconn is implicit, derived from the file-descriptor limit)";
+            }
+            if (global >= 0) {
+                return global + " (no frontend maxconn: the global one at " + globalDirective.where() + ")";
+            }
+            return "implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)";
+        }
+    }
+
+    /**
+     * One frontend or listen with its effective settings on one path through undecided {@code .if} blocks;
+     * {@code path} is null when the settings are the same on every path, else it says which branches were taken.
+     */
+    public record Frontend(HaproxyConfig config, Section section, String mode, Directive modeDirective,
+                           Setting httpRequest, Setting client, Setting keepAlive, Setting tarpit, Setting connect,
+                           Maxconn maxconn, List<Directive> tarpits, List<Directive> rateRules,
+                           List<Directive> trackers, List<Directive> stickTables, List<String> backends,
+                           boolean dynamicBackends, String path) {
+        public boolean http() {
+            return mode.equals("http");
+        }
+
+        public String name() {
+            return section.name() == null ? "(unnamed)" : section.name();
+        }
+
+        /** Whether requests are rate limited: a deny/tarpit/return/reject rule whose condition reads a rate. */
+        public boolean rateLimited() {
+            return !rateRules.isEmpty();
+        }
+
+        /**
+         * How long a tarpitted request holds its slot, in ms: timeout tarpit, else (unset or 0, as HAProxy copies
+         * it then) timeout connect, else 0 (no wait); -1 when the value is unknown.
+         */
+        public long tarpitHoldMillis() {
+            if (tarpit.set() && tarpit.millis() != 0) {
+                return tarpit.millis();
+            }
+            if (connect.set()) {
+                return connect.millis();
+            }
+            return 0;
+        }
+
+        public String tarpitHoldSource() {
+            if (tarpit.set() && tarpit.millis() != 0) {
+                return "timeout tarpit at " + tarpit.directive().where();
+            }
+            String why = tarpit.set() ? "timeout tarpit is 0 at " + tarpit.directive().where() : "timeout tarpit is unset";
+            if (connect.set()) {
+                return "timeout connect at " + connect.directive().where() + ", as " + why;
+            }
+            return "neither timeout tarpit nor timeout connect is set";
+        }
+    }
+
+    /**
+     * Every frontend and listen of the configuration with its effective settings, once per path through the
+     * undecided {@code .if} blocks its settings depend on (computed once per configuration).
+     */
+    public static List<Frontend> of(HaproxyConfig config) {
+        return config.frontendViews();
+    }
+
+    /** One view per frontend or listen: the first path's (for checks over the whole configuration). */
+    public static List<Frontend> primary(HaproxyConfig config) {
+        List<Frontend> out = new ArrayList<>();
+        Section last = null;
+        for (Frontend f : of(config)) {
+            if (f.section() != last) {
+                out.add(f);
+                last = f.section();
+            }
+        }
+        return out;
+    }
+
+    static List<Frontend> compute(HaproxyConfig config) {
+        List<Directive> gmaxes = new ArrayList<>();
+        for (Section g : config.globals()) {
+            for (Directive d : g.directives()) {
+                if (d.is("maxconn")) {
+                    gmaxes.add(d);
+                }
+            }
+        }
+        List<Frontend> out = new ArrayList<>();
+        for (Section s : config.sections()) {
+            if (!s.acceptsClients()) {
+                continue;
+            }
+            List<Guard> guards = new ArrayList<>();
+            guards.add(s.guard());
+            for (Section x = s; x != null; x = x.defaults()) {
+                for (Directive d : x.directives()) {
+                    if (d.guard() != null) {
+                        guards.add(d.guard());
+                    }
+                }
+            }
+            gmaxes.forEach(d -> guards.add(d.guard()));
+            List<Paths.Path> paths = Paths.of(config, guards);
+            if (paths.size() == 1) {
+                out.add(frontend(config, s, paths.get(0), gmaxes));
+                continue;
+            }
+            List<Frontend> views = new ArrayList<>();
+            for (Paths.Path p : paths) {
+                if (p.applies(s.guard())) {
+                    views.add(frontend(config, s, p, gmaxes));
+                }
+            }
+            boolean same = views.stream().map(Frontends::signature).distinct().count() <= 1;
+            if (same && !views.isEmpty()) {
+                out.add(frontend(config, s, Paths.Path.ALL, gmaxes));
+            } else {
+                out.addAll(views);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** What a view resolved to: the directives it chose. */
+    private static List<Object> signature(Frontend f) {
+        return List.of(String.valueOf(f.modeDirective()), String.valueOf(f.httpRequest().directive()),
+                String.valueOf(f.client().directive()), String.valueOf(f.keepAlive().directive()),
+                String.valueOf(f.tarpit().directive()), String.valueOf(f.connect().directive()),
+                String.valueOf(f.maxconn().frontendDirective()), String.valueOf(f.maxconn().globalDirective()),
+                f.maxconn().binds().toString(), f.tarpits().toString(), f.rateRules().toString(),
+                f.trackers().toString(), f.stickTables().toString(), f.backends().toString());
+    }
+
+    static Frontend frontend(HaproxyConfig config, Section full, Paths.Path path, List<Directive> gmaxes) {
+        Directive gmax = null;
+        for (Directive d : gmaxes) {
+            if (path.applies(d)) {
+                gmax = d;
+            }
+        }
+        long global = gmax == null ? -1 : number(gmax, 1);
+        Section s = path == Paths.Path.ALL ? full : restrict(full, path);
+        Directive mode = s.effective("mode");
+        String m = mode == null ? "tcp" : String.valueOf(mode.word(1)).toLowerCase(Locale.ROOT);
+        Directive fmax = s.effective("maxconn");
+        long fe = fmax == null ? -1 : number(fmax, 1);
+        List<Bind> binds = new ArrayList<>();
+        Map<String, String> acls = null;
+        List<Directive> requestRules = new ArrayList<>();
+        List<Directive> tables = new ArrayList<>();
+        for (Directive d : s.directives()) {
+            switch (d.keyword()) {
+                case "bind" -> {
+                    long b = -1;
+                    for (int i = 2; i < d.size() - 1; i++) {
+                        if ("maxconn".equals(d.word(i))) {
+                            b = number(d, i + 1);
+                        }
+                    }
+                    binds.add(new Bind(d, b));
+                }
+                case "acl" -> {
+                    if (d.size() > 2) {
+                        if (acls == null) {
+                            acls = new HashMap<>();
+                        }
+                        acls.merge(d.word(1), String.join(" ", d.words().subList(2, d.size())), (a, b) -> a + " " + b);
+                    }
+                }
+                case "http-request", "tcp-request" -> requestRules.add(d);
+                case "stick-table" -> tables.add(d);
+                default -> {
+                }
+            }
+        }
+        List<Directive> tarpits = new ArrayList<>();
+        List<Directive> rate = new ArrayList<>();
+        List<Directive> trackers = new ArrayList<>();
+        for (Directive d : requestRules) {
+            int a = d.is("tcp-request") ? 2 : 1;
+            String action = d.word(a);
+            if (action == null) {
+                continue;
+            }
+            if (action.equals("tarpit")) {
+                tarpits.add(d);
+            }
+            if (action.startsWith("track-sc") || action.startsWith("sc-inc-gpc")) {
+                trackers.add(d);
+                for (int i = a + 1; i < d.size() - 1; i++) {
+                    if (d.word(i).equals("table")) {
+                        Section t = config.backend(d.word(i + 1)).orElse(null);
+                        Directive st = t == null ? null : t.last(x -> x.is("stick-table"));
+                        if (st != null && !tables.contains(st)) {
+                            tables.add(st);
+                        }
+                    }
+                }
+            }
+            boolean limiting = switch (action) {
+                case "deny", "tarpit", "return", "reject", "silent-drop" -> true;
+                default -> false;
+            };
+            if (limiting && readsRate(d, a + 1, acls == null ? Map.of() : acls)) {
+                rate.add(d);
+            }
+        }
+        Set<String> backends = new LinkedHashSet<>();
+        boolean dynamic = false;
+        if (s.kind().equals("listen") && s.name() != null) {
+            backends.add(s.name());
+        }
+        Directive db = s.effective("default_backend");
+        if (db != null && db.word(1) != null) {
+            dynamic |= db.word(1).contains("%[");
+            backends.add(db.word(1));
+        }
+        for (Directive d : s.directives()) {
+            if (d.is("use_backend") && d.word(1) != null) {
+                if (d.word(1).contains("%[")) {
+                    dynamic = true;
+                } else {
+                    backends.add(d.word(1));
+                }
+            }
+        }
+        return new Frontend(config, full, m, mode, time(s, "http-request"), time(s, "client"),
+                time(s, "http-keep-alive"), time(s, "tarpit"), time(s, "connect"),
+                new Maxconn(global, gmax, fe, fmax, binds), tarpits, rate, trackers, List.copyOf(tables), List.copyOf(backends),
+                dynamic,
+                path.description());
+    }
+
+    /** The section (and its defaults chain) as read on one path. */
+    private static Section restrict(Section s, Paths.Path path) {
+        List<Section> chain = new ArrayList<>();
+        for (Section x = s; x != null; x = x.defaults()) {
+            chain.add(x);
+        }
+        Section parent = null;
+        for (int i = chain.size() - 1; i >= 0; i--) {
+            Section x = chain.get(i);
+            List<Directive> kept = new ArrayList<>();
+            for (Directive d : x.directives()) {
+                if (path.applies(d)) {
+                    kept.add(d);
+                }
+            }
+            parent = new Section(x.kind(), x.name(), x.from(), x.file(), x.line(), x.condition(), kept, parent,
+                    x.guard());
+        }
+        return parent;
+    }
+
+    /** Whether the condition of a rule (words from {@code from}) reads a rate or counter of a stick table. */
+    static boolean readsRate(Directive d, int from, Map<String, String> acls) {
+        boolean cond = false;
+        for (int i = from; i < d.size(); i++) {
+            String w = d.word(i);
+            if (w.equals("if") || w.equals("unless")) {
+                cond = true;
+                continue;
+            }
+            if (!cond) {
+                continue;
+            }
+            String t = w;
+            while (t.startsWith("!") || t.startsWith("{")) {
+                t = t.substring(1);
+            }
+            if (rateFetch(t)) {
+                return true;
+            }
+            String acl = acls.get(t);
+            if (acl != null) {
+                for (String part : acl.split(" ")) {
+                    if (rateFetch(part)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    static boolean rateFetch(String w) {
+        String t = w.toLowerCase(Locale.ROOT);
+        return t.contains("_rate") || t.startsWith("sc_") || t.startsWith("src_") || t.startsWith("table_")
+                || (t.length() > 3 && t.startsWith("sc") && Character.isDigit(t.charAt(2)) && t.charAt(3) == '_');
+    }
+
+    static Setting time(Section s, String which) {
+        Directive d = s.effective("timeout", which);
+        if (d == null) {
+            return Setting.UNSET;
+        }
+        return new Setting(d, d.unresolved(2) ? -1 : Times.millis(d.word(2)));
+    }
+
+    /** A plain number argument, or -1 when it is missing, malformed or an unresolved variable. */
+    static long number(Directive d, int i) {
+        String w = d.word(i);
+        if (w == null || d.unresolved(i) || w.isEmpty() || w.length() > 18) {
+            return -1;
+        }
+        long v = 0;
+        for (int k = 0; k < w.length(); k++) {
+            char c = w.charAt(k);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            v = v * 10 + (c - '0');
+        }
+        return v;
+    }
+
+    /**
+     * The directives that let one watch sessions against the limit (stats socket, stats page, Prometheus
+     * exporter); stops at the first that applies on every path (then it is the only one returned).
+     */
+    public static List<Directive> saturationVisibility(HaproxyConfig config) {
+        List<Directive> out = new ArrayList<>();
+        for (Section s : config.sections()) {
+            for (Directive d : s.directives()) {
+                boolean visible = s.kind().equals("global") && d.is("stats", "socket")
+                        || (s.isProxy() || s.kind().equals("defaults")) && d.is("stats") && d.word(1) != null
+                                && !d.word(1).equals("auth") && !d.word(1).equals("realm")
+                                && !d.word(1).equals("timeout") && !d.word(1).equals("maxconn")
+                        || d.is("http-request") && "use-service".equals(d.word(1)) && d.word(2) != null
+                                && d.word(2).startsWith("prometheus-exporter");
+                if (visible) {
+                    if (d.guard() == null && s.guard() == null) {
+                        return List.of(d);
+                    }
+                    out.add(d);
+                }
+            }
+        }
+        return out;
+    }
+}

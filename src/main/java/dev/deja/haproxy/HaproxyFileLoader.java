@@ -1,0 +1,59 @@
+package dev.deja.haproxy;
+
+import dev.deja.engine.Catalog;
+import dev.deja.engine.InlineSuppression;
+import dev.deja.engine.SnapshotBuilder;
+import dev.deja.source.FileLoader;
+import dev.deja.source.ScanRequest;
+import dev.deja.source.SourceFile;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Loads haproxy.cfg files. Each file given (or found in a folder) is its own HAProxy instance, so unrelated configs
+ * side by side are never merged; with {@code --haproxy-one-instance} all of them are read together, in the order
+ * given (folders in C-locale order), as {@code haproxy -f a.cfg -f conf.d/} would.
+ */
+public final class HaproxyFileLoader implements FileLoader {
+    @Override
+    public void load(List<SourceFile> files, ScanRequest request, SnapshotBuilder out) {
+        List<HaproxyConfig> configs = new ArrayList<>();
+        if (request.haproxyOneInstance && files.size() > 1) {
+            String name = files.get(0).display() + " (+" + (files.size() - 1) + " more, one instance)";
+            configs.add(HaproxyParser.parse(name, files, request));
+        } else {
+            for (SourceFile f : files) {
+                configs.add(HaproxyParser.parse(f.display(), f.text(), request));
+            }
+        }
+        Catalog catalog = null;
+        for (HaproxyConfig c : configs) {
+            Map<String, Integer> perFile = new LinkedHashMap<>();
+            c.files().forEach(f -> perFile.put(f, 0));
+            for (Section s : c.sections()) {
+                perFile.merge(s.file(), 1 + s.directives().size(), Integer::sum);
+            }
+            perFile.forEach((f, n) -> out.read("haproxy", f, n));
+            for (InlineSuppression s : c.suppressions()) {
+                if (catalog == null) {
+                    catalog = Catalog.packaged();
+                }
+                if (catalog.rule(s.ruleId()).isEmpty()) {
+                    request.err.println("deja: warning: " + s.origin() + ": deja:ignore names unknown rule '"
+                            + s.ruleId() + "' (see 'deja rules')");
+                }
+                out.suppress(s);
+            }
+            for (String n : c.notes()) {
+                if (request.verbose) {
+                    request.err.println("deja: " + n);
+                } else if (n.contains("deja:ignore")) {
+                    request.err.println("deja: warning: " + n);
+                }
+            }
+        }
+        out.put(HaproxyConfigs.class, new HaproxyConfigs(configs));
+    }
+}

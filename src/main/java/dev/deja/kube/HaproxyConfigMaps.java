@@ -1,0 +1,62 @@
+package dev.deja.kube;
+
+import dev.deja.engine.Coverage;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.SnapshotBuilder;
+import dev.deja.kube.model.ConfigMap;
+import dev.deja.kube.model.KubeInventory;
+import dev.deja.source.FileKind;
+import dev.deja.source.ScanRequest;
+import dev.deja.source.SourceFile;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * HAProxy configurations kept in ConfigMaps (read from a cluster or from manifests): every key ending in
+ * {@code .cfg}, and every key of the ConfigMaps named in the configuration file ({@code haproxy.configMaps}) whose
+ * value is a HAProxy configuration. Each becomes a file named {@code ConfigMap <namespace>/<name>#<key>}, so a
+ * finding reads "ConfigMap ingress/haproxy#haproxy.cfg:12": the ConfigMap, the key and the line in the value.
+ * Named ConfigMaps that are missing or hold no configuration are recorded in the coverage, not skipped silently.
+ */
+public final class HaproxyConfigMaps {
+    private HaproxyConfigMaps() {
+    }
+
+    /** Used by {@link dev.deja.source.Collector} by name, only when the snapshot has a Kubernetes inventory. */
+    public static List<SourceFile> extract(Snapshot snapshot, ScanRequest req, SnapshotBuilder out) {
+        KubeInventory inv = snapshot.part(KubeInventory.class).orElse(KubeInventory.EMPTY);
+        Set<String> named = new LinkedHashSet<>(req.haproxyConfigMaps);
+        List<SourceFile> files = new ArrayList<>();
+        List<ConfigMap> cms = new ArrayList<>(inv.configMaps());
+        cms.sort(Comparator.comparing(ConfigMap::namespace, Comparator.nullsFirst(Comparator.naturalOrder()))
+                .thenComparing(ConfigMap::name));
+        for (ConfigMap cm : cms) {
+            String ref = cm.namespace() + "/" + cm.name();
+            boolean isNamed = named.remove(ref);
+            int found = 0;
+            for (Map.Entry<String, String> e : new TreeMap<>(cm.data()).entrySet()) {
+                String key = e.getKey();
+                String display = "ConfigMap " + ref + "#" + key;
+                boolean cfg = key.endsWith(".cfg");
+                if (cfg || (isNamed && FileKind.recognize(key, e.getValue()) == FileKind.HAPROXY)) {
+                    files.add(new SourceFile(display, e.getValue()));
+                    found++;
+                }
+            }
+            if (isNamed && found == 0) {
+                out.notRead("haproxy", "ConfigMap " + ref, Coverage.Status.FAILED,
+                        "named in haproxy.configMaps but holds no HAProxy configuration");
+            }
+        }
+        for (String missing : named) {
+            out.notRead("haproxy", "ConfigMap " + missing, Coverage.Status.FAILED,
+                    "named in haproxy.configMaps but not found in the cluster");
+        }
+        return files;
+    }
+}

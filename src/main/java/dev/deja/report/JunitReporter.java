@@ -1,0 +1,142 @@
+package dev.deja.report;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.ScanResult;
+import dev.deja.engine.Severity;
+import java.io.IOException;
+import java.io.Writer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * JUnit XML (GitLab, Jenkins, Azure DevOps test reports): one testsuite per rule, one testcase per finding (a
+ * {@code <failure>} at or above {@code --fail-on}, a passing case with the message in {@code system-out} below it),
+ * a {@code <skipped>} case per suppressed finding, and one passing case for a rule that found nothing.
+ */
+public final class JunitReporter implements Reporter {
+
+    @Override
+    public void write(Report report, Writer w) throws IOException {
+        ScanResult r = report.result();
+        Severity failOn = report.failOn();
+        TreeSet<String> ids = new TreeSet<>(r.rulesRun());
+        r.findings().forEach(f -> ids.add(f.ruleId()));
+        Map<String, List<Finding>> byRule = new LinkedHashMap<>();
+        Map<String, List<ScanResult.Suppressed>> supByRule = new LinkedHashMap<>();
+        for (String id : ids) {
+            byRule.put(id, new ArrayList<>());
+            supByRule.put(id, new ArrayList<>());
+        }
+        r.findings().forEach(f -> byRule.get(f.ruleId()).add(f));
+        r.suppressed().forEach(s -> supByRule.computeIfAbsent(s.finding().ruleId(), k -> new ArrayList<>()).add(s));
+        int total = 0;
+        int failures = 0;
+        int skipped = 0;
+        StringBuilder body = new StringBuilder();
+        for (String id : byRule.keySet()) {
+            List<Finding> fs = byRule.get(id);
+            List<ScanResult.Suppressed> ss = supByRule.getOrDefault(id, List.of());
+            int tests = Math.max(1, fs.size() + ss.size());
+            int fails = (int) fs.stream().filter(f -> failOn != null && f.severity().atLeast(failOn)).count();
+            total += tests;
+            failures += fails;
+            skipped += ss.size();
+            String title = report.catalog().rule(id).map(m -> m.title()).orElse(id);
+            body.append("  <testsuite name=\"").append(attr(id)).append("\" tests=\"").append(tests)
+                    .append("\" failures=\"").append(fails).append("\" errors=\"0\" skipped=\"").append(ss.size())
+                    .append("\">\n");
+            if (fs.isEmpty() && ss.isEmpty()) {
+                body.append("    <testcase classname=\"deja.").append(attr(id)).append("\" name=\"")
+                        .append(attr(title + ": no findings")).append("\"/>\n");
+            }
+            for (Finding f : fs) {
+                testcase(body, f);
+                String text = text(f);
+                if (failOn != null && f.severity().atLeast(failOn)) {
+                    body.append(">\n      <failure type=\"").append(f.severity().id()).append("\" message=\"")
+                            .append(attr(f.severity().id().toUpperCase(java.util.Locale.ROOT) + ": " + f.message()))
+                            .append("\">").append(text(text)).append("</failure>\n    </testcase>\n");
+                } else {
+                    body.append(">\n      <system-out>").append(text(f.severity().id().toUpperCase(java.util.Locale.ROOT)
+                            + " (below --fail-on): " + text)).append("</system-out>\n    </testcase>\n");
+                }
+            }
+            for (ScanResult.Suppressed s : ss) {
+                testcase(body, s.finding());
+                body.append(">\n      <skipped message=\"").append(attr("suppressed at " + s.origin() + ": " + s.reason()))
+                        .append("\"/>\n    </testcase>\n");
+            }
+            body.append("  </testsuite>\n");
+        }
+        w.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        w.write("<testsuites name=\"deja\" tests=\"" + total + "\" failures=\"" + failures + "\" errors=\"0\" skipped=\""
+                + skipped + "\">\n");
+        w.write(body.toString());
+        w.write("</testsuites>\n");
+        w.flush();
+    }
+
+    private static void testcase(StringBuilder b, Finding f) {
+        b.append("    <testcase classname=\"deja.").append(attr(f.ruleId())).append("\" name=\"")
+                .append(attr(f.location().display())).append('"');
+        if (f.location().file() != null) {
+            b.append(" file=\"").append(attr(f.location().file())).append('"');
+            if (f.location().line() != null) {
+                b.append(" line=\"").append(f.location().line()).append('"');
+            }
+        }
+    }
+
+    private static String text(Finding f) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(f.location().display()).append('\n').append(f.message()).append('\n');
+        for (String n : f.notes()) {
+            sb.append("note: ").append(n).append('\n');
+        }
+        sb.append("fix: ").append(f.remediation()).append('\n');
+        if (!f.caseIds().isEmpty()) {
+            sb.append("incident: https://incidentlib-api.benchlet.com/cases/").append(f.caseIds().get(0)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** Escapes for element text; characters XML 1.0 cannot carry become U+FFFD. */
+    static String text(String s) {
+        return escape(s, false);
+    }
+
+    static String attr(String s) {
+        return escape(s, true);
+    }
+
+    private static String escape(String s, boolean attr) {
+        StringBuilder sb = new StringBuilder(s.length() + 16);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '&' -> sb.append("&amp;");
+                case '<' -> sb.append("&lt;");
+                case '>' -> sb.append("&gt;");
+                case '"' -> sb.append(attr ? "&quot;" : "\"");
+                case '\n' -> sb.append(attr ? "&#10;" : "\n");
+                case '\t' -> sb.append(attr ? "&#9;" : "\t");
+                case '\r' -> sb.append("&#13;");
+                default -> {
+                    if (c < 0x20 || c == 0xFFFE || c == 0xFFFF) {
+                        sb.append('\uFFFD');
+                    } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                        sb.append(c).append(s.charAt(++i));
+                    } else if (Character.isSurrogate(c)) {
+                        sb.append('\uFFFD');
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.toString();
+    }
+}

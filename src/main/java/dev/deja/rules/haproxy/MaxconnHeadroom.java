@@ -1,0 +1,109 @@
+package dev.deja.rules.haproxy;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.Location;
+import dev.deja.engine.RuleContext;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Snapshot;
+import dev.deja.haproxy.Directive;
+import dev.deja.haproxy.Frontends;
+import dev.deja.haproxy.HaproxyConfig;
+import dev.deja.haproxy.Section;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * IL-0264: connection limits without headroom: a frontend or bind maxconn above the global maxconn (HAProxy
+ * silently caps it), frontend limits that together far exceed the global one, or no maxconn at all (the limit is
+ * whatever the file-descriptor limit gives).
+ */
+public final class MaxconnHeadroom extends HaproxyRule {
+    public static final String ID = "haproxy-maxconn-headroom";
+    /** "Far above": the frontends' limits add up to more than this many times the global maxconn. */
+    static final int OVERSUBSCRIBED = 2;
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        for (HaproxyConfig c : configs(snapshot)) {
+            List<Frontends.Frontend> fes = Frontends.primary(c);
+            if (fes.isEmpty()) {
+                continue;
+            }
+            Directive gd = c.globalDirective(d -> d.is("maxconn"));
+            long global = fes.get(0).maxconn().global();
+            boolean anyLimit = global >= 0;
+            long sum = 0;
+            List<String> parts = new ArrayList<>();
+            for (Frontends.Frontend f : fes) {
+                Frontends.Maxconn m = f.maxconn();
+                Directive fd = m.frontendDirective();
+                if (fd != null) {
+                    anyLimit = true;
+                    if (m.frontend() >= 0) {
+                        sum += global >= 0 ? Math.min(m.frontend(), global) : m.frontend();
+                        parts.add(f.name() + " " + m.frontend());
+                    }
+                }
+                for (Frontends.Bind b : m.binds()) {
+                    if (b.maxconn() >= 0) {
+                        anyLimit = true;
+                    }
+                }
+            }
+            List<Finding> mine = new ArrayList<>();
+            for (Frontends.Frontend f : Frontends.of(c)) {
+                Frontends.Maxconn m = f.maxconn();
+                Directive fd = m.frontendDirective();
+                long g = m.global();
+                Directive gdir = m.globalDirective();
+                if (g >= 0 && m.frontend() > g) {
+                    Location at = fd.file().equals(f.section().file()) && f.section().directives().contains(fd)
+                            ? Notes.at(f.section(), fd) : Notes.at(f.section());
+                    mine.add(ctx.finding(at, f.section().label() + " maxconn " + m.frontend() + " (" + fd.where()
+                            + ") is above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
+                            + g + ", so the frontend never gets the " + m.frontend() + " slots it was sized for")
+                            .notes(Notes.of(f, fd, gdir)).build());
+                }
+                for (Frontends.Bind b : m.binds()) {
+                    if (g >= 0 && b.maxconn() > g) {
+                        mine.add(ctx.finding(Notes.at(f.section(), b.directive()), "bind of " + f.section().label()
+                                + " at " + b.directive().where() + " has maxconn " + b.maxconn()
+                                + ", above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
+                                + g).notes(Notes.of(f, b.directive(), gdir)).build());
+                    }
+                }
+            }
+            out.addAll(Notes.dedupe(mine, Frontends.of(c)));
+            Section anchor = c.global().orElse(fes.get(0).section());
+            if (!anyLimit) {
+                out.add(ctx.finding(Notes.at(anchor), "no maxconn anywhere in " + c.name() + " (global, defaults,"
+                        + " frontends, binds): the global limit is implicit, derived by HAProxy from the file-descriptor"
+                        + " limit (ulimit -n) of the host, so nobody knows how many connection slots "
+                        + fes.size() + (fes.size() == 1 ? " frontend has" : " frontends have")
+                        + " until they run out").build());
+                continue;
+            }
+            if (global < 0) {
+                out.add(ctx.finding(Notes.at(anchor), "global maxconn is implicit in " + c.name()
+                        + " (derived from the file-descriptor limit of the host), while frontends set their own ("
+                        + String.join(", ", parts) + "): whether those limits can be reached depends on the host")
+                        .severity(Severity.LOW).build());
+                continue;
+            }
+            if (parts.size() > 1 && sum > OVERSUBSCRIBED * global) {
+                out.add(ctx.finding(Notes.at(c.global().orElseThrow(), gd), "frontend limits add up to " + sum + " ("
+                        + String.join(" + ", parts) + ", each capped at the global) against global maxconn "
+                        + global + " (" + gd.where() + "), " + String.format(java.util.Locale.ROOT, "%.1f", (double) sum / global)
+                        + "x oversubscribed: one busy frontend can take every slot and starve the others")
+                        .severity(Severity.LOW).notes(Notes.of((Section) null, gd)).build());
+            }
+        }
+        return out;
+    }
+}
