@@ -264,6 +264,9 @@ public final class ScanCommand implements Callable<Integer> {
         req.err = io.err();
         Set<String> kinds = new TreeSet<>();
         rules.forEach(r -> kinds.addAll(r.kubeKinds()));
+        if (rules.stream().anyMatch(r -> r.source() == dev.deja.engine.SourceKind.HAPROXY)) {
+            kinds.add("ConfigMap"); // HAProxy configurations kept in ConfigMaps are scanned too
+        }
         req.kubeKinds = Set.copyOf(kinds);
         if (configFile != null) {
             req.haproxyConfigMaps = List.copyOf(configFile.haproxyConfigMaps);

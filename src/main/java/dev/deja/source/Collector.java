@@ -20,6 +20,8 @@ import java.util.concurrent.Future;
 public final class Collector {
     static final String KUBE_LIVE = "dev.deja.kube.KubeLiveSource";
     static final String AWS_LIVE = "dev.deja.aws.AwsLiveSource";
+    static final String KUBE_INVENTORY = "dev.deja.kube.model.KubeInventory";
+    static final String HAPROXY_CONFIGMAPS = "dev.deja.kube.HaproxyConfigMaps";
 
     private Collector() {
     }
@@ -28,8 +30,9 @@ public final class Collector {
         SnapshotBuilder out = new SnapshotBuilder();
         Inputs.Collected in = Inputs.collect(req.paths, req.stdin);
         in.skipped().forEach(out::coverage);
+        // HAProxy last: configurations kept in ConfigMaps (of the manifests or the cluster) join the files given
         for (Map.Entry<FileKind, List<SourceFile>> e : in.files().entrySet()) {
-            if (!e.getValue().isEmpty()) {
+            if (e.getKey() != FileKind.HAPROXY && !e.getValue().isEmpty()) {
                 e.getKey().newLoader().load(e.getValue(), req, out);
             }
         }
@@ -71,11 +74,35 @@ public final class Collector {
                 pool.shutdownNow();
             }
         }
+        List<SourceFile> haproxy = new ArrayList<>(in.files().getOrDefault(FileKind.HAPROXY, List.of()));
+        Snapshot partial = out.build();
+        if (partial.hasPart(KUBE_INVENTORY)) {
+            haproxy.addAll(embeddedHaproxy(partial, req, out));
+        }
+        if (!haproxy.isEmpty()) {
+            FileKind.HAPROXY.newLoader().load(haproxy, req, out);
+        }
         Snapshot snapshot = out.build();
         if (req.snapshotOut != null) {
             SnapshotFile.write(snapshot, req.snapshotOut);
         }
         return snapshot;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<SourceFile> embeddedHaproxy(Snapshot partial, ScanRequest req, SnapshotBuilder out) {
+        try {
+            return (List<SourceFile>) Class.forName(HAPROXY_CONFIGMAPS)
+                    .getMethod("extract", Snapshot.class, ScanRequest.class, SnapshotBuilder.class)
+                    .invoke(null, partial, req, out);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("missing " + HAPROXY_CONFIGMAPS, e);
+        }
     }
 
     private static void runLive(String source, String cls, ScanRequest req, SnapshotBuilder out) {

@@ -55,7 +55,8 @@ class SarifJunitReporterTest {
         assertValid(r.out());
         JsonNode run = JSON.readTree(r.out()).path("runs").get(0);
         assertEquals(6, run.path("results").size());
-        for (JsonNode rule : run.path("tool").path("driver").path("rules")) {
+        for (JsonNode result : run.path("results")) {
+            JsonNode rule = run.path("tool").path("driver").path("rules").get(result.path("ruleIndex").asInt());
             assertEquals("https://incidentlib-api.benchlet.com/cases/IL-0264", rule.path("helpUri").asString(), rule.toString());
         }
         JsonNode first = run.path("results").get(0);
