@@ -47,6 +47,19 @@ class CatalogMetaTest {
     }
 
     @Test
+    void everyCaseIsUsedByARule() {
+        Set<String> used = new HashSet<>();
+        CATALOG.rules().forEach(r -> used.addAll(r.caseIds()));
+        List<String> unused = new ArrayList<>();
+        for (CaseInfo c : CATALOG.cases()) {
+            if (!used.contains(c.id())) {
+                unused.add(c.id());
+            }
+        }
+        assertEquals(List.of(), unused, "cases no rule links");
+    }
+
+    @Test
     void packagedCatalogEqualsTheRepositoryFolder() {
         // the packaged catalog is the build-time compiled form: it must say exactly what the YAML says
         assertEquals(List.copyOf(CATALOG.rules()), List.copyOf(Catalog.packaged().rules()));
