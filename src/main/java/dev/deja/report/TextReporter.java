@@ -88,8 +88,13 @@ public final class TextReporter implements Reporter {
         }
         List<Coverage.Entry> skipped = r.coverage().entries().stream()
                 .filter(e -> e.status() == Coverage.Status.SKIPPED).toList();
+        // one line per reason: "Skipped (not a ...): a.yml, b.json"
+        Map<String, List<String>> byReason = new LinkedHashMap<>();
         for (Coverage.Entry e : skipped) {
-            w.write("Skipped " + e.scope() + ": " + e.detail() + "\n");
+            byReason.computeIfAbsent(String.valueOf(e.detail()), k -> new ArrayList<>()).add(e.scope());
+        }
+        for (Map.Entry<String, List<String>> e : byReason.entrySet()) {
+            w.write("Skipped (" + e.getKey() + "): " + String.join(", ", e.getValue()) + "\n");
         }
         w.flush();
     }
