@@ -153,10 +153,22 @@ public final class ConfigMapReportSink implements ReportSink {
 
     /** The API server's Status message, or the root cause (connection refused, timeout), on one line. */
     static String message(KubernetesClientException e) {
-        String msg = e.getCode() > 0 && e.getStatus() != null && e.getStatus().getMessage() != null
-                ? e.getStatus().getMessage()
-                : e.getCause() != null ? KubeClients.rootMessage(e.getCause()) : KubeClients.rootMessage(e);
-        return msg.lines().findFirst().orElse(msg).strip();
+        if (e.getCode() > 0 && e.getStatus() != null && e.getStatus().getMessage() != null) {
+            String msg = e.getStatus().getMessage();
+            return msg.lines().findFirst().orElse(msg).strip();
+        }
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof java.net.ConnectException) {
+                return "connection refused";
+            }
+            if (t instanceof java.net.http.HttpTimeoutException || t instanceof java.net.SocketTimeoutException) {
+                return "timed out";
+            }
+            if (t instanceof java.net.UnknownHostException) {
+                return "unknown host " + t.getMessage();
+            }
+        }
+        return KubeClients.rootMessage(e.getCause() != null ? e.getCause() : e);
     }
 
     // ------------------------------------------------------------------ content
