@@ -20,7 +20,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -263,10 +262,5 @@ public final class ConfigMapReportSink implements ReportSink {
 
     private static int bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8).length;
-    }
-
-    /** For tests and messages: the JSON document kept under {@value #JSON_KEY}. */
-    static JsonNode json(Map<String, String> data) {
-        return MAPPER.readTree(data.get(JSON_KEY));
     }
 }

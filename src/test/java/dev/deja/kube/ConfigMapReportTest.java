@@ -219,4 +219,27 @@ class ConfigMapReportTest {
             assertEquals("deja: " + cfg + ":2: reportConfigMap 'deja' is not NAMESPACE/NAME\n", bad.err());
         }
     }
+
+    @Test
+    void aConflictingChangeAndAPassingServerErrorAreRetried() throws IOException {
+        java.util.concurrent.atomic.AtomicInteger puts = new java.util.concurrent.atomic.AtomicInteger();
+        try (MockCluster c = new MockCluster(req -> {
+            if (!req.getMethod().equals("PUT")) {
+                return null;
+            }
+            return switch (puts.incrementAndGet()) {
+                case 1 -> MockCluster.status(409, "Conflict", "the object has been modified");
+                case 2 -> MockCluster.status(503, "ServiceUnavailable", "etcd leader changed");
+                default -> null;
+            };
+        })) {
+            c.apply(Path.of("examples/kubernetes/cronjob/report-configmap.yaml"), null);
+            TestSupport.Run r = TestSupport.run("scan", RISKY, "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--fail-on", "none", "--report-configmap", "deja/deja-report");
+            assertEquals(0, r.code(), r.err());
+            assertEquals("", r.err());
+            assertEquals(3, puts.get(), "409: read again and update; 503: Fabric8's retry");
+            assertTrue(json(report(c).getData().get("deja.json")).path("findings").size() >= 5);
+        }
+    }
 }
