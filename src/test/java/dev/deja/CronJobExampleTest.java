@@ -98,7 +98,7 @@ class CronJobExampleTest {
             }
         }
         assertTrue(granted.containsAll(Set.of("apps/deployments", "core/services", "policy/poddisruptionbudgets",
-                "networking.k8s.io/ingresses")), granted.toString());
+                "networking.k8s.io/ingressclasses")), granted.toString());
         Map<String, Object> binding = doc("clusterrolebinding.yaml");
         assertEquals(at(doc("clusterrole.yaml"), "metadata", "name"), at(binding, "roleRef", "name"));
         assertEquals("deja", at(binding, "subjects", "0", "name"));

@@ -52,6 +52,7 @@ import org.yaml.snakeyaml.nodes.Tag;
  * ignoreFile: PATH
  * outputs: [{format: F, path: P}]    # as --output F=P
  * baseline: PATH|configmap:NS/NAME
+ * reportConfigMap: NAMESPACE/NAME     # --report-configmap
  * notify: URL|env:VAR
  * pushgateway: URL|env:VAR
  * snapshotOut: PATH
@@ -86,6 +87,7 @@ public final class ConfigFile {
     Path ignoreFile;
     List<String> outputs;
     String baseline;
+    String reportConfigMap;
     String notify;
     String pushgateway;
     Path snapshotOut;
@@ -131,7 +133,7 @@ public final class ConfigFile {
             return c;
         }
         Map<String, Node> top = c.map(root, "the top level", "sources", "rules", "failOn", "allowPartial",
-                "suppressions", "ignoreFile", "outputs", "baseline", "notify", "pushgateway", "snapshotOut");
+                "suppressions", "ignoreFile", "outputs", "baseline", "reportConfigMap", "notify", "pushgateway", "snapshotOut");
         if (top.containsKey("sources")) {
             c.sources(top.get("sources"));
         }
@@ -156,6 +158,13 @@ public final class ConfigFile {
         c.baseline = c.str(top.get("baseline"));
         if (c.baseline != null && !c.baseline.startsWith("configmap:")) {
             c.baseline = dir.resolve(c.baseline).normalize().toString();
+        }
+        Node rcm = top.get("reportConfigMap");
+        if (rcm != null) {
+            c.reportConfigMap = c.scalar(rcm);
+            if (!c.reportConfigMap.matches(Outputs.DNS_NAME + "/" + Outputs.DNS_NAME)) {
+                throw c.error(rcm, "reportConfigMap '" + c.reportConfigMap + "' is not NAMESPACE/NAME");
+            }
         }
         c.notify = c.str(top.get("notify"));
         c.pushgateway = c.str(top.get("pushgateway"));
@@ -312,6 +321,9 @@ public final class ConfigFile {
         }
         if (baseline != null && !set.test("--baseline")) {
             cmd.baseline = baseline;
+        }
+        if (reportConfigMap != null && !set.test("--report-configmap")) {
+            cmd.reportConfigMap = reportConfigMap;
         }
         if (notify != null && !set.test("--notify")) {
             cmd.notify = notify;

@@ -12,7 +12,8 @@ public final class ExitCodes {
     public static final String[] LIST = {
         " 0:no finding at or above --fail-on",
         " 1:findings at or above --fail-on (default medium)",
-        " 2:usage or input error (bad option, unreadable or malformed file)",
+        " 2:usage or input error (bad option, unreadable or malformed file), or an output that could not be written"
+                + " (a file, --report-configmap; the others are still written)",
         " 3:scan incomplete: a source or kind could not be read (findings still reported)",
         " 4:internal error",
     };

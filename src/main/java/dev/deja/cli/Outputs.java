@@ -5,6 +5,7 @@ import dev.deja.report.Report;
 import dev.deja.report.Reporter;
 import dev.deja.report.ReportSink;
 import dev.deja.report.Reporters;
+import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -90,6 +91,37 @@ public final class Outputs {
         }
         return o;
     }
+
+    static final String CONFIGMAP_SINK = "dev.deja.kube.ConfigMapReportSink";
+
+    /**
+     * {@code --report-configmap NAMESPACE/NAME}: served by {@value #CONFIGMAP_SINK} (constructor
+     * {@code (String namespace, String name, ScanRequest request)}), loaded by name so that only runs using the option
+     * load Fabric8's client.
+     */
+    public static ReportSink configMap(String spec, ScanRequest request) {
+        String v = spec.strip();
+        if (!v.matches(DNS_NAME + "/" + DNS_NAME)) {
+            throw new InputException("--report-configmap " + spec + ": expected NAMESPACE/NAME, e.g. deja/deja-report");
+        }
+        int slash = v.indexOf('/');
+        try {
+            return (ReportSink) Class.forName(CONFIGMAP_SINK)
+                    .getConstructor(String.class, String.class, ScanRequest.class)
+                    .newInstance(v.substring(0, slash), v.substring(slash + 1), request);
+        } catch (ClassNotFoundException e) {
+            throw new InputException("--report-configmap " + spec + ": this build of deja cannot write ConfigMaps");
+        } catch (ReflectiveOperationException e) {
+            Throwable c = e.getCause() != null ? e.getCause() : e;
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(c);
+        }
+    }
+
+    /** A Kubernetes object name (RFC 1123 subdomain). */
+    static final String DNS_NAME = "[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?";
 
     public Outputs add(ReportSink sink) {
         sinks.add(sink);

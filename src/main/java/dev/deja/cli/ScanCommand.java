@@ -146,10 +146,15 @@ public final class ScanCommand implements Callable<Integer> {
                     + " e.g. --output json=/reports/deja.json --output html=/reports/deja.html")
     List<String> outputs = new ArrayList<>();
 
-    @Option(names = "--baseline", paramLabel = "FILE",
-            description = "A previous JSON report: only findings not in it count for the exit code and --notify;"
-                    + " the report marks them new (a missing FILE: everything is new)")
+    @Option(names = "--baseline", paramLabel = "FILE|configmap:NS/NAME",
+            description = "A previous JSON report (a file, or the ConfigMap kept by --report-configmap): only findings"
+                    + " not in it count for the exit code and --notify; the report marks them new (none yet: everything is new)")
     String baseline;
+
+    @Option(names = "--report-configmap", paramLabel = "NAMESPACE/NAME",
+            description = "Keep the latest report in this ConfigMap (keys deja.json and summary.txt; created when absent);"
+                    + " a failed write is one line on stderr, the other outputs are still written, and the exit code is 2")
+    String reportConfigMap;
 
     @Option(names = "--notify", paramLabel = "URL|env:VAR",
             description = "POST the new findings as JSON with a Slack-compatible 'text' (nothing when nothing is new);"
@@ -204,6 +209,9 @@ public final class ScanCommand implements Callable<Integer> {
         }
 
         ScanRequest req = request(rules);
+        if (reportConfigMap != null) {
+            outs.add(Outputs.configMap(reportConfigMap, req)); // bad NAMESPACE/NAME or kubeconfig: exit 2 early
+        }
         Baseline base = baseline == null ? null
                 : BaselineSources.load(BaselineSources.open(baseline, req), io.err()); // bad baseline: exit 2 early
         Snapshot snapshot = Collector.collect(req);
@@ -220,8 +228,16 @@ public final class ScanCommand implements Callable<Integer> {
         if (base != null) {
             report = report.withBaseline(base.compare(result.findings()));
         }
-        outs.write(report, io.err());
+        InputException notWritten = null;
+        try {
+            outs.write(report, io.err());
+        } catch (InputException e) { // an output failed (stderr, exit 2): still notify and push
+            notWritten = e;
+        }
         Deliveries.deliver(report, notifyUrl, pushUrl, io.err());
+        if (notWritten != null) {
+            throw notWritten;
+        }
         return exitCode(report);
     }
 

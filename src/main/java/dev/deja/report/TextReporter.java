@@ -100,7 +100,7 @@ public final class TextReporter implements Reporter {
     }
 
     /** "5 findings (1 critical, 2 high, 2 medium), 1 suppressed; read: haproxy 2, kubernetes 14; incomplete: ..." */
-    static String summary(ScanResult r) {
+    public static String summary(ScanResult r) {
         StringBuilder sb = new StringBuilder();
         int n = r.findings().size();
         sb.append(n).append(n == 1 ? " finding" : " findings");

@@ -29,6 +29,16 @@ class ClassLoadingTest {
         assertEquals(List.of(), forbidden, "deja " + command + " loaded source libraries");
     }
 
+    /** Only runs that use --report-configmap or --baseline configmap: load Fabric8's client for them. */
+    @org.junit.jupiter.api.Test
+    void aFileScanWithAFileBaselineLoadsNoKubernetesClient(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        List<String> loaded = loadedClasses("scan", "examples/kubernetes/il-0495-risky-ingress.yaml", "--format", "json",
+                "--baseline", tmp.resolve("none.json").toString(), "--output", "html=" + tmp.resolve("r.html"));
+        assertTrue(loaded.contains("dev.deja.kube.ManifestLoader"), "sanity: the manifest was read");
+        assertEquals(List.of(), loaded.stream()
+                .filter(c -> c.startsWith("io.fabric8.") || c.startsWith("dev.deja.kube.ConfigMap")).toList());
+    }
+
     /** Classes a child JVM loads running deja with these arguments. */
     public static List<String> loadedClasses(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();

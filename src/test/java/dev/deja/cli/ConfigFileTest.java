@@ -173,7 +173,7 @@ class ConfigFileTest {
         r = TestSupport.run("scan", "--config", cfg.toString());
         assertEquals(2, r.code());
         assertEquals("deja: " + cfg + ":3: unknown key 'notfiy' in the top level (expected sources, rules, failOn,"
-                + " allowPartial, suppressions, ignoreFile, outputs, baseline, notify, pushgateway, snapshotOut)",
+                + " allowPartial, suppressions, ignoreFile, outputs, baseline, reportConfigMap, notify, pushgateway, snapshotOut)",
                 r.err().strip());
         r = TestSupport.run("scan", "--config", tmp.resolve("missing.yaml").toString());
         assertEquals(2, r.code());
