@@ -87,7 +87,7 @@ public final class ScanCommand implements Callable<Integer> {
 
     // ---- HAProxy
     @Option(names = "--env", paramLabel = "KEY=VALUE",
-            description = "Value for an environment variable used in HAProxy configs (\"${VAR}\")")
+            description = "Value for an environment variable used in HAProxy configs (\"$${VAR}\")")
     Map<String, String> env = new LinkedHashMap<>();
 
     @Option(names = "--haproxy-version", paramLabel = "X.Y",

@@ -85,6 +85,10 @@ public final class Collector {
         Snapshot snapshot = out.build();
         if (req.snapshotOut != null) {
             SnapshotFile.write(snapshot, req.snapshotOut);
+            if (snapshot.hasPart("dev.deja.haproxy.HaproxyConfigs")) {
+                req.err.println("deja: note: " + req.snapshotOut + " keeps the Kubernetes and AWS inventories;"
+                        + " HAProxy configurations are not saved in it (scan their files again)");
+            }
         }
         return snapshot;
     }
