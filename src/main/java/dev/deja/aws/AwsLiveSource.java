@@ -62,7 +62,8 @@ public final class AwsLiveSource implements LiveSource {
             throw new SourceUnavailableException("aws", "--profile " + req.profile + ": no such profile in "
                     + configPath(env) + " or " + credentialsPath(env));
         }
-        AwsCredentialsProvider creds = credentials(env, profiles, profileName);
+        List<String> regions = regions(req, env, profiles, profileName);
+        AwsCredentialsProvider creds = credentials(env, profiles, profileName, regions.get(0), endpoint);
         try {
             AwsCredentials c = creds.resolveCredentials();
             if (c == null) {
@@ -77,7 +78,6 @@ public final class AwsLiveSource implements LiveSource {
                     + (profileName == null ? "" : " for profile " + profileName) + ": " + why
                     + " (use --profile NAME, AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or 'aws sso login')");
         }
-        List<String> regions = regions(req, env, profiles, profileName);
 
         String pn = profileName == null ? "default" : profileName;
         ClientOverrideConfiguration override = ClientOverrideConfiguration.builder()
@@ -212,7 +212,8 @@ public final class AwsLiveSource implements LiveSource {
         return agg.build();
     }
 
-    private static AwsCredentialsProvider credentials(Map<String, String> env, ProfileFile profiles, String profile) {
+    private static AwsCredentialsProvider credentials(Map<String, String> env, ProfileFile profiles, String profile,
+                                                      String region, URI endpoint) {
         if (profile != null) {
             return ProfileCredentialsProvider.builder().profileFile(profiles).profileName(profile).build();
         }
@@ -223,6 +224,12 @@ public final class AwsLiveSource implements LiveSource {
             return StaticCredentialsProvider.create(token.isPresent()
                     ? AwsSessionCredentials.create(key.get(), secret.get(), token.get())
                     : AwsBasicCredentials.create(key.get(), secret.get()));
+        }
+        Optional<String> tokenFile = nonBlank(env.get("AWS_WEB_IDENTITY_TOKEN_FILE"));
+        Optional<String> roleArn = nonBlank(env.get("AWS_ROLE_ARN"));
+        if (tokenFile.isPresent() && roleArn.isPresent()) {
+            return WebIdentity.provider(Path.of(tokenFile.get()), roleArn.get(),
+                    nonBlank(env.get("AWS_ROLE_SESSION_NAME")).orElse("deja"), region, endpoint);
         }
         return DefaultCredentialsProvider.builder().build();
     }

@@ -455,4 +455,23 @@ class AwsLiveSourceTest {
         assertTrue(r.err().startsWith("deja: aws: cannot reach ELBv2 in eu-west-2: "), r.err());
         assertEquals(1, r.err().lines().filter(l -> l.startsWith("deja: aws")).count(), r.err());
     }
+
+    @Test
+    void podRoleThroughWebIdentityTokenIsExchangedWithStsAndUsed() throws Exception {
+        il0364();
+        Path token = tmp.resolve("token");
+        Files.writeString(token, "eyJhbGciOiJSUzI1NiJ9.projected-service-account-token\n");
+        Map<String, String> env = new HashMap<>();
+        env.put("AWS_CONFIG_FILE", tmp.resolve("no-config").toString());
+        env.put("AWS_SHARED_CREDENTIALS_FILE", tmp.resolve("no-credentials").toString());
+        env.put("AWS_WEB_IDENTITY_TOKEN_FILE", token.toString());
+        env.put("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/deja-readonly");
+        TestSupport.Run r = scan(env, "--format", "json");
+        assertEquals(1, r.code(), r.err());
+        assertEquals(List.of("arn:aws:iam::123456789012:role/deja-readonly deja eyJhbGciOiJSUzI1NiJ9.projected-service-account-token"),
+                fake.webIdentityCalls());
+        assertEquals(Set.of(FakeAws.WEB_IDENTITY_KEY), fake.accessKeys(), "ELBv2 calls are signed with the role's credentials");
+        assertEquals(List.of(), fake.problems());
+        assertTrue(r.out().contains("aws-nlb-zone-health-unreported"), r.out());
+    }
 }

@@ -202,6 +202,37 @@ public final class FakeAws implements AutoCloseable {
         return problems;
     }
 
+    /** STS: the role and token of every AssumeRoleWithWebIdentity call; the credentials it hands out. */
+    public static final String WEB_IDENTITY_KEY = "ASIADEJAWEBIDENTITY";
+    private final List<String> webIdentityCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    public List<String> webIdentityCalls() {
+        return webIdentityCalls;
+    }
+
+    private void assumeRoleWithWebIdentity(HttpExchange ex, Map<String, String> p) throws IOException {
+        if (!"2011-06-15".equals(p.get("Version"))) {
+            problems.add("AssumeRoleWithWebIdentity: API version " + p.get("Version"));
+        }
+        webIdentityCalls.add(p.get("RoleArn") + " " + p.get("RoleSessionName") + " " + p.get("WebIdentityToken"));
+        send(ex, 200, "<AssumeRoleWithWebIdentityResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\">\n"
+                + "  <AssumeRoleWithWebIdentityResult>\n"
+                + "    <Credentials>\n"
+                + "      <AccessKeyId>" + WEB_IDENTITY_KEY + "</AccessKeyId>\n"
+                + "      <SecretAccessKey>web-identity-secret</SecretAccessKey>\n"
+                + "      <SessionToken>web-identity-session-token</SessionToken>\n"
+                + "      <Expiration>2099-01-01T00:00:00Z</Expiration>\n"
+                + "    </Credentials>\n"
+                + "    <AssumedRoleUser>\n"
+                + "      <Arn>arn:aws:sts::" + ACCOUNT + ":assumed-role/deja/" + esc(p.get("RoleSessionName")) + "</Arn>\n"
+                + "      <AssumedRoleId>AROADEJA:" + esc(p.get("RoleSessionName")) + "</AssumedRoleId>\n"
+                + "    </AssumedRoleUser>\n"
+                + "    <SubjectFromWebIdentityToken>system:serviceaccount:deja:deja</SubjectFromWebIdentityToken>\n"
+                + "  </AssumeRoleWithWebIdentityResult>\n"
+                + "  <ResponseMetadata><RequestId>r-sts</RequestId></ResponseMetadata>\n"
+                + "</AssumeRoleWithWebIdentityResponse>\n");
+    }
+
     // ---- protocol
 
     private void handle(HttpExchange ex) throws IOException {
@@ -226,6 +257,10 @@ public final class FakeAws implements AutoCloseable {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
+            }
+            if (action.equals("AssumeRoleWithWebIdentity")) { // STS, unsigned by design
+                assumeRoleWithWebIdentity(ex, p);
+                return;
             }
             boolean ec2 = action.equals("DescribeSubnets") || action.equals("DescribeInstances");
             String version = p.get("Version");
