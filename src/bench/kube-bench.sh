@@ -2,7 +2,8 @@
 # Kubernetes scale benchmark: a synthetic cluster (20,000 pods, 3,000 Deployments, 3,000 Services, 500 Ingresses,
 # 1,000 ConfigMaps, HPAs, PDBs) in Fabric8's mock API server (CRUD mode, real HTTP, started by the harness);
 # `deja scan --cluster` in its own JVM with -Xmx384m, timed against fetching the same lists with the JDK HttpClient
-# from the same server in the same run. Prints the ratio (target <= 1.5) and the scan's max RSS.
+# from the same server in the same run (in the harness JVM, in a fresh JVM like deja's, and with curl). Prints the
+# ratios (target <= 1.5) and the scan's max RSS.
 #
 #   src/bench/kube-bench.sh [--runs N] [--scale F] [--xmx 384m]
 set -euo pipefail

@@ -93,6 +93,7 @@ public final class KubeBench {
             List<Double> proc = new ArrayList<>();
             List<Double> inproc = new ArrayList<>();
             List<Double> curl = new ArrayList<>();
+            List<Double> jvmRef = new ArrayList<>();
             boolean haveCurl = Files.isExecutable(Path.of("/usr/bin/curl"));
             long bytes = 0;
             String rss = "n/a";
@@ -103,6 +104,7 @@ public final class KubeBench {
                 bytes = reference(base, kinds);
                 double refS = secs(System.nanoTime() - r0);
                 double curlS = haveCurl ? curlReference(base, kinds, dir) : Double.NaN;
+                double jvmS = jvmReference(base, kinds);
                 Path out = dir.resolve("report.json");
                 List<String> cmd = new ArrayList<>();
                 boolean time = Files.isExecutable(Path.of("/usr/bin/time"));
@@ -146,9 +148,11 @@ public final class KubeBench {
                     proc.add(procS);
                     inproc.add(inS);
                     curl.add(curlS);
+                    jvmRef.add(jvmS);
                 }
-                System.out.printf("run %d%s: reference %.3f s, curl %.3f s, deja scan (process) %.3f s, deja collector"
-                        + " (in-process) %.3f s%n", run, run == 0 ? " (warm-up, not counted)" : "", refS, curlS, procS, inS);
+                System.out.printf("run %d%s: reference %.3f s, curl %.3f s, JDK client in its own JVM %.3f s, deja scan"
+                        + " (process) %.3f s, deja collector (in-process) %.3f s%n", run,
+                        run == 0 ? " (warm-up, not counted)" : "", refS, curlS, jvmS, procS, inS);
             }
             double r = median(ref);
             double p = median(proc);
@@ -163,8 +167,12 @@ public final class KubeBench {
             if (haveCurl) {
                 System.out.printf("curl: the same lists, one curl process per list, in parallel: median %.3f s%n", cu);
             }
+            double j = median(jvmRef);
+            System.out.printf("JDK client in its own JVM (java -cp test-classes KubeFetch, C1, serial GC; JVM start"
+                    + " included): median %.3f s%n", j);
             System.out.printf("RATIO deja scan / reference = %.2f (target <= 1.5); deja scan / curl = %.2f;"
-                    + " in-process collector / reference = %.2f%n", p / r, p / cu, c / r);
+                    + " deja scan / JDK client in its own JVM = %.2f; in-process collector / reference = %.2f%n",
+                    p / r, p / cu, p / j, c / r);
         }
     }
 
@@ -215,6 +223,25 @@ public final class KubeBench {
             }
         } finally {
             pool.shutdown();
+        }
+        return secs(System.nanoTime() - t0);
+    }
+
+    /** The same fetch as {@link #reference} in a fresh JVM ({@link KubeFetch}): a process start like deja's. */
+    static double jvmReference(String base, Set<String> kinds) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", Path.of("target", "test-classes").toString(),
+                KubeFetch.class.getName(), base, Integer.toString(KubeLiveSource.PAGE)));
+        for (String k : kinds) {
+            KubeLiveSource.KindInfo ki = KubeLiveSource.KINDS.get(k);
+            cmd.add((ki.group().isEmpty() ? "/api/" + ki.version() : "/apis/" + ki.group() + "/" + ki.version())
+                    + "/" + ki.plural());
+        }
+        long t0 = System.nanoTime();
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (p.waitFor() != 0) {
+            throw new IOException("KubeFetch failed: " + out);
         }
         return secs(System.nanoTime() - t0);
     }
