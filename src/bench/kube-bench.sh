@@ -12,6 +12,7 @@ if [ ! -f target/deja.jar ]; then
   mvn -B -q -o -DskipTests package
 fi
 mvn -B -q -o test-compile
+./deja --version >/dev/null   # (re)makes the AppCDS archive the launcher uses, when the jar is newer
 cp_file=target/bench-classpath.txt
 if [ ! -s "$cp_file" ]; then
   plugin=org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath

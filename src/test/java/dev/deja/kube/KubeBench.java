@@ -115,7 +115,8 @@ public final class KubeBench {
                 cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + xmx,
                         "-XX:TieredStopAtLevel=1"));
                 Path jsa = Path.of(jar).resolveSibling("deja.jsa");
-                if (Files.isRegularFile(jsa)) {
+                if (Files.isRegularFile(jsa)
+                        && Files.getLastModifiedTime(jsa).compareTo(Files.getLastModifiedTime(Path.of(jar))) > 0) {
                     cmd.addAll(List.of("-XX:SharedArchiveFile=" + jsa, "-Xshare:auto"));
                 }
                 cmd.addAll(List.of("-jar", jar, "scan", "--cluster", "--kubeconfig", kc.toString(), "--format",
