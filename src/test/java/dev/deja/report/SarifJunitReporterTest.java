@@ -37,15 +37,20 @@ import tools.jackson.databind.node.ObjectNode;
 class SarifJunitReporterTest {
     static final JsonMapper JSON = JsonMapper.builder().build();
 
-    static Schema schema() throws Exception {
-        try (InputStream in = SarifJunitReporterTest.class.getResourceAsStream("/sarif/sarif-schema-2.1.0-rtm.5.json")) {
-            return SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(in);
+    /** SchemaStore's rtm.5 schema (draft 4) and the SARIF SDK's 2.1.0 schema (draft 2020-12): both must accept. */
+    static List<Schema> schemas() throws Exception {
+        try (InputStream rtm5 = SarifJunitReporterTest.class.getResourceAsStream("/sarif/sarif-schema-2.1.0-rtm.5.json");
+             InputStream sdk = SarifJunitReporterTest.class.getResourceAsStream("/sarif/sarif-2.1.0-sarif-sdk.json")) {
+            return List.of(SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(rtm5),
+                    SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12).getSchema(sdk));
         }
     }
 
     static void assertValid(String sarif) throws Exception {
-        List<Error> errors = schema().validate(sarif, InputFormat.JSON);
-        assertEquals(List.of(), errors.stream().map(e -> e.getInstanceLocation() + ": " + e.getMessage()).toList(), sarif);
+        for (Schema schema : schemas()) {
+            List<Error> errors = schema.validate(sarif, InputFormat.JSON);
+            assertEquals(List.of(), errors.stream().map(e -> e.getInstanceLocation() + ": " + e.getMessage()).toList(), sarif);
+        }
     }
 
     @Test
@@ -109,13 +114,24 @@ class SarifJunitReporterTest {
     }
 
     @Test
+    void aScanOfEverySourceIsValidSarif() throws Exception {
+        TestSupport.Run r = TestSupport.run("scan", "--format", "sarif", "examples/",
+                "src/test/resources/configmaps/haproxy-configmap.yaml");
+        assertEquals(1, r.code(), r.err());
+        assertValid(r.out());
+        assertTrue(JSON.readTree(r.out()).path("runs").get(0).path("results").size() > 20, r.out());
+    }
+
+    @Test
     void theSchemaRejectsBrokenSarif() throws Exception {
         TestSupport.Run r = TestSupport.run("scan", "--format", "sarif", "examples/haproxy/il-0264-before.cfg");
         ObjectNode tree = (ObjectNode) JSON.readTree(r.out());
         ObjectNode result = (ObjectNode) tree.path("runs").get(0).path("results").get(0);
         result.put("level", "fatal");
-        assertFalse(schema().validate(JSON.writeValueAsString(tree), InputFormat.JSON).isEmpty(),
-                "the validator must catch an invalid level");
+        for (Schema schema : schemas()) {
+            assertFalse(schema.validate(JSON.writeValueAsString(tree), InputFormat.JSON).isEmpty(),
+                    "each schema must catch an invalid level");
+        }
     }
 
     @Test
