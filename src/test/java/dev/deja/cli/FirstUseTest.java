@@ -1,0 +1,35 @@
+package dev.deja.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.TestSupport;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Mistakes a new user makes on the first day: each is one clear line on stderr and the documented exit code. */
+class FirstUseTest {
+    private static final String BEFORE = "examples/haproxy/il-0264-before.cfg";
+
+    @TempDir
+    Path tmp;
+
+    private static void usageError(TestSupport.Run r, String expected) {
+        assertEquals(2, r.code(), r.err());
+        assertEquals("", r.out());
+        assertTrue(r.err().contains(expected), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertFalse(r.err().contains("Exception"), r.err());
+    }
+
+    @Test
+    void haproxyVersionThatIsNotAVersionIsAnError() {
+        usageError(TestSupport.run("scan", "--haproxy-version", "banana", BEFORE),
+                "--haproxy-version: 'banana' is not a HAProxy version");
+        assertEquals(1, TestSupport.run("scan", "--haproxy-version", "2.8", BEFORE).code());
+        assertEquals(1, TestSupport.run("scan", "--haproxy-version", "3.3-dev4", BEFORE).code());
+    }
+}
