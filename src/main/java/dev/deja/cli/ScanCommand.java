@@ -190,6 +190,9 @@ public final class ScanCommand implements Callable<Integer> {
         }
         Severity min = severity(minSeverity, "--min-severity");
         Severity fail = "none".equalsIgnoreCase(failOn) ? null : severity(failOn, "--fail-on");
+        if (assumeClientRps < 1) {
+            throw new InputException("--assume-client-rps: must be at least 1 request per second, not " + assumeClientRps);
+        }
         if (haproxyVersion != null && !haproxyVersion.strip().matches("\\d+(\\.\\d+){0,3}(-[A-Za-z0-9.]+)?")) {
             throw new InputException("--haproxy-version: '" + haproxyVersion + "' is not a HAProxy version (e.g. 2.8, 3.2.1)");
         }

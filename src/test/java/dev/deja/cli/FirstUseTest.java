@@ -32,4 +32,12 @@ class FirstUseTest {
         assertEquals(1, TestSupport.run("scan", "--haproxy-version", "2.8", BEFORE).code());
         assertEquals(1, TestSupport.run("scan", "--haproxy-version", "3.3-dev4", BEFORE).code());
     }
+
+    @Test
+    void clientRateMustBePositive() {
+        usageError(TestSupport.run("scan", "--assume-client-rps", "0", BEFORE),
+                "--assume-client-rps: must be at least 1 request per second, not 0");
+        usageError(TestSupport.run("scan", "--assume-client-rps", "-5", BEFORE),
+                "--assume-client-rps: must be at least 1 request per second, not -5");
+    }
 }
