@@ -40,4 +40,11 @@ class FirstUseTest {
         usageError(TestSupport.run("scan", "--assume-client-rps", "-5", BEFORE),
                 "--assume-client-rps: must be at least 1 request per second, not -5");
     }
+
+    @Test
+    void ignoreFileThatIsNotYamlNamesTheLine() throws Exception {
+        Path f = tmp.resolve("ignore.yaml");
+        Files.writeString(f, "- rule: haproxy-tarpit-holds-slots\n  reason: [legacy\n");
+        usageError(TestSupport.run("scan", "--ignore-file", f.toString(), BEFORE), f + ":3: not valid YAML: ");
+    }
 }
