@@ -72,7 +72,13 @@ public final class Cli {
         apply(cmd, codes);
         cmd.setParameterExceptionHandler((ex, badArgs) -> {
             CommandLine c = ex.getCommandLine();
-            c.getErr().println("deja: " + ex.getMessage());
+            if (c == cmd && ex instanceof CommandLine.UnmatchedArgumentException && badArgs.length > 0
+                    && !badArgs[0].startsWith("-") && !SUBCOMMANDS.containsKey(badArgs[0])) {
+                c.getErr().println("deja: unknown command '" + badArgs[0] + "' (expected "
+                        + String.join(", ", SUBCOMMANDS.keySet()).replaceFirst(", (\\w+)$", " or $1") + ")");
+            } else {
+                c.getErr().println("deja: " + ex.getMessage());
+            }
             c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage.");
             return ExitCodes.USAGE;
         });

@@ -47,4 +47,11 @@ class FirstUseTest {
         Files.writeString(f, "- rule: haproxy-tarpit-holds-slots\n  reason: [legacy\n");
         usageError(TestSupport.run("scan", "--ignore-file", f.toString(), BEFORE), f + ":3: not valid YAML: ");
     }
+
+    @Test
+    void misspelledCommandIsNamed() {
+        TestSupport.Run r = TestSupport.run("scna", BEFORE);
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("deja: unknown command 'scna' (expected scan, rules, cases or explain)"), r.err());
+    }
 }
