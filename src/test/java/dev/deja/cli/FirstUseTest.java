@@ -54,4 +54,11 @@ class FirstUseTest {
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().startsWith("deja: unknown command 'scna' (expected scan, rules, cases or explain)"), r.err());
     }
+
+    @Test
+    void badFormatAndFailOnNameTheOptionAndEveryAllowedValue() {
+        usageError(TestSupport.run("scan", "--format", "xml", BEFORE), "deja: --format: unknown format 'xml'");
+        usageError(TestSupport.run("scan", "--fail-on", "hihg", BEFORE),
+                "deja: --fail-on: unknown severity 'hihg' (expected info, low, medium, high, critical or none)");
+    }
 }
