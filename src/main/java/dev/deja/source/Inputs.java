@@ -79,6 +79,15 @@ public final class Inputs {
         return new Collected(byKind, skipped);
     }
 
+    /** One line naming the entry that could not be read (a subfolder without permission), not the exception class. */
+    static InputException folderError(Path dir, Exception e) {
+        Throwable c = e instanceof java.io.UncheckedIOException u && u.getCause() != null ? u.getCause() : e;
+        if (c instanceof AccessDeniedException a) {
+            return new InputException((a.getFile() != null ? a.getFile() : dir.toString()) + ": permission denied");
+        }
+        return new InputException(dir + ": cannot read folder: " + c.getMessage());
+    }
+
     private static int count(Map<FileKind, List<SourceFile>> m) {
         return m.values().stream().mapToInt(List::size).sum();
     }
@@ -88,7 +97,7 @@ public final class Inputs {
         try (Stream<Path> s = Files.walk(dir)) {
             s.filter(x -> !hidden(dir, x)).filter(Files::isRegularFile).forEach(files::add);
         } catch (IOException | java.io.UncheckedIOException e) {
-            throw new InputException(dir + ": cannot read folder: " + e.getMessage());
+            throw folderError(dir, e);
         }
         // C-locale order of the relative path: byte order, as HAProxy sorts a -f folder
         files.sort((a, b) -> compareBytes(dir.relativize(a).toString(), dir.relativize(b).toString()));
