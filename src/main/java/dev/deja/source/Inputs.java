@@ -101,11 +101,11 @@ public final class Inputs {
         }
         // C-locale order of the relative path: byte order, as HAProxy sorts a -f folder
         files.sort((a, b) -> compareBytes(dir.relativize(a).toString(), dir.relativize(b).toString()));
-        int others = 0;
+        List<String> others = new ArrayList<>();
         for (Path f : files) {
             String display = f.toString();
             if (!FileKind.candidateName(f.getFileName().toString())) {
-                others++;
+                others.add(display);
                 continue;
             }
             SourceFile sf = read(f, display);
@@ -117,8 +117,10 @@ public final class Inputs {
             }
             byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(sf);
         }
-        if (others > 0) {
-            skipped.add(new Coverage.Entry("files", dir + " (" + others + " other files)", Coverage.Status.SKIPPED,
+        if (!others.isEmpty()) { // named when few (a haproxy.conf left out should be seen), else counted
+            String scope = others.size() <= 5 ? String.join(", ", others)
+                    : dir + " (" + others.size() + " other files)";
+            skipped.add(new Coverage.Entry("files", scope, Coverage.Status.SKIPPED,
                     "names not ending in .cfg, .yaml, .yml or .json", -1));
         }
     }

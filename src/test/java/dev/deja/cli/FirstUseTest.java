@@ -61,4 +61,14 @@ class FirstUseTest {
         usageError(TestSupport.run("scan", "--fail-on", "hihg", BEFORE),
                 "deja: --fail-on: unknown severity 'hihg' (expected info, low, medium, high, critical or none)");
     }
+
+    @Test
+    void filesLeftOutOfAFolderAreNamed() throws Exception {
+        Files.copy(Path.of(BEFORE), tmp.resolve("haproxy.cfg"));
+        Files.copy(Path.of(BEFORE), tmp.resolve("haproxy.conf"));
+        TestSupport.Run r = TestSupport.run("scan", tmp.toString());
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.out().contains("Skipped (names not ending in .cfg, .yaml, .yml or .json): "
+                + tmp.resolve("haproxy.conf")), r.out());
+    }
 }
