@@ -71,4 +71,12 @@ class FirstUseTest {
         assertTrue(r.out().contains("Skipped (names not ending in .cfg, .yaml, .yml or .json): "
                 + tmp.resolve("haproxy.conf")), r.out());
     }
+
+    @Test
+    void kubeconfigThatIsNotYamlNamesTheLine() throws Exception {
+        Path f = tmp.resolve("kubeconfig");
+        Files.writeString(f, "apiVersion: v1\nclusters: [\n");
+        usageError(TestSupport.run("scan", "--cluster", "--kubeconfig", f.toString()),
+                f + ":3: not a valid kubeconfig: expected ");
+    }
 }
