@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import dev.deja.engine.Catalog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -78,5 +79,24 @@ class FirstUseTest {
         Files.writeString(f, "apiVersion: v1\nclusters: [\n");
         usageError(TestSupport.run("scan", "--cluster", "--kubeconfig", f.toString()),
                 f + ":3: not a valid kubeconfig: expected ");
+    }
+
+    @Test
+    void readmeConfigurationExampleIsAccepted() throws Exception {
+        String readme = Files.readString(Path.of("README.md"));
+        int section = readme.indexOf("### Configuration file: `--config deja.yaml`");
+        assertTrue(section >= 0, "README section on deja.yaml");
+        int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
+        String example = readme.substring(start, readme.indexOf("```", start));
+        assertTrue(example.contains("sources:") && example.contains("suppressions:"), example);
+        // a user copies it as it is: every rule id in it exists, every suppression is still in force next year
+        ConfigFile c = ConfigFile.parse(example, "deja.yaml", tmp, Catalog.packaged());
+        assertFalse(c.severityOverrides.isEmpty());
+        assertTrue(example.matches("(?s).*expires: (\\d{4})-.*"), example);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("expires: (\\d{4}-\\d{2}-\\d{2})").matcher(example);
+        while (m.find()) {
+            assertTrue(java.time.LocalDate.parse(m.group(1)).isAfter(java.time.LocalDate.now().plusMonths(6)),
+                    "README example suppression expires soon: " + m.group(1));
+        }
     }
 }
