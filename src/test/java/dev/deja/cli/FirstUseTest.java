@@ -99,4 +99,11 @@ class FirstUseTest {
                     "README example suppression expires soon: " + m.group(1));
         }
     }
+
+    @Test
+    void envWithoutValueSaysWhatIsExpected() {
+        TestSupport.Run r = TestSupport.run("scan", "--env", "PORT", BEFORE);
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("deja: --env PORT: expected KEY=VALUE, e.g. --env PORT=8080\n"), r.err());
+    }
 }
