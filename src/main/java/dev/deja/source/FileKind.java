@@ -77,6 +77,14 @@ public enum FileKind {
     }
 
     /** For a file the user named explicitly that is none of the formats. */
+    /** As {@link #unrecognized(String)}, saying "empty" when there is nothing in it (an empty pipe, a truncated file). */
+    static InputException unrecognized(String display, String text) {
+        if (text == null || text.isBlank()) {
+            return new InputException(display + ": empty, nothing to scan");
+        }
+        return unrecognized(display);
+    }
+
     static InputException unrecognized(String display) {
         return new InputException(display + ": not a HAProxy configuration, Kubernetes manifest or deja snapshot");
     }

@@ -53,7 +53,7 @@ public final class Inputs {
                 }
                 FileKind k = FileKind.recognize("<stdin>", text);
                 if (k == null) {
-                    throw FileKind.unrecognized("<stdin>");
+                    throw FileKind.unrecognized("<stdin>", text);
                 }
                 byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(new SourceFile("<stdin>", text));
                 continue;
@@ -69,7 +69,7 @@ public final class Inputs {
                 SourceFile f = read(path, p);
                 FileKind k = FileKind.recognize(path.getFileName().toString(), f.text());
                 if (k == null) {
-                    throw FileKind.unrecognized(p);
+                    throw FileKind.unrecognized(p, f.text());
                 }
                 byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(f);
             } else {

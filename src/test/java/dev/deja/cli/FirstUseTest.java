@@ -106,4 +106,13 @@ class FirstUseTest {
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().startsWith("deja: --env PORT: expected KEY=VALUE, e.g. --env PORT=8080\n"), r.err());
     }
+
+    @Test
+    void emptyInputSaysItIsEmpty() throws Exception {
+        TestSupport.Run r = TestSupport.runWith(new java.io.ByteArrayInputStream(new byte[0]), java.util.Map.of(), "scan", "-");
+        usageError(r, "deja: <stdin>: empty, nothing to scan");
+        Path f = tmp.resolve("deploy.yaml");
+        Files.writeString(f, "\n");
+        usageError(TestSupport.run("scan", f.toString()), f + ": empty, nothing to scan");
+    }
 }
