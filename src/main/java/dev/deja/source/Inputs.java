@@ -39,6 +39,7 @@ public final class Inputs {
         Map<FileKind, List<SourceFile>> byKind = new EnumMap<>(FileKind.class);
         List<Coverage.Entry> skipped = new ArrayList<>();
         boolean stdinUsed = false;
+        java.util.Set<Path> seen = new java.util.HashSet<>(); // a file named twice (or inside a folder also given) is read once
         for (String p : paths) {
             if (p.equals("-")) {
                 if (stdinUsed) {
@@ -60,12 +61,14 @@ public final class Inputs {
             }
             Path path = Path.of(p);
             if (Files.isDirectory(path)) {
-                int before = count(byKind);
-                walk(path, byKind, skipped);
-                if (count(byKind) == before) {
+                if (walk(path, byKind, skipped, seen) == 0) {
                     throw new InputException(p + ": folder holds no HAProxy configuration (*.cfg), Kubernetes manifest or deja snapshot");
                 }
             } else if (Files.exists(path, LinkOption.NOFOLLOW_LINKS) || Files.exists(path)) {
+                if (!seen.add(key(path))) {
+                    skipped.add(duplicate(p));
+                    continue;
+                }
                 SourceFile f = read(path, p);
                 FileKind k = FileKind.recognize(path.getFileName().toString(), f.text());
                 if (k == null) {
@@ -88,11 +91,22 @@ public final class Inputs {
         return new InputException(dir + ": cannot read folder: " + c.getMessage());
     }
 
-    private static int count(Map<FileKind, List<SourceFile>> m) {
-        return m.values().stream().mapToInt(List::size).sum();
+    private static Path key(Path p) {
+        try {
+            return p.toRealPath();
+        } catch (IOException e) {
+            return p.toAbsolutePath().normalize();
+        }
     }
 
-    private static void walk(Path dir, Map<FileKind, List<SourceFile>> byKind, List<Coverage.Entry> skipped) {
+    private static Coverage.Entry duplicate(String display) {
+        return new Coverage.Entry("files", display, Coverage.Status.SKIPPED, "given more than once; read once", -1);
+    }
+
+    /** Reads the folder's files into byKind; returns how many it recognised (those already read included). */
+    private static int walk(Path dir, Map<FileKind, List<SourceFile>> byKind, List<Coverage.Entry> skipped,
+            java.util.Set<Path> seen) {
+        int found = 0;
         List<Path> files = new ArrayList<>();
         try (Stream<Path> s = Files.walk(dir)) {
             s.filter(x -> !hidden(dir, x)).filter(Files::isRegularFile).forEach(files::add);
@@ -108,6 +122,11 @@ public final class Inputs {
                 others.add(display);
                 continue;
             }
+            if (!seen.add(key(f))) {
+                skipped.add(duplicate(display));
+                found++;
+                continue;
+            }
             SourceFile sf = read(f, display);
             FileKind k = FileKind.recognize(f.getFileName().toString(), sf.text());
             if (k == null) {
@@ -116,6 +135,7 @@ public final class Inputs {
                 continue;
             }
             byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(sf);
+            found++;
         }
         if (!others.isEmpty()) { // named when few (a haproxy.conf left out should be seen), else counted
             String scope = others.size() <= 5 ? String.join(", ", others)
@@ -123,6 +143,7 @@ public final class Inputs {
             skipped.add(new Coverage.Entry("files", scope, Coverage.Status.SKIPPED,
                     "names not ending in .cfg, .yaml, .yml or .json", -1));
         }
+        return found;
     }
 
     private static boolean hidden(Path root, Path p) {

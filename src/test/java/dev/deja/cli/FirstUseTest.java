@@ -115,4 +115,19 @@ class FirstUseTest {
         Files.writeString(f, "\n");
         usageError(TestSupport.run("scan", f.toString()), f + ": empty, nothing to scan");
     }
+
+    @Test
+    void aFileGivenTwiceIsReadOnce() throws Exception {
+        Path cfg = tmp.resolve("haproxy.cfg");
+        Files.copy(Path.of(BEFORE), cfg);
+        TestSupport.Run once = TestSupport.run("scan", "--format", "json", cfg.toString());
+        TestSupport.Run twice = TestSupport.run("scan", "--format", "json", cfg.toString(), tmp.toString(),
+                tmp.resolve(".").resolve("haproxy.cfg").toString());
+        assertEquals(1, twice.code(), twice.err());
+        String total = "\"total\" : ";
+        String n = once.out().substring(once.out().indexOf(total)).lines().findFirst().orElseThrow();
+        assertEquals(n, twice.out().substring(twice.out().indexOf(total)).lines().findFirst().orElseThrow(),
+                "the same findings, not each one twice");
+        assertTrue(twice.out().contains("given more than once; read once"), twice.out());
+    }
 }
