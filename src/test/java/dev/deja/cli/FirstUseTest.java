@@ -130,4 +130,13 @@ class FirstUseTest {
                 "the same findings, not each one twice");
         assertTrue(twice.out().contains("given more than once; read once"), twice.out());
     }
+
+    @Test
+    void unknownOutputFormatInConfigNamesTheLine() {
+        dev.deja.engine.InputException e = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.deja.engine.InputException.class, () -> ConfigFile.parse(
+                        "sources:\n  paths: [h.cfg]\noutputs:\n  - {format: pdf, path: x.pdf}\n", "deja.yaml", tmp,
+                        Catalog.packaged()));
+        assertTrue(e.getMessage().startsWith("deja.yaml:4: unknown format 'pdf'"), e.getMessage());
+    }
 }
