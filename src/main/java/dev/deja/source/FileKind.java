@@ -36,6 +36,8 @@ public enum FileKind {
     private static final Pattern HAPROXY_SECTION = Pattern.compile(
             "(?m)^[ \\t]*(global|defaults|frontend|backend|listen|userlist|peers|resolvers|mailers|http-errors|ring"
                     + "|cache|program|crt-store|log-forward|fcgi-app|traces|acme|dynamic-update)(?:[ \\t]|$)");
+    /** An INI "[section]" line (setup.cfg, tox.ini-style files): never HAProxy, whose sections are keywords. */
+    private static final Pattern INI_SECTION = Pattern.compile("(?m)^[ \\t]*\\[[^\\]\\n]+\\][ \\t]*$");
     private static final Pattern YAML_KIND = Pattern.compile("(?m)^[ \\t]*-?[ \\t]*kind:[ \\t]*['\"]?[A-Za-z]");
     private static final Pattern YAML_API = Pattern.compile("(?m)^[ \\t]*-?[ \\t]*apiVersion:[ \\t]*\\S");
     private static final Pattern JSON_KIND = Pattern.compile("\"kind\"\\s*:\\s*\"");
@@ -63,7 +65,7 @@ public enum FileKind {
                 && JSON_KIND.matcher(head).find() && JSON_API.matcher(head).find();
         boolean haproxy = HAPROXY_SECTION.matcher(head).find();
         if (n.endsWith(".cfg") || n.endsWith(".conf")) {
-            if (haproxy || !(yamlish || jsonish)) {
+            if (haproxy || !(yamlish || jsonish || INI_SECTION.matcher(head).find())) {
                 return HAPROXY;
             }
         }
@@ -76,7 +78,6 @@ public enum FileKind {
         return null;
     }
 
-    /** For a file the user named explicitly that is none of the formats. */
     /** As {@link #unrecognized(String)}, saying "empty" when there is nothing in it (an empty pipe, a truncated file). */
     static InputException unrecognized(String display, String text) {
         if (text == null || text.isBlank()) {
@@ -85,6 +86,7 @@ public enum FileKind {
         return unrecognized(display);
     }
 
+    /** For a file the user named explicitly that is none of the formats. */
     static InputException unrecognized(String display) {
         return new InputException(display + ": not a HAProxy configuration, Kubernetes manifest or deja snapshot");
     }

@@ -139,4 +139,18 @@ class FirstUseTest {
                         Catalog.packaged()));
         assertTrue(e.getMessage().startsWith("deja.yaml:4: unknown format 'pdf'"), e.getMessage());
     }
+
+    @Test
+    void pythonSetupCfgIsNotTakenForHaproxy() throws Exception {
+        Path setup = tmp.resolve("setup.cfg");
+        Files.writeString(setup, "[metadata]\nname = foo\nversion = 1.0\n\n[options]\npackages = find:\n");
+        usageError(TestSupport.run("scan", setup.toString()),
+                setup + ": not a HAProxy configuration, Kubernetes manifest or deja snapshot");
+        Files.copy(Path.of(BEFORE), tmp.resolve("haproxy.cfg"));
+        TestSupport.Run r = TestSupport.run("scan", tmp.toString());
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.out().contains("sources: haproxy (1 scope)"), r.out());
+        assertTrue(r.out().contains("Skipped (not a HAProxy configuration, Kubernetes manifest or deja snapshot): " + setup),
+                r.out());
+    }
 }
