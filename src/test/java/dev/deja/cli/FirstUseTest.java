@@ -153,4 +153,35 @@ class FirstUseTest {
         assertTrue(r.out().contains("Skipped (not a HAProxy configuration, Kubernetes manifest or deja snapshot): " + setup),
                 r.out());
     }
+
+    @Test
+    void preCommitHookDoesNotCheckAConfDFragmentAlone() throws Exception {
+        // what pre-commit does: every staged file matching 'files' is passed to the entry's scan
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> doc = new org.yaml.snakeyaml.Yaml().load(
+                Files.readString(Path.of("examples/ci/pre-commit-hooks.yaml")));
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> hook = (java.util.Map<String, Object>) ((java.util.List<java.util.Map<String, Object>>)
+                ((java.util.List<java.util.Map<String, Object>>) doc.get("repos")).get(0).get("hooks")).get(0);
+        java.util.regex.Pattern files = java.util.regex.Pattern.compile((String) hook.get("files"));
+        Path global = tmp.resolve("haproxy/global.cfg");
+        Path fragment = tmp.resolve("haproxy/conf.d/fe.cfg");
+        Files.createDirectories(fragment.getParent());
+        Files.writeString(global, "global\n    maxconn 1000\n    stats socket /run/haproxy.sock\ndefaults\n    mode http\n"
+                + "    timeout connect 5s\n    timeout client 10s\n    timeout server 10s\n    timeout http-request 5s\n");
+        Files.writeString(fragment, "frontend fe\n    bind :80\n    maxconn 500\n    default_backend be\n"
+                + "backend be\n    server s1 127.0.0.1:8080\n");
+        assertEquals(0, TestSupport.run("scan", "--haproxy-one-instance", global.toString(),
+                fragment.getParent().toString()).code(), "the split config is clean as one instance");
+        for (String staged : new String[] {"haproxy/global.cfg", "haproxy/conf.d/fe.cfg", "lb/haproxy.cfg"}) {
+            if (files.matcher(staged).find()) {
+                Path p = tmp.resolve(staged);
+                if (Files.exists(p)) {
+                    assertEquals(0, TestSupport.run("scan", "--fail-on", "medium", p.toString()).code(),
+                            staged + " is checked alone by the hook and fails, though the instance is clean");
+                }
+            }
+        }
+        assertTrue(files.matcher("lb/haproxy.cfg").find(), "a whole haproxy.cfg is still checked");
+    }
 }
