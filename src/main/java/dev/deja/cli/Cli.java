@@ -72,7 +72,19 @@ public final class Cli {
         apply(cmd, codes);
         cmd.setParameterExceptionHandler((ex, badArgs) -> {
             CommandLine c = ex.getCommandLine();
-            c.getErr().println("deja: " + ex.getMessage());
+            if (c == cmd && ex instanceof CommandLine.UnmatchedArgumentException && badArgs.length > 0
+                    && !badArgs[0].startsWith("-") && !SUBCOMMANDS.containsKey(badArgs[0])) {
+                c.getErr().println("deja: unknown command '" + badArgs[0] + "' (expected "
+                        + String.join(", ", SUBCOMMANDS.keySet()).replaceFirst(", (\\w+)$", " or $1") + ")");
+            } else if (ex.getArgSpec() != null && ex.getArgSpec().isOption() && ex.getMessage() != null
+                    && ex.getMessage().contains("should be in KEY=VALUE format but was ")) {
+                // picocli says "Value for option option '--env' (KEY=VALUE) should be in KEY=VALUE format but was PORT"
+                String name = ((CommandLine.Model.OptionSpec) ex.getArgSpec()).longestName();
+                String bad = ex.getMessage().substring(ex.getMessage().lastIndexOf(" but was ") + 9);
+                c.getErr().println("deja: " + name + " " + bad + ": expected KEY=VALUE, e.g. " + name + " PORT=8080");
+            } else {
+                c.getErr().println("deja: " + ex.getMessage());
+            }
             c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage.");
             return ExitCodes.USAGE;
         });

@@ -151,6 +151,11 @@ public final class ConfigFile {
             for (Node item : c.seq(top.get("outputs"))) {
                 Map<String, Node> m = c.map(item, "an output", "format", "path");
                 String fmt = c.required(m, "format", item);
+                try {
+                    dev.deja.report.Reporters.forName(fmt); // an unknown format names deja.yaml:line, not --output
+                } catch (InputException e) {
+                    throw c.error(m.get("format"), e.getMessage());
+                }
                 String p = c.required(m, "path", item);
                 c.outputs.add(fmt + "=" + (p.equals("-") ? "-" : dir.resolve(p).normalize()));
             }

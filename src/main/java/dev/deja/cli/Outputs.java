@@ -65,7 +65,11 @@ public final class Outputs {
      */
     public static Outputs plan(String format, Path file, List<String> extra, Cli.Io io) {
         Outputs o = new Outputs();
-        Reporters.forName(format); // unknown format: exit 2 before any work
+        try {
+            Reporters.forName(format); // unknown format: exit 2 before any work
+        } catch (InputException e) {
+            throw new InputException("--format: " + e.getMessage());
+        }
         o.sinks.add(new FileSink(format, file, true, io));
         Set<String> seen = new HashSet<>();
         seen.add(file == null ? "-" : file.toAbsolutePath().normalize().toString());

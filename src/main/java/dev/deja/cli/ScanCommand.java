@@ -189,7 +189,19 @@ public final class ScanCommand implements Callable<Integer> {
             configFile.applyTo(this, spec.commandLine().getParseResult());
         }
         Severity min = severity(minSeverity, "--min-severity");
-        Severity fail = "none".equalsIgnoreCase(failOn) ? null : severity(failOn, "--fail-on");
+        Severity fail;
+        try {
+            fail = "none".equalsIgnoreCase(failOn) ? null : Severity.parse(failOn);
+        } catch (IllegalArgumentException e) {
+            throw new InputException("--fail-on: unknown severity '" + failOn
+                    + "' (expected info, low, medium, high, critical or none)");
+        }
+        if (assumeClientRps < 1) {
+            throw new InputException("--assume-client-rps: must be at least 1 request per second, not " + assumeClientRps);
+        }
+        if (haproxyVersion != null && !haproxyVersion.strip().matches("\\d+(\\.\\d+){0,3}(-[A-Za-z0-9.]+)?")) {
+            throw new InputException("--haproxy-version: '" + haproxyVersion + "' is not a HAProxy version (e.g. 2.8, 3.2.1)");
+        }
         if (!namespaces.isEmpty() && allNamespaces) {
             throw new InputException("--namespace and --all-namespaces exclude each other");
         }

@@ -64,6 +64,11 @@ public final class Suppressions {
             o.setMaxAliasesForCollections(10);
             o.setNestingDepthLimit(10);
             root = new Yaml(o).compose(new java.io.StringReader(text));
+        } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {
+            int line = e.getProblemMark() != null ? e.getProblemMark().getLine() + 1
+                    : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
+            throw new InputException(display + (line > 0 ? ":" + line : "") + ": not valid YAML: "
+                    + (e.getProblem() != null ? e.getProblem() : e.getContext()));
         } catch (RuntimeException e) {
             throw new InputException(display + ": not valid YAML: " + e.getMessage().lines().findFirst().orElse(""));
         }

@@ -237,6 +237,11 @@ public final class KubeClients {
                 doc = new Yaml(new SafeConstructor(o)).load(Files.readString(f));
             } catch (IOException e) {
                 throw new InputException(f + ": cannot read kubeconfig: " + e.getMessage());
+            } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {
+                int line = e.getProblemMark() != null ? e.getProblemMark().getLine() + 1
+                        : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
+                throw new InputException(f + (line > 0 ? ":" + line : "") + ": not a valid kubeconfig: "
+                        + (e.getProblem() != null ? e.getProblem() : e.getContext()));
             } catch (RuntimeException e) {
                 throw new InputException(f + ": not a valid kubeconfig: " + rootMessage(e));
             }

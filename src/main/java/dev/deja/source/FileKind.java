@@ -36,6 +36,8 @@ public enum FileKind {
     private static final Pattern HAPROXY_SECTION = Pattern.compile(
             "(?m)^[ \\t]*(global|defaults|frontend|backend|listen|userlist|peers|resolvers|mailers|http-errors|ring"
                     + "|cache|program|crt-store|log-forward|fcgi-app|traces|acme|dynamic-update)(?:[ \\t]|$)");
+    /** An INI "[section]" line (setup.cfg, tox.ini-style files): never HAProxy, whose sections are keywords. */
+    private static final Pattern INI_SECTION = Pattern.compile("(?m)^[ \\t]*\\[[^\\]\\n]+\\][ \\t]*$");
     private static final Pattern YAML_KIND = Pattern.compile("(?m)^[ \\t]*-?[ \\t]*kind:[ \\t]*['\"]?[A-Za-z]");
     private static final Pattern YAML_API = Pattern.compile("(?m)^[ \\t]*-?[ \\t]*apiVersion:[ \\t]*\\S");
     private static final Pattern JSON_KIND = Pattern.compile("\"kind\"\\s*:\\s*\"");
@@ -63,7 +65,7 @@ public enum FileKind {
                 && JSON_KIND.matcher(head).find() && JSON_API.matcher(head).find();
         boolean haproxy = HAPROXY_SECTION.matcher(head).find();
         if (n.endsWith(".cfg") || n.endsWith(".conf")) {
-            if (haproxy || !(yamlish || jsonish)) {
+            if (haproxy || !(yamlish || jsonish || INI_SECTION.matcher(head).find())) {
                 return HAPROXY;
             }
         }
@@ -74,6 +76,14 @@ public enum FileKind {
             return HAPROXY;
         }
         return null;
+    }
+
+    /** As {@link #unrecognized(String)}, saying "empty" when there is nothing in it (an empty pipe, a truncated file). */
+    static InputException unrecognized(String display, String text) {
+        if (text == null || text.isBlank()) {
+            return new InputException(display + ": empty, nothing to scan");
+        }
+        return unrecognized(display);
     }
 
     /** For a file the user named explicitly that is none of the formats. */

@@ -39,6 +39,7 @@ public final class Inputs {
         Map<FileKind, List<SourceFile>> byKind = new EnumMap<>(FileKind.class);
         List<Coverage.Entry> skipped = new ArrayList<>();
         boolean stdinUsed = false;
+        java.util.Set<Path> seen = new java.util.HashSet<>(); // a file named twice (or inside a folder also given) is read once
         for (String p : paths) {
             if (p.equals("-")) {
                 if (stdinUsed) {
@@ -53,23 +54,25 @@ public final class Inputs {
                 }
                 FileKind k = FileKind.recognize("<stdin>", text);
                 if (k == null) {
-                    throw FileKind.unrecognized("<stdin>");
+                    throw FileKind.unrecognized("<stdin>", text);
                 }
                 byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(new SourceFile("<stdin>", text));
                 continue;
             }
             Path path = Path.of(p);
             if (Files.isDirectory(path)) {
-                int before = count(byKind);
-                walk(path, byKind, skipped);
-                if (count(byKind) == before) {
+                if (walk(path, byKind, skipped, seen) == 0) {
                     throw new InputException(p + ": folder holds no HAProxy configuration (*.cfg), Kubernetes manifest or deja snapshot");
                 }
             } else if (Files.exists(path, LinkOption.NOFOLLOW_LINKS) || Files.exists(path)) {
+                if (!seen.add(key(path))) {
+                    skipped.add(duplicate(p));
+                    continue;
+                }
                 SourceFile f = read(path, p);
                 FileKind k = FileKind.recognize(path.getFileName().toString(), f.text());
                 if (k == null) {
-                    throw FileKind.unrecognized(p);
+                    throw FileKind.unrecognized(p, f.text());
                 }
                 byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(f);
             } else {
@@ -79,24 +82,49 @@ public final class Inputs {
         return new Collected(byKind, skipped);
     }
 
-    private static int count(Map<FileKind, List<SourceFile>> m) {
-        return m.values().stream().mapToInt(List::size).sum();
+    /** One line naming the entry that could not be read (a subfolder without permission), not the exception class. */
+    static InputException folderError(Path dir, Exception e) {
+        Throwable c = e instanceof java.io.UncheckedIOException u && u.getCause() != null ? u.getCause() : e;
+        if (c instanceof AccessDeniedException a) {
+            return new InputException((a.getFile() != null ? a.getFile() : dir.toString()) + ": permission denied");
+        }
+        return new InputException(dir + ": cannot read folder: " + c.getMessage());
     }
 
-    private static void walk(Path dir, Map<FileKind, List<SourceFile>> byKind, List<Coverage.Entry> skipped) {
+    private static Path key(Path p) {
+        try {
+            return p.toRealPath();
+        } catch (IOException e) {
+            return p.toAbsolutePath().normalize();
+        }
+    }
+
+    private static Coverage.Entry duplicate(String display) {
+        return new Coverage.Entry("files", display, Coverage.Status.SKIPPED, "given more than once; read once", -1);
+    }
+
+    /** Reads the folder's files into byKind; returns how many it recognised (those already read included). */
+    private static int walk(Path dir, Map<FileKind, List<SourceFile>> byKind, List<Coverage.Entry> skipped,
+            java.util.Set<Path> seen) {
+        int found = 0;
         List<Path> files = new ArrayList<>();
         try (Stream<Path> s = Files.walk(dir)) {
             s.filter(x -> !hidden(dir, x)).filter(Files::isRegularFile).forEach(files::add);
         } catch (IOException | java.io.UncheckedIOException e) {
-            throw new InputException(dir + ": cannot read folder: " + e.getMessage());
+            throw folderError(dir, e);
         }
         // C-locale order of the relative path: byte order, as HAProxy sorts a -f folder
         files.sort((a, b) -> compareBytes(dir.relativize(a).toString(), dir.relativize(b).toString()));
-        int others = 0;
+        List<String> others = new ArrayList<>();
         for (Path f : files) {
             String display = f.toString();
             if (!FileKind.candidateName(f.getFileName().toString())) {
-                others++;
+                others.add(display);
+                continue;
+            }
+            if (!seen.add(key(f))) {
+                skipped.add(duplicate(display));
+                found++;
                 continue;
             }
             SourceFile sf = read(f, display);
@@ -107,11 +135,15 @@ public final class Inputs {
                 continue;
             }
             byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(sf);
+            found++;
         }
-        if (others > 0) {
-            skipped.add(new Coverage.Entry("files", dir + " (" + others + " other files)", Coverage.Status.SKIPPED,
+        if (!others.isEmpty()) { // named when few (a haproxy.conf left out should be seen), else counted
+            String scope = others.size() <= 5 ? String.join(", ", others)
+                    : dir + " (" + others.size() + " other files)";
+            skipped.add(new Coverage.Entry("files", scope, Coverage.Status.SKIPPED,
                     "names not ending in .cfg, .yaml, .yml or .json", -1));
         }
+        return found;
     }
 
     private static boolean hidden(Path root, Path p) {

@@ -1,0 +1,187 @@
+package dev.deja.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.TestSupport;
+import dev.deja.engine.Catalog;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Mistakes a new user makes on the first day: each is one clear line on stderr and the documented exit code. */
+class FirstUseTest {
+    private static final String BEFORE = "examples/haproxy/il-0264-before.cfg";
+
+    @TempDir
+    Path tmp;
+
+    private static void usageError(TestSupport.Run r, String expected) {
+        assertEquals(2, r.code(), r.err());
+        assertEquals("", r.out());
+        assertTrue(r.err().contains(expected), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertFalse(r.err().contains("Exception"), r.err());
+    }
+
+    @Test
+    void haproxyVersionThatIsNotAVersionIsAnError() {
+        usageError(TestSupport.run("scan", "--haproxy-version", "banana", BEFORE),
+                "--haproxy-version: 'banana' is not a HAProxy version");
+        assertEquals(1, TestSupport.run("scan", "--haproxy-version", "2.8", BEFORE).code());
+        assertEquals(1, TestSupport.run("scan", "--haproxy-version", "3.3-dev4", BEFORE).code());
+    }
+
+    @Test
+    void clientRateMustBePositive() {
+        usageError(TestSupport.run("scan", "--assume-client-rps", "0", BEFORE),
+                "--assume-client-rps: must be at least 1 request per second, not 0");
+        usageError(TestSupport.run("scan", "--assume-client-rps", "-5", BEFORE),
+                "--assume-client-rps: must be at least 1 request per second, not -5");
+    }
+
+    @Test
+    void ignoreFileThatIsNotYamlNamesTheLine() throws Exception {
+        Path f = tmp.resolve("ignore.yaml");
+        Files.writeString(f, "- rule: haproxy-tarpit-holds-slots\n  reason: [legacy\n");
+        usageError(TestSupport.run("scan", "--ignore-file", f.toString(), BEFORE), f + ":3: not valid YAML: ");
+    }
+
+    @Test
+    void misspelledCommandIsNamed() {
+        TestSupport.Run r = TestSupport.run("scna", BEFORE);
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("deja: unknown command 'scna' (expected scan, rules, cases or explain)"), r.err());
+    }
+
+    @Test
+    void badFormatAndFailOnNameTheOptionAndEveryAllowedValue() {
+        usageError(TestSupport.run("scan", "--format", "xml", BEFORE), "deja: --format: unknown format 'xml'");
+        usageError(TestSupport.run("scan", "--fail-on", "hihg", BEFORE),
+                "deja: --fail-on: unknown severity 'hihg' (expected info, low, medium, high, critical or none)");
+    }
+
+    @Test
+    void filesLeftOutOfAFolderAreNamed() throws Exception {
+        Files.copy(Path.of(BEFORE), tmp.resolve("haproxy.cfg"));
+        Files.copy(Path.of(BEFORE), tmp.resolve("haproxy.conf"));
+        TestSupport.Run r = TestSupport.run("scan", tmp.toString());
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.out().contains("Skipped (names not ending in .cfg, .yaml, .yml or .json): "
+                + tmp.resolve("haproxy.conf")), r.out());
+    }
+
+    @Test
+    void kubeconfigThatIsNotYamlNamesTheLine() throws Exception {
+        Path f = tmp.resolve("kubeconfig");
+        Files.writeString(f, "apiVersion: v1\nclusters: [\n");
+        usageError(TestSupport.run("scan", "--cluster", "--kubeconfig", f.toString()),
+                f + ":3: not a valid kubeconfig: expected ");
+    }
+
+    @Test
+    void readmeConfigurationExampleIsAccepted() throws Exception {
+        String readme = Files.readString(Path.of("README.md"));
+        int section = readme.indexOf("### Configuration file: `--config deja.yaml`");
+        assertTrue(section >= 0, "README section on deja.yaml");
+        int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
+        String example = readme.substring(start, readme.indexOf("```", start));
+        assertTrue(example.contains("sources:") && example.contains("suppressions:"), example);
+        // a user copies it as it is: every rule id in it exists, every suppression is still in force next year
+        ConfigFile c = ConfigFile.parse(example, "deja.yaml", tmp, Catalog.packaged());
+        assertFalse(c.severityOverrides.isEmpty());
+        assertTrue(example.matches("(?s).*expires: (\\d{4})-.*"), example);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("expires: (\\d{4}-\\d{2}-\\d{2})").matcher(example);
+        while (m.find()) {
+            assertTrue(java.time.LocalDate.parse(m.group(1)).isAfter(java.time.LocalDate.now().plusMonths(6)),
+                    "README example suppression expires soon: " + m.group(1));
+        }
+    }
+
+    @Test
+    void envWithoutValueSaysWhatIsExpected() {
+        TestSupport.Run r = TestSupport.run("scan", "--env", "PORT", BEFORE);
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("deja: --env PORT: expected KEY=VALUE, e.g. --env PORT=8080\n"), r.err());
+    }
+
+    @Test
+    void emptyInputSaysItIsEmpty() throws Exception {
+        TestSupport.Run r = TestSupport.runWith(new java.io.ByteArrayInputStream(new byte[0]), java.util.Map.of(), "scan", "-");
+        usageError(r, "deja: <stdin>: empty, nothing to scan");
+        Path f = tmp.resolve("deploy.yaml");
+        Files.writeString(f, "\n");
+        usageError(TestSupport.run("scan", f.toString()), f + ": empty, nothing to scan");
+    }
+
+    @Test
+    void aFileGivenTwiceIsReadOnce() throws Exception {
+        Path cfg = tmp.resolve("haproxy.cfg");
+        Files.copy(Path.of(BEFORE), cfg);
+        TestSupport.Run once = TestSupport.run("scan", "--format", "json", cfg.toString());
+        TestSupport.Run twice = TestSupport.run("scan", "--format", "json", cfg.toString(), tmp.toString(),
+                tmp.resolve(".").resolve("haproxy.cfg").toString());
+        assertEquals(1, twice.code(), twice.err());
+        String total = "\"total\" : ";
+        String n = once.out().substring(once.out().indexOf(total)).lines().findFirst().orElseThrow();
+        assertEquals(n, twice.out().substring(twice.out().indexOf(total)).lines().findFirst().orElseThrow(),
+                "the same findings, not each one twice");
+        assertTrue(twice.out().contains("given more than once; read once"), twice.out());
+    }
+
+    @Test
+    void unknownOutputFormatInConfigNamesTheLine() {
+        dev.deja.engine.InputException e = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.deja.engine.InputException.class, () -> ConfigFile.parse(
+                        "sources:\n  paths: [h.cfg]\noutputs:\n  - {format: pdf, path: x.pdf}\n", "deja.yaml", tmp,
+                        Catalog.packaged()));
+        assertTrue(e.getMessage().startsWith("deja.yaml:4: unknown format 'pdf'"), e.getMessage());
+    }
+
+    @Test
+    void pythonSetupCfgIsNotTakenForHaproxy() throws Exception {
+        Path setup = tmp.resolve("setup.cfg");
+        Files.writeString(setup, "[metadata]\nname = foo\nversion = 1.0\n\n[options]\npackages = find:\n");
+        usageError(TestSupport.run("scan", setup.toString()),
+                setup + ": not a HAProxy configuration, Kubernetes manifest or deja snapshot");
+        Files.copy(Path.of(BEFORE), tmp.resolve("haproxy.cfg"));
+        TestSupport.Run r = TestSupport.run("scan", tmp.toString());
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.out().contains("sources: haproxy (1 scope)"), r.out());
+        assertTrue(r.out().contains("Skipped (not a HAProxy configuration, Kubernetes manifest or deja snapshot): " + setup),
+                r.out());
+    }
+
+    @Test
+    void preCommitHookDoesNotCheckAConfDFragmentAlone() throws Exception {
+        // what pre-commit does: every staged file matching 'files' is passed to the entry's scan
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> doc = new org.yaml.snakeyaml.Yaml().load(
+                Files.readString(Path.of("examples/ci/pre-commit-hooks.yaml")));
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> hook = (java.util.Map<String, Object>) ((java.util.List<java.util.Map<String, Object>>)
+                ((java.util.List<java.util.Map<String, Object>>) doc.get("repos")).get(0).get("hooks")).get(0);
+        java.util.regex.Pattern files = java.util.regex.Pattern.compile((String) hook.get("files"));
+        Path global = tmp.resolve("haproxy/global.cfg");
+        Path fragment = tmp.resolve("haproxy/conf.d/fe.cfg");
+        Files.createDirectories(fragment.getParent());
+        Files.writeString(global, "global\n    maxconn 1000\n    stats socket /run/haproxy.sock\ndefaults\n    mode http\n"
+                + "    timeout connect 5s\n    timeout client 10s\n    timeout server 10s\n    timeout http-request 5s\n");
+        Files.writeString(fragment, "frontend fe\n    bind :80\n    maxconn 500\n    default_backend be\n"
+                + "backend be\n    server s1 127.0.0.1:8080\n");
+        assertEquals(0, TestSupport.run("scan", "--haproxy-one-instance", global.toString(),
+                fragment.getParent().toString()).code(), "the split config is clean as one instance");
+        for (String staged : new String[] {"haproxy/global.cfg", "haproxy/conf.d/fe.cfg", "lb/haproxy.cfg"}) {
+            if (files.matcher(staged).find()) {
+                Path p = tmp.resolve(staged);
+                if (Files.exists(p)) {
+                    assertEquals(0, TestSupport.run("scan", "--fail-on", "medium", p.toString()).code(),
+                            staged + " is checked alone by the hook and fails, though the instance is clean");
+                }
+            }
+        }
+        assertTrue(files.matcher("lb/haproxy.cfg").find(), "a whole haproxy.cfg is still checked");
+    }
+}
