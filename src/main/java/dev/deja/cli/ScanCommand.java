@@ -234,6 +234,7 @@ public final class ScanCommand implements Callable<Integer> {
         if (snapshot.hasPart("dev.deja.aws.model.AwsInventory") && snapshot.hasPart("dev.deja.kube.model.KubeInventory")) {
             result = result.withFindings(CrossLinks.apply(snapshot, result.findings()));
         }
+        warnUnusedSuppressions(ignores, result, opts.today());
 
         Report report = new Report(result, catalog, VersionProvider.version(), fail, false)
                 .withRun(new Report.RunInfo(started, Duration.ofNanos(System.nanoTime() - t0)));
@@ -251,6 +252,18 @@ public final class ScanCommand implements Callable<Integer> {
             throw notWritten;
         }
         return exitCode(report);
+    }
+
+    /** An ignore-file entry that matched nothing is most often a typo in its object pattern: say so. */
+    private void warnUnusedSuppressions(Suppressions ignores, ScanResult result, LocalDate today) {
+        Set<String> used = new TreeSet<>();
+        result.suppressed().forEach(x -> used.add(x.origin()));
+        for (Suppressions.Entry e : ignores.entries()) {
+            if (!used.contains(e.origin()) && (e.expires() == null || !today.isAfter(e.expires()))) {
+                io.err().println("deja: warning: " + e.origin() + ": suppression of " + e.rule() + " for object '"
+                        + e.object() + "' matched no finding of this scan");
+            }
+        }
     }
 
     int exitCode(ScanResult result, Severity fail) {

@@ -132,4 +132,17 @@ class CliTest {
             assertTrue(r.out().contains(id), id);
         }
     }
+
+    @Test
+    void anIgnoreEntryThatMatchesNothingIsReported() throws Exception {
+        Path ignore = tmp.resolve("ignore.yaml");
+        Files.writeString(ignore, "- rule: haproxy-tarpit-holds-slots\n  object: frontend/hc_pnig\n  reason: typo in the name\n"
+                + "- rule: haproxy-tarpit-holds-slots\n  object: hc_ping\n  reason: accepted\n");
+        Run r = TestSupport.run("scan", "--ignore-file", ignore.toString(), "examples/haproxy/il-0264-before.cfg");
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains(ignore + ":1: suppression of haproxy-tarpit-holds-slots for object 'frontend/hc_pnig'"
+                + " matched no finding of this scan"), r.err());
+        assertFalse(r.err().contains(ignore + ":4:"), "the entry that matched is not reported: " + r.err());
+        assertTrue(r.out().contains("1 suppressed"), r.out());
+    }
 }
