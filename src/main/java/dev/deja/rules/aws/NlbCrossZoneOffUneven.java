@@ -1,10 +1,8 @@
 package dev.deja.rules.aws;
 
 import dev.deja.engine.Finding;
-import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
-import dev.deja.engine.SourceKind;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -16,17 +14,11 @@ import java.util.Map;
  * targets of the least busy. Each zone's address takes an equal share of clients, so the thin zone's targets carry
  * the extra load, and one zone's trouble is not absorbed by the others.
  */
-public final class NlbCrossZoneOffUneven implements Rule {
+public final class NlbCrossZoneOffUneven extends AwsRule {
     public static final String ID = "aws-nlb-cross-zone-off-uneven";
 
-    @Override
-    public String id() {
-        return ID;
-    }
-
-    @Override
-    public SourceKind source() {
-        return SourceKind.AWS;
+    public NlbCrossZoneOffUneven() {
+        super(ID);
     }
 
     @Override

@@ -3,10 +3,8 @@ package dev.deja.rules.aws;
 import dev.deja.aws.model.AwsK8sLink;
 import dev.deja.aws.model.LoadBalancerView;
 import dev.deja.engine.Finding;
-import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
-import dev.deja.engine.SourceKind;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,17 +12,11 @@ import java.util.List;
  * A multi-zone NLB with {@code zonal_shift.config.enabled} false (the AWS default): when one zone is impaired, its
  * traffic cannot be shifted away quickly with ARC zonal shift or zonal autoshift.
  */
-public final class NlbZonalShiftDisabled implements Rule {
+public final class NlbZonalShiftDisabled extends AwsRule {
     public static final String ID = "aws-nlb-zonal-shift-disabled";
 
-    @Override
-    public String id() {
-        return ID;
-    }
-
-    @Override
-    public SourceKind source() {
-        return SourceKind.AWS;
+    public NlbZonalShiftDisabled() {
+        super(ID);
     }
 
     @Override

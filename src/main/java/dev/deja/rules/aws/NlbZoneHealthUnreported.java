@@ -2,10 +2,8 @@ package dev.deja.rules.aws;
 
 import dev.deja.aws.model.TargetView;
 import dev.deja.engine.Finding;
-import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
-import dev.deja.engine.SourceKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,17 +14,11 @@ import java.util.TreeMap;
  * reason {@code Elb.InternalError}), or DescribeTargetHealth fails with {@code HealthUnavailable}. One finding per
  * load balancer, target group and zone.
  */
-public final class NlbZoneHealthUnreported implements Rule {
+public final class NlbZoneHealthUnreported extends AwsRule {
     public static final String ID = "aws-nlb-zone-health-unreported";
 
-    @Override
-    public String id() {
-        return ID;
-    }
-
-    @Override
-    public SourceKind source() {
-        return SourceKind.AWS;
+    public NlbZoneHealthUnreported() {
+        super(ID);
     }
 
     @Override

@@ -2,11 +2,9 @@ package dev.deja.rules.aws;
 
 import dev.deja.aws.model.TargetView;
 import dev.deja.engine.Finding;
-import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
-import dev.deja.engine.SourceKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,17 +14,11 @@ import java.util.Map;
  * draining, initial or unavailable) while cross-zone load balancing is off for that group: clients that resolve
  * that zone's address fail.
  */
-public final class NlbZoneWithoutHealthyTarget implements Rule {
+public final class NlbZoneWithoutHealthyTarget extends AwsRule {
     public static final String ID = "aws-nlb-zone-without-healthy-target";
 
-    @Override
-    public String id() {
-        return ID;
-    }
-
-    @Override
-    public SourceKind source() {
-        return SourceKind.AWS;
+    public NlbZoneWithoutHealthyTarget() {
+        super(ID);
     }
 
     @Override

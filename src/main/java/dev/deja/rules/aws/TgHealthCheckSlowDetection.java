@@ -5,11 +5,9 @@ import dev.deja.aws.model.AwsK8sLink;
 import dev.deja.aws.model.LoadBalancerView;
 import dev.deja.aws.model.TargetGroupView;
 import dev.deja.engine.Finding;
-import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
-import dev.deja.engine.SourceKind;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,18 +16,12 @@ import java.util.List;
  * {@code aws-max-detection-seconds}, default 60 s; medium from three times the limit), or a timeout not shorter than
  * the interval.
  */
-public final class TgHealthCheckSlowDetection implements Rule {
+public final class TgHealthCheckSlowDetection extends AwsRule {
     public static final String ID = "aws-tg-health-check-slow-detection";
     static final String LIMIT = "aws-max-detection-seconds";
 
-    @Override
-    public String id() {
-        return ID;
-    }
-
-    @Override
-    public SourceKind source() {
-        return SourceKind.AWS;
+    public TgHealthCheckSlowDetection() {
+        super(ID);
     }
 
     @Override
