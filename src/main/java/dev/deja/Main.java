@@ -1,6 +1,8 @@
 package dev.deja;
 
 import dev.deja.cli.Cli;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Entry point: run the command line, exit with its code. */
 public final class Main {
@@ -20,6 +22,32 @@ public final class Main {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "off");
             System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         }
-        System.exit(Cli.run(Cli.Io.system(), args));
+        int code = Cli.run(Cli.Io.system(), args);
+        stopHttpSelectors();
+        System.exit(code);
+    }
+
+    /**
+     * Java 17's {@code java.net.http.HttpClient} cannot be closed: its selector thread stays in native code (epoll)
+     * until the client is garbage collected, and at exit the JVM waits up to 300 ms for threads in native code to
+     * block. Interrupting the selector thread ends it (and its client, which is no longer used once the command has
+     * returned), so a live scan exits at once.
+     */
+    static void stopHttpSelectors() {
+        List<Thread> selectors = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("HttpClient-") && t.getName().endsWith("-SelectorManager")) {
+                t.interrupt();
+                selectors.add(t);
+            }
+        }
+        for (Thread t : selectors) {
+            try {
+                t.join(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 }

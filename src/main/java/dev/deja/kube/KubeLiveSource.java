@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,8 +30,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Reads a live cluster: Fabric8 resolves the kubeconfig and provides the authenticated JDK HTTP client (tokens,
@@ -50,7 +49,6 @@ public final class KubeLiveSource implements LiveSource {
     static final int ATTEMPTS = 4;
     static final long BACKOFF_MS = 250;
     static final int MAX_PARALLEL = 8;
-    static final JsonMapper MAPPER = JsonMapper.builder().build();
 
     /** A kind deja can list and turn into views. */
     record KindInfo(String kind, String group, String version, String plural, boolean namespaced, boolean workload) {
@@ -169,29 +167,45 @@ public final class KubeLiveSource implements LiveSource {
         if (req.selector != null && !req.selector.isBlank() && k.workload()) {
             base.append("&labelSelector=").append(enc(req.selector));
         }
-        String token = null;
-        long count = 0;
+        long[] count = {0};
         long started = System.nanoTime();
-        do {
-            String url = token == null ? base.toString() : base + "&continue=" + enc(token);
-            JsonNode page;
+        String url = base.toString();
+        CompletableFuture<HttpResponse<byte[]>> sent = send(http, url);
+        while (sent != null) {
+            byte[] body;
             try {
-                page = page(http, url, t, server, context);
+                body = page(http, url, sent, t, server, context);
             } catch (Denied d) {
                 out.notRead("kubernetes", t.scope(), d.status, d.getMessage());
                 return;
             }
-            for (JsonNode item : page.path("items")) {
-                Object view = ViewReader.read(new JsonTree(item, k.kind(), k.apiVersion()), null);
-                inv.add(view);
-                AnnotationSuppressions.record(ManifestLoader.metaOf(view), req, out);
-                count++;
+            String[] next = {null};
+            CompletableFuture<HttpResponse<byte[]>>[] nextSent = newFutureSlot();
+            try {
+                // the next page is requested as soon as its token is read, before this page's items
+                ListPageParser.parse(body, token -> {
+                    next[0] = base + "&continue=" + enc(token);
+                    nextSent[0] = send(http, next[0]);
+                }, item -> {
+                    Object view = ViewReader.read(new MapTree(item).withKind(k.kind(), k.apiVersion()), null);
+                    inv.add(view);
+                    AnnotationSuppressions.record(ManifestLoader.metaOf(view), req, out);
+                    count[0]++;
+                });
+            } catch (JacksonException | IllegalArgumentException e) {
+                if (nextSent[0] != null) {
+                    nextSent[0].cancel(true);
+                }
+                out.notRead("kubernetes", t.scope(), Coverage.Status.FAILED, "the server's answer is not a JSON list: "
+                        + (e instanceof JacksonException je ? je.getOriginalMessage() : e.getMessage()));
+                return;
             }
-            token = page.path("metadata").path("continue").asString(null);
-        } while (token != null && !token.isEmpty());
-        out.read("kubernetes", t.scope(), count);
+            url = next[0];
+            sent = nextSent[0];
+        }
+        out.read("kubernetes", t.scope(), count[0]);
         if (req.verbose) {
-            req.err.println("deja: kubernetes: " + t.scope() + ": " + count + " objects in "
+            req.err.println("deja: kubernetes: " + t.scope() + ": " + count[0] + " objects in "
                     + (System.nanoTime() - started) / 1_000_000 + " ms");
         }
     }
@@ -211,15 +225,27 @@ public final class KubeLiveSource implements LiveSource {
         }
     }
 
-    private static JsonNode page(HttpClient http, String url, Task t, String server, String context) throws Denied {
+    @SuppressWarnings("unchecked")
+    private static CompletableFuture<HttpResponse<byte[]>>[] newFutureSlot() {
+        return new CompletableFuture[1];
+    }
+
+    private static CompletableFuture<HttpResponse<byte[]>> send(HttpClient http, String url) {
+        HttpRequest request = http.newHttpRequestBuilder().uri(url).header("Accept", "application/json")
+                .timeout(KubeClients.REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS).build();
+        return http.sendAsync(request, byte[].class);
+    }
+
+    /** The body of a page (200), retrying 429 and 5xx; {@code sent} is the first attempt, already on its way. */
+    private static byte[] page(HttpClient http, String url, CompletableFuture<HttpResponse<byte[]>> sent, Task t,
+                               String server, String context) throws Denied {
         long backoff = BACKOFF_MS;
         KindInfo k = t.kind();
         for (int attempt = 1; ; attempt++) {
             HttpResponse<byte[]> resp;
             try {
-                HttpRequest request = http.newHttpRequestBuilder().uri(url).header("Accept", "application/json")
-                        .timeout(KubeClients.REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS).build();
-                resp = http.sendAsync(request, byte[].class).get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
+                CompletableFuture<HttpResponse<byte[]>> f = attempt == 1 ? sent : send(http, url);
+                resp = f.get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new Unavailable("interrupted");
@@ -231,11 +257,7 @@ public final class KubeLiveSource implements LiveSource {
             }
             int code = resp.code();
             if (code == 200) {
-                try {
-                    return MAPPER.readTree(resp.body());
-                } catch (JacksonException e) {
-                    throw new Denied(Coverage.Status.FAILED, "the server's answer is not JSON: " + e.getOriginalMessage());
-                }
+                return resp.body();
             }
             String why = statusMessage(resp.body());
             if (code == 403) {
@@ -277,12 +299,8 @@ public final class KubeLiveSource implements LiveSource {
         if (body == null || body.length == 0) {
             return null;
         }
-        try {
-            String m = MAPPER.readTree(body).path("message").asString(null);
-            return m == null ? null : m.lines().findFirst().orElse(m);
-        } catch (JacksonException e) {
-            return null;
-        }
+        String m = ListPageParser.topLevelString(body, "message");
+        return m == null ? null : m.lines().findFirst().orElse(m);
     }
 
     /** One line for a failure to talk to the server at all. */

@@ -7,9 +7,31 @@ import java.util.Map;
 /** A JSON-like tree of maps, lists and scalars (an object from the API server) as a {@link Tree}; no lines. */
 final class MapTree implements Tree {
     private final Object value;
+    private final String kind;
+    private final String apiVersion;
 
     MapTree(Object value) {
+        this(value, null, null);
+    }
+
+    private MapTree(Object value, String kind, String apiVersion) {
         this.value = value;
+        this.kind = kind;
+        this.apiVersion = apiVersion;
+    }
+
+    /** The same object with a kind and an apiVersion to assume when it has none (list items usually omit them). */
+    MapTree withKind(String kind, String apiVersion) {
+        return new MapTree(value, kind, apiVersion);
+    }
+
+    @Override
+    public String text(String key) {
+        if (kind != null && key.equals("kind") || apiVersion != null && key.equals("apiVersion")) {
+            String own = Tree.super.text(key);
+            return own != null ? own : key.equals("kind") ? kind : apiVersion;
+        }
+        return Tree.super.text(key);
     }
 
     static Tree of(Object v) {

@@ -12,8 +12,8 @@ import java.util.Map;
 public record ConfigMap(Meta meta, Map<String, String> data, Map<String, Integer> keyLines) {
 
     public ConfigMap {
-        data = data == null ? Map.of() : Map.copyOf(data);
-        keyLines = keyLines == null ? Map.of() : Map.copyOf(keyLines);
+        data = data == null ? Map.of() : Sorted.copyOf(data);
+        keyLines = keyLines == null ? Map.of() : Sorted.copyOf(keyLines);
     }
 
     public String namespace() {

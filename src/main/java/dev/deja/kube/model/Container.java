@@ -14,7 +14,7 @@ public record Container(String name, String image, List<String> command, List<St
     public Container {
         command = command == null ? List.of() : List.copyOf(command);
         args = args == null ? List.of() : List.copyOf(args);
-        ports = ports == null ? Map.of() : Map.copyOf(ports);
+        ports = ports == null ? Map.of() : Sorted.copyOf(ports);
     }
 
     /** Command and args together, as the container runs them. */

@@ -11,8 +11,8 @@ public record Meta(String apiVersion, String kind, String namespace, String name
                    Map<String, String> annotations, String file, Integer line) {
 
     public Meta {
-        labels = labels == null ? Map.of() : Map.copyOf(labels);
-        annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+        labels = labels == null ? Map.of() : Sorted.copyOf(labels);
+        annotations = annotations == null ? Map.of() : Sorted.copyOf(annotations);
     }
 
     /** The object's location (file:line when read from a manifest). */

@@ -12,7 +12,7 @@ public record Selector(Map<String, String> matchLabels, List<Expression> express
     public static final Selector EMPTY = new Selector(Map.of(), List.of());
 
     public Selector {
-        matchLabels = matchLabels == null ? Map.of() : Map.copyOf(matchLabels);
+        matchLabels = matchLabels == null ? Map.of() : Sorted.copyOf(matchLabels);
         expressions = expressions == null ? List.of() : List.copyOf(expressions);
     }
 

@@ -7,7 +7,7 @@ public record Service(Meta meta, String type, Map<String, String> selector, Stri
                       String externalTrafficPolicy) {
 
     public Service {
-        selector = selector == null ? Map.of() : Map.copyOf(selector);
+        selector = selector == null ? Map.of() : Sorted.copyOf(selector);
     }
 
     public boolean isLoadBalancer() {

@@ -22,8 +22,8 @@ public record Workload(Meta meta, Integer replicas, String strategy, String maxU
                        Integer strategyLine) {
 
     public Workload {
-        podLabels = podLabels == null ? Map.of() : Map.copyOf(podLabels);
-        podAnnotations = podAnnotations == null ? Map.of() : Map.copyOf(podAnnotations);
+        podLabels = podLabels == null ? Map.of() : Sorted.copyOf(podLabels);
+        podAnnotations = podAnnotations == null ? Map.of() : Sorted.copyOf(podAnnotations);
         containers = containers == null ? List.of() : List.copyOf(containers);
         spreadConstraints = spreadConstraints == null ? List.of() : List.copyOf(spreadConstraints);
         antiAffinity = antiAffinity == null ? List.of() : List.copyOf(antiAffinity);
