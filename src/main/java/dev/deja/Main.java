@@ -22,9 +22,23 @@ public final class Main {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "off");
             System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         }
+        if (args.length > 1 && args[0].equals("scan") && List.of(args).contains("--cluster")) {
+            Thread warm = new Thread(Main::warmUp, "deja-warm-up");
+            warm.setDaemon(true);
+            warm.start();
+        }
         int code = Cli.run(Cli.Io.system(), args);
         stopHttpSelectors();
         System.exit(code);
+    }
+
+    /** A live cluster scan: what it needs first is loaded on the second core while picocli parses the arguments. */
+    private static void warmUp() {
+        try {
+            dev.deja.kube.KubeClients.warmUp();
+        } catch (RuntimeException | LinkageError e) {
+            // only a head start: the scan itself reports whatever is really wrong
+        }
     }
 
     /**
@@ -33,7 +47,7 @@ public final class Main {
      * block. Interrupting the selector thread ends it (and its client, which is no longer used once the command has
      * returned), so a live scan exits at once.
      */
-    static void stopHttpSelectors() {
+    public static void stopHttpSelectors() {
         List<Thread> selectors = new ArrayList<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.getName().startsWith("HttpClient-") && t.getName().endsWith("-SelectorManager")) {

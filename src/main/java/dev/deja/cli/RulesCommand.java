@@ -10,7 +10,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -48,7 +47,9 @@ public final class RulesCommand implements Callable<Integer> {
                     r.aliases().forEach(a::add);
                 }
             }
-            out.println(JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(arr));
+            java.io.StringWriter text = new java.io.StringWriter();
+            dev.deja.report.JsonText.writePretty(arr, text);
+            out.println(text);
         } else if ("text".equals(format)) {
             int w = catalog.rules().stream().mapToInt(r -> r.id().length()).max().orElse(10);
             for (RuleMetadata r : catalog.rules()) {

@@ -27,15 +27,20 @@ public final class Engine {
 
     public ScanResult run(Snapshot snapshot, List<Rule> rules, Options opts) {
         long start = System.nanoTime();
+        for (Rule rule : rules) { // an unknown rule fails before any runs
+            catalog.rule(rule.id())
+                    .orElseThrow(() -> new CatalogException("rule " + rule.id() + " has no rules/" + rule.id() + ".yaml"));
+        }
+        // rules are pure functions of the snapshot: they run on every core, and their findings are sorted below
+        List<List<Finding>> perRule = rules.parallelStream()
+                .map(rule -> rule.check(snapshot, new RuleContext(catalog.rule(rule.id()).orElseThrow(), opts.settings())))
+                .toList();
         List<Finding> raw = new ArrayList<>();
         List<String> ran = new ArrayList<>();
-        for (Rule rule : rules) {
-            RuleMetadata meta = catalog.rule(rule.id())
-                    .orElseThrow(() -> new CatalogException("rule " + rule.id() + " has no rules/" + rule.id() + ".yaml"));
-            List<Finding> found = rule.check(snapshot, new RuleContext(meta, opts.settings()));
-            ran.add(rule.id());
-            Severity override = opts.severityOverrides().get(rule.id());
-            for (Finding f : found) {
+        for (int i = 0; i < rules.size(); i++) {
+            ran.add(rules.get(i).id());
+            Severity override = opts.severityOverrides().get(rules.get(i).id());
+            for (Finding f : perRule.get(i)) {
                 raw.add(override == null ? f : f.withSeverity(override));
             }
         }

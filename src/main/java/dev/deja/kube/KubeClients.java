@@ -52,6 +52,30 @@ public final class KubeClients {
         return new JdkHttpClientFactory().newBuilder(cfg).build();
     }
 
+    /**
+     * Loads and initialises what a live scan needs first (Fabric8's configuration, the JDK HTTP client with the
+     * default TLS trust store, the list parser and the views), on a second core while the main thread is still parsing
+     * the command line. No I/O beyond the JDK's own files: the client built here is never used.
+     */
+    public static void warmUp() {
+        Config c = Config.empty();
+        c.setMasterUrl("https://127.0.0.1:1");
+        c.setOauthToken("warm-up");
+        try (io.fabric8.kubernetes.client.http.HttpClient http = httpClient(c)) {
+            http.newHttpRequestBuilder().uri("https://127.0.0.1:1/api/v1/services?limit=1")
+                    .header("Accept", "application/json").build();
+        }
+        new Yaml(new SafeConstructor(new LoaderOptions())).load("clusters: [{name: a, cluster: {server: x}}]");
+        ListPageParser.parse(WARM_UP_PAGE, token -> { }, item -> ViewReader.read(new MapTree(item).withKind("Deployment",
+                "apps/v1"), null));
+    }
+
+    private static final byte[] WARM_UP_PAGE = ("{\"metadata\":{\"continue\":\"x\"},\"items\":[{\"metadata\":{\"name\":\"a\","
+            + "\"namespace\":\"b\",\"labels\":{\"app\":\"a\"}},\"spec\":{\"replicas\":2,\"selector\":{\"matchLabels\":"
+            + "{\"app\":\"a\"}},\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"envoyproxy/envoy:v1\","
+            + "\"readinessProbe\":{\"httpGet\":{\"path\":\"/ready\",\"port\":9901}}}]}}}}]}")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
     public static KubernetesClient create(Config cfg) {
         return new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new JdkHttpClientFactory()).build();
     }

@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.io.Writer;
 import java.util.Locale;
 import java.util.TreeSet;
-import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -27,7 +26,7 @@ public final class JsonReporter implements Reporter {
 
     @Override
     public void write(Report report, Writer out) throws IOException {
-        out.write(JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(tree(report)));
+        JsonText.writePretty(tree(report), out);
         out.write("\n");
         out.flush();
     }

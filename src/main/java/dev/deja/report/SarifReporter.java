@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
-import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -34,7 +33,7 @@ public final class SarifReporter implements Reporter {
 
     @Override
     public void write(Report report, Writer out) throws IOException {
-        out.write(JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(tree(report)));
+        JsonText.writePretty(tree(report), out);
         out.write("\n");
         out.flush();
     }

@@ -111,18 +111,21 @@ public final class KubeBench {
                 if (time) {
                     cmd.addAll(List.of("/usr/bin/time", "-f", "RSS_KB=%M"));
                 }
-                // the JVM options of the ./deja launcher, plus the memory cap under test
-                cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + xmx,
-                        "-XX:TieredStopAtLevel=1"));
-                Path jsa = Path.of(jar).resolveSibling("deja.jsa");
-                if (Files.isRegularFile(jsa)
-                        && Files.getLastModifiedTime(jsa).compareTo(Files.getLastModifiedTime(Path.of(jar))) > 0) {
-                    cmd.addAll(List.of("-XX:SharedArchiveFile=" + jsa, "-Xshare:auto"));
+                // the ./deja launcher as users run it (its JVM options and class-data archive), with the memory cap
+                // under test; without the launcher (another jar given), java -jar with the same options
+                Path launcher = Path.of("deja");
+                if (jar.equals("target/deja.jar") && Files.isExecutable(launcher)) {
+                    cmd.add("./deja");
+                } else {
+                    cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + xmx,
+                            "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:NewRatio=1", "-jar", jar));
                 }
-                cmd.addAll(List.of("-jar", jar, "scan", "--cluster", "--kubeconfig", kc.toString(), "--format",
+                cmd.addAll(List.of("scan", "--cluster", "--kubeconfig", kc.toString(), "--format",
                         "json", "-o", out.toString(), "--fail-on", "none"));
                 long p0 = System.nanoTime();
-                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+                pb.environment().put("DEJA_JAVA_OPTS", "-Xmx" + xmx);
+                Process p = pb.start();
                 String log = new String(p.getInputStream().readAllBytes());
                 exit = p.waitFor();
                 double procS = secs(System.nanoTime() - p0);
@@ -161,7 +164,7 @@ public final class KubeBench {
             System.out.printf("reference: JDK HttpClient GETs of the same %d lists (limit=%d, continue, %d in parallel),"
                     + " %.1f MiB of JSON: median %.3f s%n", kinds.size(), KubeLiveSource.PAGE, KubeLiveSource.MAX_PARALLEL,
                     bytes / 1048576.0, r);
-            System.out.printf("deja scan --cluster (own JVM as the ./deja launcher starts it, -Xmx%s, all %d rules, %s findings, exit %d, max RSS %s):"
+            System.out.printf("deja scan --cluster (./deja, the launcher users run, DEJA_JAVA_OPTS=-Xmx%s, all %d rules, %s findings, exit %d, max RSS %s):"
                     + " median %.3f s%n", xmx, RuleRegistry.all().size(), findings, exit, rss, p);
             System.out.printf("deja collector in a warm JVM (lists + views, no JVM start): median %.3f s%n", c);
             double cu = median(curl);

@@ -66,5 +66,8 @@ public final class KubeFetch {
         } finally {
             pool.shutdown();
         }
+        // as deja does at exit: end the client's selector thread, or the JVM waits 300 ms for it (Java 17)
+        Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().endsWith("-SelectorManager"))
+                .forEach(Thread::interrupt);
     }
 }

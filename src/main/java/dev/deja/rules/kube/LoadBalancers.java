@@ -56,7 +56,7 @@ public final class LoadBalancers {
     private static volatile Cached last;
 
     /** The load-balancer workloads of the inventory, in inventory order. */
-    public static List<Lb> of(KubeInventory inv) {
+    public static synchronized List<Lb> of(KubeInventory inv) {
         Cached c = last;
         if (c != null && c.inv() == inv) {
             return c.lbs();
