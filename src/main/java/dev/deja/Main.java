@@ -35,7 +35,7 @@ public final class Main {
     /** A live cluster scan: what it needs first is loaded on the second core while picocli parses the arguments. */
     private static void warmUp() {
         try {
-            dev.deja.kube.KubeClients.warmUp();
+            dev.deja.cli.WarmUp.liveCluster();
         } catch (RuntimeException | LinkageError e) {
             // only a head start: the scan itself reports whatever is really wrong
         }

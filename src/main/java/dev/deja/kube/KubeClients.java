@@ -55,9 +55,10 @@ public final class KubeClients {
     /**
      * Loads and initialises what a live scan needs first (Fabric8's configuration, the JDK HTTP client with the
      * default TLS trust store, the list parser and the views), on a second core while the main thread is still parsing
-     * the command line. No I/O beyond the JDK's own files: the client built here is never used.
+     * the command line. No I/O beyond the JDK's own files: the client built here is never used. The view of a sample
+     * Deployment goes into {@code out}.
      */
-    public static void warmUp() {
+    public static void warmUp(dev.deja.engine.SnapshotBuilder out) {
         Config c = Config.empty();
         c.setMasterUrl("https://127.0.0.1:1");
         c.setOauthToken("warm-up");
@@ -66,8 +67,10 @@ public final class KubeClients {
                     .header("Accept", "application/json").build();
         }
         new Yaml(new SafeConstructor(new LoaderOptions())).load("clusters: [{name: a, cluster: {server: x}}]");
-        ListPageParser.parse(WARM_UP_PAGE, token -> { }, item -> ViewReader.read(new MapTree(item).withKind("Deployment",
-                "apps/v1"), null));
+        dev.deja.kube.model.KubeInventory.Builder inv = out.builder(dev.deja.kube.model.KubeInventory.Builder.class,
+                dev.deja.kube.model.KubeInventory.Builder::new);
+        ListPageParser.parse(WARM_UP_PAGE, token -> { }, item -> inv.add(ViewReader.read(new MapTree(item)
+                .withKind("Deployment", "apps/v1"), null)));
     }
 
     private static final byte[] WARM_UP_PAGE = ("{\"metadata\":{\"continue\":\"x\"},\"items\":[{\"metadata\":{\"name\":\"a\","
