@@ -2,6 +2,7 @@ package dev.deja.kube;
 
 import dev.deja.engine.Coverage;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.kube.model.ConfigMap;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.source.LiveSource;
 import dev.deja.source.ScanRequest;
@@ -167,6 +168,7 @@ public final class KubeLiveSource implements LiveSource {
         if (req.selector != null && !req.selector.isBlank() && k.workload()) {
             base.append("&labelSelector=").append(enc(req.selector));
         }
+        java.util.Set<String> named = java.util.Set.copyOf(req.haproxyConfigMaps);
         long[] count = {0};
         long started = System.nanoTime();
         String url = base.toString();
@@ -187,6 +189,9 @@ public final class KubeLiveSource implements LiveSource {
                     next[0] = base + "&continue=" + enc(token);
                     nextSent[0] = send(http, next[0]);
                 }, item -> {
+                    if (k.kind().equals("ConfigMap")) {
+                        pruneConfigMapData(item, named);
+                    }
                     Object view = ViewReader.read(new MapTree(item).withKind(k.kind(), k.apiVersion()), null);
                     inv.add(view);
                     AnnotationSuppressions.record(ManifestLoader.metaOf(view), req, out);
@@ -208,6 +213,17 @@ public final class KubeLiveSource implements LiveSource {
             req.err.println("deja: kubernetes: " + t.scope() + ": " + count[0] + " objects in "
                     + (System.nanoTime() - started) / 1_000_000 + " ms");
         }
+    }
+
+    /** Drops the data values no rule reads ({@link ConfigMap#keptLive}) before the view is made. */
+    @SuppressWarnings("unchecked")
+    static void pruneConfigMapData(Map<String, Object> item, java.util.Set<String> named) {
+        if (!(item.get("metadata") instanceof Map<?, ?> md) || !(item.get("data") instanceof Map<?, ?> data)) {
+            return;
+        }
+        String ns = String.valueOf(md.get("namespace"));
+        String name = String.valueOf(md.get("name"));
+        ((Map<String, Object>) data).keySet().removeIf(key -> !ConfigMap.keptLive(ns, name, key, named));
     }
 
     private static String enc(String s) {

@@ -105,6 +105,33 @@ class KubeLiveSourceTest {
     }
 
     @Test
+    void configMapDataNoRuleReadsIsNotKept() throws IOException {
+        cluster.apply(Path.of("src/test/resources/live-configmaps/configmaps.yaml"), "cm-data");
+        Path config = tmp.resolve("deja.yaml");
+        Files.writeString(config, "sources:\n  haproxy:\n    configMaps: [cm-data/named-haproxy]\n");
+        Path snap = tmp.resolve("cm-snapshot.json");
+        TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "-n", "cm-data",
+                "--config", config.toString(), "--format", "json", "--snapshot-out", snap.toString());
+        JsonNode report = json(r.out());
+        String saved = Files.readString(snap);
+        // what the rules read is kept, and they still fire on it
+        assertTrue(saved.contains("\"worker-shutdown-timeout\""), saved);
+        assertFalse(findings(report, "cm-data", "k8s-ingress-nginx-serial-reloads").isEmpty(), r.out());
+        List<String> haproxyFiles = new ArrayList<>();
+        for (JsonNode f : report.path("findings")) {
+            if (f.path("location").path("file").asString("").startsWith("ConfigMap cm-data/")) {
+                haproxyFiles.add(f.path("location").path("file").asString());
+            }
+        }
+        assertTrue(haproxyFiles.contains("ConfigMap cm-data/edge-haproxy#haproxy.cfg"), haproxyFiles.toString());
+        assertTrue(haproxyFiles.contains("ConfigMap cm-data/named-haproxy#main"), haproxyFiles.toString());
+        // the rest is not held in memory nor saved
+        assertFalse(saved.contains("DASHBOARD-PAYLOAD"), saved);
+        assertFalse(saved.contains("NOTES-PAYLOAD"), saved);
+        assertFalse(saved.contains("proxy-body-size"), saved);
+    }
+
+    @Test
     void onlyTheKindsOfTheSelectedRulesAreListed() {
         int before = cluster.server.getRequestCount();
         TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "--format", "json",

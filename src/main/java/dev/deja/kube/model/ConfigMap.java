@@ -10,6 +10,20 @@ import java.util.Map;
  *                 on the next line
  */
 public record ConfigMap(Meta meta, Map<String, String> data, Map<String, Integer> keyLines) {
+    /** ingress-nginx settings the rules read. */
+    public static final String INGRESS_NGINX_SERIAL_RELOADS = "enable-serial-reloads";
+    public static final String INGRESS_NGINX_WORKER_SHUTDOWN_TIMEOUT = "worker-shutdown-timeout";
+
+    /**
+     * Whether a live scan keeps a data value: one a rule reads (the ingress-nginx settings above, a HAProxy
+     * configuration under a key ending in {@code .cfg}), or any value of a ConfigMap named in the configuration file
+     * ({@code namedRefs}, "namespace/name"). A cluster's other ConfigMap data (dashboards, scripts, certificates) can
+     * be large and no rule reads it.
+     */
+    public static boolean keptLive(String namespace, String name, String key, java.util.Set<String> namedRefs) {
+        return key.endsWith(".cfg") || key.equals(INGRESS_NGINX_SERIAL_RELOADS)
+                || key.equals(INGRESS_NGINX_WORKER_SHUTDOWN_TIMEOUT) || namedRefs.contains(namespace + "/" + name);
+    }
 
     public ConfigMap {
         data = data == null ? Map.of() : Sorted.copyOf(data);

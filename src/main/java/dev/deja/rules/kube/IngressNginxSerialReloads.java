@@ -26,8 +26,8 @@ import java.util.Set;
  * manifest that holds only the ConfigMap is still checked.
  */
 public final class IngressNginxSerialReloads extends KubeRule {
-    static final String KEY = "enable-serial-reloads";
-    static final String SHUTDOWN = "worker-shutdown-timeout";
+    static final String KEY = ConfigMap.INGRESS_NGINX_SERIAL_RELOADS;
+    static final String SHUTDOWN = ConfigMap.INGRESS_NGINX_WORKER_SHUTDOWN_TIMEOUT;
     static final int DEFAULT_SHUTDOWN_SECONDS = 240;
     static final int LONG_SHUTDOWN_SECONDS = 60;
 
