@@ -18,8 +18,10 @@ import tools.jackson.core.json.JsonFactory;
  *   <li>the {@code continue} token is handed over as soon as it is read (the API server writes {@code metadata} before
  *   {@code items}), so that the next page can be requested while this one is still being read;</li>
  *   <li>each item becomes a small tree of maps, lists and strings, handed over at once and then dropped;</li>
- *   <li>what no rule reads is skipped without being built: an item's {@code status}, {@code metadata.managedFields}
- *   and the {@value ViewReader#LAST_APPLIED} annotation (a copy of the whole object).</li>
+ *   <li>what no view reads is skipped without being built: an item's {@code status}, {@code metadata.managedFields},
+ *   the {@value ViewReader#LAST_APPLIED} annotation (a copy of the whole object), a container's fields other than
+ *   {@link ViewReader#CONTAINER_FIELDS} (environment, mounts, resources) and a pod spec's
+ *   {@link ViewReader#POD_SPEC_SKIPPED} (volumes, tolerations).</li>
  * </ul>
  * Scalars are kept as their JSON text ({@code 3}, {@code true}), as {@link Tree#text()} reads them; JSON nulls are
  * left out, as if absent.
@@ -50,7 +52,7 @@ final class ListPageParser {
                     }
                 } else if (name.equals("items") && t == JsonToken.START_ARRAY) {
                     while (p.nextToken() == JsonToken.START_OBJECT) {
-                        onItem.accept(object(p, 0));
+                        onItem.accept(object(p, 0, null));
                     }
                 } else {
                     p.skipChildren();
@@ -92,17 +94,23 @@ final class ListPageParser {
         return token;
     }
 
-    /** The object the parser is at (its START_OBJECT read); {@code depth} 0 is an item, 1 its fields, and so on. */
-    private static Map<String, Object> object(JsonParser p, int depth) {
+    /**
+     * The object the parser is at (its START_OBJECT read); {@code depth} 0 is an item, 1 its fields, and so on;
+     * {@code holder} is the key that holds it (for the elements of an array, the array's key).
+     */
+    private static Map<String, Object> object(JsonParser p, int depth, String holder) {
         Map<String, Object> m = new LinkedHashMap<>();
+        boolean container = "containers".equals(holder);
+        boolean podSpec = "spec".equals(holder) && depth > 1; // a workload's template.spec (an item's own is depth 1)
         while (p.nextToken() == JsonToken.PROPERTY_NAME) {
             String name = p.currentName();
             JsonToken t = p.nextToken();
-            if (skipped(depth, name)) {
+            if (skipped(depth, name) || container && !ViewReader.CONTAINER_FIELDS.contains(name)
+                    || podSpec && ViewReader.POD_SPEC_SKIPPED.contains(name)) {
                 p.skipChildren();
                 continue;
             }
-            Object v = value(p, t, depth + 1);
+            Object v = value(p, t, depth + 1, name);
             if (v != null) {
                 m.put(name, v);
             }
@@ -117,13 +125,13 @@ final class ListPageParser {
                 || depth == 2 && name.equals(ViewReader.LAST_APPLIED);
     }
 
-    private static Object value(JsonParser p, JsonToken t, int depth) {
+    private static Object value(JsonParser p, JsonToken t, int depth, String key) {
         return switch (t) {
-            case START_OBJECT -> object(p, depth);
+            case START_OBJECT -> object(p, depth, key);
             case START_ARRAY -> {
                 List<Object> l = new ArrayList<>();
                 for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
-                    Object v = value(p, e, depth + 1);
+                    Object v = value(p, e, depth + 1, key);
                     if (v != null) {
                         l.add(v);
                     }

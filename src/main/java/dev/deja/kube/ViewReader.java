@@ -141,6 +141,18 @@ final class ViewReader {
         return new Selector(sel.strings("matchLabels"), exprs);
     }
 
+    /**
+     * The fields of a container that {@link #container} reads: a live scan's parser builds no others (environment,
+     * volume mounts and resources are most of a container's size). Read a new field here, add it here.
+     */
+    static final java.util.Set<String> CONTAINER_FIELDS = java.util.Set.of("name", "image", "command", "args", "ports",
+            "readinessProbe", "livenessProbe", "startupProbe");
+
+    /** Fields of a pod spec no view reads, which a live scan's parser skips. */
+    static final java.util.Set<String> POD_SPEC_SKIPPED = java.util.Set.of("initContainers", "ephemeralContainers",
+            "volumes", "tolerations", "imagePullSecrets", "hostAliases", "securityContext", "dnsConfig", "readinessGates",
+            "resourceClaims", "overhead");
+
     private static Container container(Tree c) {
         Map<String, Integer> ports = new LinkedHashMap<>();
         Tree ps = c.get("ports");
