@@ -1,5 +1,6 @@
 package dev.deja.aws;
 
+import dev.deja.aws.model.AwsInventory;
 import dev.deja.aws.model.AwsInventoryBuilder;
 import dev.deja.engine.InputException;
 import dev.deja.engine.SnapshotBuilder;
@@ -17,8 +18,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentials;
@@ -47,6 +50,8 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.ElasticLoadBalanci
 public final class AwsLiveSource implements LiveSource {
     /** Concurrent calls per region (DescribeTargetHealth and the other per-object calls). */
     public static final int CONCURRENCY = 8;
+    /** Regions scanned at the same time. */
+    static final int REGIONS_AT_ONCE = 4;
 
     @Override
     public void collect(ScanRequest req, SnapshotBuilder out) {
@@ -92,49 +97,82 @@ public final class AwsLiveSource implements LiveSource {
                 .build();
         AwsInventoryBuilder inventory = out.builder(AwsInventoryBuilder.class, AwsInventoryBuilder::new);
         AtomicInteger threadNo = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(CONCURRENCY, r -> {
-            Thread t = new Thread(r, "deja-aws-" + threadNo.incrementAndGet());
+        ExecutorService regionPool = Executors.newFixedThreadPool(Math.min(REGIONS_AT_ONCE, regions.size()), r -> {
+            Thread t = new Thread(r, "deja-aws-region-" + threadNo.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
         int unreachable = 0;
         List<String> unreachableWhy = new ArrayList<>();
         try {
+            List<Future<AwsInventory>> scans = new ArrayList<>();
             for (String region : regions) {
-                var elbB = ElasticLoadBalancingV2Client.builder().region(Region.of(region)).credentialsProvider(creds)
-                        .httpClient(http).overrideConfiguration(override);
-                var ec2B = Ec2Client.builder().region(Region.of(region)).credentialsProvider(creds)
-                        .httpClient(http).overrideConfiguration(override);
-                if (endpoint != null) {
-                    elbB.endpointOverride(endpoint);
-                    ec2B.endpointOverride(endpoint);
-                }
-                Lazy<Ec2Client> ec2 = new Lazy<>(ec2B::build); // the EC2 model is large: built only when needed
-                try (ElasticLoadBalancingV2Client elb = elbB.build(); ec2) {
-                    long start = System.nanoTime();
-                    RegionScan scan = new RegionScan(region, elb, ec2, pool, out);
-                    try {
-                        inventory.add(scan.run());
-                    } catch (RegionScan.Unreachable e) {
+                scans.add(regionPool.submit(() -> scanRegion(region, creds, http, override, endpoint, req, out)));
+            }
+            // results in the order the regions were given, whatever order they finish in
+            for (int i = 0; i < regions.size(); i++) {
+                try {
+                    inventory.add(scans.get(i).get());
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof RegionScan.Unreachable u) {
                         unreachable++;
-                        unreachableWhy.add(e.getMessage());
-                        out.notRead("aws", "region " + region, dev.deja.engine.Coverage.Status.FAILED, e.getMessage());
-                        continue;
-                    } catch (RegionScan.AuthRejected e) {
-                        throw new SourceUnavailableException("aws", e.getMessage());
+                        unreachableWhy.add(u.getMessage());
+                        out.notRead("aws", "region " + regions.get(i), dev.deja.engine.Coverage.Status.FAILED,
+                                u.getMessage());
+                    } else if (e.getCause() instanceof RegionScan.AuthRejected a) {
+                        throw new SourceUnavailableException("aws", a.getMessage());
+                    } else if (e.getCause() instanceof RuntimeException re) {
+                        throw re;
+                    } else {
+                        throw new IllegalStateException(e.getCause());
                     }
-                    if (req.verbose) {
-                        req.err.printf("deja: aws: %s: %d API calls in %d ms%n", region, scan.calls(),
-                                (System.nanoTime() - start) / 1_000_000);
-                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SourceUnavailableException("aws", "interrupted");
                 }
             }
         } finally {
-            pool.shutdownNow();
+            regionPool.shutdownNow();
             http.close();
         }
         if (unreachable == regions.size()) {
             throw new SourceUnavailableException("aws", unreachableWhy.get(0));
+        }
+    }
+
+    /**
+     * One region, on a thread of its own: its clients, and {@value #CONCURRENCY} threads for its calls (API rate
+     * limits are per region, so regions scanned at the same time do not slow each other).
+     */
+    private static AwsInventory scanRegion(String region, AwsCredentialsProvider creds, SdkHttpClient http,
+                                           ClientOverrideConfiguration override, URI endpoint, ScanRequest req,
+                                           SnapshotBuilder out) {
+        var elbB = ElasticLoadBalancingV2Client.builder().region(Region.of(region)).credentialsProvider(creds)
+                .httpClient(http).overrideConfiguration(override);
+        var ec2B = Ec2Client.builder().region(Region.of(region)).credentialsProvider(creds)
+                .httpClient(http).overrideConfiguration(override);
+        if (endpoint != null) {
+            elbB.endpointOverride(endpoint);
+            ec2B.endpointOverride(endpoint);
+        }
+        AtomicInteger threadNo = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(CONCURRENCY, r -> {
+            Thread t = new Thread(r, "deja-aws-" + region + "-" + threadNo.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        Lazy<Ec2Client> ec2 = new Lazy<>(ec2B::build); // the EC2 model is large: built only when needed
+        try (ElasticLoadBalancingV2Client elb = elbB.build(); ec2) {
+            long start = System.nanoTime();
+            RegionScan scan = new RegionScan(region, elb, ec2, pool, out);
+            AwsInventory inv = scan.run();
+            if (req.verbose) {
+                req.err.printf("deja: aws: %s: %d API calls in %d ms%n", region, scan.calls(),
+                        (System.nanoTime() - start) / 1_000_000);
+            }
+            return inv;
+        } finally {
+            pool.shutdownNow();
         }
     }
 

@@ -369,6 +369,23 @@ class AwsLiveSourceTest {
     }
 
     @Test
+    void regionsAreReadAtTheSameTimeAndReportedInOrder() {
+        String lb = fake.lb("nlb", "network", A, B);
+        String tg = fake.tg("tg", "ip", 10, 5, 3, lb);
+        fake.target(tg, "10.0.1.10", 80, A, "healthy", null, null);
+        // each region's first call waits for the other region's: met only when both are in flight together
+        fake.rendezvous("DescribeLoadBalancers", 3, 5_000);
+        TestSupport.Run r = scan(env(), "--region", "eu-west-1", "--region", "us-east-1", "--format", "json");
+        assertEquals(1, r.code(), r.err());
+        assertTrue(fake.rendezvousMet(), "the three regions' DescribeLoadBalancers calls were in flight together");
+        List<String> regions = new ArrayList<>();
+        findings(json(r), "aws-nlb-zonal-shift-disabled").forEach(f -> regions.add(f.path("location").path("region").asString()));
+        assertEquals(List.of("eu-west-1", "eu-west-2", "us-east-1"), regions.stream().sorted().toList());
+        TestSupport.Run again = scan(env(), "--region", "eu-west-1", "--region", "us-east-1", "--format", "json");
+        assertEquals(r.out(), again.out(), "the same report whatever order the regions finish in");
+    }
+
+    @Test
     void expiredCredentialsAreOneLineAndExit3() {
         il0364();
         fake.expiredCredentials();

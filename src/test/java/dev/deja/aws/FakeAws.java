@@ -167,6 +167,28 @@ public final class FakeAws implements AutoCloseable {
         maxPageSize = n;
     }
 
+    /**
+     * Holds each of the next {@code parties} calls of {@code action} until all of them have arrived (at most
+     * {@code timeoutMillis}): {@link #rendezvousMet()} then tells whether they were in flight at the same time.
+     */
+    public void rendezvous(String action, int parties, long timeoutMillis) {
+        rendezvousAction = action;
+        rendezvousTimeout = timeoutMillis;
+        rendezvousMet = false;
+        rendezvousMissed = false;
+        rendezvous = new java.util.concurrent.CountDownLatch(parties);
+    }
+
+    public boolean rendezvousMet() {
+        return rendezvousMet && !rendezvousMissed;
+    }
+
+    private volatile String rendezvousAction;
+    private volatile long rendezvousTimeout;
+    private volatile java.util.concurrent.CountDownLatch rendezvous;
+    private volatile boolean rendezvousMet;
+    private volatile boolean rendezvousMissed;
+
     public void latency(long millis) {
         latencyMillis = millis;
     }
@@ -249,6 +271,19 @@ public final class FakeAws implements AutoCloseable {
                     String[] scope = auth.substring(c + 11, auth.indexOf(',', c)).split("/");
                     accessKeys.add(scope[0]);
                     scopes.add(scope[2] + "/" + scope[3]);
+                }
+            }
+            java.util.concurrent.CountDownLatch meet = rendezvous;
+            if (meet != null && action.equals(rendezvousAction) && meet.getCount() > 0) {
+                meet.countDown();
+                try {
+                    if (!meet.await(rendezvousTimeout, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                        rendezvousMissed = true; // this call waited alone: the others came after it
+                    } else if (!rendezvousMissed) {
+                        rendezvousMet = true;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
             }
             if (latencyMillis > 0) {
