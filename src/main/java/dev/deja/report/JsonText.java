@@ -59,6 +59,10 @@ public final class JsonText {
             case NUMBER -> {
                 if (n.isIntegralNumber() && n.canConvertToLong()) {
                     g.writeNumber(n.longValue());
+                } else if (n.isDouble() || n.isFloat()) {
+                    g.writeNumber(n.doubleValue());
+                } else if (n.isIntegralNumber()) {
+                    g.writeNumber(n.bigIntegerValue());
                 } else {
                     g.writeNumber(n.decimalValue());
                 }
