@@ -169,22 +169,51 @@ public final class KubeLiveSource implements LiveSource {
             base.append("&labelSelector=").append(enc(req.selector));
         }
         java.util.Set<String> named = java.util.Set.copyOf(req.haproxyConfigMaps);
-        long[] count = {0};
         long started = System.nanoTime();
-        String url = base.toString();
-        CompletableFuture<HttpResponse<byte[]>> sent = send(http, url);
-        while (sent != null) {
-            byte[] body;
+        List<Object> views = new ArrayList<>();
+        for (int attempt = 1; ; attempt++) {
+            views.clear();
             try {
-                body = page(http, url, sent, t, server, context);
+                list(http, base.toString(), t, server, context, named, views);
+                break;
+            } catch (Expired e) {
+                if (attempt == 1) { // as client-go's pager does: the list changed too long ago, read it again
+                    if (req.verbose) {
+                        req.err.println("deja: kubernetes: " + t.scope() + ": continue token expired (410), listing again");
+                    }
+                    continue;
+                }
+                out.notRead("kubernetes", t.scope(), Coverage.Status.FAILED, "410 Gone twice: the list's continue token"
+                        + " expired before the next page was read (the list changes faster than it can be paged)");
+                return;
             } catch (Denied d) {
                 out.notRead("kubernetes", t.scope(), d.status, d.getMessage());
                 return;
             }
+        }
+        // a kind goes into the snapshot whole or not at all: rules never see half a list
+        for (Object view : views) {
+            inv.add(view);
+            AnnotationSuppressions.record(ManifestLoader.metaOf(view), req, out);
+        }
+        out.read("kubernetes", t.scope(), views.size());
+        if (req.verbose) {
+            req.err.println("deja: kubernetes: " + t.scope() + ": " + views.size() + " objects in "
+                    + (System.nanoTime() - started) / 1_000_000 + " ms");
+        }
+    }
+
+    /** Every page of one list into {@code views}; the next page is requested before this one is parsed. */
+    private static void list(HttpClient http, String base, Task t, String server, String context,
+                             java.util.Set<String> named, List<Object> views) throws Denied, Expired {
+        KindInfo k = t.kind();
+        String url = base;
+        CompletableFuture<HttpResponse<byte[]>> sent = send(http, url);
+        while (sent != null) {
+            byte[] body = page(http, url, sent, t, server, context);
             String[] next = {null};
             CompletableFuture<HttpResponse<byte[]>>[] nextSent = newFutureSlot();
             try {
-                // the next page is requested as soon as its token is read, before this page's items
                 ListPageParser.parse(body, token -> {
                     next[0] = base + "&continue=" + enc(token);
                     nextSent[0] = send(http, next[0]);
@@ -192,27 +221,23 @@ public final class KubeLiveSource implements LiveSource {
                     if (k.kind().equals("ConfigMap")) {
                         pruneConfigMapData(item, named);
                     }
-                    Object view = ViewReader.read(new MapTree(item).withKind(k.kind(), k.apiVersion()), null);
-                    inv.add(view);
-                    AnnotationSuppressions.record(ManifestLoader.metaOf(view), req, out);
-                    count[0]++;
+                    views.add(ViewReader.read(new MapTree(item).withKind(k.kind(), k.apiVersion()), null));
                 });
             } catch (JacksonException | IllegalArgumentException e) {
                 if (nextSent[0] != null) {
                     nextSent[0].cancel(true);
                 }
-                out.notRead("kubernetes", t.scope(), Coverage.Status.FAILED, "the server's answer is not a JSON list: "
+                throw new Denied(Coverage.Status.FAILED, "the server's answer is not a JSON list: "
                         + (e instanceof JacksonException je ? je.getOriginalMessage() : e.getMessage()));
-                return;
             }
             url = next[0];
             sent = nextSent[0];
         }
-        out.read("kubernetes", t.scope(), count[0]);
-        if (req.verbose) {
-            req.err.println("deja: kubernetes: " + t.scope() + ": " + count[0] + " objects in "
-                    + (System.nanoTime() - started) / 1_000_000 + " ms");
-        }
+    }
+
+    /** A continue token the server no longer knows (410 Gone): the list must be read again from its start. */
+    static final class Expired extends Exception {
+        private static final long serialVersionUID = 1L;
     }
 
     /** Drops the data values no rule reads ({@link ConfigMap#keptLive}) before the view is made. */
@@ -254,7 +279,7 @@ public final class KubeLiveSource implements LiveSource {
 
     /** The body of a page (200), retrying 429 and 5xx; {@code sent} is the first attempt, already on its way. */
     private static byte[] page(HttpClient http, String url, CompletableFuture<HttpResponse<byte[]>> sent, Task t,
-                               String server, String context) throws Denied {
+                               String server, String context) throws Denied, Expired {
         long backoff = BACKOFF_MS;
         KindInfo k = t.kind();
         for (int attempt = 1; ; attempt++) {
@@ -284,6 +309,9 @@ public final class KubeLiveSource implements LiveSource {
             if (code == 401) {
                 throw new Unavailable("the API server " + server + " rejected the credentials of context " + context
                         + " (401 Unauthorized)");
+            }
+            if (code == 410 && url.contains("&continue=")) {
+                throw new Expired();
             }
             if (code == 404) {
                 throw new Denied(Coverage.Status.FAILED, "404: the server does not serve " + k.apiVersion() + " " + k.plural());

@@ -99,6 +99,52 @@ class KubeLiveFailureTest {
     }
 
     @Test
+    void anExpiredContinueTokenReadsTheListAgainOnce() throws IOException {
+        java.util.List<String> paths = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        AtomicInteger expired = new AtomicInteger();
+        int[] expireTimes = {1};
+        String svc = "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"edge\",\"annotations\":"
+                + "{\"service.beta.kubernetes.io/aws-load-balancer-type\":\"nlb\"}},\"spec\":{\"type\":\"LoadBalancer\"}}";
+        try (MockCluster c = new MockCluster(req -> {
+            if (!req.getPath().startsWith("/api/v1/services")) {
+                return null;
+            }
+            paths.add(req.getPath());
+            boolean second = req.getPath().contains("continue=");
+            if (second && expired.getAndIncrement() < expireTimes[0]) {
+                return MockCluster.status(410, "Expired", "The provided continue parameter is too old");
+            }
+            String body = "{\"kind\":\"ServiceList\",\"apiVersion\":\"v1\",\"metadata\":{"
+                    + (second ? "" : "\"continue\":\"tok\"") + "},\"items\":["
+                    + String.format(svc, second ? "second" : "first") + "]}";
+            return new io.fabric8.mockwebserver.http.MockResponse().setResponseCode(200)
+                    .setHeader("Content-Type", "application/json").setBody(body);
+        })) {
+            Path kc = c.kubeconfig(tmp);
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString(),
+                    "--rules", "k8s-nlb-service-single-zone-risk", "--format", "json");
+            assertEquals(1, r.code(), r.err());
+            assertEquals(java.util.List.of("/api/v1/services?limit=500", "/api/v1/services?limit=500&continue=tok",
+                    "/api/v1/services?limit=500", "/api/v1/services?limit=500&continue=tok"), paths);
+            JsonNode report = KubeLiveSourceTest.json(r.out());
+            assertEquals(2, report.path("coverage").path("entries").get(0).path("count").asInt(), r.out());
+            assertEquals(2, report.path("findings").size(), r.out()); // "first" once, not twice
+            // expired again on the second try: the kind is not checked, and none of its objects is used
+            paths.clear();
+            expired.set(0);
+            expireTimes[0] = 2;
+            TestSupport.Run twice = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString(),
+                    "--rules", "k8s-nlb-service-single-zone-risk", "--format", "json");
+            assertEquals(3, twice.code(), twice.err());
+            JsonNode rep = KubeLiveSourceTest.json(twice.out());
+            JsonNode entry = rep.path("coverage").path("entries").get(0);
+            assertEquals("failed", entry.path("status").asString());
+            assertTrue(entry.path("detail").asString().startsWith("410 Gone twice"), entry.toString());
+            assertEquals(0, rep.path("findings").size(), twice.out());
+        }
+    }
+
+    @Test
     void rejectedCredentialsFailWithOneLine() throws IOException {
         try (MockCluster c = new MockCluster(req -> MockCluster.status(401, "Unauthorized", "Unauthorized"))) {
             TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString());
