@@ -6,6 +6,7 @@
 # ratios (target <= 1.5) and the scan's max RSS.
 #
 #   src/bench/kube-bench.sh [--runs N] [--scale F] [--xmx 384m]
+#   src/bench/kube-bench.sh --serve [--tls] [--scale F]   (keeps the loaded server up for your own measurements)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [ ! -f target/deja.jar ]; then

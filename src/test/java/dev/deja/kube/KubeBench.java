@@ -43,6 +43,8 @@ public final class KubeBench {
     static String jar = "target/deja.jar";
     static String xmx = "384m";
     static boolean serve;
+    /** Only with --serve: the server speaks TLS, for measuring a scan as against a real cluster. */
+    static boolean tls;
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
@@ -51,6 +53,7 @@ public final class KubeBench {
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--xmx" -> xmx = args[++i];
                 case "--serve" -> serve = true;
+                case "--tls" -> tls = true;
                 case "--scale" -> {
                     double s = Double.parseDouble(args[++i]);
                     pods = (int) (pods * s);
@@ -71,7 +74,10 @@ public final class KubeBench {
             h.setLevel(java.util.logging.Level.WARNING);
         }
         Path dir = Files.createTempDirectory("deja-kube-bench");
-        try (MockCluster cluster = new MockCluster()) {
+        if (tls && !serve) {
+            throw new IllegalArgumentException("--tls is for --serve only (the timed references fetch over plain HTTP)");
+        }
+        try (MockCluster cluster = new MockCluster(null, tls)) {
             String base = cluster.url();
             long t0 = System.nanoTime();
             int created = populate(cluster);

@@ -25,8 +25,16 @@ final class MockCluster implements AutoCloseable {
     final KubernetesClient client;
     final KubernetesCrudDispatcher crud;
 
+    final boolean https;
+
     /** @param override returns a response for requests it wants to answer itself, or null to let CRUD handle them */
     MockCluster(Function<RecordedRequest, MockResponse> override) {
+        this(override, false);
+    }
+
+    /** With {@code https}, the server speaks TLS with the mock server's own certificate (the kubeconfig skips its check). */
+    MockCluster(Function<RecordedRequest, MockResponse> override, boolean https) {
+        this.https = https;
         KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher(List.of()) {
             @Override
             public MockResponse dispatch(RecordedRequest request) {
@@ -35,7 +43,7 @@ final class MockCluster implements AutoCloseable {
             }
         };
         this.crud = crud;
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), crud, false);
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), crud, https);
         server.init();
         client = server.createClient();
     }
@@ -89,12 +97,16 @@ final class MockCluster implements AutoCloseable {
     }
 
     String url() {
-        return "http://" + server.getHostName() + ":" + server.getPort();
+        return (https ? "https://" : "http://") + server.getHostName() + ":" + server.getPort();
     }
 
     /** A kubeconfig file with one context, "mock", pointing at this server. */
     Path kubeconfig(Path dir) throws IOException {
-        return writeKubeconfig(dir.resolve("kubeconfig-mock"), "mock", url());
+        Path kc = writeKubeconfig(dir.resolve("kubeconfig-mock"), "mock", url());
+        if (https) {
+            Files.writeString(kc, Files.readString(kc).replace("cluster: {server: ", "cluster: {insecure-skip-tls-verify: true, server: "));
+        }
+        return kc;
     }
 
     static Path writeKubeconfig(Path file, String context, String url) throws IOException {
