@@ -22,7 +22,9 @@ public final class Main {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "off");
             System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         }
-        if (args.length > 1 && args[0].equals("scan") && List.of(args).contains("--cluster")) {
+        // not with --verbose: the warm-up would initialise the libraries' logging before the level is raised
+        if (args.length > 1 && args[0].equals("scan") && List.of(args).contains("--cluster")
+                && !List.of(args).contains("--verbose")) {
             Thread warm = new Thread(Main::warmUp, "deja-warm-up");
             warm.setDaemon(true);
             warm.start();

@@ -19,6 +19,23 @@ class MainTest {
                 .anyMatch(t -> t.isAlive() && t.getName().matches("HttpClient-\\d+-SelectorManager"));
     }
 
+    /** The warm-up of a cluster scan must not freeze the libraries' logging before --verbose turns it on. */
+    @Test
+    void verboseClusterScanShowsLibraryWarnings(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path kc = dir.resolve("kubeconfig");
+        java.nio.file.Files.writeString(kc, "apiVersion: v1\nkind: Config\nclusters: [{name: t, cluster: {server: "
+                + "\"http://127.0.0.1:9\"}}]\nusers: [{name: t, user: {exec: {apiVersion: "
+                + "client.authentication.k8s.io/v1beta1, command: " + dir.resolve("no-such-plugin") + "}}}]\n"
+                + "contexts: [{name: t, context: {cluster: t, user: t}}]\ncurrent-context: t\n");
+        Process p = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "scan", "--cluster",
+                "--kubeconfig", kc.toString(), "--verbose").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertEquals(3, p.waitFor(), out);
+        assertTrue(out.contains("WARN io.fabric8"), out); // the exec plugin's failure, as Fabric8 logs it
+    }
+
     @Test
     void theHttpClientsSelectorThreadIsStoppedBeforeExit() throws Exception {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);

@@ -106,15 +106,23 @@ public final class AwsLiveSource implements LiveSource {
         List<String> unreachableWhy = new ArrayList<>();
         try {
             List<Future<AwsInventory>> scans = new ArrayList<>();
+            // each region reports what it read into a builder of its own, merged here in order: a region still
+            // running after another failed the whole source cannot add to the report afterwards
+            List<SnapshotBuilder> regionOut = new ArrayList<>();
             for (String region : regions) {
-                scans.add(regionPool.submit(() -> scanRegion(region, creds, http, override, endpoint, req, out)));
+                SnapshotBuilder own = new SnapshotBuilder();
+                regionOut.add(own);
+                scans.add(regionPool.submit(() -> scanRegion(region, creds, http, override, endpoint, req, own)));
             }
-            // results in the order the regions were given, whatever order they finish in
+            // merged in the order the regions were given, whatever order they finish in
             for (int i = 0; i < regions.size(); i++) {
                 try {
-                    inventory.add(scans.get(i).get());
+                    AwsInventory inv = scans.get(i).get();
+                    regionOut.get(i).build().coverage().entries().forEach(out::coverage);
+                    inventory.add(inv);
                 } catch (ExecutionException e) {
                     if (e.getCause() instanceof RegionScan.Unreachable u) {
+                        regionOut.get(i).build().coverage().entries().forEach(out::coverage);
                         unreachable++;
                         unreachableWhy.add(u.getMessage());
                         out.notRead("aws", "region " + regions.get(i), dev.deja.engine.Coverage.Status.FAILED,

@@ -164,32 +164,33 @@ public final class KubeLiveSource implements LiveSource {
         if (k.namespaced() && t.namespace() != null) {
             base.append("/namespaces/").append(enc(t.namespace()));
         }
-        base.append('/').append(k.plural()).append("?limit=").append(PAGE);
-        if (req.selector != null && !req.selector.isBlank() && k.workload()) {
-            base.append("&labelSelector=").append(enc(req.selector));
-        }
-        java.util.Set<String> named = java.util.Set.copyOf(req.haproxyConfigMaps);
+        base.append('/').append(k.plural());
+        String selector = req.selector != null && !req.selector.isBlank() && k.workload()
+                ? "labelSelector=" + enc(req.selector) : null;
+        String paged = base + "?limit=" + PAGE + (selector == null ? "" : "&" + selector);
+        String whole = base + (selector == null ? "" : "?" + selector);
+        // a saved snapshot keeps all ConfigMap data: a later offline scan may name other ConfigMaps in deja.yaml
+        java.util.Set<String> named = req.snapshotOut != null ? null : java.util.Set.copyOf(req.haproxyConfigMaps);
         long started = System.nanoTime();
         List<Object> views = new ArrayList<>();
-        for (int attempt = 1; ; attempt++) {
-            views.clear();
+        try {
             try {
-                list(http, base.toString(), t, server, context, named, views);
-                break;
+                list(http, paged, t, server, context, named, views);
             } catch (Expired e) {
-                if (attempt == 1) { // as client-go's pager does: the list changed too long ago, read it again
-                    if (req.verbose) {
-                        req.err.println("deja: kubernetes: " + t.scope() + ": continue token expired (410), listing again");
-                    }
-                    continue;
+                // as client-go's pager does: the token is too old, so the whole list in one answer, without limit
+                if (req.verbose) {
+                    req.err.println("deja: kubernetes: " + t.scope() + ": continue token expired (410), listing whole");
                 }
-                out.notRead("kubernetes", t.scope(), Coverage.Status.FAILED, "410 Gone twice: the list's continue token"
-                        + " expired before the next page was read (the list changes faster than it can be paged)");
-                return;
-            } catch (Denied d) {
-                out.notRead("kubernetes", t.scope(), d.status, d.getMessage());
-                return;
+                views.clear();
+                list(http, whole, t, server, context, named, views);
             }
+        } catch (Expired e) { // the server paged the whole list as well, and let that token expire too
+            out.notRead("kubernetes", t.scope(), Coverage.Status.FAILED, "410 Gone: the list's continue token expired"
+                    + " again when it was read whole (the list changes faster than it can be read)");
+            return;
+        } catch (Denied d) {
+            out.notRead("kubernetes", t.scope(), d.status, d.getMessage());
+            return;
         }
         // a kind goes into the snapshot whole or not at all: rules never see half a list
         for (Object view : views) {
@@ -215,10 +216,10 @@ public final class KubeLiveSource implements LiveSource {
             CompletableFuture<HttpResponse<byte[]>>[] nextSent = newFutureSlot();
             try {
                 ListPageParser.parse(body, token -> {
-                    next[0] = base + "&continue=" + enc(token);
+                    next[0] = base + (base.contains("?") ? "&" : "?") + "continue=" + enc(token);
                     nextSent[0] = send(http, next[0]);
                 }, item -> {
-                    if (k.kind().equals("ConfigMap")) {
+                    if (named != null && k.kind().equals("ConfigMap")) {
                         pruneConfigMapData(item, named);
                     }
                     views.add(ViewReader.read(new MapTree(item).withKind(k.kind(), k.apiVersion()), null));
@@ -310,7 +311,7 @@ public final class KubeLiveSource implements LiveSource {
                 throw new Unavailable("the API server " + server + " rejected the credentials of context " + context
                         + " (401 Unauthorized)");
             }
-            if (code == 410 && url.contains("&continue=")) {
+            if (code == 410 && url.contains("continue=")) {
                 throw new Expired();
             }
             if (code == 404) {

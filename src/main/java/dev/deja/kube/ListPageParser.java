@@ -51,8 +51,14 @@ final class ListPageParser {
                         onContinue.accept(token);
                     }
                 } else if (name.equals("items") && t == JsonToken.START_ARRAY) {
-                    while (p.nextToken() == JsonToken.START_OBJECT) {
+                    int n = 0;
+                    for (JsonToken item = p.nextToken(); item != JsonToken.END_ARRAY; item = p.nextToken()) {
+                        if (item != JsonToken.START_OBJECT) {
+                            throw new IllegalArgumentException("item " + n + " of the list is not an object: "
+                                    + (item == JsonToken.START_ARRAY ? "an array" : p.getString()));
+                        }
                         onItem.accept(object(p, 0, null));
+                        n++;
                     }
                 } else {
                     p.skipChildren();

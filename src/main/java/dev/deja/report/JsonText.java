@@ -15,7 +15,9 @@ import tools.jackson.databind.JsonNode;
  * milliseconds of a short scan's start-up).
  */
 public final class JsonText {
-    private static final JsonFactory JSON = new JsonFactory();
+    /** Leaves the writer open: the caller writes after it and closes it. */
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .disable(tools.jackson.core.StreamWriteFeature.AUTO_CLOSE_TARGET).build();
 
     private JsonText() {
     }

@@ -73,6 +73,10 @@ class ListPageParserTest {
         assertThrows(JacksonException.class, () -> ListPageParser.parse(json("<html>proxy error</html>"), t -> { }, i -> { }));
         assertThrows(JacksonException.class, () -> ListPageParser.parse(json("{\"items\":[{\"a\":"), t -> { }, i -> { }));
         assertThrows(IllegalArgumentException.class, () -> ListPageParser.parse(json("[1,2]"), t -> { }, i -> { }));
+        // an item that is not an object is an error, not the end of the list
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ListPageParser.parse(
+                json("{\"items\":[{\"a\":1},null,{\"b\":2}],\"metadata\":{\"continue\":\"t\"}}"), t -> { }, i -> { }));
+        assertEquals("item 1 of the list is not an object: null", e.getMessage());
     }
 
     @Test

@@ -31,4 +31,19 @@ class JsonTextTest {
         JsonText.writePretty(root, w);
         assertEquals(JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(root), w.toString());
     }
+
+    @Test
+    void theCallersWriterStaysOpen() throws java.io.IOException {
+        boolean[] closed = {false};
+        StringWriter w = new StringWriter() {
+            @Override
+            public void close() {
+                closed[0] = true;
+            }
+        };
+        JsonText.writePretty(JsonNodeFactory.instance.objectNode().put("a", 1), w);
+        w.write("\n"); // the reporters end the document with a newline
+        assertEquals(false, closed[0]);
+        assertEquals("{\n  \"a\" : 1\n}\n", w.toString());
+    }
 }
