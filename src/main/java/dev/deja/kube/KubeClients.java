@@ -49,7 +49,18 @@ public final class KubeClients {
      * {@link KubernetesClient} (whose typed model takes a second to load): what the live collector uses.
      */
     public static io.fabric8.kubernetes.client.http.HttpClient httpClient(Config cfg) {
-        return new JdkHttpClientFactory().newBuilder(cfg).build();
+        return new NoRedirects().newBuilder(cfg).build();
+    }
+
+    /**
+     * Fabric8's JDK client with redirects off: a redirect would carry the kubeconfig's credentials (a bearer token)
+     * to whatever host it names. kubectl does not follow them either; deja reports the redirect instead.
+     */
+    static final class NoRedirects extends JdkHttpClientFactory {
+        @Override
+        protected void additionalConfig(java.net.http.HttpClient.Builder builder) {
+            builder.followRedirects(java.net.http.HttpClient.Redirect.NEVER);
+        }
     }
 
     /**
@@ -80,7 +91,7 @@ public final class KubeClients {
             .getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
     public static KubernetesClient create(Config cfg) {
-        return new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new JdkHttpClientFactory()).build();
+        return new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new NoRedirects()).build();
     }
 
     /** Resolves the kubeconfig as kubectl does and applies deja's timeouts. */

@@ -212,6 +212,15 @@ public final class KubeLiveSource implements LiveSource {
         CompletableFuture<HttpResponse<byte[]>> sent = send(http, url);
         while (sent != null) {
             byte[] body = page(http, url, sent, t, server, context);
+            int first = 0;
+            while (first < body.length && Character.isWhitespace(body[first])) {
+                first++;
+            }
+            if (first == body.length || body[first] != '{') {
+                throw new Denied(Coverage.Status.FAILED, "the server answered " + (first < body.length && body[first] == '<'
+                        ? "HTML" : "something other than JSON") + ", not a Kubernetes list (is the kubeconfig's server"
+                        + " the API server itself, not a web page, proxy or login page?)");
+            }
             String[] next = {null};
             CompletableFuture<HttpResponse<byte[]>>[] nextSent = newFutureSlot();
             try {
@@ -310,6 +319,12 @@ public final class KubeLiveSource implements LiveSource {
             if (code == 401) {
                 throw new Unavailable("the API server " + server + " rejected the credentials of context " + context
                         + " (401 Unauthorized)");
+            }
+            if (code >= 300 && code < 400) {
+                String to = resp.header("Location");
+                throw new Denied(Coverage.Status.FAILED, "the API server answered HTTP " + code + " (a redirect"
+                        + (to == null ? "" : " to " + to) + "); deja does not follow redirects, which would carry the"
+                        + " credentials of context " + context + " elsewhere: point the kubeconfig at the API server itself");
             }
             if (code == 410 && url.contains("continue=")) {
                 throw new Expired();

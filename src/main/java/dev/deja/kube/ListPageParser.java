@@ -42,6 +42,7 @@ final class ListPageParser {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new IllegalArgumentException("a list page must be a JSON object");
             }
+            boolean items = false;
             while (p.nextToken() == JsonToken.PROPERTY_NAME) {
                 String name = p.currentName();
                 JsonToken t = p.nextToken();
@@ -51,6 +52,7 @@ final class ListPageParser {
                         onContinue.accept(token);
                     }
                 } else if (name.equals("items") && t == JsonToken.START_ARRAY) {
+                    items = true;
                     int n = 0;
                     for (JsonToken item = p.nextToken(); item != JsonToken.END_ARRAY; item = p.nextToken()) {
                         if (item != JsonToken.START_OBJECT) {
@@ -63,6 +65,9 @@ final class ListPageParser {
                 } else {
                     p.skipChildren();
                 }
+            }
+            if (!items) { // an API server always sends "items", even empty: this is another kind of server
+                throw new IllegalArgumentException("a JSON object without \"items\", not a Kubernetes list");
             }
         }
     }

@@ -146,6 +146,50 @@ class KubeLiveFailureTest {
     }
 
     @Test
+    void redirectsAreNotFollowedSoTheTokenStaysWithTheApiServer() throws IOException {
+        com.sun.net.httpserver.HttpServer other = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        java.util.List<String> leaked = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        other.createContext("/", x -> {
+            leaked.add(String.valueOf(x.getRequestHeaders().getFirst("Authorization")));
+            x.sendResponseHeaders(200, 2);
+            x.getResponseBody().write("{}".getBytes());
+            x.close();
+        });
+        other.start();
+        String elsewhere = "http://127.0.0.1:" + other.getAddress().getPort() + "/api/v1/services";
+        try (MockCluster c = new MockCluster(req -> new io.fabric8.mockwebserver.http.MockResponse()
+                .setResponseCode(302).setHeader("Location", elsewhere))) {
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--rules", "k8s-nlb-service-single-zone-risk", "--format", "json");
+            assertEquals(3, r.code(), r.err());
+            assertEquals(java.util.List.of(), leaked);
+            JsonNode entry = KubeLiveSourceTest.json(r.out()).path("coverage").path("entries").get(0);
+            assertEquals("failed", entry.path("status").asString());
+            assertTrue(entry.path("detail").asString().contains("HTTP 302 (a redirect to " + elsewhere + ")"),
+                    entry.toString());
+        } finally {
+            other.stop(0);
+        }
+    }
+
+    @Test
+    void aServerThatIsNotAnApiServerIsNotACleanScan() throws IOException {
+        for (String[] answer : new String[][] {{"{\"hello\":\"world\"}", "without \"items\""},
+                {"<html><body>Sign in</body></html>", "the server answered HTML, not a Kubernetes list"}}) {
+            try (MockCluster c = new MockCluster(req -> new io.fabric8.mockwebserver.http.MockResponse()
+                    .setResponseCode(200).setHeader("Content-Type", "text/html").setBody(answer[0]))) {
+                TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                        "--rules", "k8s-nlb-service-single-zone-risk", "--format", "json");
+                assertEquals(3, r.code(), r.err());
+                JsonNode entry = KubeLiveSourceTest.json(r.out()).path("coverage").path("entries").get(0);
+                assertEquals("failed", entry.path("status").asString(), answer[0]);
+                assertTrue(entry.path("detail").asString().contains(answer[1]), entry.toString());
+            }
+        }
+    }
+
+    @Test
     void rejectedCredentialsFailWithOneLine() throws IOException {
         try (MockCluster c = new MockCluster(req -> MockCluster.status(401, "Unauthorized", "Unauthorized"))) {
             TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString());
