@@ -31,6 +31,20 @@ public final class Engine {
             catalog.rule(rule.id())
                     .orElseThrow(() -> new CatalogException("rule " + rule.id() + " has no rules/" + rule.id() + ".yaml"));
         }
+        // a rule whose Kubernetes kinds were not read from the cluster is not run: the coverage says so instead
+        UnreadKinds unreadKinds = new UnreadKinds(snapshot.coverage());
+        List<Coverage.Entry> notRun = new ArrayList<>();
+        List<Rule> runnable = new ArrayList<>();
+        for (Rule rule : rules) {
+            String why = unreadKinds.whyNot(rule);
+            if (why == null) {
+                runnable.add(rule);
+            } else {
+                // shown as skipped; a kind that could not be read already makes the scan incomplete by its own entry
+                notRun.add(new Coverage.Entry("rules", rule.id(), Coverage.Status.SKIPPED, why, -1));
+            }
+        }
+        rules = runnable;
         // rules are pure functions of the snapshot: they run on every core, and their findings are sorted below
         List<List<Finding>> perRule = rules.parallelStream()
                 .map(rule -> rule.check(snapshot, new RuleContext(catalog.rule(rule.id()).orElseThrow(), opts.settings())))
@@ -66,6 +80,12 @@ public final class Engine {
         suppressed.sort((a, b) -> a.finding().compareTo(b.finding()));
         Collections.sort(ran);
         long ms = (System.nanoTime() - start) / 1_000_000;
-        return new ScanResult(kept, suppressed, opts.ignoreFile().expired(opts.today()), ran, snapshot.coverage(), ms);
+        Coverage coverage = snapshot.coverage();
+        if (!notRun.isEmpty()) {
+            List<Coverage.Entry> all = new ArrayList<>(coverage.entries());
+            all.addAll(notRun);
+            coverage = new Coverage(all);
+        }
+        return new ScanResult(kept, suppressed, opts.ignoreFile().expired(opts.today()), ran, coverage, ms);
     }
 }

@@ -120,11 +120,12 @@ public final class SnapshotFile {
             } catch (IllegalArgumentException ex) {
                 throw new InputException(file.display() + ": unknown coverage status " + e.path("status"));
             }
-            if (st != Coverage.Status.READ) {
-                String detail = e.path("detail").asString(null);
-                out.coverage(new Coverage.Entry(e.path("source").asString("?"),
-                        e.path("scope").asString("?") + " (saved in " + file.display() + ")", st, detail, -1));
-            }
+            // what was read and what was not, as when the snapshot was taken: the rules that need a kind the
+            // snapshot does not hold are then not run (see the engine)
+            String detail = e.path("detail").asString(null);
+            out.coverage(new Coverage.Entry(e.path("source").asString("?"),
+                    e.path("scope").asString("?") + " (saved in " + file.display() + ")", st, detail,
+                    st == Coverage.Status.READ ? e.path("count").asLong(-1) : -1));
         }
         out.read("snapshot", file.display(), parts.size());
     }

@@ -45,6 +45,19 @@ class KubeLiveFailureTest {
             assertEquals(7, read, r.out()); // the seven other kinds were read
             // findings from what could be read are still reported
             assertTrue(KubeLiveSourceTest.findings(report, "ingress-nginx", "k8s-lb-probe-fails-fast").size() == 1, r.out());
+            // a rule that needs the unread kind is not run ("no PodDisruptionBudget selects its pods" would be false)
+            assertTrue(KubeLiveSourceTest.findings(report, null, "k8s-lb-no-disruption-headroom").isEmpty(), r.out());
+            JsonNode notRun = null;
+            for (JsonNode e : report.path("coverage").path("entries")) {
+                if (e.path("source").asString().equals("rules")) {
+                    notRun = e;
+                }
+            }
+            assertTrue(notRun != null && notRun.path("scope").asString().equals("k8s-lb-no-disruption-headroom")
+                    && notRun.path("detail").asString().equals("not run: it needs PodDisruptionBudget and"
+                    + " PodDisruptionBudget in all namespaces could not be read"), String.valueOf(notRun));
+            assertTrue(!report.path("summary").path("rulesRun").toString().contains("k8s-lb-no-disruption-headroom"),
+                    report.path("summary").toString());
             TestSupport.Run text = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString());
             assertEquals(3, text.code());
             assertTrue(text.out().contains("Not checked:\n  - kubernetes: PodDisruptionBudget in all namespaces: denied (403"),

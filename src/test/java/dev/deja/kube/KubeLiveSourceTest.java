@@ -144,6 +144,34 @@ class KubeLiveSourceTest {
     }
 
     @Test
+    void aSnapshotTakenWithSomeRulesDoesNotFeedTheOthersMissingKinds() throws IOException {
+        Path snap = tmp.resolve("spread-only.json");
+        TestSupport.Run live = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(),
+                "--rules", "k8s-lb-not-spread", "--snapshot-out", snap.toString(), "--format", "json");
+        assertEquals(1, live.code(), live.err());
+        TestSupport.Run offline = TestSupport.run("scan", snap.toString(), "--format", "json");
+        assertEquals(1, offline.code(), offline.err());
+        JsonNode report = json(offline.out());
+        // the rules whose kinds the snapshot holds run (the live scan's findings are all there); the others do not
+        assertTrue(findings(report, null, null).containsAll(findings(json(live.out()), null, null)), offline.out());
+        assertEquals(Set.of(), findings(report, null, "k8s-lb-no-disruption-headroom"));
+        assertEquals(Set.of(), findings(report, null, "k8s-ingress-nginx-serial-reloads"));
+        Set<String> notRun = new TreeSet<>();
+        for (JsonNode e : report.path("coverage").path("entries")) {
+            if (e.path("source").asString().equals("rules")) {
+                assertEquals("skipped", e.path("status").asString());
+                assertTrue(e.path("detail").asString().contains("which this snapshot of the cluster does not hold"), e.toString());
+                notRun.add(e.path("scope").asString());
+            }
+        }
+        // needs ConfigMaps, HPAs and PDBs, which the snapshot was not asked to list
+        assertEquals(Set.of("k8s-ingress-nginx-serial-reloads", "k8s-lb-no-disruption-headroom"), notRun);
+        TestSupport.Run text = TestSupport.run("scan", snap.toString());
+        assertTrue(text.out().contains("Skipped (not run: it needs ConfigMap, which this snapshot of the cluster does not"
+                + " hold (taken with other rules selected)): k8s-ingress-nginx-serial-reloads"), text.out());
+    }
+
+    @Test
     void onlyTheKindsOfTheSelectedRulesAreListed() {
         int before = cluster.server.getRequestCount();
         TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "--format", "json",

@@ -1,0 +1,57 @@
+package dev.deja.engine;
+
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Which Kubernetes kinds a snapshot read from a cluster lacks: listed but denied or failed, or never listed (a
+ * snapshot taken with other {@code --rules}). A rule that needs such a kind is not run, since its findings would
+ * rest on objects that are missing rather than absent (e.g. "no PodDisruptionBudget selects its pods" when the
+ * PodDisruptionBudgets could not be read). Manifests are not concerned: what a file does not hold, it does not have.
+ */
+final class UnreadKinds {
+    /** The scopes of the live Kubernetes source: "Deployment in all namespaces", "IngressClass (cluster-scoped)". */
+    private static final Pattern LIVE = Pattern.compile(
+            "([A-Z][A-Za-z]+) (?:in all namespaces|in namespace \\S+|\\(cluster-scoped\\))(?: \\(saved in .+\\))?");
+
+    private final boolean live;
+    private final Set<String> listed = new LinkedHashSet<>();
+    private final Map<String, String> unread = new TreeMap<>();
+
+    UnreadKinds(Coverage coverage) {
+        boolean any = false;
+        for (Coverage.Entry e : coverage.entries()) {
+            Matcher m = LIVE.matcher(e.scope());
+            if (!e.source().equals("kubernetes") || !m.matches()) {
+                continue;
+            }
+            any = true;
+            listed.add(m.group(1));
+            if (e.status() == Coverage.Status.DENIED || e.status() == Coverage.Status.FAILED) {
+                unread.putIfAbsent(m.group(1), e.scope() + " could not be read");
+            }
+        }
+        live = any;
+    }
+
+    /** Why the rule cannot run on this snapshot, or null when it can. */
+    String whyNot(Rule rule) {
+        if (!live) {
+            return null;
+        }
+        for (String kind : new java.util.TreeSet<>(rule.kubeKinds())) {
+            if (unread.containsKey(kind)) {
+                return "not run: it needs " + kind + " and " + unread.get(kind);
+            }
+            if (!listed.contains(kind)) {
+                return "not run: it needs " + kind + ", which this snapshot of the cluster does not hold (taken with"
+                        + " other rules selected)";
+            }
+        }
+        return null;
+    }
+}
