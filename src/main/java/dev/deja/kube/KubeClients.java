@@ -101,7 +101,8 @@ public final class KubeClients {
         String origin;
         if (req.kubeconfig != null) {
             if (!Files.isRegularFile(req.kubeconfig)) {
-                throw new InputException("--kubeconfig " + req.kubeconfig + ": no such file");
+                throw new InputException("--kubeconfig " + req.kubeconfig + (Files.isDirectory(req.kubeconfig)
+                        ? ": a folder, not a kubeconfig file" : ": no such file"));
             }
             files.add(req.kubeconfig);
             origin = req.kubeconfig.toString();
@@ -145,6 +146,11 @@ public final class KubeClients {
                 throw new InputException((req.context != null ? "--context " + context : "current-context " + context)
                         + ": no such context in " + origin + " (contexts: " + String.join(", ", names) + ")");
             }
+            Object exec = execOf(merged, context);
+            if (exec != null && !onPath(exec.toString(), env)) {
+                throw new InputException(origin + ": context " + context + ": the exec credential plugin " + exec
+                        + " is not " + (exec.toString().contains("/") ? "an executable file" : "on the PATH"));
+            }
             cfg = direct(merged, context, origin);
             if (cfg == null) { // exec plugins, auth providers: Fabric8's full kubeconfig support
                 String text = new Yaml(new DumperOptions()).dump(merged);
@@ -154,6 +160,7 @@ public final class KubeClients {
                 } catch (RuntimeException e) {
                     throw new InputException(origin + ": cannot use context " + context + ": " + rootMessage(e));
                 }
+
             }
         }
         proxies(cfg, env);
@@ -180,6 +187,39 @@ public final class KubeClients {
         if (cluster.isEmpty() || str(cluster, "server") == null) {
             throw new InputException(origin + ": context " + context + " names cluster " + clusterName
                     + ", which has no server");
+        }
+        if (userName != null && user.isEmpty() && named(merged.get("users"), userName).isEmpty()) {
+            throw new InputException(origin + ": context " + context + " names user " + userName
+                    + ", which is not defined");
+        }
+        String server = str(cluster, "server");
+        java.net.URI uri;
+        try {
+            uri = new java.net.URI(server);
+        } catch (java.net.URISyntaxException e) {
+            uri = null;
+        }
+        if (uri == null || uri.getHost() == null || !("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))) {
+            throw new InputException(origin + ": cluster " + clusterName + ": server \"" + server
+                    + "\" is not an http(s) URL such as https://api.example.com:6443");
+        }
+        for (String[] f : new String[][] {{"cluster " + clusterName, "certificate-authority", str(cluster, "certificate-authority")},
+                {"user " + userName, "client-certificate", str(user, "client-certificate")},
+                {"user " + userName, "client-key", str(user, "client-key")}}) {
+            if (f[2] != null && !Files.isReadable(Path.of(f[2]))) {
+                throw new InputException(origin + ": " + f[0] + ": " + f[1] + " " + f[2] + ": no such readable file");
+            }
+        }
+        for (String[] d : new String[][] {{"cluster " + clusterName, "certificate-authority-data", str(cluster, "certificate-authority-data")},
+                {"user " + userName, "client-certificate-data", str(user, "client-certificate-data")},
+                {"user " + userName, "client-key-data", str(user, "client-key-data")}}) {
+            if (d[2] != null) {
+                try {
+                    java.util.Base64.getDecoder().decode(d[2].replaceAll("\\s", ""));
+                } catch (IllegalArgumentException e) {
+                    throw new InputException(origin + ": " + d[0] + ": " + d[1] + " is not base64 (" + e.getMessage() + ")");
+                }
+            }
         }
         if (user.containsKey("exec") || user.containsKey("auth-provider") || cluster.containsKey("proxy-url")
                 || user.containsKey("as") || user.containsKey("as-groups")) {
@@ -212,6 +252,32 @@ public final class KubeClients {
         c.setNamespace(str(ctx, "namespace"));
         c.setCurrentContext(new io.fabric8.kubernetes.api.model.NamedContext(null, context));
         return c;
+    }
+
+    /** Whether a command can be run: an executable file when it has a slash, else one found on the PATH. */
+    private static boolean onPath(String command, Map<String, String> env) {
+        if (command.contains("/")) {
+            return Files.isExecutable(Path.of(command));
+        }
+        String path = env.getOrDefault("PATH", System.getenv("PATH"));
+        if (path == null) {
+            return true; // cannot tell: let the plugin run and fail on its own
+        }
+        for (String dir : path.split(File.pathSeparator)) {
+            if (!dir.isBlank() && Files.isExecutable(Path.of(dir, command))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The exec plugin command of the context's user, or null. */
+    private static Object execOf(Map<String, Object> merged, String context) {
+        Map<String, Object> ctx = body(named(merged.get("contexts"), context), "context");
+        String userName = str(ctx, "user");
+        Map<String, Object> user = userName == null ? Map.of() : body(named(merged.get("users"), userName), "user");
+        return user.get("exec") instanceof Map<?, ?> e ? (e.get("command") == null ? "(no command)" : e.get("command"))
+                : null;
     }
 
     private static Map<String, Object> named(Object list, String name) {

@@ -123,7 +123,14 @@ public final class KubeLiveSource implements LiveSource {
             req.err.println("deja: kubernetes: context " + context + ", server " + server + ", listing "
                     + tasks.stream().map(Task::scope).toList());
         }
-        try (HttpClient http = KubeClients.httpClient(cfg)) {
+        HttpClient client;
+        try {
+            client = KubeClients.httpClient(cfg);
+        } catch (RuntimeException e) { // TLS material Fabric8 could not use (a certificate that does not parse, ...)
+            throw new dev.deja.engine.InputException("context " + context + ": cannot set up the connection to " + server
+                    + " from the kubeconfig: " + KubeClients.rootMessage(e));
+        }
+        try (HttpClient http = client) {
             ExecutorService pool = Executors.newFixedThreadPool(Math.min(MAX_PARALLEL, tasks.size()), r -> {
                 Thread t = new Thread(r, "deja-kube-list");
                 t.setDaemon(true);

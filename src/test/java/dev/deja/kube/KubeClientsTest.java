@@ -25,6 +25,10 @@ class KubeClientsTest {
         Path a = Files.createDirectories(tmp.resolve("a")).resolve("config");
         Path b = Files.createDirectories(tmp.resolve("b")).resolve("config");
         Files.writeString(tmp.resolve("b/token"), "file-token\n");
+        Files.writeString(tmp.resolve("a/ca.crt"), "not checked before the connection\n"); // relative to a/config
+        Files.createDirectories(tmp.resolve("b/certs"));
+        Files.writeString(tmp.resolve("b/certs/alice.crt"), "relative to b/config\n");
+        Path key = Files.writeString(tmp.resolve("alice.key"), "an absolute path\n").toAbsolutePath();
         Files.writeString(a, """
                 apiVersion: v1
                 kind: Config
@@ -44,11 +48,11 @@ class KubeClientsTest {
                     cluster: {server: "https://ignored.example:6443"}
                 users:
                   - name: alice
-                    user: {tokenFile: token, client-certificate: certs/alice.crt, client-key: /abs/alice.key}
+                    user: {tokenFile: token, client-certificate: certs/alice.crt, client-key: %s}
                 contexts:
                   - name: dev
                     context: {cluster: prod, user: alice}
-                """);
+                """.formatted(key));
         ScanRequest req = new ScanRequest();
         req.processEnv = Map.of("KUBECONFIG", a + File.pathSeparator + b, "HTTPS_PROXY", "http://proxy:3128",
                 "NO_PROXY", "localhost, .internal");
@@ -56,7 +60,7 @@ class KubeClientsTest {
         assertEquals("https://prod.example:6443/", c.getMasterUrl());
         assertEquals(tmp.resolve("a/ca.crt").toAbsolutePath().toString(), c.getCaCertFile());
         assertEquals(tmp.resolve("b/certs/alice.crt").toAbsolutePath().toString(), c.getClientCertFile());
-        assertEquals("/abs/alice.key", c.getClientKeyFile());
+        assertEquals(key.toString(), c.getClientKeyFile());
         assertEquals("file-token", c.getOauthToken());
         assertEquals("shop", c.getNamespace());
         assertEquals("prod", c.getCurrentContext().getName());
@@ -91,5 +95,40 @@ class KubeClientsTest {
         Files.writeString(kc, "- not\n- a kubeconfig\n");
         assertTrue(assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage()
                 .endsWith("not a valid kubeconfig (expected a mapping)"));
+    }
+
+    /** A kubeconfig deja cannot use is a usage error naming the file and what is wrong: exit 2, one line. */
+    @Test
+    void unusableKubeconfigsAreOneLineNamingTheFile() throws Exception {
+        Path kc = tmp.resolve("bad-config");
+        String[][] cases = {
+            {"server: \"https://127.0.0.1:9\", certificate-authority: /no/such/ca.crt", "token: x", "u",
+                ": cluster t: certificate-authority /no/such/ca.crt: no such readable file"},
+            {"server: \"https://127.0.0.1:9\", certificate-authority-data: \"%%%\"", "token: x", "u",
+                ": cluster t: certificate-authority-data is not base64"},
+            {"server: \"not a url\"", "token: x", "u", ": cluster t: server \"not a url\" is not an http(s) URL"},
+            {"server: \"ftp://127.0.0.1:9\"", "token: x", "u", ": cluster t: server \"ftp://127.0.0.1:9\" is not an http(s) URL"},
+            {"server: \"https://127.0.0.1:9\"", "client-certificate: /no/such.crt, client-key: /no/such.key", "u",
+                ": user u: client-certificate /no/such.crt: no such readable file"},
+            {"server: \"https://127.0.0.1:9\"", "token: x", "ghost", ": context t names user ghost, which is not defined"},
+            {"server: \"http://127.0.0.1:9\"", "exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: "
+                + tmp.resolve("no-such-plugin") + "}", "u", ": context t: the exec credential plugin "
+                + tmp.resolve("no-such-plugin") + " is not an executable file"},
+            {"server: \"http://127.0.0.1:9\"", "exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: "
+                + "no-such-plugin-on-path}", "u", ": context t: the exec credential plugin no-such-plugin-on-path"
+                + " is not on the PATH"},
+        };
+        for (String[] c : cases) {
+            Files.writeString(kc, "apiVersion: v1\nkind: Config\nclusters: [{name: t, cluster: {" + c[0] + "}}]\n"
+                    + "users: [{name: u, user: {" + c[1] + "}}]\ncontexts: [{name: t, context: {cluster: t, user: "
+                    + c[2] + "}}]\ncurrent-context: t\n");
+            dev.deja.TestSupport.Run r = dev.deja.TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString());
+            assertEquals(2, r.code(), c[3] + "\n" + r.err());
+            assertTrue(r.err().startsWith("deja: " + kc + c[3]), r.err());
+            assertEquals(1, r.err().lines().count(), r.err());
+        }
+        dev.deja.TestSupport.Run folder = dev.deja.TestSupport.run("scan", "--cluster", "--kubeconfig", tmp.toString());
+        assertEquals(2, folder.code());
+        assertEquals("deja: --kubeconfig " + tmp + ": a folder, not a kubeconfig file\n", folder.err());
     }
 }
