@@ -70,6 +70,9 @@ public final class Outputs {
         } catch (InputException e) {
             throw new InputException("--format: " + e.getMessage());
         }
+        if (file != null && file.toString().equals("-")) {
+            file = null; // -o -: stdout, as --output FORMAT=- is
+        }
         o.sinks.add(new FileSink(format, file, true, io));
         Set<String> seen = new HashSet<>();
         seen.add(file == null ? "-" : file.toAbsolutePath().normalize().toString());
@@ -93,8 +96,12 @@ public final class Outputs {
             }
             o.sinks.add(new FileSink(fmt, path, false, io));
         }
+        o.files.addAll(seen);
         return o;
     }
+
+    /** The absolute paths of the files this plan writes ("-" for stdout). */
+    final Set<String> files = new java.util.LinkedHashSet<>();
 
     static final String CONFIGMAP_SINK = "dev.deja.kube.ConfigMapReportSink";
 

@@ -16,6 +16,7 @@ import dev.deja.rules.RuleRegistry;
 import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -210,7 +211,9 @@ public final class ScanCommand implements Callable<Integer> {
             throw new InputException("nothing to scan: give a file or folder (deja scan haproxy.cfg), '-' for stdin,"
                     + " --cluster or --aws");
         }
+        checkOptionsApply();
         Outputs outs = Outputs.plan(format, outputFile, outputs, io); // unknown formats: exit 2 before any work
+        checkNoOverwrite(outs);
         String notifyUrl = Deliveries.url(notify, "--notify", io.env());
         String pushUrl = Deliveries.url(pushgateway, "--pushgateway", io.env());
         Suppressions ignores = ignoreFile == null ? Suppressions.NONE : Suppressions.load(ignoreFile, catalog);
@@ -273,12 +276,72 @@ public final class ScanCommand implements Callable<Integer> {
     /** Incomplete (exit 3) unless allowed; else 1 when a finding that counts (a new one, with --baseline) fails. */
     int exitCode(Report report) {
         ScanResult result = report.result();
-        if (!result.coverage().complete() && !allowPartial) {
+        boolean nothingRead = result.coverage().sources().isEmpty();
+        if (!result.coverage().complete() && (!allowPartial || nothingRead)) {
             io.err().println("deja: scan incomplete: " + result.coverage().notChecked().size()
-                    + " source scope(s) could not be read (see the report; --allow-partial accepts this)");
+                    + " source scope(s) could not be read " + (nothingRead
+                    ? "and nothing was read (--allow-partial accepts a partial scan, not an empty one)"
+                    : "(see the report; --allow-partial accepts this)"));
             return ExitCodes.INCOMPLETE;
         }
         return report.failed() ? ExitCodes.FINDINGS : ExitCodes.OK;
+    }
+
+    /** A namespace name as Kubernetes allows it (RFC 1123 label). */
+    private static final java.util.regex.Pattern NAMESPACE = java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
+    /** Options that choose what a live source reads do nothing without that source: say so instead of ignoring them. */
+    private void checkOptionsApply() {
+        picocli.CommandLine.ParseResult pr = spec.commandLine().getParseResult();
+        boolean clusterWrites = reportConfigMap != null || baseline != null && baseline.startsWith("configmap:");
+        List<String> clusterOnly = new ArrayList<>();
+        for (String o : List.of("--namespace", "--all-namespaces", "--selector", "--context", "--kubeconfig")) {
+            boolean connection = o.equals("--context") || o.equals("--kubeconfig");
+            if (pr.hasMatchedOption(o) && !cluster && !(connection && clusterWrites)) {
+                clusterOnly.add(o);
+            }
+        }
+        if (!clusterOnly.isEmpty()) {
+            throw new InputException(String.join(", ", clusterOnly) + ": only with --cluster (choose what is read from"
+                    + " the live cluster; manifests and snapshots are scanned whole)");
+        }
+        List<String> awsOnly = new ArrayList<>();
+        for (String o : List.of("--region", "--profile", "--aws-endpoint")) {
+            if (pr.hasMatchedOption(o) && !aws) {
+                awsOnly.add(o);
+            }
+        }
+        if (!awsOnly.isEmpty()) {
+            throw new InputException(String.join(", ", awsOnly) + ": only with --aws");
+        }
+        for (String ns : namespaces) {
+            if (!NAMESPACE.matcher(ns).matches()) {
+                throw new InputException("--namespace '" + ns + "': not a namespace name (lowercase letters, digits"
+                        + " and '-', at most 63; repeat -n for several)");
+            }
+        }
+    }
+
+    /** A report, snapshot or input written over another: refused before any work. */
+    private void checkNoOverwrite(Outputs outs) throws IOException {
+        Set<String> written = new java.util.HashSet<>(outs.files);
+        written.remove("-");
+        if (snapshotOut != null && !written.add(snapshotOut.toAbsolutePath().normalize().toString())) {
+            throw new InputException("--snapshot-out " + snapshotOut + ": the same file as a report output");
+        }
+        for (String p : paths) {
+            if (p.equals("-")) {
+                continue;
+            }
+            java.nio.file.Path in = java.nio.file.Path.of(p).toAbsolutePath().normalize();
+            for (String w : written) {
+                java.nio.file.Path out = java.nio.file.Path.of(w);
+                if (out.equals(in) || Files.isRegularFile(in) && Files.exists(out) && Files.isSameFile(in, out)) {
+                    throw new InputException(p + ": would be overwritten by an output (" + out + "); write reports"
+                            + " and snapshots elsewhere");
+                }
+            }
+        }
     }
 
     private ScanRequest request(List<Rule> rules) {

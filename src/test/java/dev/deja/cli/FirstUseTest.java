@@ -184,4 +184,35 @@ class FirstUseTest {
         }
         assertTrue(files.matcher("lb/haproxy.cfg").find(), "a whole haproxy.cfg is still checked");
     }
+
+    /** Options that would do nothing are refused, not ignored; outputs never overwrite an input or each other. */
+    @Test
+    void optionsThatWouldDoNothingAndOverwritesAreRefused() throws Exception {
+        Path manifest = tmp.resolve("in.yaml");
+        java.nio.file.Files.copy(Path.of("examples/kubernetes/il-0081-serial-reloads.yaml"), manifest);
+        String m = manifest.toString();
+        String[][] cases = {
+            {"deja: --namespace, --selector: only with --cluster", "scan", m, "-n", "shop", "-l", "app=x"},
+            {"deja: --kubeconfig: only with --cluster", "scan", m, "--kubeconfig", m},
+            {"deja: --region, --profile: only with --aws", "scan", m, "--region", "eu-west-1", "--profile", "p"},
+            {"deja: --namespace 'a,b': not a namespace name", "scan", "--cluster", "-n", "a,b"},
+            {"deja: --namespace '': not a namespace name", "scan", "--cluster", "-n", ""},
+            {"deja: " + m + ": would be overwritten by an output", "scan", m, "-o", m},
+            {"deja: " + m + ": would be overwritten by an output", "scan", m, "--snapshot-out", m},
+            {"deja: --snapshot-out " + tmp.resolve("x.json") + ": the same file as a report output", "scan", m,
+                "-o", tmp.resolve("x.json").toString(), "--snapshot-out", tmp.resolve("x.json").toString()},
+        };
+        for (String[] c : cases) {
+            TestSupport.Run r = TestSupport.run(java.util.Arrays.copyOfRange(c, 1, c.length));
+            assertEquals(2, r.code(), String.join(" ", c) + "\n" + r.err());
+            assertTrue(r.err().startsWith(c[0]), r.err());
+        }
+        assertEquals(java.nio.file.Files.readString(Path.of("examples/kubernetes/il-0081-serial-reloads.yaml")),
+                java.nio.file.Files.readString(manifest));
+        // -o - is stdout, as --output FORMAT=- is
+        TestSupport.Run stdout = TestSupport.run("scan", m, "-o", "-", "--format", "json");
+        assertEquals(1, stdout.code(), stdout.err());
+        assertTrue(stdout.out().startsWith("{"), stdout.out());
+        assertTrue(!java.nio.file.Files.exists(Path.of("-")), "no file named '-'");
+    }
 }

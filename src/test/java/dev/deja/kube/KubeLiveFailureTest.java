@@ -226,6 +226,10 @@ class KubeLiveFailureTest {
                 r.err());
         assertFalse(r.err().contains("Exception"), r.err());
         assertTrue(r.out().contains("kubernetes: all of kubernetes: failed"), r.out());
+        // --allow-partial accepts a partial scan, not one that read nothing at all
+        TestSupport.Run partial = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString(), "--allow-partial");
+        assertEquals(3, partial.code(), partial.err());
+        assertTrue(partial.err().contains("nothing was read"), partial.err());
     }
 
     @Test
