@@ -30,7 +30,7 @@ public final class ExplainCommand implements Callable<Integer> {
         if (c != null) {
             explainCase(catalog, c, out);
         } else {
-            RuleMetadata r = catalog.rule(id).orElseThrow(() -> new InputException(
+            RuleMetadata r = catalog.rule(id.toLowerCase(java.util.Locale.ROOT)).orElseThrow(() -> new InputException(
                     "unknown rule or case '" + id + "' (see 'deja rules' and 'deja cases')"));
             explainRule(catalog, r, out);
         }

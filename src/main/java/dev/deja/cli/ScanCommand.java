@@ -207,6 +207,9 @@ public final class ScanCommand implements Callable<Integer> {
             throw new InputException("--namespace and --all-namespaces exclude each other");
         }
         List<Rule> rules = select(catalog);
+        if (rules.isEmpty()) {
+            throw new InputException("--rules/--skip-rules: no rule is left to run");
+        }
         if (paths.isEmpty() && !cluster && !aws) {
             throw new InputException("nothing to scan: give a file or folder (deja scan haproxy.cfg), '-' for stdin,"
                     + " --cluster or --aws");

@@ -24,9 +24,9 @@ final class AnnotationSuppressions {
             return;
         }
         String v = value.strip();
-        int sp = indexOfSpace(v);
-        String ids = sp < 0 ? v : v.substring(0, sp);
-        String reason = sp < 0 ? "" : v.substring(sp + 1).strip();
+        int sp = idsEnd(v);
+        String ids = v.substring(0, sp);
+        String reason = v.substring(sp).strip();
         String origin = meta.file() == null ? "annotation " + ANNOTATION + " on " + meta.display()
                 : meta.file() + (meta.line() == null ? "" : ":" + meta.line());
         if (reason.isEmpty()) {
@@ -50,12 +50,24 @@ final class AnnotationSuppressions {
         }
     }
 
-    private static int indexOfSpace(String s) {
+    /**
+     * Where the rule ids end: at the first space that does not follow a comma, so that "a,b reason" and
+     * "a, b reason" both name two rules.
+     */
+    static int idsEnd(String s) {
         for (int i = 0; i < s.length(); i++) {
             if (Character.isWhitespace(s.charAt(i))) {
-                return i;
+                int j = i;
+                while (j < s.length() && Character.isWhitespace(s.charAt(j))) {
+                    j++;
+                }
+                boolean listGoesOn = s.charAt(i - 1) == ',' || j < s.length() && s.charAt(j) == ',';
+                if (!listGoesOn) {
+                    return i;
+                }
+                i = j - 1;
             }
         }
-        return -1;
+        return s.length();
     }
 }

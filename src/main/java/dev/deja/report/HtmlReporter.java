@@ -247,7 +247,7 @@ public final class HtmlReporter implements Reporter {
             List<String> parts = new ArrayList<>();
             read.forEach((k, v) -> parts.add(esc(k) + " (" + v + (v == 1 ? " scope" : " scopes") + ")"));
             h.append("<p>Read: ").append(String.join(", ", parts)).append("; ").append(r.rulesRun().size())
-                    .append(" rules run.</p>\n");
+                    .append(r.rulesRun().size() == 1 ? " rule run.</p>\n" : " rules run.</p>\n");
         }
         if (!r.suppressed().isEmpty()) {
             h.append("<details><summary>").append(r.suppressed().size()).append(" suppressed</summary><ul>\n");

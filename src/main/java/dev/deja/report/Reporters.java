@@ -36,7 +36,7 @@ public final class Reporters {
     }
 
     public static Reporter forName(String format) {
-        String cls = FORMATS.get(format);
+        String cls = format == null ? null : FORMATS.get(format.toLowerCase(java.util.Locale.ROOT));
         if (cls != null) {
             try {
                 return (Reporter) Class.forName(cls).getDeclaredConstructor().newInstance();

@@ -127,7 +127,7 @@ public final class TextReporter implements Reporter {
         List<String> src = new ArrayList<>();
         read.forEach((k, v) -> src.add(k + " (" + v + (v == 1 ? " scope" : " scopes") + ")"));
         sb.append("; sources: ").append(src.isEmpty() ? "none" : String.join(", ", src));
-        sb.append("; ").append(r.rulesRun().size()).append(" rules run");
+        sb.append("; ").append(r.rulesRun().size()).append(r.rulesRun().size() == 1 ? " rule run" : " rules run");
         int missing = r.coverage().notChecked().size();
         sb.append(missing == 0 ? "; everything requested was read" : "; " + missing + " not checked (see below)");
         return sb.toString();

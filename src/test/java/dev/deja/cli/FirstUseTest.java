@@ -215,4 +215,17 @@ class FirstUseTest {
         assertTrue(stdout.out().startsWith("{"), stdout.out());
         assertTrue(!java.nio.file.Files.exists(Path.of("-")), "no file named '-'");
     }
+
+    @Test
+    void formatsAndRuleIdsIgnoreCaseAndAnEmptyRuleSelectionIsAnError() {
+        TestSupport.Run json = TestSupport.run("scan", BEFORE, "--format", "JSON");
+        assertTrue(json.out().startsWith("{"), json.err());
+        TestSupport.Run explain = TestSupport.run("explain", "HAPROXY-TARPIT-HOLDS-SLOTS");
+        assertEquals(0, explain.code(), explain.err());
+        assertTrue(explain.out().startsWith("haproxy-tarpit-holds-slots"), explain.out());
+        usageError(TestSupport.run("scan", BEFORE, "--rules", "haproxy-tarpit-holds-slots", "--skip-rules",
+                "haproxy-tarpit-holds-slots"), "no rule is left to run");
+        TestSupport.Run one = TestSupport.run("scan", BEFORE, "--rules", "haproxy-tarpit-holds-slots");
+        assertTrue(one.out().contains("; 1 rule run"), one.out());
+    }
 }
