@@ -71,8 +71,23 @@ public final class JunitReporter implements Reporter {
             }
             body.append("  </testsuite>\n");
         }
+        // what could not be read: an error each, so that a CI test report does not look green on a partial scan
+        List<dev.deja.engine.Coverage.Entry> notChecked = r.coverage().notChecked();
+        if (!notChecked.isEmpty()) {
+            total += notChecked.size();
+            body.append("  <testsuite name=\"deja.coverage\" tests=\"").append(notChecked.size())
+                    .append("\" failures=\"0\" errors=\"").append(notChecked.size()).append("\" skipped=\"0\">\n");
+            for (dev.deja.engine.Coverage.Entry e : notChecked) {
+                body.append("    <testcase classname=\"deja.coverage\" name=\"").append(attr(e.source() + ": " + e.scope()))
+                        .append("\">\n      <error type=\"").append(attr(e.status().name().toLowerCase(java.util.Locale.ROOT)))
+                        .append("\" message=\"").append(attr("not checked: " + (e.detail() == null ? e.status().name()
+                                .toLowerCase(java.util.Locale.ROOT) : e.detail()))).append("\"/>\n    </testcase>\n");
+            }
+            body.append("  </testsuite>\n");
+        }
         w.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        w.write("<testsuites name=\"deja\" tests=\"" + total + "\" failures=\"" + failures + "\" errors=\"0\" skipped=\""
+        w.write("<testsuites name=\"deja\" tests=\"" + total + "\" failures=\"" + failures + "\" errors=\""
+                + notChecked.size() + "\" skipped=\""
                 + skipped + "\">\n");
         w.write(body.toString());
         w.write("</testsuites>\n");

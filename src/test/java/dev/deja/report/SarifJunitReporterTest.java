@@ -108,7 +108,8 @@ class SarifJunitReporterTest {
                 .parse(new ByteArrayInputStream(x.toString().getBytes(StandardCharsets.UTF_8)));
         Element root = doc.getDocumentElement();
         assertEquals("testsuites", root.getTagName());
-        assertEquals("6", root.getAttribute("tests"));
+        assertEquals("7", root.getAttribute("tests")); // 5 findings, 1 suppressed, 1 scope not checked
+        assertEquals("1", root.getAttribute("errors"));
         assertEquals("3", root.getAttribute("failures"), x.toString()); // critical, high, medium; info and low pass
         assertEquals("1", root.getAttribute("skipped"));
     }
@@ -148,5 +149,25 @@ class SarifJunitReporterTest {
         assertEquals(1, doc.getElementsByTagName("failure").getLength());
         Element tc = (Element) doc.getElementsByTagName("failure").item(0).getParentNode();
         assertEquals("a&b.cfg", tc.getAttribute("file"));
+    }
+
+    @Test
+    void junitShowsWhatWasNotCheckedAsErrors() throws Exception {
+        Coverage cov = new Coverage(List.of(
+                new Coverage.Entry("kubernetes", "Deployment in all namespaces", Coverage.Status.READ, null, 3),
+                new Coverage.Entry("kubernetes", "PodDisruptionBudget in all namespaces", Coverage.Status.DENIED,
+                        "403 Forbidden", -1)));
+        ScanResult res = new ScanResult(List.of(), List.of(), List.of(), List.of("k8s-lb-not-spread"), cov, 1);
+        StringWriter x = new StringWriter();
+        new JunitReporter().write(new Report(res, Catalog.packaged(), "0.1.0", Severity.MEDIUM, false), x);
+        Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(x.toString().getBytes(StandardCharsets.UTF_8)));
+        Element root = doc.getDocumentElement();
+        assertEquals("1", root.getAttribute("errors"), x.toString());
+        assertEquals(1, doc.getElementsByTagName("error").getLength());
+        Element error = (Element) doc.getElementsByTagName("error").item(0);
+        assertEquals("not checked: 403 Forbidden", error.getAttribute("message"));
+        assertEquals("kubernetes: PodDisruptionBudget in all namespaces",
+                ((Element) error.getParentNode()).getAttribute("name"));
     }
 }
