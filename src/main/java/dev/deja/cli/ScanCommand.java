@@ -235,7 +235,12 @@ public final class ScanCommand implements Callable<Integer> {
         Snapshot snapshot = Collector.collect(req);
         Settings settings = new Settings(Map.of("assume-client-rps", Integer.toString(assumeClientRps)));
         Engine.Options opts = new Engine.Options(min, overrides, ignores, settings, LocalDate.now());
-        List<Rule> applicable = rules;
+        // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would "pass" unseen
+        List<Rule> applicable = rules.stream().filter(r -> snapshot.hasPart(switch (r.source()) {
+            case HAPROXY -> "dev.deja.haproxy.HaproxyConfigs";
+            case KUBERNETES -> "dev.deja.kube.model.KubeInventory";
+            case AWS -> "dev.deja.aws.model.AwsInventory";
+        })).toList();
         ScanResult result = new Engine(catalog).run(snapshot, applicable, opts);
         if (snapshot.hasPart("dev.deja.aws.model.AwsInventory") && snapshot.hasPart("dev.deja.kube.model.KubeInventory")) {
             result = result.withFindings(CrossLinks.apply(snapshot, result.findings()));

@@ -227,5 +227,11 @@ class FirstUseTest {
                 "haproxy-tarpit-holds-slots"), "no rule is left to run");
         TestSupport.Run one = TestSupport.run("scan", BEFORE, "--rules", "haproxy-tarpit-holds-slots");
         assertTrue(one.out().contains("; 1 rule run"), one.out());
+        // only the rules of the sources the scan read: no AWS or Kubernetes rule "passes" on a HAProxy file
+        TestSupport.Run haproxyOnly = TestSupport.run("scan", BEFORE, "--format", "json");
+        String rulesRun = haproxyOnly.out().substring(haproxyOnly.out().indexOf("\"rulesRun\""));
+        rulesRun = rulesRun.substring(0, rulesRun.indexOf(']'));
+        assertTrue(rulesRun.contains("haproxy-tarpit-holds-slots") && !rulesRun.contains("k8s-")
+                && !rulesRun.contains("aws-"), rulesRun);
     }
 }
