@@ -245,11 +245,17 @@ public final class KubeLiveSource implements LiveSource {
                     nextSent[0].cancel(true);
                 }
                 throw new Denied(Coverage.Status.FAILED, "the server's answer is not a JSON list: "
-                        + (e instanceof JacksonException je ? je.getOriginalMessage() : e.getMessage()));
+                        + (e instanceof JacksonException je ? plain(je.getOriginalMessage()) : e.getMessage()));
             }
             url = next[0];
             sent = nextSent[0];
         }
+    }
+
+    /** A parser message without Jackson's note on where a redacted source was ("[Source: REDACTED ...]"). */
+    static String plain(String jacksonMessage) {
+        return String.valueOf(jacksonMessage).replaceAll("\\s*\\(?(start marker )?at \\[Source: REDACTED[^\\]]*\\]\\)?", "")
+                .replaceAll("\\s+", " ").strip();
     }
 
     /** A continue token the server no longer knows (410 Gone): the list must be read again from its start. */
@@ -389,7 +395,16 @@ public final class KubeLiveSource implements LiveSource {
                         + t.getMessage();
             }
             if (t instanceof SSLException) {
-                return "TLS with the API server " + server + " (context " + context + ") failed: " + t.getMessage();
+                String m = String.valueOf(t.getMessage());
+                if (m.contains("PKIX path building failed") || m.contains("unable to find valid certification path")) {
+                    return "TLS with the API server " + server + " (context " + context + ") failed: its certificate"
+                            + " is not signed by the kubeconfig's certificate-authority (nor by a CA this Java trusts)";
+                }
+                if (m.contains("No subject alternative")) {
+                    return "TLS with the API server " + server + " (context " + context + ") failed: its certificate"
+                            + " is not for this host name (" + m + ")";
+                }
+                return "TLS with the API server " + server + " (context " + context + ") failed: " + m;
             }
         }
         return "cannot use the API server " + server + " (context " + context + "): " + KubeClients.rootMessage(e);

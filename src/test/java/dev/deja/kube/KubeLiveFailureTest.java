@@ -203,6 +203,19 @@ class KubeLiveFailureTest {
     }
 
     @Test
+    void anUntrustedServerCertificateIsOneClearLine() throws IOException {
+        try (MockCluster c = new MockCluster(null, true)) {
+            Path kc = MockCluster.writeKubeconfig(tmp.resolve("kc-tls"), "tls", c.url()); // no CA, no skip: untrusted
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString());
+            assertEquals(3, r.code(), r.err());
+            String first = r.err().lines().findFirst().orElse("");
+            assertTrue(first.startsWith("deja: kubernetes: TLS with the API server https://") && first.endsWith(
+                    "failed: its certificate is not signed by the kubeconfig's certificate-authority (nor by a CA this"
+                    + " Java trusts)"), r.err());
+        }
+    }
+
+    @Test
     void rejectedCredentialsFailWithOneLine() throws IOException {
         try (MockCluster c = new MockCluster(req -> MockCluster.status(401, "Unauthorized", "Unauthorized"))) {
             TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString());

@@ -86,4 +86,13 @@ class ListPageParserTest {
                 "message"));
         assertNull(ListPageParser.topLevelString(json("not json"), "message"));
     }
+
+    @Test
+    void parserMessagesDoNotShowJacksonsRedactedSourceNote() {
+        JacksonException e = assertThrows(JacksonException.class,
+                () -> ListPageParser.parse(json("{\"items\":[{\"a\":1}"), t -> { }, i -> { }));
+        String m = KubeLiveSource.plain(e.getOriginalMessage());
+        assertFalse(m.contains("REDACTED") || m.contains("Source:"), m);
+        assertTrue(m.startsWith("Unexpected end-of-input"), m);
+    }
 }
