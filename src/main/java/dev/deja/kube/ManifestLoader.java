@@ -37,7 +37,11 @@ public final class ManifestLoader implements FileLoader {
     public void load(List<SourceFile> files, ScanRequest request, SnapshotBuilder out) {
         KubeInventory.Builder inv = out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
         for (SourceFile f : files) {
-            List<Object> views = parse(f);
+            List<String> problems = new ArrayList<>();
+            List<Object> views = parse(f, problems);
+            for (String p : new java.util.LinkedHashSet<>(problems)) {
+                request.err.println("deja: warning: " + f.display() + ":" + p);
+            }
             int count = 0;
             for (Object v : views) {
                 if (v instanceof String skipped) {
@@ -78,6 +82,11 @@ public final class ManifestLoader implements FileLoader {
      * The views of one file, in order; a document without a kind yields a String naming it (for the coverage).
      */
     static List<Object> parse(SourceFile f) {
+        return parse(f, null);
+    }
+
+    /** As {@link #parse(SourceFile)}; values of the wrong type ("line: key: what") go to {@code problems}. */
+    static List<Object> parse(SourceFile f, List<String> problems) {
         List<Object> out = new ArrayList<>();
         checkDocumentSizes(f);
         Yaml yaml = new Yaml(options());
@@ -86,7 +95,7 @@ public final class ManifestLoader implements FileLoader {
                 if (doc == null) {
                     continue;
                 }
-                collect(YamlTree.of(doc), f.display(), out, 0);
+                collect(YamlTree.of(doc, problems), f.display(), out, 0);
             }
         } catch (MarkedYAMLException e) {
             Mark m = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();

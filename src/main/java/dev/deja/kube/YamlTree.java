@@ -12,13 +12,48 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 /** A SnakeYAML node (from {@code compose}, so with marks) as a {@link Tree}. */
 final class YamlTree implements Tree {
     private final Node node;
+    /** The key that holds this node (for a sequence's items, the sequence's key), for messages. */
+    private final String key;
+    /** Where values of the wrong type are reported ("line: key: what"), or null. */
+    private final List<String> problems;
 
     YamlTree(Node node) {
+        this(node, null, null);
+    }
+
+    private YamlTree(Node node, String key, List<String> problems) {
         this.node = node;
+        this.key = key;
+        this.problems = problems;
     }
 
     static Tree of(Node n) {
-        return n == null ? null : new YamlTree(n);
+        return of(n, null);
+    }
+
+    /** A document whose values of the wrong type (a word where a number or a list belongs) go to {@code problems}. */
+    static Tree of(Node n, List<String> problems) {
+        return n == null ? null : new YamlTree(n, null, problems);
+    }
+
+    private void problem(Node at, String what) {
+        if (problems != null) {
+            problems.add((at.getStartMark() == null ? "?" : at.getStartMark().getLine() + 1) + ": " + what);
+        }
+    }
+
+    @Override
+    public Integer integer(String k) {
+        String s = text(k);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return Integer.valueOf(s.trim());
+        } catch (NumberFormatException e) {
+            problem(tuple(k).getValueNode(), k + ": '" + s + "' is not a whole number (read as unset)");
+            return null;
+        }
     }
 
     Node node() {
@@ -46,7 +81,7 @@ final class YamlTree implements Tree {
         if (v instanceof ScalarNode s && "tag:yaml.org,2002:null".equals(s.getTag().getValue())) {
             return null;
         }
-        return new YamlTree(v);
+        return new YamlTree(v, key, problems);
     }
 
     @Override
@@ -65,9 +100,12 @@ final class YamlTree implements Tree {
         if (node instanceof SequenceNode s) {
             List<Tree> out = new ArrayList<>(s.getValue().size());
             for (Node n : s.getValue()) {
-                out.add(new YamlTree(n));
+                out.add(new YamlTree(n, key, problems));
             }
             return out;
+        }
+        if (key != null) {
+            problem(node, key + ": not a list (read as empty)");
         }
         return List.of();
     }
@@ -78,10 +116,14 @@ final class YamlTree implements Tree {
             List<Map.Entry<String, Tree>> out = new ArrayList<>(m.getValue().size());
             for (NodeTuple t : m.getValue()) {
                 if (t.getKeyNode() instanceof ScalarNode k) {
-                    out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(k.getValue(), new YamlTree(t.getValueNode())));
+                    out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(k.getValue(),
+                            new YamlTree(t.getValueNode(), k.getValue(), problems)));
                 }
             }
             return out;
+        }
+        if (key != null) {
+            problem(node, key + ": not a mapping (read as empty)");
         }
         return List.of();
     }

@@ -195,4 +195,17 @@ class ManifestLoaderTest {
         assertTrue(i >= 0 && j > i, json);
         return json.substring(i, j);
     }
+
+    @Test
+    void valuesOfTheWrongTypeAreWarningsNamingTheLine() {
+        String f = "src/test/resources/manifests-bad-values.yaml";
+        dev.deja.TestSupport.Run r = dev.deja.TestSupport.run("scan", f);
+        assertEquals(java.util.List.of(
+                "deja: warning: " + f + ":7: labels: not a mapping (read as empty)",
+                "deja: warning: " + f + ":9: replicas: 'two' is not a whole number (read as unset)",
+                "deja: warning: " + f + ":17: args: not a list (read as empty)",
+                "deja: warning: " + f + ":20: timeoutSeconds: 'abc' is not a whole number (read as unset)",
+                "deja: warning: " + f + ":28: containers: not a list (read as empty)"),
+                r.err().lines().filter(l -> l.startsWith("deja: warning")).toList());
+    }
 }
