@@ -250,7 +250,14 @@ public final class ScanCommand implements Callable<Integer> {
         Report report = new Report(result, catalog, VersionProvider.version(), fail, false)
                 .withRun(new Report.RunInfo(started, Duration.ofNanos(System.nanoTime() - t0)));
         if (base != null) {
-            report = report.withBaseline(base.compare(result.findings()));
+            Set<String> ran = Set.copyOf(result.rulesRun());
+            Set<String> scannedNamespaces = Set.copyOf(namespaces);
+            Set<String> scannedRegions = new java.util.HashSet<>();
+            regions.forEach(r -> java.util.Arrays.stream(r.split(",")).map(String::strip).forEach(scannedRegions::add));
+            report = report.withBaseline(base.compare(result.findings(), (rule, loc) -> ran.contains(rule)
+                    && (scannedNamespaces.isEmpty() || loc.namespace() == null || loc.arn() != null
+                            || scannedNamespaces.contains(loc.namespace()))
+                    && (scannedRegions.isEmpty() || loc.region() == null || scannedRegions.contains(loc.region()))));
         }
         InputException notWritten = null;
         try {

@@ -20,17 +20,20 @@ import tools.jackson.databind.json.JsonMapper;
 public final class Baseline {
     private final String source;
     private final List<String> fingerprints;
+    /** The rule and location of each baseline finding, in the order of {@link #fingerprints}. */
+    private final List<Map.Entry<String, Location>> where;
     private final boolean found;
 
-    private Baseline(String source, List<String> fingerprints, boolean found) {
+    private Baseline(String source, List<String> fingerprints, List<Map.Entry<String, Location>> where, boolean found) {
         this.source = source;
         this.fingerprints = List.copyOf(fingerprints);
+        this.where = List.copyOf(where);
         this.found = found;
     }
 
     /** No baseline there yet (a first scheduled run): every finding is new. */
     public static Baseline absent(String source) {
-        return new Baseline(source, List.of(), false);
+        return new Baseline(source, List.of(), List.of(), false);
     }
 
     public String source() {
@@ -58,6 +61,7 @@ public final class Baseline {
             throw new InputException(source + ": baseline has report schema " + version + "; this deja reads 1.x");
         }
         List<String> fps = new ArrayList<>();
+        List<Map.Entry<String, Location>> where = new ArrayList<>();
         int i = 0;
         for (JsonNode f : root.path("findings")) {
             String rule = f.path("ruleId").asString(null);
@@ -70,9 +74,10 @@ public final class Baseline {
                     text(l, "kind"), text(l, "namespace"), text(l, "name"), text(l, "key"), text(l, "arn"),
                     text(l, "region"));
             fps.add(Finding.fingerprint(rule, loc, message));
+            where.add(Map.entry(rule, loc));
             i++;
         }
-        return new Baseline(source, fps, true);
+        return new Baseline(source, fps, where, true);
     }
 
     private static String text(JsonNode n, String field) {
@@ -80,10 +85,25 @@ public final class Baseline {
         return v == null || v.isNull() ? null : v.asString();
     }
 
-    /** Which of {@code findings} are new against this baseline. */
+    /** Which of {@code findings} are new against this baseline; every baseline finding counts as in scope. */
     public BaselineDiff compare(List<Finding> findings) {
+        return compare(findings, (rule, loc) -> true);
+    }
+
+    /**
+     * Which of {@code findings} are new against this baseline. A baseline finding that this scan did not
+     * reproduce counts as fixed only when {@code inScope} says this scan looked where it was (its rule ran, its
+     * namespace or region was read): a scan of one namespace does not "fix" the findings of the others.
+     */
+    public BaselineDiff compare(List<Finding> findings, java.util.function.BiPredicate<String, Location> inScope) {
         Map<String, Integer> left = new HashMap<>();
-        fingerprints.forEach(fp -> left.merge(fp, 1, Integer::sum));
+        Map<String, Integer> leftInScope = new HashMap<>();
+        for (int k = 0; k < fingerprints.size(); k++) {
+            left.merge(fingerprints.get(k), 1, Integer::sum);
+            if (inScope.test(where.get(k).getKey(), where.get(k).getValue())) {
+                leftInScope.merge(fingerprints.get(k), 1, Integer::sum);
+            }
+        }
         List<Finding> fresh = new ArrayList<>();
         int unchanged = 0;
         for (Finding f : findings) {
@@ -91,12 +111,13 @@ public final class Baseline {
             Integer n = left.get(fp);
             if (n != null && n > 0) {
                 left.put(fp, n - 1);
+                leftInScope.computeIfPresent(fp, (k, v) -> v - 1);
                 unchanged++;
             } else {
                 fresh.add(f);
             }
         }
-        int fixed = left.values().stream().mapToInt(Integer::intValue).sum();
+        int fixed = leftInScope.values().stream().mapToInt(v -> Math.max(0, v)).sum();
         return new BaselineDiff(source, found, fingerprints.size(), fresh, unchanged, fixed);
     }
 }

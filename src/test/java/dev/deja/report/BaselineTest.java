@@ -58,6 +58,20 @@ class BaselineTest {
     }
 
     @Test
+    void onlyWhatThisScanLookedAtCanBeFixed() {
+        Baseline b = Baseline.parse(jsonOf(List.of(ReportFixtures.kube("a"), ReportFixtures.kube("b"),
+                ReportFixtures.aws())), "old.json");
+        // this scan saw Kubernetes only, and no longer finds b: b is fixed, the AWS finding was not looked at
+        BaselineDiff d = b.compare(List.of(ReportFixtures.kube("a")),
+                (rule, loc) -> rule.equals(ReportFixtures.kube("x").ruleId()));
+        assertEquals(1, d.fixed());
+        assertEquals(1, d.unchanged());
+        // a scan that looked nowhere the baseline found anything fixes nothing
+        assertEquals(0, b.compare(List.of(), (rule, loc) -> false).fixed());
+        assertEquals(3, b.compare(List.of()).fixed());
+    }
+
+    @Test
     void anAbsentBaselineMakesEverythingNew() {
         BaselineDiff d = Baseline.absent("configmap:deja/deja-report").compare(List.of(ReportFixtures.aws()));
         assertFalse(d.found());
