@@ -170,8 +170,9 @@ public final class KubeBench {
             System.out.printf("reference: JDK HttpClient GETs of the same %d lists (limit=%d, continue, %d in parallel),"
                     + " %.1f MiB of JSON: median %.3f s%n", kinds.size(), KubeLiveSource.PAGE, KubeLiveSource.MAX_PARALLEL,
                     bytes / 1048576.0, r);
-            System.out.printf("deja scan --cluster (./deja, the launcher users run, DEJA_JAVA_OPTS=-Xmx%s, all %d rules, %s findings, exit %d, max RSS %s):"
-                    + " median %.3f s%n", xmx, RuleRegistry.all().size(), findings, exit, rss, p);
+            System.out.printf("deja scan --cluster (./deja, the launcher users run, DEJA_JAVA_OPTS=-Xmx%s, its %d Kubernetes rules, %s findings, exit %d, max RSS %s):"
+                    + " median %.3f s%n", xmx, RuleRegistry.all().stream()
+                    .filter(r -> r.source() == dev.deja.engine.SourceKind.KUBERNETES).count(), findings, exit, rss, p);
             System.out.printf("deja collector in a warm JVM (lists + views, no JVM start): median %.3f s%n", c);
             double cu = median(curl);
             if (haveCurl) {
