@@ -172,7 +172,7 @@ public final class KubeBench {
                     bytes / 1048576.0, r);
             System.out.printf("deja scan --cluster (./deja, the launcher users run, DEJA_JAVA_OPTS=-Xmx%s, its %d Kubernetes rules, %s findings, exit %d, max RSS %s):"
                     + " median %.3f s%n", xmx, RuleRegistry.all().stream()
-                    .filter(r -> r.source() == dev.deja.engine.SourceKind.KUBERNETES).count(), findings, exit, rss, p);
+                    .filter(rule -> rule.source() == dev.deja.engine.SourceKind.KUBERNETES).count(), findings, exit, rss, p);
             System.out.printf("deja collector in a warm JVM (lists + views, no JVM start): median %.3f s%n", c);
             double cu = median(curl);
             if (haveCurl) {
