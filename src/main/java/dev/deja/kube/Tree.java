@@ -52,8 +52,13 @@ interface Tree {
         try {
             return Integer.valueOf(s.trim());
         } catch (NumberFormatException e) {
+            notANumber(key, s);
             return null;
         }
+    }
+
+    /** A value under {@code key} that is not a whole number: read as unset; manifests warn about it. */
+    default void notANumber(String key, String value) {
     }
 
     /** A mapping of scalars (labels, annotations, selectors, data) as strings; non-scalar values are skipped. */

@@ -43,17 +43,8 @@ final class YamlTree implements Tree {
     }
 
     @Override
-    public Integer integer(String k) {
-        String s = text(k);
-        if (s == null) {
-            return null;
-        }
-        try {
-            return Integer.valueOf(s.trim());
-        } catch (NumberFormatException e) {
-            problem(tuple(k).getValueNode(), k + ": '" + s + "' is not a whole number (read as unset)");
-            return null;
-        }
+    public void notANumber(String k, String value) {
+        problem(tuple(k).getValueNode(), k + ": '" + value + "' is not a whole number (read as unset)");
     }
 
     Node node() {

@@ -82,22 +82,29 @@ class KubeLiveFailureTest {
         }
     }
 
+    /** A page of NLB Services in namespace edge, with a continue token when {@code token} is not null. */
+    static io.fabric8.mockwebserver.http.MockResponse servicePage(String token, String... names) {
+        java.util.List<String> items = new java.util.ArrayList<>();
+        for (String n : names) {
+            items.add("{\"metadata\":{\"name\":\"" + n + "\",\"namespace\":\"edge\",\"annotations\":"
+                    + "{\"service.beta.kubernetes.io/aws-load-balancer-type\":\"nlb\"}},\"spec\":{\"type\":\"LoadBalancer\"}}");
+        }
+        String body = "{\"kind\":\"ServiceList\",\"apiVersion\":\"v1\",\"metadata\":{"
+                + (token == null ? "" : "\"continue\":\"" + token + "\"") + "},\"items\":[" + String.join(",", items) + "]}";
+        return new io.fabric8.mockwebserver.http.MockResponse().setResponseCode(200)
+                .setHeader("Content-Type", "application/json").setBody(body);
+    }
+
     @Test
     void listsArePagedWithContinueTokens() throws IOException {
         java.util.List<String> paths = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        String svc = "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"edge\",\"annotations\":"
-                + "{\"service.beta.kubernetes.io/aws-load-balancer-type\":\"nlb\"}},\"spec\":{\"type\":\"LoadBalancer\"}}";
         try (MockCluster c = new MockCluster(req -> {
             if (!req.getPath().startsWith("/api/v1/services")) {
                 return null;
             }
             paths.add(req.getPath());
             boolean second = req.getPath().contains("continue=");
-            String body = "{\"kind\":\"ServiceList\",\"apiVersion\":\"v1\",\"metadata\":{"
-                    + (second ? "" : "\"continue\":\"next+page/1\"") + "},\"items\":["
-                    + String.format(svc, second ? "second" : "first") + "]}";
-            return new io.fabric8.mockwebserver.http.MockResponse().setResponseCode(200)
-                    .setHeader("Content-Type", "application/json").setBody(body);
+            return servicePage(second ? null : "next+page/1", second ? "second" : "first");
         })) {
             TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
                     "--rules", "k8s-nlb-service-single-zone-risk", "--format", "json");
@@ -116,8 +123,6 @@ class KubeLiveFailureTest {
         java.util.List<String> paths = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         AtomicInteger expired = new AtomicInteger();
         boolean[] pagesWhole = {false};
-        String svc = "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"edge\",\"annotations\":"
-                + "{\"service.beta.kubernetes.io/aws-load-balancer-type\":\"nlb\"}},\"spec\":{\"type\":\"LoadBalancer\"}}";
         try (MockCluster c = new MockCluster(req -> {
             if (!req.getPath().startsWith("/api/v1/services")) {
                 return null;
@@ -129,11 +134,7 @@ class KubeLiveFailureTest {
                 expired.incrementAndGet();
                 return MockCluster.status(410, "Expired", "The provided continue parameter is too old");
             }
-            String items = paged ? String.format(svc, "first") : String.format(svc, "first") + "," + String.format(svc, "second");
-            String body = "{\"kind\":\"ServiceList\",\"apiVersion\":\"v1\",\"metadata\":{"
-                    + (paged ? "\"continue\":\"tok\"" : "") + "},\"items\":[" + items + "]}";
-            return new io.fabric8.mockwebserver.http.MockResponse().setResponseCode(200)
-                    .setHeader("Content-Type", "application/json").setBody(body);
+            return paged ? servicePage("tok", "first") : servicePage(null, "first", "second");
         })) {
             Path kc = c.kubeconfig(tmp);
             TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString(),
