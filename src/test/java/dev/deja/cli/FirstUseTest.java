@@ -197,6 +197,8 @@ class FirstUseTest {
             {"deja: --region, --profile: only with --aws", "scan", m, "--region", "eu-west-1", "--profile", "p"},
             {"deja: --namespace 'a,b': not a namespace name", "scan", "--cluster", "-n", "a,b"},
             {"deja: --namespace '': not a namespace name", "scan", "--cluster", "-n", ""},
+            {"deja: --selector 'app in prod': not a label selector", "scan", "--cluster", "-l", "app in prod"},
+            {"deja: --selector 'app=web,': not a label selector", "scan", "--cluster", "-l", "app=web,"},
             {"deja: " + m + ": would be overwritten by an output", "scan", m, "-o", m},
             {"deja: " + m + ": would be overwritten by an output", "scan", m, "--snapshot-out", m},
             {"deja: --snapshot-out " + tmp.resolve("x.json") + ": the same file as a report output", "scan", m,
