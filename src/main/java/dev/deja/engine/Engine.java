@@ -25,6 +25,50 @@ public final class Engine {
         }
     }
 
+    /**
+     * Every rule's findings, in rule order, on threads of the engine's own (not the common fork-join pool, which
+     * other libraries may block).
+     */
+    private List<List<Finding>> checkAll(List<Rule> rules, Snapshot snapshot, Settings settings) {
+        int threads = Math.min(rules.size(), Runtime.getRuntime().availableProcessors());
+        if (threads <= 1) {
+            return rules.stream().map(rule -> check(rule, snapshot, settings)).toList();
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "deja-rules");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<java.util.concurrent.Future<List<Finding>>> futures = new ArrayList<>();
+            for (Rule rule : rules) {
+                futures.add(pool.submit(() -> check(rule, snapshot, settings)));
+            }
+            List<List<Finding>> out = new ArrayList<>();
+            for (java.util.concurrent.Future<List<Finding>> f : futures) {
+                out.add(f.get());
+            }
+            return out;
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the rules ran", e);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private List<Finding> check(Rule rule, Snapshot snapshot, Settings settings) {
+        return rule.check(snapshot, new RuleContext(catalog.rule(rule.id()).orElseThrow(), settings));
+    }
+
     public ScanResult run(Snapshot snapshot, List<Rule> rules, Options opts) {
         long start = System.nanoTime();
         for (Rule rule : rules) { // an unknown rule fails before any runs
@@ -46,9 +90,7 @@ public final class Engine {
         }
         rules = runnable;
         // rules are pure functions of the snapshot: they run on every core, and their findings are sorted below
-        List<List<Finding>> perRule = rules.parallelStream()
-                .map(rule -> rule.check(snapshot, new RuleContext(catalog.rule(rule.id()).orElseThrow(), opts.settings())))
-                .toList();
+        List<List<Finding>> perRule = checkAll(rules, snapshot, opts.settings());
         List<Finding> raw = new ArrayList<>();
         List<String> ran = new ArrayList<>();
         for (int i = 0; i < rules.size(); i++) {

@@ -19,14 +19,21 @@ final class UnreadKinds {
             "([A-Z][A-Za-z]+) (?:in all namespaces|in namespace \\S+|\\(cluster-scoped\\))(?: \\(saved in .+\\))?");
 
     private final boolean live;
+    /** Manifests were read too: a kind the cluster part never listed may come from them. */
+    private final boolean manifests;
     private final Set<String> listed = new LinkedHashSet<>();
     private final Map<String, String> unread = new TreeMap<>();
 
     UnreadKinds(Coverage coverage) {
         boolean any = false;
+        boolean manifests = false;
         for (Coverage.Entry e : coverage.entries()) {
             Matcher m = LIVE.matcher(e.scope());
-            if (!e.source().equals("kubernetes") || !m.matches()) {
+            if (!e.source().equals("kubernetes")) {
+                continue;
+            }
+            if (!m.matches()) {
+                manifests |= e.status() == Coverage.Status.READ; // a manifest file: it may hold any kind
                 continue;
             }
             any = true;
@@ -36,6 +43,7 @@ final class UnreadKinds {
             }
         }
         live = any;
+        this.manifests = manifests;
     }
 
     /** Why the rule cannot run on this snapshot, or null when it can. */
@@ -47,7 +55,7 @@ final class UnreadKinds {
             if (unread.containsKey(kind)) {
                 return "not run: it needs " + kind + " and " + unread.get(kind);
             }
-            if (!listed.contains(kind)) {
+            if (!listed.contains(kind) && !manifests) {
                 return "not run: it needs " + kind + ", which this snapshot of the cluster does not hold (taken with"
                         + " other rules selected)";
             }
