@@ -19,6 +19,12 @@ abstract class KubeRule implements Rule {
         return SourceKind.KUBERNETES;
     }
 
+    /** The kinds the rule reads; most rules judge load balancers only, so the detector's kinds by default. */
+    @Override
+    public Set<String> kubeKinds() {
+        return DETECTOR_KINDS;
+    }
+
     @Override
     public final List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         return snapshot.part(KubeInventory.class).map(inv -> check(inv, ctx)).orElse(List.of());

@@ -8,7 +8,6 @@ import dev.deja.kube.model.Probe;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * IL-0495: a load balancer whose liveness probe checks the same endpoint as its readiness probe. A stalled config
@@ -18,11 +17,6 @@ public final class LbLivenessSameAsReadiness extends KubeRule {
     @Override
     public String id() {
         return "k8s-lb-liveness-same-as-readiness";
-    }
-
-    @Override
-    public Set<String> kubeKinds() {
-        return DETECTOR_KINDS;
     }
 
     @Override

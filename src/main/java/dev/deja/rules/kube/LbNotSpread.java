@@ -24,11 +24,6 @@ public final class LbNotSpread extends KubeRule {
     }
 
     @Override
-    public Set<String> kubeKinds() {
-        return DETECTOR_KINDS;
-    }
-
-    @Override
     List<Finding> check(KubeInventory inv, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (LoadBalancers.Lb lb : LoadBalancers.of(inv)) {

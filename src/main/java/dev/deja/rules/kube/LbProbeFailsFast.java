@@ -7,7 +7,6 @@ import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Probe;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * IL-0495: a readiness or liveness probe of a load-balancer pod that gives up quickly: {@code timeoutSeconds} <= 1
@@ -20,11 +19,6 @@ public final class LbProbeFailsFast extends KubeRule {
     @Override
     public String id() {
         return "k8s-lb-probe-fails-fast";
-    }
-
-    @Override
-    public Set<String> kubeKinds() {
-        return DETECTOR_KINDS;
     }
 
     @Override

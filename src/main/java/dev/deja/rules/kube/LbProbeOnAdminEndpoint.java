@@ -30,11 +30,6 @@ public final class LbProbeOnAdminEndpoint extends KubeRule {
     }
 
     @Override
-    public Set<String> kubeKinds() {
-        return DETECTOR_KINDS;
-    }
-
-    @Override
     List<Finding> check(KubeInventory inv, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (LoadBalancers.Lb lb : LoadBalancers.of(inv)) {
