@@ -38,6 +38,11 @@ abstract class KubeRule implements Rule {
         return Set.copyOf(s);
     }
 
+    /** "all 3 replicas restart", "its single replica restarts", "every pod of the DaemonSet restarts". */
+    static String replicasDo(Integer n, String verb) {
+        return replicasText(n) + " " + (n == null || n == 1 ? verb + "s" : verb);
+    }
+
     static String replicasText(Integer n) {
         return n == null ? "every pod of the DaemonSet" : n == 1 ? "its single replica" : "all " + n + " replicas";
     }

@@ -33,8 +33,8 @@ public final class LbLivenessSameAsReadiness extends KubeRule {
                         + ": livenessProbe checks the same endpoint as readinessProbe (" + l.endpoint() + "). When a"
                         + " configuration reload stalls that endpoint, readiness takes the pod out of rotation and"
                         + " liveness then restarts it after " + l.failures() + " x " + l.period() + "s = "
-                        + l.failures() * l.period() + "s; " + replicasText(lb.workload().effectiveReplicas())
-                        + " restart together instead of waiting out the stall " + lb.because();
+                        + l.failures() * l.period() + "s; " + replicasDo(lb.workload().effectiveReplicas(), "restart")
+                        + " together instead of waiting out the stall " + lb.because();
                 out.add(ctx.finding(lb.workload().meta().at(l.line()), msg).build());
             }
         }

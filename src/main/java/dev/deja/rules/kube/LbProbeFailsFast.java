@@ -55,7 +55,7 @@ public final class LbProbeFailsFast extends KubeRule {
         String msg = lb.workload().meta().display() + " container " + c.name() + ": " + key + " (" + p.endpoint()
                 + ") is " + effect + " after " + p.failures() + " failures x " + p.period() + "s with a " + p.timeout()
                 + "s timeout (" + window + "s); " + String.join("; ", why) + ". Every replica shares it: "
-                + replicasText(lb.workload().effectiveReplicas()) + " fail together, as HubSpot's load balancers did "
+                + replicasDo(lb.workload().effectiveReplicas(), "fail") + " together, as HubSpot's load balancers did "
                 + lb.because();
         out.add(ctx.finding(lb.workload().meta().at(p.line()), msg).build());
     }
