@@ -46,6 +46,11 @@ public final class HaproxyFileLoader implements FileLoader {
                 }
                 out.suppress(s);
             }
+            for (Section s : c.sections()) {
+                for (Directive d : s.directives()) {
+                    warnIfNotANumber(d, request);
+                }
+            }
             for (String n : c.notes()) {
                 if (request.verbose) {
                     request.err.println("deja: " + n);
@@ -55,5 +60,20 @@ public final class HaproxyFileLoader implements FileLoader {
             }
         }
         out.put(HaproxyConfigs.class, new HaproxyConfigs(configs));
+    }
+
+    /**
+     * A connection limit the rules read that is not a number ("maxconn abc"): HAProxy refuses such a configuration;
+     * deja reads it as unset and says so.
+     */
+    private static void warnIfNotANumber(Directive d, ScanRequest request) {
+        for (int i = 1; i < d.size(); i++) {
+            boolean limit = i == 1 && d.keyword().equals("maxconn") || d.keyword().equals("bind") && i > 1
+                    && "maxconn".equals(d.word(i - 1));
+            if (limit && d.word(i) != null && !d.unresolved(i) && Frontends.number(d, i) < 0) {
+                request.err.println("deja: warning: " + d.where() + ": maxconn '" + d.word(i) + "' is not a number"
+                        + " (HAProxy refuses this configuration; read as unset)");
+            }
+        }
     }
 }

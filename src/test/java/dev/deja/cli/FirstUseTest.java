@@ -236,4 +236,17 @@ class FirstUseTest {
         assertTrue(rulesRun.contains("haproxy-tarpit-holds-slots") && !rulesRun.contains("k8s-")
                 && !rulesRun.contains("aws-"), rulesRun);
     }
+
+    @Test
+    void aConnectionLimitThatIsNotANumberIsAWarningNamingTheLine() throws Exception {
+        Path cfg = tmp.resolve("haproxy.cfg");
+        java.nio.file.Files.writeString(cfg, "global\n  maxconn abc\ndefaults\n  mode http\n  timeout client 30s\n"
+                + "  timeout server 30s\n  timeout connect 5s\nfrontend f\n  bind :80 maxconn 1k\n  default_backend b\n"
+                + "backend b\n  server s1 127.0.0.1:8080\n");
+        TestSupport.Run r = TestSupport.run("scan", cfg.toString());
+        assertEquals(java.util.List.of(
+                "deja: warning: " + cfg + ":2: maxconn 'abc' is not a number (HAProxy refuses this configuration; read as unset)",
+                "deja: warning: " + cfg + ":9: maxconn '1k' is not a number (HAProxy refuses this configuration; read as unset)"),
+                r.err().lines().filter(l -> l.startsWith("deja: warning")).toList());
+    }
 }
