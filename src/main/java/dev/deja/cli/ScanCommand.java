@@ -216,7 +216,7 @@ public final class ScanCommand implements Callable<Integer> {
         }
         checkOptionsApply();
         Outputs outs = Outputs.plan(format, outputFile, outputs, io); // unknown formats: exit 2 before any work
-        checkNoOverwrite(outs);
+        checkNoOverwrite();
         String notifyUrl = Deliveries.url(notify, "--notify", io.env());
         String pushUrl = Deliveries.url(pushgateway, "--pushgateway", io.env());
         Suppressions ignores = ignoreFile == null ? Suppressions.NONE : Suppressions.load(ignoreFile, catalog);
@@ -371,26 +371,24 @@ public final class ScanCommand implements Callable<Integer> {
         return depth == 0;
     }
 
-    /** A report, snapshot or input written over another: refused before any work. */
-    private void checkNoOverwrite(Outputs outs) throws IOException {
-        Set<String> written = new java.util.HashSet<>(outs.files);
-        written.remove("-");
-        if (snapshotOut != null && !written.add(snapshotOut.toAbsolutePath().normalize().toString())) {
-            throw new InputException("--snapshot-out " + snapshotOut + ": the same file as a report output");
+    /** A report or snapshot written over a file this scan reads (or another output): refused before any work. */
+    private void checkNoOverwrite() {
+        Map<String, Path> outs = new LinkedHashMap<>();
+        if (outputFile != null) {
+            outs.put("-o " + outputFile, outputFile);
         }
-        for (String p : paths) {
-            if (p.equals("-")) {
-                continue;
-            }
-            java.nio.file.Path in = java.nio.file.Path.of(p).toAbsolutePath().normalize();
-            for (String w : written) {
-                java.nio.file.Path out = java.nio.file.Path.of(w);
-                if (out.equals(in) || Files.isRegularFile(in) && Files.exists(out) && Files.isSameFile(in, out)) {
-                    throw new InputException(p + ": would be overwritten by an output (" + out + "); write reports"
-                            + " and snapshots elsewhere");
-                }
-            }
+        for (String spec : outputs) { // FORMAT=PATH, checked by Outputs.plan
+            outs.put("--output " + spec, Path.of(spec.substring(spec.indexOf('=') + 1).strip()));
         }
+        if (snapshotOut != null) {
+            outs.put("--snapshot-out " + snapshotOut, snapshotOut);
+        }
+        Map<String, Path> named = new LinkedHashMap<>();
+        named.put("--kubeconfig", kubeconfig);
+        named.put("--ignore-file", ignoreFile);
+        named.put("--config", config);
+        named.put("--baseline", baseline == null || baseline.startsWith("configmap:") ? null : Path.of(baseline));
+        NoOverwrite.check(outs, paths, named, io.env());
     }
 
     private ScanRequest request(List<Rule> rules) {

@@ -199,9 +199,9 @@ class FirstUseTest {
             {"deja: --namespace '': not a namespace name", "scan", "--cluster", "-n", ""},
             {"deja: --selector 'app in prod': not a label selector", "scan", "--cluster", "-l", "app in prod"},
             {"deja: --selector 'app=web,': not a label selector", "scan", "--cluster", "-l", "app=web,"},
-            {"deja: " + m + ": would be overwritten by an output", "scan", m, "-o", m},
-            {"deja: " + m + ": would be overwritten by an output", "scan", m, "--snapshot-out", m},
-            {"deja: --snapshot-out " + tmp.resolve("x.json") + ": the same file as a report output", "scan", m,
+            {"deja: -o " + m + ": would overwrite " + m + ", which this scan reads", "scan", m, "-o", m},
+            {"deja: --snapshot-out " + m + ": would overwrite " + m + ", which this scan reads", "scan", m, "--snapshot-out", m},
+            {"deja: --snapshot-out " + tmp.resolve("x.json") + ": the same file as -o " + tmp.resolve("x.json"), "scan", m,
                 "-o", tmp.resolve("x.json").toString(), "--snapshot-out", tmp.resolve("x.json").toString()},
         };
         for (String[] c : cases) {

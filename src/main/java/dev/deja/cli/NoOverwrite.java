@@ -1,0 +1,141 @@
+package dev.deja.cli;
+
+import dev.deja.engine.InputException;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * An output never replaces an input: before any work, every file a scan writes ({@code -o}, {@code --output},
+ * {@code --snapshot-out}) is resolved to its real path (symlinks followed, also for a file that does not exist yet
+ * behind a symlink) and compared with every file the scan reads or was given: files named, every file found in a
+ * folder given (read or listed as skipped), kubeconfig files ({@code --kubeconfig}, each file of {@code KUBECONFIG},
+ * {@code ~/.kube/config}), the AWS shared config, credentials and web identity token files, {@code --ignore-file},
+ * {@code --config} and the {@code --baseline} file. A match is a usage error (exit 2) naming both.
+ */
+final class NoOverwrite {
+    /** An input: what the user calls it and its real path. */
+    private record Input(String role, Path real) {
+    }
+
+    private NoOverwrite() {
+    }
+
+    /**
+     * @param outputs written files by the option as given (e.g. "-o report.json"), nulls and "-" ignored
+     * @param paths   scan paths as given ("-" is stdin)
+     * @param named   other input files by role (e.g. "--ignore-file"), nulls ignored
+     * @param env     the process environment (KUBECONFIG, HOME, AWS_* files)
+     */
+    static void check(Map<String, Path> outputs, List<String> paths, Map<String, Path> named, Map<String, String> env) {
+        Map<Path, String> outs = new LinkedHashMap<>();
+        for (Map.Entry<String, Path> o : outputs.entrySet()) {
+            if (o.getValue() != null && !o.getValue().toString().equals("-")) {
+                Path real = real(o.getValue());
+                String before = outs.putIfAbsent(real, o.getKey());
+                if (before != null) {
+                    throw new InputException(o.getKey() + ": the same file as " + before
+                            + " (each output needs its own file)");
+                }
+            }
+        }
+        if (outs.isEmpty()) {
+            return;
+        }
+        List<Input> inputs = new ArrayList<>();
+        for (Map.Entry<String, Path> n : named.entrySet()) {
+            if (n.getValue() != null) {
+                inputs.add(new Input(n.getKey() + " " + n.getValue(), real(n.getValue())));
+            }
+        }
+        String home = env.getOrDefault("HOME", System.getProperty("user.home"));
+        String kc = env.get("KUBECONFIG");
+        if (kc != null) {
+            for (String p : kc.split(File.pathSeparator)) {
+                if (!p.isBlank()) {
+                    inputs.add(new Input("kubeconfig " + p + " (KUBECONFIG)", real(Path.of(p))));
+                }
+            }
+        }
+        if (home != null) {
+            inputs.add(new Input("kubeconfig " + Path.of(home, ".kube", "config"), real(Path.of(home, ".kube", "config"))));
+            inputs.add(new Input("AWS config " + Path.of(home, ".aws", "config"), real(Path.of(home, ".aws", "config"))));
+            inputs.add(new Input("AWS credentials " + Path.of(home, ".aws", "credentials"),
+                    real(Path.of(home, ".aws", "credentials"))));
+        }
+        for (String v : List.of("AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE")) {
+            String p = env.get(v);
+            if (p != null && !p.isBlank()) {
+                inputs.add(new Input(v + "=" + p, real(Path.of(p))));
+            }
+        }
+        for (String p : paths) {
+            if (p.equals("-")) {
+                continue;
+            }
+            Path path = Path.of(p);
+            if (Files.isDirectory(path)) {
+                try (Stream<Path> s = Files.walk(path)) {
+                    s.filter(x -> !Files.isDirectory(x)).forEach(x -> inputs.add(new Input(x + " (found in " + p + ")", real(x))));
+                } catch (IOException | UncheckedIOException e) {
+                    // an unreadable folder is reported by the scan itself; what could be listed is checked
+                }
+            } else {
+                inputs.add(new Input(p, real(path)));
+            }
+        }
+        for (Input in : inputs) {
+            String out = outs.get(in.real());
+            if (out != null) {
+                throw new InputException(out + ": would overwrite " + in.role() + ", which this scan reads"
+                        + (in.real().toString().equals(in.role()) ? "" : " (" + in.real() + ")")
+                        + "; write reports and snapshots elsewhere");
+            }
+        }
+    }
+
+    /**
+     * The file a path designates, symlinks resolved: the real path when it exists; else the target of a dangling
+     * symlink, or the real path of its folder joined with its name (a file about to be created).
+     */
+    static Path real(Path p) {
+        Path cur = p.toAbsolutePath().normalize();
+        for (int hops = 0; hops < 40; hops++) {
+            try {
+                return cur.toRealPath();
+            } catch (IOException e) {
+                // does not exist (yet), or a dangling link, or a link loop
+            }
+            if (Files.isSymbolicLink(cur)) {
+                try {
+                    Path target = Files.readSymbolicLink(cur);
+                    Path parent = cur.getParent();
+                    cur = (parent == null ? target : parent.resolve(target)).toAbsolutePath().normalize();
+                    continue;
+                } catch (IOException e) {
+                    return cur;
+                }
+            }
+            Path parent = cur.getParent();
+            if (parent == null || cur.getFileName() == null) {
+                return cur;
+            }
+            Path rp = real(parent);
+            Path joined = rp.resolve(cur.getFileName());
+            if (Files.exists(joined, LinkOption.NOFOLLOW_LINKS) && !joined.equals(cur)) {
+                cur = joined;
+                continue;
+            }
+            return joined;
+        }
+        return cur;
+    }
+}

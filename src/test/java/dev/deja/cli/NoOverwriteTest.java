@@ -1,0 +1,93 @@
+package dev.deja.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.TestSupport;
+import java.io.ByteArrayInputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Issue 17 (2): no output (-o, --output, --snapshot-out) may replace a file the scan reads, by real path. */
+class NoOverwriteTest {
+    @TempDir
+    Path tmp;
+
+    private static final String CFG = "global\n  maxconn 100\n  stats socket /run/h.sock\ndefaults\n  mode http\n"
+            + "  timeout client 5s\n  timeout server 5s\n  timeout connect 5s\n  timeout http-request 5s\n"
+            + "frontend f\n  bind :80\n  default_backend b\nbackend b\n  server s 127.0.0.1:8080\n";
+
+    private void refused(Map<String, String> env, String expected, String... args) throws Exception {
+        Map<Path, String> before = contents();
+        TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), env, args);
+        assertEquals(2, r.code(), String.join(" ", args) + "\n" + r.out() + r.err());
+        assertTrue(r.err().startsWith("deja: ") && r.err().contains(expected), r.err());
+        assertTrue(r.err().contains("which this scan reads"), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertEquals(before, contents(), "nothing written: " + String.join(" ", args));
+    }
+
+    private Map<Path, String> contents() throws Exception {
+        Map<Path, String> m = new java.util.TreeMap<>();
+        try (var s = Files.walk(tmp)) {
+            for (Path p : s.filter(Files::isRegularFile).toList()) {
+                m.put(p, Files.readString(p));
+            }
+        }
+        return m;
+    }
+
+    @Test
+    void everyFileTheScanReadsIsProtectedByRealPath() throws Exception {
+        Path conf = Files.createDirectories(tmp.resolve("conf"));
+        Path cfg = Files.writeString(conf.resolve("haproxy.cfg"), CFG);
+        Path notes = Files.writeString(conf.resolve("notes.txt"), "skipped by name, still the user's\n");
+        Path link = Files.createSymbolicLink(tmp.resolve("link.cfg"), cfg);
+        Path kc = Files.writeString(tmp.resolve("kc.yaml"), "apiVersion: v1\nkind: Config\n");
+        Path kc2 = Files.writeString(tmp.resolve("kc2.yaml"), "apiVersion: v1\nkind: Config\n");
+        Path ignore = Files.writeString(tmp.resolve("ignore.yaml"), "[]\n");
+        Path config = Files.writeString(tmp.resolve("deja.yaml"), "sources:\n  paths: [conf]\n");
+        Path base = Files.writeString(tmp.resolve("base.json"), "{}\n");
+        Path dangling = Files.createSymbolicLink(tmp.resolve("dangling.json"), tmp.resolve("conf/../conf/haproxy.cfg"));
+        Map<String, String> none = Map.of();
+        String c = conf.toString();
+        refused(none, "-o " + cfg, "scan", c, "-o", cfg.toString());
+        refused(none, "-o " + notes, "scan", c, "-o", notes.toString());
+        refused(none, "--snapshot-out " + cfg, "scan", c, "--snapshot-out", cfg.toString());
+        refused(none, "--output json=" + cfg, "scan", c, "--output", "json=" + cfg);
+        refused(none, "-o " + link, "scan", c, "-o", link.toString()); // a symlink to an input
+        refused(none, "-o " + dangling, "scan", c, "-o", dangling.toString());
+        refused(none, "-o " + cfg, "scan", link.toString(), "-o", cfg.toString()); // input given by a symlink
+        refused(none, "-o " + tmp.resolve("conf/./x/../haproxy.cfg"), "scan", c, "-o", tmp + "/conf/./x/../haproxy.cfg");
+        refused(none, "-o " + kc, "scan", "--cluster", "--kubeconfig", kc.toString(), "-o", kc.toString());
+        refused(Map.of("KUBECONFIG", kc + java.io.File.pathSeparator + kc2), "-o " + kc2,
+                "scan", c, "-o", kc2.toString()); // a KUBECONFIG file, whatever the scan reads
+        refused(none, "-o " + ignore, "scan", c, "--ignore-file", ignore.toString(), "-o", ignore.toString());
+        refused(none, "--snapshot-out " + config, "scan", "--config", config.toString(), "--snapshot-out", config.toString());
+        refused(none, "-o " + base, "scan", c, "--baseline", base.toString(), "--format", "json", "-o", base.toString());
+        // a new file beside the inputs is fine
+        TestSupport.Run ok = TestSupport.run("scan", c, "--format", "json", "-o", tmp.resolve("report.json").toString());
+        assertEquals(0, ok.code(), ok.err());
+        assertTrue(Files.readString(tmp.resolve("report.json")).startsWith("{"));
+        assertEquals(CFG, Files.readString(cfg));
+    }
+
+    @Test
+    void realPathOfAFileNotYetWrittenFollowsLinkedFolders() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("d"));
+        Path alias = Files.createSymbolicLink(tmp.resolve("alias"), dir);
+        assertEquals(dir.toRealPath().resolve("new.json"), NoOverwrite.real(alias.resolve("new.json")));
+        List<String> loops = new ArrayList<>();
+        Path a = tmp.resolve("a");
+        Files.createSymbolicLink(a, tmp.resolve("b"));
+        Files.createSymbolicLink(tmp.resolve("b"), a);
+        loops.add(NoOverwrite.real(a).toString()); // a link loop ends, it does not hang
+        assertFalse(loops.isEmpty());
+    }
+}
