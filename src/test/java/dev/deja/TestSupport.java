@@ -9,14 +9,27 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /** Runs the CLI in-process and captures what it prints. */
 public final class TestSupport {
     private TestSupport() {
     }
 
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
     /** Exit code, stdout and stderr of one run. */
     public record Run(int code, String out, String err) {
+        /** Standard output parsed as JSON (for --format json). */
+        public JsonNode json() {
+            return TestSupport.json(out);
+        }
+    }
+
+    /** Parses JSON text (a report, a snapshot): tests read fields, never slice the text. */
+    public static JsonNode json(String text) {
+        return JSON.readTree(text);
     }
 
     public static Run run(String... args) {

@@ -94,6 +94,29 @@ public final class KubeClients {
         return new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new NoRedirects()).build();
     }
 
+    /** The variable that overrides the connection timeout (seconds), e.g. for a slow VPN or a busy test machine. */
+    public static final String CONNECT_TIMEOUT_ENV = "DEJA_KUBE_CONNECT_TIMEOUT";
+
+    /**
+     * The connection timeout (which also covers the TLS handshake): {@value #CONNECT_TIMEOUT_ENV} seconds when set,
+     * else {@value #CONNECT_TIMEOUT_MS} ms; a value that is not 1 to 600 seconds is an {@link InputException}.
+     */
+    public static int connectTimeoutMs(Map<String, String> env) {
+        String v = env.get(CONNECT_TIMEOUT_ENV);
+        if (v == null || v.isBlank()) {
+            return CONNECT_TIMEOUT_MS;
+        }
+        try {
+            int s = Integer.parseInt(v.strip());
+            if (s >= 1 && s <= 600) {
+                return s * 1000;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw new InputException(CONNECT_TIMEOUT_ENV + "=" + v + ": not a number of seconds from 1 to 600");
+    }
+
     /** Resolves the kubeconfig as kubectl does and applies deja's timeouts. */
     public static Config config(ScanRequest req) {
         Map<String, String> env = req.processEnv == null ? Map.of() : req.processEnv;
@@ -164,7 +187,7 @@ public final class KubeClients {
             }
         }
         proxies(cfg, env);
-        cfg.setConnectionTimeout(CONNECT_TIMEOUT_MS);
+        cfg.setConnectionTimeout(connectTimeoutMs(env));
         cfg.setRequestTimeout(REQUEST_TIMEOUT_MS);
         cfg.setRequestRetryBackoffLimit(0);
         cfg.setMaxConcurrentRequests(64);

@@ -182,14 +182,14 @@ public final class KubeLiveSource implements LiveSource {
         List<Object> views = new ArrayList<>();
         try {
             try {
-                list(http, paged, t, server, context, named, views);
+                list(http, paged, t, server, context, connectMs(req), named, views);
             } catch (Expired e) {
                 // as client-go's pager does: the token is too old, so the whole list in one answer, without limit
                 if (req.verbose) {
                     req.err.println("deja: kubernetes: " + t.scope() + ": continue token expired (410), listing whole");
                 }
                 views.clear();
-                list(http, whole, t, server, context, named, views);
+                list(http, whole, t, server, context, connectMs(req), named, views);
             }
         } catch (Expired e) { // the server paged the whole list as well, and let that token expire too
             out.notRead("kubernetes", t.scope(), Coverage.Status.FAILED, "410 Gone: the list's continue token expired"
@@ -212,13 +212,13 @@ public final class KubeLiveSource implements LiveSource {
     }
 
     /** Every page of one list into {@code views}; the next page is requested before this one is parsed. */
-    private static void list(HttpClient http, String base, Task t, String server, String context,
+    private static void list(HttpClient http, String base, Task t, String server, String context, int connectMs,
                              java.util.Set<String> named, List<Object> views) throws Denied, Expired {
         KindInfo k = t.kind();
         String url = base;
         CompletableFuture<HttpResponse<byte[]>> sent = send(http, url);
         while (sent != null) {
-            byte[] body = page(http, url, sent, t, server, context);
+            byte[] body = page(http, url, sent, t, server, context, connectMs);
             int first = 0;
             while (first < body.length && Character.isWhitespace(body[first])) {
                 first++;
@@ -302,7 +302,7 @@ public final class KubeLiveSource implements LiveSource {
 
     /** The body of a page (200), retrying 429 and 5xx; {@code sent} is the first attempt, already on its way. */
     private static byte[] page(HttpClient http, String url, CompletableFuture<HttpResponse<byte[]>> sent, Task t,
-                               String server, String context) throws Denied, Expired {
+                               String server, String context, int connectMs) throws Denied, Expired {
         long backoff = BACKOFF_MS;
         KindInfo k = t.kind();
         for (int attempt = 1; ; attempt++) {
@@ -317,7 +317,7 @@ public final class KubeLiveSource implements LiveSource {
                 throw new Unavailable("the API server " + server + " (context " + context + ") did not answer within "
                         + KubeClients.REQUEST_TIMEOUT_MS / 1000 + "s");
             } catch (ExecutionException | RuntimeException e) {
-                throw new Unavailable(transport(e, server, context));
+                throw new Unavailable(transport(e, server, context, connectMs));
             }
             int code = resp.code();
             if (code == 200) {
@@ -377,11 +377,11 @@ public final class KubeLiveSource implements LiveSource {
     }
 
     /** One line for a failure to talk to the server at all. */
-    static String transport(Throwable e, String server, String context) {
+    static String transport(Throwable e, String server, String context, int connectMs) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof HttpConnectTimeoutException) {
                 return "cannot reach the API server " + server + " (context " + context + "): connection timed out after "
-                        + KubeClients.CONNECT_TIMEOUT_MS / 1000 + "s";
+                        + connectMs / 1000 + "s";
             }
             if (t instanceof HttpTimeoutException) {
                 return "the API server " + server + " (context " + context + ") did not answer within "
@@ -408,6 +408,10 @@ public final class KubeLiveSource implements LiveSource {
             }
         }
         return "cannot use the API server " + server + " (context " + context + "): " + KubeClients.rootMessage(e);
+    }
+
+    private static int connectMs(ScanRequest req) {
+        return KubeClients.connectTimeoutMs(req.processEnv == null ? Map.of() : req.processEnv);
     }
 
     private static void sleep(long ms) {

@@ -69,6 +69,13 @@ class KubeClientsTest {
         assertEquals(KubeClients.CONNECT_TIMEOUT_MS, c.getConnectionTimeout());
         assertEquals(0, c.getRequestRetryBackoffLimit());
 
+        req.processEnv = Map.of("KUBECONFIG", a + File.pathSeparator + b, KubeClients.CONNECT_TIMEOUT_ENV, "20");
+        assertEquals(20_000, KubeClients.config(req).getConnectionTimeout());
+        req.processEnv = Map.of("KUBECONFIG", a + File.pathSeparator + b, KubeClients.CONNECT_TIMEOUT_ENV, "5s");
+        assertEquals("DEJA_KUBE_CONNECT_TIMEOUT=5s: not a number of seconds from 1 to 600",
+                assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage());
+        req.processEnv = Map.of("KUBECONFIG", a + File.pathSeparator + b);
+
         req.context = "dev";
         assertEquals(null, KubeClients.config(req).getNamespace());
         req.context = "staging";

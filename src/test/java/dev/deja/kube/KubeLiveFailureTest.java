@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.deja.TestSupport;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -207,7 +208,10 @@ class KubeLiveFailureTest {
     void anUntrustedServerCertificateIsOneClearLine() throws IOException {
         try (MockCluster c = new MockCluster(null, true)) {
             Path kc = MockCluster.writeKubeconfig(tmp.resolve("kc-tls"), "tls", c.url()); // no CA, no skip: untrusted
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString());
+            // the connection timeout covers the TLS handshake, which an in-JVM mock server on a busy 2-core machine
+            // may take more than the default 5 s to finish: give it a minute (the variable users set for slow links)
+            TestSupport.Run r = TestSupport.runWith(new java.io.ByteArrayInputStream(new byte[0]),
+                    Map.of(KubeClients.CONNECT_TIMEOUT_ENV, "60"), "scan", "--cluster", "--kubeconfig", kc.toString());
             assertEquals(3, r.code(), r.err());
             String first = r.err().lines().findFirst().orElse("");
             assertTrue(first.startsWith("deja: kubernetes: TLS with the API server https://") && first.endsWith(

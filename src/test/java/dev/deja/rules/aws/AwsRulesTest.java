@@ -2,8 +2,6 @@ package dev.deja.rules.aws;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.mockito.Mockito.mock;
-import static org.mockito.Mockito.when;
 
 import dev.deja.aws.model.AwsInventory;
 import dev.deja.aws.model.LoadBalancerView;
@@ -19,10 +17,9 @@ import dev.deja.engine.Snapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** The AWS rules on hand-built inventories (the snapshot is a Mockito mock that only holds the inventory). */
+/** The AWS rules on hand-built inventories (a snapshot that holds only the inventory). */
 class AwsRulesTest {
     static final String A = "eu-west-2a";
     static final String B = "eu-west-2b";
@@ -59,9 +56,7 @@ class AwsRulesTest {
     }
 
     static List<Finding> run(Rule rule, Settings settings, LoadBalancerView lb, TargetGroupView... tgs) {
-        Snapshot snap = mock(Snapshot.class);
-        when(snap.part(AwsInventory.class)).thenReturn(Optional.of(
-                new AwsInventory(lb == null ? List.of() : List.of(lb), List.of(tgs))));
+        Snapshot snap = Snapshot.of(new AwsInventory(lb == null ? List.of() : List.of(lb), List.of(tgs)));
         return rule.check(snap, new RuleContext(Catalog.packaged().rule(rule.id()).orElseThrow(), settings));
     }
 
