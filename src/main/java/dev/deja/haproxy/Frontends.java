@@ -163,12 +163,9 @@ public final class Frontends {
             }
             List<Guard> guards = new ArrayList<>();
             guards.add(s.guard());
-            for (Section x = s; x != null; x = x.defaults()) {
-                for (Directive d : x.directives()) {
-                    if (d.guard() != null) {
-                        guards.add(d.guard());
-                    }
-                }
+            int[] blocks = s.chainBlocks(); // memoised per section: a long defaults chain is walked once
+            if (blocks.length > 0) {
+                guards.add(new Guard(blocks, new int[blocks.length])); // only the block ids matter to Paths.of
             }
             gmaxes.forEach(d -> guards.add(d.guard()));
             List<Paths.Path> paths = Paths.of(config, guards);

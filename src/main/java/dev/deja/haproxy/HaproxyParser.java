@@ -422,8 +422,14 @@ public final class HaproxyParser {
 
     /** {@code # deja:ignore <rule-id> <reason>} in a comment: {rule, reason, origin}, or null. */
     private static String[] ignore(String text, int from, int end, String display, int line) {
-        int at = text.indexOf("deja:ignore", from);
-        if (at < 0 || at >= end) {
+        int at = -1; // searched within this line only: a search to the end of the text was quadratic in comments
+        for (int i = text.indexOf('d', from); i >= 0 && i + "deja:ignore".length() <= end; i = text.indexOf('d', i + 1)) {
+            if (text.startsWith("deja:ignore", i)) {
+                at = i;
+                break;
+            }
+        }
+        if (at < 0) {
             return null;
         }
         String rest = text.substring(at + "deja:ignore".length(), end).strip();

@@ -100,6 +100,96 @@ public final class Section {
         return null;
     }
 
+    /** Lookups along the defaults chain, memoised: a long chain of {@code defaults ... from} is walked once, not per frontend. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Directive> chainMemo = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile java.util.Map<String, List<Directive>> byKeyword;
+    private volatile int[] chainBlocks;
+    private static final Directive NONE = new Directive("", 0, List.of("\0"), null, List.of(), null);
+
+    private List<Directive> ownByKeyword(String kw) {
+        java.util.Map<String, List<Directive>> m = byKeyword;
+        if (m == null) {
+            m = new java.util.HashMap<>();
+            for (Directive d : directives) {
+                m.computeIfAbsent(d.keyword(), k -> new java.util.ArrayList<>()).add(d);
+            }
+            byKeyword = m;
+        }
+        return m.getOrDefault(kw, List.of());
+    }
+
+    private Directive ownLast(String kw, String second) {
+        List<Directive> l = ownByKeyword(kw);
+        for (int i = l.size() - 1; i >= 0; i--) {
+            if (second == null || second.equals(l.get(i).word(1))) {
+                return l.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** The effective directive by keyword (and second word), iteratively up the chain, memoised on every section passed. */
+    private Directive chainLookup(String kw, String second) {
+        String key = second == null ? kw : kw + '\0' + second;
+        List<Section> passed = new java.util.ArrayList<>();
+        Directive found = NONE;
+        for (Section x = this; x != null; x = x.defaults) {
+            Directive m = x.chainMemo.get(key);
+            if (m != null) {
+                found = m;
+                break;
+            }
+            passed.add(x);
+            Directive own = x.ownLast(kw, second);
+            if (own != null) {
+                found = own;
+                break;
+            }
+        }
+        for (Section x : passed) {
+            x.chainMemo.put(key, found);
+        }
+        return found == NONE ? null : found;
+    }
+
+    /**
+     * The undecided .if blocks (ids, sorted) that directives of this section and of its defaults chain sit in,
+     * memoised on every section of the chain.
+     */
+    int[] chainBlocks() {
+        int[] b = chainBlocks;
+        if (b != null) {
+            return b;
+        }
+        List<Section> chain = new java.util.ArrayList<>();
+        for (Section x = this; x != null && x.chainBlocks == null; x = x.defaults) {
+            chain.add(x);
+        }
+        Section top = chain.get(chain.size() - 1).defaults;
+        int[] acc = top == null ? new int[0] : top.chainBlocks;
+        for (int i = chain.size() - 1; i >= 0; i--) {
+            java.util.TreeSet<Integer> ids = null;
+            for (Directive d : chain.get(i).directives) {
+                if (d.guard() != null) {
+                    if (ids == null) {
+                        ids = new java.util.TreeSet<>();
+                        for (int v : acc) {
+                            ids.add(v);
+                        }
+                    }
+                    for (int k = 0; k < d.guard().size(); k++) {
+                        ids.add(d.guard().block(k));
+                    }
+                }
+            }
+            if (ids != null) {
+                acc = ids.stream().mapToInt(Integer::intValue).toArray();
+            }
+            chain.get(i).chainBlocks = acc;
+        }
+        return acc;
+    }
+
     /** The last matching directive of this section, else of its defaults chain. */
     public Directive effective(Predicate<Directive> p) {
         for (Section s = this; s != null; s = s.defaults) {
@@ -112,11 +202,11 @@ public final class Section {
     }
 
     public Directive effective(String kw) {
-        return effective(d -> d.is(kw));
+        return chainLookup(kw, null);
     }
 
     public Directive effective(String kw, String second) {
-        return effective(d -> d.is(kw, second));
+        return chainLookup(kw, second);
     }
 
     public List<Directive> all(Predicate<Directive> p) {
