@@ -11,7 +11,8 @@ import java.util.List;
  */
 public record Coverage(List<Entry> entries) {
 
-    public enum Status { READ, DENIED, FAILED, SKIPPED }
+    /** NOTE: read, with something the user should know (an object defined more than once); not a gap. */
+    public enum Status { READ, DENIED, FAILED, SKIPPED, NOTE }
 
     /**
      * @param source  haproxy | kubernetes | aws
@@ -30,11 +31,17 @@ public record Coverage(List<Entry> entries) {
     }
 
     public boolean complete() {
-        return entries.stream().allMatch(e -> e.status() == Status.READ || e.status() == Status.SKIPPED);
+        return entries.stream().allMatch(e -> e.status() == Status.READ || e.status() == Status.SKIPPED
+                || e.status() == Status.NOTE);
     }
 
     public List<Entry> notChecked() {
         return entries.stream().filter(e -> e.status() == Status.DENIED || e.status() == Status.FAILED).toList();
+    }
+
+    /** The notes ("Deployment a/b: defined in 2 files ..."). */
+    public List<Entry> notes() {
+        return entries.stream().filter(e -> e.status() == Status.NOTE).toList();
     }
 
     public List<String> sources() {

@@ -3,7 +3,8 @@ package dev.deja.engine;
 /**
  * A suppression written next to the object itself: {@code # deja:ignore <rule> <reason>} in a haproxy.cfg, or the
  * {@code deja.dev/ignore} annotation on a Kubernetes object. It applies to findings of {@code ruleId} whose location
- * matches {@code target}: same file and line, or same kind/namespace/name.
+ * matches {@code target}: same file and line, or same kind/namespace/name (and the same file, for an object read
+ * from a manifest: another definition of it elsewhere is judged on its own).
  */
 public record InlineSuppression(String ruleId, Location target, String reason, String origin) {
 
@@ -12,12 +13,16 @@ public record InlineSuppression(String ruleId, Location target, String reason, S
             return false;
         }
         Location l = f.location();
+        if (target.kind() != null) { // an object; read from a file: that definition of it only
+            return target.kind().equals(l.kind())
+                    && java.util.Objects.equals(target.namespace(), l.namespace())
+                    && java.util.Objects.equals(target.name(), l.name())
+                    && (target.file() == null || target.file().equals(l.file()));
+        }
         if (target.file() != null && target.line() != null) {
             return target.file().equals(l.file()) && target.line().equals(l.line())
                     && java.util.Objects.equals(target.key(), l.key());
         }
-        return target.kind() != null && target.kind().equals(l.kind())
-                && java.util.Objects.equals(target.namespace(), l.namespace())
-                && java.util.Objects.equals(target.name(), l.name());
+        return false;
     }
 }

@@ -46,7 +46,7 @@ final class AnnotationSuppressions {
                 continue;
             }
             out.suppress(new InlineSuppression(catalog.canonicalRuleId(t),
-                    Location.kube(meta.kind(), meta.namespace(), meta.name()), reason, origin));
+                    Location.kube(meta.kind(), meta.namespace(), meta.name()).withFile(meta.file(), null), reason, origin));
         }
     }
 

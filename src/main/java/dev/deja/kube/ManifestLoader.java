@@ -36,6 +36,8 @@ public final class ManifestLoader implements FileLoader {
     @Override
     public void load(List<SourceFile> files, ScanRequest request, SnapshotBuilder out) {
         KubeInventory.Builder inv = out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
+        // "Kind namespace/name" -> where each definition is ("file:line"), for the duplicate note
+        java.util.Map<String, List<String>> definitions = new java.util.TreeMap<>();
         for (SourceFile f : files) {
             List<String> problems = new ArrayList<>();
             List<Object> views = parse(f, problems);
@@ -51,9 +53,32 @@ public final class ManifestLoader implements FileLoader {
                 }
                 inv.add(v);
                 count++;
-                AnnotationSuppressions.record(metaOf(v), request, out);
+                Meta m = metaOf(v);
+                AnnotationSuppressions.record(m, request, out);
+                if (!(v instanceof Meta)) { // the kinds rules read
+                    definitions.computeIfAbsent(m.display(), k -> new ArrayList<>())
+                            .add(m.file() + (m.line() == null ? "" : ":" + m.line()));
+                }
             }
             out.read("kubernetes", f.display(), count);
+        }
+        noteDuplicates(definitions, request, out);
+    }
+
+    /**
+     * One object (kind, namespace, name) defined more than once: each definition is judged on its own, with the
+     * related objects nearest to it ({@link KubeInventory#nearest}); said once, on stderr and in the report.
+     */
+    static void noteDuplicates(java.util.Map<String, List<String>> definitions, ScanRequest request, SnapshotBuilder out) {
+        for (java.util.Map.Entry<String, List<String>> e : definitions.entrySet()) {
+            List<String> where = e.getValue();
+            if (where.size() < 2) {
+                continue;
+            }
+            String detail = "defined " + where.size() + " times (" + String.join(", ", where) + "); each definition is"
+                    + " judged on its own, with the related objects of its own file, else its folder, else the scan";
+            request.err.println("deja: note: " + e.getKey() + " is " + detail);
+            out.coverage(new Coverage.Entry("kubernetes", e.getKey(), Coverage.Status.NOTE, detail, -1));
         }
     }
 

@@ -237,6 +237,13 @@ public final class HtmlReporter implements Reporter {
             }
             h.append("</ul>\n");
         }
+        if (!r.coverage().notes().isEmpty()) {
+            h.append("<h3>Notes</h3>\n<ul class=\"notes\">\n");
+            for (Coverage.Entry e : r.coverage().notes()) {
+                h.append("<li>").append(esc(e.scope())).append(": ").append(esc(String.valueOf(e.detail()))).append("</li>\n");
+            }
+            h.append("</ul>\n");
+        }
         Map<String, Long> read = new LinkedHashMap<>();
         for (Coverage.Entry e : r.coverage().entries()) {
             if (e.status() == Coverage.Status.READ) {

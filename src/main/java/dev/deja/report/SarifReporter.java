@@ -75,6 +75,11 @@ public final class SarifReporter implements Reporter {
             n.putObject("message").put("text", e.source() + ": " + e.scope() + ": "
                     + e.status().name().toLowerCase(Locale.ROOT) + (e.detail() == null ? "" : " (" + e.detail() + ")"));
         });
+        r.coverage().notes().forEach(e -> {
+            ObjectNode n = notes.addObject();
+            n.put("level", "note");
+            n.putObject("message").put("text", e.source() + ": " + e.scope() + ": " + e.detail());
+        });
         if (!notes.isEmpty()) {
             inv.set("toolExecutionNotifications", notes);
         }

@@ -86,6 +86,9 @@ public final class TextReporter implements Reporter {
                         + (e.detail() == null ? "" : " (" + e.detail() + ")") + "\n");
             }
         }
+        for (Coverage.Entry e : r.coverage().notes()) {
+            w.write("Note: " + e.scope() + ": " + e.detail() + "\n");
+        }
         List<Coverage.Entry> skipped = r.coverage().entries().stream()
                 .filter(e -> e.status() == Coverage.Status.SKIPPED).toList();
         // one line per reason: "Skipped (not a ...): a.yml, b.json"

@@ -37,8 +37,124 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
     /** The ConfigMap of that namespace and name (namespace null: a manifest without one). */
     public Optional<ConfigMap> configMap(String namespace, String name) {
         return configMaps.stream()
-                .filter(c -> c.name().equals(name) && java.util.Objects.equals(c.namespace(), namespace))
+                .filter(c -> java.util.Objects.equals(c.name(), name) && java.util.Objects.equals(c.namespace(), namespace))
                 .findFirst();
+    }
+
+    /**
+     * The ConfigMaps of that namespace and name that relate to the object {@code user} (a controller naming it in
+     * its arguments): the nearest definitions as {@link #nearest} picks them.
+     */
+    public List<ConfigMap> configMapsFor(Meta user, String namespace, String name) {
+        return nearest(user, configMaps.stream()
+                .filter(c -> java.util.Objects.equals(c.name(), name) && java.util.Objects.equals(c.namespace(), namespace)).toList(),
+                ConfigMap::meta);
+    }
+
+    /** The PodDisruptionBudgets that select the workload's pods and belong to this definition of it. */
+    public List<Pdb> pdbsOf(Workload w) {
+        return nearest(w.meta(), pdbs.stream().filter(p -> p.selects(w)).toList(), Pdb::meta);
+    }
+
+    /** The HorizontalPodAutoscaler that targets this definition of the workload (the first when several do). */
+    public Optional<Hpa> hpaOf(Workload w) {
+        return nearest(w.meta(), hpas.stream().filter(h -> h.targets(w)).toList(), Hpa::meta).stream().findFirst();
+    }
+
+    /** The Services whose selector selects this definition's pods (same namespace, non-empty selector). */
+    public List<Service> servicesOf(Workload w) {
+        return nearest(w.meta(), services.stream().filter(s -> s.meta().sameNamespace(w.meta())
+                && Selector.of(s.selector()).matches(w.podLabels())).toList(), Service::meta);
+    }
+
+    /**
+     * Of the objects that relate to {@code of} by their content (a selector, a target, a name: the caller filters),
+     * those that belong to this definition of it. One object can be defined several times in a scan (a folder holds
+     * providers' variants, a risky and a fixed version, overlays); each definition is judged on its own, so related
+     * objects are matched preferring the same file, then the same folder, then anywhere in the scan
+     * ({@link #distance}): only the nearest ones are kept. A related object that is nearer to another definition of
+     * {@code of} (same kind, namespace and name) than to this one belongs to that one, not this. Objects read from a
+     * cluster or a snapshot have no file: they are all in one scope.
+     */
+    public <T> List<T> nearest(Meta of, List<T> related, java.util.function.Function<T, Meta> metaOf) {
+        if (related.isEmpty()) {
+            return List.of();
+        }
+        List<Meta> others = null;
+        int best = Integer.MAX_VALUE;
+        List<T> out = new ArrayList<>();
+        for (T r : related) {
+            Meta m = metaOf.apply(r);
+            int d = distance(of, m);
+            if (d > 0) {
+                if (others == null) {
+                    others = definitions(of).stream().filter(o -> !o.equals(of)).toList();
+                }
+                boolean nearerToAnother = false;
+                for (Meta o : others) {
+                    if (distance(o, m) < d) {
+                        nearerToAnother = true;
+                        break;
+                    }
+                }
+                if (nearerToAnother) {
+                    continue;
+                }
+            }
+            if (d < best) {
+                best = d;
+                out.clear();
+            }
+            if (d == best) {
+                out.add(r);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * 0: the same file (or neither has one: read from a cluster or a snapshot), 1: the same folder, 2: anywhere else in
+     * the scan.
+     */
+    public static int distance(Meta a, Meta b) {
+        if (java.util.Objects.equals(a.file(), b.file())) {
+            return 0;
+        }
+        if (a.file() != null && b.file() != null && folder(a.file()).equals(folder(b.file()))) {
+            return 1;
+        }
+        return 2;
+    }
+
+    private static String folder(String file) {
+        int i = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+        return i < 0 ? "" : file.substring(0, i);
+    }
+
+    /** Every definition of the object's identity (kind, namespace, name) in the inventory, itself included. */
+    public List<Meta> definitions(Meta of) {
+        List<Meta> out = new ArrayList<>();
+        for (Meta m : metas()) {
+            if (java.util.Objects.equals(m.kind(), of.kind()) && java.util.Objects.equals(m.name(), of.name())
+                    && m.sameNamespace(of)) {
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    /** The metadata of every object held, in inventory order (workloads first). */
+    public List<Meta> metas() {
+        List<Meta> out = new ArrayList<>(size());
+        workloads.forEach(x -> out.add(x.meta()));
+        services.forEach(x -> out.add(x.meta()));
+        hpas.forEach(x -> out.add(x.meta()));
+        pdbs.forEach(x -> out.add(x.meta()));
+        ingresses.forEach(x -> out.add(x.meta()));
+        ingressClasses.forEach(x -> out.add(x.meta()));
+        configMaps.forEach(x -> out.add(x.meta()));
+        out.addAll(others);
+        return out;
     }
 
     /** Number of objects held. */

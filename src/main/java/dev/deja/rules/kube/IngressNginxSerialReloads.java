@@ -61,8 +61,7 @@ public final class IngressNginxSerialReloads extends KubeRule {
                 }
                 String fns = ns;
                 String fname = name;
-                inv.configMaps().stream()
-                        .filter(cm -> cm.name().equals(fname) && Objects.equals(cm.namespace(), fns))
+                inv.configMapsFor(w.meta(), fns, fname)
                         .forEach(cm -> users.computeIfAbsent(cm, k -> new ArrayList<>()).add(w));
             }
         }

@@ -39,7 +39,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
         }
         for (LoadBalancers.Lb lb : lbs) {
             Workload w = lb.workload();
-            Hpa hpa = inv.hpas().stream().filter(h -> h.targets(w)).findFirst().orElse(null);
+            Hpa hpa = inv.hpaOf(w).orElse(null);
             Integer replicas = w.effectiveReplicas();
             Integer floor = hpa != null ? Integer.valueOf(hpa.effectiveMin()) : replicas;
             String name = w.meta().display();
@@ -56,7 +56,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                         : "Run at least " + MIN_REPLICAS + " replicas (3 or more across zones), or add a HorizontalPodAutoscaler"
                                 + " with minReplicas " + MIN_REPLICAS + " or more.").build());
             }
-            List<Pdb> pdbs = inv.pdbs().stream().filter(p -> p.selects(w)).toList();
+            List<Pdb> pdbs = inv.pdbsOf(w);
             if (pdbs.isEmpty()) {
                 out.add(ctx.finding(w.meta().location(), name + ": no PodDisruptionBudget selects its pods "
                         + w.podLabels() + ", so a node drain or cluster upgrade may evict "

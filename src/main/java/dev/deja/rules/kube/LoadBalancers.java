@@ -103,24 +103,32 @@ public final class LoadBalancers {
                 return new Lb(w, p.name(), p.envoy(), "label " + key + "=" + v);
             }
         }
-        for (IngressClass ic : inv.ingressClasses()) {
-            for (Container c : w.containers()) {
-                String cc = c.flag("--controller-class");
-                String icn = c.flag("--ingress-class") != null ? c.flag("--ingress-class") : c.flag("--ingress.class");
-                if ((ic.controller() != null && ic.controller().equals(cc))
-                        || (icn != null && icn.equals(ic.meta().name()))) {
-                    Product p = ic.controller() == null ? null : byController(ic.controller());
-                    return new Lb(w, p == null ? null : p.name(), p != null && p.envoy(),
-                            "implements IngressClass " + ic.meta().name() + " (controller " + ic.controller() + ")");
-                }
-            }
+        // related objects: those of this definition of the workload (KubeInventory#nearest)
+        List<IngressClass> implemented = inv.nearest(w.meta(), inv.ingressClasses().stream()
+                .filter(ic -> implementsClass(w, ic)).toList(), IngressClass::meta);
+        if (!implemented.isEmpty()) {
+            IngressClass ic = implemented.get(0);
+            Product p = ic.controller() == null ? null : byController(ic.controller());
+            return new Lb(w, p == null ? null : p.name(), p != null && p.envoy(),
+                    "implements IngressClass " + ic.meta().name() + " (controller " + ic.controller() + ")");
         }
-        for (Service s : lbServices) {
-            if (s.meta().sameNamespace(w.meta()) && Selector.of(s.selector()).matches(w.podLabels())) {
-                return new Lb(w, null, envoyImage(w), "selected by " + s.meta().display() + " of type LoadBalancer");
-            }
+        List<Service> selecting = inv.nearest(w.meta(), lbServices.stream().filter(s -> s.meta().sameNamespace(w.meta())
+                && Selector.of(s.selector()).matches(w.podLabels())).toList(), Service::meta);
+        if (!selecting.isEmpty()) {
+            return new Lb(w, null, envoyImage(w), "selected by " + selecting.get(0).meta().display() + " of type LoadBalancer");
         }
         return null;
+    }
+
+    private static boolean implementsClass(Workload w, IngressClass ic) {
+        for (Container c : w.containers()) {
+            String cc = c.flag("--controller-class");
+            String icn = c.flag("--ingress-class") != null ? c.flag("--ingress-class") : c.flag("--ingress.class");
+            if ((ic.controller() != null && ic.controller().equals(cc)) || (icn != null && icn.equals(ic.meta().name()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String role(Workload w) {

@@ -1,0 +1,173 @@
+package dev.deja.kube;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.TestSupport;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * One object defined several times in a scan (a risky and a fixed version, providers' variants) is never merged:
+ * each definition is judged with the numbers of that definition and the related objects nearest to it (same file,
+ * then same folder, then the scan); a duplicate identity is noted once.
+ */
+class ObjectIdentityTest {
+    @TempDir
+    Path tmp;
+
+    static JsonNode scan(String... paths) {
+        List<String> args = new ArrayList<>(List.of("scan", "--format", "json", "--fail-on", "none"));
+        args.addAll(List.of(paths));
+        TestSupport.Run r = TestSupport.run(args.toArray(String[]::new));
+        assertEquals(0, r.code(), r.err());
+        return KubeLiveSourceTest.json(r.out());
+    }
+
+    /** "rule file: message" of every finding of a rule. */
+    static List<String> messages(JsonNode report, String rule) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode f : report.path("findings")) {
+            if (f.path("ruleId").asString().equals(rule)) {
+                out.add(f.path("location").path("file").asString(null) + ": " + f.path("message").asString());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void riskyAndFixedVersionsInOneFolderDoNotMix() {
+        String risky = "examples/kubernetes/il-0495-risky-ingress.yaml";
+        JsonNode alone = scan(risky);
+        JsonNode both = scan("examples/kubernetes/");
+        // the risky Deployment: the same findings with or without the fixed version beside it
+        for (String rule : List.of("k8s-lb-no-disruption-headroom", "k8s-lb-probe-fails-fast", "k8s-lb-not-spread",
+                "k8s-lb-liveness-same-as-readiness", "k8s-lb-probe-on-admin-endpoint")) {
+            assertEquals(messages(alone, rule), messages(both, rule).stream().filter(m -> m.startsWith(risky)).toList(), rule);
+        }
+        List<String> headroom = messages(both, "k8s-lb-no-disruption-headroom");
+        assertTrue(headroom.stream().anyMatch(m -> m.contains("no PodDisruptionBudget selects its pods")), headroom.toString());
+        assertTrue(headroom.stream().anyMatch(m -> m.contains("50% of 4 rounded down = 2 pods of 4")), headroom.toString());
+        // the fixed one stays silent, and nothing of it leaks into the risky one's numbers
+        for (JsonNode f : both.path("findings")) {
+            assertTrue(!f.path("location").path("file").asString("").endsWith("il-0495-fixed-ingress.yaml"), f.toString());
+            assertTrue(!f.path("message").asString().contains(" of 6"), f.toString());
+        }
+        // noted once per identity
+        List<String> notes = new ArrayList<>();
+        for (JsonNode e : both.path("coverage").path("entries")) {
+            if (e.path("status").asString().equals("note")) {
+                notes.add(e.path("scope").asString());
+            }
+        }
+        assertEquals(List.of("Deployment edge/internal-lb", "Service edge/internal-lb"), notes);
+        assertTrue(both.path("coverage").path("complete").asBoolean());
+    }
+
+    @Test
+    void duplicateNotedOnceOnStderr() {
+        TestSupport.Run r = TestSupport.run("scan", "examples/kubernetes/", "--fail-on", "none");
+        assertEquals(1, r.err().lines().filter(l -> l.startsWith("deja: note: Deployment edge/internal-lb is defined 2 times")).count(), r.err());
+        assertTrue(r.out().contains("Note: Deployment edge/internal-lb: defined 2 times"), r.out());
+    }
+
+    static final String DEPLOYMENT = """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: lb, namespace: edge}
+            spec:
+              replicas: %d
+              selector: {matchLabels: {app: lb}}
+              template:
+                metadata: {labels: {app: lb}}
+                spec:
+                  topologySpreadConstraints:
+                    - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: lb}}}
+                    - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: lb}}}
+                  containers:
+                    - name: envoy
+                      image: envoyproxy/envoy:v1.31.2
+            """;
+    static final String PDB = """
+            apiVersion: policy/v1
+            kind: PodDisruptionBudget
+            metadata: {name: lb, namespace: edge}
+            spec:
+              maxUnavailable: 1
+              selector: {matchLabels: {app: lb}}
+            """;
+    static final String HPA = """
+            apiVersion: autoscaling/v2
+            kind: HorizontalPodAutoscaler
+            metadata: {name: lb, namespace: edge}
+            spec:
+              scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: lb}
+              minReplicas: %d
+              maxReplicas: 10
+            """;
+
+    static Set<String> headroom(JsonNode report) {
+        Set<String> out = new TreeSet<>();
+        for (String m : messages(report, "k8s-lb-no-disruption-headroom")) {
+            out.add(m.contains("no PodDisruptionBudget") ? m.substring(0, m.indexOf(':')) + ": no PDB"
+                    : m.contains("minReplicas") ? m.substring(0, m.indexOf(':')) + ": HPA floor" : m);
+        }
+        return out;
+    }
+
+    @Test
+    void pdbInAnotherFileOfTheSameFolderStillRelates() throws IOException {
+        Path app = Files.createDirectories(tmp.resolve("app"));
+        Files.writeString(app.resolve("deployment.yaml"), DEPLOYMENT.formatted(3));
+        Files.writeString(app.resolve("pdb.yaml"), PDB);
+        assertEquals(Set.of(), headroom(scan(app.toString())));
+        // and from a folder elsewhere in the scan, when nothing nearer says otherwise
+        Path other = Files.createDirectories(tmp.resolve("policies"));
+        Files.move(app.resolve("pdb.yaml"), other.resolve("pdb.yaml"));
+        assertEquals(Set.of(), headroom(scan(tmp.toString())));
+    }
+
+    @Test
+    void relatedObjectBesideAnotherDefinitionBelongsToThatOne() throws IOException {
+        // providers' variants: aws/ has the PDB and an HPA with minReplicas 1, baremetal/ has neither
+        Path aws = Files.createDirectories(tmp.resolve("aws"));
+        Path metal = Files.createDirectories(tmp.resolve("baremetal"));
+        Files.writeString(aws.resolve("deploy.yaml"), DEPLOYMENT.formatted(3) + "---\n" + PDB + "---\n" + HPA.formatted(1));
+        Files.writeString(metal.resolve("deploy.yaml"), DEPLOYMENT.formatted(3));
+        String awsFile = aws.resolve("deploy.yaml").toString();
+        String metalFile = metal.resolve("deploy.yaml").toString();
+        assertEquals(Set.of(awsFile + ": HPA floor", metalFile + ": no PDB"), headroom(scan(tmp.toString())));
+        // the PDB in a file of its own beside the aws variant: still that variant's only
+        Files.writeString(aws.resolve("deploy.yaml"), DEPLOYMENT.formatted(3));
+        Files.writeString(aws.resolve("pdb.yaml"), PDB);
+        assertEquals(Set.of(metalFile + ": no PDB"), headroom(scan(tmp.toString())));
+    }
+
+    @Test
+    void twoVersionsInOneFolderKeepTheirOwnHpa() throws IOException {
+        Files.writeString(tmp.resolve("v1.yaml"), DEPLOYMENT.formatted(3) + "---\n" + PDB + "---\n" + HPA.formatted(1));
+        Files.writeString(tmp.resolve("v2.yaml"), DEPLOYMENT.formatted(3) + "---\n" + PDB + "---\n" + HPA.formatted(3));
+        assertEquals(Set.of(tmp.resolve("v1.yaml") + ": HPA floor"), headroom(scan(tmp.toString())));
+    }
+
+    @Test
+    void ignoreAnnotationAppliesToItsOwnDefinitionOnly() throws IOException {
+        String ignored = DEPLOYMENT.formatted(1).replace("metadata: {name: lb, namespace: edge}",
+                "metadata: {name: lb, namespace: edge, annotations: {deja.dev/ignore: \"k8s-lb-no-disruption-headroom test only\"}}");
+        Files.writeString(tmp.resolve("a.yaml"), ignored);
+        Files.writeString(tmp.resolve("b.yaml"), DEPLOYMENT.formatted(1));
+        Set<String> files = new TreeSet<>();
+        for (String m : messages(scan(tmp.toString()), "k8s-lb-no-disruption-headroom")) {
+            files.add(m.substring(0, m.indexOf(':')));
+        }
+        assertEquals(Set.of(tmp.resolve("b.yaml").toString()), files);
+    }
+}
