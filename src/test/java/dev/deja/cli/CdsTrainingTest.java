@@ -19,7 +19,8 @@ class CdsTrainingTest {
         JsonNode report = JsonMapper.builder().build().readTree(CdsTraining.train("examples"));
         List<String> read = new ArrayList<>();
         for (JsonNode e : report.path("coverage").path("entries")) {
-            if (e.path("source").asString().equals("kubernetes")) {
+            // notes (the examples define Deployment edge/internal-lb twice) are not gaps
+            if (e.path("source").asString().equals("kubernetes") && !e.path("status").asString().equals("note")) {
                 assertEquals("read", e.path("status").asString(), e.toString());
                 read.add(e.path("scope").asString() + "=" + e.path("count").asInt());
             }
