@@ -102,28 +102,69 @@ public final class Frontends {
 
         /**
          * How long a tarpitted request holds its slot, in ms: timeout tarpit, else (unset or 0, as HAProxy copies
-         * it then) timeout connect, else 0 (no wait); -1 when the value is unknown.
+         * it then) timeout connect of a listen, else 0 (no wait); -1 when the value is unknown. A frontend has no
+         * timeout connect (HAProxy ignores it there and does not inherit it), so its unset tarpit answers at once.
          */
         public long tarpitHoldMillis() {
-            if (tarpit.set() && tarpit.millis() != 0) {
-                return tarpit.millis();
-            }
-            if (connect.set()) {
-                return connect.millis();
-            }
-            return 0;
+            return holdMillis(tarpit, connect, section);
         }
 
         public String tarpitHoldSource() {
-            if (tarpit.set() && tarpit.millis() != 0) {
-                return "timeout tarpit at " + tarpit.directive().where();
-            }
-            String why = tarpit.set() ? "timeout tarpit is 0 at " + tarpit.directive().where() : "timeout tarpit is unset";
-            if (connect.set()) {
-                return "timeout connect at " + connect.directive().where() + ", as " + why;
-            }
-            return "neither timeout tarpit nor timeout connect is set";
+            return holdSource(tarpit, connect, section);
         }
+    }
+
+    /**
+     * The hold of a tarpit whose rule runs in section {@code s} (a frontend or listen for its own rules, a backend
+     * for the rules of a backend: HAProxy waits the timeout tarpit of the proxy the rule belongs to, which a
+     * backend also inherits from its defaults): timeout tarpit, else timeout connect, else 0; -1 when unknown.
+     */
+    public static long tarpitHoldMillis(Section s) {
+        return holdMillis(time(s, "tarpit"), time(s, "connect"), s);
+    }
+
+    /** Where {@link #tarpitHoldMillis(Section)} comes from, for messages. */
+    public static String tarpitHoldSource(Section s) {
+        return holdSource(time(s, "tarpit"), time(s, "connect"), s);
+    }
+
+    /** The directive the hold of a tarpit in section {@code s} comes from, or null. */
+    public static Directive tarpitHoldDirective(Section s) {
+        Setting t = time(s, "tarpit");
+        return t.set() && t.millis() != 0 ? t.directive() : hasConnect(s) ? time(s, "connect").directive() : null;
+    }
+
+    /**
+     * Whether the proxy has a timeout connect: backends and listens. HAProxy ignores {@code timeout connect} in a
+     * frontend (with a warning) and copies it from defaults only into proxies with a backend side, so a
+     * frontend's unset timeout tarpit falls back to 0 (cfgparse.c: tarpit = connect when unset).
+     */
+    static boolean hasConnect(Section s) {
+        return !s.kind().equals("frontend");
+    }
+
+    private static long holdMillis(Setting tarpit, Setting connect, Section s) {
+        if (tarpit.set() && tarpit.millis() != 0) {
+            return tarpit.millis();
+        }
+        if (connect.set() && hasConnect(s)) {
+            return connect.millis();
+        }
+        return 0;
+    }
+
+    private static String holdSource(Setting tarpit, Setting connect, Section s) {
+        if (tarpit.set() && tarpit.millis() != 0) {
+            return "timeout tarpit at " + tarpit.directive().where();
+        }
+        String why = tarpit.set() ? "timeout tarpit is 0 at " + tarpit.directive().where() : "timeout tarpit is unset";
+        if (!hasConnect(s)) {
+            return why + " and a frontend has no timeout connect to fall back to: HAProxy answers at once";
+        }
+        if (connect.set()) {
+            return "timeout connect at " + connect.directive().where() + ", as " + why;
+        }
+        return "neither timeout tarpit nor timeout connect is set";
     }
 
     /**

@@ -22,18 +22,31 @@ class FrontendsTest {
         Frontends.Frontend raw = fs.get(0);
         assertEquals("tcp", raw.mode(), "HAProxy's default mode");
         assertEquals(60_000, raw.client().millis());
-        assertEquals(2000, raw.tarpitHoldMillis(), "tarpit falls back to timeout connect");
-        assertTrue(raw.tarpitHoldSource().contains("as timeout tarpit is unset"));
+        assertEquals(0, raw.tarpitHoldMillis(), "a frontend has no timeout connect for an unset tarpit to fall back to");
+        assertTrue(raw.tarpitHoldSource().contains("HAProxy answers at once"), raw.tarpitHoldSource());
         Frontends.Frontend app = fs.get(1);
         assertTrue(app.http());
         assertEquals(5, app.httpRequest().millis(), "a bare number is milliseconds");
         assertEquals(3000, app.keepAlive().millis());
         assertEquals(500, app.tarpitHoldMillis());
-        Frontends.Frontend zero = of("defaults\n  timeout connect 3s\n  timeout tarpit 0\nfrontend f\n  bind :1\n").get(0);
+        Frontends.Frontend zero = of("defaults\n  timeout connect 3s\n  timeout tarpit 0\nlisten f\n  bind :1\n").get(0);
         assertEquals(3000, zero.tarpitHoldMillis(), "HAProxy copies timeout connect into a tarpit timeout of 0");
         assertTrue(zero.tarpitHoldSource().contains("as timeout tarpit is 0 at"), zero.tarpitHoldSource());
         assertFalse(app.connect().set(), "named defaults 'web' does not inherit the anonymous one");
         assertEquals(List.of("app"), app.backends(), "a listen is its own backend");
+    }
+
+    @Test
+    void tarpitHoldOfABackendIsItsOwnTimeoutElseItsDefaultsElseItsConnect() {
+        // measured with HAProxy 2.6: 2s, 3s (defaults), 1s (connect); the frontend's own timeout tarpit does not count
+        HaproxyConfig c = HaproxyParserTest.parse("defaults\n  timeout connect 1s\n  timeout tarpit 3s\n"
+                + "frontend fe\n  bind :1\n  timeout tarpit 9s\n"
+                + "backend own\n  timeout tarpit 2s\nbackend inherited\n"
+                + "defaults plain\n  timeout connect 1s\nbackend conn from plain\n");
+        assertEquals(2000, Frontends.tarpitHoldMillis(c.backend("own").orElseThrow()));
+        assertEquals(3000, Frontends.tarpitHoldMillis(c.backend("inherited").orElseThrow()));
+        assertEquals(1000, Frontends.tarpitHoldMillis(c.backend("conn").orElseThrow()));
+        assertTrue(Frontends.tarpitHoldSource(c.backend("conn").orElseThrow()).startsWith("timeout connect at"));
     }
 
     @Test

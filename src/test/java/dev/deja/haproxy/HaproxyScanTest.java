@@ -19,7 +19,7 @@ class HaproxyScanTest {
     @TempDir
     Path tmp;
 
-    static final String TARPIT = "global\n  maxconn 800\ndefaults\n  mode http\n  timeout connect 1s\n"
+    static final String TARPIT = "global\n  maxconn 800\ndefaults\n  mode http\n  timeout tarpit 1s\n"
             + "  timeout client 10s\n  timeout http-request 5s\n  stats socket /tmp/s\n"
             + "frontend fe\n  bind :80\n  http-request track-sc0 src\n"
             + "  stick-table type ip size 1k store http_req_rate(1s)\n"
@@ -64,7 +64,7 @@ class HaproxyScanTest {
     void secretsNeverAppearInAnyFormat() throws IOException {
         Path p = write("secret.cfg", "userlist admins\n  user admin password $6$SECRETHASH\n"
                 + "  user bob insecure-password HUNTER2\n"
-                + "defaults\n  mode http\n  timeout connect 1s\n  stats auth admin:TOPSECRET\n"
+                + "defaults\n  mode http\n  timeout tarpit 1s\n  stats auth admin:TOPSECRET\n"
                 + "frontend fe\n  bind :80\n  stats auth ops:OTHERSECRET\n"
                 + "  http-request auth realm x if !{ http_auth(admins) }\n"
                 + "  http-request tarpit if { hdr(x-key) -m str KEYSECRET }\n  default_backend be\n"

@@ -59,7 +59,7 @@ class PathAnalysisTest {
 
     @Test
     void aFindingThatHoldsOnEveryPathCarriesNoPathNote() {
-        String text = HEAD + "defaults\n  mode http\n  timeout connect 1s\n"
+        String text = HEAD + "defaults\n  mode http\n  timeout tarpit 1s\n"
                 + ".if defined(PROD)\n  timeout http-request 5s\n.endif\n"
                 + "frontend fe\n  bind :80\n  http-request tarpit if { src_http_req_rate gt 10 }\n";
         List<Finding> f = scan(text, "haproxy-tarpit-holds-slots");

@@ -8,8 +8,11 @@ import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.Times;
+import dev.deja.haproxy.Section;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * IL-0264: {@code http-request tarpit} holds the connection slot for the whole wait. Slots held by one client =
@@ -39,7 +42,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                     continue; // both timeouts unset or 0: HAProxy answers at once, nothing is held
                 }
                 Directive holdFrom = f.tarpit().set() && f.tarpit().millis() != 0 ? f.tarpit().directive()
-                        : f.connect().directive();
+                        : f.section().kind().equals("frontend") ? null : f.connect().directive();
                 List<String> notes = new ArrayList<>(Notes.of(f, tarpit, holdFrom,
                         f.maxconn().frontendDirective(), f.maxconn().globalDirective()));
                 String head = f.section().label() + " tarpits requests ('" + tarpit.text() + "' at " + tarpit.where() + "): ";
@@ -73,7 +76,143 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                 mine.add(ctx.finding(Notes.at(f.section(), tarpit), msg).severity(sev).notes(notes).build());
             }
             out.addAll(Notes.dedupe(mine, Frontends.of(c)));
+            out.addAll(backendTarpits(c, rps, ctx));
         }
         return out;
+    }
+
+    /** A frontend (or listen) that sends requests to a backend, and the directive that does it. */
+    private record Route(Frontends.Frontend frontend, Directive via) {
+    }
+
+    /**
+     * {@code http-request tarpit} is valid in backends and listen sections too: the rule then runs once the
+     * frontend has chosen that backend, waits the backend's timeout tarpit (HAProxy's http_ana.c waits
+     * {@code s->be->timeout.tarpit}; proxy.c copies timeout tarpit from defaults into backends too), and holds
+     * the connection slot of the frontend the client came through. One finding per tarpit backend, against the
+     * frontend that reaching it costs the largest share of slots; the others are notes.
+     */
+    private static List<Finding> backendTarpits(HaproxyConfig c, int rps, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        List<Frontends.Frontend> fes = Frontends.primary(c);
+        Map<Section, List<Route>> routes = new LinkedHashMap<>();
+        for (Frontends.Frontend f : fes) {
+            for (String name : f.backends()) {
+                Section b = c.backend(name).orElse(null);
+                if (b == null || b == f.section() || tarpits(b).isEmpty()) {
+                    continue;
+                }
+                routes.computeIfAbsent(b, k -> new ArrayList<>()).add(new Route(f, via(f.section(), name)));
+            }
+        }
+        for (Section b : c.sections()) {
+            if (!(b.kind().equals("backend") || b.kind().equals("listen")) || b.name() == null || tarpits(b).isEmpty()
+                    || c.backend(b.name()).orElse(null) != b) {
+                continue;
+            }
+            List<Route> rs = routes.getOrDefault(b, List.of());
+            List<Frontends.Frontend> dynamic = fes.stream()
+                    .filter(f -> f.dynamicBackends() && f.section() != b
+                            && rs.stream().noneMatch(r -> r.frontend().section() == f.section()))
+                    .toList();
+            if (rs.isEmpty() && dynamic.isEmpty()) {
+                continue; // no frontend reaches it: HAProxy never runs its rules
+            }
+            Directive tarpit = tarpits(b).get(0);
+            long hold = Frontends.tarpitHoldMillis(b);
+            if (hold == 0) {
+                continue;
+            }
+            String source = Frontends.tarpitHoldSource(b);
+            List<String> notes = new ArrayList<>(Notes.of(b, tarpit, Frontends.tarpitHoldDirective(b)));
+            for (Frontends.Frontend d : dynamic) {
+                Directive dyn = dynamicRoute(d.section());
+                notes.add(d.section().label() + " picks its backend by name at run time ('" + (dyn == null ? "use_backend %[...]"
+                        : dyn.text()) + "'" + (dyn == null ? "" : " at " + dyn.where()) + "): deja cannot tell whether it"
+                        + " reaches " + b.label() + "; if it does, its slots are held the same way");
+            }
+            String head = b.label() + " tarpits requests ('" + tarpit.text() + "' at " + tarpit.where() + ")";
+            if (hold < 0) {
+                out.add(ctx.finding(Notes.at(b, tarpit), head + ": the tarpit hold time is unknown (" + source
+                        + " cannot be read); every tarpitted request holds the connection slot of the frontend it came"
+                        + " through for that long").severity(Severity.MEDIUM).notes(notes).build());
+                continue;
+            }
+            long held = (long) Math.ceil(rps * (hold / 1000.0));
+            String holdText = "tarpit holds each request " + Times.format(hold) + " (" + source + ")";
+            if (rs.isEmpty()) {
+                Frontends.Frontend d = dynamic.get(0);
+                long slots = d.maxconn().effective();
+                out.add(ctx.finding(Notes.at(b, tarpit), head + ", and no frontend names it, but " + d.section().label()
+                        + " picks its backend at run time and may send requests there: " + holdText + "; one client at "
+                        + rps + " req/s would hold " + slotsText(held, slots, d))
+                        .severity(Severity.MEDIUM).notes(notes).build());
+                continue;
+            }
+            Route worst = null;
+            for (Route r : rs) {
+                if (worst == null || share(held, r) > share(held, worst)) {
+                    worst = r;
+                }
+            }
+            Frontends.Frontend f = worst.frontend();
+            long slots = f.maxconn().effective();
+            String msg = head + ", which " + f.section().label() + " sends there ('" + worst.via().text() + "' at "
+                    + worst.via().where() + "): " + holdText + "; one client at " + rps + " req/s holds "
+                    + slotsText(held, slots, f);
+            Severity sev = slots >= 0 && held * 4 >= slots ? Severity.HIGH : Severity.MEDIUM;
+            List<String> all = new ArrayList<>(Notes.of(f, worst.via(), f.maxconn().frontendDirective(),
+                    f.maxconn().globalDirective()));
+            all.addAll(notes);
+            for (Route r : rs) {
+                if (r != worst) {
+                    all.add("also reached from " + r.frontend().section().label() + " ('" + r.via().text() + "' at "
+                            + r.via().where() + "): " + slotsText(held, r.frontend().maxconn().effective(), r.frontend()));
+                }
+            }
+            out.add(ctx.finding(Notes.at(b, tarpit), msg).severity(sev).notes(all)
+                    .related(f.section().label() + " (" + f.section().where() + ")").build());
+        }
+        return out;
+    }
+
+    private static String slotsText(long held, long slots, Frontends.Frontend f) {
+        if (slots < 0) {
+            return held + " slots of " + f.section().label() + ", against a maxconn that is implicit (no maxconn"
+                    + " anywhere: HAProxy derives it from the file-descriptor limit)";
+        }
+        return Math.min(held, slots) + (held > slots ? " (wants " + held + ")" : "") + " of " + slots + " slots of "
+                + f.section().label() + " (" + Notes.pct(held, slots) + "%; maxconn " + f.maxconn().explain() + ")";
+    }
+
+    /** The share of the route's frontend slots one client holds (unknown slots rank last). */
+    private static double share(long held, Route r) {
+        long slots = r.frontend().maxconn().effective();
+        return slots <= 0 ? -1 : (double) held / slots;
+    }
+
+    static List<Directive> tarpits(Section s) {
+        return s.all(d -> d.is("http-request", "tarpit"));
+    }
+
+    /** The directive of frontend {@code s} that sends requests to backend {@code name}. */
+    private static Directive via(Section s, String name) {
+        for (Directive d : s.directives()) {
+            if (d.is("use_backend") && name.equals(d.word(1))) {
+                return d;
+            }
+        }
+        Directive db = s.effective("default_backend");
+        return db != null ? db : s.directives().isEmpty() ? null : s.directives().get(0);
+    }
+
+    private static Directive dynamicRoute(Section s) {
+        for (Directive d : s.directives()) {
+            if ((d.is("use_backend") || d.is("default_backend")) && d.word(1) != null && d.word(1).contains("%[")) {
+                return d;
+            }
+        }
+        Directive db = s.effective("default_backend");
+        return db != null && db.word(1) != null && db.word(1).contains("%[") ? db : null;
     }
 }
