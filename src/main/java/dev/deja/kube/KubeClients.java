@@ -49,7 +49,20 @@ public final class KubeClients {
      * {@link KubernetesClient} (whose typed model takes a second to load): what the live collector uses.
      */
     public static io.fabric8.kubernetes.client.http.HttpClient httpClient(Config cfg) {
-        return new NoRedirects().newBuilder(cfg).build();
+        return new NoRedirects().newBuilder(plainHttp11(cfg)).build();
+    }
+
+    /**
+     * HTTP/1.1 for a server on plain {@code http://} (e.g. {@code kubectl proxy}): the JDK client's default, HTTP/2,
+     * asks a cleartext server to switch with {@code Upgrade: h2c}, which {@code kubectl proxy} takes for a
+     * protocol upgrade (like exec's) and fails with HTTP 500. Over TLS, HTTP/2 stays (negotiated by ALPN, no upgrade).
+     */
+    static Config plainHttp11(Config cfg) {
+        String url = cfg.getMasterUrl();
+        if (url != null && url.regionMatches(true, 0, "http://", 0, 7)) {
+            cfg.setHttp2Disable(true);
+        }
+        return cfg;
     }
 
     /**
@@ -91,7 +104,8 @@ public final class KubeClients {
             .getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
     public static KubernetesClient create(Config cfg) {
-        return new KubernetesClientBuilder().withConfig(cfg).withHttpClientFactory(new NoRedirects()).build();
+        return new KubernetesClientBuilder().withConfig(plainHttp11(cfg)).withHttpClientFactory(new NoRedirects())
+                .build();
     }
 
     /** The variable that overrides the connection timeout (seconds), e.g. for a slow VPN or a busy test machine. */

@@ -34,7 +34,10 @@ public final class Delivery {
         }
         HttpClient client = HttpClient.newBuilder().connectTimeout(timeout)
                 .followRedirects(HttpClient.Redirect.NEVER).build();
+        // HTTP/1.1 on plain http: HTTP/2 there means an 'Upgrade: h2c' request, which proxies (kubectl proxy, some
+        // ingress controllers) reject; over TLS HTTP/2 is negotiated without one
         HttpRequest req = HttpRequest.newBuilder(uri).timeout(timeout)
+                .version(uri.getScheme().equals("http") ? HttpClient.Version.HTTP_1_1 : HttpClient.Version.HTTP_2)
                 .header("Content-Type", contentType)
                 .header("User-Agent", "deja")
                 .method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))

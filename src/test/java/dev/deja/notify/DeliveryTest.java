@@ -24,6 +24,8 @@ class DeliveryTest {
             assertEquals("/metrics/job/deja", req.path());
             assertTrue(req.contentType().startsWith("text/plain; version=0.0.4"), req.contentType());
             assertTrue(req.body().contains("deja_findings{rule=\"aws-nlb-zone-health-hidden\""), req.body());
+            // plain http: HTTP/1.1 without 'Upgrade: h2c' (the loopback server, like kubectl proxy, rejects upgrades)
+            assertEquals(0, gw.upgradeRequests.get());
         }
     }
 
@@ -64,6 +66,7 @@ class DeliveryTest {
             LoopbackServer.Request req = hook.requests.get(0);
             assertEquals("POST", req.method());
             assertEquals("application/json", req.contentType());
+            assertEquals(0, hook.upgradeRequests.get());
             JsonNode body = JsonMapper.builder().build().readTree(req.body());
             String text = body.path("text").asString();
             assertTrue(text.startsWith("deja: 2 new findings since the baseline (1 unchanged, 0 fixed)"), text);

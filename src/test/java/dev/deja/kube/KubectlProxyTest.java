@@ -1,0 +1,156 @@
+package dev.deja.kube;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.deja.TestSupport;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A live scan through a real {@code kubectl proxy} (kubeconfig {@code server: http://127.0.0.1:PORT}) in front of
+ * Fabric8's mock API server. The JDK client's default (HTTP/2) sends {@code Upgrade: h2c} on plain http, which the
+ * proxy answers with an error for every list: deja must speak HTTP/1.1 to http:// servers.
+ */
+class KubectlProxyTest {
+    @TempDir
+    Path tmp;
+
+    static Path kubectl() {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            Path p = Path.of(dir, "kubectl");
+            if (Files.isExecutable(p)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void clusterScanWorksThroughKubectlProxy() throws Exception {
+        Path kubectl = kubectl();
+        assumeTrue(kubectl != null, "kubectl is not on PATH: skipping the kubectl proxy test");
+        java.util.concurrent.atomic.AtomicBoolean authenticate = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        // a real API server authenticates every request: the mock answers 401 to one without the kubeconfig's token
+        try (MockCluster cluster = new MockCluster(req -> {
+            String auth = req.getHeader("Authorization");
+            String upgrade = req.getHeader("Upgrade");
+            seen.add(req.getMethod() + " " + req.getPath() + " auth=" + (auth != null) + " upgrade=" + upgrade);
+            return !authenticate.get() || "Bearer not-a-real-token".equals(auth) ? null
+                    : MockCluster.status(401, "Unauthorized", "Unauthorized");
+        })) {
+            cluster.apply(Path.of("src/test/resources/fixtures/k8s-lb-no-disruption-headroom/single-replica-no-pdb.yaml"),
+                    "proxied");
+            authenticate.set(true);
+            Path upstream = cluster.kubeconfig(tmp);
+            Process proxy = new ProcessBuilder(kubectl.toString(), "proxy", "--kubeconfig", upstream.toString(),
+                    "--port=0", "--address=127.0.0.1").redirectErrorStream(true).start();
+            try {
+                BufferedReader out = new BufferedReader(new InputStreamReader(proxy.getInputStream(),
+                        StandardCharsets.UTF_8));
+                CompletableFuture<String> firstLine = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return out.readLine();
+                    } catch (IOException e) {
+                        return null;
+                    }
+                });
+                String line = firstLine.get(60, TimeUnit.SECONDS);
+                Matcher m = Pattern.compile("Starting to serve on 127\\.0\\.0\\.1:(\\d+)").matcher(String.valueOf(line));
+                assumeTrue(m.find(), "kubectl proxy did not start: " + line);
+                // keep draining the proxy's output so that it never blocks on a full pipe
+                Thread drain = new Thread(() -> {
+                    try {
+                        while (out.readLine() != null) {
+                            // discard
+                        }
+                    } catch (IOException ignored) {
+                        // the process ended
+                    }
+                }, "kubectl-proxy-drain");
+                drain.setDaemon(true);
+                drain.start();
+                Path viaProxy = MockCluster.writeKubeconfig(tmp.resolve("kubeconfig-proxy"), "proxy",
+                        "http://127.0.0.1:" + m.group(1));
+                TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", viaProxy.toString(), "-n",
+                        "proxied", "--format", "json");
+                assertEquals(1, r.code(), r.err() + r.out() + seen);
+                assertTrue(r.out().contains("\"complete\" : true") || r.out().contains("\"complete\":true"), r.out());
+                assertTrue(r.out().contains("k8s-lb-no-disruption-headroom"), r.out());
+            } finally {
+                proxy.destroy();
+                if (!proxy.waitFor(10, TimeUnit.SECONDS)) {
+                    proxy.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    /**
+     * The same scan through a loopback forwarder that, as {@code kubectl proxy} does in front of a real API server,
+     * answers 500 to every request asking for a protocol upgrade (the mock server itself accepts {@code h2c}, so the
+     * test above passes either way). The forwarder speaks HTTP/1.1 to the mock.
+     */
+    @Test
+    void plainHttpServerIsSpokenToInHttp11() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger upgrades = new java.util.concurrent.atomic.AtomicInteger();
+        try (MockCluster cluster = new MockCluster()) {
+            cluster.apply(Path.of("src/test/resources/fixtures/k8s-lb-no-disruption-headroom/single-replica-no-pdb.yaml"),
+                    "proxied");
+            java.net.http.HttpClient upstream = java.net.http.HttpClient.newBuilder()
+                    .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+            com.sun.net.httpserver.HttpServer fwd = com.sun.net.httpserver.HttpServer.create(
+                    new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+            fwd.createContext("/", ex -> {
+                byte[] body;
+                int code;
+                if (ex.getRequestHeaders().containsKey("Upgrade")) {
+                    upgrades.incrementAndGet();
+                    code = 500;
+                    body = "upgrade request rejected".getBytes(StandardCharsets.UTF_8);
+                } else {
+                    try {
+                        java.net.http.HttpResponse<byte[]> resp = upstream.send(java.net.http.HttpRequest.newBuilder(
+                                java.net.URI.create(cluster.url() + ex.getRequestURI())).GET().build(),
+                                java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+                        code = resp.statusCode();
+                        body = resp.body();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        code = 502;
+                        body = new byte[0];
+                    }
+                }
+                ex.getResponseHeaders().add("Content-Type", "application/json");
+                ex.sendResponseHeaders(code, body.length == 0 ? -1 : body.length);
+                try (java.io.OutputStream os = ex.getResponseBody()) {
+                    os.write(body);
+                }
+            });
+            fwd.start();
+            try {
+                Path kc = MockCluster.writeKubeconfig(tmp.resolve("kubeconfig-fwd"), "fwd",
+                        "http://127.0.0.1:" + fwd.getAddress().getPort());
+                TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString(), "-n", "proxied",
+                        "--format", "json");
+                assertEquals(0, upgrades.get(), "requests with an Upgrade header");
+                assertEquals(1, r.code(), r.err() + r.out());
+                assertTrue(r.out().contains("k8s-lb-no-disruption-headroom"), r.out());
+            } finally {
+                fwd.stop(0);
+            }
+        }
+    }
+}
