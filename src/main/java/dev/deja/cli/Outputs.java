@@ -139,6 +139,54 @@ public final class Outputs {
         return this;
     }
 
+    /**
+     * The line a run whose report goes to a file prints on stderr, so that a CI log says why a step failed (-o
+     * deja.sarif --fail-on high used to print nothing): "deja: 3 findings (1 high, 2 medium), 1 at or above --fail-on
+     * high; report: sarif to deja.sarif, html to r.html". Null when the primary report is on stdout (the text report
+     * ends with its own summary line).
+     */
+    String fileSummary(Report report) {
+        if (!(sinks.get(0) instanceof FileSink primary) || primary.path() == null) {
+            return null;
+        }
+        dev.deja.engine.ScanResult r = report.result();
+        int n = r.findings().size();
+        StringBuilder sb = new StringBuilder("deja: ").append(n).append(n == 1 ? " finding" : " findings");
+        List<String> parts = new ArrayList<>();
+        for (int i = dev.deja.engine.Severity.values().length - 1; i >= 0; i--) {
+            dev.deja.engine.Severity s = dev.deja.engine.Severity.values()[i];
+            long k = r.count(s);
+            if (k > 0) {
+                parts.add(k + " " + s.id());
+            }
+        }
+        if (!parts.isEmpty()) {
+            sb.append(" (").append(String.join(", ", parts)).append(')');
+        }
+        if (report.baseline() != null) {
+            sb.append(", ").append(report.baseline().newFindings().size()).append(" new");
+        }
+        if (report.failOn() != null) {
+            long failing = r.findings().stream().filter(f -> report.isNew(f) && f.severity().atLeast(report.failOn()))
+                    .count();
+            sb.append(", ").append(failing).append(report.baseline() != null ? " new" : "").append(" at or above --fail-on ")
+                    .append(report.failOn().id());
+        }
+        if (!r.suppressed().isEmpty()) {
+            sb.append(", ").append(r.suppressed().size()).append(" suppressed");
+        }
+        int missing = r.coverage().notChecked().size();
+        if (missing > 0) {
+            sb.append(", ").append(missing).append(" not checked");
+        }
+        sb.append("; report: ");
+        List<String> where = new ArrayList<>();
+        for (ReportSink s : sinks) {
+            where.add(s.describe());
+        }
+        return sb.append(String.join(", ", where)).toString();
+    }
+
     List<ReportSink> sinks() {
         return List.copyOf(sinks);
     }

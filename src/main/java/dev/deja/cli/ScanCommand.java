@@ -262,6 +262,10 @@ public final class ScanCommand implements Callable<Integer> {
         InputException notWritten = null;
         try {
             outs.write(report, io.err());
+            String line = outs.fileSummary(report);
+            if (line != null) {
+                io.err().println(line);
+            }
         } catch (InputException e) { // an output failed (stderr, exit 2): still notify and push
             notWritten = e;
         }

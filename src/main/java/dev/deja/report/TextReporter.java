@@ -64,7 +64,14 @@ public final class TextReporter implements Reporter {
             w.write("\n");
         }
         if (r.findings().isEmpty()) {
-            w.write("No findings.\n");
+            // "No findings." alone would read as a clean bill of health when the scan could not read everything
+            if (r.coverage().sources().isEmpty() && !r.coverage().notChecked().isEmpty()) {
+                w.write("Nothing could be read, so nothing was checked (see \"Not checked\" below).\n");
+            } else if (!r.coverage().notChecked().isEmpty()) {
+                w.write("No findings in what could be read; some of the scan was not checked (see below).\n");
+            } else {
+                w.write("No findings.\n");
+            }
         }
         for (Suppressions.Entry e : r.expired()) {
             w.write("warning: suppression at " + e.origin() + " for " + e.rule() + " expired on " + e.expires()
