@@ -16,10 +16,36 @@ public final class CasesCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @picocli.CommandLine.Option(names = "--format", defaultValue = "text", paramLabel = "text|json",
+            description = "Output format (default: ${DEFAULT-VALUE}); json: an array, like 'deja rules --format json'")
+    String format;
+
     @Override
     public Integer call() {
         Catalog catalog = Catalog.packaged();
         PrintWriter out = spec.commandLine().getOut();
+        String f = format.toLowerCase(Locale.ROOT);
+        if (f.equals("json")) {
+            tools.jackson.databind.node.ArrayNode arr = tools.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+            for (CaseInfo c : catalog.cases()) {
+                tools.jackson.databind.node.ObjectNode o = arr.addObject();
+                o.put("id", c.id());
+                o.put("title", c.title());
+                o.put("organisation", c.organisation());
+                o.put("date", c.date());
+                o.put("summary", c.oneLine());
+                tools.jackson.databind.node.ArrayNode rules = o.putArray("ruleIds");
+                catalog.rulesForCase(c.id()).forEach(r -> rules.add(r.id()));
+            }
+            java.io.StringWriter text = new java.io.StringWriter();
+            dev.deja.report.JsonText.writePretty(arr, text);
+            out.println(text);
+            out.flush();
+            return ExitCodes.OK;
+        }
+        if (!f.equals("text")) {
+            throw new dev.deja.engine.InputException("--format: expected text or json, not '" + format + "'");
+        }
         int dw = catalog.cases().stream().mapToInt(c -> c.date().length()).max().orElse(10);
         int ow = catalog.cases().stream().mapToInt(c -> c.organisation().length()).max().orElse(10);
         for (CaseInfo c : catalog.cases()) {

@@ -64,12 +64,12 @@ public final class Cli {
         cmd.setOut(io.out());
         cmd.setErr(io.err());
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
-        Map<String, String> codes = new LinkedHashMap<>();
-        for (String line : ExitCodes.LIST) {
-            int colon = line.indexOf(':');
-            codes.put(line.substring(0, colon), line.substring(colon + 1));
+        // deja --help and deja scan --help: the scan's codes; rules, cases and explain: their own (they never scan)
+        apply(cmd, "%nExit codes (deja scan; rules, cases and explain exit 0, 2 or 4):%n", codes(ExitCodes.LIST));
+        for (Map.Entry<String, CommandLine> sub : cmd.getSubcommands().entrySet()) {
+            boolean scan = sub.getKey().equals("scan");
+            apply(sub.getValue(), "%nExit codes:%n", codes(scan ? ExitCodes.LIST : ExitCodes.LIST_CATALOG));
         }
-        apply(cmd, codes);
         cmd.setParameterExceptionHandler((ex, badArgs) -> {
             CommandLine c = ex.getCommandLine();
             if (c == cmd && ex instanceof CommandLine.UnmatchedArgumentException && badArgs.length > 0
@@ -107,11 +107,17 @@ public final class Cli {
         return cmd;
     }
 
-    private static void apply(CommandLine cmd, Map<String, String> codes) {
-        cmd.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(codes);
-        for (CommandLine sub : cmd.getSubcommands().values()) {
-            apply(sub, codes);
+    private static Map<String, String> codes(String[] list) {
+        Map<String, String> codes = new LinkedHashMap<>();
+        for (String line : list) {
+            int colon = line.indexOf(':');
+            codes.put(line.substring(0, colon), line.substring(colon + 1));
         }
+        return codes;
+    }
+
+    private static void apply(CommandLine cmd, String heading, Map<String, String> codes) {
+        cmd.getCommandSpec().usageMessage().exitCodeListHeading(heading).exitCodeList(codes);
     }
 
     private static boolean verbose(CommandLine.ParseResult parsed) {

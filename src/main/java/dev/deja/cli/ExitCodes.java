@@ -18,6 +18,13 @@ public final class ExitCodes {
         " 4:internal error",
     };
 
+    /** For the commands that only print the catalog (rules, cases, explain): they never scan. */
+    public static final String[] LIST_CATALOG = {
+        " 0:printed",
+        " 2:usage error (bad option or value, unknown rule or case id)",
+        " 4:internal error",
+    };
+
     private ExitCodes() {
     }
 }

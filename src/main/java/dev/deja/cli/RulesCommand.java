@@ -51,10 +51,15 @@ public final class RulesCommand implements Callable<Integer> {
             dev.deja.report.JsonText.writePretty(arr, text);
             out.println(text);
         } else if ("text".equals(format)) {
-            int w = catalog.rules().stream().mapToInt(r -> r.id().length()).max().orElse(10);
+            // a header, and every column as wide as its widest cell (a rule from two cases has "IL-0495,IL-0364")
+            int w = Math.max("RULE".length(), catalog.rules().stream().mapToInt(r -> r.id().length()).max().orElse(10));
+            int cw = Math.max("CASES".length(), catalog.rules().stream()
+                    .mapToInt(r -> String.join(",", r.caseIds()).length()).max().orElse(8));
+            String row = "%-" + w + "s  %-8s  %-10s  %-" + cw + "s  %s%n";
+            out.printf(Locale.ROOT, row, "RULE", "SEVERITY", "SOURCE", "CASES", "TITLE");
             for (RuleMetadata r : catalog.rules()) {
-                out.printf(Locale.ROOT, "%-" + w + "s  %-8s  %-10s  %-8s  %s%n", r.id(), r.severity().id(),
-                        r.source().id(), String.join(",", r.caseIds()), r.title());
+                out.printf(Locale.ROOT, row, r.id(), r.severity().id(), r.source().id(), String.join(",", r.caseIds()),
+                        r.title());
             }
             out.printf(Locale.ROOT, "%d rules; 'deja explain <rule-id>' tells what one checks and why.%n", catalog.rules().size());
         } else {

@@ -27,14 +27,26 @@ class CliTest {
 
     @Test
     void everyCommandListsTheExitCodesInHelp() {
-        for (String[] args : new String[][] {{"--help"}, {"scan", "--help"}, {"rules", "--help"}, {"explain", "--help"},
-                {"cases", "--help"}}) {
+        for (String[] args : new String[][] {{"--help"}, {"scan", "--help"}}) {
             Run r = TestSupport.run(args);
             assertEquals(0, r.code(), String.join(" ", args));
-            assertTrue(r.out().contains("Exit codes:"), String.join(" ", args) + ": " + r.out());
+            assertTrue(r.out().contains("Exit codes"), String.join(" ", args) + ": " + r.out());
             for (int code = 0; code <= 4; code++) {
                 assertTrue(r.out().contains("  " + code + "  "), "exit code " + code + " in " + String.join(" ", args));
             }
+        }
+        // the catalog commands never scan: their own codes, not --fail-on's or an incomplete scan's
+        for (String[] args : new String[][] {{"rules", "--help"}, {"explain", "--help"}, {"cases", "--help"}}) {
+            Run r = TestSupport.run(args);
+            assertEquals(0, r.code(), String.join(" ", args));
+            String help = r.out();
+            assertTrue(help.contains("Exit codes:"), String.join(" ", args) + ": " + help);
+            String codes = help.substring(help.indexOf("Exit codes:"));
+            for (int code : new int[] {0, 2, 4}) {
+                assertTrue(codes.contains("  " + code + "  "), "exit code " + code + " in " + String.join(" ", args));
+            }
+            assertFalse(codes.contains("--fail-on") || codes.contains("  1  ") || codes.contains("  3  "),
+                    String.join(" ", args) + ": " + codes);
         }
     }
 
@@ -122,6 +134,40 @@ class CliTest {
             }
         }
         assertEquals(dev.deja.engine.Catalog.packaged().rules().size(), arr.size());
+    }
+
+    @Test
+    void casesJsonIsAnArrayLikeRulesJson() {
+        Run r = TestSupport.run("cases", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode arr = JsonMapper.builder().build().readTree(r.out());
+        assertTrue(arr.isArray(), r.out());
+        assertEquals(dev.deja.engine.Catalog.packaged().cases().size(), arr.size());
+        for (JsonNode n : arr) {
+            for (String f : new String[] {"id", "title", "organisation", "date", "summary", "ruleIds"}) {
+                assertTrue(n.has(f), f + " in " + n);
+            }
+            assertTrue(n.path("ruleIds").size() > 0, n.toString());
+        }
+        assertEquals(2, TestSupport.run("cases", "--format", "xml").code());
+    }
+
+    @Test
+    void rulesTableHasAHeaderAndAlignedColumns() {
+        Run r = TestSupport.run("rules");
+        assertEquals(0, r.code(), r.err());
+        java.util.List<String> lines = r.out().lines().toList();
+        String header = lines.get(0);
+        assertTrue(header.matches("RULE +SEVERITY +SOURCE +CASES +TITLE"), header);
+        int titleAt = header.indexOf("TITLE");
+        int rows = 0;
+        for (String line : lines.subList(1, lines.size() - 1)) {
+            // every title starts in the TITLE column, also on a row whose rule comes from two cases
+            assertTrue(line.length() > titleAt && line.charAt(titleAt - 1) == ' ' && line.charAt(titleAt) != ' ', line);
+            rows++;
+        }
+        assertEquals(dev.deja.engine.Catalog.packaged().rules().size(), rows);
+        assertTrue(lines.stream().anyMatch(l -> l.matches(".*IL-\\d+,IL-\\d+.*")), "a multi-case row is listed");
     }
 
     @Test
