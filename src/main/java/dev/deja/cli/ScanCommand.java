@@ -432,13 +432,9 @@ public final class ScanCommand implements Callable<Integer> {
     private List<Rule> select(Catalog catalog) {
         Set<String> only = canonical(catalog, onlyRules, "--rules");
         Set<String> skip = canonical(catalog, skipRules, "--skip-rules");
-        List<Rule> out = new ArrayList<>();
-        for (Rule r : RuleRegistry.all()) {
-            if ((only.isEmpty() || only.contains(r.id())) && !skip.contains(r.id())) {
-                out.add(r);
-            }
-        }
-        return out;
+        // only the selected rules' classes are loaded
+        return RuleRegistry.load(catalog.rules().stream()
+                .filter(m -> (only.isEmpty() || only.contains(m.id())) && !skip.contains(m.id())).toList());
     }
 
     private static Set<String> canonical(Catalog catalog, List<String> ids, String option) {

@@ -29,7 +29,7 @@ public final class WarmUp {
         SnapshotBuilder sample = new SnapshotBuilder();
         KubeClients.warmUp(sample);
         Catalog catalog = Catalog.packaged();
-        List<Rule> rules = RuleRegistry.all().stream().filter(r -> r.source() == SourceKind.KUBERNETES).toList();
+        List<Rule> rules = RuleRegistry.of(SourceKind.KUBERNETES);
         ScanResult result = new Engine(catalog).run(sample.build(), rules, Engine.Options.defaults());
         JsonText.writePretty(JsonReporter.tree(new Report(result, catalog, VersionProvider.version(), Severity.MEDIUM,
                 false)), Writer.nullWriter());

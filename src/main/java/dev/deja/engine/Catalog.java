@@ -31,6 +31,7 @@ public final class Catalog {
     public static final String RESOURCE_ROOT = "dev/deja/catalog/";
     public static final Pattern RULE_ID = Pattern.compile("[a-z0-9]+(-[a-z0-9]+)+");
     public static final Pattern CASE_ID = Pattern.compile("IL-\\d{4}");
+    static final Pattern JAVA_CLASS = Pattern.compile("([a-z][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_]*");
     public static final String LIBRARY_URL = "https://incidentlib-api.benchlet.com/cases/";
 
     private final Map<String, RuleMetadata> rules;
@@ -194,6 +195,10 @@ public final class Catalog {
         String remediation = str(d, "remediation", f, errors);
         List<String> links = list(d, "links", f, errors, false);
         List<String> aliases = list(d, "aliases", f, errors, false);
+        String implementation = d.containsKey("class") ? str(d, "class", f, errors) : null;
+        if (implementation != null && !JAVA_CLASS.matcher(implementation).matches()) {
+            errors.add(f + ": class '" + implementation + "' is not a fully qualified Java class name");
+        }
         Severity sev = null;
         SourceKind src = null;
         if (id != null && !RULE_ID.matcher(id).matches()) {
@@ -223,7 +228,7 @@ public final class Catalog {
             return null;
         }
         return new RuleMetadata(id, title.strip(), sev, src, caseIds, description.strip(), remediation.strip(),
-                links, aliases);
+                links, aliases, implementation);
     }
 
     private static CaseInfo readCase(Map<String, Object> d, String f, List<String> errors) {

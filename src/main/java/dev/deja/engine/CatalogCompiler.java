@@ -46,6 +46,7 @@ public final class CatalogCompiler {
             m.put(p + "remediation", r.remediation());
             m.put(p + "links", String.join(SEP, r.links()));
             m.put(p + "aliases", String.join(SEP, r.aliases()));
+            m.put(p + "class", r.implementation());
         }
         List<String> caseIds = new ArrayList<>();
         for (CaseInfo k : c.cases()) {
@@ -97,7 +98,7 @@ public final class CatalogCompiler {
             rules.put(id, new RuleMetadata(id, p.getProperty(k + "title"), Severity.parse(p.getProperty(k + "severity")),
                     SourceKind.parse(p.getProperty(k + "source")), list(p.getProperty(k + "caseIds")),
                     p.getProperty(k + "description"), p.getProperty(k + "remediation"), list(p.getProperty(k + "links")),
-                    list(p.getProperty(k + "aliases"))));
+                    list(p.getProperty(k + "aliases")), p.getProperty(k + "class")));
         }
         return Catalog.of(rules, cases);
     }

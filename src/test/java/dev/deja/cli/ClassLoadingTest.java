@@ -27,6 +27,9 @@ class ClassLoadingTest {
                         || c.startsWith("dev.deja.kube.") || c.startsWith("dev.deja.aws."))
                 .toList();
         assertEquals(List.of(), forbidden, "deja " + command + " loaded source libraries");
+        // rules are discovered through the catalog: listing or explaining them loads no rule class
+        assertEquals(List.of(), loaded.stream().filter(c -> c.startsWith("dev.deja.rules.")).toList(),
+                "deja " + command + " loaded rule classes");
     }
 
     /** Only runs that use --report-configmap or --baseline configmap: load Fabric8's client for them. */

@@ -8,7 +8,8 @@ import dev.deja.TestSupport;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Engine;
 import dev.deja.engine.Snapshot;
-import dev.deja.rules.haproxy.HaproxyRules;
+import dev.deja.engine.SourceKind;
+import dev.deja.rules.RuleRegistry;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -89,7 +90,7 @@ class HaproxyCorpusTest {
                 String display = "mut-" + p.getFileName() + "-" + n + ".cfg";
                 try {
                     HaproxyConfig c = HaproxyParser.parse(display, sb.toString(), req);
-                    engine.run(Snapshot.of(new HaproxyConfigs(List.of(c))), HaproxyRules.all(), Engine.Options.defaults());
+                    engine.run(Snapshot.of(new HaproxyConfigs(List.of(c))), RuleRegistry.of(SourceKind.HAPROXY), Engine.Options.defaults());
                     parsed++;
                 } catch (HaproxyParseException e) {
                     refused++;

@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
-import dev.deja.rules.haproxy.HaproxyRules;
+import dev.deja.engine.SourceKind;
+import dev.deja.rules.RuleRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ class HaproxyExamplesTest {
             fired.add(m.group(1));
         }
         Set<String> all = new TreeSet<>();
-        HaproxyRules.all().forEach(x -> all.add(x.id()));
+        RuleRegistry.of(SourceKind.HAPROXY).forEach(x -> all.add(x.id()));
         assertEquals(all, fired);
         assertTrue(r.out().contains("one client at 300 req/s holds 300 of 800 slots (38%"), r.out());
     }

@@ -8,7 +8,8 @@ import dev.deja.engine.Engine;
 import dev.deja.engine.Finding;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Snapshot;
-import dev.deja.rules.haproxy.HaproxyRules;
+import dev.deja.engine.SourceKind;
+import dev.deja.rules.RuleRegistry;
 import dev.deja.source.ScanRequest;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,7 @@ class PathAnalysisTest {
         req.processEnv = Map.of();
         HaproxyConfig c = HaproxyParser.parse("p.cfg", text, req);
         ScanResult r = new Engine(Catalog.packaged()).run(Snapshot.of(new HaproxyConfigs(List.of(c))),
-                HaproxyRules.all().stream().filter(x -> x.id().equals(rule)).toList(), Engine.Options.defaults());
+                RuleRegistry.of(SourceKind.HAPROXY).stream().filter(x -> x.id().equals(rule)).toList(), Engine.Options.defaults());
         return r.findings();
     }
 

@@ -9,6 +9,9 @@ import dev.deja.engine.CatalogException;
 import dev.deja.engine.CaseInfo;
 import dev.deja.engine.Rule;
 import dev.deja.engine.RuleMetadata;
+import dev.deja.engine.SourceKind;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The catalog in {@code rules/} and the Java rules agree, and malformed metadata is refused. */
@@ -23,26 +27,82 @@ class CatalogMetaTest {
     static final Catalog CATALOG = Catalog.fromDirectory(Path.of("rules"));
 
     @Test
-    void everyRuleYamlHasAnImplementationAndTheReverse() {
-        Set<String> yaml = new TreeSet<>();
-        CATALOG.rules().forEach(r -> yaml.add(r.id()));
-        Set<String> java = new TreeSet<>();
-        List<String> dup = new ArrayList<>();
-        for (Rule r : RuleRegistry.all()) {
-            if (!java.add(r.id())) {
-                dup.add(r.id());
+    void everyRuleYamlHasAClass() {
+        List<String> problems = new ArrayList<>();
+        for (RuleMetadata m : CATALOG.rules()) {
+            try {
+                RuleRegistry.instantiate(m);
+            } catch (IllegalStateException e) {
+                problems.add(e.getMessage());
             }
         }
-        assertEquals(List.of(), dup, "rule ids implemented twice");
-        assertEquals(yaml, java, "rules/*.yaml and the Java rules must name the same ids");
+        assertEquals(List.of(), problems, "rules/*.yaml whose class is missing or wrong");
     }
 
     @Test
-    void ruleSourceMatchesItsImplementation() {
-        for (Rule r : RuleRegistry.all()) {
-            RuleMetadata m = CATALOG.rule(r.id()).orElseThrow();
-            assertEquals(m.source(), r.source(), r.id());
-            assertTrue(m.links().stream().allMatch(l -> l.startsWith("https://")), r.id());
+    void everyRuleClassHasAYaml() throws Exception {
+        Set<String> named = new TreeSet<>();
+        CATALOG.rules().forEach(m -> named.add(m.implementation()));
+        List<String> orphans = new ArrayList<>();
+        for (Class<?> c : ruleClasses()) {
+            if (!named.contains(c.getName())) {
+                orphans.add(c.getName() + " is a Rule that no rules/*.yaml names: create rules/" + idOf(c)
+                        + ".yaml (id, title, severity, source, caseIds, description, remediation, links"
+                        + (RuleMetadata.conventionalClass(idOf(c), sourceOf(c)).equals(c.getName()) ? ""
+                                : ", class: " + c.getName()) + "), or delete the class");
+            }
+        }
+        assertEquals(List.of(), orphans);
+    }
+
+    @Test
+    void ruleSourceAndLinks() {
+        for (RuleMetadata m : CATALOG.rules()) {
+            assertTrue(m.links().stream().allMatch(l -> l.startsWith("https://")), m.id());
+        }
+    }
+
+    /** Every concrete {@link Rule} class compiled under {@code dev.deja.rules}. */
+    static List<Class<?>> ruleClasses() throws Exception {
+        Path classes = Path.of(RuleRegistry.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path root = classes.resolve("dev/deja/rules");
+        assertTrue(Files.isDirectory(root), "compiled rule classes in " + root);
+        List<Class<?>> out = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) s.sorted()::iterator) {
+                String n = classes.relativize(p).toString().replace('\\', '/');
+                if (!n.endsWith(".class") || n.contains("$")) {
+                    continue;
+                }
+                Class<?> c = Class.forName(n.substring(0, n.length() - ".class".length()).replace('/', '.'), false,
+                        CatalogMetaTest.class.getClassLoader());
+                if (Rule.class.isAssignableFrom(c) && !c.isInterface() && !Modifier.isAbstract(c.getModifiers())) {
+                    out.add(c);
+                }
+            }
+        }
+        assertTrue(out.size() >= CATALOG.rules().size() / 2, "sanity: rule classes found in " + root + ": " + out);
+        return out;
+    }
+
+    /** The id a rule class gives itself (or a guess from its name when it cannot be constructed). */
+    static String idOf(Class<?> c) {
+        try {
+            var k = c.getDeclaredConstructor();
+            k.setAccessible(true);
+            return ((Rule) k.newInstance()).id();
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return c.getSimpleName().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    static SourceKind sourceOf(Class<?> c) {
+        try {
+            var k = c.getDeclaredConstructor();
+            k.setAccessible(true);
+            return ((Rule) k.newInstance()).source();
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return SourceKind.HAPROXY;
         }
     }
 
@@ -77,6 +137,9 @@ class CatalogMetaTest {
         Catalog c = Catalog.load(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE));
         assertEquals(1, c.rules().size());
         assertEquals(List.of("a-rule"), c.rulesForCase("IL-0001").stream().map(RuleMetadata::id).toList());
+        assertEquals("dev.deja.rules.haproxy.ARule", c.rule("a-rule").orElseThrow().implementation());
+        Catalog named = Catalog.load(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE + "class: x.y.Other\n"));
+        assertEquals("x.y.Other", named.rule("a-rule").orElseThrow().implementation());
     }
 
     @Test
@@ -98,6 +161,8 @@ class CatalogMetaTest {
         assertRefused(Map.of("cases/IL-0001.yaml", CASE, "b-rule.yaml", RULE), "file name does not match id a-rule");
         assertRefused(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE + "id: again\n"), "not valid YAML");
         assertRefused(Map.of("cases/IL-0001.yaml", CASE.replace("IL-0001\ntitle", "IL-1\ntitle")), "malformed case id");
+        assertRefused(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE + "class: a rule\n"),
+                "rules/a-rule.yaml: class 'a rule' is not a fully qualified Java class name");
     }
 
     static void assertRefused(Map<String, String> files, String expected) {
