@@ -3,6 +3,8 @@ package dev.deja.engine;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Everything the sources read, as immutable typed parts (one per source: the HAProxy configs, the Kubernetes
@@ -13,6 +15,8 @@ public final class Snapshot {
     private final Map<Class<?>, Object> parts;
     private final Coverage coverage;
     private final List<InlineSuppression> inlineSuppressions;
+    /** Views derived from the parts (e.g. which workloads are load balancers), computed once per snapshot. */
+    private final Map<Object, Object> derived = new ConcurrentHashMap<>();
 
     Snapshot(Map<Class<?>, Object> parts, Coverage coverage, List<InlineSuppression> inlineSuppressions) {
         this.parts = Map.copyOf(parts);
@@ -40,6 +44,23 @@ public final class Snapshot {
             }
         }
         return false;
+    }
+
+    /**
+     * A view derived from this snapshot by a pure function, computed at most once per snapshot and shared by the rules
+     * that ask for it (they may run in parallel). The key identifies the view (use the function's owner class); the
+     * function must only read the snapshot. Nothing is kept between snapshots.
+     */
+    public <T> T derived(Class<T> key, Function<Snapshot, T> compute) {
+        Object v = derived.get(key);
+        if (v == null) { // computed outside the map, so a view may itself ask for another; two racing rules may both compute it
+            v = compute.apply(this);
+            Object first = derived.putIfAbsent(key, v);
+            if (first != null) {
+                v = first;
+            }
+        }
+        return key.cast(v);
     }
 
     public Coverage coverage() {

@@ -2,6 +2,7 @@ package dev.deja.rules.kube;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
+import dev.deja.engine.Snapshot;
 import dev.deja.engine.Severity;
 import dev.deja.kube.model.ConfigMap;
 import dev.deja.kube.model.Container;
@@ -42,7 +43,7 @@ public final class IngressNginxSerialReloads extends KubeRule {
     }
 
     @Override
-    List<Finding> check(KubeInventory inv, RuleContext ctx) {
+    List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         // ConfigMap -> the controllers that name it
         Map<ConfigMap, List<Workload>> users = new LinkedHashMap<>();
         for (Workload w : inv.workloads()) {

@@ -12,7 +12,7 @@ import java.util.Set;
 /** Base of the Kubernetes rules: reads the inventory (nothing to do when the scan has none). */
 abstract class KubeRule implements Rule {
     /** What the load-balancer detector reads. */
-    static final Set<String> DETECTOR_KINDS = Set.of("Deployment", "StatefulSet", "DaemonSet", "Service", "IngressClass");
+    static final Set<String> DETECTOR_KINDS = Set.of("Deployment", "StatefulSet", "DaemonSet", "IngressClass");
 
     @Override
     public final SourceKind source() {
@@ -27,10 +27,15 @@ abstract class KubeRule implements Rule {
 
     @Override
     public final List<Finding> check(Snapshot snapshot, RuleContext ctx) {
-        return snapshot.part(KubeInventory.class).map(inv -> check(inv, ctx)).orElse(List.of());
+        return snapshot.part(KubeInventory.class).map(inv -> check(inv, snapshot, ctx)).orElse(List.of());
     }
 
-    abstract List<Finding> check(KubeInventory inv, RuleContext ctx);
+    /** The load-balancer workloads of the snapshot (a view derived once per snapshot, shared by the rules). */
+    static List<LoadBalancers.Lb> loadBalancers(Snapshot snapshot) {
+        return LoadBalancers.of(snapshot);
+    }
+
+    abstract List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx);
 
     static Set<String> union(Set<String> a, String... more) {
         java.util.TreeSet<String> s = new java.util.TreeSet<>(a);

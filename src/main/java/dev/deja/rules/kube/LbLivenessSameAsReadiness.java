@@ -2,6 +2,7 @@ package dev.deja.rules.kube;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
+import dev.deja.engine.Snapshot;
 import dev.deja.kube.model.Container;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Probe;
@@ -20,10 +21,10 @@ public final class LbLivenessSameAsReadiness extends KubeRule {
     }
 
     @Override
-    List<Finding> check(KubeInventory inv, RuleContext ctx) {
+    List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (LoadBalancers.Lb lb : LoadBalancers.of(inv)) {
-            for (Container c : lb.workload().containers()) {
+        for (LoadBalancers.Lb lb : loadBalancers(snapshot)) {
+            for (Container c : lb.proxies()) {
                 Probe r = c.readiness();
                 Probe l = c.liveness();
                 if (r == null || l == null || r.handler() == null || !same(c, r, l)) {

@@ -2,6 +2,8 @@ package dev.deja.rules.kube;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Snapshot;
 import dev.deja.kube.model.Hpa;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Pdb;
@@ -11,14 +13,26 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * IL-0495: a load balancer without headroom for losing pods: fewer than 2 replicas (or an HPA that may scale down
- * below 2), no PodDisruptionBudget selecting its pods, or a rolling update whose {@code maxUnavailable}, resolved to
- * pods as Kubernetes does (a percentage of the replicas rounded down; 25% when unset), is 25% or more of the
- * replicas. When some instances go, the rest take their connections (11x the normal peak at HubSpot).
+ * IL-0495: a load balancer without headroom for losing pods. One root cause, one finding:
+ * <ul>
+ * <li>fewer than {@value #MIN_REPLICAS} replicas (or an HPA that may scale down below that): reported alone, since a
+ * budget or a rollout setting cannot help a single pod;</li>
+ * <li>otherwise no PodDisruptionBudget selecting its pods (Deployments and StatefulSets only: {@code kubectl drain
+ * --ignore-daemonsets} never evicts DaemonSet pods and a budget does not protect them);</li>
+ * <li>a rollout that takes so many pods out at once that the survivors carry more than {@value #MAX_LOAD_FACTOR}x
+ * their normal load: {@code maxUnavailable} resolved as Kubernetes does (Deployments round a percentage down, 25% when
+ * unset; StatefulSets and DaemonSets round up), {@code Recreate} (every pod at once). For a DaemonSet the node count
+ * is not in the manifest: a percentage is judged on its own, an absolute number by the node count below which it is
+ * too many, and the message says so.</li>
+ * </ul>
+ * The remediation is computed from the same threshold, so following it clears the finding.
  */
 public final class LbNoDisruptionHeadroom extends KubeRule {
     static final int MIN_REPLICAS = 2;
-    static final int MAX_UNAVAILABLE_PERCENT = 25;
+    /** During a rollout, the pods still in rotation may carry at most this many times their normal load. */
+    static final double MAX_LOAD_FACTOR = 1.5;
+    /** Deployments' default maxUnavailable. */
+    static final int DEFAULT_MAX_UNAVAILABLE_PERCENT = 25;
 
     @Override
     public String id() {
@@ -30,95 +44,188 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
         return union(DETECTOR_KINDS, "HorizontalPodAutoscaler", "PodDisruptionBudget");
     }
 
-    @Override
-    List<Finding> check(KubeInventory inv, RuleContext ctx) {
-        List<Finding> out = new ArrayList<>();
-        List<LoadBalancers.Lb> lbs = LoadBalancers.of(inv);
-        if (lbs.isEmpty()) {
-            return out;
+    /** The HPA that scales this definition of the workload (the nearest one), or null. */
+    static Hpa hpaOf(KubeInventory inv, Workload w) {
+        return inv.hpaOf(w).orElse(null);
+    }
+
+    /** The fewest replicas the workload may run (HPA minReplicas, else replicas); null for a DaemonSet. */
+    static Integer floor(KubeInventory inv, Workload w) {
+        if ("DaemonSet".equals(w.kind())) {
+            return null;
         }
-        for (LoadBalancers.Lb lb : lbs) {
+        Hpa hpa = hpaOf(inv, w);
+        return hpa != null ? Integer.valueOf(hpa.effectiveMin()) : w.effectiveReplicas();
+    }
+
+    /** Whether the single-replica finding covers this workload (other rules then stay silent on the same cause). */
+    static boolean singleReplica(KubeInventory inv, Workload w) {
+        Integer f = floor(inv, w);
+        return f != null && f < MIN_REPLICAS;
+    }
+
+    @Override
+    List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        for (LoadBalancers.Lb lb : loadBalancers(snapshot)) {
             Workload w = lb.workload();
-            Hpa hpa = inv.hpaOf(w).orElse(null);
-            Integer replicas = w.effectiveReplicas();
-            Integer floor = hpa != null ? Integer.valueOf(hpa.effectiveMin()) : replicas;
             String name = w.meta().display();
+            boolean daemonSet = "DaemonSet".equals(w.kind());
+            Hpa hpa = daemonSet ? null : hpaOf(inv, w);
+            Integer floor = floor(inv, w);
+            List<Pdb> pdbs = inv.pdbsOf(w);
             if (floor != null && floor < MIN_REPLICAS) {
                 String msg = hpa != null
                         ? name + ": " + hpa.meta().display() + " lets it scale down to minReplicas " + floor
-                                + (hpa.minReplicas() == null ? " (the default)" : "") + "; below " + MIN_REPLICAS
-                                + " replicas one failing pod takes all of the traffic down " + lb.because()
+                                + (hpa.minReplicas() == null ? " (the default)" : "") + "; with one pod, its failure"
+                                + " or eviction takes all of the traffic down " + lb.because()
                         : name + ": runs " + floor + " replica" + (w.replicas() == null ? " (replicas unset: the default of 1)" : "")
                                 + " and no HorizontalPodAutoscaler targets it; one failing or evicted pod takes all of"
                                 + " the traffic down " + lb.because();
-                out.add(ctx.finding(w.meta().at(w.replicasLine()), msg).remediation(hpa != null
-                        ? "Set minReplicas of " + hpa.meta().display() + " to " + MIN_REPLICAS + " or more (3 or more across zones)."
-                        : "Run at least " + MIN_REPLICAS + " replicas (3 or more across zones), or add a HorizontalPodAutoscaler"
-                                + " with minReplicas " + MIN_REPLICAS + " or more.").build());
+                String pdbToo = pdbs.isEmpty() ? " and a PodDisruptionBudget selecting " + w.podLabels()
+                        + " with `maxUnavailable: 1`" : "";
+                var f = ctx.finding(w.meta().at(w.replicasLine()), msg).remediation(hpa != null
+                        ? "Set `minReplicas: " + MIN_REPLICAS + "` (3 or more across zones) on " + hpa.meta().display()
+                                + pdbToo + "."
+                        : "Run `replicas: " + MIN_REPLICAS + "` or more (3 or more across zones)" + pdbToo + ".");
+                f.note("One root cause, one finding: with a single pod, spreading (k8s-lb-not-spread), a disruption"
+                        + " budget and rollout settings are not reported separately.");
+                out.add(f.build());
+                continue;
             }
-            List<Pdb> pdbs = inv.pdbsOf(w);
-            if (pdbs.isEmpty()) {
+            if (!daemonSet && pdbs.isEmpty()) {
                 out.add(ctx.finding(w.meta().location(), name + ": no PodDisruptionBudget selects its pods "
                         + w.podLabels() + ", so a node drain or cluster upgrade may evict "
-                        + replicasText(replicas) + " at the same time " + lb.because())
+                        + replicasText(floor) + " at the same time " + lb.because())
                         .remediation("Add a PodDisruptionBudget selecting " + w.podLabels()
-                                + " with maxUnavailable: 1 (or a minAvailable that leaves the rest enough capacity).")
+                                + " with `maxUnavailable: 1` (or a minAvailable that leaves the rest enough capacity).")
                         .build());
             }
-            String unavailable = maxUnavailable(w, floor);
-            if (unavailable != null) {
-                out.add(ctx.finding(w.meta().at(w.strategyLine()), name + ": " + unavailable + " " + lb.because())
-                        .remediation("Use a RollingUpdate with maxUnavailable: 1 (or 0 with maxSurge: 1) so that a"
-                                + " rollout takes at most one load-balancer pod out of rotation at a time.").build());
+            Rollout r = rollout(w, floor);
+            if (r != null) {
+                out.add(ctx.finding(w.meta().at(w.strategyLine()), name + ": " + r.message() + " " + lb.because())
+                        .severity(r.severity() == null ? ctx.metadata().severity() : r.severity())
+                        .remediation(r.remediation()).build());
             }
         }
         return out;
     }
 
-    /** Why the update strategy takes too many pods down at once, or null. */
-    static String maxUnavailable(Workload w, Integer replicas) {
-        String kind = w.kind();
-        if ("Deployment".equals(kind) && "Recreate".equals(w.strategy())) {
-            return "strategy Recreate stops every pod before starting new ones: each rollout is an outage";
+    /** Why a rollout takes too many pods out at once, the fix, and a severity (null: the rule's). */
+    record Rollout(String message, String remediation, Severity severity) {
+    }
+
+    /** Whether survivors of a rollout that takes {@code down} of {@code total} pods out carry too much. */
+    static boolean tooMany(int down, int total) {
+        return down > 0 && total > 0 && (down >= total || (double) total / (total - down) > MAX_LOAD_FACTOR);
+    }
+
+    /** The largest maxUnavailable that keeps the survivors at or under the load factor (0: use maxSurge instead). */
+    static int largestSafe(int total) {
+        int k = 0;
+        while (k + 1 < total && !tooMany(k + 1, total)) {
+            k++;
         }
+        return k;
+    }
+
+    static String loadFactor(int down, int total) {
+        if (down >= total) {
+            return "no pod is left to take the traffic";
+        }
+        return "the " + (total - down) + " left carry " + String.format(java.util.Locale.ROOT, "%.2f", (double) total / (total - down))
+                + "x their normal load (more than " + MAX_LOAD_FACTOR + "x)";
+    }
+
+    /** The rollout finding for a workload, or null. {@code replicas} is null for a DaemonSet. */
+    static Rollout rollout(Workload w, Integer replicas) {
+        String kind = w.kind();
         if ("OnDelete".equals(w.strategy())) {
-            return null;
+            return null; // pods are replaced only when someone deletes them
+        }
+        if ("Deployment".equals(kind) && "Recreate".equals(w.strategy())) {
+            return new Rollout("strategy Recreate stops every pod before starting new ones: each rollout is an outage",
+                    "Use `type: RollingUpdate` with `maxUnavailable: " + (replicas == null ? 0 : largestSafe(replicas))
+                            + "`" + (replicas == null || largestSafe(replicas) == 0 ? " and `maxSurge: 1`" : "")
+                            + " so that new pods start before old ones stop.", null);
         }
         String mu = w.maxUnavailable();
         if (mu == null && !"Deployment".equals(kind)) {
             return null; // StatefulSets and DaemonSets replace one pod at a time by default
         }
-        String written = mu == null ? "25% (unset: the Kubernetes default)" : mu;
-        String value = mu == null ? "25%" : mu.strip();
-        if (replicas == null) { // a DaemonSet: the pod count is the node count, unknown here
-            if (value.endsWith("%")) {
-                int pct = parse(value.substring(0, value.length() - 1));
-                if (pct >= MAX_UNAVAILABLE_PERCENT) {
-                    return "rolling update maxUnavailable " + written + " takes " + pct
-                            + "% of the nodes' pods down at once";
-                }
-            }
-            return null;
+        String written = mu == null ? DEFAULT_MAX_UNAVAILABLE_PERCENT + "% (unset: the Kubernetes default)" : mu;
+        String value = mu == null ? DEFAULT_MAX_UNAVAILABLE_PERCENT + "%" : mu.strip();
+        boolean pct = value.endsWith("%");
+        int n = parse(pct ? value.substring(0, value.length() - 1) : value);
+        if (replicas == null) {
+            return daemonSet(written, pct, n);
         }
         if (replicas <= 0) {
             return null;
         }
+        boolean roundUp = !"Deployment".equals(kind);
         int pods;
         String how;
-        if (value.endsWith("%")) {
-            int pct = parse(value.substring(0, value.length() - 1));
-            pods = pct * replicas / 100; // Kubernetes rounds maxUnavailable down
-            how = pct + "% of " + replicas + " rounded down = " + pods;
+        if (pct) {
+            pods = roundUp ? (n * replicas + 99) / 100 : n * replicas / 100;
+            how = n + "% of " + replicas + " rounded " + (roundUp ? "up" : "down") + " = " + pods;
         } else {
-            pods = parse(value);
+            pods = n;
             how = Integer.toString(pods);
         }
-        if (pods <= 0 || pods * 100 < MAX_UNAVAILABLE_PERCENT * replicas) {
+        if (!tooMany(pods, replicas)) {
             return null;
         }
-        return "rolling update maxUnavailable " + written + " resolves to " + how + " pod" + (pods == 1 ? "" : "s")
-                + " of " + replicas + " (" + (pods * 100 / replicas) + "%, at least " + MAX_UNAVAILABLE_PERCENT
-                + "%) out of rotation during every rollout";
+        int safe = largestSafe(replicas);
+        String fix = safe > 0 ? "Set `maxUnavailable: " + safe + "` (the most that leaves the others at or under "
+                + MAX_LOAD_FACTOR + "x their load with " + replicas + " replicas)"
+                : "Set `maxUnavailable: 0` and `maxSurge: 1`: each new pod starts before an old one stops";
+        if ("StatefulSet".equals(kind)) {
+            fix = safe > 0 ? "Set `maxUnavailable: " + safe + "` or remove it (StatefulSets then replace one pod at a time)"
+                    : "Remove maxUnavailable (StatefulSets then replace one pod at a time)";
+        }
+        String msg = "rolling update maxUnavailable " + written + " resolves to " + how + " pod" + (pods == 1 ? "" : "s")
+                + " of " + replicas + " out of rotation at once during every rollout: " + loadFactor(pods, replicas);
+        if ("StatefulSet".equals(kind)) {
+            msg += " (StatefulSets honour maxUnavailable only where the MaxUnavailableStatefulSet feature is on: alpha"
+                    + " from Kubernetes 1.24, beta in 1.35; elsewhere they replace one pod at a time)";
+        }
+        return new Rollout(msg, fix + ".", null);
+    }
+
+    /** A DaemonSet: one pod per node, the node count unknown from a manifest; maxUnavailable rounds up. */
+    private static Rollout daemonSet(String written, boolean pct, int n) {
+        if (pct) {
+            // p% of N nodes rounded up is at least p% of them: the survivors carry at least 1 / (1 - p) of their load
+            if (n <= 0 || !(n >= 100 || 100.0 / (100 - n) > MAX_LOAD_FACTOR)) {
+                return null;
+            }
+            return new Rollout("rolling update maxUnavailable " + written + " takes " + n + "% of the nodes' pods (rounded"
+                    + " up) out of rotation at once during every rollout: "
+                    + (n >= 100 ? "no pod is left to take the traffic"
+                            : "the rest carry at least " + String.format(java.util.Locale.ROOT, "%.2f", 100.0 / (100 - n))
+                                    + "x their normal load (more than " + MAX_LOAD_FACTOR + "x), whatever the node count"),
+                    "Set `maxUnavailable: 1` (the DaemonSet default: one node's pod at a time), or a percentage of at most "
+                            + (int) Math.floor(100 - 100 / MAX_LOAD_FACTOR) + "%.", null);
+        }
+        if (n <= 1) {
+            return null;
+        }
+        int nodes = minNodes(n);
+        return new Rollout("rolling update maxUnavailable " + written + " takes " + n + " nodes' pods out of rotation at"
+                + " once during every rollout; the node count is not in the manifest: on fewer than " + nodes
+                + " nodes the rest carry more than " + MAX_LOAD_FACTOR + "x their normal load",
+                "Set `maxUnavailable: 1` (the DaemonSet default), or a number that stays small next to your node count.",
+                Severity.LOW);
+    }
+
+    /** The fewest nodes on which taking {@code n} out keeps the others at or under the load factor. */
+    static int minNodes(int n) {
+        int total = n + 1;
+        while (tooMany(n, total)) {
+            total++;
+        }
+        return total;
     }
 
     private static int parse(String s) {

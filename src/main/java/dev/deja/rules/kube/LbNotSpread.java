@@ -2,6 +2,7 @@ package dev.deja.rules.kube;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
+import dev.deja.engine.Snapshot;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Workload;
 import java.util.ArrayList;
@@ -12,7 +13,8 @@ import java.util.Set;
  * IL-0495 (the September repeat: badly spread traffic pods failed readiness together) and IL-0364 (one zone's
  * trouble): a load balancer without a topology spread constraint or pod anti-affinity across nodes and across zones.
  * Only constraints whose label selector selects the workload's own pods count. DaemonSets run one pod per node and
- * are not checked.
+ * are not checked. Nor are workloads that may run a single pod (replicas or HPA minReplicas under 2): that is one root
+ * cause, reported once by k8s-lb-no-disruption-headroom; spreading one pod means nothing.
  */
 public final class LbNotSpread extends KubeRule {
     static final Set<String> NODE_KEYS = Set.of("kubernetes.io/hostname");
@@ -24,11 +26,11 @@ public final class LbNotSpread extends KubeRule {
     }
 
     @Override
-    List<Finding> check(KubeInventory inv, RuleContext ctx) {
+    List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (LoadBalancers.Lb lb : LoadBalancers.of(inv)) {
+        for (LoadBalancers.Lb lb : loadBalancers(snapshot)) {
             Workload w = lb.workload();
-            if ("DaemonSet".equals(w.kind())) {
+            if ("DaemonSet".equals(w.kind()) || LbNoDisruptionHeadroom.singleReplica(inv, w)) {
                 continue;
             }
             List<String> ignored = new ArrayList<>();
@@ -40,10 +42,20 @@ public final class LbNotSpread extends KubeRule {
             String missing = !nodes && !zones ? "across nodes or zones" : !nodes ? "across nodes" : "across zones";
             String has = nodes ? " (it is spread across nodes only)" : zones ? " (it is spread across zones only)" : "";
             String msg = w.meta().display() + ": no topology spread constraint or pod anti-affinity keeps its "
-                    + (w.effectiveReplicas() == null || w.effectiveReplicas() < 2 ? "" : w.effectiveReplicas() + " ") + "pods apart " + missing + has
+                    + (w.effectiveReplicas() == null ? "" : w.effectiveReplicas() + " ") + "pods apart " + missing + has
                     + "; the scheduler may pack them on one node or zone, which then fails them all at once "
                     + lb.because();
-            var f = ctx.finding(w.meta().location(), msg);
+            List<String> keys = new ArrayList<>();
+            if (!nodes) {
+                keys.add("`topologyKey: kubernetes.io/hostname`");
+            }
+            if (!zones) {
+                keys.add("`topologyKey: topology.kubernetes.io/zone`");
+            }
+            var f = ctx.finding(w.meta().location(), msg).remediation("Add `topologySpreadConstraints` to the pod template"
+                    + " with " + String.join(" and ", keys) + " (`maxSkew: 1`; `whenUnsatisfiable: ScheduleAnyway` keeps"
+                    + " pods schedulable when a zone is short), each with a `labelSelector` whose matchLabels select the"
+                    + " pods " + w.podLabels() + "; pod anti-affinity on the same keys works too.");
             for (String i : ignored) {
                 f.note(i);
             }

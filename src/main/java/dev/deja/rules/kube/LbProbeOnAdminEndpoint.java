@@ -2,6 +2,7 @@ package dev.deja.rules.kube;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
+import dev.deja.engine.Snapshot;
 import dev.deja.kube.model.Container;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Probe;
@@ -13,13 +14,29 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * IL-0495: an Envoy-based load balancer whose probes hit Envoy's admin listener, which can block while configuration
- * is applied (the "problem documented externally" behind HubSpot's outage). The admin port comes from an inline
- * bootstrap ({@code --config-yaml}) or an {@code --admin-port}-style argument when visible; otherwise the well-known
- * admin ports 9901 (Envoy), 19000 (Envoy Gateway, Consul) and 19003. The fix is a dedicated health listener.
+ * IL-0495: an Envoy-based load balancer whose probes are answered by Envoy's admin interface, which can block while
+ * configuration is applied (the "problem documented externally" behind HubSpot's outage), whether the probe calls the
+ * admin port itself or another port that routes to it. What each product serves (sources in the rule's YAML):
+ * <ul>
+ * <li>plain Envoy: the admin port from an inline bootstrap ({@code --config-yaml}) when visible, else the
+ * conventional 9901 (Envoy's examples) and 19000 (Consul's Envoy);</li>
+ * <li>Contour's Envoy: {@code /ready} on any port: Contour's bootstrap serves it on the health listener (8002 by
+ * default) by routing it to the admin interface; 9001 is Contour's own admin listener;</li>
+ * <li>Envoy Gateway's Envoy: 19000 is the admin port; 19003 {@code /ready} is a listener of its own with Envoy's
+ * health_check filter (silence);</li>
+ * <li>Istio gateways: 15000 is the admin port; 15021 {@code /healthz/ready} is served by the Istio agent (silence);</li>
+ * <li>Emissary/Ambassador: its probes ({@code :8877/ambassador/v0/check_ready}) are answered by Emissary's own
+ * process, not Envoy's admin (silence unless an inline bootstrap shows the admin port).</li>
+ * </ul>
+ * The fix is a dedicated health listener.
  */
 public final class LbProbeOnAdminEndpoint extends KubeRule {
-    static final Set<Integer> WELL_KNOWN = Set.of(9901, 19000, 19003);
+    /** Conventional admin ports of a plain Envoy when its bootstrap is not visible. */
+    static final Set<Integer> PLAIN_ENVOY_ADMIN = Set.of(9901, 19000);
+    static final int CONTOUR_ADMIN = 9001;
+    static final int CONTOUR_HEALTH = 8002;
+    static final int ENVOY_GATEWAY_ADMIN = 19000;
+    static final int ISTIO_ADMIN = 15000;
     static final Set<String> ADMIN_PATHS = Set.of("/ready", "/server_info", "/stats", "/healthcheck/ok", "/clusters",
             "/listeners", "/config_dump");
     private static final Pattern INLINE_ADMIN = Pattern.compile("admin[\"']?\\s*:[\\s\\S]*?port_value[\"']?\\s*:\\s*(\\d+)");
@@ -30,31 +47,27 @@ public final class LbProbeOnAdminEndpoint extends KubeRule {
     }
 
     @Override
-    List<Finding> check(KubeInventory inv, RuleContext ctx) {
+    List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (LoadBalancers.Lb lb : LoadBalancers.of(inv)) {
+        for (LoadBalancers.Lb lb : loadBalancers(snapshot)) {
             if (!lb.envoy()) {
                 continue;
             }
-            for (Container c : lb.workload().containers()) {
-                Integer declared = adminPort(c);
-                Set<Integer> admin = declared != null ? Set.of(declared) : WELL_KNOWN;
+            for (Container c : lb.proxies()) {
                 for (Probe p : new Probe[] {c.readiness(), c.liveness()}) {
                     if (p == null || !"httpGet".equals(p.handler())) {
                         continue;
                     }
                     Integer port = c.resolvePort(p.port());
-                    if (port == null || !admin.contains(port)) {
+                    String path = p.path() == null || p.path().isEmpty() ? "/" : p.path();
+                    String why = why(lb.flavor(), c, port, path);
+                    if (why == null) {
                         continue;
                     }
                     String key = p == c.readiness() ? "readinessProbe" : "livenessProbe";
-                    String src = declared != null ? "the admin port set in its arguments"
-                            : "a well-known Envoy admin port (" + new TreeSet<>(WELL_KNOWN) + ")";
-                    String path = p.path() == null ? "/" : p.path();
                     String msg = lb.workload().meta().display() + " container " + c.name() + ": " + key + " calls "
-                            + path + " on port " + port + ", " + src
-                            + (ADMIN_PATHS.contains(path) ? ", and " + path + " is an admin endpoint" : "")
-                            + ". The admin listener can stop answering while Envoy applies a configuration update, so"
+                            + path + " on port " + (port == null ? p.port() : port) + ", " + why
+                            + ". The admin interface can stop answering while Envoy applies a configuration update, so"
                             + " the probe fails on " + replicasText(lb.workload().effectiveReplicas())
                             + " at once " + lb.because();
                     out.add(ctx.finding(lb.workload().meta().at(p.line()), msg).build());
@@ -62,6 +75,29 @@ public final class LbProbeOnAdminEndpoint extends KubeRule {
             }
         }
         return out;
+    }
+
+    /** Why this probe reaches Envoy's admin interface for this product, or null when it does not. */
+    static String why(LoadBalancers.Flavor flavor, Container c, Integer port, String path) {
+        Integer declared = adminPort(c);
+        if (declared != null) {
+            return port != null && port.equals(declared) ? "the admin port set in its arguments"
+                    + (ADMIN_PATHS.contains(path) ? ", and " + path + " is an admin endpoint" : "") : null;
+        }
+        return switch (flavor) {
+            case CONTOUR -> path.equals("/ready") && (port == null || port != CONTOUR_ADMIN)
+                    ? "which Contour's bootstrap serves on its health listener (" + CONTOUR_HEALTH + " by default) by"
+                            + " routing /ready to Envoy's admin interface"
+                    : port != null && port == CONTOUR_ADMIN ? "Contour's Envoy admin listener (" + CONTOUR_ADMIN + ")" : null;
+            case ENVOY_GATEWAY -> port != null && port == ENVOY_GATEWAY_ADMIN
+                    ? "Envoy Gateway's Envoy admin port (" + ENVOY_GATEWAY_ADMIN + "; its own health listener is 19003)" : null;
+            case ISTIO -> port != null && port == ISTIO_ADMIN
+                    ? "the Envoy admin port of an Istio proxy (" + ISTIO_ADMIN + "; the agent's health port is 15021)" : null;
+            case ENVOY -> port != null && PLAIN_ENVOY_ADMIN.contains(port)
+                    ? "a conventional Envoy admin port (" + new TreeSet<>(PLAIN_ENVOY_ADMIN) + ")"
+                            + (ADMIN_PATHS.contains(path) ? ", and " + path + " is an admin endpoint" : "") : null;
+            default -> null;
+        };
     }
 
     /** The admin port when the container's arguments show it, else null. */

@@ -1,10 +1,9 @@
 package dev.deja.rules.kube;
 
+import dev.deja.engine.Snapshot;
 import dev.deja.kube.model.Container;
 import dev.deja.kube.model.IngressClass;
 import dev.deja.kube.model.KubeInventory;
-import dev.deja.kube.model.Selector;
-import dev.deja.kube.model.Service;
 import dev.deja.kube.model.Workload;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,122 +12,149 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Decides which workloads are load balancers (ingress controllers, proxies, gateways): the pods that, like
- * HubSpot's (IL-0495), take traffic for many services and fail together when they share tight settings. In order:
+ * Decides which workloads are load balancers (ingress controllers, proxies, gateways) by what their containers run:
+ * the pods that, like HubSpot's (IL-0495), take traffic for many services and fail together when they share tight
+ * settings. In order:
  * <ol>
  * <li>the label or annotation {@code deja.dev/role} on the workload or its pod template: {@code load-balancer} makes
  * it one, {@code none} rules it out whatever else matches;</li>
- * <li>a container image of a known proxy or controller: ingress-nginx, NGINX Inc's controller, HAProxy (haproxy,
- * haproxytech/kubernetes-ingress, haproxy-ingress), Envoy (envoyproxy/envoy, and the proxies of Contour, Envoy
- * Gateway), Emissary/Ambassador, Istio gateways ({@code istio/proxyv2} running as a gateway, not a sidecar),
- * Traefik;</li>
- * <li>the {@code app.kubernetes.io/name} or {@code app.kubernetes.io/component}/{@code part-of} labels of those
- * products;</li>
- * <li>an IngressClass whose controller the workload implements ({@code --controller-class} / {@code --ingress-class}
- * arguments);</li>
- * <li>being selected by a Service of type LoadBalancer: the pods take traffic straight from a cloud load
- * balancer.</li>
+ * <li>a container image of a known proxy, matched on the last segments of the image's repository (never the registry
+ * host, so re-hosted images and test tags count): ingress-nginx, NGINX Inc's controller, HAProxy and its two ingress
+ * controllers, Envoy (plain, Contour's, Envoy Gateway's), Emissary/Ambassador, Istio's {@code proxyv2} started as a
+ * gateway (never a sidecar), Kong ({@code kong}, {@code kong-gateway}), Traefik, Caddy;</li>
+ * <li>the program a container runs ({@code /nginx-ingress-controller}, {@code envoy -c ...}, {@code traefik},
+ * {@code haproxy -f ...}, {@code caddy run}, NGINX Inc's {@code -nginx-configmaps}), for custom images;</li>
+ * <li>implementing an IngressClass whose controller is the proxy itself (ingress-nginx, NGINX Inc, HAProxy, Traefik):
+ * {@code --controller-class} / {@code --ingress-class} arguments.</li>
  * </ol>
- * Control planes that are not in the traffic path (the Contour and Envoy Gateway controllers) are not counted; their
- * Envoy pods are. Every finding quotes {@link Lb#why()}.
+ * Being selected by a Service of type LoadBalancer does not make a workload a load balancer (a web app behind a cloud
+ * load balancer runs no proxy). Control planes (the Contour, Envoy Gateway and Kong ingress controllers, istiod) are
+ * not counted; their proxies are. Only the proxy containers are judged ({@link Lb#proxies()}), never their sidecars
+ * (Envoy Gateway's or Contour's shutdown-manager, Kong's ingress-controller, an Istio sidecar).
+ *
+ * <p>The result is a view derived once per snapshot ({@link #of(Snapshot)}); nothing is cached between snapshots.
  */
 public final class LoadBalancers {
     public static final String ROLE = "deja.dev/role";
 
-    /** A workload judged to be a load balancer: the product (when known), whether it is Envoy-based, and why. */
-    public record Lb(Workload workload, String product, boolean envoy, String why) {
-        /** "(a load balancer: image registry.k8s.io/ingress-nginx/controller:v1.12 is ingress-nginx)". */
+    /** Which Envoy-based product runs the proxy (its probes and admin ports differ), or NONE. */
+    public enum Flavor {
+        NONE, ENVOY, CONTOUR, ENVOY_GATEWAY, ISTIO, EMISSARY
+    }
+
+    /**
+     * A workload judged to be a load balancer: its proxy containers, the product (when known), which Envoy flavour
+     * (NONE when not Envoy-based), and why.
+     */
+    public record Lb(Workload workload, List<Container> proxies, String product, Flavor flavor, String why) {
+        public Lb {
+            proxies = List.copyOf(proxies);
+        }
+
+        public boolean envoy() {
+            return flavor != Flavor.NONE;
+        }
+
+        /** "(counted as a load balancer: image registry.k8s.io/ingress-nginx/controller:v1.12 is ingress-nginx)". */
         public String because() {
             return "(counted as a load balancer: " + why + ")";
         }
     }
 
-    private record Product(String name, boolean envoy) {
+    private record Product(String name, Flavor flavor) {
     }
 
-    private LoadBalancers() {
+    private final List<Lb> all;
+
+    private LoadBalancers(List<Lb> all) {
+        this.all = List.copyOf(all);
     }
 
-    private record Cached(KubeInventory inv, List<Lb> lbs) {
+    /** The load-balancer workloads of the snapshot's inventory, in inventory order; computed once per snapshot. */
+    public static List<Lb> of(Snapshot snapshot) {
+        return snapshot.derived(LoadBalancers.class,
+                s -> new LoadBalancers(s.part(KubeInventory.class).map(LoadBalancers::judgeAll).orElse(List.of()))).all;
     }
 
-    /** Several rules ask for the same snapshot in a row: the last answer is kept (by identity). */
-    private static volatile Cached last;
+    /** The load-balancer workloads of an inventory, computed afresh (a pure function). */
+    public static List<Lb> of(KubeInventory inv) {
+        return judgeAll(inv);
+    }
 
-    /** The load-balancer workloads of the inventory, in inventory order. */
-    public static synchronized List<Lb> of(KubeInventory inv) {
-        Cached c = last;
-        if (c != null && c.inv() == inv) {
-            return c.lbs();
-        }
-        List<Service> lbServices = inv.services().stream().filter(Service::isLoadBalancer).toList();
+    private static List<Lb> judgeAll(KubeInventory inv) {
         List<Lb> out = new ArrayList<>();
         for (Workload w : inv.workloads()) {
-            Lb lb = judge(w, inv, lbServices);
+            Lb lb = judge(w, inv);
             if (lb != null) {
                 out.add(lb);
             }
         }
-        List<Lb> result = List.copyOf(out);
-        last = new Cached(inv, result);
-        return result;
+        return out;
     }
 
-    static Lb judge(Workload w, KubeInventory inv, List<Service> lbServices) {
+    static Lb judge(Workload w, KubeInventory inv) {
         String role = role(w);
-        Product byImage = null;
-        String image = null;
-        for (Container c : w.containers()) {
-            Product p = byImage(c, w);
-            if (p != null) {
-                byImage = p;
-                image = c.image();
-                break;
-            }
-        }
         if ("none".equals(role)) {
             return null;
         }
-        if ("load-balancer".equals(role)) {
-            return new Lb(w, byImage == null ? null : byImage.name(), byImage != null && byImage.envoy() || envoyImage(w),
-                    "labelled " + ROLE + "=load-balancer");
-        }
-        if (byImage != null) {
-            return new Lb(w, byImage.name(), byImage.envoy(), "image " + image + " is " + byImage.name());
-        }
-        for (String key : List.of("app.kubernetes.io/name", "app.kubernetes.io/component", "app.kubernetes.io/part-of")) {
-            String v = label(w, key);
-            Product p = v == null ? null : byName(v.toLowerCase(Locale.ROOT));
+        List<Container> proxies = new ArrayList<>();
+        Product product = null;
+        String why = null;
+        for (Container c : w.containers()) {
+            Product p = byImage(c);
+            if (p == null && istioInjectedGateway(c, w)) {
+                p = new Product("Istio gateway", Flavor.ISTIO);
+            }
+            String reason = p == null ? null : "image " + c.image() + " is " + p.name();
+            if (p == null) {
+                p = byProgram(c);
+                reason = p == null ? null : "container " + c.name() + " runs " + program(c) + " (" + p.name() + ")";
+            }
+            if (p == null) {
+                p = byIngressClass(c, w, inv);
+                reason = p == null ? null : ingressClassReason(c, w, inv);
+            }
             if (p != null) {
-                return new Lb(w, p.name(), p.envoy(), "label " + key + "=" + v);
+                proxies.add(c);
+                if (product == null) {
+                    product = p;
+                    why = reason;
+                }
             }
         }
-        // related objects: those of this definition of the workload (KubeInventory#nearest)
-        List<IngressClass> implemented = inv.nearest(w.meta(), inv.ingressClasses().stream()
-                .filter(ic -> implementsClass(w, ic)).toList(), IngressClass::meta);
-        if (!implemented.isEmpty()) {
-            IngressClass ic = implemented.get(0);
-            Product p = ic.controller() == null ? null : byController(ic.controller());
-            return new Lb(w, p == null ? null : p.name(), p != null && p.envoy(),
-                    "implements IngressClass " + ic.meta().name() + " (controller " + ic.controller() + ")");
+        if (product != null) {
+            product = refine(product, w);
         }
-        List<Service> selecting = inv.nearest(w.meta(), lbServices.stream().filter(s -> s.meta().sameNamespace(w.meta())
-                && Selector.of(s.selector()).matches(w.podLabels())).toList(), Service::meta);
-        if (!selecting.isEmpty()) {
-            return new Lb(w, null, envoyImage(w), "selected by " + selecting.get(0).meta().display() + " of type LoadBalancer");
+        if ("load-balancer".equals(role)) {
+            return new Lb(w, proxies.isEmpty() ? w.containers() : proxies, product == null ? null : product.name(),
+                    product == null ? Flavor.NONE : product.flavor(), "labelled " + ROLE + "=load-balancer");
         }
-        return null;
+        if (product == null) {
+            return null;
+        }
+        return new Lb(w, proxies, product.name(), product.flavor(), why);
     }
 
-    private static boolean implementsClass(Workload w, IngressClass ic) {
+    /** Envoy's flavour from the pod around it: Contour's or Envoy Gateway's shutdown-manager, their labels. */
+    private static Product refine(Product p, Workload w) {
+        if (p.flavor() != Flavor.ENVOY) {
+            return p;
+        }
         for (Container c : w.containers()) {
-            String cc = c.flag("--controller-class");
-            String icn = c.flag("--ingress-class") != null ? c.flag("--ingress-class") : c.flag("--ingress.class");
-            if ((ic.controller() != null && ic.controller().equals(cc)) || (icn != null && icn.equals(ic.meta().name()))) {
-                return true;
+            List<String> segs = segments(c.image());
+            String last = segs.isEmpty() ? "" : segs.get(segs.size() - 1);
+            if (last.equals("contour")) {
+                return new Product("Contour's Envoy", Flavor.CONTOUR);
+            }
+            if (endsWith(segs, "envoyproxy", "gateway")) {
+                return new Product("Envoy Gateway's Envoy", Flavor.ENVOY_GATEWAY);
             }
         }
-        return false;
+        String managedBy = label(w, "app.kubernetes.io/managed-by");
+        if ("envoy-gateway".equals(managedBy) || w.podLabels().containsKey("gateway.envoyproxy.io/owning-gateway-name")) {
+            return new Product("Envoy Gateway's Envoy", Flavor.ENVOY_GATEWAY);
+        }
+        return p;
     }
 
     private static String role(Workload w) {
@@ -146,23 +172,17 @@ public final class LoadBalancers {
         return v != null ? v : w.podLabels().get(key);
     }
 
-    private static boolean envoyImage(Workload w) {
-        for (Container c : w.containers()) {
-            String r = repo(c.image());
-            if (r.contains("envoy") && !r.endsWith("envoyproxy/gateway") || r.contains("emissary") || r.contains("ambassador")
-                    || r.endsWith("istio/proxyv2")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Image without registry host, tag and digest: "ingress-nginx/controller", "haproxytech/kubernetes-ingress". */
     static String repo(String image) {
-        if (image == null) {
-            return "";
+        return String.join("/", segments(image));
+    }
+
+    /** The path segments of an image's repository, without registry host, tag and digest, lower case. */
+    static List<String> segments(String image) {
+        if (image == null || image.isBlank()) {
+            return List.of();
         }
-        String s = image.toLowerCase(Locale.ROOT);
+        String s = image.strip().toLowerCase(Locale.ROOT);
         int at = s.indexOf('@');
         if (at >= 0) {
             s = s.substring(0, at);
@@ -172,95 +192,156 @@ public final class LoadBalancers {
         if (colon > slash) {
             s = s.substring(0, colon);
         }
-        String[] parts = s.split("/");
-        if (parts.length > 1 && (parts[0].contains(".") || parts[0].contains(":") || parts[0].equals("localhost"))) {
-            s = s.substring(parts[0].length() + 1);
+        List<String> parts = new ArrayList<>(List.of(s.split("/")));
+        if (parts.size() > 1) {
+            String first = parts.get(0);
+            if (first.contains(".") || first.contains(":") || first.equals("localhost")) {
+                parts.remove(0);
+            }
         }
-        return s;
+        return parts;
     }
 
-    static Product byImage(Container c, Workload w) {
-        String r = repo(c.image());
-        if (r.isEmpty()) {
+    private static boolean endsWith(List<String> segs, String... tail) {
+        if (segs.size() < tail.length) {
+            return false;
+        }
+        for (int i = 0; i < tail.length; i++) {
+            if (!segs.get(segs.size() - tail.length + i).equals(tail[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static Product byImage(Container c) {
+        List<String> segs = segments(c.image());
+        if (segs.isEmpty()) {
             return null;
         }
-        String last = r.substring(r.lastIndexOf('/') + 1);
-        if (r.endsWith("ingress-nginx/controller") || r.endsWith("ingress-nginx/controller-chroot")
-                || last.equals("nginx-ingress-controller")) {
-            return new Product("ingress-nginx", false);
+        String last = segs.get(segs.size() - 1);
+        if (endsWith(segs, "ingress-nginx", "controller") || endsWith(segs, "ingress-nginx", "controller-chroot")
+                || last.equals("nginx-ingress-controller") || last.equals("nginx-ingress-controller-chroot")) {
+            return new Product("ingress-nginx", Flavor.NONE);
         }
         if (last.equals("nginx-ingress") || last.equals("nginx-plus-ingress")) {
-            return new Product("NGINX Ingress Controller (NGINX Inc)", false);
+            return new Product("NGINX Ingress Controller (NGINX Inc)", Flavor.NONE);
         }
-        if (r.endsWith("haproxytech/kubernetes-ingress")) {
-            return new Product("HAProxy Kubernetes Ingress Controller", false);
+        if (endsWith(segs, "haproxytech", "kubernetes-ingress")) {
+            return new Product("HAProxy Kubernetes Ingress Controller", Flavor.NONE);
         }
         if (last.equals("haproxy-ingress")) {
-            return new Product("HAProxy Ingress", false);
+            return new Product("HAProxy Ingress", Flavor.NONE);
         }
         if (last.equals("haproxy") || last.startsWith("haproxy-") && !last.contains("exporter")) {
-            return new Product("HAProxy", false);
+            return new Product("HAProxy", Flavor.NONE);
         }
-        if (r.startsWith("envoyproxy/envoy") || last.equals("envoy") || last.startsWith("envoy-distroless")) {
-            return new Product("Envoy", true);
+        if (last.equals("envoy") || last.startsWith("envoy-distroless") || last.equals("envoy-alpine")
+                || last.equals("envoy-contrib") || last.equals("envoy-dev")) {
+            return new Product("Envoy", Flavor.ENVOY);
         }
-        if (last.equals("emissary") || last.equals("ambassador") || last.equals("aes") && r.contains("datawire")) {
-            return new Product("Emissary-ingress (Ambassador)", true);
+        if (last.equals("emissary") || last.equals("ambassador") || last.equals("aes") && segs.contains("datawire")) {
+            return new Product("Emissary-ingress (Ambassador)", Flavor.EMISSARY);
         }
-        if (r.endsWith("istio/proxyv2") && istioGateway(c, w)) {
-            return new Product("Istio gateway", true);
+        if (last.equals("proxyv2") && istioGateway(c)) {
+            return new Product("Istio gateway", Flavor.ISTIO);
+        }
+        if (last.equals("kong") || last.equals("kong-gateway")) {
+            return new Product("Kong Gateway", Flavor.NONE);
         }
         if (last.equals("traefik")) {
-            return new Product("Traefik", false);
+            return new Product("Traefik", Flavor.NONE);
+        }
+        if (last.equals("caddy") || endsWith(segs, "caddy", "ingress")) {
+            return new Product("Caddy", Flavor.NONE);
         }
         return null;
     }
 
     /** istio/proxyv2 is also the sidecar image: only a proxy started as a router (a gateway) counts. */
-    private static boolean istioGateway(Container c, Workload w) {
-        if (c.argv().contains("router")) {
-            return true;
-        }
-        String istio = w.podLabels().get("istio");
-        return istio != null && istio.endsWith("gateway") || w.podLabels().containsKey("gateway.istio.io/managed")
-                || w.podLabels().containsKey("gateway.networking.k8s.io/gateway-name");
+    private static boolean istioGateway(Container c) {
+        List<String> a = c.argv();
+        return a.contains("router") && !a.contains("sidecar");
     }
 
-    private static final Set<String> NOT_TRAFFIC = Set.of("contour", "envoy-gateway", "gateway-helm");
+    /** A gateway deployed by injection: an istio-proxy container with image "auto" and the gateway template. */
+    private static boolean istioInjectedGateway(Container c, Workload w) {
+        String t = w.podAnnotations().get("inject.istio.io/templates");
+        return "istio-proxy".equals(c.name()) && "auto".equals(c.image()) && t != null && t.contains("gateway");
+    }
 
-    static Product byName(String v) {
-        if (NOT_TRAFFIC.contains(v)) {
+    private static String program(Container c) {
+        List<String> a = c.argv();
+        return a.isEmpty() ? "" : a.get(0);
+    }
+
+    /** The program a container runs, for images deja does not know by name. */
+    static Product byProgram(Container c) {
+        List<String> a = c.argv();
+        if (a.isEmpty()) {
             return null;
         }
-        return switch (v) {
-            case "ingress-nginx" -> new Product("ingress-nginx", false);
-            case "nginx-ingress" -> new Product("NGINX Ingress Controller (NGINX Inc)", false);
-            case "haproxy", "haproxy-ingress", "kubernetes-ingress", "haproxy-kubernetes-ingress" -> new Product("HAProxy", false);
-            case "envoy" -> new Product("Envoy", true);
-            case "emissary-ingress", "emissary", "ambassador" -> new Product("Emissary-ingress (Ambassador)", true);
-            case "istio-ingressgateway", "istio-egressgateway" -> new Product("Istio gateway", true);
-            case "traefik" -> new Product("Traefik", false);
-            default -> null;
-        };
-    }
-
-    static Product byController(String controller) {
-        String c = controller.toLowerCase(Locale.ROOT);
-        if (c.contains("ingress-nginx")) {
-            return new Product("ingress-nginx", false);
+        String p = a.get(0);
+        String base = p.substring(p.lastIndexOf('/') + 1);
+        if (base.equals("nginx-ingress-controller")) {
+            return new Product("ingress-nginx", Flavor.NONE);
         }
-        if (c.startsWith("nginx.org/")) {
-            return new Product("NGINX Ingress Controller (NGINX Inc)", false);
+        if (base.equals("nginx-ingress") || a.stream().anyMatch(s -> s.startsWith("-nginx-configmaps"))) {
+            return new Product("NGINX Ingress Controller (NGINX Inc)", Flavor.NONE);
         }
-        if (c.contains("haproxy")) {
-            return new Product("HAProxy", false);
+        if (base.equals("envoy") && (a.contains("-c") || a.contains("--config-path") || a.contains("--config-yaml")
+                || a.stream().anyMatch(s -> s.startsWith("--config-path=") || s.startsWith("--config-yaml=")))) {
+            return new Product("Envoy", Flavor.ENVOY);
         }
-        if (c.contains("traefik")) {
-            return new Product("Traefik", false);
+        if (base.equals("haproxy") && a.contains("-f")) {
+            return new Product("HAProxy", Flavor.NONE);
         }
-        if (c.contains("contour") || c.contains("envoy") || c.contains("ambassador") || c.contains("istio")) {
-            return new Product("Envoy", true);
+        if (base.equals("traefik")) {
+            return new Product("Traefik", Flavor.NONE);
+        }
+        if (base.equals("caddy") && a.size() > 1 && a.get(1).equals("run")) {
+            return new Product("Caddy", Flavor.NONE);
         }
         return null;
     }
+
+    /** Controllers whose controller process is the proxy (so implementing their IngressClass means taking traffic). */
+    static Product byController(String controller) {
+        String c = controller.toLowerCase(Locale.ROOT);
+        if (c.equals("k8s.io/ingress-nginx") || c.startsWith("k8s.io/ingress-nginx")) {
+            return new Product("ingress-nginx", Flavor.NONE);
+        }
+        if (c.startsWith("nginx.org/")) {
+            return new Product("NGINX Ingress Controller (NGINX Inc)", Flavor.NONE);
+        }
+        if (c.startsWith("haproxy.org/") || c.startsWith("haproxy-ingress.github.io/")) {
+            return new Product("HAProxy", Flavor.NONE);
+        }
+        if (c.startsWith("traefik.io/")) {
+            return new Product("Traefik", Flavor.NONE);
+        }
+        return null;
+    }
+
+    /** The IngressClass this container implements, the nearest definition to the workload's (KubeInventory#nearest). */
+    private static IngressClass implemented(Container c, Workload w, KubeInventory inv) {
+        String cc = c.flag("--controller-class");
+        String icn = c.flag("--ingress-class") != null ? c.flag("--ingress-class") : c.flag("--ingress.class");
+        List<IngressClass> found = inv.nearest(w.meta(), inv.ingressClasses().stream()
+                .filter(ic -> ic.controller() != null && ic.controller().equals(cc) || icn != null && icn.equals(ic.meta().name()))
+                .toList(), IngressClass::meta);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    private static Product byIngressClass(Container c, Workload w, KubeInventory inv) {
+        IngressClass ic = implemented(c, w, inv);
+        return ic == null || ic.controller() == null ? null : byController(ic.controller());
+    }
+
+    private static String ingressClassReason(Container c, Workload w, KubeInventory inv) {
+        IngressClass ic = implemented(c, w, inv);
+        return "container " + c.name() + " implements IngressClass " + ic.meta().name() + " (controller "
+                + ic.controller() + ")";
+    }
+
 }

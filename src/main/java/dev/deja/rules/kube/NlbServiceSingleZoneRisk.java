@@ -2,6 +2,7 @@ package dev.deja.rules.kube;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
+import dev.deja.engine.Snapshot;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Service;
 import java.util.ArrayList;
@@ -38,7 +39,7 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
     }
 
     @Override
-    List<Finding> check(KubeInventory inv, RuleContext ctx) {
+    List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (Service s : inv.services()) {
             String how = nlb(s);

@@ -20,31 +20,54 @@ class RuleArithmeticTest {
 
     static String mu(String kind, Integer replicas, String strategy, String maxUnavailable) {
         Workload x = w(kind, replicas, strategy, maxUnavailable);
-        return LbNoDisruptionHeadroom.maxUnavailable(x, x.effectiveReplicas());
+        LbNoDisruptionHeadroom.Rollout r = LbNoDisruptionHeadroom.rollout(x, x.effectiveReplicas());
+        return r == null ? null : r.message() + " | " + r.remediation();
     }
 
+    /** Issue #10 item 5: judged by the load the survivors carry; the advice given must itself pass. */
     @Test
-    void percentagesRoundDownAndDefaultTo25() {
-        // unset = 25%: 4 replicas -> 1 pod (25%) fires; 5 -> 1 (20%) does not; 3 -> 0 does not; 8 -> 2 (25%) fires
-        assertTrue(mu("Deployment", 4, null, null).contains("25% (unset: the Kubernetes default) resolves to 25% of 4 rounded down = 1 pod of 4 (25%"));
-        assertNull(mu("Deployment", 5, null, null));
-        assertNull(mu("Deployment", 3, "RollingUpdate", null));
-        assertTrue(mu("Deployment", 8, null, null).contains("= 2 pods of 8 (25%"));
-        // 30% of 3 = 0.9 -> 0 pods: nothing goes out at once
-        assertNull(mu("Deployment", 3, null, "30%"));
-        assertTrue(mu("Deployment", 10, null, "3").contains("resolves to 3 pods of 10 (30%"));
-        assertNull(mu("Deployment", 10, null, "2"));
+    void rolloutsAreJudgedByTheLoadOnTheSurvivors() {
+        // 3 or 4 replicas with maxUnavailable 1: 1.5x / 1.33x, the advice everyone gives: no finding
+        assertNull(mu("Deployment", 3, null, "1"));
+        assertNull(mu("Deployment", 4, null, "1"));
+        assertNull(mu("Deployment", 4, null, null)); // 25% of 4 = 1
+        // 2 replicas, maxUnavailable 1: the one left carries 2x; the fix is surge, not a smaller number
+        String two = mu("Deployment", 2, null, "1");
+        assertTrue(two.contains("resolves to 1 pod of 2") && two.contains("the 1 left carry 2.00x"), two);
+        assertTrue(two.contains("`maxUnavailable: 0` and `maxSurge: 1`"), two);
+        // 6 replicas, 50% = 3: 2x; the largest safe value is 2 (1.5x)
+        String six = mu("Deployment", 6, null, "50%");
+        assertTrue(six.contains("50% of 6 rounded down = 3 pods of 6") && six.contains("`maxUnavailable: 2`"), six);
+        assertNull(mu("Deployment", 6, null, "2"));
+        assertNull(mu("Deployment", 3, null, "30%")); // 0.9 rounds down to 0
         assertTrue(mu("Deployment", 6, "Recreate", null).startsWith("strategy Recreate"));
+        assertNull(mu("Deployment", 4, "OnDelete", "100%"));
+        // every suggested value clears the finding it came from
+        for (int replicas = 1; replicas <= 40; replicas++) {
+            int safe = LbNoDisruptionHeadroom.largestSafe(replicas);
+            assertNull(mu("Deployment", replicas, null, Integer.toString(safe)), replicas + " replicas, " + safe);
+        }
     }
 
     @Test
-    void statefulSetsAndDaemonSetsOnlyWhenSet() {
+    void statefulSetsRoundUpAndSayWhenTheFieldIsHonoured() {
         assertNull(mu("StatefulSet", 2, "RollingUpdate", null));
-        assertTrue(mu("StatefulSet", 2, "RollingUpdate", "1").contains("1 pod of 2 (50%"));
-        assertNull(mu("DaemonSet", null, "RollingUpdate", null));
+        String ss = mu("StatefulSet", 4, "RollingUpdate", "50%");
+        assertTrue(ss.contains("50% of 4 rounded up = 2 pods of 4") && ss.contains("MaxUnavailableStatefulSet"), ss);
+    }
+
+    /** Issue #10 item 4: DaemonSets are judged on their update strategy, never on a budget; the node count is unknown. */
+    @Test
+    void daemonSetsByUpdateStrategyWithTheNodeCountUnknown() {
+        assertNull(mu("DaemonSet", null, "RollingUpdate", null)); // default: one node's pod at a time
         assertNull(mu("DaemonSet", null, "RollingUpdate", "1"));
-        assertTrue(mu("DaemonSet", null, "RollingUpdate", "50%").contains("50% of the nodes' pods"));
-        assertNull(mu("Deployment", 4, "OnDelete", "100%"));
+        assertNull(mu("DaemonSet", null, "RollingUpdate", "10%")); // Contour's Envoy DaemonSet
+        assertNull(mu("DaemonSet", null, "RollingUpdate", "33%"));
+        assertNull(mu("DaemonSet", null, "OnDelete", "50%"));
+        String half = mu("DaemonSet", null, "RollingUpdate", "50%");
+        assertTrue(half.contains("50% of the nodes' pods (rounded up)") && half.contains("whatever the node count"), half);
+        String three = mu("DaemonSet", null, "RollingUpdate", "3");
+        assertTrue(three.contains("the node count is not in the manifest: on fewer than 9 nodes"), three);
     }
 
     @Test
