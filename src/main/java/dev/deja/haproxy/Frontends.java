@@ -46,12 +46,31 @@ public final class Frontends {
      */
     public record Maxconn(long global, Directive globalDirective, long frontend, Directive frontendDirective,
                           List<Bind> binds) {
+        /** No global maxconn at all: HAProxy derives it from the file-descriptor limit. */
         public boolean globalImplicit() {
-            return global < 0;
+            return globalDirective == null;
         }
 
-        /** The slots this frontend can hold, or -1 when HAProxy derives them at start-up. */
+        /** A global maxconn is set but deja cannot read it (an unset variable, or not a number). */
+        public boolean globalUnknown() {
+            return globalDirective != null && global < 0;
+        }
+
+        /** The frontend's (own or inherited) maxconn is set but deja cannot read it. */
+        public boolean frontendUnknown() {
+            return frontendDirective != null && frontend < 0;
+        }
+
+        /** The effective limit depends on a value deja cannot read: never call it absent then. */
+        public boolean unknown() {
+            return frontendUnknown() || globalUnknown();
+        }
+
+        /** The slots this frontend can hold, or -1 when HAProxy derives them at start-up or deja cannot read them. */
         public long effective() {
+            if (unknown()) {
+                return -1;
+            }
             if (frontend >= 0 && global >= 0) {
                 return Math.min(frontend, global);
             }
@@ -60,6 +79,16 @@ public final class Frontends {
 
         /** "maxconn 800 (frontend, haproxy.cfg:14)" style explanation of {@link #effective()}. */
         public String explain() {
+            if (unknown()) {
+                List<String> parts = new ArrayList<>();
+                if (frontendUnknown()) {
+                    parts.add(unreadable(frontendDirective));
+                }
+                if (globalUnknown()) {
+                    parts.add(unreadable(globalDirective));
+                }
+                return "set to a value deja cannot read (" + String.join("; ", parts) + ")";
+            }
             if (frontend >= 0 && global >= 0) {
                 if (frontend > global) {
                     return global + " (frontend maxconn " + frontend + " at " + frontendDirective.where()
@@ -76,6 +105,18 @@ public final class Frontends {
             }
             return "implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)";
         }
+    }
+
+    /**
+     * Why a set value cannot be read: "'maxconn ${MAXCONN}' at a.cfg:3 uses unset variable MAXCONN (give --env
+     * MAXCONN=VALUE)", or "... is not a number".
+     */
+    public static String unreadable(Directive d) {
+        if (!d.unresolved().isEmpty()) {
+            return "'" + d.text() + "' at " + d.where() + " uses unset variable" + (d.unresolved().size() > 1 ? "s " : " ")
+                    + String.join(", ", d.unresolved()) + " (give --env " + d.unresolved().get(0) + "=VALUE)";
+        }
+        return "'" + d.text() + "' at " + d.where() + " is not a number";
     }
 
     /**

@@ -46,11 +46,16 @@ public final class HaproxyFileLoader implements FileLoader {
                 }
                 out.suppress(s);
             }
+            Map<String, List<String>> unset = new LinkedHashMap<>();
             for (Section s : c.sections()) {
                 for (Directive d : s.directives()) {
                     warnIfNotANumber(d, request);
+                    for (String v : d.unresolved()) {
+                        unset.computeIfAbsent(v, k -> new ArrayList<>()).add(d.where());
+                    }
                 }
             }
+            noteUnsetVariables(c, unset, request, out);
             for (String n : c.notes()) {
                 if (request.verbose) {
                     request.err.println("deja: " + n);
@@ -60,6 +65,28 @@ public final class HaproxyFileLoader implements FileLoader {
             }
         }
         out.put(HaproxyConfigs.class, new HaproxyConfigs(configs));
+    }
+
+    /**
+     * Variables a configuration uses that the scan does not know: the directives holding them are set, to a value
+     * deja cannot read, and the rules say so instead of treating them as absent. Said once per configuration, on
+     * stderr and in the report's notes, with how to give the values.
+     */
+    private static void noteUnsetVariables(HaproxyConfig c, Map<String, List<String>> unset, ScanRequest request,
+                                           SnapshotBuilder out) {
+        if (unset.isEmpty()) {
+            return;
+        }
+        List<String> parts = new ArrayList<>();
+        unset.forEach((v, where) -> parts.add(v + " (" + (where.size() <= 3 ? String.join(", ", where)
+                : String.join(", ", where.subList(0, 3)) + " and " + (where.size() - 3) + " more") + ")"));
+        String first = unset.keySet().iterator().next();
+        String detail = (unset.size() == 1 ? "variable " : "variables ") + String.join(", ", parts) + " not set: the"
+                + " directives using " + (unset.size() == 1 ? "it" : "them") + " are read as set to an unknown value,"
+                + " never as absent; give the value" + (unset.size() == 1 ? "" : "s") + " with --env " + first + "=VALUE";
+        request.err.println("deja: note: " + c.name() + ": " + detail);
+        out.coverage(new dev.deja.engine.Coverage.Entry("haproxy", c.name(), dev.deja.engine.Coverage.Status.NOTE,
+                detail, -1));
     }
 
     /**

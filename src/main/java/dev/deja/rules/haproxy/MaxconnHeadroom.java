@@ -37,7 +37,8 @@ public final class MaxconnHeadroom extends HaproxyRule {
             }
             Directive gd = c.globalDirective(d -> d.is("maxconn"));
             long global = fes.get(0).maxconn().global();
-            boolean anyLimit = global >= 0;
+            // a maxconn whose value deja cannot read (an unset variable) is set all the same: never "no maxconn"
+            boolean anyLimit = global >= 0 || gd != null;
             long sum = 0;
             List<String> parts = new ArrayList<>();
             for (Frontends.Frontend f : fes) {
@@ -51,7 +52,7 @@ public final class MaxconnHeadroom extends HaproxyRule {
                     }
                 }
                 for (Frontends.Bind b : m.binds()) {
-                    if (b.maxconn() >= 0) {
+                    if (b.maxconn() >= 0 || b.directive().words().subList(1, b.directive().size()).contains("maxconn")) {
                         anyLimit = true;
                     }
                 }
@@ -88,6 +89,9 @@ public final class MaxconnHeadroom extends HaproxyRule {
                         + fes.size() + (fes.size() == 1 ? " frontend has" : " frontends have")
                         + " until they run out").build());
                 continue;
+            }
+            if (global < 0 && gd != null) {
+                continue; // set to a value deja cannot read: nothing to compare with (the scan notes the variable)
             }
             if (global < 0) {
                 out.add(ctx.finding(Notes.at(anchor), "global maxconn is implicit in " + c.name()

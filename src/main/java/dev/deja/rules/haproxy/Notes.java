@@ -34,7 +34,7 @@ final class Notes {
             }
             if (!d.unresolved().isEmpty()) {
                 out.add("'" + d.text() + "' at " + d.where() + " uses unset variable" + (d.unresolved().size() > 1 ? "s " : " ")
-                        + String.join(", ", d.unresolved()) + ": its value is unknown (give --env NAME=VALUE)");
+                        + String.join(", ", d.unresolved()) + ": its value is unknown (give --env " + d.unresolved().get(0) + "=VALUE)");
             }
         }
         return new ArrayList<>(out);

@@ -59,8 +59,8 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                 Severity sev;
                 if (slots < 0) {
                     msg = head + holdText + "; one client at " + rps + " req/s holds " + held
-                            + " slots, against a maxconn that is implicit (no maxconn anywhere: HAProxy derives it"
-                            + " from the file-descriptor limit)";
+                            + " slots, against a maxconn " + (f.maxconn().unknown() ? f.maxconn().explain()
+                            : "that is implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)");
                     sev = Severity.MEDIUM;
                 } else {
                     long p = Notes.pct(held, slots);
@@ -178,8 +178,9 @@ public final class TarpitHoldsSlots extends HaproxyRule {
 
     private static String slotsText(long held, long slots, Frontends.Frontend f) {
         if (slots < 0) {
-            return held + " slots of " + f.section().label() + ", against a maxconn that is implicit (no maxconn"
-                    + " anywhere: HAProxy derives it from the file-descriptor limit)";
+            return held + " slots of " + f.section().label() + ", against a maxconn " + (f.maxconn().unknown()
+                    ? f.maxconn().explain()
+                    : "that is implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)");
         }
         return Math.min(held, slots) + (held > slots ? " (wants " + held + ")" : "") + " of " + slots + " slots of "
                 + f.section().label() + " (" + Notes.pct(held, slots) + "%; maxconn " + f.maxconn().explain() + ")";
