@@ -57,7 +57,7 @@ public final class BaselineSources {
             throw new InputException(source.describe() + ": cannot read baseline: " + e.getMessage());
         }
         if (text.isEmpty()) {
-            err.println("deja: baseline " + source.describe() + " not found: every finding counts as new");
+            err.println("deja: baseline " + source.describe() + " " + source.absence() + ": every finding counts as new");
             return Baseline.absent(source.describe());
         }
         return Baseline.parse(text.get(), source.describe());

@@ -21,6 +21,7 @@ public final class ConfigMapBaselineSource implements BaselineSource {
     private final String namespace;
     private final String name;
     private final ScanRequest request;
+    private volatile String absence = "not found";
 
     public ConfigMapBaselineSource(String namespace, String name, ScanRequest request) {
         this.namespace = namespace;
@@ -31,6 +32,11 @@ public final class ConfigMapBaselineSource implements BaselineSource {
     @Override
     public String describe() {
         return "configmap:" + namespace + "/" + name;
+    }
+
+    @Override
+    public String absence() {
+        return absence;
     }
 
     @Override
@@ -46,11 +52,17 @@ public final class ConfigMapBaselineSource implements BaselineSource {
         cfg.setRequestRetryBackoffInterval(500);
         try (KubernetesClient client = KubeClients.create(cfg)) {
             ConfigMap cm = client.configMaps().inNamespace(namespace).withName(name).get();
-            if (cm == null || cm.getData() == null) {
+            if (cm == null) {
+                absence = "not found";
                 return Optional.empty();
             }
-            String json = cm.getData().get(ConfigMapReportSink.JSON_KEY);
-            return json == null || json.isBlank() ? Optional.empty() : Optional.of(json);
+            String json = cm.getData() == null ? null : cm.getData().get(ConfigMapReportSink.JSON_KEY);
+            if (json == null || json.isBlank()) {
+                // the empty ConfigMap the example ships: there, but no run has written a report into it yet
+                absence = "holds no report yet (no " + ConfigMapReportSink.JSON_KEY + " key: a first run)";
+                return Optional.empty();
+            }
+            return Optional.of(json);
         } catch (KubernetesClientException e) {
             String msg = ConfigMapReportSink.message(e);
             throw new IOException(e.getCode() == 403 ? "forbidden: " + msg

@@ -13,4 +13,9 @@ public interface BaselineSource {
 
     /** The report's JSON text; empty when there is none yet (a first run: every finding is new). */
     Optional<String> read() throws IOException;
+
+    /** After {@link #read()} came back empty: why, for the warning ("not found", "holds no report yet"). */
+    default String absence() {
+        return "not found";
+    }
 }

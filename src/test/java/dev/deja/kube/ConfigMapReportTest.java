@@ -119,7 +119,9 @@ class ConfigMapReportTest {
             TestSupport.Run r = TestSupport.run("scan", RISKY, "--kubeconfig", kc, "--fail-on", "none",
                     "--baseline", "configmap:deja/deja-report", "--report-configmap", "deja/deja-report");
             assertEquals(0, r.code(), r.err());
-            assertEquals("deja: baseline configmap:deja/deja-report not found: every finding counts as new\n", r.err());
+            // the ConfigMap is there (empty): not "not found"
+            assertEquals("deja: baseline configmap:deja/deja-report holds no report yet (no deja.json key: a first run):"
+                    + " every finding counts as new\n", r.err());
             assertTrue(r.out().contains("No baseline at configmap:deja/deja-report yet"), r.out());
             ConfigMap cm = report(c);
             assertEquals("deja", cm.getMetadata().getLabels().get("app.kubernetes.io/name"), "kept");
@@ -128,6 +130,16 @@ class ConfigMapReportTest {
             assertFalse(kept.path("baseline").path("found").asBoolean(true));
             assertTrue(cm.getData().get("summary.txt").contains("new: " + kept.path("findings").size()
                     + " (no baseline at configmap:deja/deja-report yet"), cm.getData().get("summary.txt"));
+        }
+    }
+
+    @Test
+    void aMissingConfigMapIsNotFound() throws IOException {
+        try (MockCluster c = new MockCluster()) {
+            TestSupport.Run r = TestSupport.run("scan", RISKY, "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--fail-on", "none", "--baseline", "configmap:deja/deja-report");
+            assertEquals(0, r.code(), r.err());
+            assertEquals("deja: baseline configmap:deja/deja-report not found: every finding counts as new\n", r.err());
         }
     }
 
