@@ -19,5 +19,9 @@ LABEL org.opencontainers.image.title="deja" \
 COPY --from=build /src/target/deja.jar /opt/deja/deja.jar
 USER 10001:10001
 WORKDIR /opt/deja
-ENTRYPOINT ["java", "-XX:-UsePerfData", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:NewRatio=1", "-Djava.io.tmpdir=/tmp", "-jar", "/opt/deja/deja.jar"]
+# The heap follows the container's memory limit (-XX:MaxRAMPercentage=70: the rest is metaspace, thread stacks and
+# the JDK's buffers). DEJA_JAVA_OPTS adds JVM options, as with ./deja (split on spaces; e.g. -Xmx2g): a variable the
+# JVM itself reads (JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS) would print "Picked up ..." in every job log. The shell
+# only expands it and execs java, which stays PID 1 and gets the signals.
+ENTRYPOINT ["/bin/sh", "-c", "exec java -XX:-UsePerfData -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:NewRatio=1 -XX:MaxRAMPercentage=70 -Djava.io.tmpdir=/tmp ${DEJA_JAVA_OPTS:-} -jar /opt/deja/deja.jar \"$@\"", "deja"]
 CMD ["--help"]

@@ -138,14 +138,55 @@ class DockerfileTest {
                 .orElseThrow(() -> new AssertionError("ENTRYPOINT"));
         JsonNode argv = JsonMapper.builder().build().readTree(entry.args());
         assertTrue(argv.isArray(), "ENTRYPOINT in exec form (signals reach the JVM)");
-        List<String> args = new ArrayList<>();
-        argv.forEach(n -> args.add(n.asString()));
+        List<String> form = new ArrayList<>();
+        argv.forEach(n -> form.add(n.asString()));
+        // /bin/sh -c "exec java ... ${DEJA_JAVA_OPTS:-} -jar JAR \"$@\"" deja: the shell expands the launcher's own
+        // variable and execs java (PID 1 again); the image's CMD and the pod's args are "$@"
+        assertEquals(List.of("/bin/sh", "-c"), form.subList(0, 2));
+        assertEquals(4, form.size(), "sh -c SCRIPT NAME: " + form);
+        String script = form.get(2);
+        assertTrue(script.startsWith("exec java "), script);
+        assertTrue(script.endsWith(" \"$@\""), script);
+        assertTrue(script.contains(" ${DEJA_JAVA_OPTS:-} "), script);
+        List<String> args = new ArrayList<>(List.of(script.substring("exec ".length()).split(" ")));
         assertEquals("java", args.get(0));
+        assertTrue(args.contains("-XX:MaxRAMPercentage=70"), "the heap follows the container's memory limit");
         int j = args.indexOf("-jar");
         assertTrue(j > 0, "java -jar");
         assertEquals(dest, args.get(j + 1), "ENTRYPOINT runs the copied jar");
         // nothing writable needed: no perf data file under /tmp/hsperfdata_*
         assertTrue(args.contains("-XX:-UsePerfData"), "read-only root filesystem: no hsperfdata");
+    }
+
+    /** The ENTRYPOINT run by a real /bin/sh with a stand-in java: DEJA_JAVA_OPTS is split into options, args pass. */
+    @Test
+    void entrypointAddsDejaJavaOptsAndPassesTheArguments(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path sh = Path.of("/bin/sh");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(sh), "no /bin/sh");
+        Instr entry = stages.get(stages.size() - 1).body().stream().filter(i -> i.op().equals("ENTRYPOINT"))
+                .reduce((a, b) -> b).orElseThrow();
+        List<String> cmd = new ArrayList<>();
+        JsonMapper.builder().build().readTree(entry.args()).forEach(n -> cmd.add(n.asString()));
+        Path fakeJava = tmp.resolve("java");
+        Files.writeString(fakeJava, "#!/bin/sh\nfor a in \"$@\"; do echo \"[$a]\"; done\n");
+        fakeJava.toFile().setExecutable(true);
+        for (String opts : new String[] {null, "-Xmx300m -Dx=y"}) {
+            List<String> argv = new ArrayList<>(cmd);
+            argv.addAll(List.of("scan", "--config", "/etc/deja/deja.yaml", "a b"));
+            ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
+            pb.environment().put("PATH", tmp + ":" + System.getenv("PATH"));
+            pb.environment().remove("DEJA_JAVA_OPTS");
+            if (opts != null) {
+                pb.environment().put("DEJA_JAVA_OPTS", opts);
+            }
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(0, p.waitFor(), out);
+            List<String> got = out.lines().toList();
+            assertEquals(List.of("[-jar]", "[/opt/deja/deja.jar]", "[scan]", "[--config]", "[/etc/deja/deja.yaml]",
+                    "[a b]"), got.subList(got.size() - 6, got.size()), out);
+            assertEquals(opts != null, got.contains("[-Xmx300m]") && got.contains("[-Dx=y]"), out);
+        }
     }
 
     @Test
