@@ -137,6 +137,11 @@ class CronJobExampleTest {
         String user = Files.readAllLines(Path.of("Dockerfile")).stream().filter(l -> l.startsWith("USER "))
                 .reduce((a, b) -> b).orElseThrow().substring(5).split(":")[0];
         assertEquals(Integer.parseInt(user), at(c, "securityContext", "runAsUser"));
+        // JVM options through the launcher's own variable: a JAVA_TOOL_OPTIONS the JVM reads itself prints
+        // "Picked up JAVA_TOOL_OPTIONS" in every job log
+        List<Map<String, Object>> env = cast(at(c, "env"));
+        assertTrue(env.stream().noneMatch(e -> Set.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")
+                .contains(e.get("name"))), env.toString());
 
         List<String> args = cast(at(c, "args"));
         String configPath = args.get(args.indexOf("--config") + 1);
@@ -156,5 +161,36 @@ class CronJobExampleTest {
             assertTrue(mounts.stream().anyMatch(m -> out.startsWith(m.get("mountPath") + "/") && !Boolean.TRUE.equals(m.get("readOnly"))),
                     out + " is on a writable volume (the root filesystem is read-only)");
         }
+    }
+
+    /**
+     * The IRSA variant points at the example IAM policy, and that policy allows every AWS action the AWS source
+     * calls (AwsLiveSourceTest's full scan makes each of them), EC2's as well as ELBv2's.
+     */
+    @Test
+    void irsaServiceAccountNamesAPolicyThatAllowsEveryCallDejaMakes() throws IOException {
+        String irsa = Files.readString(DIR.resolve("serviceaccount-irsa.yaml"));
+        assertTrue(irsa.contains("examples/aws/iam-policy.json"), "the IRSA example names the policy to attach");
+        assertFalse(irsa.contains("needs only read access to ELBv2"), "EC2 describe calls are needed too");
+        String policy = Files.readString(Path.of("examples/aws/iam-policy.json"));
+        List<String> allowed = new ArrayList<>();
+        tools.jackson.databind.JsonNode doc = tools.jackson.databind.json.JsonMapper.builder().build().readTree(policy);
+        for (tools.jackson.databind.JsonNode st : doc.path("Statement")) {
+            assertEquals("Allow", st.path("Effect").asString());
+            tools.jackson.databind.JsonNode a = st.path("Action");
+            if (a.isArray()) {
+                a.forEach(x -> allowed.add(x.asString()));
+            } else {
+                allowed.add(a.asString());
+            }
+        }
+        for (String call : List.of("elasticloadbalancing:DescribeLoadBalancers", "elasticloadbalancing:DescribeTargetGroups",
+                "elasticloadbalancing:DescribeLoadBalancerAttributes", "elasticloadbalancing:DescribeTags",
+                "elasticloadbalancing:DescribeTargetGroupAttributes", "elasticloadbalancing:DescribeTargetHealth",
+                "ec2:DescribeSubnets", "ec2:DescribeInstances")) {
+            assertTrue(allowed.stream().anyMatch(p -> call.matches(p.replace("*", "[A-Za-z]*"))),
+                    call + " is not allowed by examples/aws/iam-policy.json " + allowed);
+        }
+        assertTrue(allowed.stream().allMatch(p -> p.contains(":Describe")), "read-only: " + allowed);
     }
 }
