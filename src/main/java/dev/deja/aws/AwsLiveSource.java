@@ -173,6 +173,7 @@ public final class AwsLiveSource implements LiveSource {
         try (ElasticLoadBalancingV2Client elb = elbB.build(); ec2) {
             long start = System.nanoTime();
             RegionScan scan = new RegionScan(region, elb, ec2, pool, out);
+            scan.listDeadlineMs = dev.deja.source.ListDeadline.millis(req.processEnv);
             AwsInventory inv = scan.run();
             if (req.verbose) {
                 req.err.printf("deja: aws: %s: %d API calls in %d ms%n", region, scan.calls(),

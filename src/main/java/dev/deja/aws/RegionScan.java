@@ -37,6 +37,7 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.model.Availability
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.DescribeLoadBalancersResponse;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.DescribeTargetGroupsResponse;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancer;
+import dev.deja.source.ListDeadline;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancerAttribute;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.Tag;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.TagDescription;
@@ -58,6 +59,8 @@ final class RegionScan {
     static final int TAGS_PER_CALL = 20;
     static final int INSTANCES_PER_CALL = 200;
     static final int VPCS_PER_CALL = 200;
+    /** Most pages read for one Describe list (400,000 objects): an endpoint that pages forever is stopped. */
+    static final int MAX_PAGES = 1_000;
 
     /** The region's endpoint could not be reached at all. */
     static final class Unreachable extends RuntimeException {
@@ -92,6 +95,8 @@ final class RegionScan {
     private final SnapshotBuilder out;
     private final AtomicInteger calls = new AtomicInteger();
     private final Map<String, Tally> tallies = new ConcurrentHashMap<>();
+    /** How long one paged list may take in all ({@link ListDeadline}). */
+    long listDeadlineMs = ListDeadline.DEFAULT_SECONDS * 1000L;
 
     /** {@code ec2} is called only when a target's zone is missing from DescribeTargetHealth. */
     RegionScan(String region, ElasticLoadBalancingV2Client elb, Supplier<Ec2Client> ec2, ExecutorService pool,
@@ -279,33 +284,54 @@ final class RegionScan {
     }
 
     private List<LoadBalancer> listLoadBalancers() {
-        List<LoadBalancer> all = new ArrayList<>();
-        String marker = null;
-        do {
-            String m = marker;
-            Result<DescribeLoadBalancersResponse> r = call("DescribeLoadBalancers", "load balancers",
-                    () -> elb.describeLoadBalancers(b -> b.pageSize(PAGE_SIZE).marker(m)));
-            if (!r.ok()) {
-                return "ClientError".equals(r.code()) && all.isEmpty() ? null : all;
-            }
-            all.addAll(r.value().loadBalancers());
-            marker = blankToNull(r.value().nextMarker());
-        } while (marker != null);
-        return all;
+        return listAll("DescribeLoadBalancers", "load balancers",
+                m -> elb.describeLoadBalancers(b -> b.pageSize(PAGE_SIZE).marker(m)),
+                DescribeLoadBalancersResponse::loadBalancers, DescribeLoadBalancersResponse::nextMarker);
     }
 
     private List<TargetGroup> listTargetGroups() {
-        List<TargetGroup> all = new ArrayList<>();
+        return listAll("DescribeTargetGroups", "target groups",
+                m -> elb.describeTargetGroups(b -> b.pageSize(PAGE_SIZE).marker(m)),
+                DescribeTargetGroupsResponse::targetGroups, DescribeTargetGroupsResponse::nextMarker);
+    }
+
+    /**
+     * Every page of a Describe call, following Marker. A list is used whole or not at all: when a page fails, or the
+     * endpoint repeats a marker, pages past {@link #MAX_PAGES} or the list outlives its deadline, the call is failed
+     * in the coverage and the list is empty; null when the first page could not reach the endpoint at all.
+     */
+    private <R, T> List<T> listAll(String api, String what, java.util.function.Function<String, R> page,
+                                   java.util.function.Function<R, List<T>> items,
+                                   java.util.function.Function<R, String> nextMarker) {
+        List<T> all = new ArrayList<>();
+        Set<String> seen = new java.util.HashSet<>();
+        long deadline = System.nanoTime() + listDeadlineMs * 1_000_000L;
         String marker = null;
+        int pages = 0;
         do {
             String m = marker;
-            Result<DescribeTargetGroupsResponse> r = call("DescribeTargetGroups", "target groups",
-                    () -> elb.describeTargetGroups(b -> b.pageSize(PAGE_SIZE).marker(m)));
+            Result<R> r = call(api, what, () -> page.apply(m));
+            pages++;
             if (!r.ok()) {
-                return "ClientError".equals(r.code()) && all.isEmpty() ? null : all;
+                return "ClientError".equals(r.code()) && pages == 1 ? null : List.of();
             }
-            all.addAll(r.value().targetGroups());
-            marker = blankToNull(r.value().nextMarker());
+            all.addAll(items.apply(r.value()));
+            marker = blankToNull(nextMarker.apply(r.value()));
+            String stop = null;
+            if (marker != null && !seen.add(marker)) {
+                stop = "the endpoint sent the same NextMarker again (page " + pages + "): the list would never end";
+            } else if (marker != null && pages >= MAX_PAGES) {
+                stop = "more than " + MAX_PAGES + " pages of " + PAGE_SIZE + " (the most deja reads for one list)";
+            } else if (marker != null && System.nanoTime() - deadline > 0) {
+                stop = "the list did not end within " + listDeadlineMs / 1000 + " s (" + ListDeadline.ENV + ", "
+                        + pages + " pages read)";
+            }
+            if (stop != null) {
+                Tally t = tally(api);
+                t.failed.add(what);
+                t.failedWhy = stop + "; stopped, nothing of it used";
+                return List.of();
+            }
         } while (marker != null);
         return all;
     }

@@ -215,6 +215,9 @@ public final class ScanCommand implements Callable<Integer> {
                     + " --cluster or --aws");
         }
         checkOptionsApply();
+        if (cluster || aws) {
+            dev.deja.source.ListDeadline.millis(io.env()); // a malformed DEJA_LIST_DEADLINE: exit 2 before any work
+        }
         Outputs outs = Outputs.plan(format, outputFile, outputs, io); // unknown formats: exit 2 before any work
         checkNoOverwrite();
         String notifyUrl = Deliveries.url(notify, "--notify", io.env());

@@ -5,6 +5,7 @@ import dev.deja.engine.SnapshotBuilder;
 import dev.deja.kube.model.ConfigMap;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.source.LiveSource;
+import dev.deja.source.ListDeadline;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.SourceUnavailableException;
 import io.fabric8.kubernetes.client.Config;
@@ -49,6 +50,8 @@ public final class KubeLiveSource implements LiveSource {
     static final int PAGE = 500;
     static final int ATTEMPTS = 4;
     static final long BACKOFF_MS = 250;
+    /** Most pages read for one list (1,000,000 objects at {@value #PAGE} a page): a server that pages forever is stopped. */
+    static final int MAX_PAGES = 2_000;
     static final int MAX_PARALLEL = 8;
 
     /** A kind deja can list and turn into views. */
@@ -179,17 +182,18 @@ public final class KubeLiveSource implements LiveSource {
         // a saved snapshot keeps all ConfigMap data: a later offline scan may name other ConfigMaps in deja.yaml
         java.util.Set<String> named = req.snapshotOut != null ? null : java.util.Set.copyOf(req.haproxyConfigMaps);
         long started = System.nanoTime();
+        long deadline = started + ListDeadline.millis(req.processEnv) * 1_000_000L; // for this list, 410 retry included
         List<Object> views = new ArrayList<>();
         try {
             try {
-                list(http, paged, t, server, context, connectMs(req), named, views);
+                list(http, paged, t, server, context, connectMs(req), named, views, deadline, req.processEnv);
             } catch (Expired e) {
                 // as client-go's pager does: the token is too old, so the whole list in one answer, without limit
                 if (req.verbose) {
                     req.err.println("deja: kubernetes: " + t.scope() + ": continue token expired (410), listing whole");
                 }
                 views.clear();
-                list(http, whole, t, server, context, connectMs(req), named, views);
+                list(http, whole, t, server, context, connectMs(req), named, views, deadline, req.processEnv);
             }
         } catch (Expired e) { // the server paged the whole list as well, and let that token expire too
             out.notRead("kubernetes", t.scope(), Coverage.Status.FAILED, "410 Gone: the list's continue token expired"
@@ -213,11 +217,20 @@ public final class KubeLiveSource implements LiveSource {
 
     /** Every page of one list into {@code views}; the next page is requested before this one is parsed. */
     private static void list(HttpClient http, String base, Task t, String server, String context, int connectMs,
-                             java.util.Set<String> named, List<Object> views) throws Denied, Expired {
+                             java.util.Set<String> named, List<Object> views, long deadline,
+                             Map<String, String> env) throws Denied, Expired {
         KindInfo k = t.kind();
         String url = base;
         CompletableFuture<HttpResponse<byte[]>> sent = send(http, url);
+        java.util.Set<String> tokens = new java.util.HashSet<>();
+        int pages = 0;
         while (sent != null) {
+            pages++;
+            if (System.nanoTime() - deadline > 0) {
+                sent.cancel(true);
+                throw new Denied(Coverage.Status.FAILED, "the list did not end within " + ListDeadline.describe(env)
+                        + " (" + (pages - 1) + " pages read); stopped, nothing of it used");
+            }
             byte[] body = page(http, url, sent, t, server, context, connectMs);
             int first = 0;
             while (first < body.length && Character.isWhitespace(body[first])) {
@@ -231,7 +244,16 @@ public final class KubeLiveSource implements LiveSource {
             String[] next = {null};
             CompletableFuture<HttpResponse<byte[]>>[] nextSent = newFutureSlot();
             try {
+                int page = pages;
                 ListPageParser.parse(body, token -> {
+                    if (!tokens.add(token)) {
+                        throw new Endless("the API server sent the same continue token again (page " + page
+                                + "): the list would never end; stopped, nothing of it used");
+                    }
+                    if (page >= MAX_PAGES) {
+                        throw new Endless("more than " + MAX_PAGES + " pages of " + PAGE + " (the most deja reads"
+                                + " for one list): stopped, nothing of it used (does the server page forever?)");
+                    }
                     next[0] = base + (base.contains("?") ? "&" : "?") + "continue=" + enc(token);
                     nextSent[0] = send(http, next[0]);
                 }, item -> {
@@ -240,6 +262,8 @@ public final class KubeLiveSource implements LiveSource {
                     }
                     views.add(ViewReader.read(new MapTree(item).withKind(k.kind(), k.apiVersion()), null));
                 });
+            } catch (Endless e) {
+                throw new Denied(Coverage.Status.FAILED, e.getMessage());
             } catch (JacksonException | IllegalArgumentException e) {
                 if (nextSent[0] != null) {
                     nextSent[0].cancel(true);
@@ -256,6 +280,15 @@ public final class KubeLiveSource implements LiveSource {
     static String plain(String jacksonMessage) {
         return String.valueOf(jacksonMessage).replaceAll("\\s*\\(?(start marker )?at \\[Source: REDACTED[^\\]]*\\]\\)?", "")
                 .replaceAll("\\s+", " ").strip();
+    }
+
+    /** A list that would not end: a repeated continue token, or more pages than {@link #MAX_PAGES}. */
+    static final class Endless extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Endless(String m) {
+            super(m, null, false, false);
+        }
     }
 
     /** A continue token the server no longer knows (410 Gone): the list must be read again from its start. */

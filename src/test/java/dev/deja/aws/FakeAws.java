@@ -163,6 +163,16 @@ public final class FakeAws implements AutoCloseable {
         return Collections.unmodifiableSet(scopes);
     }
 
+    private volatile java.util.function.BiFunction<String, Map<String, String>, Object[]> hostile;
+
+    /**
+     * A hostile endpoint: {@code (action, params) -> {status, body}} answers instead of the fake (a body not starting
+     * with '<' is wrapped as the action's result), or null to answer normally.
+     */
+    public void hostile(java.util.function.BiFunction<String, Map<String, String>, Object[]> h) {
+        hostile = h;
+    }
+
     public void maxPageSize(int n) {
         maxPageSize = n;
     }
@@ -317,6 +327,13 @@ public final class FakeAws implements AutoCloseable {
                 error(ex, ec2, 403, ec2 ? "UnauthorizedOperation" : "AccessDenied", "User: arn:aws:iam::" + ACCOUNT
                         + ":user/deja is not authorized to perform: " + (ec2 ? "ec2:" : "elasticloadbalancing:")
                         + action);
+                return;
+            }
+            java.util.function.BiFunction<String, Map<String, String>, Object[]> h = hostile;
+            Object[] answer = h == null ? null : h.apply(action, p);
+            if (answer != null) { // {status, body}; a body without '<' is an action result to wrap
+                String b = (String) answer[1];
+                send(ex, (Integer) answer[0], b.startsWith("<") ? b : wrap(action, b));
                 return;
             }
             AtomicInteger th = throttles.get(action);
