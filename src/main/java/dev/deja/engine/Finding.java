@@ -7,9 +7,14 @@ import java.util.List;
  * One risk found in the user's infrastructure. The message names the object and shows the numbers behind the
  * verdict; {@code related} lists other objects involved (e.g. the other frontend, the AWS load balancer behind a
  * Service); {@code notes} carries caveats (an undecided {@code .if} branch, an unresolved variable).
+ *
+ * @param key the stable part of the finding that tells it from the rule's other findings on the same object
+ *            ("container envoy readinessProbe", "no-pdb"), never a number that changes with scale; null when the
+ *            rule gives none (see {@link #fingerprint()})
  */
 public record Finding(String ruleId, Severity severity, List<String> caseIds, String message, String remediation,
-                      Location location, List<String> related, List<String> notes) implements Comparable<Finding> {
+                      Location location, List<String> related, List<String> notes, String key)
+        implements Comparable<Finding> {
 
     public Finding {
         caseIds = List.copyOf(caseIds);
@@ -17,37 +22,62 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
         notes = List.copyOf(notes);
     }
 
+    /** A finding without a key. */
+    public Finding(String ruleId, Severity severity, List<String> caseIds, String message, String remediation,
+                   Location location, List<String> related, List<String> notes) {
+        this(ruleId, severity, caseIds, message, remediation, location, related, notes, null);
+    }
+
     public Finding withSeverity(Severity s) {
-        return new Finding(ruleId, s, caseIds, message, remediation, location, related, notes);
+        return new Finding(ruleId, s, caseIds, message, remediation, location, related, notes, key);
     }
 
     public Finding withLocation(Location l) {
-        return new Finding(ruleId, severity, caseIds, message, remediation, l, related, notes);
+        return new Finding(ruleId, severity, caseIds, message, remediation, l, related, notes, key);
     }
 
     public Finding withRelated(List<String> r) {
-        return new Finding(ruleId, severity, caseIds, message, remediation, location, r, notes);
+        return new Finding(ruleId, severity, caseIds, message, remediation, location, r, notes, key);
     }
 
     /**
-     * Stable identity for baselines: rule, object and message, without what moves when a file is edited (line
-     * numbers, also inside the message as "haproxy.cfg:12" or "line 12"). Numbers in the message stay: a changed
-     * number is a changed verdict.
+     * Stable identity for baselines: rule, object (kind/namespace/name or ARN), file (and ConfigMap key), and the
+     * stable part of the finding: its {@link #key()} when the rule gives one, else the message without line numbers
+     * ("haproxy.cfg:12", "line 12") and with every other number masked. Never a number: scaling a Deployment from 3
+     * to 5 replicas, or a new maxconn, keeps an unchanged problem unchanged.
      */
     public String fingerprint() {
-        return fingerprint(ruleId, location, message);
+        return fingerprint(ruleId, location, key, message);
     }
 
     /** The fingerprint of a finding given by its parts (e.g. read back from a JSON report). */
-    public static String fingerprint(String ruleId, Location location, String message) {
+    public static String fingerprint(String ruleId, Location location, String key, String message) {
+        return identity(ruleId, location) + "|" + (key != null ? "k:" + key
+                : "m:" + NUMBER.matcher(withoutLineNumbers(message)).replaceAll("#"));
+    }
+
+    /**
+     * The fingerprint deja 1.0 reports used (rule, object, file and the message without line numbers, its numbers
+     * kept), so that a baseline written by them still matches the findings that did not change.
+     */
+    public String legacyFingerprint() {
+        return legacyFingerprint(ruleId, location, message);
+    }
+
+    public static String legacyFingerprint(String ruleId, Location location, String message) {
+        return identity(ruleId, location) + "|" + withoutLineNumbers(message);
+    }
+
+    private static String identity(String ruleId, Location location) {
         String object = location.arn() != null ? location.arn()
                 : (location.kind() != null || location.name() != null)
                         ? location.kind() + "/" + location.namespace() + "/" + location.name()
                         : String.valueOf(location.file());
         String where = location.file() == null ? "" : location.file() + (location.key() == null ? "" : "#" + location.key());
-        return ruleId + "|" + object + "|" + where + "|" + withoutLineNumbers(message);
+        return ruleId + "|" + object + "|" + where;
     }
 
+    private static final java.util.regex.Pattern NUMBER = java.util.regex.Pattern.compile("\\d+");
     private static final java.util.regex.Pattern FILE_LINE =
             java.util.regex.Pattern.compile("(\\.[A-Za-z0-9_-]+|#[^\\s:]+):\\d+(?::\\d+)?");
     private static final java.util.regex.Pattern LINE_WORD =

@@ -35,6 +35,7 @@ public final class RuleContext {
         private final List<String> related = new ArrayList<>();
         private final List<String> notes = new ArrayList<>();
         private List<String> caseIds = meta.caseIds();
+        private String key;
 
         private FindingBuilder(Location location, String message) {
             this.location = location;
@@ -66,6 +67,16 @@ public final class RuleContext {
             return this;
         }
 
+        /**
+         * The stable part that tells this finding from the rule's other findings on the same object ("container
+         * envoy readinessProbe"): part of the fingerprint instead of the message. Never a number that changes with
+         * scale or load.
+         */
+        public FindingBuilder key(String k) {
+            this.key = k;
+            return this;
+        }
+
         /** Narrows the cases (for a rule that links several cases, when one applies). */
         public FindingBuilder cases(List<String> ids) {
             this.caseIds = List.copyOf(ids);
@@ -73,7 +84,7 @@ public final class RuleContext {
         }
 
         public Finding build() {
-            return new Finding(meta.id(), severity, caseIds, message, remediation, location, related, notes);
+            return new Finding(meta.id(), severity, caseIds, message, remediation, location, related, notes, key);
         }
     }
 }

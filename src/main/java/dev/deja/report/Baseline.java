@@ -13,9 +13,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A previous JSON report used as a baseline ({@code --baseline}). Findings are matched by
- * {@link Finding#fingerprint()} recomputed from each baseline finding's rule, location and message (so a baseline
- * written by an older deja matches as long as those agree), as a multiset: two identical findings in this scan and
- * one in the baseline make one new finding.
+ * {@link Finding#fingerprint()} recomputed from each baseline finding's rule, location, key and message (so a
+ * baseline written by an older deja matches as long as those agree), as a multiset: two identical findings in this
+ * scan and one in the baseline make one new finding. A report of schema 1.0 (before findings had keys) is matched
+ * by {@link Finding#legacyFingerprint()}, the identity deja used then.
  */
 public final class Baseline {
     private final String source;
@@ -23,8 +24,12 @@ public final class Baseline {
     /** The rule and location of each baseline finding, in the order of {@link #fingerprints}. */
     private final List<Map.Entry<String, Location>> where;
     private final boolean found;
+    /** A schema 1.0 report: fingerprints with the message's numbers. */
+    private final boolean legacy;
 
-    private Baseline(String source, List<String> fingerprints, List<Map.Entry<String, Location>> where, boolean found) {
+    private Baseline(String source, List<String> fingerprints, List<Map.Entry<String, Location>> where, boolean found,
+                     boolean legacy) {
+        this.legacy = legacy;
         this.source = source;
         this.fingerprints = List.copyOf(fingerprints);
         this.where = List.copyOf(where);
@@ -33,7 +38,7 @@ public final class Baseline {
 
     /** No baseline there yet (a first scheduled run): every finding is new. */
     public static Baseline absent(String source) {
-        return new Baseline(source, List.of(), List.of(), false);
+        return new Baseline(source, List.of(), List.of(), false, false);
     }
 
     public String source() {
@@ -60,6 +65,7 @@ public final class Baseline {
         if (!version.startsWith("1.")) {
             throw new InputException(source + ": baseline has report schema " + version + "; this deja reads 1.x");
         }
+        boolean legacy = version.equals("1.0");
         List<String> fps = new ArrayList<>();
         List<Map.Entry<String, Location>> where = new ArrayList<>();
         int i = 0;
@@ -73,11 +79,12 @@ public final class Baseline {
             Location loc = new Location(text(l, "file"), l.has("line") ? l.path("line").asInt() : null,
                     text(l, "kind"), text(l, "namespace"), text(l, "name"), text(l, "key"), text(l, "arn"),
                     text(l, "region"));
-            fps.add(Finding.fingerprint(rule, loc, message));
+            fps.add(legacy ? Finding.legacyFingerprint(rule, loc, message)
+                    : Finding.fingerprint(rule, loc, text(f, "key"), message));
             where.add(Map.entry(rule, loc));
             i++;
         }
-        return new Baseline(source, fps, where, true);
+        return new Baseline(source, fps, where, true, legacy);
     }
 
     private static String text(JsonNode n, String field) {
@@ -107,7 +114,7 @@ public final class Baseline {
         List<Finding> fresh = new ArrayList<>();
         int unchanged = 0;
         for (Finding f : findings) {
-            String fp = f.fingerprint();
+            String fp = legacy ? f.legacyFingerprint() : f.fingerprint();
             Integer n = left.get(fp);
             if (n != null && n > 0) {
                 left.put(fp, n - 1);

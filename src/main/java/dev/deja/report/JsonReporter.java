@@ -21,7 +21,7 @@ import tools.jackson.databind.node.ObjectNode;
  * Deterministic: no timestamps or durations, findings in engine order, so the same input gives the same bytes.
  */
 public final class JsonReporter implements Reporter {
-    public static final String SCHEMA_VERSION = "1.0";
+    public static final String SCHEMA_VERSION = "1.1";
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     @Override
@@ -151,6 +151,9 @@ public final class JsonReporter implements Reporter {
         f.related().forEach(rel::add);
         ArrayNode notes = o.putArray("notes");
         f.notes().forEach(notes::add);
+        if (f.key() != null) {
+            o.put("key", f.key());
+        }
         o.put("fingerprint", f.fingerprint());
         if (!f.caseIds().isEmpty()) {
             o.put("helpUri", "https://incidentlib-api.benchlet.com/cases/" + f.caseIds().get(0));

@@ -157,7 +157,7 @@ public final class SarifReporter implements Reporter {
         if (uri == null && logical == null) {
             loc.putObject("message").put("text", l.display().isEmpty() ? "(no location)" : l.display());
         }
-        o.putObject("partialFingerprints").put("dejaFingerprint/v1", Integer.toHexString(f.fingerprint().hashCode())
+        o.putObject("partialFingerprints").put("dejaFingerprint/v2", Integer.toHexString(f.fingerprint().hashCode())
                 + "-" + Integer.toHexString(new StringBuilder(f.fingerprint()).reverse().toString().hashCode()));
         ObjectNode props = o.putObject("properties");
         props.put("severity", f.severity().id());

@@ -29,7 +29,7 @@ class BaselineTest {
     }
 
     @Test
-    void lineNumbersInsideTheMessageDoNotMatterButOtherNumbersDo() {
+    void numbersInsideTheMessageDoNotMatterButItsWordsAndKeyDo() {
         Location l = Location.file("haproxy.cfg", 3);
         Finding a = new Finding("haproxy-x-y", Severity.LOW, List.of(), "timeout set at haproxy.cfg:3 (line 3) is 5s",
                 "Fix.", l, List.of(), List.of());
@@ -38,8 +38,21 @@ class BaselineTest {
         Finding changed = new Finding("haproxy-x-y", Severity.LOW, List.of(), "timeout set at haproxy.cfg:3 (line 3) is 50s",
                 "Fix.", l, List.of(), List.of());
         assertEquals(a.fingerprint(), moved.fingerprint());
-        assertNotEquals(a.fingerprint(), changed.fingerprint());
+        // a number is not the identity of a problem (scaling, a new limit): the same problem stays the same
+        assertEquals(a.fingerprint(), changed.fingerprint());
+        assertNotEquals(a.legacyFingerprint(), changed.legacyFingerprint(), "schema 1.0 kept the numbers");
+        Finding reworded = new Finding("haproxy-x-y", Severity.LOW, List.of(), "timeout set at haproxy.cfg:3 is unset",
+                "Fix.", l, List.of(), List.of());
+        assertNotEquals(a.fingerprint(), reworded.fingerprint());
         assertNotEquals(a.fingerprint(), a.withLocation(Location.file("other.cfg", 3)).fingerprint());
+        // with a key, the message is not part of the identity at all; different keys are different problems
+        Finding keyed = new Finding("haproxy-x-y", Severity.LOW, List.of(), "anything", "Fix.", l, List.of(), List.of(),
+                "timeout-client");
+        Finding keyedReworded = new Finding("haproxy-x-y", Severity.LOW, List.of(), "something else", "Fix.", l,
+                List.of(), List.of(), "timeout-client");
+        assertEquals(keyed.fingerprint(), keyedReworded.fingerprint());
+        assertNotEquals(keyed.fingerprint(), new Finding("haproxy-x-y", Severity.LOW, List.of(), "anything", "Fix.", l,
+                List.of(), List.of(), "timeout-server").fingerprint());
     }
 
     @Test

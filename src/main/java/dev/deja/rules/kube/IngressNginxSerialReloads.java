@@ -90,7 +90,7 @@ public final class IngressNginxSerialReloads extends KubeRule {
                     + " that no longer exist, as at Cresta; " + shutdown
                     + (longWait ? ", so old workers can keep each reload busy for up to "
                             + (seconds == null ? "an unknown time" : seconds + "s") : ", which keeps each reload short");
-            var f = ctx.finding(cm.meta().at(cm.lineOf(KEY)), msg).severity(longWait ? Severity.HIGH : Severity.MEDIUM);
+            var f = ctx.finding(cm.meta().at(cm.lineOf(KEY)), msg).key(KEY).severity(longWait ? Severity.HIGH : Severity.MEDIUM);
             e.getValue().forEach(w -> f.related(w.meta().location().display()));
             out.add(f.build());
         }

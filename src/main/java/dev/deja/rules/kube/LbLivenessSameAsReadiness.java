@@ -36,7 +36,7 @@ public final class LbLivenessSameAsReadiness extends KubeRule {
                         + " liveness then restarts it after " + l.failures() + " x " + l.period() + "s = "
                         + l.failures() * l.period() + "s; " + replicasDo(lb.workload().effectiveReplicas(), "restart")
                         + " together instead of waiting out the stall " + lb.because();
-                out.add(ctx.finding(lb.workload().meta().at(l.line()), msg).build());
+                out.add(ctx.finding(lb.workload().meta().at(l.line()), msg).key("container " + c.name()).build());
             }
         }
         return out;

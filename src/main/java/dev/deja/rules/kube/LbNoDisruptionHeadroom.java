@@ -84,7 +84,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                                 + " the traffic down " + lb.because();
                 String pdbToo = pdbs.isEmpty() ? " and a PodDisruptionBudget selecting " + w.podLabels()
                         + " with `maxUnavailable: 1`" : "";
-                var f = ctx.finding(w.meta().at(w.replicasLine()), msg).remediation(hpa != null
+                var f = ctx.finding(w.meta().at(w.replicasLine()), msg).key("min-replicas").remediation(hpa != null
                         ? "Set `minReplicas: " + MIN_REPLICAS + "` (3 or more across zones) on " + hpa.meta().display()
                                 + pdbToo + "."
                         : "Run `replicas: " + MIN_REPLICAS + "` or more (3 or more across zones)" + pdbToo + ".");
@@ -96,7 +96,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
             if (!daemonSet && pdbs.isEmpty()) {
                 out.add(ctx.finding(w.meta().location(), name + ": no PodDisruptionBudget selects its pods "
                         + w.podLabels() + ", so a node drain or cluster upgrade may evict "
-                        + replicasText(floor) + " at the same time " + lb.because())
+                        + replicasText(floor) + " at the same time " + lb.because()).key("no-pdb")
                         .remediation("Add a PodDisruptionBudget selecting " + w.podLabels()
                                 + " with `maxUnavailable: 1` (or a minAvailable that leaves the rest enough capacity).")
                         .build());
@@ -104,6 +104,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
             Rollout r = rollout(w, floor);
             if (r != null) {
                 out.add(ctx.finding(w.meta().at(w.strategyLine()), name + ": " + r.message() + " " + lb.because())
+                        .key("rollout")
                         .severity(r.severity() == null ? ctx.metadata().severity() : r.severity())
                         .remediation(r.remediation()).build());
             }

@@ -52,7 +52,7 @@ public final class LbNotSpread extends KubeRule {
             if (!zones) {
                 keys.add("`topologyKey: topology.kubernetes.io/zone`");
             }
-            var f = ctx.finding(w.meta().location(), msg).remediation("Add `topologySpreadConstraints` to the pod template"
+            var f = ctx.finding(w.meta().location(), msg).key("spread").remediation("Add `topologySpreadConstraints` to the pod template"
                     + " with " + String.join(" and ", keys) + " (`maxSkew: 1`; `whenUnsatisfiable: ScheduleAnyway` keeps"
                     + " pods schedulable when a zone is short), each with a `labelSelector` whose matchLabels select the"
                     + " pods " + w.podLabels() + "; pod anti-affinity on the same keys works too.");

@@ -89,7 +89,8 @@ public final class LbProbeFailsFast extends KubeRule {
                     + " slow answer already counts as a failure; a lesser risk than a short window " + lb.because();
             severity = Severity.LOW;
         }
-        var f = ctx.finding(lb.workload().meta().at(p.line()), msg).remediation(remediation);
+        var f = ctx.finding(lb.workload().meta().at(p.line()), msg).key("container " + c.name() + " " + key)
+                .remediation(remediation);
         if (severity != null) {
             f.severity(severity);
         }

@@ -70,7 +70,7 @@ public final class LbProbeOnAdminEndpoint extends KubeRule {
                             + ". The admin interface can stop answering while Envoy applies a configuration update, so"
                             + " the probe fails on " + replicasText(lb.workload().effectiveReplicas())
                             + " at once " + lb.because();
-                    out.add(ctx.finding(lb.workload().meta().at(p.line()), msg).build());
+                    out.add(ctx.finding(lb.workload().meta().at(p.line()), msg).key("container " + c.name() + " " + key).build());
                 }
             }
         }

@@ -52,7 +52,7 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
                         + " load balancing: each zone's address sends only to targets in that zone, so when health"
                         + " checking in one zone goes wrong (as it did for the Ministry of Justice), every client"
                         + " resolving to that zone's address times out; neither " + ATTRS
-                        + ": load_balancing.cross_zone.enabled=true nor " + CROSS_ZONE + ": \"true\" is set").build());
+                        + ": load_balancing.cross_zone.enabled=true nor " + CROSS_ZONE + ": \"true\" is set").key("cross-zone").build());
             }
             String iv = s.meta().annotation(INTERVAL);
             String ut = s.meta().annotation(UNHEALTHY);
@@ -64,7 +64,7 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
                             + threshold + " failures x " + interval + "s = " + interval * threshold + "s (over "
                             + MAX_DETECT_SECONDS + "s)" + (iv == null ? "; interval " + DEFAULT_INTERVAL + "s is the default"
                             : "") + (ut == null ? "; threshold " + DEFAULT_UNHEALTHY + " is the default" : "")
-                            + ": an impaired zone keeps receiving traffic that long").build());
+                            + ": an impaired zone keeps receiving traffic that long").key("health-check").build());
                 }
             }
         }
