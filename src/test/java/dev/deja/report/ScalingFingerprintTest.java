@@ -7,6 +7,8 @@ import dev.deja.TestSupport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -29,7 +31,9 @@ class ScalingFingerprintTest {
         String risky = Files.readString(Path.of("examples/kubernetes/il-0495-risky-ingress.yaml"));
         assertTrue(risky.contains("replicas: 4 "), "the example still declares 4 replicas");
         Path f = tmp.resolve("lb.yaml");
-        Files.writeString(f, risky.replace("replicas: 4 ", "replicas: " + replicas + " "));
+        // 75%: too many pods out at once with 3 replicas as with 5
+        Files.writeString(f, risky.replace("replicas: 4 ", "replicas: " + replicas + " ")
+                .replace("maxUnavailable: 50%", "maxUnavailable: 75%"));
         return f;
     }
 
@@ -41,12 +45,30 @@ class ScalingFingerprintTest {
         assertEquals(0, first.code(), first.err());
         int findings = json(Files.readString(base)).path("findings").size();
         assertTrue(findings >= 6, "the risky example fires every IL-0495 rule: " + findings);
+        Path now = tmp.resolve("now.json");
         TestSupport.Run again = TestSupport.run("scan", manifest(5).toString(), "--baseline", base.toString(),
-                "--fail-on", "low");
-        assertEquals(0, again.code(), again.out());
-        assertTrue(again.out().contains("all 5 replicas"), "the messages do show the new count: " + again.out());
-        assertTrue(again.out().contains("Against the baseline " + base + ": 0 new, " + findings + " unchanged, 0 fixed"),
-                again.out());
+                "--format", "json", "-o", now.toString(), "--fail-on", "low");
+        // the problems (rule and key) of both scans: what scaling really changed is new or fixed, nothing else
+        Set<String> before = problems(json(Files.readString(base)));
+        Set<String> after = problems(json(Files.readString(now)));
+        Set<String> added = new TreeSet<>(after);
+        added.removeAll(before);
+        Set<String> gone = new TreeSet<>(before);
+        gone.removeAll(after);
+        assertEquals(Set.of(), added, "with maxUnavailable 75% the same problems fire at 3 and at 5 replicas");
+        assertEquals(Set.of(), gone);
+        JsonNode summary = json(Files.readString(now)).path("baseline");
+        assertEquals(0, summary.path("new").asInt(), summary.toString());
+        assertEquals(findings, summary.path("unchanged").asInt(), summary.toString());
+        assertEquals(0, summary.path("fixed").asInt(), summary.toString());
+        assertEquals(0, again.code(), again.err());
+        assertTrue(Files.readString(now).contains("all 5 replicas"), "the messages do show the new count");
+    }
+
+    static Set<String> problems(JsonNode report) {
+        Set<String> out = new TreeSet<>();
+        report.path("findings").forEach(f -> out.add(f.path("ruleId").asString() + " " + f.path("key").asString("")));
+        return out;
     }
 
     @Test
