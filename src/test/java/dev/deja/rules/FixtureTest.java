@@ -148,7 +148,8 @@ class FixtureTest {
         assertEquals(f + ":9: unexpected finding of r-x (medium) at " + f + ":9: frontend b has no limit\n    if it is"
                 + " right, expect it: '# expect: r-x <part of the message>' on or above line 9", problems.get(0));
         assertEquals(f + ":4: expected a finding of r-x at line 5, message containing 'too many', but none fired there;"
-                + " findings of r-x in this fixture: line 3: frontend a has no limit | line 9: frontend b has no limit",
+                + " findings of r-x in this fixture: line 3 (medium): frontend a has no limit | line 9 (medium): frontend b"
+                + " has no limit",
                 problems.get(1));
         // a general expectation does not take the finding a specific one needs
         Expectation any = new Expectation(f + ":1", "r-x", null, null, null, List.of(), 1);
@@ -235,7 +236,8 @@ class FixtureTest {
             Expectation e = expected.get(i);
             if (filled[i] < e.count()) {
                 List<String> sameRule = found.stream().filter(x -> x.ruleId().equals(e.rule()))
-                        .map(x -> (x.location().line() == null ? "" : "line " + x.location().line() + ": ") + x.message())
+                        .map(x -> (x.location().line() == null ? "" : "line " + x.location().line() + " ") + "("
+                                + x.severity().id() + "): " + x.message())
                         .toList();
                 problems.add(e.where() + ": expected " + e.describe() + (e.count() > 1 ? " (found " + filled[i] + ")"
                         : "") + ", but none fired there; findings of " + e.rule() + " in this fixture: "
