@@ -47,6 +47,7 @@ class KubeLiveSourceTest {
         List<Path> files;
         try (Stream<Path> s = Files.walk(FIXTURES)) {
             files = s.filter(Files::isRegularFile).filter(p -> p.getParent().getFileName().toString().startsWith("k8s-"))
+                    .filter(p -> !p.getFileName().toString().equals("expect.yaml")) // what a JSON fixture expects
                     .sorted().toList();
         }
         for (Path f : files) {
