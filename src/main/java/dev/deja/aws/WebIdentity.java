@@ -44,7 +44,7 @@ final class WebIdentity {
 
     private static String read(Path tokenFile) {
         try {
-            return Files.readString(tokenFile).strip();
+            return dev.deja.source.Inputs.readText(tokenFile).strip();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the web identity token " + tokenFile + ": " + e.getMessage(), e);
         }

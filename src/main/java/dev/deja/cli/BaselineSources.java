@@ -72,7 +72,7 @@ public final class BaselineSources {
         @Override
         public Optional<String> read() throws IOException {
             try {
-                return Optional.of(Files.readString(file));
+                return Optional.of(dev.deja.source.Inputs.readText(file));
             } catch (NoSuchFileException e) {
                 return Optional.empty();
             }

@@ -36,10 +36,33 @@ public final class Cli {
     }
 
     public static int run(Io io, String... args) {
-        int code = commandLine(io, args).execute(args);
+        int code;
+        try {
+            code = commandLine(io, args).execute(args);
+        } catch (OutOfMemoryError e) {
+            code = outOfMemory(io.err());
+        }
         io.out().flush();
         io.err().flush();
         return code;
+    }
+
+    /** One line instead of the JVM's trace: how big the heap was and how to give it more; exit 4. */
+    static int outOfMemory(PrintWriter err) {
+        long max = Runtime.getRuntime().maxMemory();
+        err.println("deja: out of memory (Java heap of " + (max == Long.MAX_VALUE ? "unlimited" : (max >> 20) + " MiB")
+                + "): give it more, e.g. DEJA_JAVA_OPTS=-Xmx4g ./deja scan ... (or java -Xmx4g -jar deja.jar scan ...)");
+        err.flush();
+        return ExitCodes.INTERNAL;
+    }
+
+    private static boolean outOfMemory(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof OutOfMemoryError) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -93,6 +116,9 @@ public final class Cli {
             if (ex instanceof InputException) {
                 err.println("deja: " + ex.getMessage());
                 return ExitCodes.USAGE;
+            }
+            if (outOfMemory(ex)) { // thrown on a worker thread and wrapped on its way here
+                return outOfMemory(err);
             }
             if (ex instanceof CatalogException) {
                 err.println("deja: internal error: " + ex.getMessage());

@@ -100,7 +100,7 @@ public final class ConfigFile {
     public static ConfigFile load(Path file, Catalog catalog) {
         String text;
         try {
-            text = Files.readString(file);
+            text = dev.deja.source.Inputs.readText(file);
         } catch (NoSuchFileException e) {
             throw new InputException(file + ": config file not found");
         } catch (IOException e) {

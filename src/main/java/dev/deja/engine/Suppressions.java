@@ -48,7 +48,7 @@ public final class Suppressions {
     public static Suppressions load(Path file, Catalog catalog) {
         String text;
         try {
-            text = Files.readString(file);
+            text = dev.deja.source.Inputs.readText(file);
         } catch (NoSuchFileException e) {
             throw new InputException(file + ": ignore file not found");
         } catch (IOException e) {

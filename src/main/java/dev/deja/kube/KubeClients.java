@@ -280,7 +280,7 @@ public final class KubeClients {
         String tokenFile = str(user, "tokenFile");
         if (token == null && tokenFile != null) {
             try {
-                token = Files.readString(Path.of(tokenFile)).strip();
+                token = dev.deja.source.Inputs.readText(Path.of(tokenFile)).strip();
             } catch (IOException e) {
                 throw new InputException(origin + ": cannot read tokenFile " + tokenFile + " of user " + userName);
             }
@@ -375,7 +375,7 @@ public final class KubeClients {
             try {
                 LoaderOptions o = new LoaderOptions();
                 o.setMaxAliasesForCollections(10);
-                doc = new Yaml(new SafeConstructor(o)).load(Files.readString(f));
+                doc = new Yaml(new SafeConstructor(o)).load(dev.deja.source.Inputs.readText(f));
             } catch (IOException e) {
                 throw new InputException(f + ": cannot read kubeconfig: " + e.getMessage());
             } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {

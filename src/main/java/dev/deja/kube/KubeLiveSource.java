@@ -221,7 +221,7 @@ public final class KubeLiveSource implements LiveSource {
                              Map<String, String> env) throws Denied, Expired {
         KindInfo k = t.kind();
         String url = base;
-        CompletableFuture<HttpResponse<byte[]>> sent = send(http, url);
+        CompletableFuture<Answer> sent = send(http, url);
         java.util.Set<String> tokens = new java.util.HashSet<>();
         int pages = 0;
         while (sent != null) {
@@ -242,7 +242,7 @@ public final class KubeLiveSource implements LiveSource {
                         + " the API server itself, not a web page, proxy or login page?)");
             }
             String[] next = {null};
-            CompletableFuture<HttpResponse<byte[]>>[] nextSent = newFutureSlot();
+            CompletableFuture<Answer>[] nextSent = newFutureSlot();
             try {
                 int page = pages;
                 ListPageParser.parse(body, token -> {
@@ -323,25 +323,83 @@ public final class KubeLiveSource implements LiveSource {
     }
 
     @SuppressWarnings("unchecked")
-    private static CompletableFuture<HttpResponse<byte[]>>[] newFutureSlot() {
+    private static CompletableFuture<Answer>[] newFutureSlot() {
         return new CompletableFuture[1];
     }
 
-    private static CompletableFuture<HttpResponse<byte[]>> send(HttpClient http, String url) {
+    /** Most bytes read of one answer of the API server (a page of {@value #PAGE} objects); tests lower it. */
+    static volatile int maxResponseBytes = 128 << 20;
+
+    /** An answer: status, headers, and its body read up to {@link #maxResponseBytes} ({@code over} when cut). */
+    record Answer(int code, byte[] body, HttpResponse<?> head, boolean over) {
+        String header(String name) {
+            return head.header(name);
+        }
+    }
+
+    /** Collects a body chunk by chunk and cancels it past the cap: memory never holds more than the cap. */
+    private static final class CappedBody implements io.fabric8.kubernetes.client.http.AsyncBody.Consumer<List<java.nio.ByteBuffer>> {
+        final List<byte[]> chunks = new ArrayList<>();
+        long size;
+        volatile boolean over;
+
+        @Override
+        public synchronized void consume(List<java.nio.ByteBuffer> buffers, io.fabric8.kubernetes.client.http.AsyncBody body) {
+            for (java.nio.ByteBuffer b : buffers) {
+                size += b.remaining();
+                if (size > maxResponseBytes) {
+                    over = true;
+                    chunks.clear();
+                    body.cancel();
+                    return;
+                }
+                byte[] c = new byte[b.remaining()];
+                b.get(c);
+                chunks.add(c);
+            }
+            body.consume();
+        }
+
+        synchronized byte[] bytes() {
+            byte[] out = new byte[(int) size];
+            int at = 0;
+            for (byte[] c : chunks) {
+                System.arraycopy(c, 0, out, at, c.length);
+                at += c.length;
+            }
+            chunks.clear();
+            return out;
+        }
+    }
+
+    private static CompletableFuture<Answer> send(HttpClient http, String url) {
         HttpRequest request = http.newHttpRequestBuilder().uri(url).header("Accept", "application/json")
                 .timeout(KubeClients.REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS).build();
-        return http.sendAsync(request, byte[].class);
+        CappedBody sink = new CappedBody();
+        return http.consumeBytes(request, sink).thenCompose(resp -> {
+            resp.body().consume();
+            return resp.body().done().handle((v, ex) -> {
+                if (sink.over) {
+                    return new Answer(resp.code(), new byte[0], resp, true);
+                }
+                if (ex != null) {
+                    throw ex instanceof java.util.concurrent.CompletionException ce ? ce
+                            : new java.util.concurrent.CompletionException(ex);
+                }
+                return new Answer(resp.code(), sink.bytes(), resp, false);
+            });
+        });
     }
 
     /** The body of a page (200), retrying 429 and 5xx; {@code sent} is the first attempt, already on its way. */
-    private static byte[] page(HttpClient http, String url, CompletableFuture<HttpResponse<byte[]>> sent, Task t,
+    private static byte[] page(HttpClient http, String url, CompletableFuture<Answer> sent, Task t,
                                String server, String context, int connectMs) throws Denied, Expired {
         long backoff = BACKOFF_MS;
         KindInfo k = t.kind();
         for (int attempt = 1; ; attempt++) {
-            HttpResponse<byte[]> resp;
+            Answer resp;
             try {
-                CompletableFuture<HttpResponse<byte[]>> f = attempt == 1 ? sent : send(http, url);
+                CompletableFuture<Answer> f = attempt == 1 ? sent : send(http, url);
                 resp = f.get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -353,6 +411,10 @@ public final class KubeLiveSource implements LiveSource {
                 throw new Unavailable(transport(e, server, context, connectMs));
             }
             int code = resp.code();
+            if (resp.over()) {
+                throw new Denied(Coverage.Status.FAILED, "an answer of the API server was larger than "
+                        + (maxResponseBytes >> 20) + " MiB (the most deja reads in one answer): not read");
+            }
             if (code == 200) {
                 return resp.body();
             }
@@ -389,7 +451,7 @@ public final class KubeLiveSource implements LiveSource {
     }
 
     /** Retry-After in seconds when the server sends one (bounded), else the back-off. */
-    private static long retryAfter(HttpResponse<byte[]> resp, long backoff) {
+    private static long retryAfter(Answer resp, long backoff) {
         String h = resp.header("Retry-After");
         if (h != null) {
             try {

@@ -48,7 +48,7 @@ public final class Inputs {
                 stdinUsed = true;
                 String text;
                 try {
-                    text = decode("<stdin>", stdin.readNBytes((int) Math.min(MAX_FILE_BYTES + 1, Integer.MAX_VALUE - 8)));
+                    text = decode("<stdin>", readBounded(stdin, "<stdin>"));
                 } catch (IOException e) {
                     throw new InputException("<stdin>: cannot read: " + e.getMessage());
                 }
@@ -108,10 +108,22 @@ public final class Inputs {
             java.util.Set<Path> seen) {
         int found = 0;
         List<Path> files = new ArrayList<>();
+        List<String> special = new ArrayList<>(); // FIFOs, devices, sockets (or links to them): never opened
         try (Stream<Path> s = Files.walk(dir)) {
-            s.filter(x -> !hidden(dir, x)).filter(Files::isRegularFile).forEach(files::add);
+            s.filter(x -> !hidden(dir, x)).forEach(x -> {
+                if (Files.isRegularFile(x)) {
+                    files.add(x);
+                } else if (!Files.isDirectory(x) && Files.exists(x)) {
+                    special.add(x.toString());
+                }
+            });
         } catch (IOException | java.io.UncheckedIOException e) {
             throw folderError(dir, e);
+        }
+        special.sort(Inputs::compareBytes);
+        for (String sp : special) {
+            skipped.add(new Coverage.Entry("files", sp, Coverage.Status.SKIPPED,
+                    "not a regular file: a pipe, device or socket", -1));
         }
         // C-locale order of the relative path: byte order, as HAProxy sorts a -f folder
         files.sort((a, b) -> compareBytes(dir.relativize(a).toString(), dir.relativize(b).toString()));
@@ -162,14 +174,20 @@ public final class Inputs {
         return java.util.Arrays.compareUnsigned(x, y);
     }
 
-    /** Reads a file as text; binary content (a NUL byte) and oversized files are input errors. */
+    /**
+     * Reads a file as text; binary content (a NUL byte) and oversized files are input errors. The size limit counts
+     * the bytes actually read (a pipe, a device or process substitution claims a size of 0), never more than
+     * {@link #MAX_FILE_BYTES} + 1.
+     */
     public static SourceFile read(Path path, String display) {
         byte[] bytes;
         try {
-            if (Files.size(path) > MAX_FILE_BYTES) {
+            if (Files.isRegularFile(path) && Files.size(path) > MAX_FILE_BYTES) {
                 throw new InputException(display + ": file is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
             }
-            bytes = Files.readAllBytes(path);
+            try (InputStream in = Files.newInputStream(path)) {
+                bytes = readBounded(in, display);
+            }
         } catch (NoSuchFileException e) {
             throw new InputException(display + ": no such file or folder");
         } catch (AccessDeniedException e) {
@@ -178,6 +196,33 @@ public final class Inputs {
             throw new InputException(display + ": cannot read: " + e.getMessage());
         }
         return new SourceFile(display, decode(display, bytes));
+    }
+
+    /**
+     * A small file deja reads besides the scanned ones (kubeconfig, token, ignore file, config, baseline) as UTF-8,
+     * bounded like scanned files by the bytes actually read: a pipe or {@code /dev/zero} given as one of them ends.
+     */
+    public static String readText(Path path) throws IOException {
+        byte[] bytes;
+        try (InputStream in = Files.newInputStream(path)) {
+            bytes = in.readNBytes((int) MAX_FILE_BYTES + 1);
+        }
+        if (bytes.length > MAX_FILE_BYTES) {
+            throw new IOException("larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
+        }
+        return StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+    }
+
+    /** At most {@link #MAX_FILE_BYTES} bytes of a stream; more is an input error (read no further than one byte past). */
+    static byte[] readBounded(InputStream in, String display) throws IOException {
+        byte[] bytes = in.readNBytes((int) MAX_FILE_BYTES + 1);
+        if (bytes.length > MAX_FILE_BYTES) {
+            throw new InputException(display + ": input is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
+        }
+        return bytes;
     }
 
     static String decode(String display, byte[] bytes) {

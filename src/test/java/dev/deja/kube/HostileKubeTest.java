@@ -82,6 +82,23 @@ class HostileKubeTest {
         }
     }
 
+    /** Issue 17 (4): an answer past the per-response cap (a whitespace stream) is cut, not buffered whole. */
+    @Test
+    void anOversizedAnswerIsCutAtTheCap() throws IOException {
+        int before = KubeLiveSource.maxResponseBytes;
+        KubeLiveSource.maxResponseBytes = 1 << 20; // injected: the default is 128 MiB
+        try (MockCluster c = new MockCluster(req -> req.getPath().startsWith("/api/v1/services")
+                ? new io.fabric8.mockwebserver.http.MockResponse().setResponseCode(200)
+                        .setHeader("Content-Type", "application/json").setBody(" ".repeat(3 << 20) + "{}") : null)) {
+            TestSupport.Run r = scan(c, Map.of());
+            assertEquals(3, r.code(), r.err());
+            assertEquals("an answer of the API server was larger than 1 MiB (the most deja reads in one answer):"
+                    + " not read", failedEntry(r).path("detail").asString());
+        } finally {
+            KubeLiveSource.maxResponseBytes = before;
+        }
+    }
+
     private static io.fabric8.mockwebserver.http.MockResponse countAnd(AtomicInteger n,
             io.fabric8.mockwebserver.http.MockResponse r) {
         n.incrementAndGet();

@@ -1,0 +1,140 @@
+package dev.deja.source;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.TestSupport;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Issue 17 (4): reads are bounded by the bytes read, special files in folders are skipped, OOM is one line. */
+class UnboundedInputTest {
+    @TempDir
+    Path tmp;
+
+    private static final Duration HANG_GUARD = Duration.ofMinutes(3);
+    private static final String CFG = "global\n  maxconn 100\n  stats socket /run/h.sock\ndefaults\n  mode http\n"
+            + "  timeout client 5s\n  timeout server 5s\n  timeout connect 5s\n  timeout http-request 5s\n"
+            + "frontend f\n  bind :80\n  default_backend b\nbackend b\n  server s 127.0.0.1:8080\n";
+
+    /** An endless stream of YAML lines (as `yes 'abc: def'`), counting what was taken from it. */
+    static final class Endless extends InputStream {
+        final byte[] line = "abc: def\n".getBytes(StandardCharsets.UTF_8);
+        long read;
+
+        @Override
+        public int read() {
+            return line[(int) (read++ % line.length)];
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            for (int i = 0; i < len; i++) {
+                b[off + i] = (byte) read();
+            }
+            return len;
+        }
+    }
+
+    @Test
+    void anEndlessStdinStopsAtTheLimit() {
+        Endless in = new Endless();
+        TestSupport.Run r = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.runWith(in, Map.of(), "scan", "-"));
+        assertEquals(2, r.code(), r.err());
+        assertEquals("deja: <stdin>: input is larger than 64 MiB\n", r.err());
+        assertEquals(Inputs.MAX_FILE_BYTES + 1, in.read, "no more than one byte past the limit is read");
+    }
+
+    @Test
+    void devZeroAndANamedPipeEnd() throws Exception {
+        Assumptions.assumeTrue(Files.exists(Path.of("/dev/zero")), "no /dev/zero on this system");
+        TestSupport.Run zero = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.run("scan", "/dev/zero"));
+        assertEquals(2, zero.code(), zero.err());
+        assertEquals("deja: /dev/zero: input is larger than 64 MiB\n", zero.err());
+
+        Path fifo = mkfifo(tmp.resolve("yes.yaml"));
+        Thread writer = new Thread(() -> { // yes 'abc: def' > fifo
+            try (OutputStream o = Files.newOutputStream(fifo)) {
+                byte[] chunk = "abc: def\n".repeat(1000).getBytes(StandardCharsets.UTF_8);
+                while (true) {
+                    o.write(chunk);
+                }
+            } catch (Exception e) {
+                // the reader closed the pipe: done
+            }
+        }, "endless-writer");
+        writer.setDaemon(true);
+        writer.start();
+        TestSupport.Run pipe = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.run("scan", fifo.toString()));
+        assertEquals(2, pipe.code(), pipe.err());
+        assertEquals("deja: " + fifo + ": input is larger than 64 MiB\n", pipe.err());
+        writer.join(TimeUnit.MINUTES.toMillis(1));
+    }
+
+    @Test
+    void specialFilesInAFolderAreSkippedNeverOpened() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("conf"));
+        Files.writeString(dir.resolve("haproxy.cfg"), CFG);
+        Path fifo = mkfifo(dir.resolve("waiting.cfg")); // no writer: opening it would block forever
+        Files.createSymbolicLink(dir.resolve("zero.yaml"), Path.of("/dev/zero"));
+        TestSupport.Run r = assertTimeoutPreemptively(HANG_GUARD,
+                () -> TestSupport.run("scan", "--format", "json", dir.toString()));
+        assertEquals(0, r.code(), r.err());
+        for (Path p : List.of(fifo, dir.resolve("zero.yaml"))) {
+            assertTrue(r.out().contains("\"scope\" : \"" + p + "\",\n      \"status\" : \"skipped\",\n      \"detail\" : "
+                    + "\"not a regular file: a pipe, device or socket\""), r.out());
+        }
+        TestSupport.Run text = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.run("scan", dir.toString()));
+        assertTrue(text.out().contains("Skipped (not a regular file: a pipe, device or socket): " + fifo + ", "
+                + dir.resolve("zero.yaml")), text.out());
+    }
+
+    /** A heap too small for the input: one line naming the heap and DEJA_JAVA_OPTS, exit 4, no trace. */
+    @Test
+    void outOfMemoryIsOneLineAndExit4() throws Exception {
+        Path big = tmp.resolve("big.cfg");
+        StringBuilder b = new StringBuilder(CFG);
+        String line = "  http-request set-header X-Pad " + "p".repeat(200) + "\n";
+        try (var w = Files.newBufferedWriter(big)) {
+            w.write(CFG);
+            for (int i = 0; i < 200_000; i++) { // ~46 MB, in the backend
+                w.write(line);
+            }
+        }
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx32m", "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("java.class.path"), "dev.deja.Main", "scan", big.toString()));
+        Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(tmp.resolve("err.txt").toFile()).start();
+        assertTrue(p.waitFor(3, TimeUnit.MINUTES), "the scan ended");
+        String err = Files.readString(tmp.resolve("err.txt"));
+        assertEquals(4, p.exitValue(), err);
+        assertTrue(err.startsWith("deja: out of memory (Java heap of ") && err.contains("DEJA_JAVA_OPTS=-Xmx")
+                && err.lines().count() == 1, err);
+        assertTrue(b.length() > 0);
+    }
+
+    static Path mkfifo(Path p) throws Exception {
+        Process mk;
+        try {
+            mk = new ProcessBuilder("mkfifo", p.toString()).inheritIO().start();
+        } catch (java.io.IOException e) {
+            Assumptions.abort("mkfifo is not available: " + e.getMessage());
+            return p;
+        }
+        Assumptions.assumeTrue(mk.waitFor(1, TimeUnit.MINUTES) && mk.exitValue() == 0, "mkfifo failed");
+        return p;
+    }
+}
