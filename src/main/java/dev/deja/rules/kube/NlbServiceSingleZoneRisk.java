@@ -52,7 +52,9 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
                         + " load balancing: each zone's address sends only to targets in that zone, so when health"
                         + " checking in one zone goes wrong (as it did for the Ministry of Justice), every client"
                         + " resolving to that zone's address times out; neither " + ATTRS
-                        + ": load_balancing.cross_zone.enabled=true nor " + CROSS_ZONE + ": \"true\" is set").key("cross-zone").build());
+                        + ": load_balancing.cross_zone.enabled=true nor " + CROSS_ZONE + ": \"true\" is set").key("cross-zone")
+                        .remediation("Set `" + ATTRS + ": load_balancing.cross_zone.enabled=true` (added to the attributes"
+                                + " already listed there, comma-separated).").build());
             }
             String iv = s.meta().annotation(INTERVAL);
             String ut = s.meta().annotation(UNHEALTHY);
@@ -64,11 +66,20 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
                             + threshold + " failures x " + interval + "s = " + interval * threshold + "s (over "
                             + MAX_DETECT_SECONDS + "s)" + (iv == null ? "; interval " + DEFAULT_INTERVAL + "s is the default"
                             : "") + (ut == null ? "; threshold " + DEFAULT_UNHEALTHY + " is the default" : "")
-                            + ": an impaired zone keeps receiving traffic that long").key("health-check").build());
+                            + ": an impaired zone keeps receiving traffic that long").key("health-check")
+                            .remediation(healthCheckFix(interval, threshold)).build());
                 }
             }
         }
         return out;
+    }
+
+    /** Values that bring interval x unhealthy threshold to the limit or under (NLB intervals are 5 to 300 s). */
+    static String healthCheckFix(int interval, int threshold) {
+        int t = Math.min(threshold, MAX_DETECT_SECONDS / 5);
+        int i = Math.max(5, Math.min(interval, MAX_DETECT_SECONDS / t));
+        return "Set `" + INTERVAL + ": \"" + i + "\"`" + (t != threshold ? " and `" + UNHEALTHY + ": \"" + t + "\"`" : "")
+                + " (" + t + " failures x " + i + "s = " + t * i + "s, at most " + MAX_DETECT_SECONDS + "s).";
     }
 
     /** How the Service becomes an NLB, or null when it does not. */

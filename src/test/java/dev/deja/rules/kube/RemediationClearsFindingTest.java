@@ -1,0 +1,296 @@
+package dev.deja.rules.kube;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.engine.Catalog;
+import dev.deja.engine.Engine;
+import dev.deja.engine.Finding;
+import dev.deja.engine.Location;
+import dev.deja.engine.Rule;
+import dev.deja.engine.Severity;
+import dev.deja.engine.SourceKind;
+import dev.deja.rules.RuleRegistry;
+import dev.deja.source.Collector;
+import dev.deja.source.ScanRequest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.representer.Representer;
+
+/**
+ * Issue #10 item 5: advice must clear its own finding. For every Kubernetes rule and each of its firing fixtures, the
+ * remediation each finding gives is applied as written (the values it names in backquotes, e.g. {@code
+ * `maxUnavailable: 2`}, {@code `timeoutSeconds: 5`}; the structural change it describes: a PodDisruptionBudget, spread
+ * constraints on the keys it names, dropping the liveness probe, a health listener, the setting switched off), the
+ * fixture is scanned again, and the rule must be silent. Also issue #10 item 6 (severity follows the failure window).
+ */
+class RemediationClearsFindingTest {
+    static final Path FIXTURES = Path.of("src/test/resources/fixtures");
+    static final Pattern SNIPPET = Pattern.compile("`([A-Za-z]+): ([^`]+)`");
+    static final Pattern CONTAINER_PROBE = Pattern.compile("container (\\S+): (readinessProbe|livenessProbe)");
+
+    @TempDir
+    Path tmp;
+
+    static Yaml yaml() {
+        DumperOptions d = new DumperOptions();
+        d.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+        return new Yaml(new SafeConstructor(new LoaderOptions()), new Representer(d), d);
+    }
+
+    static List<Finding> scan(Path file, Rule rule) {
+        ScanRequest req = new ScanRequest();
+        req.paths = List.of(file.toString());
+        req.processEnv = Map.of();
+        return new Engine(Catalog.packaged()).run(Collector.collect(req), List.of(rule), Engine.Options.defaults()).findings();
+    }
+
+    @TestFactory
+    Stream<DynamicTest> followingTheRemediationClearsTheFinding() throws IOException {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Rule r : RuleRegistry.all()) {
+            if (r.source() != SourceKind.KUBERNETES) {
+                continue;
+            }
+            try (Stream<Path> s = Files.list(FIXTURES.resolve(r.id()))) {
+                for (Path f : s.sorted().toList()) {
+                    String n = f.getFileName().toString();
+                    if (n.matches(".*_ok\\.[a-z]+") || !n.endsWith(".yaml")) {
+                        continue;
+                    }
+                    tests.add(DynamicTest.dynamicTest(r.id() + " / " + n, () -> check(r, f)));
+                }
+            }
+        }
+        assertFalse(tests.isEmpty());
+        return tests.stream();
+    }
+
+    @SuppressWarnings("unchecked")
+    void check(Rule rule, Path fixture) throws IOException {
+        List<Finding> before = scan(fixture, rule);
+        assertFalse(before.isEmpty(), fixture + " must fire " + rule.id());
+        List<Map<String, Object>> docs = new ArrayList<>();
+        for (Object o : yaml().loadAll(Files.readString(fixture))) {
+            if (o instanceof Map<?, ?> m) {
+                docs.add((Map<String, Object>) m);
+            }
+        }
+        for (Finding f : before) {
+            apply(rule.id(), f, docs);
+        }
+        Path fixed = tmp.resolve(fixture.getFileName());
+        Files.writeString(fixed, yaml().dumpAll(docs.iterator()));
+        List<String> after = scan(fixed, rule).stream().map(x -> x.message() + " | fix: " + x.remediation()).toList();
+        assertEquals(List.of(), after, fixture + " with the remediation applied:\n" + Files.readString(fixed));
+    }
+
+    static Map<String, String> snippets(String remediation) {
+        Map<String, String> out = new LinkedHashMap<>();
+        Matcher m = SNIPPET.matcher(remediation);
+        while (m.find()) {
+            out.putIfAbsent(m.group(1), m.group(2).strip());
+        }
+        return out;
+    }
+
+    static Object value(String v) {
+        return v.matches("\\d+") ? (Object) Integer.valueOf(v) : v;
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> map(Map<String, Object> m, String... path) {
+        Map<String, Object> cur = m;
+        for (String p : path) {
+            cur = (Map<String, Object>) cur.computeIfAbsent(p, k -> new LinkedHashMap<String, Object>());
+        }
+        return cur;
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> target(Location l, List<Map<String, Object>> docs) {
+        for (Map<String, Object> d : docs) {
+            Map<String, Object> meta = (Map<String, Object>) d.get("metadata");
+            if (l.kind().equals(d.get("kind")) && meta != null && l.name().equals(meta.get("name"))
+                    && Objects.equals(l.namespace(), meta.get("namespace"))) {
+                return d;
+            }
+        }
+        throw new AssertionError("no document for " + l);
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> container(Map<String, Object> doc, String name) {
+        for (Object c : (List<Object>) map(doc, "spec", "template", "spec").get("containers")) {
+            if (name.equals(((Map<String, Object>) c).get("name"))) {
+                return (Map<String, Object>) c;
+            }
+        }
+        throw new AssertionError("no container " + name);
+    }
+
+    @SuppressWarnings("unchecked")
+    static void apply(String rule, Finding f, List<Map<String, Object>> docs) {
+        String rem = f.remediation();
+        Map<String, String> s = snippets(rem);
+        Map<String, Object> doc = target(f.location(), docs);
+        Matcher cp = CONTAINER_PROBE.matcher(f.message());
+        switch (rule) {
+            case "k8s-lb-probe-fails-fast" -> {
+                assertTrue(cp.find(), f.message());
+                Map<String, Object> probe = (Map<String, Object>) container(doc, cp.group(1)).get(cp.group(2));
+                assertFalse(s.isEmpty(), "no value to set in: " + rem);
+                s.forEach((k, v) -> probe.put(k, value(v)));
+            }
+            case "k8s-lb-liveness-same-as-readiness" -> {
+                assertTrue(rem.contains("(or drop it)"), rem);
+                assertTrue(cp.find(), f.message());
+                container(doc, cp.group(1)).remove("livenessProbe");
+            }
+            case "k8s-lb-probe-on-admin-endpoint" -> {
+                assertTrue(rem.contains("dedicated health listener") && rem.contains("point the probes at it"), rem);
+                for (Object c : (List<Object>) map(doc, "spec", "template", "spec").get("containers")) {
+                    for (String p : List.of("readinessProbe", "livenessProbe")) {
+                        Map<String, Object> probe = (Map<String, Object>) ((Map<String, Object>) c).get(p);
+                        if (probe != null && probe.get("httpGet") != null) {
+                            probe.put("httpGet", new LinkedHashMap<>(Map.of("path", "/healthz", "port", 8081)));
+                        }
+                    }
+                }
+            }
+            case "k8s-lb-not-spread" -> {
+                List<Object> constraints = (List<Object>) map(doc, "spec", "template", "spec")
+                        .computeIfAbsent("topologySpreadConstraints", k -> new ArrayList<>());
+                Object labels = map(doc, "spec", "template", "metadata").get("labels");
+                Matcher m = Pattern.compile("`topologyKey: ([^`]+)`").matcher(rem);
+                boolean any = false;
+                while (m.find()) {
+                    any = true;
+                    constraints.add(new LinkedHashMap<>(Map.of("maxSkew", 1, "topologyKey", m.group(1),
+                            "whenUnsatisfiable", "ScheduleAnyway", "labelSelector", Map.of("matchLabels", labels))));
+                }
+                assertTrue(any && rem.contains("labelSelector"), rem);
+            }
+            case "k8s-lb-no-disruption-headroom" -> {
+                if (s.containsKey("replicas")) {
+                    map(doc, "spec").put("replicas", value(s.get("replicas")));
+                }
+                if (s.containsKey("minReplicas")) {
+                    boolean found = false;
+                    for (Map<String, Object> d : docs) {
+                        if ("HorizontalPodAutoscaler".equals(d.get("kind"))
+                                && f.location().name().equals(map(d, "spec", "scaleTargetRef").get("name"))) {
+                            map(d, "spec").put("minReplicas", value(s.get("minReplicas")));
+                            found = true;
+                        }
+                    }
+                    assertTrue(found, "no HPA for " + f.location());
+                }
+                if (rem.contains("PodDisruptionBudget selecting")) {
+                    Map<String, Object> meta = map(doc, "metadata");
+                    Map<String, Object> pdb = new LinkedHashMap<>();
+                    pdb.put("apiVersion", "policy/v1");
+                    pdb.put("kind", "PodDisruptionBudget");
+                    Map<String, Object> pm = new LinkedHashMap<>();
+                    pm.put("name", meta.get("name") + "-pdb");
+                    if (meta.get("namespace") != null) {
+                        pm.put("namespace", meta.get("namespace"));
+                    }
+                    pdb.put("metadata", pm);
+                    pdb.put("spec", new LinkedHashMap<>(Map.of("maxUnavailable", value(s.getOrDefault("maxUnavailable", "1")),
+                            "selector", Map.of("matchLabels", map(doc, "spec", "template", "metadata").get("labels")))));
+                    docs.add(pdb);
+                } else if (s.containsKey("maxUnavailable") || s.containsKey("type") || rem.startsWith("Remove maxUnavailable")) {
+                    String key = "Deployment".equals(doc.get("kind")) ? "strategy" : "updateStrategy";
+                    Map<String, Object> strategy = map(doc, "spec", key);
+                    if (s.containsKey("type")) {
+                        strategy.put("type", s.get("type"));
+                    }
+                    Map<String, Object> ru = map(strategy, "rollingUpdate");
+                    if (rem.startsWith("Remove maxUnavailable")) {
+                        ru.remove("maxUnavailable");
+                    } else {
+                        ru.put("maxUnavailable", value(s.get("maxUnavailable")));
+                    }
+                    if (s.containsKey("maxSurge")) {
+                        ru.put("maxSurge", value(s.get("maxSurge")));
+                    }
+                }
+            }
+            case "k8s-ingress-nginx-serial-reloads" -> {
+                assertTrue(rem.contains("set it to \"false\""), rem);
+                map(doc, "data").put("enable-serial-reloads", "false");
+            }
+            case "k8s-nlb-service-single-zone-risk" -> {
+                String attr = "service.beta.kubernetes.io/aws-load-balancer-attributes";
+                boolean applied = false;
+                if (rem.contains("`" + attr + ": load_balancing.cross_zone.enabled=true`")) {
+                    map(doc, "metadata", "annotations").put(attr, "load_balancing.cross_zone.enabled=true");
+                    applied = true;
+                }
+                Matcher hc = Pattern.compile("`([a-z./-]+healthcheck-[a-z-]+): \"?(\\d+)\"?`").matcher(rem);
+                while (hc.find()) {
+                    map(doc, "metadata", "annotations").put(hc.group(1), hc.group(2));
+                    applied = true;
+                }
+                assertTrue(applied, "nothing to apply in: " + rem);
+            }
+            default -> throw new AssertionError("no way to apply the remediation of " + rule + ": teach this test");
+        }
+    }
+
+    /** Issue #10 item 6: a 1 s timeout inside a long failure window is a lesser note; a short window is high. */
+    @Test
+    void probeSeverityFollowsTheFailureWindow() throws IOException {
+        Path f = tmp.resolve("probes.yaml");
+        Files.writeString(f, """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
+                spec:
+                  replicas: 3
+                  selector: {matchLabels: {app: nginx}}
+                  template:
+                    metadata: {labels: {app: nginx}}
+                    spec:
+                      containers:
+                        - name: controller
+                          image: registry.k8s.io/ingress-nginx/controller:v1.12.1
+                          readinessProbe:
+                            httpGet: {path: /healthz, port: 10254}
+                            timeoutSeconds: 1
+                            periodSeconds: 2
+                            failureThreshold: 30
+                          livenessProbe:
+                            httpGet: {path: /healthz, port: 10254}
+                            periodSeconds: 5
+                """);
+        Rule rule = RuleRegistry.all().stream().filter(r -> r.id().equals("k8s-lb-probe-fails-fast")).findFirst().orElseThrow();
+        List<Finding> found = scan(f, rule);
+        assertEquals(2, found.size(), found.toString());
+        Finding readiness = found.stream().filter(x -> x.message().contains("readinessProbe")).findFirst().orElseThrow();
+        assertEquals(Severity.LOW, readiness.severity(), readiness.message());
+        assertTrue(readiness.message().contains("a stall longer than 61s (30 x 2s + 1s)"), readiness.message());
+        Finding liveness = found.stream().filter(x -> x.message().contains("livenessProbe")).findFirst().orElseThrow();
+        assertEquals(Severity.HIGH, liveness.severity(), liveness.message());
+        assertTrue(liveness.message().contains("16s (3 x 5s + 1s)"), liveness.message());
+    }
+}
