@@ -33,6 +33,7 @@ public final class Cli {
         SUBCOMMANDS.put("rules", RulesCommand.class);
         SUBCOMMANDS.put("cases", CasesCommand.class);
         SUBCOMMANDS.put("explain", ExplainCommand.class);
+        SUBCOMMANDS.put("prove", ProveCommand.class);
     }
 
     public static int run(Io io, String... args) {
@@ -169,6 +170,9 @@ public final class Cli {
         public <K> K create(Class<K> cls) throws Exception {
             if (cls == ScanCommand.class) {
                 return cls.cast(new ScanCommand(io));
+            }
+            if (cls == ProveCommand.class) {
+                return cls.cast(new ProveCommand(io));
             }
             return CommandLine.defaultFactory().create(cls);
         }

@@ -16,6 +16,6 @@ public final class DejaCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a command is needed: scan, rules, cases or explain");
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a command is needed: scan, rules, cases, explain or prove");
     }
 }

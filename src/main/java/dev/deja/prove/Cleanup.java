@@ -1,0 +1,113 @@
+package dev.deja.prove;
+
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Everything a proof starts, stopped on every exit path: the haproxy processes, the stub and the temporary folder.
+ * {@link #close()} on the normal paths; a JVM shutdown hook for Ctrl-C (SIGINT/SIGTERM), removed again by close().
+ */
+final class Cleanup implements AutoCloseable {
+    private final Path dir;
+    private final List<Process> processes = new CopyOnWriteArrayList<>();
+    private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
+    private final Thread hook;
+    private volatile boolean closed;
+
+    Cleanup() throws IOException {
+        dir = Files.createTempDirectory("deja-prove-");
+        hook = new Thread(this::cleanNow, "deja-prove-cleanup");
+        Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    void add(Process p) {
+        processes.add(p);
+    }
+
+    void add(AutoCloseable c) {
+        closeables.add(c);
+    }
+
+    /** Stops one process now (TERM, then KILL after a second). */
+    static void stop(Process p) {
+        if (p == null || !p.isAlive()) {
+            return;
+        }
+        p.destroy();
+        try {
+            if (!p.waitFor(1, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                p.waitFor(2, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private synchronized void cleanNow() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Process p : processes) {
+            stop(p);
+        }
+        for (AutoCloseable c : closeables) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // stopping anyway
+            }
+        }
+        delete(dir);
+    }
+
+    static void delete(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
+                    Files.deleteIfExists(d);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+
+    @Override
+    public void close() {
+        cleanNow();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // already shutting down
+        }
+    }
+}

@@ -1,0 +1,432 @@
+package dev.deja.prove;
+
+import dev.deja.haproxy.Directive;
+import dev.deja.haproxy.Frontends;
+import dev.deja.haproxy.HaproxyConfig;
+import dev.deja.haproxy.HaproxyParser;
+import dev.deja.source.ScanRequest;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Replays IL-0264 against a configuration: for each provable rule that applies to the frontend under test, a
+ * <b>before</b> run on the user's configuration and an <b>after</b> run with the rule's remediation applied, same
+ * workload, in a loopback sandbox on the real haproxy; then a verdict. Every phase is bounded; everything started is
+ * stopped and the temporary folder deleted on every exit path ({@link Cleanup}).
+ */
+public final class Prover {
+    public static final String TARPIT = "haproxy-tarpit-holds-slots";
+    public static final String TIMEOUT = "haproxy-missing-http-request-timeout";
+    public static final String MAXCONN = "haproxy-maxconn-headroom";
+    public static final List<String> RULES = List.of(TARPIT, TIMEOUT, MAXCONN);
+    /** The search ceiling of --find-limit, in requests per second. */
+    static final double CEILING_RPS = 5000;
+    static final long HTTP_REQUEST_TIMEOUT_MS = 5000;
+
+    /** What to run: the frontend (null: the first one a provable rule applies to), the rule (null: all), the workload. */
+    public record Options(String frontend, String rule, long durationMs, double clientRps, double legitRps,
+                          long legitTimeoutMs, long serviceTimeMs, boolean findLimit, String haproxy) {
+    }
+
+    private final Options o;
+    private final HaproxyBinary haproxy;
+    private final PrintWriter progress;
+    private final BooleanSupplier stop;
+    private int runs;
+
+    Prover(Options o, HaproxyBinary haproxy, PrintWriter progress, BooleanSupplier stop) {
+        this.o = o;
+        this.haproxy = haproxy;
+        this.progress = progress;
+        this.stop = stop;
+    }
+
+    /** Locates haproxy (exit 2 with the install hint when absent) and proves {@code text}. */
+    public static ProveReport prove(String display, String text, Options o, java.util.Map<String, String> env,
+                                    PrintWriter progress) throws IOException {
+        HaproxyBinary hb = HaproxyBinary.locate(o.haproxy(), env);
+        return new Prover(o, hb, progress, () -> false).run(display, text);
+    }
+
+    static HaproxyConfig parse(String display, String text) {
+        ScanRequest req = new ScanRequest();
+        req.err = new PrintWriter(java.io.Writer.nullWriter());
+        return HaproxyParser.parse(display, text, req);
+    }
+
+    /** The frontend under test: --frontend, else the first that tarpits, else the first HTTP one. */
+    static Frontends.Frontend target(HaproxyConfig cfg, String name) {
+        List<Frontends.Frontend> all = Frontends.primary(cfg);
+        if (name != null) {
+            for (Frontends.Frontend f : all) {
+                if (name.equals(f.section().name())) {
+                    return f;
+                }
+            }
+            throw new dev.deja.engine.InputException("--frontend " + name + ": no frontend or listen of that name in "
+                    + cfg.name() + " (there are: " + String.join(", ", all.stream().map(Frontends.Frontend::name).toList()) + ")");
+        }
+        for (Frontends.Frontend f : all) {
+            if (!f.tarpits().isEmpty() && f.tarpitHoldMillis() > 0) {
+                return f;
+            }
+        }
+        for (Frontends.Frontend f : all) {
+            if (f.http() && (!f.httpRequest().set() || f.httpRequest().millis() == 0)) {
+                return f;
+            }
+        }
+        for (Frontends.Frontend f : all) {
+            if (!f.section().all(d -> d.is("bind")).isEmpty()) {
+                return f;
+            }
+        }
+        throw new dev.deja.engine.InputException(cfg.name() + ": no frontend or listen with a bind line to prove against");
+    }
+
+    /** The rule that singles the abuser out: the first tarpit, else the first rate-limit rule, else the first deny. */
+    static Directive abuserRule(Frontends.Frontend f) {
+        if (!f.tarpits().isEmpty()) {
+            return f.tarpits().get(0);
+        }
+        if (!f.rateRules().isEmpty()) {
+            return f.rateRules().get(0);
+        }
+        for (Directive d : f.section().directives()) {
+            String a = d.word(d.is("tcp-request") ? 2 : 1);
+            if ((d.is("http-request") || d.is("tcp-request")) && a != null
+                    && (a.equals("deny") || a.equals("reject") || a.equals("tarpit")) && d.words().contains("if")) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    ProveReport run(String display, String text) throws IOException {
+        HaproxyConfig cfg = parse(display, text);
+        Frontends.Frontend f = target(cfg, o.frontend());
+        Directive rule = abuserRule(f);
+        AbuserPlan plan = AbuserPlan.of(f, rule);
+        String version = haproxy.version();
+        List<Proof> proofs = new ArrayList<>();
+        List<String> sandboxChanges = new ArrayList<>();
+        try (Cleanup cleanup = new Cleanup(); StubBackend stub = new StubBackend(o.serviceTimeMs(), 32)) {
+            cleanup.add(stub);
+            Ctx ctx = new Ctx(cleanup, stub, f.name(), display, sandboxChanges);
+            boolean tarpit = want(TARPIT) && !f.tarpits().isEmpty();
+            long hold = f.tarpitHoldMillis();
+            long slots = f.maxconn().effective();
+            long held = (long) Math.ceil(o.clientRps() * hold / 1000.0);
+            boolean maxconn = want(MAXCONN) && tarpit && slots > 0 && held * 4 >= slots;
+            boolean timeout = want(TIMEOUT) && f.http() && (!f.httpRequest().set() || f.httpRequest().millis() == 0);
+            RunResult before = null;
+            if (tarpit || maxconn) {
+                if (plan.unsatisfiable() != null) {
+                    proofs.add(Proof.couldNotRun(TARPIT, f.name(), plan.unsatisfiable()));
+                    if (maxconn) {
+                        proofs.add(Proof.couldNotRun(MAXCONN, f.name(), plan.unsatisfiable()));
+                    }
+                } else {
+                    before = flood(ctx, "before", text, o.clientRps());
+                    if (!before.ran() && before.error().startsWith("haproxy -c")) {
+                        throw new SandboxRejected(before.error());
+                    }
+                }
+            }
+            if (want(TARPIT) && !tarpit && rule != null) {
+                // rate-limited without a tarpit (the fixed config): the same flood, to show that it holds
+                if (plan.unsatisfiable() != null) {
+                    proofs.add(Proof.couldNotRun(TARPIT, f.name(), plan.unsatisfiable()));
+                } else {
+                    RunResult only = flood(ctx, "as is (no tarpit)", text, o.clientRps());
+                    if (!only.ran() && only.error().startsWith("haproxy -c")) {
+                        throw new SandboxRejected(only.error());
+                    }
+                    proofs.add(Proof.of(TARPIT, f.name(), only, null, null));
+                }
+            }
+            if (tarpit && before != null) {
+                Remedy r = Remedy.tarpitToDeny(text, f);
+                RunResult after = flood(ctx, "after (deny)", r.text(), o.clientRps());
+                Proof p = Proof.of(TARPIT, f.name(), before, after, r);
+                if (o.findLimit()) {
+                    p = p.withFindLimit(findLimit(ctx, text, r.text(), before, after));
+                }
+                proofs.add(p);
+            }
+            if (maxconn && before != null) {
+                long wanted = Math.max(slots, held * 4);
+                Remedy r = Remedy.raiseMaxconn(text, f, wanted);
+                RunResult after = flood(ctx, "after (maxconn " + wanted + ")", r.text(), o.clientRps());
+                proofs.add(Proof.of(MAXCONN, f.name(), before, after, r));
+            }
+            if (timeout) {
+                RunResult sb = slow(ctx, "before", text);
+                if (!sb.ran() && sb.error().startsWith("haproxy -c")) {
+                    throw new SandboxRejected(sb.error());
+                }
+                Remedy r = Remedy.httpRequestTimeout(text, f);
+                RunResult sa = slow(ctx, "after (timeout http-request 5s)", r.text());
+                proofs.add(Proof.slow(TIMEOUT, f.name(), sb, sa, r, o.durationMs(), HTTP_REQUEST_TIMEOUT_MS));
+            }
+            if (proofs.isEmpty()) {
+                proofs.add(Proof.couldNotRun(o.rule() == null ? "(none)" : o.rule(), f.name(), "no provable rule applies to "
+                        + f.section().label() + (o.rule() == null ? "" : " for --rule " + o.rule())
+                        + " (deja proves " + String.join(", ", RULES) + ")"));
+            }
+        }
+        return new ProveReport(display, f.name(), version, plan, workload(plan), List.copyOf(sandboxChanges), proofs);
+    }
+
+    /** The sandbox copy could not be checked by haproxy -c: exit 2 with the reason. */
+    public static final class SandboxRejected extends dev.deja.engine.InputException {
+        private static final long serialVersionUID = 1L;
+
+        SandboxRejected(String why) {
+            super(why);
+        }
+    }
+
+    private boolean want(String id) {
+        return o.rule() == null || o.rule().equals(id);
+    }
+
+    private String workload(AbuserPlan plan) {
+        return "abuser " + fmt(o.clientRps()) + " req/s, " + (plan.how() == null ? "not singled out" : plan.how())
+                + "; legitimate clients " + fmt(o.legitRps()) + " req/s from 127.1.0.1-" + AbuserPlan.LEGIT_ADDRESSES
+                + " with a " + o.legitTimeoutMs() / 1000.0 + " s timeout; stub backend answers 200 after "
+                + o.serviceTimeMs() + " ms; " + o.durationMs() / 1000.0 + " s per run";
+    }
+
+    static String fmt(double rps) {
+        return rps == Math.rint(rps) ? String.valueOf((long) rps) : String.valueOf(rps);
+    }
+
+    private record Ctx(Cleanup cleanup, StubBackend stub, String frontend, String display, List<String> changes) {
+    }
+
+    /** Sets up haproxy on the sandbox copy of {@code text}; returns null and a failed result through {@code fail}. */
+    private final class Instance implements AutoCloseable {
+        Process process;
+        Sandbox sandbox;
+        String error;
+        long slots = -1;
+
+        Instance(Ctx ctx, String label, String text) throws IOException {
+            fe = ctx.frontend();
+            HaproxyConfig cfg = parse(ctx.display(), text);
+            Frontends.Frontend f = target(cfg, ctx.frontend());
+            AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
+            Path dir = ctx.cleanup().dir().resolve("r" + (++runs));
+            Files.createDirectories(dir);
+            sandbox = Sandbox.write(text, cfg, dir, ctx.stub().port(), plan.aclRewrites());
+            if (ctx.changes().isEmpty()) {
+                ctx.changes().addAll(sandbox.changes());
+                ctx.changes().addAll(plan.notes());
+            }
+            Path file = dir.resolve("haproxy.cfg");
+            Files.writeString(file, sandbox.text());
+            HaproxyBinary.Result check = haproxy.check(file);
+            if (check.exit() != 0) {
+                error = "haproxy -c rejected the sandbox copy of " + ctx.display() + ": " + firstErrors(check.output());
+                return;
+            }
+            progress.println("deja: prove: " + label + ": haproxy on 127.0.0.1:" + sandbox.frontendPorts().get(ctx.frontend()));
+            progress.flush();
+            process = haproxy.start(file, dir.resolve("haproxy.log"));
+            ctx.cleanup().add(process);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (true) {
+                try {
+                    String info = StatsSampler.command(sandbox.socket(), "show info");
+                    long max = parseLong(StatsSampler.info(info).get("MaxConn"));
+                    long[] fe = StatsSampler.frontendRow(StatsSampler.command(sandbox.socket(), "show stat"), ctx.frontend());
+                    slots = fe[1] > 0 ? (max > 0 ? Math.min(fe[1], max) : fe[1]) : max;
+                    break;
+                } catch (IOException e) {
+                    if (!process.isAlive()) {
+                        error = "haproxy exited at start: " + tail(dir.resolve("haproxy.log"));
+                        return;
+                    }
+                    if (System.nanoTime() > deadline) {
+                        error = "haproxy did not answer on its stats socket within 5 s";
+                        return;
+                    }
+                    sleep(20);
+                }
+            }
+        }
+
+        InetSocketAddress address() throws IOException {
+            Integer port = sandbox.frontendPorts().get(fe());
+            return new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port);
+        }
+
+        private final String fe;
+
+        String fe() {
+            return fe;
+        }
+
+        @Override
+        public void close() {
+            Cleanup.stop(process);
+        }
+    }
+
+    private RunResult flood(Ctx ctx, String label, String text, double rps) throws IOException {
+        return exercise(ctx, label, text, rps, false);
+    }
+
+    private RunResult slow(Ctx ctx, String label, String text) throws IOException {
+        return exercise(ctx, label, text, 0, true);
+    }
+
+    private RunResult exercise(Ctx ctx, String label, String text, double rps, boolean slowClients) throws IOException {
+        try (Instance in = new Instance(ctx, label, text)) {
+            if (in.error != null) {
+                return RunResult.failed(label, in.error);
+            }
+            HaproxyConfig cfg = parse(ctx.display(), text);
+            Frontends.Frontend f = target(cfg, ctx.frontend());
+            AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
+            List<InetAddress> legitSources = new ArrayList<>();
+            List<String> legitRequests = new ArrayList<>();
+            for (int i = 0; i < AbuserPlan.LEGIT_ADDRESSES; i++) {
+                legitSources.add(InetAddress.getByName("127.1.0." + (i + 1)));
+                legitRequests.add(plan.request(false, i));
+            }
+            LoadGenerator.Client legit = LoadGenerator.Client.http("legitimate", legitSources, legitRequests,
+                    o.legitRps(), o.legitTimeoutMs());
+            LoadGenerator gen = new LoadGenerator(in.address(), LoadGenerator.MAX_OPEN);
+            // calm baseline: legitimate clients alone
+            long calm = Math.min(500, o.durationMs() / 4);
+            List<LoadGenerator.Outcome> base = gen.run(List.of(legit), calm, stop);
+            long baseP50 = base.get(0).percentileMicros(50);
+            LoadGenerator.Client attacker;
+            long slots = in.slots;
+            if (slowClients) {
+                if (slots <= 0 || slots > LoadGenerator.MAX_OPEN - 64) {
+                    return RunResult.failed(label, "the frontend's slots (" + (slots <= 0 ? "unknown" : slots)
+                            + ") are more than the " + (LoadGenerator.MAX_OPEN - 64) + " slow connections deja opens at most");
+                }
+                attacker = LoadGenerator.Client.slow("slow clients", List.of(InetAddress.getByName(AbuserPlan.ABUSER_ADDRESS)),
+                        (int) slots, 1000);
+            } else {
+                attacker = LoadGenerator.Client.http("abuser", List.of(InetAddress.getByName(AbuserPlan.ABUSER_ADDRESS)),
+                        List.of(plan.request(true, 0)), rps, o.legitTimeoutMs());
+            }
+            List<LoadGenerator.Outcome> out;
+            List<StatsSampler.Sample> samples;
+            try (StatsSampler sampler = new StatsSampler(in.sandbox.socket(), ctx.frontend())) {
+                out = gen.run(List.of(attacker, legit), o.durationMs(), stop);
+                samples = sampler.samples();
+            }
+            return new RunResult(label, null, rps, o.durationMs(), out.get(1), out.get(0), samples, slots, baseP50, null);
+        }
+    }
+
+    /**
+     * --find-limit: the client rate at which legitimate traffic starts failing, before and after the fix, in at most
+     * 6 more runs (3 before, 2 after, beside the two runs already made), between 1 req/s and {@value #CEILING_RPS}.
+     */
+    private FindLimit findLimit(Ctx ctx, String beforeText, String afterText, RunResult before, RunResult after)
+            throws IOException {
+        List<double[]> points = new ArrayList<>();
+        Double beforeLimit = search(ctx, beforeText, before, 3, points, "before");
+        Double afterLimit = search(ctx, afterText, after, 2, points, "after");
+        return new FindLimit(beforeLimit, afterLimit, CEILING_RPS, points);
+    }
+
+    /** The lowest rate seen failing after bisecting (null: none failed up to the ceiling). */
+    private Double search(Ctx ctx, String text, RunResult first, int budget, List<double[]> points, String which)
+            throws IOException {
+        double ok = 0;
+        double bad = Double.NaN;
+        double r = first.clientRps();
+        boolean isBad = first.degraded();
+        points.add(new double[] {which.equals("before") ? 0 : 1, r, isBad ? 1 : 0, first.legitSuccessPct()});
+        if (isBad) {
+            bad = r;
+        } else {
+            ok = r;
+        }
+        for (int i = 0; i < budget && !stop.getAsBoolean(); i++) {
+            double next;
+            if (Double.isNaN(bad)) {
+                if (ok >= CEILING_RPS) {
+                    break;
+                }
+                next = ok * 4 >= CEILING_RPS || i == budget - 1 ? CEILING_RPS : ok * 4;
+            } else if (ok == 0) {
+                next = Math.max(1, Math.floor(bad / 4));
+            } else {
+                if (bad - ok <= Math.max(10, ok * 0.1)) {
+                    break;
+                }
+                next = Math.round((ok + bad) / 2);
+            }
+            RunResult rr = flood(ctx, which + " (find-limit " + fmt(next) + " req/s)", text, next);
+            if (!rr.ran()) {
+                break;
+            }
+            boolean d = rr.degraded();
+            points.add(new double[] {which.equals("before") ? 0 : 1, next, d ? 1 : 0, rr.legitSuccessPct()});
+            if (d) {
+                bad = next;
+            } else {
+                ok = next;
+            }
+        }
+        return Double.isNaN(bad) ? null : bad;
+    }
+
+    private static String firstErrors(String output) {
+        List<String> lines = new ArrayList<>();
+        for (String l : output.split("\n")) {
+            if (l.contains("[ALERT]") || l.contains("ALERT")) {
+                lines.add(l.replaceAll("^\\[ALERT\\]\\s*\\(\\d+\\)\\s*:\\s*", "").strip());
+            }
+        }
+        if (lines.isEmpty()) {
+            for (String l : output.split("\n")) {
+                if (!l.isBlank()) {
+                    lines.add(l.strip());
+                }
+            }
+        }
+        return String.join(" | ", lines.subList(0, Math.min(3, lines.size())));
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> l = Files.readAllLines(log);
+            return firstErrors(String.join("\n", l.subList(Math.max(0, l.size() - 5), l.size())));
+        } catch (IOException e) {
+            return "(no output)";
+        }
+    }
+
+    private static long parseLong(String s) {
+        try {
+            return s == null ? -1 : Long.parseLong(s.strip());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,237 @@
+package dev.deja.prove;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.TestSupport;
+import java.io.ByteArrayInputStream;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * {@code deja prove} on the real haproxy (skipped, saying so, where it is not installed). Runs are short
+ * ({@code --duration 2s}); the assertions are the coarse verdicts, never exact latencies, so a busy machine passes.
+ */
+class ProveTest {
+    static final String BEFORE = "examples/haproxy/il-0264-before.cfg";
+    static final String AFTER = "examples/haproxy/il-0264-after.cfg";
+
+    static Map<String, String> envWithHaproxy() {
+        String path = System.getenv().getOrDefault("PATH", "");
+        boolean found = false;
+        for (String d : path.split(File.pathSeparator)) {
+            if (!d.isEmpty() && Files.isExecutable(Path.of(d, "haproxy"))) {
+                found = true;
+            }
+        }
+        Assumptions.assumeTrue(found, "haproxy is not on PATH (CI installs it with apt-get): skipping the prove test");
+        return Map.of("PATH", path);
+    }
+
+    static TestSupport.Run prove(String... args) {
+        return TestSupport.runWith(new ByteArrayInputStream(new byte[0]), envWithHaproxy(), args);
+    }
+
+    static JsonNode json(TestSupport.Run r) {
+        return new ObjectMapper().readTree(r.out());
+    }
+
+    static JsonNode proof(JsonNode root, String rule) {
+        for (JsonNode p : root.path("proofs")) {
+            if (p.path("ruleId").asString().equals(rule)) {
+                return p;
+            }
+        }
+        throw new AssertionError("no proof for " + rule + " in " + root);
+    }
+
+    @Test
+    void theIncidentExampleIsReproducedAndTheFixWorks() {
+        // 1500 req/s against a 1 s tarpit wants 1,500 slots of the 800 the frontend has
+        TestSupport.Run r = prove("prove", BEFORE, "--rule", Prover.TARPIT, "--duration", "2s", "--client-rps", "1500",
+                "--format", "json");
+        assertEquals(1, r.code(), r.err() + r.out());
+        JsonNode p = proof(json(r), Prover.TARPIT);
+        assertEquals("reproduced", p.path("verdict").asString(), p.toString());
+        assertTrue(p.path("fixWorks").asBoolean(), p.toString());
+        assertTrue(p.path("before").path("slotsFullMs").asLong() > 0, "the stats socket saw the slots full: " + p);
+        assertEquals(0, p.path("after").path("slotsFullMs").asLong(), p.toString());
+        assertTrue(p.path("applied").path("diff").toString().contains("+    http-request deny deny_status 429"), p.toString());
+        assertTrue(p.path("haproxyVersion").asString().matches("\\d+\\.\\d+.*"), p.toString());
+    }
+
+    @Test
+    void theFixedExampleIsNotReproduced() {
+        // the same flood against the fixed config: deny answers at once, the slots stay free
+        TestSupport.Run r = prove("prove", AFTER, "--duration", "2s", "--client-rps", "1500", "--format", "json");
+        assertEquals(0, r.code(), r.err() + r.out());
+        JsonNode p = proof(json(r), Prover.TARPIT);
+        assertEquals("not-reproduced", p.path("verdict").asString(), p.toString());
+        assertEquals(0, p.path("before").path("slotsFullMs").asLong(), p.toString());
+        assertTrue(p.path("before").path("abuser").path("limited429").asInt() > 0, "the rate limit answered: " + p);
+    }
+
+    @Test
+    void aLimitKeyedOnAHeaderGivesTheAbuserItsOwnHeaderValue(@TempDir Path dir) throws Exception {
+        Path cfg = dir.resolve("xff.cfg");
+        Files.writeString(cfg, """
+                global
+                    maxconn 300
+                defaults
+                    mode http
+                    timeout connect 1s
+                    timeout client 30s
+                    timeout server 30s
+                    timeout http-request 5s
+                    timeout tarpit 1s
+                backend st
+                    stick-table type string len 64 size 10k expire 10s store http_req_rate(1s)
+                frontend api
+                    bind :8443
+                    maxconn 300
+                    http-request track-sc1 req.hdr(x-api-key) table st
+                    http-request tarpit deny_status 429 if { sc_http_req_rate(1) gt 20 }
+                    default_backend app
+                backend app
+                    server a 10.0.0.1:8080
+                """);
+        TestSupport.Run r = prove("prove", cfg.toString(), "--rule", Prover.TARPIT, "--duration", "2s", "--client-rps",
+                "900", "--format", "json");
+        JsonNode root = json(r);
+        JsonNode p = proof(root, Prover.TARPIT);
+        assertTrue(p.path("workload").path("abuser").asString().contains("x-api-key header"), p.toString());
+        assertEquals("reproduced", p.path("verdict").asString(), p.toString());
+        // the legitimate clients, each with its own key, are never limited
+        assertEquals(0, p.path("after").path("legitimate").path("otherStatus").asInt(), p.toString());
+        assertTrue(p.path("after").path("abuser").path("limited429").asInt() > 0, p.toString());
+    }
+
+    @Test
+    void tlsBindsWithMissingCertificatesAreSandboxedAndRun(@TempDir Path dir) throws Exception {
+        Path cfg = dir.resolve("tls.cfg");
+        Files.writeString(cfg, """
+                global
+                    maxconn 200
+                    chroot /var/lib/haproxy-does-not-exist
+                    user haproxy
+                    daemon
+                    log /dev/log local0
+                    stats socket /run/haproxy/admin.sock mode 660 level admin
+                defaults
+                    mode http
+                    log global
+                    timeout connect 1s
+                    timeout client 30s
+                    timeout server 30s
+                    timeout http-request 5s
+                    timeout tarpit 1s
+                    errorfile 503 /etc/haproxy/errors/does-not-exist.http
+                backend st
+                    stick-table type ip size 10k expire 10s store http_req_rate(1s)
+                frontend https
+                    bind :443 ssl crt /etc/ssl/private/does-not-exist.pem alpn h2,http/1.1
+                    bind :80
+                    acl blocked src -f /etc/haproxy/blocklist-does-not-exist.lst
+                    http-request deny if blocked
+                    http-request track-sc0 src table st
+                    http-request tarpit if { sc_http_req_rate(0) gt 20 }
+                    default_backend app
+                backend app
+                    server a app.internal.example:8080 check ssl verify none
+                """);
+        TestSupport.Run r = prove("prove", cfg.toString(), "--rule", Prover.TARPIT, "--duration", "2s", "--client-rps",
+                "600");
+        assertTrue(r.code() == 0 || r.code() == 1, r.err() + r.out());
+        assertTrue(r.out().contains("dropped: ssl, crt /etc/ssl/private/does-not-exist.pem, alpn h2,http/1.1"), r.out());
+        assertTrue(r.out().contains("TLS: the sandbox speaks plain HTTP"), r.out());
+        assertTrue(r.out().contains("'chroot /var/lib/haproxy-does-not-exist'"), r.out());
+        assertTrue(r.out().contains("/etc/haproxy/blocklist-does-not-exist.lst (" + cfg + ":22) does not exist here"), r.out());
+        assertTrue(r.out().contains("errorfile 503"), r.out());
+        assertFalse(r.out().contains("could not run"), r.out());
+    }
+
+    @Test
+    void withoutHaproxyItIsAUsageErrorWithTheInstallHint() {
+        TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of("PATH", "/nonexistent"),
+                "prove", BEFORE);
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("deja: haproxy is not on PATH"), r.err());
+        assertTrue(r.err().contains("apt-get install haproxy"), r.err());
+        TestSupport.Run r2 = TestSupport.run("prove", BEFORE, "--haproxy", "/nonexistent/haproxy");
+        assertEquals(2, r2.code(), r2.err());
+        assertEquals(1, r2.err().lines().count(), r2.err());
+    }
+
+    @Test
+    void aConfigHaproxyRejectsStopsWithTheReason(@TempDir Path dir) throws Exception {
+        Path cfg = dir.resolve("bad.cfg");
+        Files.writeString(cfg, "defaults\n  mode http\n  timeout tarpit 1s\nfrontend f\n  bind :80\n"
+                + "  http-request tarpit if { no_such_fetch gt 1 }\n  default_backend b\nbackend b\n  server a 1.2.3.4:80\n");
+        TestSupport.Run r = prove("prove", cfg.toString(), "--duration", "1s");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("haproxy -c rejected the sandbox copy"), r.err());
+    }
+
+    @Test
+    void badOptionsAreUsageErrors() {
+        assertEquals(2, TestSupport.run("prove", BEFORE, "--duration", "61s").code());
+        assertEquals(2, TestSupport.run("prove", BEFORE, "--duration", "soon").code());
+        assertEquals(2, TestSupport.run("prove", BEFORE, "--rule", "k8s-lb-not-spread").code());
+        assertEquals(2, TestSupport.run("prove", "does-not-exist.cfg").code());
+    }
+
+    @Test
+    void ctrlCLeavesNoProcessAndNoFolder(@TempDir Path tmp) throws Exception {
+        Map<String, String> env = envWithHaproxy();
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(java, "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
+                "dev.deja.Main", "prove", BEFORE, "--rule", Prover.TARPIT, "--duration", "30s");
+        pb.environment().put("PATH", env.get("PATH"));
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        // wait until haproxy runs (the progress line), then Ctrl-C
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));
+        String line;
+        StringBuilder seen = new StringBuilder();
+        while ((line = in.readLine()) != null) {
+            seen.append(line).append('\n');
+            if (line.contains("haproxy on 127.0.0.1")) {
+                break;
+            }
+        }
+        assertNotNull(line, "deja prove never started haproxy: " + seen);
+        Path dir;
+        try (var s = Files.list(tmp)) {
+            dir = s.filter(x -> x.getFileName().toString().startsWith("deja-prove-")).findFirst().orElse(null);
+        }
+        assertNotNull(dir, "the sandbox folder is in java.io.tmpdir");
+        long haproxyPid = haproxyChildPid(p);
+        assertTrue(haproxyPid > 0, "haproxy runs as a child of deja");
+        new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "deja stops on SIGINT");
+        assertFalse(Files.exists(dir), "the sandbox folder is deleted: " + dir);
+        assertFalse(ProcessHandle.of(haproxyPid).map(ProcessHandle::isAlive).orElse(false), "haproxy is stopped");
+    }
+
+    private static long haproxyChildPid(Process p) throws InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            var child = p.toHandle().children().filter(c -> c.info().command().map(x -> x.endsWith("haproxy"))
+                    .orElse(false)).findFirst();
+            if (child.isPresent()) {
+                return child.get().pid();
+            }
+            Thread.sleep(50);
+        }
+        return -1;
+    }
+}
