@@ -104,6 +104,18 @@ public final class ScanCommand implements Callable<Integer> {
             description = "Request rate of one abusive client, for tarpit arithmetic (default: ${DEFAULT-VALUE}, as in IL-0264)")
     int assumeClientRps;
 
+    @Option(names = "--prove",
+            description = "Replay the findings 'deja prove' covers on the real haproxy (loopback sandbox, before and after"
+                    + " the fix) and attach the evidence to them (JSON evidence, SARIF properties, HTML, text)")
+    boolean prove;
+
+    @Option(names = "--prove-duration", paramLabel = "TIME", defaultValue = "8s",
+            description = "With --prove: length of each run, at most 60s (default: ${DEFAULT-VALUE})")
+    String proveDuration;
+
+    @Option(names = "--prove-haproxy", paramLabel = "PATH", description = "With --prove: the haproxy binary (default: haproxy on PATH)")
+    String proveHaproxy;
+
     // ---- Kubernetes
     @Option(names = "--cluster", description = "Scan the live cluster of the current kubeconfig context")
     boolean cluster;
@@ -229,6 +241,12 @@ public final class ScanCommand implements Callable<Integer> {
             overrides = configFile.severityOverrides;
         }
 
+        dev.deja.prove.Prover.Options proveOptions = null;
+        if (prove) {
+            proveOptions = ProveCommand.options(null, null, proveDuration, assumeClientRps, 20, "2s", "0ms", false,
+                    proveHaproxy);
+            dev.deja.prove.ScanProofs.checkHaproxy(proveHaproxy, io.env()); // no haproxy: exit 2 before the scan
+        }
         ScanRequest req = request(rules);
         if (reportConfigMap != null) {
             outs.add(Outputs.configMap(reportConfigMap, req)); // bad NAMESPACE/NAME or kubeconfig: exit 2 early
@@ -261,6 +279,9 @@ public final class ScanCommand implements Callable<Integer> {
                     && (scannedNamespaces.isEmpty() || loc.namespace() == null || loc.arn() != null
                             || scannedNamespaces.contains(loc.namespace()))
                     && (scannedRegions.isEmpty() || loc.region() == null || scannedRegions.contains(loc.region()))));
+        }
+        if (proveOptions != null) {
+            report = report.withEvidence(dev.deja.prove.ScanProofs.attach(result.findings(), proveOptions, io.env(), io.err()));
         }
         InputException notWritten = null;
         try {

@@ -31,7 +31,7 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
         t.append("deja prove ").append(config).append(": frontend ").append(frontend).append(" on HAProxy ")
                 .append(haproxyVersion).append(" (loopback sandbox)\n");
         t.append("workload: ").append(workload).append('\n');
-        for (String n : abuser.notes()) {
+        for (String n : abuser == null ? List.<String>of() : abuser.notes()) {
             t.append("note: ").append(n).append('\n');
         }
         for (Proof p : proofs) {
@@ -117,12 +117,14 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
         o.put("haproxyVersion", haproxyVersion);
         ObjectNode w = o.putObject("workload");
         w.put("description", workload);
-        w.put("abuserKey", abuser.key());
-        if (abuser.how() != null) {
-            w.put("abuser", abuser.how());
-        }
         ArrayNode notes = w.putArray("notes");
-        abuser.notes().forEach(notes::add);
+        if (abuser != null) {
+            w.put("abuserKey", abuser.key());
+            if (abuser.how() != null) {
+                w.put("abuser", abuser.how());
+            }
+            abuser.notes().forEach(notes::add);
+        }
         if (p.before() != null) {
             o.set("before", run(p.before()));
         }

@@ -174,6 +174,11 @@ public final class HtmlReporter implements Reporter {
                 h.append("<p class=\"related\"><span class=\"k\">See also</span> <code>").append(esc(rel)).append("</code></p>\n");
             }
             h.append("<p class=\"fix\"><span class=\"k\">Fix</span> ").append(esc(f.remediation())).append("</p>\n");
+            Evidence ev = report.evidence(f);
+            if (ev != null) {
+                h.append("<div class=\"proof\"><p><span class=\"k\">Replayed</span> ").append(esc(ev.summary()))
+                        .append("</p>\n").append(ev.html()).append("</div>\n");
+            }
             for (String c : f.caseIds()) {
                 CaseInfo ci = report.catalog().caseInfo(c).orElse(null);
                 h.append("<div class=\"story\"><p><span class=\"k\">It happened</span> <a href=\"#case-").append(esc(c))

@@ -155,6 +155,10 @@ public final class JsonReporter implements Reporter {
             o.put("key", f.key());
         }
         o.put("fingerprint", f.fingerprint());
+        Evidence ev = report.evidence(f);
+        if (ev != null) {
+            o.set("evidence", ev.json());
+        }
         if (!f.caseIds().isEmpty()) {
             o.put("helpUri", "https://incidentlib-api.benchlet.com/cases/" + f.caseIds().get(0));
         }

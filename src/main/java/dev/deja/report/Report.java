@@ -14,10 +14,29 @@ import java.time.Instant;
  * report stays free of timestamps).
  */
 public record Report(ScanResult result, Catalog catalog, String toolVersion, Severity failOn, boolean color,
-                     BaselineDiff baseline, RunInfo run) {
+                     BaselineDiff baseline, RunInfo run, java.util.Map<String, Evidence> evidence) {
+
+    public Report {
+        evidence = evidence == null ? java.util.Map.of() : java.util.Map.copyOf(evidence);
+    }
 
     public Report(ScanResult result, Catalog catalog, String toolVersion, Severity failOn, boolean color) {
-        this(result, catalog, toolVersion, failOn, color, null, null);
+        this(result, catalog, toolVersion, failOn, color, null, null, null);
+    }
+
+    public Report(ScanResult result, Catalog catalog, String toolVersion, Severity failOn, boolean color,
+                  BaselineDiff baseline, RunInfo run) {
+        this(result, catalog, toolVersion, failOn, color, baseline, run, null);
+    }
+
+    /** Evidence of {@code deja scan --prove}, by finding fingerprint. */
+    public Report withEvidence(java.util.Map<String, Evidence> e) {
+        return new Report(result, catalog, toolVersion, failOn, color, baseline, run, e);
+    }
+
+    /** The evidence attached to a finding, or null. */
+    public Evidence evidence(Finding f) {
+        return evidence.isEmpty() ? null : evidence.get(f.fingerprint());
     }
 
     /** When the scan started and how long it took, sources included. */
@@ -25,15 +44,15 @@ public record Report(ScanResult result, Catalog catalog, String toolVersion, Sev
     }
 
     public Report withBaseline(BaselineDiff b) {
-        return new Report(result, catalog, toolVersion, failOn, color, b, run);
+        return new Report(result, catalog, toolVersion, failOn, color, b, run, evidence);
     }
 
     public Report withRun(RunInfo r) {
-        return new Report(result, catalog, toolVersion, failOn, color, baseline, r);
+        return new Report(result, catalog, toolVersion, failOn, color, baseline, r, evidence);
     }
 
     public Report withColor(boolean c) {
-        return new Report(result, catalog, toolVersion, failOn, c, baseline, run);
+        return new Report(result, catalog, toolVersion, failOn, c, baseline, run, evidence);
     }
 
     /** New against the baseline; every finding is new when there is no baseline. */

@@ -61,7 +61,12 @@ public final class SarifReporter implements Reporter {
         }
         ArrayNode results = run.putArray("results");
         for (Finding f : r.findings()) {
-            results.add(result(f, index, null, null));
+            ObjectNode res = result(f, index, null, null);
+            Evidence ev = report.evidence(f);
+            if (ev != null) {
+                ((ObjectNode) res.get("properties")).set("evidence", ev.json());
+            }
+            results.add(res);
         }
         for (ScanResult.Suppressed s : r.suppressed()) {
             results.add(result(s.finding(), index, s.reason(), s.origin()));

@@ -60,6 +60,10 @@ public final class TextReporter implements Reporter {
                     w.write("      also: " + String.join(", ", f.caseIds().subList(1, f.caseIds().size())) + "\n");
                 }
                 w.write(indent("fix: " + f.remediation(), "      ") + "\n");
+                Evidence ev = report.evidence(f);
+                if (ev != null) {
+                    w.write(indent("replayed: " + ev.summary(), "      ") + "\n");
+                }
             }
             w.write("\n");
         }
