@@ -364,7 +364,8 @@ public final class Prover {
                 if (ok >= CEILING_RPS) {
                     break;
                 }
-                next = ok * 4 >= CEILING_RPS || i == budget - 1 ? CEILING_RPS : ok * 4;
+                // after the fix, straight to the ceiling ("not up to 5,000 req/s"); before it, climb by 4x
+                next = which.equals("after") || ok * 4 >= CEILING_RPS || i == budget - 1 ? CEILING_RPS : ok * 4;
             } else if (ok == 0) {
                 next = Math.max(1, Math.floor(bad / 4));
             } else {
