@@ -120,11 +120,12 @@ public final class Prover {
         try (Cleanup cleanup = new Cleanup(); StubBackend stub = new StubBackend(o.serviceTimeMs(), 32)) {
             cleanup.add(stub);
             Ctx ctx = new Ctx(cleanup, stub, f.name(), display, sandboxChanges);
-            boolean tarpit = want(TARPIT) && !f.tarpits().isEmpty();
+            boolean hasTarpit = !f.tarpits().isEmpty();
+            boolean tarpit = want(TARPIT) && hasTarpit;
             long hold = f.tarpitHoldMillis();
             long slots = f.maxconn().effective();
             long held = (long) Math.ceil(o.clientRps() * hold / 1000.0);
-            boolean maxconn = want(MAXCONN) && tarpit && slots > 0 && held * 4 >= slots;
+            boolean maxconn = want(MAXCONN) && hasTarpit && slots > 0 && held * 4 >= slots;
             boolean timeout = want(TIMEOUT) && f.http() && (!f.httpRequest().set() || f.httpRequest().millis() == 0);
             RunResult before = null;
             if (tarpit || maxconn) {
@@ -140,7 +141,7 @@ public final class Prover {
                     }
                 }
             }
-            if (want(TARPIT) && !tarpit && rule != null) {
+            if (want(TARPIT) && !hasTarpit && rule != null) {
                 // rate-limited without a tarpit (the fixed config): the same flood, to show that it holds
                 if (plan.unsatisfiable() != null) {
                     proofs.add(Proof.couldNotRun(TARPIT, f.name(), plan.unsatisfiable()));

@@ -41,7 +41,9 @@ public final class ScanProofs {
         for (Map.Entry<List<String>, List<Finding>> g : groups.entrySet()) {
             String file = g.getKey().get(0);
             String frontend = g.getKey().get(1);
-            Prover.Options o = new Prover.Options(frontend, null, options.durationMs(), options.clientRps(),
+            java.util.TreeSet<String> rules = new java.util.TreeSet<>();
+            g.getValue().forEach(f -> rules.add(f.ruleId()));
+            Prover.Options o = new Prover.Options(frontend, rules.size() == 1 ? rules.first() : null, options.durationMs(), options.clientRps(),
                     options.legitRps(), options.legitTimeoutMs(), options.serviceTimeMs(), options.findLimit(),
                     options.haproxy());
             progress.println("deja: proving " + g.getValue().size() + " finding(s) of " + file + " frontend " + frontend

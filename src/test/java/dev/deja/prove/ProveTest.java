@@ -161,6 +161,39 @@ class ProveTest {
     }
 
     @Test
+    void scanProveAttachesTheEvidenceToTheFindingsInEveryFormat(@TempDir Path dir) throws Exception {
+        Path sarif = dir.resolve("r.sarif");
+        Path html = dir.resolve("r.html");
+        Path text = dir.resolve("r.txt");
+        TestSupport.Run r = prove("scan", "--prove", "--prove-duration", "2s", "--assume-client-rps", "1500",
+                "--rules", Prover.TARPIT, "--format", "json", "--output", "sarif=" + sarif, "--output", "html=" + html,
+                "--output", "text=" + text, BEFORE);
+        assertEquals(1, r.code(), r.err());
+        JsonNode finding = json(r).path("findings").get(0);
+        assertEquals(Prover.TARPIT, finding.path("ruleId").asString());
+        assertEquals("reproduced", finding.path("evidence").path("verdict").asString(), finding.toString());
+        assertTrue(finding.path("evidence").path("before").path("legitimate").path("sent").asInt() > 0, finding.toString());
+        JsonNode result = new ObjectMapper().readTree(Files.readString(sarif)).path("runs").get(0).path("results").get(0);
+        assertEquals("reproduced", result.path("properties").path("evidence").path("verdict").asString(), result.toString());
+        String page = Files.readString(html);
+        assertTrue(page.contains("<svg") && page.contains("Replayed"), "the HTML shows the replay");
+        assertFalse(page.contains("<script src"), "no external scripts");
+        assertTrue(Files.readString(text).contains("replayed: reproduced"), Files.readString(text));
+    }
+
+    @Test
+    void findLimitIsABoundedSearch() {
+        TestSupport.Run r = prove("prove", BEFORE, "--rule", Prover.TARPIT, "--duration", "1s", "--find-limit",
+                "--format", "json");
+        JsonNode fl = proof(json(r), Prover.TARPIT).path("findLimit");
+        int runs = fl.path("runs").size();
+        // the two runs of the proof plus at most 6 more
+        assertTrue(runs >= 2 && runs <= 8, fl.toString());
+        assertEquals(5000.0, fl.path("ceilingRps").asDouble(), fl.toString());
+        assertTrue(fl.path("summary").asString().startsWith("legitimate traffic breaks"), fl.toString());
+    }
+
+    @Test
     void withoutHaproxyItIsAUsageErrorWithTheInstallHint() {
         TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of("PATH", "/nonexistent"),
                 "prove", BEFORE);
