@@ -59,7 +59,7 @@ public final class HaproxyFileLoader implements FileLoader {
             for (String n : c.notes()) {
                 if (request.verbose) {
                     request.err.println("deja: " + n);
-                } else if (n.contains("deja:ignore")) {
+                } else if (n.contains("deja:ignore") || n.contains(": missing LF on last line")) {
                     request.err.println("deja: warning: " + n);
                 }
             }

@@ -321,8 +321,14 @@ public final class HaproxyParser {
                 notes.add(d.where() + ": variable" + (d.unresolved().size() > 1 ? "s " : " ")
                         + String.join(", ", d.unresolved()) + " not set (give --env NAME=VALUE); kept as unknown");
             }
-            if (cur == null) {
-                notes.add(d.where() + ": keyword '" + kw + "' outside any section (HAProxy would refuse it); ignored");
+            if (cur == null && condition == null) {
+                // HAProxy: "unknown keyword 'x' out of section", a fatal error in every version
+                throw new HaproxyParseException(display, lineNo, "unknown keyword '" + abbrev(kw) + "' out of section"
+                        + " (HAProxy refuses the file: a file must open a section such as global, defaults or frontend"
+                        + " before its first directive)");
+            } else if (cur == null) {
+                notes.add(d.where() + ": keyword '" + kw + "' outside any section (HAProxy refuses it when "
+                        + condition + " holds); ignored");
             } else {
                 cur.directives.add(d);
             }
@@ -334,8 +340,30 @@ public final class HaproxyParser {
             Frame f = stack.peek();
             throw new HaproxyParseException(display, f.line, ".if without matching .endif before the end of the file");
         }
+        missingLf(display, text, lineNo);
         if (cur != null) {
             close(cur);
+        }
+    }
+
+    /**
+     * A last line without its LF: HAProxy 2.3 and later refuse the file ("Missing LF on last line, file might have
+     * been truncated", cfgparse.c: ERR_ALERT | ERR_FATAL), 2.2 warns ("This will become a hard error in HAProxy
+     * 2.3"), older versions read it silently.
+     */
+    private void missingLf(String display, String text, int lineNo) {
+        if (text.isEmpty() || text.charAt(text.length() - 1) == '\n') {
+            return;
+        }
+        if (Conditions.compareVersions(version, "2.3") >= 0) {
+            throw new HaproxyParseException(display, lineNo, "missing LF on last line: HAProxy " + version
+                    + " refuses the file (\"Missing LF on last line, file might have been truncated\", fatal since 2.3;"
+                    + " --haproxy-version sets the version); end the file with a newline (in a YAML ConfigMap: '|'"
+                    + " keeps it, '|-' strips it)");
+        }
+        if (Conditions.compareVersions(version, "2.2") >= 0) {
+            notes.add(display + ":" + lineNo + ": missing LF on last line: HAProxy " + version + " warns (fatal"
+                    + " from 2.3 on); end the file with a newline");
         }
     }
 

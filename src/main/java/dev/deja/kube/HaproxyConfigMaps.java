@@ -43,9 +43,13 @@ public final class HaproxyConfigMaps {
                 String key = e.getKey();
                 String display = "ConfigMap " + ref + "#" + key;
                 boolean cfg = key.endsWith(".cfg");
-                if (cfg || (isNamed && FileKind.recognize(key, e.getValue()) == FileKind.HAPROXY)) {
+                boolean haproxy = (cfg || isNamed) && FileKind.recognize(key, e.getValue()) == FileKind.HAPROXY;
+                if (haproxy) {
                     files.add(new SourceFile(display, e.getValue()));
                     found++;
+                } else if (cfg) { // a .cfg key whose lines open no HAProxy section: another program's config
+                    out.notRead("haproxy", display, Coverage.Status.SKIPPED,
+                            "not a HAProxy configuration (no section keyword before its first line)");
                 }
             }
             if (isNamed && found == 0) {

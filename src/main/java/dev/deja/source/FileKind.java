@@ -65,7 +65,9 @@ public enum FileKind {
                 && JSON_KIND.matcher(head).find() && JSON_API.matcher(head).find();
         boolean haproxy = HAPROXY_SECTION.matcher(head).find();
         if (n.endsWith(".cfg") || n.endsWith(".conf")) {
-            if (haproxy || !(yamlish || jsonish || INI_SECTION.matcher(head).find())) {
+            // a .cfg with lines but no section keyword is not HAProxy's (HAProxy itself refuses a first line that
+            // opens no section: "unknown keyword 'x' out of section"); one with comments only is an empty config
+            if (haproxy || !(yamlish || jsonish || INI_SECTION.matcher(head).find()) && firstContentLine(head) < 0) {
                 return HAPROXY;
             }
         }
@@ -78,12 +80,42 @@ public enum FileKind {
         return null;
     }
 
-    /** As {@link #unrecognized(String)}, saying "empty" when there is nothing in it (an empty pipe, a truncated file). */
+    /**
+     * As {@link #unrecognized(String)}, saying "empty" when there is nothing in it (an empty pipe, a truncated file),
+     * else naming the first line that is not a comment (for a .cfg or .conf: why HAProxy would refuse it too).
+     */
     static InputException unrecognized(String display, String text) {
         if (text == null || text.isBlank()) {
             return new InputException(display + ": empty, nothing to scan");
         }
-        return unrecognized(display);
+        int line = firstContentLine(text);
+        if (line < 0) {
+            return unrecognized(display);
+        }
+        String n = display.toLowerCase(Locale.ROOT);
+        String first = text.lines().skip(line - 1).findFirst().orElse("").strip();
+        String word = first.split("[ \\t]+", 2)[0];
+        if (word.length() > 40) {
+            word = word.substring(0, 37) + "...";
+        }
+        String why = n.endsWith(".cfg") || n.endsWith(".conf")
+                ? " ('" + word + "' opens no HAProxy section: haproxy -c refuses it as an unknown keyword out of section)"
+                : "";
+        return new InputException(display + ":" + line + ": not a HAProxy configuration, Kubernetes manifest or deja"
+                + " snapshot" + why);
+    }
+
+    /** The number of the first line that is neither blank nor a comment, or -1. */
+    static int firstContentLine(String text) {
+        int line = 0;
+        for (String l : (Iterable<String>) text.lines()::iterator) {
+            line++;
+            String t = l.strip();
+            if (!t.isEmpty() && !t.startsWith("#")) {
+                return line;
+            }
+        }
+        return -1;
     }
 
     /** For a file the user named explicitly that is none of the formats. */

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -52,6 +53,42 @@ class HaproxyCorpusTest {
                 assertTrue(r.out().contains("\"schemaVersion\""), r.out());
             }
         }));
+    }
+
+    /**
+     * deja refuses (exit 2) only corpus files that the installed haproxy refuses too (scanned as its version, so
+     * version-dependent refusals such as a missing last LF agree). Some corpus files are deliberately invalid: haproxy
+     * may refuse more (unknown keywords, missing certificates), deja never refuses a file haproxy accepts.
+     */
+    @TestFactory
+    Stream<DynamicTest> dejaRefusesOnlyWhatHaproxyRefuses() throws Exception {
+        String version = haproxyVersion();
+        Assumptions.assumeTrue(version != null, "haproxy is not installed (apt-get install haproxy; .ci/run installs"
+                + " it): corpus refusals are not compared with haproxy -c");
+        return corpus().stream().map(p -> DynamicTest.dynamicTest(p.getFileName().toString(), () -> {
+            TestSupport.Run r = TestSupport.run("scan", "--haproxy-version", version, p.toString());
+            if (r.code() != 2) {
+                return;
+            }
+            Process proc = new ProcessBuilder("haproxy", "-c", "-f", p.toString()).redirectErrorStream(true).start();
+            String out = new String(proc.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(proc.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "haproxy -c timed out");
+            assertTrue(proc.exitValue() == 1, "deja refused " + p + " (" + r.err().strip() + ") but haproxy " + version
+                    + " -c exits " + proc.exitValue() + ": " + out);
+        }));
+    }
+
+    /** "2.6" from "HAProxy version 2.6.12-1+deb12u4 ...", or null without haproxy. */
+    static String haproxyVersion() throws InterruptedException {
+        try {
+            Process proc = new ProcessBuilder("haproxy", "-v").redirectErrorStream(true).start();
+            String out = new String(proc.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            proc.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+            java.util.regex.Matcher m = Pattern.compile("version (\\d+\\.\\d+)").matcher(out);
+            return m.find() ? m.group(1) : null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     @Test

@@ -1,0 +1,113 @@
+package dev.deja.haproxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.TestSupport;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What HAProxy refuses, deja does not accept silently (issue #10, item 11): a last line without LF (fatal since
+ * HAProxy 2.3, a warning in 2.2), a keyword before any section, a file named on the command line that is no HAProxy
+ * configuration. Each refusal is one line naming file:line, exit 2; where the haproxy binary is installed, it must
+ * refuse the same files.
+ */
+class HaproxyRefusalsTest {
+    @TempDir
+    Path tmp;
+
+    static final String VALID = "global\n    maxconn 100\n    stats socket /tmp/deja-test.sock\n"
+            + "defaults\n    mode http\n    timeout connect 5s\n    timeout client 5s\n    timeout server 5s\n"
+            + "    timeout http-request 5s\nfrontend fe\n    bind 127.0.0.1:18480\n    default_backend be\n"
+            + "backend be\n    server s1 127.0.0.1:9000";
+
+    Path write(String name, String text) throws IOException {
+        Path p = tmp.resolve(name);
+        Files.createDirectories(p.getParent());
+        Files.writeString(p, text);
+        return p;
+    }
+
+    static void refused(TestSupport.Run r, String expected) {
+        assertEquals(2, r.code(), r.out() + r.err());
+        String err = r.err().strip();
+        assertFalse(err.contains("\n"), "one line: " + err);
+        assertTrue(err.contains(expected), err);
+    }
+
+    /** haproxy -c's exit code, or -1 when haproxy is not installed. */
+    static int haproxyCheck(Path p) throws Exception {
+        Process proc;
+        try {
+            proc = new ProcessBuilder("haproxy", "-c", "-f", p.toString()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            System.err.println("haproxy is not installed: " + p + " is not checked against haproxy -c");
+            return -1;
+        }
+        assertTrue(proc.waitFor(60, TimeUnit.SECONDS), "haproxy -c timed out");
+        new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        return proc.exitValue();
+    }
+
+    @Test
+    void aLastLineWithoutLfIsFatalSinceHaproxy23() throws Exception {
+        Path ok = write("ok.cfg", VALID + "\n");
+        Path p = write("nolf.cfg", VALID);
+        refused(TestSupport.run("scan", p.toString()), "nolf.cfg:14: missing LF on last line: HAProxy 3.2 refuses");
+        refused(TestSupport.run("scan", "--haproxy-version", "2.3", p.toString()), "nolf.cfg:14: missing LF");
+        TestSupport.Run warned = TestSupport.run("scan", "--haproxy-version", "2.2", p.toString());
+        assertEquals(0, warned.code(), warned.out() + warned.err());
+        assertTrue(warned.err().contains("nolf.cfg:14: missing LF on last line: HAProxy 2.2 warns"), warned.err());
+        TestSupport.Run old = TestSupport.run("scan", "--haproxy-version", "2.1", p.toString());
+        assertEquals(0, old.code(), old.err());
+        assertFalse(old.err().contains("LF"), old.err());
+        assertEquals(0, TestSupport.run("scan", ok.toString()).code());
+        assertEquals(0, TestSupport.run("scan", write("empty.cfg", "").toString()).code(), "an empty file lacks no LF");
+        int accepted = haproxyCheck(ok);
+        if (accepted >= 0) {
+            assertEquals(0, accepted, "the same file with its LF is valid for haproxy -c");
+            assertNotEquals(0, haproxyCheck(p), "haproxy -c refuses it too");
+        }
+    }
+
+    @Test
+    void aKeywordBeforeAnySectionIsRefused() throws Exception {
+        Path p = write("stray.cfg", "# a stray line\nhello world\n" + VALID + "\n");
+        refused(TestSupport.run("scan", p.toString()), "stray.cfg:2: unknown keyword 'hello' out of section");
+        if (haproxyCheck(p) >= 0) {
+            assertNotEquals(0, haproxyCheck(p), "haproxy -c: unknown keyword 'hello' out of section");
+        }
+        Path undecided = write("undecided.cfg", ".if defined(EXTRA)\nhello world\n.endif\n" + VALID + "\n");
+        TestSupport.Run r = TestSupport.run("scan", undecided.toString());
+        assertEquals(0, r.code(), "only when EXTRA is defined would HAProxy refuse it: " + r.err());
+    }
+
+    @Test
+    void aNamedFileThatIsNoConfigIsAnInputError() throws Exception {
+        Path notes = write("notes.cfg", "hello world\n");
+        refused(TestSupport.run("scan", notes.toString()), "notes.cfg:1: not a HAProxy configuration, Kubernetes"
+                + " manifest or deja snapshot ('hello' opens no HAProxy section");
+        if (haproxyCheck(notes) >= 0) {
+            assertNotEquals(0, haproxyCheck(notes));
+        }
+        Path nginx = write("nginx.conf", "# nginx\nuser www-data;\nevents {}\n");
+        refused(TestSupport.run("scan", nginx.toString()), "nginx.conf:2: not a HAProxy configuration");
+        Path comments = write("placeholder.cfg", "# filled in by the deploy job\n\n");
+        assertEquals(0, TestSupport.run("scan", comments.toString()).code(), "comments only: an empty configuration");
+        // found in a folder, the same file is listed as skipped, and the folder's configuration is still read
+        Path dir = tmp.resolve("conf");
+        write("conf/notes.cfg", "hello world\n");
+        write("conf/haproxy.cfg", VALID + "\n");
+        TestSupport.Run r = TestSupport.run("scan", dir.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("Skipped (not a HAProxy configuration") && r.out().contains("notes.cfg"), r.out());
+    }
+}
