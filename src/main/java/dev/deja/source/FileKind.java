@@ -89,18 +89,16 @@ public enum FileKind {
             return new InputException(display + ": empty, nothing to scan");
         }
         int line = firstContentLine(text);
-        if (line < 0) {
+        String n = display.toLowerCase(Locale.ROOT);
+        if (line < 0 || !(n.endsWith(".cfg") || n.endsWith(".conf")) || INI_SECTION.matcher(text).find()) {
             return unrecognized(display);
         }
-        String n = display.toLowerCase(Locale.ROOT);
         String first = text.lines().skip(line - 1).findFirst().orElse("").strip();
         String word = first.split("[ \\t]+", 2)[0];
         if (word.length() > 40) {
             word = word.substring(0, 37) + "...";
         }
-        String why = n.endsWith(".cfg") || n.endsWith(".conf")
-                ? " ('" + word + "' opens no HAProxy section: haproxy -c refuses it as an unknown keyword out of section)"
-                : "";
+        String why = " ('" + word + "' opens no HAProxy section: haproxy -c refuses it as an unknown keyword out of section)";
         return new InputException(display + ":" + line + ": not a HAProxy configuration, Kubernetes manifest or deja"
                 + " snapshot" + why);
     }
