@@ -73,7 +73,13 @@ public final class KubeLiveSource implements LiveSource {
                 new KindInfo("HorizontalPodAutoscaler", "autoscaling", "v2", "horizontalpodautoscalers", true, false),
                 new KindInfo("PodDisruptionBudget", "policy", "v1", "poddisruptionbudgets", true, false),
                 new KindInfo("Ingress", "networking.k8s.io", "v1", "ingresses", true, false),
-                new KindInfo("IngressClass", "networking.k8s.io", "v1", "ingressclasses", false, false))) {
+                new KindInfo("IngressClass", "networking.k8s.io", "v1", "ingressclasses", false, false),
+                new KindInfo("NetworkPolicy", "networking.k8s.io", "v1", "networkpolicies", true, false),
+                new KindInfo("ValidatingWebhookConfiguration", "admissionregistration.k8s.io", "v1",
+                        "validatingwebhookconfigurations", false, false),
+                new KindInfo("ClusterRole", "rbac.authorization.k8s.io", "v1", "clusterroles", false, false),
+                new KindInfo("ClusterRoleBinding", "rbac.authorization.k8s.io", "v1", "clusterrolebindings", false,
+                        false))) {
             KINDS.put(k.kind(), k);
         }
     }

@@ -1,15 +1,19 @@
 package dev.deja.kube;
 
+import dev.deja.kube.model.ClusterRole;
+import dev.deja.kube.model.ClusterRoleBinding;
 import dev.deja.kube.model.ConfigMap;
 import dev.deja.kube.model.Container;
 import dev.deja.kube.model.Hpa;
 import dev.deja.kube.model.Ingress;
 import dev.deja.kube.model.IngressClass;
 import dev.deja.kube.model.Meta;
+import dev.deja.kube.model.NetworkPolicy;
 import dev.deja.kube.model.Pdb;
 import dev.deja.kube.model.Probe;
 import dev.deja.kube.model.Selector;
 import dev.deja.kube.model.Service;
+import dev.deja.kube.model.WebhookConfiguration;
 import dev.deja.kube.model.Workload;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -37,6 +41,10 @@ final class ViewReader {
             case "Ingress" -> new Ingress(meta, text(obj.path("spec", "ingressClassName")));
             case "IngressClass" -> new IngressClass(meta, text(obj.path("spec", "controller")));
             case "ConfigMap" -> configMap(obj, meta);
+            case "NetworkPolicy" -> networkPolicy(obj, meta);
+            case "ValidatingWebhookConfiguration" -> webhooks(obj, meta);
+            case "ClusterRole" -> clusterRole(obj, meta);
+            case "ClusterRoleBinding" -> clusterRoleBinding(obj, meta);
             default -> meta;
         };
     }
@@ -122,9 +130,11 @@ final class ViewReader {
                 }
             }
         }
+        String sa = pod == null ? null : pod.text("serviceAccountName") != null ? pod.text("serviceAccountName")
+                : pod.text("serviceAccount"); // the deprecated alias
         return new Workload(meta, replicas, strategy, maxUnavailable, selector(spec.get("selector")),
                 tmd == null ? Map.of() : tmd.strings("labels"), tmd == null ? Map.of() : tmd.strings("annotations"),
-                containers, tsc, anti, spec.keyLine("replicas"), strategyLine);
+                containers, tsc, anti, spec.keyLine("replicas"), strategyLine, sa);
     }
 
     static Selector selector(Tree sel) {
@@ -205,7 +215,7 @@ final class ViewReader {
             return new Service(meta, null, Map.of(), null, null);
         }
         return new Service(meta, spec.text("type") == null ? "ClusterIP" : spec.text("type"), spec.strings("selector"),
-                spec.text("loadBalancerClass"), spec.text("externalTrafficPolicy"));
+                spec.text("loadBalancerClass"), spec.text("externalTrafficPolicy"), spec.texts("externalIPs"));
     }
 
     private static Hpa hpa(Tree obj, Meta meta) {
@@ -243,5 +253,82 @@ final class ViewReader {
             }
         }
         return new ConfigMap(meta, values, lines);
+    }
+
+    /** A selector that is absent stays null; {@code {}} is an empty selector (it selects everything). */
+    private static Selector optionalSelector(Tree sel) {
+        return sel == null ? null : selector(sel);
+    }
+
+    private static NetworkPolicy networkPolicy(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        if (spec == null) {
+            return new NetworkPolicy(meta, Selector.EMPTY, List.of(), List.of());
+        }
+        List<NetworkPolicy.Rule> rules = new ArrayList<>();
+        Tree ing = spec.get("ingress");
+        if (ing != null) {
+            for (Tree r : ing.items()) {
+                List<NetworkPolicy.Port> ports = new ArrayList<>();
+                Tree ps = r.get("ports");
+                if (ps != null) {
+                    for (Tree p : ps.items()) {
+                        ports.add(new NetworkPolicy.Port(p.text("protocol"), p.text("port"), p.integer("endPort")));
+                    }
+                }
+                List<NetworkPolicy.Peer> from = new ArrayList<>();
+                Tree fs = r.get("from");
+                if (fs != null) {
+                    for (Tree f : fs.items()) {
+                        Tree ip = f.get("ipBlock");
+                        from.add(new NetworkPolicy.Peer(optionalSelector(f.get("podSelector")),
+                                optionalSelector(f.get("namespaceSelector")), ip == null ? null : ip.text("cidr"),
+                                ip == null ? List.of() : ip.texts("except")));
+                    }
+                }
+                rules.add(new NetworkPolicy.Rule(ports, from));
+            }
+        }
+        return new NetworkPolicy(meta, selector(spec.get("podSelector")), spec.texts("policyTypes"), rules);
+    }
+
+    private static WebhookConfiguration webhooks(Tree obj, Meta meta) {
+        List<WebhookConfiguration.Webhook> hooks = new ArrayList<>();
+        Tree ws = obj.get("webhooks");
+        if (ws != null) {
+            for (Tree w : ws.items()) {
+                Tree cc = w.get("clientConfig");
+                Tree svc = cc == null ? null : cc.get("service");
+                hooks.add(new WebhookConfiguration.Webhook(w.text("name"), svc == null ? null : svc.text("namespace"),
+                        svc == null ? null : svc.text("name"), svc == null ? null : svc.integer("port"),
+                        cc == null ? null : cc.text("url"), w.text("failurePolicy"), w.line()));
+            }
+        }
+        return new WebhookConfiguration(meta, hooks);
+    }
+
+    private static ClusterRole clusterRole(Tree obj, Meta meta) {
+        List<ClusterRole.PolicyRule> rules = new ArrayList<>();
+        Tree rs = obj.get("rules");
+        if (rs != null) {
+            for (Tree r : rs.items()) {
+                rules.add(new ClusterRole.PolicyRule(r.texts("apiGroups"), r.texts("resources"), r.texts("verbs"),
+                        r.texts("resourceNames")));
+            }
+        }
+        return new ClusterRole(meta, rules);
+    }
+
+    private static ClusterRoleBinding clusterRoleBinding(Tree obj, Meta meta) {
+        Tree ref = obj.get("roleRef");
+        List<ClusterRoleBinding.Subject> subjects = new ArrayList<>();
+        Tree ss = obj.get("subjects");
+        if (ss != null) {
+            for (Tree s : ss.items()) {
+                subjects.add(new ClusterRoleBinding.Subject(s.text("kind"), s.text("name"), s.text("namespace")));
+            }
+        }
+        return new ClusterRoleBinding(meta, ref == null ? null : ref.text("kind"), ref == null ? null : ref.text("name"),
+                subjects);
     }
 }

@@ -17,7 +17,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-/** The IL-0264 before/after examples: all five rules fire on the first, none on the second, and HAProxy accepts both. */
+/**
+ * The HAProxy examples: the IL-0264 before/after pair (all five IL-0264 rules fire on the first, none on the second),
+ * the IL-0011 risky/fixed pair, and HAProxy accepts all of them.
+ */
 class HaproxyExamplesTest {
     static final Path BEFORE = Path.of("examples/haproxy/il-0264-before.cfg");
     static final Path AFTER = Path.of("examples/haproxy/il-0264-after.cfg");
@@ -32,7 +35,10 @@ class HaproxyExamplesTest {
             fired.add(m.group(1));
         }
         Set<String> all = new TreeSet<>();
-        RuleRegistry.of(SourceKind.HAPROXY).forEach(x -> all.add(x.id()));
+        dev.deja.engine.Catalog catalog = dev.deja.engine.Catalog.packaged();
+        RuleRegistry.of(SourceKind.HAPROXY).stream()
+                .filter(x -> catalog.rule(x.id()).orElseThrow().caseIds().contains("IL-0264")).forEach(x -> all.add(x.id()));
+        assertEquals(5, all.size(), all.toString());
         assertEquals(all, fired);
         assertTrue(r.out().contains("one client at 300 req/s holds 300 of 800 slots (38%"), r.out());
     }
@@ -65,9 +71,33 @@ class HaproxyExamplesTest {
         assertTrue(java.nio.file.Files.readString(Path.of("examples/ci/gitlab-ci-haproxy.yml")).contains("junit: deja-junit.xml"));
     }
 
+    static final Path RR_RISKY = Path.of("examples/haproxy/il-0011-risky.cfg");
+    static final Path RR_FIXED = Path.of("examples/haproxy/il-0011-fixed.cfg");
+
+    @Test
+    void il0011RiskyFiresOnlyTheRoundRobinRuleAndFixedNothing() {
+        TestSupport.Run r = TestSupport.run("scan", "--format", "json", RR_RISKY.toString());
+        assertEquals(1, r.code(), r.err());
+        Set<String> fired = new TreeSet<>();
+        Matcher m = Pattern.compile("\"ruleId\" : \"([a-z0-9-]+)\"").matcher(r.out());
+        while (m.find()) {
+            fired.add(m.group(1));
+        }
+        assertEquals(Set.of("haproxy-roundrobin-same-start"), fired);
+        TestSupport.Run text = TestSupport.run("scan", RR_RISKY.toString());
+        assertTrue(text.out().contains("backend be_search balances round robin (no balance line: HAProxy's default is"
+                + " roundrobin) over 5 servers listed in ascending address order (10.244.1.17:8080 ... 10.244.3.52:8080)"),
+                text.out());
+        assertTrue(text.out().contains("names 3 HAProxy instances"), text.out());
+        assertTrue(text.out().contains("IL-0011"), text.out());
+        TestSupport.Run fixed = TestSupport.run("scan", RR_FIXED.toString());
+        assertEquals(0, fixed.code(), fixed.out() + fixed.err());
+        assertTrue(fixed.out().startsWith("No findings."), fixed.out());
+    }
+
     @Test
     void realHaproxyAcceptsBoth() throws Exception {
-        for (Path p : new Path[] {BEFORE, AFTER}) {
+        for (Path p : new Path[] {BEFORE, AFTER, RR_RISKY, RR_FIXED}) {
             Process proc;
             try {
                 proc = new ProcessBuilder("haproxy", "-c", "-f", p.toString()).redirectErrorStream(true).start();

@@ -1,6 +1,7 @@
 package dev.deja.kube;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
 import java.nio.file.Path;
@@ -40,12 +41,32 @@ class KubeExamplesTest {
     }
 
     @Test
+    void il0053RiskyFiresBothIngressNightmareRulesAndFixedNothing() {
+        assertEquals(Set.of("k8s-ingress-nginx-admission-rce", "k8s-ingress-nginx-admission-exposed"),
+                rules("scan", "examples/kubernetes/il-0053-risky-ingress-nginx.yaml", "--format", "json"));
+        TestSupport.Run r = TestSupport.run("scan", "examples/kubernetes/il-0053-risky-ingress-nginx.yaml");
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.out().contains("v1.11.3 is below the fixed releases (v1.11.5 on the 1.11 line, v1.12.1 on the 1.12"
+                + " line)"), r.out());
+        assertTrue(r.out().contains("NetworkPolicy ingress-nginx/ingress-nginx-controller admits port 8443 (webhook) from"
+                + " every source (an ingress rule with neither ports nor from)"), r.out());
+        assertTrue(r.out().contains("Service ingress-nginx/ingress-nginx-controller-admission is of type NodePort"), r.out());
+        assertTrue(r.out().contains("its ServiceAccount ingress-nginx/ingress-nginx can list, watch secrets in every"
+                + " namespace (ClusterRole ingress-nginx via ClusterRoleBinding ingress-nginx)"), r.out());
+        TestSupport.Run fixed = TestSupport.run("scan", "examples/kubernetes/il-0053-fixed-ingress-nginx.yaml");
+        assertEquals(0, fixed.code(), fixed.out());
+        assertTrue(fixed.out().startsWith("No findings."), fixed.out());
+    }
+
+    @Test
     void corpusIngressNginxAwsManifest() {
         Path aws = TestSupport.shared("corpus/kubernetes/ingress-nginx_aws_deploy.yaml");
         // 1s probe timeouts, liveness = readiness, one replica (its missing PDB and spread are the same root cause,
-        // reported once); cross-zone already on
+        // reported once); cross-zone already on; v1.15.1 with its admission webhook on and no NetworkPolicy: the
+        // webhook is reachable from every pod (low: the version is fixed)
         assertEquals(Set.of("k8s-lb-liveness-same-as-readiness", "k8s-lb-no-disruption-headroom",
-                "k8s-lb-probe-fails-fast"), rules("scan", aws.toString(), "--format", "json"));
+                "k8s-lb-probe-fails-fast", "k8s-ingress-nginx-admission-exposed"),
+                rules("scan", aws.toString(), "--format", "json"));
     }
 
     @Test

@@ -165,17 +165,20 @@ class KubeLiveSourceTest {
                 notRun.add(e.path("scope").asString());
             }
         }
-        // need ConfigMaps, HPAs and PDBs, Services, which the snapshot was not asked to list (the load-balancer
-        // detector reads workloads and IngressClasses only: a Service of type LoadBalancer makes nothing a proxy)
+        // need ConfigMaps, HPAs and PDBs, Services, NetworkPolicies, webhook configurations or RBAC objects, which the
+        // snapshot was not asked to list (the load-balancer detector reads workloads and IngressClasses only: a Service
+        // of type LoadBalancer makes nothing a proxy)
         assertEquals(Set.of("k8s-ingress-nginx-serial-reloads", "k8s-lb-no-disruption-headroom",
-                "k8s-nlb-service-single-zone-risk"), notRun);
+                "k8s-nlb-service-single-zone-risk", "k8s-haproxy-ingress-hot-pods", "k8s-ingress-nginx-admission-exposed",
+                "k8s-ingress-nginx-admission-rce"), notRun);
         // with manifests beside the snapshot, the kinds may come from them: those rules run
         TestSupport.Run mixed = TestSupport.run("scan", snap.toString(), "examples/kubernetes/il-0081-serial-reloads.yaml",
                 "--format", "json");
         assertFalse(findings(json(mixed.out()), null, "k8s-ingress-nginx-serial-reloads").isEmpty(), mixed.out());
         TestSupport.Run text = TestSupport.run("scan", snap.toString());
         assertTrue(text.out().contains("Skipped (not run: it needs ConfigMap, which this snapshot of the cluster does not"
-                + " hold (taken with other rules selected)): k8s-ingress-nginx-serial-reloads"), text.out());
+                + " hold (taken with other rules selected)): k8s-haproxy-ingress-hot-pods, k8s-ingress-nginx-serial-reloads"),
+                text.out());
     }
 
     @Test
@@ -266,7 +269,7 @@ class KubeLiveSourceTest {
             String d = "Deployment ingress-nginx/ingress-nginx-controller";
             // one replica: its spread is the same root cause as the single-replica finding, reported once
             assertEquals(Set.of("k8s-lb-liveness-same-as-readiness " + d, "k8s-lb-no-disruption-headroom " + d,
-                    "k8s-lb-probe-fails-fast " + d), got);
+                    "k8s-lb-probe-fails-fast " + d, "k8s-ingress-nginx-admission-exposed " + d), got);
         }
     }
 

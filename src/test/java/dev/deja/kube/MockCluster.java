@@ -66,6 +66,9 @@ final class MockCluster implements AutoCloseable {
                 if (namespace != null && !isClusterScoped(o)) {
                     o.getMetadata().setNamespace(namespace);
                 }
+                if (namespace != null) {
+                    intoNamespace(o, namespace);
+                }
                 if (o.getMetadata().getNamespace() == null && !isClusterScoped(o)) {
                     o.getMetadata().setNamespace("default");
                 }
@@ -74,6 +77,30 @@ final class MockCluster implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    /**
+     * Several fixtures applied side by side, each in its own namespace: their cluster-scoped RBAC and webhook objects
+     * get the namespace as a name prefix, and what they point at (bound ServiceAccounts, the webhook's Service) follows
+     * the namespace, so each fixture keeps the meaning it has on its own.
+     */
+    static void intoNamespace(HasMetadata o, String namespace) {
+        if (o instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRole r) {
+            r.getMetadata().setName(namespace + "-" + r.getMetadata().getName());
+        } else if (o instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding b) {
+            b.getMetadata().setName(namespace + "-" + b.getMetadata().getName());
+            if (b.getRoleRef() != null) {
+                b.getRoleRef().setName(namespace + "-" + b.getRoleRef().getName());
+            }
+            b.getSubjects().forEach(s -> s.setNamespace(s.getNamespace() == null ? null : namespace));
+        } else if (o instanceof io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration v) {
+            v.getMetadata().setName(namespace + "-" + v.getMetadata().getName());
+            v.getWebhooks().forEach(w -> {
+                if (w.getClientConfig() != null && w.getClientConfig().getService() != null) {
+                    w.getClientConfig().getService().setNamespace(namespace);
+                }
+            });
+        }
     }
 
     static boolean isClusterScoped(HasMetadata o) {

@@ -14,10 +14,19 @@ import java.util.Optional;
  */
 public record KubeInventory(List<Workload> workloads, List<Service> services, List<Hpa> hpas, List<Pdb> pdbs,
                             List<Ingress> ingresses, List<IngressClass> ingressClasses, List<ConfigMap> configMaps,
-                            List<Meta> others) {
+                            List<Meta> others, List<NetworkPolicy> networkPolicies,
+                            List<WebhookConfiguration> webhookConfigurations, List<ClusterRole> clusterRoles,
+                            List<ClusterRoleBinding> clusterRoleBindings) {
 
     public static final KubeInventory EMPTY = new KubeInventory(List.of(), List.of(), List.of(), List.of(), List.of(),
             List.of(), List.of(), List.of());
+
+    public KubeInventory(List<Workload> workloads, List<Service> services, List<Hpa> hpas, List<Pdb> pdbs,
+                         List<Ingress> ingresses, List<IngressClass> ingressClasses, List<ConfigMap> configMaps,
+                         List<Meta> others) {
+        this(workloads, services, hpas, pdbs, ingresses, ingressClasses, configMaps, others, List.of(), List.of(),
+                List.of(), List.of());
+    }
 
     public KubeInventory {
         workloads = copy(workloads);
@@ -28,6 +37,10 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
         ingressClasses = copy(ingressClasses);
         configMaps = copy(configMaps);
         others = copy(others);
+        networkPolicies = copy(networkPolicies);
+        webhookConfigurations = copy(webhookConfigurations);
+        clusterRoles = copy(clusterRoles);
+        clusterRoleBindings = copy(clusterRoleBindings);
     }
 
     private static <T> List<T> copy(List<T> l) {
@@ -160,7 +173,8 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
     /** Number of objects held. */
     public int size() {
         return workloads.size() + services.size() + hpas.size() + pdbs.size() + ingresses.size()
-                + ingressClasses.size() + configMaps.size() + others.size();
+                + ingressClasses.size() + configMaps.size() + others.size() + networkPolicies.size()
+                + webhookConfigurations.size() + clusterRoles.size() + clusterRoleBindings.size();
     }
 
     /** Accumulates views from several files or pages; thread-safe. */
@@ -173,6 +187,10 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
         private final List<IngressClass> ingressClasses = new ArrayList<>();
         private final List<ConfigMap> configMaps = new ArrayList<>();
         private final List<Meta> others = new ArrayList<>();
+        private final List<NetworkPolicy> networkPolicies = new ArrayList<>();
+        private final List<WebhookConfiguration> webhookConfigurations = new ArrayList<>();
+        private final List<ClusterRole> clusterRoles = new ArrayList<>();
+        private final List<ClusterRoleBinding> clusterRoleBindings = new ArrayList<>();
 
         public synchronized Builder add(Object view) {
             if (view instanceof Workload w) {
@@ -189,6 +207,14 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
                 ingressClasses.add(c);
             } else if (view instanceof ConfigMap c) {
                 configMaps.add(c);
+            } else if (view instanceof NetworkPolicy n) {
+                networkPolicies.add(n);
+            } else if (view instanceof WebhookConfiguration w) {
+                webhookConfigurations.add(w);
+            } else if (view instanceof ClusterRole r) {
+                clusterRoles.add(r);
+            } else if (view instanceof ClusterRoleBinding b) {
+                clusterRoleBindings.add(b);
             } else if (view instanceof Meta m) {
                 others.add(m);
             } else {
@@ -206,6 +232,10 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
             ingressClasses.addAll(inv.ingressClasses());
             configMaps.addAll(inv.configMaps());
             others.addAll(inv.others());
+            networkPolicies.addAll(inv.networkPolicies());
+            webhookConfigurations.addAll(inv.webhookConfigurations());
+            clusterRoles.addAll(inv.clusterRoles());
+            clusterRoleBindings.addAll(inv.clusterRoleBindings());
             return this;
         }
 
@@ -216,7 +246,8 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
 
         @Override
         public synchronized KubeInventory build() {
-            return new KubeInventory(workloads, services, hpas, pdbs, ingresses, ingressClasses, configMaps, others);
+            return new KubeInventory(workloads, services, hpas, pdbs, ingresses, ingressClasses, configMaps, others,
+                    networkPolicies, webhookConfigurations, clusterRoles, clusterRoleBindings);
         }
     }
 }

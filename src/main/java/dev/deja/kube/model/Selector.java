@@ -60,6 +60,21 @@ public record Selector(Map<String, String> matchLabels, List<Expression> express
         return labels == null || labels.isEmpty() ? EMPTY : new Selector(labels, List.of());
     }
 
+    /** "app=x,tier in (a, b),!gone" for messages. */
+    public String text() {
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        matchLabels.forEach((k, v) -> parts.add(k + "=" + v));
+        for (Expression x : expressions) {
+            parts.add(switch (x.operator() == null ? "" : x.operator()) {
+                case "Exists" -> x.key();
+                case "DoesNotExist" -> "!" + x.key();
+                case "NotIn" -> x.key() + " notin (" + String.join(", ", x.values()) + ")";
+                default -> x.key() + " in (" + String.join(", ", x.values()) + ")";
+            });
+        }
+        return parts.isEmpty() ? "{}" : String.join(",", parts);
+    }
+
     public Set<String> keys() {
         return matchLabels.keySet();
     }

@@ -15,11 +15,25 @@ import java.util.Map;
  * @param line                line of the object in a manifest (null when read live)
  * @param replicasLine        line of {@code replicas:} in a manifest, or null
  * @param strategyLine        line of {@code strategy:}/{@code updateStrategy:} in a manifest, or null
+ * @param serviceAccountName  the pod template's ServiceAccount (null when unset: Kubernetes uses "default")
  */
 public record Workload(Meta meta, Integer replicas, String strategy, String maxUnavailable, Selector selector,
                        Map<String, String> podLabels, Map<String, String> podAnnotations, List<Container> containers,
                        List<Spread> spreadConstraints, List<Spread> antiAffinity, Integer replicasLine,
-                       Integer strategyLine) {
+                       Integer strategyLine, String serviceAccountName) {
+
+    public Workload(Meta meta, Integer replicas, String strategy, String maxUnavailable, Selector selector,
+                    Map<String, String> podLabels, Map<String, String> podAnnotations, List<Container> containers,
+                    List<Spread> spreadConstraints, List<Spread> antiAffinity, Integer replicasLine,
+                    Integer strategyLine) {
+        this(meta, replicas, strategy, maxUnavailable, selector, podLabels, podAnnotations, containers,
+                spreadConstraints, antiAffinity, replicasLine, strategyLine, null);
+    }
+
+    /** The ServiceAccount the pods run as: the template's, or "default". */
+    public String effectiveServiceAccount() {
+        return serviceAccountName == null || serviceAccountName.isBlank() ? "default" : serviceAccountName;
+    }
 
     public Workload {
         podLabels = podLabels == null ? Map.of() : Sorted.copyOf(podLabels);

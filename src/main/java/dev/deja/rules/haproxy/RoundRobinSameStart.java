@@ -1,0 +1,149 @@
+package dev.deja.rules.haproxy;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.RuleContext;
+import dev.deja.engine.Snapshot;
+import dev.deja.haproxy.Directive;
+import dev.deja.haproxy.HaproxyConfig;
+import dev.deja.haproxy.Section;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * IL-0011 (Skyscanner): a backend balanced round robin ({@code roundrobin}, {@code static-rr}, or no {@code balance}
+ * at all, HAProxy's default) over servers listed in ascending address order, in a configuration that several HAProxy
+ * instances run (its {@code peers} section names {@value #MIN_INSTANCES} or more). HAProxy starts round robin at the
+ * first server of the list on every start, and a reload is a start: a new process reads the configuration again
+ * (the server-state file carries server states and weights, not the round-robin position). Every instance that
+ * restarts or reloads at the same time sends its first requests to the same first servers.
+ *
+ * <p>Not reported: {@code leastconn} (it follows each server's current connections), {@code random}, hash-based
+ * algorithms, fewer than {@value #MIN_SERVERS} servers, servers given by name (their order is not an address
+ * order), and a configuration that gives no sign of running as several instances.
+ */
+public final class RoundRobinSameStart extends HaproxyRule {
+    public static final String ID = "haproxy-roundrobin-same-start";
+    static final int MIN_SERVERS = 3;
+    static final int MIN_INSTANCES = 2;
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        for (HaproxyConfig c : configs(snapshot)) {
+            Fleet fleet = fleet(c);
+            if (fleet == null) {
+                continue;
+            }
+            for (Section s : c.sections()) {
+                if (!s.kind().equals("backend") && !s.kind().equals("listen")) {
+                    continue;
+                }
+                Directive balance = s.effective("balance");
+                String algo = balance == null ? "roundrobin" : String.valueOf(balance.word(1)).toLowerCase(Locale.ROOT);
+                if (!algo.equals("roundrobin") && !algo.equals("static-rr")) {
+                    continue;
+                }
+                List<Directive> servers = new ArrayList<>();
+                List<long[]> keys = new ArrayList<>();
+                boolean allAddresses = true;
+                for (Directive d : s.directives()) {
+                    if (!d.is("server") || d.size() < 3 || d.words().contains("backup") || d.words().contains("disabled")) {
+                        continue;
+                    }
+                    long[] k = address(d.word(2));
+                    if (k == null) {
+                        allAddresses = false;
+                        break;
+                    }
+                    servers.add(d);
+                    keys.add(k);
+                }
+                if (!allAddresses || servers.size() < MIN_SERVERS || !ascending(keys)) {
+                    continue;
+                }
+                Directive first = servers.get(0);
+                String how = balance == null ? "round robin (no balance line: HAProxy's default is roundrobin)"
+                        : "'" + balance.text() + "' (" + balance.where() + ")";
+                out.add(ctx.finding(Notes.at(s, first), s.label() + " balances " + how + " over " + servers.size()
+                        + " servers listed in ascending address order (" + first.word(2) + " ... "
+                        + servers.get(servers.size() - 1).word(2) + "), and " + fleet.why() + ": HAProxy starts round"
+                        + " robin at the first server on every start and every reload (a reload is a new process; the"
+                        + " server-state file does not carry the round-robin position), so instances that restart together"
+                        + " all send their first requests to server " + first.word(1) + " (" + first.word(2) + "), then "
+                        + servers.get(1).word(1) + ", in step, as Skyscanner's ingress fleet did")
+                        .notes(Notes.of(s, balance, first, fleet.directive())).build());
+            }
+        }
+        return out;
+    }
+
+    /** Why the configuration runs as several instances, and the directive that says so. */
+    record Fleet(String why, Directive directive) {
+    }
+
+    /** A peers section with at least two peers: the configuration is shared by that many instances. */
+    static Fleet fleet(HaproxyConfig c) {
+        for (Section s : c.sections()) {
+            if (!s.kind().equals("peers")) {
+                continue;
+            }
+            List<Directive> peers = s.all(d -> d.is("peer") || d.is("server"));
+            if (peers.size() >= MIN_INSTANCES) {
+                return new Fleet("peers section " + (s.name() == null ? "" : s.name() + " ") + "(" + s.where() + ") names "
+                        + peers.size() + " HAProxy instances that run this configuration", peers.get(0));
+            }
+        }
+        return null;
+    }
+
+    static boolean ascending(List<long[]> keys) {
+        for (int i = 1; i < keys.size(); i++) {
+            long[] a = keys.get(i - 1);
+            long[] b = keys.get(i);
+            if (a[0] > b[0] || a[0] == b[0] && a[1] >= b[1]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** "10.0.0.12:8080" -> {address as a number, port}; null when not an IPv4 literal. */
+    static long[] address(String w) {
+        if (w == null) {
+            return null;
+        }
+        String host = w;
+        long port = 0;
+        int colon = w.indexOf(':');
+        if (colon >= 0) {
+            host = w.substring(0, colon);
+            try {
+                port = w.length() > colon + 1 ? Long.parseLong(w.substring(colon + 1)) : 0;
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+        String[] parts = host.split("\\.", -1);
+        if (parts.length != 4) {
+            return null;
+        }
+        long v = 0;
+        for (String p : parts) {
+            if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(Character::isDigit)) {
+                return null;
+            }
+            int n = Integer.parseInt(p);
+            if (n > 255) {
+                return null;
+            }
+            v = v * 256 + n;
+        }
+        return new long[] {v, port};
+    }
+}

@@ -1,0 +1,274 @@
+package dev.deja.rules.kube;
+
+import dev.deja.kube.model.ClusterRole;
+import dev.deja.kube.model.ClusterRoleBinding;
+import dev.deja.kube.model.Container;
+import dev.deja.kube.model.KubeInventory;
+import dev.deja.kube.model.NetworkPolicy;
+import dev.deja.kube.model.Selector;
+import dev.deja.kube.model.Service;
+import dev.deja.kube.model.WebhookConfiguration;
+import dev.deja.kube.model.Workload;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What the two IL-0053 rules share: which workloads run the ingress-nginx controller with its validating admission
+ * webhook on, the controller version read from the image tag, the Service the API server calls, whether any
+ * NetworkPolicy restricts who reaches the webhook port, and what the controller's ServiceAccount may read of Secrets.
+ *
+ * <p>Facts (checked in the sources cited in {@code rules/k8s-ingress-nginx-admission-rce.yaml}): CVE-2025-1974
+ * affects every controller version up to v1.11.4 and v1.12.0; v1.11.5 and v1.12.1 are fixed. The webhook server runs
+ * when the controller gets {@code --validating-webhook=<address>} (e.g. {@code :8443}).
+ */
+final class IngressNginxAdmission {
+    private IngressNginxAdmission() {
+    }
+
+    static final String FLAG = "--validating-webhook";
+
+    /** A controller container with the webhook flag, and what is known of its version. */
+    record Controller(Workload workload, Container container, String webhookAddress, int port, String portName,
+                      Version version) {
+        String display() {
+            return workload.meta().display();
+        }
+    }
+
+    /** The version read from the image tag: numbers when the tag is a release version, else why it is unknown. */
+    record Version(String tag, int major, int minor, int patch, String unknownWhy) {
+        boolean known() {
+            return unknownWhy == null;
+        }
+
+        /** Affected by CVE-2025-1974: below v1.11.5, or v1.12.0 (the CVE record: {@code <= 1.11.4}, {@code 1.12.0}). */
+        boolean vulnerable() {
+            if (!known()) {
+                return false;
+            }
+            if (major != 1) {
+                return major < 1;
+            }
+            return minor < 11 || minor == 11 && patch <= 4 || minor == 12 && patch == 0;
+        }
+
+        String text() {
+            return known() ? "v" + major + "." + minor + "." + patch : "(version unknown)";
+        }
+    }
+
+    private static final Pattern RELEASE = Pattern.compile("v?(\\d+)\\.(\\d+)\\.(\\d+)(-[0-9A-Za-z.-]+)?");
+
+    /** The tag of an image reference ("v1.11.3" of "registry.k8s.io/ingress-nginx/controller:v1.11.3@sha256:..."). */
+    static String tag(String image) {
+        if (image == null) {
+            return null;
+        }
+        String s = image;
+        int at = s.indexOf('@');
+        if (at >= 0) {
+            s = s.substring(0, at);
+        }
+        int slash = s.lastIndexOf('/');
+        int colon = s.lastIndexOf(':');
+        return colon > slash ? s.substring(colon + 1) : null;
+    }
+
+    /** The controller version of an image, never guessed: a tag that is not a release version is unknown. */
+    static Version version(String image) {
+        String tag = tag(image);
+        if (tag == null) {
+            return new Version(null, 0, 0, 0, image != null && image.contains("@")
+                    ? "the image is pinned by digest without a tag" : "the image has no tag (it runs whatever 'latest' was pulled)");
+        }
+        Matcher m = RELEASE.matcher(tag);
+        if (!m.matches()) {
+            return new Version(tag, 0, 0, 0, "tag '" + tag + "' is not a release version");
+        }
+        int major = Integer.parseInt(m.group(1));
+        int minor = Integer.parseInt(m.group(2));
+        int patch = Integer.parseInt(m.group(3));
+        Version v = new Version(tag, major, minor, patch, null);
+        if (m.group(4) != null && !v.vulnerable()) { // a pre-release of a fixed version may predate the fix
+            return new Version(tag, major, minor, patch, "tag '" + tag + "' is a pre-release");
+        }
+        return v;
+    }
+
+    /** Whether the image is the ingress-nginx controller (registry.k8s.io/ingress-nginx/controller and older names). */
+    static boolean isIngressNginx(String image) {
+        String r = LoadBalancers.repo(image);
+        return r.endsWith("ingress-nginx/controller") || r.endsWith("ingress-nginx/controller-chroot")
+                || r.substring(r.lastIndexOf('/') + 1).equals("nginx-ingress-controller");
+    }
+
+    /** Every ingress-nginx controller container that runs the admission webhook, in inventory order. */
+    static List<Controller> withWebhook(KubeInventory inv) {
+        List<Controller> out = new ArrayList<>();
+        for (Workload w : inv.workloads()) {
+            for (Container c : w.containers()) {
+                String addr = c.flag(FLAG);
+                if (addr == null || addr.isBlank() || !isIngressNginx(c.image())) {
+                    continue;
+                }
+                int port = port(addr);
+                String name = null;
+                for (Map.Entry<String, Integer> p : c.ports().entrySet()) {
+                    if (p.getValue() == port && !p.getKey().equals(String.valueOf(port))) {
+                        name = p.getKey();
+                    }
+                }
+                out.add(new Controller(w, c, addr, port, name, version(c.image())));
+            }
+        }
+        return out;
+    }
+
+    /** ":8443", "0.0.0.0:8443", "[::]:8443" -> 8443; -1 when unreadable. */
+    static int port(String address) {
+        int colon = address.lastIndexOf(':');
+        try {
+            return Integer.parseInt(address.substring(colon + 1).strip());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** A webhook of a ValidatingWebhookConfiguration that calls a Service selecting the controller's pods. */
+    record Hook(WebhookConfiguration config, WebhookConfiguration.Webhook webhook, Service service) {
+    }
+
+    static List<Hook> hooks(KubeInventory inv, Workload w) {
+        List<Hook> out = new ArrayList<>();
+        for (WebhookConfiguration vwc : inv.webhookConfigurations()) {
+            for (WebhookConfiguration.Webhook h : vwc.webhooks()) {
+                if (h.serviceName() == null) {
+                    continue;
+                }
+                for (Service s : inv.services()) {
+                    if (s.meta().name().equals(h.serviceName()) && Objects.equals(s.meta().namespace(), h.serviceNamespace())
+                            && s.meta().sameNamespace(w.meta()) && Selector.of(s.selector()).matches(w.podLabels())) {
+                        out.add(new Hook(vwc, h, s));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The admission Services: those the webhooks call, else Services named "*-admission" that select the pods. */
+    static List<Service> admissionServices(KubeInventory inv, Workload w, List<Hook> hooks) {
+        Set<Service> out = new LinkedHashSet<>();
+        hooks.forEach(h -> out.add(h.service()));
+        if (out.isEmpty()) {
+            for (Service s : inv.services()) {
+                if (s.meta().name() != null && s.meta().name().endsWith("-admission") && s.meta().sameNamespace(w.meta())
+                        && Selector.of(s.selector()).matches(w.podLabels())) {
+                    out.add(s);
+                }
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** Who may connect to the webhook port: {@code open} when every pod can, with the reason either way. */
+    record Reach(boolean open, String why) {
+    }
+
+    /**
+     * Evaluates the NetworkPolicies of the controller's namespace as Kubernetes does: pods selected by no policy
+     * that governs ingress accept every source; otherwise a connection is allowed when any ingress rule of any
+     * selecting policy allows it (a rule without ports allows every port, one without {@code from} every source).
+     */
+    static Reach reach(KubeInventory inv, Controller ctl) {
+        Workload w = ctl.workload();
+        List<NetworkPolicy> selecting = inv.networkPolicies().stream()
+                .filter(np -> np.governsIngress() && np.selects(w.meta(), w.podLabels())).toList();
+        String port = ctl.port() + (ctl.portName() == null ? "" : " (" + ctl.portName() + ")");
+        if (selecting.isEmpty()) {
+            return new Reach(true, "no NetworkPolicy that governs ingress selects its pods"
+                    + (inv.networkPolicies().isEmpty() ? " (none among the objects read)" : ""));
+        }
+        List<String> limited = new ArrayList<>();
+        for (NetworkPolicy np : selecting) {
+            for (NetworkPolicy.Rule r : np.ingress()) {
+                boolean covers = r.ports().isEmpty() || r.ports().stream().anyMatch(p -> p.admits(ctl.port(), ctl.portName()));
+                if (!covers) {
+                    continue;
+                }
+                if (r.from().isEmpty()) {
+                    return new Reach(true, np.meta().display() + " admits port " + port + " from every source (an ingress"
+                            + " rule " + (r.ports().isEmpty() ? "with neither ports nor from" : "without from") + ")");
+                }
+                for (NetworkPolicy.Peer p : r.from()) {
+                    if (p.everyPod() || p.everyAddress()) {
+                        return new Reach(true, np.meta().display() + " admits port " + port + " from " + p.describe());
+                    }
+                    limited.add(p.describe() + " (" + np.meta().name() + ")");
+                }
+            }
+        }
+        List<String> names = selecting.stream().map(np -> np.meta().name()).toList();
+        return new Reach(false, limited.isEmpty() ? "NetworkPolicy " + String.join(", ", names) + " admits no source on port " + port
+                : "port " + port + " admits only " + String.join("; ", new LinkedHashSet<>(limited)));
+    }
+
+    /**
+     * What the controller's ServiceAccount may do with Secrets through ClusterRoleBindings: "can list, watch secrets in
+     * every namespace (ClusterRole ingress-nginx via ClusterRoleBinding ingress-nginx)".
+     */
+    static String secretsAccess(KubeInventory inv, Workload w) {
+        String ns = w.namespace();
+        String sa = w.effectiveServiceAccount();
+        String who = "its ServiceAccount " + (ns == null ? "" : ns + "/") + sa;
+        Set<String> grants = new LinkedHashSet<>();
+        List<String> unread = new ArrayList<>();
+        for (ClusterRoleBinding b : inv.clusterRoleBindings()) {
+            if (!b.binds(ns, sa) || !"ClusterRole".equals(b.roleKind())) {
+                continue;
+            }
+            ClusterRole role = inv.clusterRoles().stream().filter(r -> r.meta().name().equals(b.roleName())).findFirst()
+                    .orElse(null);
+            if (role == null) {
+                unread.add("ClusterRole " + b.roleName() + " (bound by " + b.meta().name() + ") is not among the objects read");
+                continue;
+            }
+            Set<String> verbs = new LinkedHashSet<>();
+            Set<String> names = new LinkedHashSet<>();
+            for (ClusterRole.PolicyRule r : role.rules()) {
+                if (r.coversCore("secrets")) {
+                    verbs.addAll(r.verbsLower());
+                    names.addAll(r.resourceNames());
+                }
+            }
+            verbs.retainAll(Set.of("get", "list", "watch", "*"));
+            if (!verbs.isEmpty()) {
+                grants.add(String.join(", ", verbs) + " " + (names.isEmpty() ? "secrets in every namespace"
+                        : "the secrets named " + String.join(", ", names) + " in every namespace") + " (ClusterRole "
+                        + role.meta().name() + " via ClusterRoleBinding " + b.meta().name() + ")");
+            }
+        }
+        if (!grants.isEmpty()) {
+            return who + " can " + String.join("; and ", grants) + ": whoever runs code in the controller can read them";
+        }
+        if (!unread.isEmpty()) {
+            return who + "'s access to Secrets is unknown: " + String.join("; ", unread);
+        }
+        if (inv.clusterRoleBindings().isEmpty()) {
+            return who + "'s access to Secrets is unknown (no ClusterRoleBinding among the objects read; the default"
+                    + " installation lets the controller read Secrets cluster-wide)";
+        }
+        return who + " gets no read access to Secrets from any ClusterRoleBinding read (namespace Roles are not read)";
+    }
+
+    static String lower(String s) {
+        return s.toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,67 @@
+package dev.deja.rules.kube;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.RuleContext;
+import dev.deja.engine.Severity;
+import dev.deja.kube.model.KubeInventory;
+import dev.deja.kube.model.Service;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * IL-0053: nothing restricts who reaches the ingress-nginx admission webhook port: no NetworkPolicy selecting the
+ * controller pods limits the sources of that port (evaluated as Kubernetes does; an allow-all rule is no
+ * restriction). The severity follows the version: high on a vulnerable one (critical when the admission Service is
+ * reachable from outside the cluster), medium when the version is unknown, low on a fixed one (the next webhook bug
+ * would be as reachable).
+ */
+public final class IngressNginxAdmissionExposed extends KubeRule {
+
+    @Override
+    public String id() {
+        return "k8s-ingress-nginx-admission-exposed";
+    }
+
+    @Override
+    public Set<String> kubeKinds() {
+        return Set.of("Deployment", "StatefulSet", "DaemonSet", "Service", "ValidatingWebhookConfiguration",
+                "NetworkPolicy", "ClusterRole", "ClusterRoleBinding");
+    }
+
+    @Override
+    List<Finding> check(KubeInventory inv, dev.deja.engine.Snapshot snapshot, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        for (IngressNginxAdmission.Controller c : IngressNginxAdmission.withWebhook(inv)) {
+            IngressNginxAdmission.Reach reach = IngressNginxAdmission.reach(inv, c);
+            if (!reach.open()) {
+                continue;
+            }
+            IngressNginxAdmission.Version v = c.version();
+            List<IngressNginxAdmission.Hook> hooks = IngressNginxAdmission.hooks(inv, c.workload());
+            List<Service> admission = IngressNginxAdmission.admissionServices(inv, c.workload(), hooks);
+            Service outside = admission.stream().filter(Service::exposedOutside).findFirst().orElse(null);
+            Severity sev;
+            String state;
+            if (v.known() && v.vulnerable()) {
+                sev = outside != null ? Severity.CRITICAL : Severity.HIGH;
+                state = v.text() + " is vulnerable to IngressNightmare (CVE-2025-1974; fixed in v1.11.5 and v1.12.1)";
+            } else if (!v.known()) {
+                sev = outside != null ? Severity.HIGH : Severity.MEDIUM;
+                state = "its version is unknown (" + v.unknownWhy() + ")";
+            } else {
+                sev = outside != null ? Severity.MEDIUM : Severity.LOW;
+                state = v.text() + " has the CVE-2025-1974 fix, but the next flaw in the webhook would be as reachable";
+            }
+            String where = outside == null ? "from every pod of the cluster"
+                    : "from every pod of the cluster, and from outside it: " + outside.meta().display() + " is "
+                    + (outside.externalIPs().isEmpty() ? "of type " + outside.type() : "given external IPs " + outside.externalIPs());
+            String svc = admission.isEmpty() ? "" : " behind " + admission.get(0).meta().display();
+            out.add(ctx.finding(c.workload().meta().at(c.container().line()), "the admission webhook of " + c.display()
+                    + " (" + IngressNginxAdmission.FLAG + "=" + c.webhookAddress() + ", port " + c.port() + svc
+                    + ") is reachable " + where + ": " + reach.why() + "; only the API server needs it; " + state + "; "
+                    + IngressNginxAdmission.secretsAccess(inv, c.workload())).severity(sev).build());
+        }
+        return out;
+    }
+}
