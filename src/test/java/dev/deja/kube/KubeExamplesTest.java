@@ -56,6 +56,19 @@ class KubeExamplesTest {
         TestSupport.Run fixed = TestSupport.run("scan", "examples/kubernetes/il-0053-fixed-ingress-nginx.yaml");
         assertEquals(0, fixed.code(), fixed.out());
         assertTrue(fixed.out().startsWith("No findings."), fixed.out());
+        // both in one scan define the same objects: each definition is judged with its own NetworkPolicy, Services and
+        // RBAC (the fixed file's policy does not protect the risky Deployment, nor does the risky one's leak into it)
+        TestSupport.Run both = TestSupport.run("scan", "examples/kubernetes/il-0053-risky-ingress-nginx.yaml",
+                "examples/kubernetes/il-0053-fixed-ingress-nginx.yaml", "--format", "json", "--rules",
+                "k8s-ingress-nginx-admission-rce,k8s-ingress-nginx-admission-exposed");
+        JsonNode report = KubeLiveSourceTest.json(both.out());
+        int risky = 0;
+        for (JsonNode f : report.path("findings")) {
+            assertTrue(f.path("location").path("file").asString("").endsWith("il-0053-risky-ingress-nginx.yaml"), f.toString());
+            assertTrue(f.path("message").asString().contains("NodePort"), f.toString());
+            risky++;
+        }
+        assertEquals(2, risky, both.out());
     }
 
     @Test

@@ -167,6 +167,10 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
         ingressClasses.forEach(x -> out.add(x.meta()));
         configMaps.forEach(x -> out.add(x.meta()));
         out.addAll(others);
+        networkPolicies.forEach(x -> out.add(x.meta()));
+        webhookConfigurations.forEach(x -> out.add(x.meta()));
+        clusterRoles.forEach(x -> out.add(x.meta()));
+        clusterRoleBindings.forEach(x -> out.add(x.meta()));
         return out;
     }
 

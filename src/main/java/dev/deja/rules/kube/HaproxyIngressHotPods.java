@@ -94,7 +94,7 @@ public final class HaproxyIngressHotPods extends KubeRule {
             int slash = ref.indexOf('/');
             String ns = slash < 0 || ref.startsWith("$(") ? w.namespace() : ref.substring(0, slash);
             String name = slash < 0 ? ref : ref.substring(slash + 1);
-            cm = inv.configMap(ns, name).orElse(null);
+            cm = inv.configMapsFor(w.meta(), ns, name).stream().findFirst().orElse(null);
         }
         String algo = cm == null ? null : cm.data().get("balance-algorithm");
         if (algo != null) {

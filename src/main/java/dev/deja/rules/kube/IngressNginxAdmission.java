@@ -5,7 +5,6 @@ import dev.deja.kube.model.ClusterRoleBinding;
 import dev.deja.kube.model.Container;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.NetworkPolicy;
-import dev.deja.kube.model.Selector;
 import dev.deja.kube.model.Service;
 import dev.deja.kube.model.WebhookConfiguration;
 import dev.deja.kube.model.Workload;
@@ -146,15 +145,15 @@ final class IngressNginxAdmission {
     }
 
     static List<Hook> hooks(KubeInventory inv, Workload w) {
+        List<Service> mine = inv.servicesOf(w); // this definition's Services (nearest, when a scan defines it twice)
         List<Hook> out = new ArrayList<>();
-        for (WebhookConfiguration vwc : inv.webhookConfigurations()) {
+        for (WebhookConfiguration vwc : inv.nearest(w.meta(), inv.webhookConfigurations(), WebhookConfiguration::meta)) {
             for (WebhookConfiguration.Webhook h : vwc.webhooks()) {
                 if (h.serviceName() == null) {
                     continue;
                 }
-                for (Service s : inv.services()) {
-                    if (s.meta().name().equals(h.serviceName()) && Objects.equals(s.meta().namespace(), h.serviceNamespace())
-                            && s.meta().sameNamespace(w.meta()) && Selector.of(s.selector()).matches(w.podLabels())) {
+                for (Service s : mine) {
+                    if (s.meta().name().equals(h.serviceName()) && Objects.equals(s.meta().namespace(), h.serviceNamespace())) {
                         out.add(new Hook(vwc, h, s));
                     }
                 }
@@ -168,9 +167,8 @@ final class IngressNginxAdmission {
         Set<Service> out = new LinkedHashSet<>();
         hooks.forEach(h -> out.add(h.service()));
         if (out.isEmpty()) {
-            for (Service s : inv.services()) {
-                if (s.meta().name() != null && s.meta().name().endsWith("-admission") && s.meta().sameNamespace(w.meta())
-                        && Selector.of(s.selector()).matches(w.podLabels())) {
+            for (Service s : inv.servicesOf(w)) {
+                if (s.meta().name() != null && s.meta().name().endsWith("-admission")) {
                     out.add(s);
                 }
             }
@@ -189,8 +187,8 @@ final class IngressNginxAdmission {
      */
     static Reach reach(KubeInventory inv, Controller ctl) {
         Workload w = ctl.workload();
-        List<NetworkPolicy> selecting = inv.networkPolicies().stream()
-                .filter(np -> np.governsIngress() && np.selects(w.meta(), w.podLabels())).toList();
+        List<NetworkPolicy> selecting = inv.nearest(w.meta(), inv.networkPolicies().stream()
+                .filter(np -> np.governsIngress() && np.selects(w.meta(), w.podLabels())).toList(), NetworkPolicy::meta);
         String port = ctl.port() + (ctl.portName() == null ? "" : " (" + ctl.portName() + ")");
         if (selecting.isEmpty()) {
             return new Reach(true, "no NetworkPolicy that governs ingress selects its pods"
@@ -230,12 +228,12 @@ final class IngressNginxAdmission {
         String who = "its ServiceAccount " + (ns == null ? "" : ns + "/") + sa;
         Set<String> grants = new LinkedHashSet<>();
         List<String> unread = new ArrayList<>();
-        for (ClusterRoleBinding b : inv.clusterRoleBindings()) {
-            if (!b.binds(ns, sa) || !"ClusterRole".equals(b.roleKind())) {
-                continue;
-            }
-            ClusterRole role = inv.clusterRoles().stream().filter(r -> r.meta().name().equals(b.roleName())).findFirst()
-                    .orElse(null);
+        List<ClusterRoleBinding> bindings = inv.nearest(w.meta(), inv.clusterRoleBindings().stream()
+                .filter(b -> b.binds(ns, sa) && "ClusterRole".equals(b.roleKind())).toList(), ClusterRoleBinding::meta);
+        for (ClusterRoleBinding b : bindings) {
+            ClusterRole role = inv.nearest(b.meta(), inv.clusterRoles().stream()
+                    .filter(r -> Objects.equals(r.meta().name(), b.roleName())).toList(), ClusterRole::meta)
+                    .stream().findFirst().orElse(null);
             if (role == null) {
                 unread.add("ClusterRole " + b.roleName() + " (bound by " + b.meta().name() + ") is not among the objects read");
                 continue;
