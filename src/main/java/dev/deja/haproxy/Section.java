@@ -165,6 +165,9 @@ public final class Section {
         for (Section x = this; x != null && x.chainBlocks == null; x = x.defaults) {
             chain.add(x);
         }
+        if (chain.isEmpty()) { // another thread (rules run in parallel) memoised it meanwhile
+            return chainBlocks;
+        }
         Section top = chain.get(chain.size() - 1).defaults;
         int[] acc = top == null ? new int[0] : top.chainBlocks;
         for (int i = chain.size() - 1; i >= 0; i--) {
