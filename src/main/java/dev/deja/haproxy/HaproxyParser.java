@@ -470,7 +470,11 @@ public final class HaproxyParser {
         }
         String rule = rest.substring(0, sp);
         String reason = rest.substring(sp).strip();
-        return new String[] {rule, reason.isEmpty() ? "no reason given" : reason, display + ":" + line};
+        if (reason.isEmpty()) { // one rule for every suppression (--ignore-file, annotations): a reason is required
+            throw new HaproxyParseException(display, line, "deja:ignore " + rule + " gives no reason (write"
+                    + " '# deja:ignore <rule-id> <reason>': why the risk is accepted)");
+        }
+        return new String[] {rule, reason, display + ":" + line};
     }
 
     // ------------------------------------------------------------------ word splitting

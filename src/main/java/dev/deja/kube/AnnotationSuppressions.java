@@ -30,9 +30,16 @@ final class AnnotationSuppressions {
         String origin = meta.file() == null ? "annotation " + ANNOTATION + " on " + meta.display()
                 : meta.file() + (meta.line() == null ? "" : ":" + meta.line());
         if (reason.isEmpty()) {
-            req.err.println("deja: warning: " + origin + ": " + ANNOTATION + " on " + meta.display()
-                    + " gives no reason (\"<rule-id> <reason>\")");
-            reason = "(no reason given)";
+            // one rule for every suppression (--ignore-file, # deja:ignore): a reason is required. In a file it is an
+            // input error naming file:line; on a live object (which the scan cannot refuse up front) the
+            // suppression does not apply and a warning says why
+            String why = ANNOTATION + " on " + meta.display() + " gives no reason (write \"<rule-id> <reason>\": why"
+                    + " the risk is accepted)";
+            if (meta.file() != null) {
+                throw new dev.deja.engine.InputException(origin + ": " + why);
+            }
+            req.err.println("deja: warning: " + origin + ": " + why + "; it suppresses nothing");
+            return;
         }
         Catalog catalog = Catalog.packaged();
         for (String id : ids.split(",")) {
