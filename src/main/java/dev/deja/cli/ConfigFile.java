@@ -106,8 +106,11 @@ public final class ConfigFile {
         } catch (IOException e) {
             throw new InputException(file + ": cannot read config file: " + e.getMessage());
         }
-        Path parent = file.toAbsolutePath().getParent();
-        return parse(text, file.toString(), parent == null ? Path.of(".") : parent, catalog);
+        // the config's folder as the user named it (relative stays relative): 'paths: [haproxy/]' in ./deja.yaml gives
+        // findings on haproxy/edge.cfg, as if typed on the command line, not /home/.../haproxy/edge.cfg (SARIF keeps
+        // relative URIs, which code scanning resolves against the checkout)
+        Path parent = file.getParent();
+        return parse(text, file.toString(), parent == null ? Path.of("") : parent, catalog);
     }
 
     public static ConfigFile parse(String text, String display, Path dir, Catalog catalog) {
