@@ -158,7 +158,8 @@ class AwsLiveSourceTest {
         assertEquals("ingress-nlb", zoneC.path("location").path("name").asString(), zoneC.toString());
         assertEquals(REGION, zoneC.path("location").path("region").asString());
         assertTrue(texts(zoneC.path("related")).contains("Service ingress-nginx/ingress-nginx-controller"), zoneC.toString());
-        assertTrue(texts(zoneC.path("related")).contains("cluster prod"), zoneC.toString());
+        assertTrue(texts(zoneC.path("related")).contains("Kubernetes cluster \"prod\" (the load balancer's tag elbv2.k8s.aws/cluster)"),
+                zoneC.toString());
         JsonNode hu = unreported.stream().filter(f -> f.path("message").asString().contains("HealthUnavailable")).findFirst().orElseThrow();
         assertTrue(hu.path("message").asString().contains("shop-web"), hu.toString());
         assertTrue(texts(hu.path("related")).contains("Service shop/web"), hu.toString());

@@ -36,11 +36,13 @@ class AwsModelTest {
         LoadBalancerView lbc = lb("network", Map.of(), Map.of("service.k8s.aws/stack", "ingress-nginx/ingress-nginx-controller",
                 "kubernetes.io/service-name", "old/name", "elbv2.k8s.aws/cluster", "prod"));
         assertEquals(Optional.of("ingress-nginx/ingress-nginx-controller"), AwsK8sLink.serviceOf(lbc));
-        assertEquals(List.of("Service ingress-nginx/ingress-nginx-controller", "cluster prod"), AwsK8sLink.related(lbc));
+        assertEquals(List.of("Service ingress-nginx/ingress-nginx-controller",
+                "Kubernetes cluster \"prod\" (the load balancer's tag elbv2.k8s.aws/cluster)"), AwsK8sLink.related(lbc));
         LoadBalancerView intree = lb("network", Map.of(), Map.of("kubernetes.io/service-name", "shop/web",
                 "kubernetes.io/cluster/live", "owned"));
         assertEquals(Optional.of("shop/web"), AwsK8sLink.serviceOf(intree));
-        assertEquals(List.of("Service shop/web", "cluster live"), AwsK8sLink.related(intree));
+        assertEquals(List.of("Service shop/web", "Kubernetes cluster \"live\" (the load balancer's tag kubernetes.io/cluster/live)"),
+                AwsK8sLink.related(intree));
         LoadBalancerView ingress = lb("application", Map.of(), Map.of("ingress.k8s.aws/stack", "web-group"));
         assertEquals(List.of("IngressGroup web-group"), AwsK8sLink.related(ingress));
         assertEquals(" (Ingress web-group)", AwsK8sLink.behind(ingress));

@@ -97,6 +97,62 @@ class HtmlReporterTest {
         assertTrue(html.contains("403 &lt;forbidden&gt;"));
     }
 
+    /** Each case once, its findings under it; a finding from two cases links the second one, whose story is there too. */
+    @Test
+    void eachCaseOnceWithItsFindingsUnderIt() {
+        String html = ReportFixtures.render(new HtmlReporter(), ReportFixtures.report(ReportFixtures.result(List.of(
+                ReportFixtures.haproxy(12), ReportFixtures.haproxy(30), ReportFixtures.haproxy(44),
+                ReportFixtures.kube("controller"), ReportFixtures.aws()))));
+        for (String c : List.of("IL-0264", "IL-0495", "IL-0081", "IL-0364")) {
+            assertEquals(1, count(html, "id=\"case-" + c + "\""), c + " has one section");
+            assertEquals(1, count(html, "<span class=\"case-id\">" + c + "</span>"), c + "'s story is shown once");
+        }
+        // the three HAProxy findings sit in IL-0264's section, after its story and before the next case
+        int section = html.indexOf("id=\"case-IL-0264\"");
+        int next = html.indexOf("<section class=\"case-group", section + 1);
+        String group = html.substring(section, next);
+        assertEquals(3, count(group, "data-rule=\"" + ReportFixtures.HAPROXY_RULE + "\""), group);
+        assertEquals(1, count(group, "class=\"story\""), group);
+        // IL-0081 only ever comes second: linked from the finding, with its story at the end
+        assertTrue(html.contains("<a href=\"#case-IL-0081\" class=\"case-id\">IL-0081</a>"), html);
+        assertTrue(html.indexOf("id=\"case-IL-0081\"") > html.indexOf("data-rule=\"" + ReportFixtures.KUBE_RULE + "\""));
+    }
+
+    @Test
+    void markdownCodeSpansAreCode() {
+        assertEquals("use <code>timeout http-request</code> &amp; <code>a&lt;b</code>; one ` stays",
+                HtmlReporter.md("use `timeout http-request` & `a<b`; one ` stays"));
+        // the real rules' fixes use backticks (`timeout http-request 5s`, `http-request deny deny_status 429`)
+        dev.deja.TestSupport.Run r = dev.deja.TestSupport.run("scan", "examples/haproxy/il-0264-before.cfg",
+                "examples/kubernetes/il-0495-risky-ingress.yaml", "--format", "html", "--fail-on", "none");
+        assertEquals(0, r.code(), r.err());
+        String text = r.out().replaceAll("<style>[\\s\\S]*</style>", "");
+        assertFalse(text.contains("`"), "no literal backtick in the page");
+        assertTrue(text.contains("<code>timeout http-request 5s</code>"), "a fix's code span is code");
+    }
+
+    @Test
+    void sourceChipsOnlyForSourcesTheReportIsAbout() {
+        ScanResult haproxyOnly = new ScanResult(List.of(ReportFixtures.haproxy(12)), List.of(), List.of(),
+                List.of(ReportFixtures.HAPROXY_RULE), new Coverage(List.of(
+                        new Coverage.Entry("haproxy", "haproxy.cfg", Coverage.Status.READ, null, 12))), 1);
+        String html = ReportFixtures.render(new HtmlReporter(), ReportFixtures.report(haproxyOnly));
+        assertFalse(html.contains("for=\"src-aws\"") || html.contains("id=\"src-aws\""), "no aws chip");
+        assertFalse(html.contains(">Source</span>"), "one source: nothing to filter by");
+        String all = ReportFixtures.render(new HtmlReporter(), ReportFixtures.report(ReportFixtures.typical()));
+        for (String s : List.of("haproxy", "kubernetes", "aws")) {
+            assertTrue(all.contains("<label for=\"src-" + s + "\">"), s);
+        }
+    }
+
+    static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
     @Test
     void rendersInChromiumWithoutConsoleErrors(@TempDir Path tmp) throws Exception {
         needChromium();

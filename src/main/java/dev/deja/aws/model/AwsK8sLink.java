@@ -64,13 +64,17 @@ public final class AwsK8sLink {
 
     /**
      * The {@code related} entries of a finding about this load balancer: "Service ingress-nginx/ingress-nginx-controller",
-     * "Ingress shop/web", "cluster prod-eu" (only those the tags tell).
+     * "Ingress shop/web", "Kubernetes cluster "prod-eu" (the load balancer's tag elbv2.k8s.aws/cluster)" (only those
+     * the tags tell).
      */
     public static List<String> related(LoadBalancerView lb) {
         List<String> out = new ArrayList<>();
         serviceOf(lb).ifPresent(s -> out.add("Service " + s));
         ingressOf(lb).ifPresent(s -> out.add(s.contains("/") ? "Ingress " + s : "IngressGroup " + s));
-        clusterOf(lb).ifPresent(c -> out.add("cluster " + c));
+        // "cluster live" told a reader nothing: say what it is and where the name comes from
+        clusterOf(lb).ifPresent(c -> out.add("Kubernetes cluster \"" + c + "\" (the load balancer's tag "
+                + (lb.tags().get(LBC_CLUSTER) != null && !lb.tags().get(LBC_CLUSTER).isBlank() ? LBC_CLUSTER
+                        : INTREE_CLUSTER_PREFIX + c) + ")"));
         return out;
     }
 
