@@ -177,7 +177,10 @@ final class IngressNginxAdmission {
     }
 
     /** Who may connect to the webhook port: {@code open} when every pod can, with the reason either way. */
-    record Reach(boolean open, String why) {
+    record Reach(boolean open, String why, NetworkPolicy opener) {
+        Reach(boolean open, String why) {
+            this(open, why, null);
+        }
     }
 
     /**
@@ -203,11 +206,11 @@ final class IngressNginxAdmission {
                 }
                 if (r.from().isEmpty()) {
                     return new Reach(true, np.meta().display() + " admits port " + port + " from every source (an ingress"
-                            + " rule " + (r.ports().isEmpty() ? "with neither ports nor from" : "without from") + ")");
+                            + " rule " + (r.ports().isEmpty() ? "with neither ports nor from" : "without from") + ")", np);
                 }
                 for (NetworkPolicy.Peer p : r.from()) {
                     if (p.everyPod() || p.everyAddress()) {
-                        return new Reach(true, np.meta().display() + " admits port " + port + " from " + p.describe());
+                        return new Reach(true, np.meta().display() + " admits port " + port + " from " + p.describe(), np);
                     }
                     limited.add(p.describe() + " (" + np.meta().name() + ")");
                 }

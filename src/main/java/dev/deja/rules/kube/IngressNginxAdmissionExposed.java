@@ -57,10 +57,19 @@ public final class IngressNginxAdmissionExposed extends KubeRule {
                     : "from every pod of the cluster, and from outside it: " + outside.meta().display() + " is "
                     + (outside.externalIPs().isEmpty() ? "of type " + outside.type() : "given external IPs " + outside.externalIPs());
             String svc = admission.isEmpty() ? "" : " behind " + admission.get(0).meta().display();
-            out.add(ctx.finding(c.workload().meta().at(c.container().line()), "the admission webhook of " + c.display()
+            var fb = ctx.finding(c.workload().meta().at(c.container().line()), "the admission webhook of " + c.display()
                     + " (" + IngressNginxAdmission.FLAG + "=" + c.webhookAddress() + ", port " + c.port() + svc
                     + ") is reachable " + where + ": " + reach.why() + "; only the API server needs it; " + state + "; "
-                    + IngressNginxAdmission.secretsAccess(inv, c.workload())).severity(sev).build());
+                    + IngressNginxAdmission.secretsAccess(inv, c.workload())).severity(sev);
+            if (reach.opener() != null) { // policies add up: a second, stricter one cannot take the open rule back
+                String np = reach.opener().meta().namespace() + "/" + reach.opener().meta().name();
+                fb.remediation("In NetworkPolicy " + np + ", admit port " + c.port() + " only from the API server: give"
+                        + " the rule that opens it to every source a from with the API server's addresses (ipBlock), or"
+                        + " list only the traffic ports in it (NetworkPolicies add up, so a second, stricter policy cannot"
+                        + " take that rule back); keep the admission Service of type ClusterIP, and upgrade to a fixed"
+                        + " version.");
+            }
+            out.add(fb.build());
         }
         return out;
     }

@@ -253,6 +253,67 @@ class RemediationClearsFindingTest {
                 }
                 assertTrue(applied, "nothing to apply in: " + rem);
             }
+            case "k8s-ingress-nginx-admission-rce" -> {
+                // "Upgrade the controller to v1.11.5, v1.12.1 or later" (and, for an unknown version, pin that tag)
+                assertTrue(rem.startsWith("Upgrade the controller to v1.11.5, v1.12.1 or later"), rem);
+                for (Object c : (List<Object>) map(doc, "spec", "template", "spec").get("containers")) {
+                    Map<String, Object> cm = (Map<String, Object>) c;
+                    if (String.valueOf(cm.get("image")).contains("ingress-nginx/controller")) {
+                        cm.put("image", "registry.k8s.io/ingress-nginx/controller:v1.12.1");
+                    }
+                }
+            }
+            case "k8s-ingress-nginx-admission-exposed" -> {
+                // "Add a NetworkPolicy that selects the controller pods and admits the webhook port only from the API
+                // server's addresses (ipBlock)"
+                Matcher in = Pattern.compile("^In NetworkPolicy ([^/]+)/(\\S+), admit port (\\d+) only from the API server")
+                        .matcher(rem);
+                if (in.find()) { // narrow the rule that opens the port: its sources become the API server's address
+                    Map<String, Object> np = target(Location.kube("NetworkPolicy", in.group(1), in.group(2)), docs);
+                    for (Object r : (List<Object>) map(np, "spec").get("ingress")) {
+                        Map<String, Object> rule2 = (Map<String, Object>) r;
+                        Object from = rule2.get("from");
+                        boolean everyone = !(from instanceof List<?> l) || l.isEmpty() || l.stream().anyMatch(peer ->
+                                peer instanceof Map<?, ?> pm && Map.of().equals(pm.get("namespaceSelector")));
+                        if (everyone) {
+                            rule2.put("from", List.of(Map.of("ipBlock", Map.of("cidr", "10.0.0.10/32"))));
+                        }
+                    }
+                    break;
+                }
+                assertTrue(rem.startsWith("Add a NetworkPolicy that selects the controller pods and admits the webhook port"
+                        + " only from the API server's addresses (ipBlock)"), rem);
+                Matcher port = Pattern.compile("port (\\d+)").matcher(f.message());
+                assertTrue(port.find(), f.message());
+                Map<String, Object> meta = map(doc, "metadata");
+                Map<String, Object> np = new LinkedHashMap<>();
+                np.put("apiVersion", "networking.k8s.io/v1");
+                np.put("kind", "NetworkPolicy");
+                Map<String, Object> nm = new LinkedHashMap<>();
+                nm.put("name", meta.get("name") + "-webhook");
+                if (meta.get("namespace") != null) {
+                    nm.put("namespace", meta.get("namespace"));
+                }
+                np.put("metadata", nm);
+                np.put("spec", new LinkedHashMap<>(Map.of(
+                        "podSelector", Map.of("matchLabels", map(doc, "spec", "template", "metadata").get("labels")),
+                        "policyTypes", List.of("Ingress"),
+                        "ingress", List.of(Map.of("ports", List.of(Map.of("port", Integer.valueOf(port.group(1)))),
+                                "from", List.of(Map.of("ipBlock", Map.of("cidr", "10.0.0.10/32"))))))));
+                docs.add(np);
+            }
+            case "k8s-haproxy-ingress-hot-pods" -> {
+                // "Drop --sort-backends and --sort-endpoints-by=ip|name (let the controller shuffle endpoints)"
+                assertTrue(rem.startsWith("Drop --sort-backends and --sort-endpoints-by=ip|name"), rem);
+                for (Object c : (List<Object>) map(doc, "spec", "template", "spec").get("containers")) {
+                    Map<String, Object> cm = (Map<String, Object>) c;
+                    Object args = cm.get("args");
+                    if (args instanceof List<?> l) {
+                        cm.put("args", l.stream().filter(a -> !String.valueOf(a).startsWith("--sort-backends")
+                                && !String.valueOf(a).startsWith("--sort-endpoints-by")).toList());
+                    }
+                }
+            }
             default -> throw new AssertionError("no way to apply the remediation of " + rule + ": teach this test");
         }
     }
