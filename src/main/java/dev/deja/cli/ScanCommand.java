@@ -275,7 +275,9 @@ public final class ScanCommand implements Callable<Integer> {
             Set<String> scannedNamespaces = Set.copyOf(namespaces);
             Set<String> scannedRegions = new java.util.HashSet<>();
             regions.forEach(r -> java.util.Arrays.stream(r.split(",")).map(String::strip).forEach(scannedRegions::add));
+            java.util.function.Predicate<dev.deja.engine.Location> selected = selectedBy(snapshot);
             report = report.withBaseline(base.compare(result.findings(), (rule, loc) -> ran.contains(rule)
+                    && selected.test(loc)
                     && (scannedNamespaces.isEmpty() || loc.namespace() == null || loc.arn() != null
                             || scannedNamespaces.contains(loc.namespace()))
                     && (scannedRegions.isEmpty() || loc.region() == null || scannedRegions.contains(loc.region()))));
@@ -397,6 +399,19 @@ public final class ScanCommand implements Callable<Integer> {
             }
         }
         return depth == 0;
+    }
+
+    /**
+     * With -l/--selector (a KubeScope part): whether a baseline finding's object lies in what this scan looked at.
+     * The Kubernetes classes are touched only when the scan has that part.
+     */
+    private static java.util.function.Predicate<dev.deja.engine.Location> selectedBy(Snapshot snapshot) {
+        if (!snapshot.hasPart("dev.deja.kube.model.KubeScope")) {
+            return loc -> true;
+        }
+        var scope = snapshot.part(dev.deja.kube.model.KubeScope.class).orElseThrow();
+        var inv = snapshot.part(dev.deja.kube.model.KubeInventory.class).orElse(dev.deja.kube.model.KubeInventory.EMPTY);
+        return loc -> scope.covers(inv, loc);
     }
 
     /** A report or snapshot written over a file this scan reads (or another output): refused before any work. */

@@ -109,6 +109,9 @@ public final class KubeLiveSource implements LiveSource {
         String server = cfg.getMasterUrl();
         String context = cfg.getCurrentContext() == null ? "in-cluster" : cfg.getCurrentContext().getName();
         KubeInventory.Builder inv = out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
+        if (req.selector != null && !req.selector.isBlank()) {
+            out.put(dev.deja.kube.model.KubeScope.class, new dev.deja.kube.model.KubeScope(req.selector.strip()));
+        }
         List<Task> tasks = new ArrayList<>();
         for (String kind : new TreeSet<>(req.kubeKinds)) {
             KindInfo k = KINDS.get(kind);
@@ -140,6 +143,10 @@ public final class KubeLiveSource implements LiveSource {
                     + " from the kubeconfig: " + KubeClients.rootMessage(e));
         }
         try (HttpClient http = client) {
+            tasks = withoutMissingNamespaces(http, server, context, tasks, req, out);
+            if (tasks.isEmpty()) {
+                return;
+            }
             ExecutorService pool = Executors.newFixedThreadPool(Math.min(MAX_PARALLEL, tasks.size()), r -> {
                 Thread t = new Thread(r, "deja-kube-list");
                 t.setDaemon(true);
@@ -170,6 +177,48 @@ public final class KubeLiveSource implements LiveSource {
                 pool.shutdownNow();
             }
         }
+    }
+
+    /**
+     * A namespace given with {@code -n} that does not exist (404 on {@code GET /api/v1/namespaces/NAME}) is a
+     * coverage entry that fails the scan (exit 3), and its lists are not run: listing in a missing namespace answers
+     * an empty list, so a typo would read as "nothing to report". When the answer is not 200 or 404 (no {@code get}
+     * on namespaces: 403), deja cannot tell and lists as asked (saying so with --verbose).
+     */
+    static List<Task> withoutMissingNamespaces(HttpClient http, String server, String context, List<Task> tasks,
+                                               ScanRequest req, SnapshotBuilder out) {
+        if (req.namespaces.isEmpty()) {
+            return tasks;
+        }
+        String base = (server.endsWith("/") ? server.substring(0, server.length() - 1) : server) + "/api/v1/namespaces/";
+        Map<String, CompletableFuture<HttpResponse<byte[]>>> asked = new LinkedHashMap<>();
+        for (String ns : new TreeSet<>(req.namespaces)) {
+            asked.put(ns, send(http, base + enc(ns)));
+        }
+        java.util.Set<String> missing = new java.util.TreeSet<>();
+        for (Map.Entry<String, CompletableFuture<HttpResponse<byte[]>>> e : asked.entrySet()) {
+            int code;
+            try {
+                code = e.getValue().get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS).code();
+            } catch (InterruptedException x) {
+                Thread.currentThread().interrupt();
+                throw new SourceUnavailableException("kubernetes", "interrupted");
+            } catch (ExecutionException | TimeoutException | RuntimeException x) {
+                continue; // the lists will say what is wrong with the server
+            }
+            if (code == 404) {
+                missing.add(e.getKey());
+                out.notRead("kubernetes", "namespace " + e.getKey(), Coverage.Status.FAILED, "namespace " + e.getKey()
+                        + " does not exist in context " + context + " (404): nothing in it was read (a typo in -n?)");
+            } else if (code != 200 && req.verbose) {
+                req.err.println("deja: kubernetes: cannot tell whether namespace " + e.getKey() + " exists (HTTP "
+                        + code + " on get namespaces/" + e.getKey() + "); listing in it as asked");
+            }
+        }
+        if (missing.isEmpty()) {
+            return tasks;
+        }
+        return tasks.stream().filter(t -> t.namespace() == null || !missing.contains(t.namespace())).toList();
     }
 
     private static void run(HttpClient http, String server, Task t, ScanRequest req, KubeInventory.Builder inv,

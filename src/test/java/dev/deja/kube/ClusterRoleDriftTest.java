@@ -23,7 +23,8 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * The shipped CronJob's RBAC follows the rules: the ClusterRole grants get/list on exactly the kinds the rules read
  * ({@link Rule#kubeKinds()} of every rule, mapped to API group and resource by the live collector's own table), plus
  * ConfigMaps, which the Kubernetes source also reads for HAProxy configurations kept in ConfigMaps
- * ({@code sources.haproxy.configMaps}); nothing else, no Secrets, no write verb. Adding a rule that reads a new kind
+ * ({@code sources.haproxy.configMaps}), and {@code get} on namespaces (a namespace to scan that does not exist fails
+ * the scan); nothing else, no Secrets, no write verb. Adding a rule that reads a new kind
  * fails this test until the ClusterRole grants it.
  */
 class ClusterRoleDriftTest {
@@ -50,6 +51,7 @@ class ClusterRoleDriftTest {
                 out.add((k.group().isEmpty() ? "core" : k.group()) + "/" + k.plural() + " " + verb);
             }
         }
+        out.add("core/namespaces get"); // a namespace named in deja.yaml or -n must exist (KubeLiveSource)
         return out;
     }
 

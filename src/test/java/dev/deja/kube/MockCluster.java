@@ -60,6 +60,9 @@ final class MockCluster implements AutoCloseable {
 
     /** Creates every object of a manifest, in the given namespace when not null (else the object's own). */
     int apply(Path manifest, String namespace) throws IOException {
+        if (namespace != null) {
+            ensureNamespace(namespace);
+        }
         int n = 0;
         try (InputStream in = Files.newInputStream(manifest)) {
             for (HasMetadata o : client.load(in).items()) {
@@ -71,6 +74,11 @@ final class MockCluster implements AutoCloseable {
                 }
                 if (o.getMetadata().getNamespace() == null && !isClusterScoped(o)) {
                     o.getMetadata().setNamespace("default");
+                }
+                if (!isClusterScoped(o)) {
+                    ensureNamespace(o.getMetadata().getNamespace());
+                } else if (o.getKind().equals("Namespace") && client.namespaces().withName(o.getMetadata().getName()).get() != null) {
+                    continue; // made already for an object in it
                 }
                 client.resource(o).create();
                 n++;
@@ -100,6 +108,14 @@ final class MockCluster implements AutoCloseable {
                     w.getClientConfig().getService().setNamespace(namespace);
                 }
             });
+        }
+    }
+
+    /** Creates the Namespace object unless it exists: deja checks that a namespace given with -n exists. */
+    void ensureNamespace(String name) {
+        if (client.namespaces().withName(name).get() == null) {
+            client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+                    .withName(name).endMetadata().build()).create();
         }
     }
 

@@ -6,6 +6,7 @@ import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
 import dev.deja.kube.model.KubeInventory;
+import dev.deja.kube.model.KubeScope;
 import java.util.List;
 import java.util.Set;
 
@@ -27,7 +28,11 @@ abstract class KubeRule implements Rule {
 
     @Override
     public final List<Finding> check(Snapshot snapshot, RuleContext ctx) {
-        return snapshot.part(KubeInventory.class).map(inv -> check(inv, snapshot, ctx)).orElse(List.of());
+        return snapshot.part(KubeInventory.class).map(inv -> {
+            List<Finding> found = check(inv, snapshot, ctx);
+            // -l/--selector: findings only on the objects the scan is narrowed to
+            return snapshot.part(KubeScope.class).map(scope -> scope.keep(inv, found)).orElse(found);
+        }).orElse(List.of());
     }
 
     /** The load-balancer workloads of the snapshot (a view derived once per snapshot, shared by the rules). */
