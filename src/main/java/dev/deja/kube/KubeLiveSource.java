@@ -191,12 +191,12 @@ public final class KubeLiveSource implements LiveSource {
             return tasks;
         }
         String base = (server.endsWith("/") ? server.substring(0, server.length() - 1) : server) + "/api/v1/namespaces/";
-        Map<String, CompletableFuture<HttpResponse<byte[]>>> asked = new LinkedHashMap<>();
+        Map<String, CompletableFuture<Answer>> asked = new LinkedHashMap<>();
         for (String ns : new TreeSet<>(req.namespaces)) {
             asked.put(ns, send(http, base + enc(ns)));
         }
         java.util.Set<String> missing = new java.util.TreeSet<>();
-        for (Map.Entry<String, CompletableFuture<HttpResponse<byte[]>>> e : asked.entrySet()) {
+        for (Map.Entry<String, CompletableFuture<Answer>> e : asked.entrySet()) {
             int code;
             try {
                 code = e.getValue().get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS).code();
