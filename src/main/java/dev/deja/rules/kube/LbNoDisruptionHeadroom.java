@@ -74,6 +74,9 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
             Hpa hpa = daemonSet ? null : hpaOf(inv, w);
             Integer floor = floor(inv, w);
             List<Pdb> pdbs = inv.pdbsOf(w);
+            if (floor != null && floor == 0 && hpa == null) {
+                continue; // scaled to zero: it serves nothing, so it loses nothing
+            }
             if (floor != null && floor < MIN_REPLICAS) {
                 String msg = hpa != null
                         ? name + ": " + hpa.meta().display() + " lets it scale down to minReplicas " + floor
