@@ -18,7 +18,8 @@ import java.util.Locale;
  * (the server-state file carries server states and weights, not the round-robin position). Every instance that
  * restarts or reloads at the same time sends its first requests to the same first servers.
  *
- * <p>Not reported: {@code leastconn} (it follows each server's current connections), {@code random}, hash-based
+ * <p>Not reported: {@code leastconn} (it too starts at the first server, then follows each server's connections),
+ * {@code random} (not in list order), hash-based
  * algorithms, fewer than {@value #MIN_SERVERS} servers, servers given by name (their order is not an address
  * order), and a configuration that gives no sign of running as several instances.
  */
