@@ -27,6 +27,21 @@ public final class TestSupport {
         }
     }
 
+    /**
+     * The rules linked to these cases in the catalog, as a {@code --rules} value: a test of an example or a report
+     * format runs the rules it is about, so that a new rule elsewhere never changes what it sees.
+     */
+    public static String rulesOf(String... caseIds) {
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        for (String c : caseIds) {
+            dev.deja.engine.Catalog.packaged().rulesForCase(c).forEach(r -> ids.add(r.id()));
+        }
+        if (ids.isEmpty()) {
+            throw new AssertionError("no rule links " + java.util.Arrays.toString(caseIds));
+        }
+        return String.join(",", new java.util.TreeSet<>(ids));
+    }
+
     /** Parses JSON text (a report, a snapshot): tests read fields, never slice the text. */
     public static JsonNode json(String text) {
         return JSON.readTree(text);

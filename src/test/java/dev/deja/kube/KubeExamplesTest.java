@@ -20,31 +20,38 @@ class KubeExamplesTest {
         return ids;
     }
 
+    /** The rules of the examples' cases, read from the catalog: a rule from another case never changes these tests. */
+    static final String IL_0495 = TestSupport.rulesOf("IL-0495");
+    static final String KUBE_CASES = TestSupport.rulesOf("IL-0495", "IL-0081");
+    static final String IL_0053 = TestSupport.rulesOf("IL-0053");
+
     @Test
     void riskyIngressFiresEveryIl0495Rule() {
         assertEquals(Set.of("k8s-lb-liveness-same-as-readiness", "k8s-lb-no-disruption-headroom", "k8s-lb-not-spread",
                         "k8s-lb-probe-fails-fast", "k8s-lb-probe-on-admin-endpoint"),
-                rules("scan", "examples/kubernetes/il-0495-risky-ingress.yaml", "--format", "json"));
+                rules("scan", "examples/kubernetes/il-0495-risky-ingress.yaml", "--format", "json", "--rules", IL_0495));
     }
 
     @Test
     void fixedIngressFiresNothing() {
-        TestSupport.Run r = TestSupport.run("scan", "examples/kubernetes/il-0495-fixed-ingress.yaml");
+        TestSupport.Run r = TestSupport.run("scan", "examples/kubernetes/il-0495-fixed-ingress.yaml", "--rules", IL_0495);
         assertEquals(0, r.code(), r.out());
-        assertEquals(Set.of(), rules("scan", "examples/kubernetes/il-0495-fixed-ingress.yaml", "--format", "json"));
+        assertEquals(Set.of(), rules("scan", "examples/kubernetes/il-0495-fixed-ingress.yaml", "--format", "json",
+                "--rules", KUBE_CASES));
     }
 
     @Test
     void serialReloadsExampleFiresOnlyIl0081() {
         assertEquals(Set.of("k8s-ingress-nginx-serial-reloads"),
-                rules("scan", "examples/kubernetes/il-0081-serial-reloads.yaml", "--format", "json"));
+                rules("scan", "examples/kubernetes/il-0081-serial-reloads.yaml", "--format", "json", "--rules", KUBE_CASES));
     }
 
     @Test
     void il0053RiskyFiresBothIngressNightmareRulesAndFixedNothing() {
         assertEquals(Set.of("k8s-ingress-nginx-admission-rce", "k8s-ingress-nginx-admission-exposed"),
-                rules("scan", "examples/kubernetes/il-0053-risky-ingress-nginx.yaml", "--format", "json"));
-        TestSupport.Run r = TestSupport.run("scan", "examples/kubernetes/il-0053-risky-ingress-nginx.yaml");
+                rules("scan", "examples/kubernetes/il-0053-risky-ingress-nginx.yaml", "--format", "json", "--rules",
+                        IL_0053));
+        TestSupport.Run r = TestSupport.run("scan", "examples/kubernetes/il-0053-risky-ingress-nginx.yaml", "--rules", IL_0053);
         assertEquals(1, r.code(), r.err());
         assertTrue(r.out().contains("v1.11.3 is below the fixed releases (v1.11.5 on the 1.11 line, v1.12.1 on the 1.12"
                 + " line)"), r.out());
@@ -53,7 +60,8 @@ class KubeExamplesTest {
         assertTrue(r.out().contains("Service ingress-nginx/ingress-nginx-controller-admission is of type NodePort"), r.out());
         assertTrue(r.out().contains("its ServiceAccount ingress-nginx/ingress-nginx can list, watch secrets in every"
                 + " namespace (ClusterRole ingress-nginx via ClusterRoleBinding ingress-nginx)"), r.out());
-        TestSupport.Run fixed = TestSupport.run("scan", "examples/kubernetes/il-0053-fixed-ingress-nginx.yaml");
+        TestSupport.Run fixed = TestSupport.run("scan", "examples/kubernetes/il-0053-fixed-ingress-nginx.yaml", "--rules",
+                IL_0053);
         assertEquals(0, fixed.code(), fixed.out());
         assertTrue(fixed.out().startsWith("No findings."), fixed.out());
         // both in one scan define the same objects: each definition is judged with its own NetworkPolicy, Services and
@@ -78,8 +86,8 @@ class KubeExamplesTest {
         // reported once); cross-zone already on; v1.15.1 with its admission webhook on and no NetworkPolicy: the
         // webhook is reachable from every pod (low: the version is fixed)
         assertEquals(Set.of("k8s-lb-liveness-same-as-readiness", "k8s-lb-no-disruption-headroom",
-                "k8s-lb-probe-fails-fast", "k8s-ingress-nginx-admission-exposed"),
-                rules("scan", aws.toString(), "--format", "json"));
+                "k8s-lb-probe-fails-fast", "k8s-ingress-nginx-admission-exposed"), rules("scan", aws.toString(),
+                "--format", "json", "--rules", TestSupport.rulesOf("IL-0495", "IL-0081", "IL-0053")));
     }
 
     @Test

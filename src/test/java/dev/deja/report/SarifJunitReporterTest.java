@@ -55,7 +55,8 @@ class SarifJunitReporterTest {
 
     @Test
     void haproxyScanIsValidSarifWithRegionsAndCaseLinks() throws Exception {
-        TestSupport.Run r = TestSupport.run("scan", "--format", "sarif", "examples/haproxy/il-0264-before.cfg");
+        TestSupport.Run r = TestSupport.run("scan", "--format", "sarif", "examples/haproxy/il-0264-before.cfg", "--rules",
+                TestSupport.rulesOf("IL-0264"));
         assertEquals(1, r.code(), r.err());
         assertValid(r.out());
         JsonNode run = JSON.readTree(r.out()).path("runs").get(0);
