@@ -46,6 +46,7 @@ import org.yaml.snakeyaml.nodes.Tag;
  *   disabled: [ID...]
  *   severity: {ID: SEVERITY}         # severity overrides
  *   minSeverity: SEVERITY
+ *   RULE-ID: {PARAMETER: VALUE}      # a rule's thresholds (parameters: in its YAML; deja explain RULE-ID)
  * failOn: SEVERITY|none
  * allowPartial: BOOL
  * suppressions: [{rule, object, reason, expires}]   # as in --ignore-file
@@ -80,6 +81,8 @@ public final class ConfigFile {
     List<String> enabledRules;
     List<String> disabledRules;
     Map<String, Severity> severityOverrides = new LinkedHashMap<>();
+    /** Rule parameters set in the file, keyed as {@link dev.deja.engine.RuleContext#parameterKey}. */
+    Map<String, String> ruleParameters = new LinkedHashMap<>();
     String minSeverity;
     String failOn;
     Boolean allowPartial;
@@ -235,7 +238,25 @@ public final class ConfigFile {
     }
 
     private void rules(Node n, Catalog catalog) {
-        Map<String, Node> r = map(n, "rules", "enabled", "disabled", "severity", "minSeverity");
+        if (!(n instanceof MappingNode rm)) {
+            throw error(n, "rules must be a mapping");
+        }
+        // besides the keys below, a rule id with its parameters: {k8s-lb-probe-fails-fast: {minWindowSeconds: 45}}
+        List<String> keys = List.of("enabled", "disabled", "severity", "minSeverity");
+        List<NodeTuple> plain = new ArrayList<>();
+        for (NodeTuple t : rm.getValue()) {
+            String key = scalar(t.getKeyNode());
+            if (keys.contains(key)) {
+                plain.add(t);
+            } else if (catalog.rule(key).isPresent()) {
+                parameters(catalog.rule(key).get(), t.getKeyNode(), t.getValueNode());
+            } else {
+                throw error(t.getKeyNode(), "unknown rule or key '" + key + "' in rules (expected "
+                        + String.join(", ", keys) + ", or a rule id with its parameters; see 'deja rules')");
+            }
+        }
+        Map<String, Node> r = map(new MappingNode(rm.getTag(), plain, rm.getFlowStyle()), "rules", "enabled",
+                "disabled", "severity", "minSeverity");
         if (r.containsKey("enabled")) {
             enabledRules = ruleIds(r.get("enabled"), catalog);
         }
@@ -459,6 +480,32 @@ public final class ConfigFile {
 
     private String resolve(String p) {
         return p.equals("-") ? p : dir.resolve(p).normalize().toString();
+    }
+
+    /** {@code RULE-ID: {NAME: NUMBER}}: each name a parameter of the rule's YAML, each value a number of its kind. */
+    private void parameters(dev.deja.engine.RuleMetadata rule, Node keyNode, Node value) {
+        if (!(value instanceof MappingNode m)) {
+            throw error(value, "rules." + rule.id() + " must be a mapping of PARAMETER: VALUE" + parameterList(rule));
+        }
+        for (NodeTuple t : m.getValue()) {
+            String name = scalar(t.getKeyNode());
+            dev.deja.engine.RuleMetadata.Parameter p = rule.parameter(name).orElseThrow(() -> error(t.getKeyNode(),
+                    "rule " + rule.id() + " has no parameter '" + name + "'" + parameterList(rule)));
+            String v = scalar(t.getValueNode()).strip();
+            if (!v.matches(p.integer() ? "\\d+" : "\\d+(\\.\\d+)?")) {
+                throw error(t.getValueNode(), "rules." + rule.id() + "." + name + ": '" + v + "' is not "
+                        + (p.integer() ? "a whole number" : "a number") + " (default " + p.defaultValue() + ")");
+            }
+            String key = dev.deja.engine.RuleContext.parameterKey(rule.id(), name);
+            if (ruleParameters.put(key, v) != null) {
+                throw error(t.getKeyNode(), "rules." + rule.id() + "." + name + " is set twice");
+            }
+        }
+    }
+
+    private static String parameterList(dev.deja.engine.RuleMetadata rule) {
+        return rule.parameters().isEmpty() ? " (it has none)" : " (its parameters: " + String.join(", ",
+                rule.parameters().stream().map(dev.deja.engine.RuleMetadata.Parameter::name).toList()) + ")";
     }
 
     private List<String> ruleIds(Node n, Catalog catalog) {

@@ -92,6 +92,12 @@ public final class ExplainCommand implements Callable<Integer> {
         out.println();
         out.println("How to fix:");
         out.println(wrap(r.remediation(), "  "));
+        if (!r.parameters().isEmpty()) {
+            out.println();
+            out.println("Parameters (deja.yaml: rules: {" + r.id() + ": {NAME: VALUE}}):");
+            r.parameters().forEach(p -> out.println(wrap(p.name() + " (default " + p.defaultValue() + "): "
+                    + p.description(), "  ")));
+        }
         if (!r.links().isEmpty()) {
             out.println();
             out.println("References:");

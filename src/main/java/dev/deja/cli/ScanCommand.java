@@ -254,7 +254,9 @@ public final class ScanCommand implements Callable<Integer> {
         Baseline base = baseline == null ? null
                 : BaselineSources.load(BaselineSources.open(baseline, req), io.err()); // bad baseline: exit 2 early
         Snapshot snapshot = Collector.collect(req);
-        Settings settings = new Settings(Map.of("assume-client-rps", Integer.toString(assumeClientRps)));
+        Map<String, String> knobs = new java.util.TreeMap<>(configFile == null ? Map.of() : configFile.ruleParameters);
+        knobs.put("assume-client-rps", Integer.toString(assumeClientRps));
+        Settings settings = new Settings(knobs);
         Engine.Options opts = new Engine.Options(min, overrides, ignores, settings, LocalDate.now());
         // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would "pass" unseen
         List<Rule> applicable = rules.stream().filter(r -> snapshot.hasPart(switch (r.source()) {

@@ -199,6 +199,7 @@ public final class Catalog {
         if (implementation != null && !JAVA_CLASS.matcher(implementation).matches()) {
             errors.add(f + ": class '" + implementation + "' is not a fully qualified Java class name");
         }
+        List<RuleMetadata.Parameter> parameters = parameters(d.get("parameters"), f, errors);
         Severity sev = null;
         SourceKind src = null;
         if (id != null && !RULE_ID.matcher(id).matches()) {
@@ -228,7 +229,42 @@ public final class Catalog {
             return null;
         }
         return new RuleMetadata(id, title.strip(), sev, src, caseIds, description.strip(), remediation.strip(),
-                links, aliases, implementation);
+                links, aliases, implementation, parameters);
+    }
+
+    static final Pattern PARAMETER_NAME = Pattern.compile("[a-z][A-Za-z0-9]*");
+    static final Pattern NUMBER = Pattern.compile("-?\\d+(\\.\\d+)?");
+
+    /** {@code parameters: {name: {default: N, description: text}}}: the thresholds a team may tune. */
+    private static List<RuleMetadata.Parameter> parameters(Object o, String f, List<String> errors) {
+        List<RuleMetadata.Parameter> out = new ArrayList<>();
+        if (o == null) {
+            return out;
+        }
+        if (!(o instanceof Map<?, ?> m)) {
+            errors.add(f + ": 'parameters' must be a mapping of NAME: {default, description}");
+            return out;
+        }
+        for (Map.Entry<?, ?> e : m.entrySet()) {
+            String name = String.valueOf(e.getKey());
+            if (!PARAMETER_NAME.matcher(name).matches()) {
+                errors.add(f + ": parameter name '" + name + "' is not lowerCamelCase");
+            }
+            if (!(e.getValue() instanceof Map<?, ?> p) || !p.keySet().equals(java.util.Set.of("default", "description"))) {
+                errors.add(f + ": parameter " + name + " needs exactly 'default' (a number) and 'description'");
+                continue;
+            }
+            String dflt = String.valueOf(p.get("default"));
+            if (!(p.get("default") instanceof Number) || !NUMBER.matcher(dflt).matches()) {
+                errors.add(f + ": parameter " + name + ": default '" + dflt + "' is not a number");
+            }
+            String description = p.get("description") == null ? "" : String.valueOf(p.get("description")).strip();
+            if (description.isEmpty()) {
+                errors.add(f + ": parameter " + name + " has no description");
+            }
+            out.add(new RuleMetadata.Parameter(name, dflt, description));
+        }
+        return out;
     }
 
     private static CaseInfo readCase(Map<String, Object> d, String f, List<String> errors) {

@@ -47,6 +47,11 @@ public final class CatalogCompiler {
             m.put(p + "links", String.join(SEP, r.links()));
             m.put(p + "aliases", String.join(SEP, r.aliases()));
             m.put(p + "class", r.implementation());
+            m.put(p + "parameters", String.join(SEP, r.parameters().stream().map(RuleMetadata.Parameter::name).toList()));
+            for (RuleMetadata.Parameter x : r.parameters()) {
+                m.put(p + "parameter." + x.name() + ".default", x.defaultValue());
+                m.put(p + "parameter." + x.name() + ".description", x.description());
+            }
         }
         List<String> caseIds = new ArrayList<>();
         for (CaseInfo k : c.cases()) {
@@ -95,10 +100,15 @@ public final class CatalogCompiler {
         }
         for (String id : list(p.getProperty("rules", ""))) {
             String k = "rule." + id + ".";
+            List<RuleMetadata.Parameter> parameters = new ArrayList<>();
+            for (String name : list(p.getProperty(k + "parameters"))) {
+                parameters.add(new RuleMetadata.Parameter(name, p.getProperty(k + "parameter." + name + ".default"),
+                        p.getProperty(k + "parameter." + name + ".description")));
+            }
             rules.put(id, new RuleMetadata(id, p.getProperty(k + "title"), Severity.parse(p.getProperty(k + "severity")),
                     SourceKind.parse(p.getProperty(k + "source")), list(p.getProperty(k + "caseIds")),
                     p.getProperty(k + "description"), p.getProperty(k + "remediation"), list(p.getProperty(k + "links")),
-                    list(p.getProperty(k + "aliases")), p.getProperty(k + "class")));
+                    list(p.getProperty(k + "aliases")), p.getProperty(k + "class"), parameters));
         }
         return Catalog.of(rules, cases);
     }

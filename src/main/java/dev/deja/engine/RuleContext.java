@@ -21,6 +21,50 @@ public final class RuleContext {
         return settings;
     }
 
+    /** The settings key that overrides a rule's parameter (deja.yaml {@code rules: {RULE-ID: {NAME: VALUE}}}). */
+    public static String parameterKey(String ruleId, String name) {
+        return "rule." + ruleId + "." + name;
+    }
+
+    /**
+     * A numeric parameter declared in the rule's YAML: the scan's value when deja.yaml sets one, else the default
+     * there. A name the YAML does not declare is a bug in the rule ({@link IllegalStateException}).
+     */
+    public double parameter(String name) {
+        return Double.parseDouble(parameterText(name));
+    }
+
+    /** An integer parameter (its default in the YAML is a whole number). */
+    public int intParameter(String name) {
+        RuleMetadata.Parameter p = declared(name);
+        if (!p.integer()) {
+            throw new IllegalStateException("rules/" + meta.id() + ".yaml: parameter " + name + " is not a whole number");
+        }
+        return Integer.parseInt(parameterText(name));
+    }
+
+    private String parameterText(String name) {
+        RuleMetadata.Parameter p = declared(name);
+        return settings.get(parameterKey(meta.id(), name), p.defaultValue()).strip();
+    }
+
+    private RuleMetadata.Parameter declared(String name) {
+        return meta.parameter(name).orElseThrow(() -> new IllegalStateException("rules/" + meta.id()
+                + ".yaml declares no parameter '" + name + "' (add it under parameters: with a default and a description)"));
+    }
+
+    /** "minWindowSeconds 45 (default 30)" for every parameter this scan sets to another value than its default. */
+    public List<String> nonDefaultParameters() {
+        List<String> out = new ArrayList<>();
+        for (RuleMetadata.Parameter p : meta.parameters()) {
+            String v = settings.get(parameterKey(meta.id(), p.name()), null);
+            if (v != null && new java.math.BigDecimal(v.strip()).compareTo(new java.math.BigDecimal(p.defaultValue())) != 0) {
+                out.add(p.name() + " " + v.strip() + " (default " + p.defaultValue() + ")");
+            }
+        }
+        return out;
+    }
+
     /** Starts a finding with the rule's default severity, cases and remediation. */
     public FindingBuilder finding(Location location, String message) {
         return new FindingBuilder(location, message);
@@ -84,7 +128,12 @@ public final class RuleContext {
         }
 
         public Finding build() {
-            return new Finding(meta.id(), severity, caseIds, message, remediation, location, related, notes, key);
+            List<String> all = new ArrayList<>(notes);
+            List<String> tuned = nonDefaultParameters();
+            if (!tuned.isEmpty()) {
+                all.add("judged with " + String.join(", ", tuned) + ", as set in the configuration");
+            }
+            return new Finding(meta.id(), severity, caseIds, message, remediation, location, related, all, key);
         }
     }
 }

@@ -17,15 +17,32 @@ public record RuleMetadata(
         String remediation,
         List<String> links,
         List<String> aliases,
-        String implementation) {
+        String implementation,
+        List<Parameter> parameters) {
+
+    /**
+     * A threshold a team may tune: {@code parameters: {NAME: {default: N, description: ...}}} in the rule's YAML,
+     * overridden per rule in deja.yaml ({@code rules: {RULE-ID: {NAME: N}}}). {@code integer} when the default is.
+     */
+    public record Parameter(String name, String defaultValue, String description) {
+        public boolean integer() {
+            return !defaultValue.contains(".");
+        }
+    }
 
     public RuleMetadata {
+        parameters = parameters == null ? List.of() : List.copyOf(parameters);
         caseIds = List.copyOf(caseIds);
         links = List.copyOf(links);
         aliases = List.copyOf(aliases);
         if (implementation == null || implementation.isBlank()) {
             implementation = conventionalClass(id, source);
         }
+    }
+
+    /** A parameter by name. */
+    public java.util.Optional<Parameter> parameter(String name) {
+        return parameters.stream().filter(p -> p.name().equals(name)).findFirst();
     }
 
     /**

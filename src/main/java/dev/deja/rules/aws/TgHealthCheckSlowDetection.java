@@ -12,13 +12,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Health checks that take long to take a dead target out: interval x unhealthy threshold above the limit (setting
- * {@code aws-max-detection-seconds}, default 60 s; medium from three times the limit), or a timeout not shorter than
- * the interval.
+ * Health checks that take long to take a dead target out: interval x unhealthy threshold above the limit (parameter
+ * {@code maxDetectionSeconds}, default 60 s; medium from three times the limit), or a timeout not shorter than the
+ * interval.
  */
 public final class TgHealthCheckSlowDetection extends AwsRule {
     public static final String ID = "aws-tg-health-check-slow-detection";
-    static final String LIMIT = "aws-max-detection-seconds";
+    static final String LIMIT = "maxDetectionSeconds";
 
     public TgHealthCheckSlowDetection() {
         super(ID);
@@ -26,7 +26,7 @@ public final class TgHealthCheckSlowDetection extends AwsRule {
 
     @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
-        int limit = ctx.settings().getInt(LIMIT, 60);
+        int limit = ctx.intParameter(LIMIT);
         AwsInventory inv = NlbViews.inventory(snapshot);
         List<Finding> out = new ArrayList<>();
         for (TargetGroupView tg : inv.targetGroups()) {

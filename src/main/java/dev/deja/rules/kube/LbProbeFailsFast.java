@@ -13,14 +13,17 @@ import java.util.List;
 /**
  * IL-0495: a readiness or liveness probe of a load-balancer proxy that gives up after a short stall. What a stall has
  * to outlast is the failure window: {@code failureThreshold x periodSeconds}, plus the last check's
- * {@code timeoutSeconds}. Severity follows that window: under {@value #MIN_WINDOW_SECONDS}s the rule's own (high),
+ * {@code timeoutSeconds}. Severity follows that window: under {@code minWindowSeconds} (30s) the rule's own (high),
  * since a stall during a configuration update then fails the probe on every replica at once; with a longer window, a
  * {@code timeoutSeconds} of 1 (the default) is only a lesser note (low): one slow answer fails one check, not the
  * probe. The remediation names values that clear the finding.
  */
 public final class LbProbeFailsFast extends KubeRule {
-    /** A probe must tolerate a stall at least this long (failureThreshold x periodSeconds + timeoutSeconds). */
-    static final int MIN_WINDOW_SECONDS = 30;
+    /**
+     * A probe must tolerate a stall at least this long (failureThreshold x periodSeconds + timeoutSeconds): parameter
+     * {@value}, default 30 in the rule's YAML.
+     */
+    static final String MIN_WINDOW_SECONDS = "minWindowSeconds";
     /** A timeout at or under this is tight (1 s is the Kubernetes default). */
     static final int TIGHT_TIMEOUT_SECONDS = 1;
     /** The timeout the remediation suggests. */
@@ -54,8 +57,9 @@ public final class LbProbeFailsFast extends KubeRule {
             return;
         }
         int window = window(p);
+        int minWindow = ctx.intParameter(MIN_WINDOW_SECONDS);
         boolean tightTimeout = p.timeout() <= TIGHT_TIMEOUT_SECONDS;
-        boolean shortWindow = window < MIN_WINDOW_SECONDS;
+        boolean shortWindow = window < minWindow;
         if (!tightTimeout && !shortWindow) {
             return;
         }
@@ -65,7 +69,7 @@ public final class LbProbeFailsFast extends KubeRule {
                 + ": a stall longer than " + window + "s (" + p.failures() + " x " + p.period() + "s + " + p.timeout()
                 + "s) fails it";
         int newTimeout = tightTimeout ? SUGGESTED_TIMEOUT_SECONDS : p.timeout();
-        int newFailures = Math.max(p.failures(), (MIN_WINDOW_SECONDS - newTimeout + p.period() - 1) / p.period());
+        int newFailures = Math.max(p.failures(), (minWindow - newTimeout + p.period() - 1) / p.period());
         List<String> fix = new ArrayList<>();
         if (tightTimeout) {
             fix.add("`timeoutSeconds: " + newTimeout + "`");
@@ -75,12 +79,12 @@ public final class LbProbeFailsFast extends KubeRule {
         }
         String remediation = "Set " + String.join(" and ", fix) + " on the " + key + " (a window of " + newFailures
                 + " x " + p.period() + "s + " + newTimeout + "s = " + (newFailures * p.period() + newTimeout)
-                + "s, at least " + MIN_WINDOW_SECONDS + "s), and serve health checks from a path that configuration"
+                + "s, at least " + minWindow + "s), and serve health checks from a path that configuration"
                 + " updates do not block.";
         String msg;
         Severity severity;
         if (shortWindow) {
-            msg = head + ", under " + MIN_WINDOW_SECONDS + "s. Every replica shares it: "
+            msg = head + ", under " + minWindow + "s. Every replica shares it: "
                     + replicasDo(lb.workload().effectiveReplicas(), "fail") + " together after a short stall, as"
                     + " HubSpot's load balancers did " + lb.because();
             severity = null;

@@ -149,8 +149,14 @@ class AwsRulesTest {
         assertTrue(low.get(0).message().contains("31 x 2 = 62 s (limit 60 s)"), low.get(0).message());
         List<Finding> med = run(new TgHealthCheckSlowDetection(), lb, tg(lb, Map.of(), t, 30, 10, 6));
         assertEquals(List.of(Severity.MEDIUM), med.stream().map(Finding::severity).toList());
-        assertEquals(1, run(new TgHealthCheckSlowDetection(), new Settings(Map.of("aws-max-detection-seconds", "20")),
-                lb, tg(lb, Map.of(), t, 10, 5, 3)).size());
+        // a team's own limit (deja.yaml rules: {aws-tg-health-check-slow-detection: {maxDetectionSeconds: 20}})
+        List<Finding> tuned = run(new TgHealthCheckSlowDetection(), new Settings(Map.of(
+                dev.deja.engine.RuleContext.parameterKey(TgHealthCheckSlowDetection.ID, "maxDetectionSeconds"), "20")),
+                lb, tg(lb, Map.of(), t, 10, 5, 3));
+        assertEquals(1, tuned.size());
+        assertTrue(tuned.get(0).message().contains("(limit 20 s)"), tuned.get(0).message());
+        assertEquals(List.of("judged with maxDetectionSeconds 20 (default 60), as set in the configuration"),
+                tuned.get(0).notes());
         List<Finding> timeout = run(new TgHealthCheckSlowDetection(), lb, tg(lb, Map.of(), t, 10, 10, 3));
         assertEquals(1, timeout.size());
         assertTrue(timeout.get(0).message().contains("waits 10 s for a health-check answer but checks every 10 s"));
