@@ -402,6 +402,47 @@ public final class Frontends {
         return parent;
     }
 
+    /**
+     * The rate-limiting rules of a section's own directives (deny, tarpit, return, reject or silent-drop whose
+     * condition reads a rate or counter, directly or through one of the section's ACLs): for a backend, the limits
+     * it enforces itself on every request routed to it.
+     */
+    public static List<Directive> rateRules(Section s) {
+        Map<String, String> acls = new HashMap<>();
+        for (Directive d : s.directives()) {
+            if (d.is("acl") && d.size() > 2) {
+                acls.merge(d.word(1), String.join(" ", d.words().subList(2, d.size())), (a, b) -> a + " " + b);
+            }
+        }
+        List<Directive> out = new ArrayList<>();
+        for (Directive d : s.directives()) {
+            if (!d.is("http-request") && !d.is("tcp-request")) {
+                continue;
+            }
+            int a = d.is("tcp-request") ? 2 : 1;
+            String action = d.word(a);
+            boolean limiting = action != null && switch (action) {
+                case "deny", "tarpit", "return", "reject", "silent-drop" -> true;
+                default -> false;
+            };
+            if (limiting && readsRate(d, a + 1, acls)) {
+                out.add(d);
+            }
+        }
+        return out;
+    }
+
+    /** Whether a section's own request rules track counters ({@code track-scN}). */
+    public static boolean tracks(Section s) {
+        for (Directive d : s.directives()) {
+            String action = d.is("http-request") ? d.word(1) : d.is("tcp-request") ? d.word(2) : null;
+            if (action != null && action.startsWith("track-sc")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether the condition of a rule (words from {@code from}) reads a rate or counter of a stick table. */
     static boolean readsRate(Directive d, int from, Map<String, String> acls) {
         boolean cond = false;

@@ -32,7 +32,7 @@ public final class RateLimitNotEverywhere extends HaproxyRule {
         List<Finding> out = new ArrayList<>();
         for (HaproxyConfig c : configs(snapshot)) {
             List<Frontends.Frontend> http = Frontends.primary(c).stream().filter(Frontends.Frontend::http).toList();
-            Map<String, Boolean> backendLimited = new HashMap<>();
+            Map<String, BackendLimit> backendLimited = new HashMap<>();
             // for each backend, the rate-limited frontends reaching it, in order: one pass, not frontends x frontends
             Map<String, List<Integer>> limitersOf = new HashMap<>();
             List<Set<String>> backendsOf = new ArrayList<>();
@@ -52,7 +52,7 @@ public final class RateLimitNotEverywhere extends HaproxyRule {
                 int first = Integer.MAX_VALUE; // the first limited frontend sharing an unlimited backend with u
                 for (String b : u.backends()) {
                     List<Integer> ls = limitersOf.get(b);
-                    if (ls != null && !backendLimited.computeIfAbsent(b, n -> limitedBackend(c, n))) {
+                    if (ls != null && !limitedFor(backendLimited.computeIfAbsent(b, n -> limitedBackend(c, n)), u)) {
                         first = Math.min(first, ls.get(0));
                     }
                 }
@@ -63,7 +63,7 @@ public final class RateLimitNotEverywhere extends HaproxyRule {
                 Set<String> lb = backendsOf.get(first);
                 List<String> shared = new ArrayList<>();
                 for (String b : u.backends()) {
-                    if (lb.contains(b) && !backendLimited.get(b)) {
+                    if (lb.contains(b) && !limitedFor(backendLimited.get(b), u)) {
                         shared.add(b);
                     }
                 }
@@ -73,31 +73,46 @@ public final class RateLimitNotEverywhere extends HaproxyRule {
                         + " rate-limits the same " + (shared.size() == 1 ? "backend" : "backends") + " ('"
                         + rule.text() + "' at " + rule.where() + "): a client that goes through " + u.name()
                         + " is not limited at all";
+                for (String b : shared) {
+                    if (backendLimited.get(b) == BackendLimit.NEEDS_TRACKING) {
+                        Directive br = Frontends.rateRules(c.backend(b).orElseThrow()).get(0);
+                        msg += " (backend " + b + " limits on counters ('" + br.text() + "' at " + br.where()
+                                + ") that only frontends tracking them feed, and " + u.name() + " tracks none)";
+                        break;
+                    }
+                }
                 out.add(ctx.finding(Notes.at(u.section()), msg)
                         .related(l.section().label() + " (" + l.section().where() + ")")
                         .notes(Notes.of(u.section(), rule)).build()); // one finding per unprotected frontend
             }
+            out.addAll(HostScopedLimits.check(c, http,
+                    b -> backendLimited.computeIfAbsent(b, n -> limitedBackend(c, n)), ctx));
         }
         return out;
     }
 
-    /** A backend that enforces a rate limit itself protects every frontend that uses it. */
-    private static boolean limitedBackend(HaproxyConfig c, String name) {
+    /**
+     * Whether a backend (or listen: its rules also run for requests other frontends route to it, checked with
+     * HAProxy 2.6) enforces a rate limit itself, and whether it feeds its counters itself.
+     */
+    enum BackendLimit {
+        NONE,
+        /** Limits and tracks: the limit holds for every frontend that reaches it. */
+        SELF,
+        /** Limits on counters it does not track: only requests tracked by their frontend are limited. */
+        NEEDS_TRACKING
+    }
+
+    static BackendLimit limitedBackend(HaproxyConfig c, String name) {
         Section b = c.backend(name).orElse(null);
-        if (b == null || b.kind().equals("listen")) {
-            return false;
+        if (b == null || Frontends.rateRules(b).isEmpty()) {
+            return BackendLimit.NONE;
         }
-        for (Directive d : b.directives()) {
-            if (d.is("http-request") && d.word(1) != null
-                    && (d.word(1).equals("deny") || d.word(1).equals("tarpit") || d.word(1).equals("return"))) {
-                for (String w : d.words()) {
-                    String t = w.startsWith("{") ? w.substring(1) : w;
-                    if (t.contains("_rate") || t.startsWith("sc_") || t.startsWith("src_")) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
+        return Frontends.tracks(b) ? BackendLimit.SELF : BackendLimit.NEEDS_TRACKING;
+    }
+
+    /** Whether backend b's own limit applies to the requests frontend u sends it. */
+    static boolean limitedFor(BackendLimit l, Frontends.Frontend u) {
+        return l == BackendLimit.SELF || l == BackendLimit.NEEDS_TRACKING && !u.trackers().isEmpty();
     }
 }

@@ -1,0 +1,249 @@
+package dev.deja.rules.haproxy;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.RuleContext;
+import dev.deja.haproxy.Directive;
+import dev.deja.haproxy.Frontends;
+import dev.deja.haproxy.HaproxyConfig;
+import dev.deja.haproxy.Section;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * IL-0264 inside one frontend: several hostnames served by one HTTP frontend, the rate limit applied to one of them
+ * (its condition, or the tracking it reads, tests the Host header or the SNI) while another hostname, or any other
+ * Host header through {@code default_backend}, reaches the same backend with no limit. At Healthchecks.io the limit
+ * covered hc-ping.com and not hchk.io. Conditions deja cannot read as a plain AND of terms ({@code ||}, {@code or},
+ * {@code unless}, a negated host test) are left alone: no finding rather than a guess.
+ */
+final class HostScopedLimits {
+    private HostScopedLimits() {
+    }
+
+    /** A fetch that reads the requested host name: the Host header (any match method) or the TLS SNI. */
+    private static final Pattern HOST_FETCH = Pattern.compile(
+            "^(req\\.)?hdr(_[a-z]+)?\\(host(,[^)]*)?\\).*|^(req\\.|req_)?ssl_sni.*|^ssl_fc_sni.*|^req\\.ssl_sni.*");
+
+    /** One term of a condition: a named ACL or an anonymous {@code { ... }} one, with the host names it matches. */
+    private record Term(String key, String text, Set<String> hosts, boolean host) {
+    }
+
+    static List<Finding> check(HaproxyConfig c, List<Frontends.Frontend> http,
+                               Function<String, RateLimitNotEverywhere.BackendLimit> backendLimit, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        for (Frontends.Frontend f : http) {
+            if (f.rateRules().isEmpty()) {
+                continue;
+            }
+            Map<String, List<List<String>>> acls = acls(f.section());
+            // the host terms every rate rule is scoped to; null: some rule is not host-scoped (or unreadable)
+            Map<String, Term> scope = new LinkedHashMap<>();
+            boolean scoped = true;
+            for (Directive r : f.rateRules()) {
+                List<Term> terms = terms(r, r.is("tcp-request") ? 3 : 2, acls);
+                List<Term> hosts = terms == null ? null : terms.stream().filter(Term::host).toList();
+                if (hosts != null && hosts.isEmpty() && readsTrackedCounter(r)) {
+                    hosts = trackerHosts(f, acls);
+                }
+                if (hosts == null || hosts.isEmpty()) {
+                    scoped = false;
+                    break;
+                }
+                hosts.forEach(t -> scope.putIfAbsent(t.key(), t));
+            }
+            if (!scoped) {
+                continue;
+            }
+            Directive rule = f.rateRules().get(0);
+            // routes: use_backend rules in order, then default_backend
+            Map<String, List<Directive>> unlimited = new LinkedHashMap<>();
+            Set<String> limitedBackends = new LinkedHashSet<>();
+            for (Directive d : f.section().directives()) {
+                if (!d.is("use_backend") || d.word(1) == null || d.word(1).contains("%[")) {
+                    continue;
+                }
+                List<Term> terms = terms(d, 2, acls);
+                if (terms == null) {
+                    continue; // a condition deja does not read: neither limited nor unlimited
+                }
+                List<Term> hosts = terms.stream().filter(Term::host).toList();
+                if (hosts.stream().anyMatch(t -> matches(t, scope))) {
+                    limitedBackends.add(d.word(1));
+                } else {
+                    unlimited.computeIfAbsent(d.word(1), k -> new ArrayList<>()).add(d);
+                }
+            }
+            Directive db = f.section().effective("default_backend");
+            if (db != null && db.word(1) != null && !db.word(1).contains("%[")) {
+                if (limitedBackends.isEmpty()) {
+                    limitedBackends.add(db.word(1)); // the limited host falls through to the default backend
+                }
+                unlimited.computeIfAbsent(db.word(1), k -> new ArrayList<>()).add(db);
+            }
+            for (String b : limitedBackends) {
+                List<Directive> routes = unlimited.get(b);
+                if (routes == null || RateLimitNotEverywhere.limitedFor(backendLimit.apply(b), f)) {
+                    continue;
+                }
+                Directive via = routes.get(0);
+                String who = via.is("default_backend") ? "requests for any other host (any other Host header)"
+                        : "requests for " + describe(terms(via, 2, acls).stream().filter(Term::host).toList(), acls);
+                String msg = f.section().label() + " rate-limits only requests for " + describe(List.copyOf(scope.values()), acls)
+                        + " ('" + rule.text() + "' at " + rule.where() + "), while " + who + " reach the same backend "
+                        + b + " ('" + via.text() + "' at " + via.where() + ") with no rate limit: a client that"
+                        + " sends the same requests under that other name is not limited by HAProxy at all (unless the"
+                        + " backend itself refuses that name)";
+                List<String> notes = new ArrayList<>(Notes.of(f, rule, via));
+                for (Directive other : routes.subList(1, routes.size())) {
+                    notes.add("also unlimited into " + b + ": '" + other.text() + "' at " + other.where());
+                }
+                out.add(ctx.finding(Notes.at(f.section(), via), msg).notes(notes).build());
+            }
+        }
+        return out;
+    }
+
+    private static boolean matches(Term t, Map<String, Term> scope) {
+        if (scope.containsKey(t.key())) {
+            return true;
+        }
+        for (Term s : scope.values()) {
+            if (!t.hosts().isEmpty() && !java.util.Collections.disjoint(t.hosts(), s.hosts())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String describe(List<Term> terms, Map<String, List<List<String>>> acls) {
+        List<String> parts = new ArrayList<>();
+        for (Term t : terms) {
+            parts.add(t.text() + (t.hosts().isEmpty() || t.text().contains(" ") ? "" : " (" + String.join(", ", t.hosts()) + ")"));
+        }
+        return String.join(" and ", parts);
+    }
+
+    /** ACL name to its definitions (each: the words after the name). */
+    private static Map<String, List<List<String>>> acls(Section s) {
+        Map<String, List<List<String>>> out = new LinkedHashMap<>();
+        for (Directive d : s.directives()) {
+            if (d.is("acl") && d.size() > 2) {
+                out.computeIfAbsent(d.word(1), k -> new ArrayList<>()).add(d.words().subList(2, d.size()));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The terms of a rule's condition (words from {@code from}), when it is a plain AND after {@code if}; null when
+     * there is none or deja does not read it ({@code unless}, {@code ||}, {@code or}, a negated host test).
+     */
+    private static List<Term> terms(Directive d, int from, Map<String, List<List<String>>> acls) {
+        int i = from;
+        while (i < d.size() && !d.word(i).equals("if") && !d.word(i).equals("unless")) {
+            i++;
+        }
+        if (i >= d.size() || d.word(i).equals("unless")) {
+            return i >= d.size() ? List.of() : null;
+        }
+        List<Term> out = new ArrayList<>();
+        for (i = i + 1; i < d.size(); i++) {
+            String w = d.word(i);
+            if (w.equals("||") || w.equalsIgnoreCase("or")) {
+                return null;
+            }
+            boolean neg = w.startsWith("!");
+            if (neg) {
+                w = w.substring(1);
+            }
+            if (w.startsWith("{")) {
+                List<String> words = new ArrayList<>();
+                String first = w.substring(1);
+                if (!first.isEmpty()) {
+                    words.add(first);
+                }
+                while (i + 1 < d.size() && !d.word(i).endsWith("}")) {
+                    i++;
+                    words.add(d.word(i));
+                }
+                if (!words.isEmpty() && words.get(words.size() - 1).endsWith("}")) {
+                    String last = words.remove(words.size() - 1);
+                    if (last.length() > 1) {
+                        words.add(last.substring(0, last.length() - 1));
+                    }
+                }
+                Term t = term("{ " + String.join(" ", words) + " }", List.of(words));
+                if (neg && t.host()) {
+                    return null;
+                }
+                out.add(t);
+            } else if (w.isEmpty()) {
+                continue;
+            } else {
+                Term t = term(w, acls.getOrDefault(w, List.of()));
+                if (neg && t.host()) {
+                    return null;
+                }
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    /** A term from its definitions: a host test when every definition reads the host name. */
+    private static Term term(String name, List<List<String>> defs) {
+        boolean host = !defs.isEmpty();
+        Set<String> hosts = new LinkedHashSet<>();
+        for (List<String> def : defs) {
+            if (def.isEmpty() || !HOST_FETCH.matcher(def.get(0).toLowerCase(Locale.ROOT)).matches()) {
+                host = false;
+                continue;
+            }
+            for (int k = 1; k < def.size(); k++) {
+                String v = def.get(k);
+                if (v.equals("-m") || v.equals("-f") || v.equals("-M")) {
+                    k++;
+                } else if (!v.startsWith("-")) {
+                    hosts.add(v.toLowerCase(Locale.ROOT));
+                }
+            }
+        }
+        return new Term(name.startsWith("{") ? name : "acl:" + name, name, hosts, host);
+    }
+
+    /** Whether a rate rule reads a tracked counter (sc_*, scN_*), whose scope is that of the tracking. */
+    private static boolean readsTrackedCounter(Directive r) {
+        for (String w : r.words()) {
+            String t = w.replace("{", "").replace("!", "").toLowerCase(Locale.ROOT);
+            if (t.startsWith("sc_") || t.length() > 3 && t.startsWith("sc") && Character.isDigit(t.charAt(2))
+                    && t.charAt(3) == '_') {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The host terms every tracking rule of the frontend is scoped to, or null when one is not host-scoped. */
+    private static List<Term> trackerHosts(Frontends.Frontend f, Map<String, List<List<String>>> acls) {
+        if (f.trackers().isEmpty()) {
+            return null;
+        }
+        List<Term> out = new ArrayList<>();
+        for (Directive t : f.trackers()) {
+            List<Term> terms = terms(t, t.is("tcp-request") ? 3 : 2, acls);
+            List<Term> hosts = terms == null ? List.of() : terms.stream().filter(Term::host).toList();
+            if (hosts.isEmpty()) {
+                return null;
+            }
+            out.addAll(hosts);
+        }
+        return out;
+    }
+}
