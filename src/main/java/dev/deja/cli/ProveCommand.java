@@ -7,9 +7,7 @@ import dev.deja.prove.Prover;
 import dev.deja.report.JsonText;
 import java.io.IOException;
 import java.io.StringWriter;
-import java.nio.charset.MalformedInputException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -145,15 +143,9 @@ public final class ProveCommand implements Callable<Integer> {
         return ms;
     }
 
+    /** The config as text, bounded like every file deja reads (a pipe or /dev/zero ends with exit 2). */
     static String read(Path p) {
-        try {
-            return Files.readString(p);
-        } catch (NoSuchFileException e) {
-            throw new InputException(p + ": no such file");
-        } catch (MalformedInputException e) {
-            throw new InputException(p + ": not a text file (not UTF-8)");
-        } catch (IOException e) {
-            throw new InputException(p + ": cannot read: " + e.getMessage());
-        }
+        return dev.deja.source.Inputs.read(p, p.toString()).text();
     }
+
 }

@@ -219,6 +219,10 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
         return m;
     }
 
+    AbuserPlan withPathPrefix(String prefix) {
+        return new AbuserPlan(key, how, kind, header, param, host, prefix, aclRewrites, notes, unsatisfiable);
+    }
+
     /** The request one client sends: its path, Host, and key value; {@code n} varies it per legitimate client. */
     String request(boolean abuser, int n) {
         String id = abuser ? "abuser" : "legit-" + n;

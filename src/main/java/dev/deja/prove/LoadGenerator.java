@@ -128,8 +128,9 @@ final class LoadGenerator {
     }
 
     /**
-     * Runs every client for {@code durationMs}, then waits for what is in flight (each request until its own
-     * timeout), and returns one outcome per client in order. {@code stop} is checked between events.
+     * Runs every client for {@code durationMs}, then waits for the requests of the last client still in flight (each
+     * until its own timeout; the others' are closed uncounted), and returns one outcome per client in order.
+     * {@code stop} is checked between events.
      */
     List<Outcome> run(List<Client> clients, long durationMs, java.util.function.BooleanSupplier stop) throws IOException {
         int n = clients.size();
@@ -219,7 +220,8 @@ final class LoadGenerator {
                 if (!starting) {
                     boolean anyOpen = false;
                     for (int i = 0; i < n; i++) {
-                        if (clients.get(i).slowBytesEveryMs() > 0 || stop.getAsBoolean()) {
+                        // slow clients and the abuser are not waited for: only legitimate requests in flight are
+                        if (clients.get(i).slowBytesEveryMs() > 0 || i < n - 1 || stop.getAsBoolean()) {
                             for (Conn k : open.get(i)) {
                                 if (!k.done) { // closed by us at the end, not by HAProxy
                                     k.done = true;

@@ -20,6 +20,9 @@ record Proof(String ruleId, String frontend, String verdict, String reason, RunR
         if (!before.ran()) {
             return new Proof(ruleId, frontend, COULD_NOT_RUN, before.error(), before, after, remedy, null, null, null);
         }
+        if (before.calmFailure() != null) {
+            return new Proof(ruleId, frontend, COULD_NOT_RUN, before.calmFailure(), before, after, remedy, null, null, null);
+        }
         if (after != null && after.ran() && after.baselineP50Micros() >= 0) {
             long base = before.baselineP50Micros() < 0 ? after.baselineP50Micros()
                     : Math.min(before.baselineP50Micros(), after.baselineP50Micros());

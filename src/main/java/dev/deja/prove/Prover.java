@@ -78,9 +78,14 @@ public final class Prover {
                 return f;
             }
         }
-        for (Frontends.Frontend f : all) {
-            if (f.http() && (!f.httpRequest().set() || f.httpRequest().millis() == 0)) {
-                return f;
+        for (int pass = 0; pass < 2; pass++) {
+            for (Frontends.Frontend f : all) {
+                // first one that routes to a backend (a stats-only frontend is a poor stand-in for the site)
+                boolean routes = f.backends().stream().anyMatch(b -> !b.equals(f.section().name()))
+                        || !f.section().all(d -> d.is("server")).isEmpty();
+                if (f.http() && (!f.httpRequest().set() || f.httpRequest().millis() == 0) && (routes || pass == 1)) {
+                    return f;
+                }
             }
         }
         for (Frontends.Frontend f : all) {
@@ -298,6 +303,11 @@ public final class Prover {
             HaproxyConfig cfg = parse(ctx.display(), text);
             Frontends.Frontend f = target(cfg, ctx.frontend());
             AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
+            Directive statsUri = f.section().effective("stats", "uri");
+            if (plan.pathPrefix() == null && f.backends().stream().allMatch(b -> b.equals(f.section().name())
+                    && f.section().all(d -> d.is("server")).isEmpty()) && statsUri != null && statsUri.word(2) != null) {
+                plan = plan.withPathPrefix(statsUri.word(2)); // a stats page: the legitimate clients read it
+            }
             List<InetAddress> legitSources = new ArrayList<>();
             List<String> legitRequests = new ArrayList<>();
             for (int i = 0; i < AbuserPlan.LEGIT_ADDRESSES; i++) {
@@ -330,7 +340,8 @@ public final class Prover {
                 out = gen.run(List.of(attacker, legit), o.durationMs(), stop);
                 samples = sampler.samples();
             }
-            return new RunResult(label, null, rps, o.durationMs(), out.get(1), out.get(0), samples, slots, baseP50, null);
+            return new RunResult(label, null, rps, o.durationMs(), out.get(1), out.get(0), samples, slots, baseP50, null,
+                    base.get(0));
         }
     }
 
@@ -393,7 +404,7 @@ public final class Prover {
     private static String firstErrors(String output) {
         List<String> lines = new ArrayList<>();
         for (String l : output.split("\n")) {
-            if (l.contains("[ALERT]") || l.contains("ALERT")) {
+            if (l.contains("[ALERT]") || l.contains("[WARNING]")) {
                 lines.add(l.replaceAll("^\\[ALERT\\]\\s*\\(\\d+\\)\\s*:\\s*", "").strip());
             }
         }

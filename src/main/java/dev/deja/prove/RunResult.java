@@ -9,15 +9,33 @@ import java.util.List;
  */
 record RunResult(String label, String config, double clientRps, long durationMs, LoadGenerator.Outcome legit,
                  LoadGenerator.Outcome abuser, List<StatsSampler.Sample> samples, long slots, long baselineP50Micros,
-                 String error) {
+                 String error, LoadGenerator.Outcome calm) {
 
     static RunResult failed(String label, String why) {
-        return new RunResult(label, null, 0, 0, null, null, List.of(), -1, -1, why);
+        return new RunResult(label, null, 0, 0, null, null, List.of(), -1, -1, why, null);
     }
 
     /** The same run judged against another calm baseline (the lower of a proof's runs: a cold JVM's first is slower). */
     RunResult withBaseline(long p50Micros) {
-        return new RunResult(label, config, clientRps, durationMs, legit, abuser, samples, slots, p50Micros, error);
+        return new RunResult(label, config, clientRps, durationMs, legit, abuser, samples, slots, p50Micros, error, calm);
+    }
+
+    /**
+     * Why the legitimate workload says nothing about this config, or null: its requests already failed in the calm
+     * phase, before any attack (e.g. the frontend answers 503 or 404 to them).
+     */
+    String calmFailure() {
+        if (calm == null) {
+            return null;
+        }
+        int all = calm.ok + calm.limited + calm.otherStatus + calm.timedOut + calm.refused;
+        if (all == 0 || calm.ok * 100.0 / all >= 95.0) {
+            return null;
+        }
+        return "legitimate requests already failed before any attack (" + calm.ok + " of " + all + " ok in the calm"
+                + " phase; " + calm.otherStatus + " answered with an error status, " + calm.timedOut + " timed out,"
+                + " " + calm.refused + " refused): the frontend does not serve deja's GET requests, so the replay"
+                + " proves nothing";
     }
 
     boolean ran() {

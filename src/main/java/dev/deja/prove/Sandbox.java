@@ -35,7 +35,7 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
             "lua-load", "lua-load-per-thread", "lua-prepend-path", "master-worker", "cpu-map", "ca-base", "crt-base",
             "key-base", "server-state-file", "server-state-base", "localpeer", "unix-bind", "external-check",
             "ssl-engine", "ssl-dh-param-file", "issuers-chain-path", "h1-case-adjust-file", "setcap",
-            "node", "log-send-hostname", "quic-socket", "httpclient.resolvers.id", "ssl-load-extra-files");
+            "node", "log-send-hostname", "zero-warning", "default-path", "quic-socket", "httpclient.resolvers.id", "ssl-load-extra-files");
     /** bind options kept, with how many arguments they take. */
     static final Map<String, Integer> BIND_KEPT = Map.ofEntries(Map.entry("maxconn", 1), Map.entry("backlog", 1),
             Map.entry("name", 1), Map.entry("id", 1), Map.entry("nice", 1), Map.entry("process", 1),

@@ -51,7 +51,7 @@ public final class ScanProofs {
             progress.flush();
             ProveReport report;
             try {
-                report = new Prover(o, hb, progress, () -> false).run(file, Files.readString(Path.of(file)));
+                report = new Prover(o, hb, progress, () -> false).run(file, dev.deja.source.Inputs.read(Path.of(file), file).text());
             } catch (InputException e) {
                 for (Finding f : g.getValue()) {
                     Proof p = Proof.couldNotRun(f.ruleId(), frontend, e.getMessage());
