@@ -34,6 +34,7 @@ public final class Cli {
         SUBCOMMANDS.put("cases", CasesCommand.class);
         SUBCOMMANDS.put("explain", ExplainCommand.class);
         SUBCOMMANDS.put("prove", ProveCommand.class);
+        SUBCOMMANDS.put("report", ReportCommand.class);
     }
 
     public static int run(Io io, String... args) {
@@ -89,10 +90,17 @@ public final class Cli {
         cmd.setErr(io.err());
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         // deja --help and deja scan --help: the scan's codes; rules, cases and explain: their own (they never scan)
-        apply(cmd, "%nExit codes (deja scan; rules, cases and explain exit 0, 2 or 4):%n", codes(ExitCodes.LIST));
+        apply(cmd, "%nExit codes (deja scan; the other commands exit 0, 2 or 4):%n", codes(ExitCodes.LIST));
         for (Map.Entry<String, CommandLine> sub : cmd.getSubcommands().entrySet()) {
-            boolean scan = sub.getKey().equals("scan");
-            apply(sub.getValue(), "%nExit codes:%n", codes(scan ? ExitCodes.LIST : ExitCodes.LIST_CATALOG));
+            String[] list = switch (sub.getKey()) {
+                case "scan" -> ExitCodes.LIST;
+                case "report" -> ExitCodes.LIST_REPORT;
+                case "rules", "cases", "explain" -> ExitCodes.LIST_CATALOG;
+                default -> null; // a command that declares its own (prove)
+            };
+            if (list != null) {
+                apply(sub.getValue(), "%nExit codes:%n", codes(list));
+            }
         }
         cmd.setParameterExceptionHandler((ex, badArgs) -> {
             CommandLine c = ex.getCommandLine();
@@ -170,6 +178,9 @@ public final class Cli {
         public <K> K create(Class<K> cls) throws Exception {
             if (cls == ScanCommand.class) {
                 return cls.cast(new ScanCommand(io));
+            }
+            if (cls == ReportCommand.class) {
+                return cls.cast(new ReportCommand(io));
             }
             if (cls == ProveCommand.class) {
                 return cls.cast(new ProveCommand(io));

@@ -25,6 +25,14 @@ public final class ExitCodes {
         " 4:internal error",
     };
 
+    /** deja report: fetches a kept report, never scans. */
+    public static final String[] LIST_REPORT = {
+        " 0:report written",
+        " 2:usage or input error (bad option, no such ConfigMap or no HTML report in it, refused read, unreachable"
+                + " API server, unwritable output)",
+        " 4:internal error",
+    };
+
     private ExitCodes() {
     }
 }

@@ -271,7 +271,7 @@ public final class ScanCommand implements Callable<Integer> {
         warnUnusedSuppressions(ignores, result, opts.today());
 
         Report report = new Report(result, catalog, VersionProvider.version(), fail, false)
-                .withRun(new Report.RunInfo(started, Duration.ofNanos(System.nanoTime() - t0)));
+                .withRun(new Report.RunInfo(started, Duration.ofNanos(System.nanoTime() - t0), scope(req)));
         if (base != null) {
             Set<String> ran = Set.copyOf(result.rulesRun());
             Set<String> scannedNamespaces = Set.copyOf(namespaces);
@@ -434,6 +434,34 @@ public final class ScanCommand implements Callable<Integer> {
         named.put("--config", config);
         named.put("--baseline", baseline == null || baseline.startsWith("configmap:") ? null : Path.of(baseline));
         NoOverwrite.check(outs, paths, named, io.env());
+    }
+
+    /** What this scan looked at, for the report's header: cluster and context, namespaces, selector, regions, files. */
+    private static Map<String, String> scope(ScanRequest req) {
+        Map<String, String> m = new LinkedHashMap<>();
+        if (req.cluster) {
+            m.put("cluster", req.clusterRead != null ? req.clusterRead
+                    : req.context != null ? "context " + req.context : "current context");
+            m.put("namespaces", req.namespaces.isEmpty() ? "all" : String.join(", ", req.namespaces));
+            if (req.selector != null && !req.selector.isBlank()) {
+                m.put("selector", req.selector);
+            }
+        }
+        if (req.aws) {
+            m.put("AWS regions", req.regions.isEmpty() ? "the default region" : String.join(", ", req.regions));
+            if (req.profile != null) {
+                m.put("AWS profile", req.profile);
+            }
+        }
+        if (!req.paths.isEmpty()) {
+            List<String> shown = req.paths.stream().limit(5).toList();
+            m.put("files", String.join(", ", shown) + (req.paths.size() > 5 ? " and " + (req.paths.size() - 5)
+                    + " more" : ""));
+        }
+        if (!req.haproxyConfigMaps.isEmpty()) {
+            m.put("HAProxy ConfigMaps", String.join(", ", req.haproxyConfigMaps));
+        }
+        return m;
     }
 
     private ScanRequest request(List<Rule> rules) {

@@ -42,6 +42,8 @@ import tools.jackson.databind.node.ObjectNode;
 public final class ConfigMapReportSink implements ReportSink {
     public static final String JSON_KEY = "deja.json";
     public static final String SUMMARY_KEY = "summary.txt";
+    /** binaryData: the HTML report, gzip-compressed ({@code deja report --from-configmap NS/NAME} reads it back). */
+    public static final String HTML_KEY = "report.html.gz";
     public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
     public static final String LAST_SCAN = "deja.dev/last-scan";
     public static final String FINDINGS = "deja.dev/findings";
@@ -83,7 +85,8 @@ public final class ConfigMapReportSink implements ReportSink {
 
     @Override
     public void deliver(Report report) throws IOException {
-        Map<String, String> data = data(report, limitBytes);
+        Content content = content(report, limitBytes, namespace + "/" + name);
+        Map<String, String> data = content.data();
         Instant at = report.run() != null ? report.run().startedAt() : Instant.now();
         Map<String, String> annotations = new LinkedHashMap<>();
         annotations.put(LAST_SCAN, at.truncatedTo(ChronoUnit.SECONDS).toString());
@@ -93,7 +96,7 @@ public final class ConfigMapReportSink implements ReportSink {
         try (KubernetesClient client = KubeClients.create(config)) {
             for (int attempt = 0; ; attempt++) {
                 try {
-                    write(client, data, annotations, truncated);
+                    write(client, content, annotations, truncated);
                     return;
                 } catch (KubernetesClientException e) {
                     if (e.getCode() == 409 && attempt < 3) { // changed or created meanwhile: read it again
@@ -105,13 +108,16 @@ public final class ConfigMapReportSink implements ReportSink {
         }
     }
 
-    private void write(KubernetesClient client, Map<String, String> data, Map<String, String> annotations,
+    private void write(KubernetesClient client, Content content, Map<String, String> annotations,
                        boolean truncated) {
+        Map<String, String> data = content.data();
+        Map<String, String> binary = content.binaryData();
         ConfigMap current = client.configMaps().inNamespace(namespace).withName(name).get();
         if (current == null) {
             ConfigMap cm = new ConfigMapBuilder().withNewMetadata().withNamespace(namespace).withName(name)
                     .addToLabels(MANAGED_BY, "deja").addToLabels("app.kubernetes.io/name", "deja")
-                    .addToAnnotations(annotations).endMetadata().withData(data).build();
+                    .addToAnnotations(annotations).endMetadata().withData(data)
+                    .withBinaryData(binary.isEmpty() ? null : binary).build();
             if (truncated) {
                 cm.getMetadata().getAnnotations().put(TRUNCATED, "true");
             }
@@ -132,7 +138,7 @@ public final class ConfigMapReportSink implements ReportSink {
         current.getMetadata().setLabels(labels);
         current.getMetadata().setAnnotations(ann);
         current.setData(data); // replaces every key: the ConfigMap holds only deja's report
-        current.setBinaryData(null);
+        current.setBinaryData(binary.isEmpty() ? null : binary);
         // PUT with the resourceVersion just read: a concurrent change gives 409 and a fresh attempt
         client.configMaps().inNamespace(namespace).resource(current).update();
     }
@@ -171,6 +177,53 @@ public final class ConfigMapReportSink implements ReportSink {
     }
 
     // ------------------------------------------------------------------ content
+
+    /** A ConfigMap's content: text data, and binaryData (base64, as the API carries it). */
+    record Content(Map<String, String> data, Map<String, String> binaryData) {
+    }
+
+    /**
+     * The JSON report and summary, plus the HTML report gzip-compressed when both fit the limit with the JSON whole
+     * (the JSON is the next run's baseline: it comes first; the HTML is left out, and summary.txt says so, rather
+     * than cutting findings from the JSON).
+     */
+    static Content content(Report report, int limitBytes, String where) {
+        byte[] gz = gzip(html(report));
+        int htmlCost = bytes(HTML_KEY) + gz.length;
+        String fetch = "deja report --from-configmap " + where + " -o report.html";
+        if (htmlCost < limitBytes) {
+            Map<String, String> data = data(report, limitBytes - htmlCost - 200);
+            if (!MAPPER.readTree(data.get(JSON_KEY)).path("truncated").asBoolean(false)) {
+                data.put(SUMMARY_KEY, data.get(SUMMARY_KEY) + "html: " + HTML_KEY + " (" + gz.length
+                        + " bytes gzip): " + fetch + "\n");
+                return new Content(data, Map.of(HTML_KEY, java.util.Base64.getEncoder().encodeToString(gz)));
+            }
+        }
+        Map<String, String> data = data(report, limitBytes);
+        data.put(SUMMARY_KEY, data.get(SUMMARY_KEY) + "html: left out (with it the JSON report would not fit the"
+                + " ConfigMap size limit)\n");
+        return new Content(data, Map.of());
+    }
+
+    static String html(Report report) {
+        java.io.StringWriter w = new java.io.StringWriter();
+        try {
+            new dev.deja.report.HtmlReporter().write(report.withColor(false), w);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return w.toString();
+    }
+
+    static byte[] gzip(String text) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(bytes)) {
+            z.write(text.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
 
     /** The ConfigMap's data for a report, within {@code limitBytes} (keys and UTF-8 values together). */
     static Map<String, String> data(Report report, int limitBytes) {

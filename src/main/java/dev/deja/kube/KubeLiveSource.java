@@ -108,6 +108,7 @@ public final class KubeLiveSource implements LiveSource {
         Config cfg = KubeClients.config(req);
         String server = cfg.getMasterUrl();
         String context = cfg.getCurrentContext() == null ? "in-cluster" : cfg.getCurrentContext().getName();
+        req.clusterRead = "context " + context + " (" + server + ")";
         KubeInventory.Builder inv = out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
         if (req.selector != null && !req.selector.isBlank()) {
             out.put(dev.deja.kube.model.KubeScope.class, new dev.deja.kube.model.KubeScope(req.selector.strip()));

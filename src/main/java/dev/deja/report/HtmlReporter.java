@@ -51,6 +51,16 @@ public final class HtmlReporter implements Reporter {
         }
         h.append("<header>\n<h1>deja report</h1>\n<p class=\"headline\" id=\"headline\">").append(esc(headline(report)))
                 .append("</p>\n");
+        // when, what and by which deja: a report kept after its pod is gone must say it itself
+        if (report.run() != null) {
+            h.append("<dl class=\"scan\" id=\"scan\"><dt>scanned</dt><dd>")
+                    .append(esc(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT)
+                            .format(report.run().startedAt().atZone(java.time.ZoneOffset.UTC))))
+                    .append("</dd>");
+            report.run().scope().forEach((k, v) -> h.append("<dt>").append(esc(k)).append("</dt><dd>").append(esc(v))
+                    .append("</dd>"));
+            h.append("<dt>deja</dt><dd>").append(esc(report.toolVersion())).append("</dd></dl>\n");
+        }
         if (!r.coverage().complete()) {
             h.append("<p class=\"warn\" id=\"incomplete\">Scan incomplete: ").append(r.coverage().notChecked().size())
                     .append(" source scope(s) could not be read. See <a href=\"#coverage\">Not checked</a>.</p>\n");
@@ -467,6 +477,8 @@ public final class HtmlReporter implements Reporter {
             a{color:var(--accent)}
             code{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wrap:anywhere}
             .headline{font-weight:600;margin:0}
+            dl.scan{display:grid;grid-template-columns:max-content 1fr;gap:0 .75rem;margin:.5rem 0;font-size:.9rem}
+            dl.scan dt{color:var(--muted)}dl.scan dd{margin:0;overflow-wrap:anywhere}
             .muted{color:var(--muted)}
             .warn{border-left:4px solid var(--medium);padding:.5rem .75rem;background:var(--card)}
             .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(6.5rem,1fr));gap:.5rem}

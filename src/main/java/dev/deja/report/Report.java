@@ -39,8 +39,19 @@ public record Report(ScanResult result, Catalog catalog, String toolVersion, Sev
         return evidence.isEmpty() ? null : evidence.get(f.fingerprint());
     }
 
-    /** When the scan started and how long it took, sources included. */
-    public record RunInfo(Instant startedAt, Duration duration) {
+    /**
+     * When the scan started and how long it took, sources included; what it looked at ({@code scope}: "cluster" ->
+     * "context prod (https://...)", "namespaces" -> "all", "selector", "AWS regions", "files"), for the HTML report.
+     */
+    public record RunInfo(Instant startedAt, Duration duration, java.util.Map<String, String> scope) {
+        public RunInfo {
+            scope = scope == null ? java.util.Map.of() : java.util.Collections.unmodifiableMap(
+                    new java.util.LinkedHashMap<>(scope));
+        }
+
+        public RunInfo(Instant startedAt, Duration duration) {
+            this(startedAt, duration, null);
+        }
     }
 
     public Report withBaseline(BaselineDiff b) {

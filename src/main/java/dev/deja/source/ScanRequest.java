@@ -35,6 +35,8 @@ public final class ScanRequest {
     public String context;
     public List<String> namespaces = new ArrayList<>();
     public String selector;
+    /** Set by the live Kubernetes source: the context and server it read ("prod (https://10.0.0.1:6443)"), for reports. */
+    public volatile String clusterRead;
     public boolean noAnnotationSuppressions;
 
     // live AWS

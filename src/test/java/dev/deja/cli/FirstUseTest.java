@@ -56,7 +56,7 @@ class FirstUseTest {
     void misspelledCommandIsNamed() {
         TestSupport.Run r = TestSupport.run("scna", BEFORE);
         assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().startsWith("deja: unknown command 'scna' (expected scan, rules, cases, explain or prove)"), r.err());
+        assertTrue(r.err().startsWith("deja: unknown command 'scna' (expected scan, rules, cases, explain, prove or report)"), r.err());
     }
 
     @Test
