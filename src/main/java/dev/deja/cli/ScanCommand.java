@@ -66,7 +66,7 @@ public final class ScanCommand implements Callable<Integer> {
     String failOn;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
-            description = "Output format: text, json, sarif, junit, html, prometheus (default: ${DEFAULT-VALUE})")
+            description = "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
     String format;
 
     @Option(names = {"-o", "--output-file"}, paramLabel = "FILE", description = "Write the report to FILE instead of stdout")

@@ -16,6 +16,8 @@ public final class Reporters {
         FORMATS.put("junit", "dev.deja.report.JunitReporter");
         FORMATS.put("html", "dev.deja.report.HtmlReporter");
         FORMATS.put("prometheus", "dev.deja.report.PrometheusReporter");
+        FORMATS.put("github", "dev.deja.report.GithubReporter");
+        FORMATS.put("table", "dev.deja.report.TableReporter");
     }
 
     private Reporters() {
