@@ -163,7 +163,7 @@ class FirstUseTest {
         // what pre-commit does: every staged file matching 'files' is passed to the entry's scan
         @SuppressWarnings("unchecked")
         java.util.Map<String, Object> doc = new org.yaml.snakeyaml.Yaml().load(
-                Files.readString(Path.of("examples/ci/pre-commit-hooks.yaml")));
+                Files.readString(Path.of("examples/ci/pre-commit-config.yaml")));
         @SuppressWarnings("unchecked")
         java.util.Map<String, Object> hook = (java.util.Map<String, Object>) ((java.util.List<java.util.Map<String, Object>>)
                 ((java.util.List<java.util.Map<String, Object>>) doc.get("repos")).get(0).get("hooks")).get(0);

@@ -52,7 +52,7 @@ class HaproxyExamplesTest {
 
     @Test
     void ciExamplesAreValidYamlThatRunDeja() throws IOException {
-        for (String f : new String[] {"github-actions-haproxy.yml", "gitlab-ci-haproxy.yml", "pre-commit-hooks.yaml"}) {
+        for (String f : new String[] {"github-actions-haproxy.yml", "gitlab-ci-haproxy.yml", "pre-commit-config.yaml"}) {
             String text = java.nio.file.Files.readString(Path.of("examples/ci", f));
             Object doc = new org.yaml.snakeyaml.Yaml().load(text);
             assertTrue(doc instanceof java.util.Map, f);
