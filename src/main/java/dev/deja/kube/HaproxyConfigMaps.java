@@ -21,7 +21,9 @@ import java.util.TreeMap;
  * {@code .cfg}, and every key of the ConfigMaps named in the configuration file ({@code haproxy.configMaps}) whose
  * value is a HAProxy configuration. Each becomes a file named {@code ConfigMap <namespace>/<name>#<key>}, so a
  * finding reads "ConfigMap ingress/haproxy#haproxy.cfg:12": the ConfigMap, the key and the line in the value.
- * Named ConfigMaps that are missing or hold no configuration are recorded in the coverage, not skipped silently.
+ * Named ConfigMaps that are missing or hold no configuration are recorded in the coverage, not skipped silently. A
+ * ConfigMap defined in several manifests gives one configuration per definition, named with its manifest
+ * ({@code [k8s/a.yaml] ConfigMap ingress/haproxy#haproxy.cfg}).
  */
 public final class HaproxyConfigMaps {
     private HaproxyConfigMaps() {
@@ -35,13 +37,19 @@ public final class HaproxyConfigMaps {
         List<ConfigMap> cms = new ArrayList<>(inv.configMaps());
         cms.sort(Comparator.comparing(ConfigMap::namespace, Comparator.nullsFirst(Comparator.naturalOrder()))
                 .thenComparing(ConfigMap::name));
+        // a ConfigMap defined in several manifests: each definition is its own configuration, named with its file
+        Map<String, Integer> definitions = new java.util.HashMap<>();
+        cms.forEach(cm -> definitions.merge(cm.namespace() + "/" + cm.name(), 1, Integer::sum));
+        Set<String> wanted = Set.copyOf(named);
         for (ConfigMap cm : cms) {
             String ref = cm.namespace() + "/" + cm.name();
-            boolean isNamed = named.remove(ref);
+            boolean isNamed = wanted.contains(ref);
+            named.remove(ref);
+            String prefix = definitions.get(ref) > 1 && cm.meta().file() != null ? "[" + cm.meta().file() + "] " : "";
             int found = 0;
             for (Map.Entry<String, String> e : new TreeMap<>(cm.data()).entrySet()) {
                 String key = e.getKey();
-                String display = "ConfigMap " + ref + "#" + key;
+                String display = prefix + "ConfigMap " + ref + "#" + key;
                 boolean cfg = key.endsWith(".cfg");
                 boolean haproxy = (cfg || isNamed) && FileKind.recognize(key, e.getValue()) == FileKind.HAPROXY;
                 if (haproxy) {

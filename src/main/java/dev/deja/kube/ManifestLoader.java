@@ -75,8 +75,8 @@ public final class ManifestLoader implements FileLoader {
             if (where.size() < 2) {
                 continue;
             }
-            String detail = "defined " + where.size() + " times (" + String.join(", ", where) + "); each definition is"
-                    + " judged on its own, with the related objects of its own file, else its folder, else the scan";
+            String detail = "defined " + where.size() + " times (" + String.join(", ", where) + "): each is judged on"
+                    + " its own, with the related objects nearest to it";
             request.err.println("deja: note: " + e.getKey() + " is " + detail);
             out.coverage(new Coverage.Entry("kubernetes", e.getKey(), Coverage.Status.NOTE, detail, -1));
         }

@@ -164,6 +164,37 @@ class ObjectIdentityTest {
     }
 
     @Test
+    void aHaproxyConfigMapDefinedTwiceIsTwoNamedConfigurations() throws IOException {
+        for (int maxconn : new int[] {800, 5000}) {
+            Files.writeString(tmp.resolve("cm-" + maxconn + ".yaml"), """
+                    apiVersion: v1
+                    kind: ConfigMap
+                    metadata: {name: haproxy, namespace: edge}
+                    data:
+                      haproxy.cfg: |
+                        global
+                            maxconn 800
+                        defaults
+                            mode http
+                            timeout client 50s
+                            timeout connect 5s
+                            timeout server 50s
+                            timeout http-request 5s
+                        frontend fe
+                            bind :80
+                            maxconn %d
+                            default_backend be
+                        backend be
+                            server s1 10.0.0.1:80
+                    """.formatted(maxconn));
+        }
+        List<String> headroom = messages(scan(tmp.toString()), "haproxy-maxconn-headroom");
+        assertEquals(List.of("[" + tmp.resolve("cm-5000.yaml") + "] ConfigMap edge/haproxy#haproxy.cfg: frontend fe"
+                + " maxconn 5000 ([" + tmp.resolve("cm-5000.yaml") + "] ConfigMap edge/haproxy#haproxy.cfg:11)"),
+                headroom.stream().map(m -> m.substring(0, m.indexOf(") is above") + 1)).toList());
+    }
+
+    @Test
     void ignoreAnnotationAppliesToItsOwnDefinitionOnly() throws IOException {
         String ignored = DEPLOYMENT.formatted(1).replace("metadata: {name: lb, namespace: edge}",
                 "metadata: {name: lb, namespace: edge, annotations: {deja.dev/ignore: \"k8s-lb-no-disruption-headroom test only\"}}");
