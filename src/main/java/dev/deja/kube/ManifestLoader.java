@@ -120,6 +120,7 @@ public final class ManifestLoader implements FileLoader {
                 if (doc == null) {
                     continue;
                 }
+                DuplicateKeys.check(doc, f.display()); // as kubectl: a key set twice is an error
                 collect(YamlTree.of(doc, problems), f.display(), out, 0);
             }
         } catch (MarkedYAMLException e) {
