@@ -41,6 +41,14 @@ class MutationTest {
     @TempDir
     Path tmp;
 
+    /** Snapshots only, mostly structural edits of valid JSON: a malformed part is an input error, never a crash. */
+    @Test
+    void mutantsOfSnapshotsNeverCrash() throws IOException {
+        Path kubeSnap = tmp.resolve("kube-snapshot.json");
+        TestSupport.run("scan", "--fail-on", "none", "--snapshot-out", kubeSnap.toString(), "examples/kubernetes");
+        run(List.of(kubeSnap, Path.of("examples/aws/il-0364-snapshot.json")), Integer.getInteger("deja.snapshotMutants", 400), 29);
+    }
+
     @Test
     void mutantsOfRealInputsNeverCrash() throws IOException {
         Path corpus = TestSupport.shared("corpus");
@@ -58,20 +66,25 @@ class MutationTest {
             }
         }
         seeds.add(Path.of("examples/aws/il-0364-snapshot.json"));
-        Random rnd = new Random(17);
+        run(seeds, MUTANTS, 17);
+    }
+
+    private void run(List<Path> seeds, int mutants, long seedValue) throws IOException {
+        Random rnd = new Random(seedValue);
         Map<Integer, Integer> byExit = new TreeMap<>();
         List<String> bad = new ArrayList<>();
         long start = System.nanoTime();
         int tried = 0;
-        for (; tried < MUTANTS && (System.nanoTime() - start) / 1_000_000 < BUDGET_MS; tried++) {
+        for (; tried < mutants && (System.nanoTime() - start) / 1_000_000 < BUDGET_MS; tried++) {
             Path seed = seeds.get(rnd.nextInt(seeds.size()));
             byte[] in = Files.readAllBytes(seed);
             String how = "";
             byte[] m = in;
+            boolean json = seed.toString().endsWith(".json");
             for (int k = 1 + rnd.nextInt(3); k > 0; k--) {
-                int op = rnd.nextInt(7);
+                int op = json && rnd.nextInt(4) > 0 ? 7 : rnd.nextInt(7); // snapshots: mostly valid JSON, wrong content
                 how += op;
-                m = mutate(m, op, rnd);
+                m = op == 7 ? mutateJson(m, rnd) : mutate(m, op, rnd);
             }
             String name = seed.getFileName().toString();
             Path f = tmp.resolve("m" + tried + name.substring(name.lastIndexOf('.')));
@@ -93,7 +106,7 @@ class MutationTest {
         }
         System.out.println("MutationTest: " + tried + " mutants of " + seeds.size() + " inputs in "
                 + (System.nanoTime() - start) / 1_000_000 + " ms; exit codes " + byExit);
-        assertTrue(tried >= Math.min(MUTANTS, 50), "too few mutants in the budget: " + tried);
+        assertTrue(tried >= Math.min(mutants, 50), "too few mutants in the budget: " + tried);
         assertTrue(bad.isEmpty(), bad.size() + " mutants crashed (copies in target/mutant-*):\n" + String.join("\n", bad));
     }
 
@@ -156,6 +169,55 @@ class MutationTest {
             }
         }
         return join(lines);
+    }
+
+    static final tools.jackson.databind.json.JsonMapper JSON = tools.jackson.databind.json.JsonMapper.builder().build();
+
+    /** A structural edit of valid JSON: a member removed, nulled, given another type or an extreme number. */
+    static byte[] mutateJson(byte[] in, Random rnd) {
+        tools.jackson.databind.JsonNode root;
+        try {
+            root = JSON.readTree(in);
+        } catch (RuntimeException e) {
+            return in;
+        }
+        List<tools.jackson.databind.JsonNode> containers = new ArrayList<>();
+        java.util.ArrayDeque<tools.jackson.databind.JsonNode> todo = new java.util.ArrayDeque<>(List.of(root));
+        while (!todo.isEmpty()) {
+            tools.jackson.databind.JsonNode n = todo.pop();
+            if (n.isContainer() && n.size() > 0) {
+                containers.add(n);
+                n.values().forEach(todo::push);
+            }
+        }
+        if (containers.isEmpty()) {
+            return in;
+        }
+        tools.jackson.databind.JsonNode c = containers.get(rnd.nextInt(containers.size()));
+        tools.jackson.databind.node.JsonNodeFactory f = tools.jackson.databind.node.JsonNodeFactory.instance;
+        tools.jackson.databind.JsonNode[] values = {f.nullNode(), f.textNode(""), f.textNode("x\u001b[2J"),
+            f.numberNode(-1), f.numberNode(2147483648L), f.numberNode(new java.math.BigDecimal("1e400")),
+            f.booleanNode(true), f.objectNode(), f.arrayNode(), f.numberNode(0)};
+        tools.jackson.databind.JsonNode v = values[rnd.nextInt(values.length)];
+        if (c instanceof tools.jackson.databind.node.ObjectNode o) {
+            List<String> names = new ArrayList<>(o.propertyNames());
+            String name = names.get(rnd.nextInt(names.size()));
+            if (rnd.nextInt(3) == 0) {
+                o.remove(name);
+            } else {
+                o.set(name, v);
+            }
+        } else if (c instanceof tools.jackson.databind.node.ArrayNode a) {
+            int i = rnd.nextInt(a.size());
+            if (rnd.nextInt(3) == 0) {
+                a.remove(i);
+            } else if (rnd.nextBoolean()) {
+                a.set(i, v);
+            } else {
+                a.add(a.get(i).deepCopy()); // a duplicate entry
+            }
+        }
+        return JSON.writeValueAsBytes(root);
     }
 
     static List<byte[]> lines(byte[] in) {

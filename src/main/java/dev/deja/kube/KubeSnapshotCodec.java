@@ -26,6 +26,51 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
             .changeDefaultPropertyInclusion(i -> i.withValueInclusion(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL))
             .build();
 
+    /** First line of a parser message, without where Jackson read it from, at most 200 characters. */
+    static String oneLine(String m) {
+        String t = String.valueOf(m).lines().findFirst().orElse("").replaceAll("\\p{Cntrl}", "?")
+                .replaceAll("`?java\\.lang\\.\\w+Exception`?", "a missing or invalid value")
+                .replace("`dev.deja.kube.model.", "`");
+        return t.length() <= 200 ? t : t.substring(0, 197) + "...";
+    }
+
+    /**
+     * What the rules rely on, checked once on read: no null entry in a list, every object with its metadata, a kind
+     * and a name.
+     */
+    static void validate(KubeInventory inv, String display) {
+        for (java.lang.reflect.RecordComponent rc : KubeInventory.class.getRecordComponents()) {
+            Object v;
+            try {
+                v = rc.getAccessor().invoke(inv);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+            if (!(v instanceof java.util.List<?> list)) {
+                continue;
+            }
+            for (int i = 0; i < list.size(); i++) {
+                Object o = list.get(i);
+                String where = "snapshot malformed: " + display + ": kubernetes." + rc.getName() + "[" + i + "]: ";
+                if (o == null) {
+                    throw new InputException(where + "null");
+                }
+                dev.deja.kube.model.Meta m;
+                try {
+                    m = ManifestLoader.metaOf(o);
+                } catch (IllegalStateException e) {
+                    continue; // a view without metadata of its own
+                }
+                if (m == null) {
+                    throw new InputException(where + "no meta");
+                }
+                if (m.kind() == null || m.kind().isBlank() || m.name() == null || m.name().isBlank()) {
+                    throw new InputException(where + "meta without kind or name");
+                }
+            }
+        }
+    }
+
     @Override
     public JsonNode write(Snapshot snapshot, JsonNodeFactory nodes) {
         return snapshot.part(KubeInventory.class).map(inv -> {
@@ -43,8 +88,15 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
         try {
             inv = MAPPER.treeToValue(part, KubeInventory.class);
         } catch (JacksonException e) {
-            throw new InputException(display + ": the kubernetes part is malformed: " + e.getOriginalMessage());
+            throw new InputException("snapshot malformed: " + display + ": kubernetes part: "
+                    + oneLine(e.getOriginalMessage()));
+        } catch (RuntimeException e) {
+            throw new InputException("snapshot malformed: " + display + ": kubernetes part: " + oneLine(String.valueOf(e.getMessage())));
         }
+        if (inv == null) {
+            throw new InputException("snapshot malformed: " + display + ": kubernetes part is null");
+        }
+        validate(inv, display);
         out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new).addAll(inv);
         JsonNode selector = part.get(SELECTOR);
         if (selector != null && selector.isString() && !selector.asString().isBlank()) {

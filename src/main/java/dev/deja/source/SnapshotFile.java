@@ -111,7 +111,15 @@ public final class SnapshotFile {
             if (c == null) {
                 throw new InputException(file.display() + ": unknown snapshot part '" + p.getKey() + "'");
             }
-            c.read(p.getValue(), file.display(), out);
+            try {
+                c.read(p.getValue(), file.display(), out);
+            } catch (InputException e) {
+                throw e;
+            } catch (RuntimeException e) { // a value the codec could not use (a number out of range, a wrong type)
+                String m = String.valueOf(e.getMessage()).lines().findFirst().orElse("").replaceAll("\\p{Cntrl}", "?");
+                throw new InputException("snapshot malformed: " + file.display() + ": " + p.getKey() + " part: "
+                        + (m.length() <= 200 ? m : m.substring(0, 197) + "..."));
+            }
         }
         for (JsonNode e : root.path("coverage")) {
             Coverage.Status st;
