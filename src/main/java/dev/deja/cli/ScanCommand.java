@@ -100,6 +100,11 @@ public final class ScanCommand implements Callable<Integer> {
                     + " by default each file is its own instance")
     boolean haproxyOneInstance;
 
+    @Option(names = "--haproxy-instances", paramLabel = "N",
+            description = "How many HAProxy instances run each configuration scanned (a fleet of load balancers, one per"
+                    + " node); 2 or more lets haproxy-roundrobin-same-start judge configurations without a peers section")
+    Integer haproxyInstances;
+
     @Option(names = "--assume-client-rps", paramLabel = "N", defaultValue = "300",
             description = "Request rate of one abusive client, for tarpit arithmetic (default: ${DEFAULT-VALUE}, as in IL-0264)")
     int assumeClientRps;
@@ -212,6 +217,9 @@ public final class ScanCommand implements Callable<Integer> {
         if (assumeClientRps < 1) {
             throw new InputException("--assume-client-rps: must be at least 1 request per second, not " + assumeClientRps);
         }
+        if (haproxyInstances != null && haproxyInstances < 1) {
+            throw new InputException("--haproxy-instances: must be at least 1, not " + haproxyInstances);
+        }
         if (haproxyVersion != null && !haproxyVersion.strip().matches("\\d+(\\.\\d+){0,3}(-[A-Za-z0-9.]+)?")) {
             throw new InputException("--haproxy-version: '" + haproxyVersion + "' is not a HAProxy version (e.g. 2.8, 3.2.1)");
         }
@@ -256,6 +264,9 @@ public final class ScanCommand implements Callable<Integer> {
         Snapshot snapshot = Collector.collect(req);
         Map<String, String> knobs = new java.util.TreeMap<>(configFile == null ? Map.of() : configFile.ruleParameters);
         knobs.put("assume-client-rps", Integer.toString(assumeClientRps));
+        if (haproxyInstances != null) {
+            knobs.put("haproxy-instances", Integer.toString(haproxyInstances));
+        }
         Settings settings = new Settings(knobs);
         Engine.Options opts = new Engine.Options(min, overrides, ignores, settings, LocalDate.now());
         // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would "pass" unseen

@@ -13,7 +13,8 @@ import java.util.Locale;
 /**
  * IL-0011 (Skyscanner): a backend balanced round robin ({@code roundrobin}, {@code static-rr}, or no {@code balance}
  * at all, HAProxy's default) over servers listed in ascending address order, in a configuration that several HAProxy
- * instances run (its {@code peers} section names {@value #MIN_INSTANCES} or more). HAProxy starts round robin at the
+ * instances run (its {@code peers} section names {@value #MIN_INSTANCES} or more, or {@code --haproxy-instances} says
+ * so). HAProxy starts round robin at the
  * first server of the list on every start, and a reload is a start: a new process reads the configuration again
  * (the server-state file carries server states and weights, not the round-robin position). Every instance that
  * restarts or reloads at the same time sends its first requests to the same first servers.
@@ -37,7 +38,7 @@ public final class RoundRobinSameStart extends HaproxyRule {
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (HaproxyConfig c : configs(snapshot)) {
-            Fleet fleet = fleet(c);
+            Fleet fleet = fleet(c, ctx.settings().getInt("haproxy-instances", 0));
             if (fleet == null) {
                 continue;
             }
@@ -88,8 +89,11 @@ public final class RoundRobinSameStart extends HaproxyRule {
     record Fleet(String why, Directive directive) {
     }
 
-    /** A peers section with at least two peers: the configuration is shared by that many instances. */
-    static Fleet fleet(HaproxyConfig c) {
+    /**
+     * A peers section with at least two peers (the configuration is shared by that many instances), else the user's
+     * word ({@code --haproxy-instances N}, N >= 2).
+     */
+    static Fleet fleet(HaproxyConfig c, int declared) {
         for (Section s : c.sections()) {
             if (!s.kind().equals("peers")) {
                 continue;
@@ -100,7 +104,8 @@ public final class RoundRobinSameStart extends HaproxyRule {
                         + peers.size() + " HAProxy instances that run this configuration", peers.get(0));
             }
         }
-        return null;
+        return declared >= MIN_INSTANCES ? new Fleet("--haproxy-instances says " + declared
+                + " HAProxy instances run this configuration", null) : null;
     }
 
     static boolean ascending(List<long[]> keys) {
