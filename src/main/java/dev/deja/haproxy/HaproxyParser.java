@@ -44,7 +44,8 @@ public final class HaproxyParser {
     /** Every section keyword of HAProxy 3.x's manual. */
     public static final Set<String> SECTION_KEYWORDS = Set.of("global", "defaults", "frontend", "backend", "listen",
             "userlist", "peers", "resolvers", "mailers", "http-errors", "ring", "cache", "program", "crt-store",
-            "log-forward", "fcgi-app", "traces", "acme", "dynamic-update", "ssl-f-use-defaults");
+            "log-forward", "fcgi-app", "traces", "acme", "dynamic-update", "ssl-f-use-defaults", "log-profile",
+            "namespace_list");
 
     private final Function<String, String> variable;
     private final String version;

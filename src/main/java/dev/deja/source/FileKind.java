@@ -35,7 +35,8 @@ public enum FileKind {
 
     private static final Pattern HAPROXY_SECTION = Pattern.compile(
             "(?m)^[ \\t]*(global|defaults|frontend|backend|listen|userlist|peers|resolvers|mailers|http-errors|ring"
-                    + "|cache|program|crt-store|log-forward|fcgi-app|traces|acme|dynamic-update)(?:[ \\t]|$)");
+                    + "|cache|program|crt-store|log-forward|fcgi-app|traces|acme|dynamic-update|log-profile"
+                    + "|namespace_list)(?:[ \\t]|$)");
     /** An INI "[section]" line (setup.cfg, tox.ini-style files): never HAProxy, whose sections are keywords. */
     private static final Pattern INI_SECTION = Pattern.compile("(?m)^[ \\t]*\\[[^\\]\\n]+\\][ \\t]*$");
     private static final Pattern YAML_KIND = Pattern.compile("(?m)^[ \\t]*-?[ \\t]*kind:[ \\t]*['\"]?[A-Za-z]");

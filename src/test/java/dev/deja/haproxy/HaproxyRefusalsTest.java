@@ -85,6 +85,9 @@ class HaproxyRefusalsTest {
         if (haproxyCheck(p) >= 0) {
             assertNotEquals(0, haproxyCheck(p), "haproxy -c: unknown keyword 'hello' out of section");
         }
+        // sections of recent versions open a section too (log-profile: 3.1; namespace_list: network namespaces)
+        Path profile = write("profile.cfg", "log-profile keylog\n    on any format \"%ci\"\n" + VALID + "\n");
+        assertEquals(0, TestSupport.run("scan", profile.toString()).code());
         Path undecided = write("undecided.cfg", ".if defined(EXTRA)\nhello world\n.endif\n" + VALID + "\n");
         TestSupport.Run r = TestSupport.run("scan", undecided.toString());
         assertEquals(0, r.code(), "only when EXTRA is defined would HAProxy refuse it: " + r.err());
