@@ -123,10 +123,19 @@ class FixtureTest {
         assertEquals(List.of(), stray);
     }
 
+    /** {@code mvn test -Dtest=FixtureTest -Ddeja.rule=RULE-ID}: only that rule's fixtures (while writing a rule). */
+    static final String ONLY = System.getProperty("deja.rule", "");
+
     @TestFactory
     Stream<DynamicTest> fixtures() throws IOException {
         List<DynamicTest> tests = new ArrayList<>();
+        if (!ONLY.isEmpty() && Catalog.packaged().rule(ONLY).isEmpty()) {
+            fail("-Ddeja.rule=" + ONLY + ": no such rule in rules/ (create rules/" + ONLY + ".yaml)");
+        }
         for (RuleMetadata r : Catalog.packaged().rules()) {
+            if (!ONLY.isEmpty() && !r.id().equals(ONLY)) {
+                continue;
+            }
             for (Path f : fixtures(FIXTURES.resolve(r.id()))) {
                 tests.add(DynamicTest.dynamicTest(r.id() + " / " + f.getFileName(), f.toUri(), () -> check(r.id(), f)));
             }
