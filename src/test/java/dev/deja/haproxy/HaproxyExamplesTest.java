@@ -31,7 +31,9 @@ class HaproxyExamplesTest {
         assertEquals(1, r.code(), r.err());
         Set<String> fired = new TreeSet<>();
         r.json().path("findings").forEach(f -> fired.add(f.path("ruleId").asString()));
-        assertEquals(new TreeSet<>(List.of(IL_0264.split(","))), fired);
+        assertEquals(new TreeSet<>(List.of(IL_0264.split(","))), fired, "every rule that links IL-0264 must fire on "
+                + BEFORE + " (the incident's configuration) and not on " + AFTER + ": extend the example, or link the"
+                + " rule to the case it comes from");
         assertTrue(r.out().contains("one client at 300 req/s holds 300 of 800 slots (38%"), r.out());
     }
 
