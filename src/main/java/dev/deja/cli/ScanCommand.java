@@ -185,7 +185,9 @@ public final class ScanCommand implements Callable<Integer> {
     String pushgateway;
 
     @Option(names = "--config", paramLabel = "FILE",
-            description = "deja.yaml: sources, rules, severity overrides, suppressions, outputs; options given here override it")
+            description = "deja.yaml: sources, rules, severity overrides, suppressions, outputs; options given here override"
+                    + " it. Without it, .deja.yaml or deja.yaml is looked for in the working directory, then its parents"
+                    + " up to the repository root")
     Path config;
 
     @Spec
@@ -202,6 +204,14 @@ public final class ScanCommand implements Callable<Integer> {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
         Catalog catalog = Catalog.packaged();
+        if (config == null) {
+            config = discoverConfig(Path.of("").toAbsolutePath());
+            if (config != null) {
+                io.err().println("deja: using the config file " + config + " (found in "
+                        + (config.getParent() == null ? "the working directory" : "a parent folder")
+                        + "; --config FILE picks another)");
+            }
+        }
         if (config != null) {
             configFile = ConfigFile.load(config, catalog);
             configFile.applyTo(this, spec.commandLine().getParseResult());
@@ -445,6 +455,36 @@ public final class ScanCommand implements Callable<Integer> {
         named.put("--config", config);
         named.put("--baseline", baseline == null || baseline.startsWith("configmap:") ? null : Path.of(baseline));
         NoOverwrite.check(outs, paths, named, io.env());
+    }
+
+    /** The names a config file is found by when --config is not given, in this order. */
+    static final List<String> CONFIG_NAMES = List.of(".deja.yaml", "deja.yaml");
+
+    /**
+     * {@code .deja.yaml} or {@code deja.yaml} in {@code cwd}, else in its parents up to the repository root (the
+     * first folder with a {@code .git}); outside a repository only {@code cwd} is looked at. Relative to {@code cwd}
+     * ("deja.yaml", "../.deja.yaml"), or null.
+     */
+    static Path discoverConfig(Path cwd) {
+        boolean inRepo = false;
+        for (Path d = cwd; d != null; d = d.getParent()) {
+            if (java.nio.file.Files.exists(d.resolve(".git"))) {
+                inRepo = true;
+                break;
+            }
+        }
+        for (Path d = cwd; d != null; d = d.getParent()) {
+            for (String n : CONFIG_NAMES) {
+                if (java.nio.file.Files.isRegularFile(d.resolve(n))) {
+                    Path rel = cwd.relativize(d.resolve(n));
+                    return rel;
+                }
+            }
+            if (!inRepo || java.nio.file.Files.exists(d.resolve(".git"))) {
+                return null;
+            }
+        }
+        return null;
     }
 
     /** What this scan looked at, for the report's header: cluster and context, namespaces, selector, regions, files. */
