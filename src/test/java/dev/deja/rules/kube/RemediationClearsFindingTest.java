@@ -274,7 +274,8 @@ class RemediationClearsFindingTest {
                         Map<String, Object> rule2 = (Map<String, Object>) r;
                         Object from = rule2.get("from");
                         boolean everyone = !(from instanceof List<?> l) || l.isEmpty() || l.stream().anyMatch(peer ->
-                                peer instanceof Map<?, ?> pm && Map.of().equals(pm.get("namespaceSelector")));
+                                peer instanceof Map<?, ?> pm && (Map.of().equals(pm.get("namespaceSelector"))
+                                        || pm.get("ipBlock") instanceof Map<?, ?> ip && "0.0.0.0/0".equals(ip.get("cidr"))));
                         if (everyone) {
                             rule2.put("from", List.of(Map.of("ipBlock", Map.of("cidr", "10.0.0.10/32"))));
                         }
