@@ -188,7 +188,10 @@ public final class Prover {
                         + " (deja proves " + String.join(", ", RULES) + ")"));
             }
         }
-        return new ProveReport(display, f.name(), version, plan, workload(plan), List.copyOf(sandboxChanges), proofs);
+        boolean flood = proofs.stream().anyMatch(p -> !p.ruleId().equals(TIMEOUT) && p.before() != null);
+        boolean slow = proofs.stream().anyMatch(p -> p.ruleId().equals(TIMEOUT) && p.before() != null);
+        return new ProveReport(display, f.name(), version, plan, workload(plan, flood, slow), List.copyOf(sandboxChanges),
+                proofs);
     }
 
     /** The sandbox copy could not be checked by haproxy -c: exit 2 with the reason. */
@@ -204,9 +207,11 @@ public final class Prover {
         return o.rule() == null || o.rule().equals(id);
     }
 
-    private String workload(AbuserPlan plan) {
-        return "abuser " + fmt(o.clientRps()) + " req/s, " + (plan.how() == null ? "not singled out" : plan.how())
-                + "; legitimate clients " + fmt(o.legitRps()) + " req/s from 127.1.0.1-" + AbuserPlan.LEGIT_ADDRESSES
+    private String workload(AbuserPlan plan, boolean flood, boolean slow) {
+        String attack = (flood ? "abuser " + fmt(o.clientRps()) + " req/s, " + (plan.how() == null ? "not singled out"
+                : plan.how()) + "; " : "") + (slow ? "slow clients as many as the frontend's slots, one header byte"
+                + " per second, from " + AbuserPlan.ABUSER_ADDRESS + "; " : "");
+        return attack + "legitimate clients " + fmt(o.legitRps()) + " req/s from 127.1.0.1-" + AbuserPlan.LEGIT_ADDRESSES
                 + " with a " + o.legitTimeoutMs() / 1000.0 + " s timeout; stub backend answers 200 after "
                 + o.serviceTimeMs() + " ms; " + o.durationMs() / 1000.0 + " s per run";
     }
