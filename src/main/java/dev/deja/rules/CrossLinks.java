@@ -47,11 +47,14 @@ public final class CrossLinks {
                 for (Service svc : kube.services()) {
                     if (ns.equals(svc.meta().namespace()) && name.equals(svc.meta().name())) {
                         Set<String> objs = behind.computeIfAbsent(lb.arn(), k -> new TreeSet<>());
-                        objs.add(key("Service", ns, name));
+                        objs.add(key("Service", ns, name, svc.meta().file()));
+                        // the workloads this definition of the Service selects (KubeInventory#nearest: a workload
+                        // defined in several manifests relates to the Service of its own definition)
                         for (Workload w : kube.workloads()) {
                             if (ns.equals(w.namespace()) && !svc.selector().isEmpty()
-                                    && w.podLabels().entrySet().containsAll(svc.selector().entrySet())) {
-                                objs.add(key(w.kind(), ns, w.name()));
+                                    && w.podLabels().entrySet().containsAll(svc.selector().entrySet())
+                                    && kube.servicesOf(w).contains(svc)) {
+                                objs.add(key(w.kind(), ns, w.name(), w.meta().file()));
                             }
                         }
                     }
@@ -70,7 +73,7 @@ public final class CrossLinks {
                 Set<String> objs = behind.getOrDefault(lb.arn(), Set.of());
                 for (Finding k : findings) {
                     Location l = k.location();
-                    if (l.arn() == null && l.kind() != null && objs.contains(key(l.kind(), l.namespace(), l.name()))) {
+                    if (l.arn() == null && l.kind() != null && objs.contains(key(l.kind(), l.namespace(), l.name(), l.file()))) {
                         add.computeIfAbsent(a, x -> new TreeSet<>()).add("Kubernetes finding " + k.ruleId() + " on "
                                 + l.kind() + " " + l.namespace() + "/" + l.name());
                         add.computeIfAbsent(k, x -> new TreeSet<>()).add("AWS finding " + a.ruleId() + " on "
@@ -106,7 +109,8 @@ public final class CrossLinks {
         return List.of();
     }
 
-    private static String key(String kind, String ns, String name) {
-        return kind + "/" + ns + "/" + name;
+    /** One definition of an object: kind, namespace, name and the manifest it is in (null when read live). */
+    private static String key(String kind, String ns, String name, String file) {
+        return kind + "/" + ns + "/" + name + (file == null ? "" : "@" + file);
     }
 }

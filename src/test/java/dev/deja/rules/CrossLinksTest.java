@@ -46,6 +46,32 @@ class CrossLinksTest {
                 kubeRelated.toString());
     }
 
+    /**
+     * The Deployment defined twice in one folder, the Service beside one definition only: the AWS findings link that
+     * definition, not the other (which no LoadBalancer Service of its own selects).
+     */
+    @Test
+    void onlyTheDefinitionBesideTheServiceIsLinked(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws java.io.IOException {
+        String manifest = java.nio.file.Files.readString(java.nio.file.Path.of(MANIFEST));
+        String deployment = manifest.substring(manifest.indexOf("---\n") + 4);
+        java.nio.file.Files.writeString(tmp.resolve("with-service.yaml"), manifest);
+        java.nio.file.Files.writeString(tmp.resolve("without-service.yaml"), deployment);
+        TestSupport.Run r = TestSupport.run("scan", "--format", "json", SNAPSHOT, tmp.toString());
+        List<String> linked = new ArrayList<>();
+        for (JsonNode f : JsonMapper.builder().build().readTree(r.out()).path("findings")) {
+            boolean aws = false;
+            for (JsonNode x : f.path("related")) {
+                aws |= x.asString().startsWith("AWS finding ");
+            }
+            if (aws && f.path("location").has("file")) {
+                linked.add(f.path("location").path("file").asString());
+            }
+        }
+        assertTrue(linked.contains(tmp.resolve("with-service.yaml").toString()), linked.toString());
+        assertFalse(linked.contains(tmp.resolve("without-service.yaml").toString()), linked.toString());
+    }
+
     @Test
     void eachSourceAloneHasNoCrossLinks() {
         for (String path : new String[] {SNAPSHOT, MANIFEST}) {
