@@ -30,4 +30,31 @@ class HaproxyConfigMapsTest {
         }
         assertTrue(read, "coverage lists the ConfigMap key as read");
     }
+
+    /**
+     * A value written with YAML's '|-' loses its last newline: HAProxy 2.3+ refuses the mounted file ("Missing LF on
+     * last line"), the CrashLoopBackOff of element-hq/ess-helm#821. A .cfg key that opens no HAProxy section is
+     * another program's file: skipped, not a parse error for the whole scan.
+     */
+    @Test
+    void aValueWithoutItsLastNewlineIsRefusedAndANonHaproxyCfgKeyIsSkipped(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path tmp) throws java.io.IOException {
+        java.nio.file.Path stripped = tmp.resolve("cm.yaml");
+        java.nio.file.Files.writeString(stripped, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lb\n"
+                + "  namespace: edge\ndata:\n  haproxy.cfg: |-\n    global\n        maxconn 100\n"
+                + "    defaults\n        mode http\n");
+        TestSupport.Run r = TestSupport.run("scan", stripped.toString());
+        assertEquals(2, r.code(), r.out() + r.err());
+        assertTrue(r.err().strip().equals("deja: ConfigMap edge/lb#haproxy.cfg:4: missing LF on last line: HAProxy 3.2"
+                + " refuses the file (\"Missing LF on last line, file might have been truncated\", fatal since 2.3;"
+                + " --haproxy-version sets the version); end the file with a newline (in a YAML ConfigMap: '|' keeps it,"
+                + " '|-' strips it)"), r.err());
+        java.nio.file.Path other = tmp.resolve("other.yaml");
+        java.nio.file.Files.writeString(other, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
+                + "  namespace: edge\ndata:\n  settings.cfg: |\n    log_level = debug\n");
+        r = TestSupport.run("scan", "--format", "json", other.toString());
+        assertTrue(r.code() == 0 || r.code() == 1, r.err());
+        assertTrue(r.out().contains("ConfigMap edge/app#settings.cfg") && r.out().contains("not a HAProxy configuration"),
+                r.out());
+    }
 }
