@@ -65,6 +65,8 @@ public final class HaproxyParser {
     private final ArrayList<String> unresolvedNames = new ArrayList<>();
     private final StringBuilder word = new StringBuilder();
     private int commentStart;
+    /** The arguments of the current line's dot-directive as written, else null. */
+    private String rawArgs;
 
     private HaproxyParser(Function<String, String> variable, String version) {
         this.variable = variable;
@@ -99,6 +101,8 @@ public final class HaproxyParser {
     private static final class Frame {
         final int line;
         final String text;
+        /** The expression as written, variables unexpanded: what messages show. */
+        String raw;
         /** State of the branch being read. */
         Conditions.Tri branch;
         /** Whether an earlier branch was taken: TRUE, FALSE, or UNKNOWN (undecided). */
@@ -176,6 +180,10 @@ public final class HaproxyParser {
                         + " characters, limit " + MAX_LINE + ")");
             }
             tokenize(text, pos, end, display, lineNo);
+            // a conditional or message directive as written (variables unexpanded), for every message about it
+            rawArgs = !words.isEmpty() && words.get(0).startsWith(".")
+                    ? text.substring(pos, commentStart >= 0 && commentStart < end ? commentStart : end).strip()
+                            .replaceFirst("^\\S+\\s*", "") : null;
             if (commentStart >= 0) {
                 String[] ig = ignore(text, commentStart, end, display, lineNo);
                 if (ig != null) {
@@ -194,15 +202,16 @@ public final class HaproxyParser {
                             throw new HaproxyParseException(display, lineNo, ".if nested deeper than " + MAX_NESTING);
                         }
                         Frame f = new Frame(lineNo, expression());
+                        f.raw = rawArgs;
                         f.parentInactive = inactive;
                         if (inactive) {
                             f.branch = Conditions.Tri.FALSE;
                             f.earlier = Conditions.Tri.TRUE;
                         } else {
-                            Conditions.Tri t = eval(display, lineNo, f.text);
+                            Conditions.Tri t = eval(display, lineNo, f.text, f.raw);
                             f.branch = t;
                             f.earlier = t;
-                            f.branchText = ".if " + f.text + " (" + display + ":" + lineNo + ")";
+                            f.branchText = ".if " + f.raw + " (" + display + ":" + lineNo + ")";
                             undecided(f, display);
                         }
                         stack.push(f);
@@ -221,7 +230,7 @@ public final class HaproxyParser {
                             f.branch = Conditions.Tri.FALSE;
                         } else {
                             String expr = isElse ? null : expression();
-                            Conditions.Tri t = isElse ? Conditions.Tri.TRUE : eval(display, lineNo, expr);
+                            Conditions.Tri t = isElse ? Conditions.Tri.TRUE : eval(display, lineNo, expr, rawArgs);
                             if (f.earlier == Conditions.Tri.FALSE) {
                                 f.branch = t;
                                 f.earlier = t;
@@ -229,8 +238,8 @@ public final class HaproxyParser {
                                 f.branch = t == Conditions.Tri.FALSE ? Conditions.Tri.FALSE : Conditions.Tri.UNKNOWN;
                                 f.earlier = t == Conditions.Tri.TRUE ? Conditions.Tri.TRUE : Conditions.Tri.UNKNOWN;
                             }
-                            f.branchText = (isElse ? ".else" : ".elif " + expr) + " (" + display + ":" + lineNo
-                                    + ", of .if " + f.text + " at line " + f.line + ")";
+                            f.branchText = (isElse ? ".else" : ".elif " + rawArgs) + " (" + display + ":" + lineNo
+                                    + ", of .if " + f.raw + " at line " + f.line + ")";
                             undecided(f, display);
                         }
                     }
@@ -245,7 +254,8 @@ public final class HaproxyParser {
                     }
                     case ".diag", ".notice", ".warning", ".alert" -> {
                         if (!inactive) {
-                            String msg = String.join(" ", words.subList(1, words.size()));
+                            // with a variable, as written: a variable's value is never printed
+                            String msg = rawArgs.indexOf('$') >= 0 ? rawArgs : String.join(" ", words.subList(1, words.size()));
                             notes.add(display + ":" + lineNo + ": " + kw.substring(1) + ": " + msg
                                     + (kw.equals(".alert") ? " (HAProxy refuses to start on this .alert)" : "")
                                     + (condition == null ? "" : " [only when " + condition + "]"));
@@ -387,17 +397,18 @@ public final class HaproxyParser {
         return String.join(" ", words.subList(1, words.size()));
     }
 
-    private Conditions.Tri eval(String display, int line, String expr) {
+    /** Evaluates {@code expr} (variables expanded); messages show {@code raw}, as written, never a variable's value. */
+    private Conditions.Tri eval(String display, int line, String expr, String raw) {
         Conditions.Tri[] out = new Conditions.Tri[1];
         Conditions c;
         try {
             c = Conditions.evaluate(expr, variable, version, unresolvedNames, out);
         } catch (Conditions.SyntaxError e) {
-            throw new HaproxyParseException(display, line, "cannot evaluate condition '" + abbrev(expr) + "': "
-                    + abbrev(e.getMessage()));
+            throw new HaproxyParseException(display, line, "cannot evaluate condition '" + abbrev(raw) + "'"
+                    + (raw.indexOf('$') >= 0 ? " (the values of its variables are not shown)" : ": " + abbrev(e.getMessage())));
         }
         if (out[0] == Conditions.Tri.UNKNOWN) {
-            notes.add(display + ":" + line + ": undecided condition '" + expr + "' ("
+            notes.add(display + ":" + line + ": undecided condition '" + raw + "' ("
                     + String.join("; ", c.reasons) + "): every branch is analysed");
         }
         return out[0];

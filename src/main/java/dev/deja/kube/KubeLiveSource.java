@@ -524,7 +524,11 @@ public final class KubeLiveSource implements LiveSource {
             return null;
         }
         String m = ListPageParser.topLevelString(body, "message");
-        return m == null ? null : m.lines().findFirst().orElse(m);
+        if (m == null) {
+            return null;
+        }
+        String first = m.lines().findFirst().orElse(m).replaceAll("\\p{Cntrl}", "?"); // echoed server text: bounded
+        return first.length() <= 300 ? first : first.substring(0, 297) + "...";
     }
 
     /** One line for a failure to talk to the server at all. */

@@ -456,7 +456,7 @@ public final class HtmlReporter implements Reporter {
                 case '>' -> sb.append("&gt;");
                 case '"' -> sb.append("&quot;");
                 case '\'' -> sb.append("&#39;");
-                default -> sb.append(c);
+                default -> sb.append(c < 0x20 && c != '\n' && c != '\t' || c >= 0x7f && c <= 0x9f ? '\uFFFD' : c);
             }
         }
         return sb.toString();

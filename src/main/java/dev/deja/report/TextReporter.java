@@ -25,9 +25,10 @@ public final class TextReporter implements Reporter {
     private static final String DIM = "\u001B[2m";
 
     @Override
-    public void write(Report report, Writer w) throws IOException {
+    public void write(Report report, Writer out) throws IOException {
         ScanResult r = report.result();
         boolean c = report.color();
+        Writer w = new Printable(out, c);
         Map<String, List<Finding>> byCase = new TreeMap<>();
         for (Finding f : r.findings()) {
             byCase.computeIfAbsent(f.caseIds().isEmpty() ? "-" : f.caseIds().get(0), k -> new ArrayList<>()).add(f);
@@ -160,6 +161,71 @@ public final class TextReporter implements Reporter {
             case INFO -> "\u001B[2m";
         };
         return code + label + RESET;
+    }
+
+    /**
+     * Untrusted text (server messages, names from configs) reaches the terminal: control characters become '?', and
+     * escape sequences are dropped except, with colour on, plain SGR colour codes (ESC [ digits/; m), which are ours.
+     */
+    static final class Printable extends java.io.FilterWriter {
+        private final boolean color;
+        private final StringBuilder pending = new StringBuilder();
+
+        Printable(Writer out, boolean color) {
+            super(out);
+            this.color = color;
+        }
+
+        @Override
+        public void write(int ch) throws IOException {
+            char c = (char) ch;
+            if (pending.length() > 0) {
+                pending.append(c);
+                if (pending.length() == 2 ? c == '[' : c >= '0' && c <= '9' || c == ';') {
+                    if (pending.length() < 16) {
+                        return;
+                    }
+                } else if (c == 'm' && pending.length() > 2 && color) {
+                    out.write(pending.toString());
+                    pending.setLength(0);
+                    return;
+                }
+                pending.setLength(0); // not a colour code: dropped
+                out.write('?');
+                return;
+            }
+            if (c == 0x1b) {
+                pending.append(c);
+            } else if (c < 0x20 && c != '\n' && c != '\t' || c >= 0x7f && c <= 0x9f) {
+                out.write('?');
+            } else {
+                out.write(c);
+            }
+        }
+
+        @Override
+        public void write(char[] buf, int off, int len) throws IOException {
+            for (int i = 0; i < len; i++) {
+                write(buf[off + i]);
+            }
+        }
+
+        @Override
+        public void write(String s, int off, int len) throws IOException {
+            for (int i = 0; i < len; i++) {
+                write(s.charAt(off + i));
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+            flush(); // the caller owns the stream
+        }
     }
 
     private static String style(boolean color, String code, String s) {
