@@ -56,6 +56,25 @@ class CatalogMetaTest {
     }
 
     @Test
+    void everyParameterIsReadByItsRule() throws Exception {
+        List<String> unread = new ArrayList<>();
+        for (RuleMetadata m : CATALOG.rules()) {
+            Path src = Path.of(RuleRegistry.sourceFile(m.implementation()));
+            if (m.parameters().isEmpty() || !Files.isRegularFile(src)) {
+                continue;
+            }
+            String code = Files.readString(src);
+            for (RuleMetadata.Parameter p : m.parameters()) {
+                if (!code.contains("\"" + p.name() + "\"")) {
+                    unread.add("rules/" + m.id() + ".yaml declares parameter " + p.name() + ", which " + src
+                            + " never reads (ctx.intParameter(\"" + p.name() + "\") or ctx.parameter(..))");
+                }
+            }
+        }
+        assertEquals(List.of(), unread);
+    }
+
+    @Test
     void ruleSourceAndLinks() {
         for (RuleMetadata m : CATALOG.rules()) {
             assertTrue(m.links().stream().allMatch(l -> l.startsWith("https://")), m.id());

@@ -16,7 +16,8 @@ import java.util.List;
  */
 public final class MissingHttpRequestTimeout extends HaproxyRule {
     public static final String ID = "haproxy-missing-http-request-timeout";
-    static final long LONG_CLIENT_MS = 30_000;
+    /** From this timeout client (seconds; parameter, default 30) the missing http-request timeout is high. */
+    static final String LONG_CLIENT = "longClientTimeoutSeconds";
 
     @Override
     public String id() {
@@ -52,7 +53,7 @@ public final class MissingHttpRequestTimeout extends HaproxyRule {
                             + ") bounds a slow client, and it restarts with every byte: a client that sends one"
                             + " header byte just inside every " + Times.format(cl.millis()) + " holds its slot for as long"
                             + " as it likes";
-                    sev = cl.millis() >= LONG_CLIENT_MS ? Severity.HIGH : Severity.MEDIUM;
+                    sev = cl.millis() >= ctx.intParameter(LONG_CLIENT) * 1000L ? Severity.HIGH : Severity.MEDIUM;
                 }
                 String msg = f.section().label() + " (mode http) has no timeout http-request, own or from its defaults"
                         + (hr.set() ? " (it is 0 at " + hr.directive().where() + ")" : "") + ": " + client;

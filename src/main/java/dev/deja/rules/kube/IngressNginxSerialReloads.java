@@ -20,7 +20,7 @@ import java.util.Set;
  * IL-0081 (Cresta): the ingress-nginx controller's ConfigMap sets {@code enable-serial-reloads: "true"}. NGINX
  * reloads then run one after another and dynamic endpoint updates wait behind them, so traffic keeps going to pods
  * that no longer exist. Worse with a long {@code worker-shutdown-timeout} (default 240s): high severity from
- * {@value #LONG_SHUTDOWN_SECONDS}s.
+ * parameter {@code longShutdownSeconds} (default 60s).
  *
  * <p>The controller's ConfigMap is the one its {@code --configmap} argument names; ConfigMaps named
  * {@code ingress-nginx-controller} (or {@code <release>-ingress-nginx-controller}) count by convention, so a
@@ -30,7 +30,7 @@ public final class IngressNginxSerialReloads extends KubeRule {
     static final String KEY = ConfigMap.INGRESS_NGINX_SERIAL_RELOADS;
     static final String SHUTDOWN = ConfigMap.INGRESS_NGINX_WORKER_SHUTDOWN_TIMEOUT;
     static final int DEFAULT_SHUTDOWN_SECONDS = 240;
-    static final int LONG_SHUTDOWN_SECONDS = 60;
+    static final String LONG_SHUTDOWN = "longShutdownSeconds";
 
     @Override
     public String id() {
@@ -82,7 +82,7 @@ public final class IngressNginxSerialReloads extends KubeRule {
             Integer seconds = wst == null ? Integer.valueOf(DEFAULT_SHUTDOWN_SECONDS) : seconds(wst);
             String shutdown = wst == null ? SHUTDOWN + " is unset (default " + DEFAULT_SHUTDOWN_SECONDS + "s)"
                     : SHUTDOWN + " is " + wst.strip();
-            boolean longWait = seconds == null || seconds >= LONG_SHUTDOWN_SECONDS;
+            boolean longWait = seconds == null || seconds >= ctx.intParameter(LONG_SHUTDOWN);
             String used = e.getValue().isEmpty() ? "(the ingress-nginx controller's ConfigMap by its conventional name)"
                     : "(named by --configmap of " + String.join(", ", e.getValue().stream().map(w -> w.meta().display()).toList()) + ")";
             String msg = cm.meta().display() + " " + used + " sets " + KEY + ": \"" + v.strip() + "\": NGINX reloads run"
