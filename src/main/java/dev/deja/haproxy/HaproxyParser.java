@@ -36,10 +36,12 @@ import java.util.function.Function;
 public final class HaproxyParser {
     /** What {@code version_atleast()} is evaluated against without {@code --haproxy-version}: the current LTS. */
     public static final String DEFAULT_VERSION = "3.2";
-    /** Longest line accepted. */
-    public static final int MAX_LINE = 65_536;
-    /** Deepest .if nesting accepted. */
-    public static final int MAX_NESTING = 64;
+    /**
+     * Deepest .if nesting accepted: HAProxy's own limit (cfgparse.c: "too many nested '.if', max is 100"; 2.6 refuses
+     * the 100th nested .if). Lines have no length limit of their own, as in HAProxy 2.6+ whose line buffer grows (a
+     * 2,000,000-character line passes `haproxy -c`); the file size limit bounds them.
+     */
+    public static final int MAX_NESTING = 99;
 
     /** Every section keyword of HAProxy 3.x's manual. */
     public static final Set<String> SECTION_KEYWORDS = Set.of("global", "defaults", "frontend", "backend", "listen",
@@ -175,10 +177,6 @@ public final class HaproxyParser {
             if (end > pos && text.charAt(end - 1) == '\r') {
                 end--;
             }
-            if (end - pos > MAX_LINE) {
-                throw new HaproxyParseException(display, lineNo, "line too long (" + (end - pos)
-                        + " characters, limit " + MAX_LINE + ")");
-            }
             tokenize(text, pos, end, display, lineNo);
             // a conditional or message directive as written (variables unexpanded), for every message about it
             rawArgs = !words.isEmpty() && words.get(0).startsWith(".")
@@ -199,7 +197,8 @@ public final class HaproxyParser {
                 switch (kw) {
                     case ".if" -> {
                         if (stack.size() >= MAX_NESTING) {
-                            throw new HaproxyParseException(display, lineNo, ".if nested deeper than " + MAX_NESTING);
+                            throw new HaproxyParseException(display, lineNo, "too many nested '.if', max is " + (MAX_NESTING + 1)
+                                    + " (as HAProxy)");
                         }
                         Frame f = new Frame(lineNo, expression());
                         f.raw = rawArgs;

@@ -79,6 +79,21 @@ class LinearParsingTest {
         assertTrue(!r.out().contains("frontend fe_3 reaches"), "fe_3 reaches no limited backend");
     }
 
+    /** Issue 17 (7): HAProxy's own limits, checked against haproxy 2.6: no line length limit, 99 nested .if. */
+    @Test
+    void haproxysOwnLimits() {
+        String longLine = "global\n  maxconn 10\n  # " + "x".repeat(200_000) + "\n  setenv LONG " + "y".repeat(200_000)
+                + "\ndefaults\n  mode http\n";
+        HaproxyConfig c = HaproxyParser.parse("long.cfg", longLine, null);
+        assertEquals(200_000, c.sections().get(0).directives().get(1).word(2).length());
+        String nest99 = "global\n" + ".if defined(HOME)\n".repeat(99) + "  nbthread 1\n" + ".endif\n".repeat(99);
+        HaproxyParser.parse("n.cfg", nest99, null);
+        String nest100 = "global\n" + ".if defined(HOME)\n".repeat(100) + "  nbthread 1\n" + ".endif\n".repeat(100);
+        HaproxyParseException e = org.junit.jupiter.api.Assertions.assertThrows(HaproxyParseException.class,
+                () -> HaproxyParser.parse("n.cfg", nest100, null));
+        assertTrue(e.getMessage().startsWith("n.cfg:101: too many nested '.if', max is 100"), e.getMessage());
+    }
+
     @Test
     void longChainOfNamedDefaults() throws Exception {
         StringBuilder b = new StringBuilder(HEAD + "defaults d0\n" + TIMEOUTS + "  timeout http-request 5s\n");
