@@ -77,6 +77,7 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
                 prefix = hp[1];
             }
         }
+        unmet(rule, expand(cond, acls), notes);
         if (addressAcl != null) {
             return new AbuserPlan("acl " + addressAcl, "from " + ABUSER_ADDRESS + " (acl " + addressAcl
                     + " mapped to it in the sandbox)", Kind.SRC, null, null, host, prefix, rewrites, notes, null);
@@ -135,6 +136,27 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
         return new AbuserPlan(key, null, Kind.NONE, null, null, host, prefix, rewrites, notes,
                 "the tracked key '" + key + "'" + at + " cannot be given a value of the abuser's own by a plain HTTP"
                         + " client on loopback (deja sets source addresses, headers, paths, URL parameters and cookies)");
+    }
+
+    /** Request fetches deja's clients do not shape (beyond Host, the path prefix and the tracked key). */
+    private static final Pattern UNMET = Pattern.compile("(?i)^(method|meth_[a-z]+|ssl_fc[a-z_]*|req\\.ssl_[a-z_]+|"
+            + "url_beg|url_end|url_sub|url_reg|path_end|path_sub|path_reg|path_dir|path_dom|req\\.body[a-z_]*|"
+            + "http_auth[a-z_]*|req\\.cook[a-z_]*|cook[a-z_]*|query|urlp[a-z_]*|url_param[a-z_]*)(\\(.*)?$");
+
+    /** Notes for the parts of the rule's condition the abuser's requests do not set. */
+    private static void unmet(Directive rule, List<String> words, List<String> notes) {
+        java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+        for (String w : words) {
+            String t = w.replaceFirst("^[!{]+", "");
+            if (UNMET.matcher(t).matches()) {
+                seen.add(t);
+            }
+        }
+        if (!seen.isEmpty()) {
+            notes.add("the condition of '" + rule.text() + "' (" + rule.where() + ") also reads " + String.join(", ", seen)
+                    + ", which deja's abuser requests (plain HTTP GET) do not set: if the rule never fires in the"
+                    + " sandbox, that is why");
+        }
     }
 
     private static boolean isSrc(String fetch) {

@@ -49,6 +49,16 @@ class SandboxTest {
     }
 
     @Test
+    void conditionsTheAbuserDoesNotMeetAreSaid() {
+        AbuserPlan p = plan(HEAD + "  acl api path_beg /api\n  http-request track-sc0 src table st\n"
+                + "  http-request tarpit if METH_POST api { sc_http_req_rate(0) gt 5 }\n");
+        assertEquals("/api", p.pathPrefix());
+        assertTrue(p.notes().stream().anyMatch(n -> n.contains("also reads METH_POST")), p.notes().toString());
+        assertTrue(plan(HEAD + "  http-request track-sc0 src table st\n"
+                + "  http-request tarpit if { sc_http_req_rate(0) gt 5 }\n").notes().isEmpty());
+    }
+
+    @Test
     void anAbuserNamedByAddressIsMappedToLoopbackAndSaidSo() {
         AbuserPlan p = plan(HEAD + "  acl abuser src 192.0.2.0/24 198.51.100.7\n  http-request tarpit if abuser\n");
         assertEquals(AbuserPlan.Kind.SRC, p.kind());
