@@ -16,7 +16,7 @@ public final class Times {
         while (i < n && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
             v = v * 10 + (text.charAt(i) - '0');
             if (v > Long.MAX_VALUE / 100_000) {
-                return -1;
+                v = Long.MAX_VALUE / 100_000; // far past HAProxy's maximum: saturates below
             }
             i++;
         }
@@ -24,21 +24,32 @@ public final class Times {
             return -1;
         }
         String unit = text.substring(i);
-        return switch (unit) {
-            case "", "ms" -> v;
-            case "us" -> (v + 999) / 1000;
-            case "s" -> v * 1000;
-            case "m" -> v * 60_000;
-            case "h" -> v * 3_600_000;
-            case "d" -> v * 86_400_000;
+        long per = switch (unit) {
+            case "", "ms" -> 1;
+            case "us" -> 0;
+            case "s" -> 1000;
+            case "m" -> 60_000;
+            case "h" -> 3_600_000;
+            case "d" -> 86_400_000;
             default -> -1;
         };
+        if (per < 0) {
+            return -1;
+        }
+        long ms = per == 0 ? (v + 999) / 1000 : v > MAX / per ? MAX : v * per;
+        return Math.min(ms, MAX); // saturated: format() says so, never a wrapped-around number
     }
+
+    /** The longest time HAProxy keeps (2^31-1 ms, about 24.8 days); longer values are read as this. */
+    public static final long MAX = Integer.MAX_VALUE;
 
     /** "1s", "500ms", "2m", "1.5s" style rendering of milliseconds. */
     public static String format(long ms) {
         if (ms == 0) {
             return "0s";
+        }
+        if (ms >= MAX) {
+            return "24.8 days (at least: HAProxy's longest time)";
         }
         if (ms % 86_400_000 == 0) {
             return ms / 86_400_000 + "d";
