@@ -35,12 +35,23 @@ final class Cleanup implements AutoCloseable {
         return closed;
     }
 
+    /** Registers a process to stop; one started after the clean-up ran (a race with Ctrl-C) is stopped at once. */
     void add(Process p) {
         processes.add(p);
+        if (closed) {
+            stop(p);
+        }
     }
 
     void add(AutoCloseable c) {
         closeables.add(c);
+        if (closed) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // stopping anyway
+            }
+        }
     }
 
     /** Stops one process now (TERM, then KILL after a second). */
@@ -75,7 +86,20 @@ final class Cleanup implements AutoCloseable {
                 // stopping anyway
             }
         }
-        delete(dir);
+        // the proof's own thread may still write into the folder while it is deleted (Ctrl-C arrives mid-run):
+        // walk it again until it is gone, a bounded number of times
+        for (int attempt = 0; attempt < 20 && Files.exists(dir); attempt++) {
+            delete(dir);
+            if (Files.exists(dir)) {
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    delete(dir);
+                    return;
+                }
+            }
+        }
     }
 
     static void delete(Path dir) {
