@@ -14,7 +14,7 @@ import java.util.Set;
  * IL-0364 (UK Ministry of Justice): a Service of type LoadBalancer that becomes an AWS NLB (the in-tree
  * {@code aws-load-balancer-type: nlb}, the AWS Load Balancer Controller's {@code external}, or
  * {@code loadBalancerClass: service.k8s.aws/nlb}) without cross-zone load balancing, or with explicit health-check
- * annotations that take more than {@value #MAX_DETECT_SECONDS}s to mark a target down. Health-check defaults alone
+ * annotations that take more than {@code maxDetectionSeconds} (parameter, default 60s) to mark a target down. Health-check defaults alone
  * do not fire.
  */
 public final class NlbServiceSingleZoneRisk extends KubeRule {
@@ -24,7 +24,7 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
     static final String CROSS_ZONE = P + "aws-load-balancer-cross-zone-load-balancing-enabled";
     static final String INTERVAL = P + "aws-load-balancer-healthcheck-interval";
     static final String UNHEALTHY = P + "aws-load-balancer-healthcheck-unhealthy-threshold";
-    static final int MAX_DETECT_SECONDS = 60;
+    static final String MAX_DETECT = "maxDetectionSeconds";
     static final int DEFAULT_INTERVAL = 10;
     static final int DEFAULT_UNHEALTHY = 3;
 
@@ -61,13 +61,14 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
             if (iv != null || ut != null) {
                 Integer interval = iv == null ? Integer.valueOf(DEFAULT_INTERVAL) : num(iv);
                 Integer threshold = ut == null ? Integer.valueOf(DEFAULT_UNHEALTHY) : num(ut);
-                if (interval != null && threshold != null && interval * threshold > MAX_DETECT_SECONDS) {
+                int maxDetect = ctx.intParameter(MAX_DETECT);
+                if (interval != null && threshold != null && interval * threshold > maxDetect) {
                     out.add(ctx.finding(s.meta().location(), name + ": health checks mark a target down only after "
                             + threshold + " failures x " + interval + "s = " + interval * threshold + "s (over "
-                            + MAX_DETECT_SECONDS + "s)" + (iv == null ? "; interval " + DEFAULT_INTERVAL + "s is the default"
+                            + maxDetect + "s)" + (iv == null ? "; interval " + DEFAULT_INTERVAL + "s is the default"
                             : "") + (ut == null ? "; threshold " + DEFAULT_UNHEALTHY + " is the default" : "")
                             + ": an impaired zone keeps receiving traffic that long").key("health-check")
-                            .remediation(healthCheckFix(interval, threshold)).build());
+                            .remediation(healthCheckFix(interval, threshold, maxDetect)).build());
                 }
             }
         }
@@ -75,11 +76,11 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
     }
 
     /** Values that bring interval x unhealthy threshold to the limit or under (NLB intervals are 5 to 300 s). */
-    static String healthCheckFix(int interval, int threshold) {
-        int t = Math.min(threshold, MAX_DETECT_SECONDS / 5);
-        int i = Math.max(5, Math.min(interval, MAX_DETECT_SECONDS / t));
+    static String healthCheckFix(int interval, int threshold, int maxDetect) {
+        int t = Math.max(1, Math.min(threshold, maxDetect / 5));
+        int i = Math.max(5, Math.min(interval, maxDetect / t));
         return "Set `" + INTERVAL + ": \"" + i + "\"`" + (t != threshold ? " and `" + UNHEALTHY + ": \"" + t + "\"`" : "")
-                + " (" + t + " failures x " + i + "s = " + t * i + "s, at most " + MAX_DETECT_SECONDS + "s).";
+                + " (" + t + " failures x " + i + "s = " + t * i + "s, at most " + maxDetect + "s).";
     }
 
     /** How the Service becomes an NLB, or null when it does not. */
