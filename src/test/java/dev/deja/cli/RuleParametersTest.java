@@ -124,4 +124,62 @@ class RuleParametersTest {
                     ex.getMessage());
         }
     }
+
+    /** A rollout of 2 of 4 pods (the 2 left carry 2.00x) and a tarpit holding 300 of 800 slots (38%). */
+    @Test
+    void theRolloutLoadFactorAndTheTarpitShareAreParametersToo() throws Exception {
+        Path m = tmp.resolve("rollout.yaml");
+        Files.writeString(m, """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: edge, namespace: lb}
+                spec:
+                  replicas: 4
+                  strategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 2}}
+                  selector: {matchLabels: {app: edge}}
+                  template:
+                    metadata: {labels: {app: edge}}
+                    spec:
+                      containers:
+                        - name: envoy
+                          image: envoyproxy/envoy:v1.31.2
+                """);
+        Path c = tmp.resolve("deja.yaml");
+        Files.writeString(c, "rules:\n  k8s-lb-no-disruption-headroom: {maxLoadFactor: 2.5}\n"
+                + "  haproxy-tarpit-holds-slots: {highSharePercent: 50}\n");
+        String[] common = {"--format", "json", "--fail-on", "none", "--rules",
+            "k8s-lb-no-disruption-headroom,haproxy-tarpit-holds-slots", m.toString(), "examples/haproxy/il-0264-before.cfg"};
+        TestSupport.Run byDefault = TestSupport.run(concat(new String[] {"scan"}, common));
+        TestSupport.Run tuned = TestSupport.run(concat(new String[] {"scan", "--config", c.toString()}, common));
+        assertEquals(0, byDefault.code(), byDefault.err());
+        assertEquals(0, tuned.code(), tuned.err());
+        assertTrue(messages(byDefault).stream().anyMatch(x -> x.contains("2 left carry 2.00x")), byDefault.out());
+        assertTrue(messages(tuned).stream().noneMatch(x -> x.contains("out of rotation at once")),
+                "a 2.00x rollout is within a maxLoadFactor of 2.5: " + tuned.out());
+        assertEquals("high", tarpit(byDefault).path("severity").asString(), "300 of 800 slots is over 25%");
+        JsonNode t = tarpit(tuned);
+        assertEquals("medium", t.path("severity").asString(), "300 of 800 slots is under 50%: " + t);
+        assertTrue(t.path("notes").toString().contains("judged with highSharePercent 50 (default 25)"), t.toString());
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    private static java.util.List<String> messages(TestSupport.Run r) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        r.json().path("findings").forEach(f -> out.add(f.path("message").asString()));
+        return out;
+    }
+
+    private static JsonNode tarpit(TestSupport.Run r) {
+        for (JsonNode f : r.json().path("findings")) {
+            if ("haproxy-tarpit-holds-slots".equals(f.path("ruleId").asString())) {
+                return f;
+            }
+        }
+        throw new AssertionError("no tarpit finding: " + r.out());
+    }
 }

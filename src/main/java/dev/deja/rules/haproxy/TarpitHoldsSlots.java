@@ -19,6 +19,8 @@ import java.util.Map;
  * hold time x its request rate ({@code --assume-client-rps}), against the frontend's effective maxconn.
  */
 public final class TarpitHoldsSlots extends HaproxyRule {
+    /** From this share of the frontend's slots (percent; parameter, default 25) the finding is high. */
+    static final String HIGH_SHARE = "highSharePercent";
     public static final String ID = "haproxy-tarpit-holds-slots";
 
     @Override
@@ -67,7 +69,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                     msg = head + holdText + "; one client at " + rps + " req/s holds " + Math.min(held, slots)
                             + (held > slots ? " (wants " + held + ")" : "") + " of " + slots + " slots (" + p
                             + "%; maxconn " + f.maxconn().explain() + ")";
-                    sev = held * 4 >= slots ? Severity.HIGH : Severity.MEDIUM;
+                    sev = high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
                 }
                 if (f.tarpits().size() > 1) {
                     notes.add("other tarpit rules in " + f.section().label() + ": "
@@ -92,6 +94,11 @@ public final class TarpitHoldsSlots extends HaproxyRule {
      * the connection slot of the frontend the client came through. One finding per tarpit backend, against the
      * frontend that reaching it costs the largest share of slots; the others are notes.
      */
+    /** High when one client holds at least highSharePercent of the slots (default 25). */
+    private static boolean high(long held, long slots, RuleContext ctx) {
+        return held * 100 >= slots * (long) ctx.intParameter(HIGH_SHARE);
+    }
+
     private static List<Finding> backendTarpits(HaproxyConfig c, int rps, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         List<Frontends.Frontend> fes = Frontends.primary(c);
@@ -160,7 +167,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
             String msg = head + ", which " + f.section().label() + " sends there ('" + worst.via().text() + "' at "
                     + worst.via().where() + "): " + holdText + "; one client at " + rps + " req/s holds "
                     + slotsText(held, slots, f);
-            Severity sev = slots >= 0 && held * 4 >= slots ? Severity.HIGH : Severity.MEDIUM;
+            Severity sev = slots >= 0 && high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
             List<String> all = new ArrayList<>(Notes.of(f, worst.via(), f.maxconn().frontendDirective(),
                     f.maxconn().globalDirective()));
             all.addAll(notes);

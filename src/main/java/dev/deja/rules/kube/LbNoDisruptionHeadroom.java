@@ -30,7 +30,10 @@ import java.util.Set;
 public final class LbNoDisruptionHeadroom extends KubeRule {
     static final int MIN_REPLICAS = 2;
     /** During a rollout, the pods still in rotation may carry at most this many times their normal load. */
+    /** The default of the parameter maxLoadFactor (rules/k8s-lb-no-disruption-headroom.yaml), for the arithmetic tests. */
     static final double MAX_LOAD_FACTOR = 1.5;
+    /** The most load the pods left in rotation may carry during a rollout, as a multiple of their normal load. */
+    static final String MAX_LOAD = "maxLoadFactor";
     /** Deployments' default maxUnavailable. */
     static final int DEFAULT_MAX_UNAVAILABLE_PERCENT = 25;
 
@@ -104,7 +107,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                                 + " with `maxUnavailable: 1` (or a minAvailable that leaves the rest enough capacity).")
                         .build());
             }
-            Rollout r = rollout(w, floor);
+            Rollout r = rollout(w, floor, ctx.parameter(MAX_LOAD));
             if (r != null) {
                 out.add(ctx.finding(w.meta().at(w.strategyLine()), name + ": " + r.message() + " " + lb.because())
                         .key("rollout")
@@ -120,37 +123,46 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
     }
 
     /** Whether survivors of a rollout that takes {@code down} of {@code total} pods out carry too much. */
-    static boolean tooMany(int down, int total) {
-        return down > 0 && total > 0 && (down >= total || (double) total / (total - down) > MAX_LOAD_FACTOR);
+    static boolean tooMany(int down, int total, double factor) {
+        return down > 0 && total > 0 && (down >= total || (double) total / (total - down) > factor);
     }
 
     /** The largest maxUnavailable that keeps the survivors at or under the load factor (0: use maxSurge instead). */
     static int largestSafe(int total) {
+        return largestSafe(total, MAX_LOAD_FACTOR);
+    }
+
+    static int largestSafe(int total, double factor) {
         int k = 0;
-        while (k + 1 < total && !tooMany(k + 1, total)) {
+        while (k + 1 < total && !tooMany(k + 1, total, factor)) {
             k++;
         }
         return k;
     }
 
-    static String loadFactor(int down, int total) {
+    static String loadFactor(int down, int total, double factor) {
         if (down >= total) {
             return "no pod is left to take the traffic";
         }
         return "the " + (total - down) + " left carry " + String.format(java.util.Locale.ROOT, "%.2f", (double) total / (total - down))
-                + "x their normal load (more than " + MAX_LOAD_FACTOR + "x)";
+                + "x their normal load (more than " + factor + "x)";
     }
 
     /** The rollout finding for a workload, or null. {@code replicas} is null for a DaemonSet. */
     static Rollout rollout(Workload w, Integer replicas) {
+        return rollout(w, replicas, MAX_LOAD_FACTOR);
+    }
+
+    /** The same, with the survivors' load factor the rule's parameter sets. */
+    static Rollout rollout(Workload w, Integer replicas, double factor) {
         String kind = w.kind();
         if ("OnDelete".equals(w.strategy())) {
             return null; // pods are replaced only when someone deletes them
         }
         if ("Deployment".equals(kind) && "Recreate".equals(w.strategy())) {
             return new Rollout("strategy Recreate stops every pod before starting new ones: each rollout is an outage",
-                    "Use `type: RollingUpdate` with `maxUnavailable: " + (replicas == null ? 0 : largestSafe(replicas))
-                            + "`" + (replicas == null || largestSafe(replicas) == 0 ? " and `maxSurge: 1`" : "")
+                    "Use `type: RollingUpdate` with `maxUnavailable: " + (replicas == null ? 0 : largestSafe(replicas, factor))
+                            + "`" + (replicas == null || largestSafe(replicas, factor) == 0 ? " and `maxSurge: 1`" : "")
                             + " so that new pods start before old ones stop.", null);
         }
         String mu = w.maxUnavailable();
@@ -162,7 +174,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
         boolean pct = value.endsWith("%");
         int n = parse(pct ? value.substring(0, value.length() - 1) : value);
         if (replicas == null) {
-            return daemonSet(written, pct, n);
+            return daemonSet(written, pct, n, factor);
         }
         if (replicas <= 0) {
             return null;
@@ -177,19 +189,19 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
             pods = n;
             how = Integer.toString(pods);
         }
-        if (!tooMany(pods, replicas)) {
+        if (!tooMany(pods, replicas, factor)) {
             return null;
         }
-        int safe = largestSafe(replicas);
+        int safe = largestSafe(replicas, factor);
         String fix = safe > 0 ? "Set `maxUnavailable: " + safe + "` (the most that leaves the others at or under "
-                + MAX_LOAD_FACTOR + "x their load with " + replicas + " replicas)"
+                + factor + "x their load with " + replicas + " replicas)"
                 : "Set `maxUnavailable: 0` and `maxSurge: 1`: each new pod starts before an old one stops";
         if ("StatefulSet".equals(kind)) {
             fix = safe > 0 ? "Set `maxUnavailable: " + safe + "` or remove it (StatefulSets then replace one pod at a time)"
                     : "Remove maxUnavailable (StatefulSets then replace one pod at a time)";
         }
         String msg = "rolling update maxUnavailable " + written + " resolves to " + how + " pod" + (pods == 1 ? "" : "s")
-                + " of " + replicas + " out of rotation at once during every rollout: " + loadFactor(pods, replicas);
+                + " of " + replicas + " out of rotation at once during every rollout: " + loadFactor(pods, replicas, factor);
         if ("StatefulSet".equals(kind)) {
             msg += " (StatefulSets honour maxUnavailable only where the MaxUnavailableStatefulSet feature is on: alpha"
                     + " from Kubernetes 1.24, beta in 1.35; elsewhere they replace one pod at a time)";
@@ -198,35 +210,35 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
     }
 
     /** A DaemonSet: one pod per node, the node count unknown from a manifest; maxUnavailable rounds up. */
-    private static Rollout daemonSet(String written, boolean pct, int n) {
+    private static Rollout daemonSet(String written, boolean pct, int n, double factor) {
         if (pct) {
             // p% of N nodes rounded up is at least p% of them: the survivors carry at least 1 / (1 - p) of their load
-            if (n <= 0 || !(n >= 100 || 100.0 / (100 - n) > MAX_LOAD_FACTOR)) {
+            if (n <= 0 || !(n >= 100 || 100.0 / (100 - n) > factor)) {
                 return null;
             }
             return new Rollout("rolling update maxUnavailable " + written + " takes " + n + "% of the nodes' pods (rounded"
                     + " up) out of rotation at once during every rollout: "
                     + (n >= 100 ? "no pod is left to take the traffic"
                             : "the rest carry at least " + String.format(java.util.Locale.ROOT, "%.2f", 100.0 / (100 - n))
-                                    + "x their normal load (more than " + MAX_LOAD_FACTOR + "x), whatever the node count"),
+                                    + "x their normal load (more than " + factor + "x), whatever the node count"),
                     "Set `maxUnavailable: 1` (the DaemonSet default: one node's pod at a time), or a percentage of at most "
-                            + (int) Math.floor(100 - 100 / MAX_LOAD_FACTOR) + "%.", null);
+                            + (int) Math.floor(100 - 100 / factor) + "%.", null);
         }
         if (n <= 1) {
             return null;
         }
-        int nodes = minNodes(n);
+        int nodes = minNodes(n, factor);
         return new Rollout("rolling update maxUnavailable " + written + " takes " + n + " nodes' pods out of rotation at"
                 + " once during every rollout; the node count is not in the manifest: on fewer than " + nodes
-                + " nodes the rest carry more than " + MAX_LOAD_FACTOR + "x their normal load",
+                + " nodes the rest carry more than " + factor + "x their normal load",
                 "Set `maxUnavailable: 1` (the DaemonSet default), or a number that stays small next to your node count.",
                 Severity.LOW);
     }
 
     /** The fewest nodes on which taking {@code n} out keeps the others at or under the load factor. */
-    static int minNodes(int n) {
+    static int minNodes(int n, double factor) {
         int total = n + 1;
-        while (tooMany(n, total)) {
+        while (tooMany(n, total, factor)) {
             total++;
         }
         return total;
