@@ -128,6 +128,16 @@ public final class ManifestLoader implements FileLoader {
             String where = m == null ? f.display() : f.display() + ":" + (m.getLine() + 1);
             throw new InputException(where + ": not valid YAML: " + oneLine(e.getProblem() != null ? e.getProblem()
                     : e.getMessage()));
+        } catch (org.yaml.snakeyaml.reader.ReaderException e) { // a character YAML forbids: name its line
+            int line = 1;
+            String t = f.text();
+            for (int i = 0, cp = 0; i < t.length() && cp < e.getPosition(); i += Character.charCount(t.codePointAt(i)), cp++) {
+                if (t.charAt(i) == '\n') {
+                    line++;
+                }
+            }
+            throw new InputException(f.display() + ":" + line + ": not valid YAML: character U+"
+                    + String.format(java.util.Locale.ROOT, "%04X", e.getCodePoint()) + " is not allowed (binary content?)");
         } catch (YAMLException e) {
             throw new InputException(f.display() + ": " + limitMessage(e.getMessage()));
         } catch (StackOverflowError e) {

@@ -46,4 +46,14 @@ class DuplicateKeysTest {
                 + "  annotations:\n    <<: *l\n    x: y\ndata:\n  one: *l\n  two: *l\n");
         assertEquals(0, r.code(), r.err());
     }
+
+    /** Issue 17 (10): a character YAML forbids (binary content) is named with its line. */
+    @Test
+    void aForbiddenCharacterNamesItsLine() throws Exception {
+        Path f = tmp.resolve("bin.yaml");
+        Files.write(f, "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\u0001b\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        TestSupport.Run r = TestSupport.run("scan", f.toString());
+        assertEquals(2, r.code(), r.err());
+        assertEquals("deja: " + f + ":4: not valid YAML: character U+0001 is not allowed (binary content?)\n", r.err());
+    }
 }
