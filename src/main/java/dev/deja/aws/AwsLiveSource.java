@@ -122,7 +122,7 @@ public final class AwsLiveSource implements LiveSource {
                     inventory.add(inv);
                 } catch (ExecutionException e) {
                     if (e.getCause() instanceof RegionScan.Unreachable u) {
-                        regionOut.get(i).build().coverage().entries().forEach(out::coverage);
+                        // one entry for the region: its calls' own entries would say the same thing again
                         unreachable++;
                         unreachableWhy.add(u.getMessage());
                         out.notRead("aws", "region " + regions.get(i), dev.deja.engine.Coverage.Status.FAILED,

@@ -168,6 +168,11 @@ final class RegionScan {
             return new Result<>(null, code == null ? "HTTP" + e.statusCode() : code, msg, Coverage.Status.FAILED);
         } catch (SdkClientException e) {
             t.failed.addAll(objects);
+            if (malformed(e)) { // the endpoint answered, but not ELBv2 XML: not an unreachable region
+                t.failedWhy = "the endpoint's answer is not a valid " + api + " response: "
+                        + AwsLiveSource.oneLine(e.getMessage());
+                return new Result<>(null, "Malformed", e.getMessage(), Coverage.Status.FAILED);
+            }
             t.failedWhy = AwsLiveSource.oneLine(e.getMessage());
             return new Result<>(null, "ClientError", e.getMessage(), Coverage.Status.FAILED);
         } catch (SdkException e) {
@@ -175,6 +180,17 @@ final class RegionScan {
             t.failedWhy = AwsLiveSource.oneLine(e.getMessage());
             return new Result<>(null, "Error", e.getMessage(), Coverage.Status.FAILED);
         }
+    }
+
+    /** An answer that could not be parsed (malformed XML), as opposed to no answer at all. */
+    static boolean malformed(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
+            if (t instanceof javax.xml.stream.XMLStreamException || m.contains("unmarshall") || m.contains("unable to parse")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     AwsInventory run() {

@@ -130,4 +130,19 @@ class HostileAwsTest {
         }
         assertEquals(0, fake.calls("DescribeTargetHealth"), "no target group of a partial list is read further");
     }
+
+    /** Issue 17 (10): malformed XML is a failed call naming what was wrong, once in the coverage, not "cannot reach". */
+    @Test
+    void malformedXmlIsAFailedCallNotAnUnreachableRegion() {
+        fake.hostile((action, p) -> action.startsWith("Describe") ? new Object[] {200, "<DescribeLoadBalancersResponse><oops"}
+                : null);
+        TestSupport.Run r = scan(env());
+        assertEquals(3, r.code(), r.err());
+        List<JsonNode> bad = notRead(AwsLiveSourceTest.json(r));
+        assertEquals(2, bad.size(), bad.toString()); // DescribeLoadBalancers and DescribeTargetGroups, once each
+        for (JsonNode e : bad) {
+            assertTrue(e.path("detail").asString().startsWith("the endpoint's answer is not a valid Describe"), e.toString());
+        }
+        assertTrue(!r.out().contains("cannot reach") && !r.err().contains("cannot reach"), r.out() + r.err());
+    }
 }
