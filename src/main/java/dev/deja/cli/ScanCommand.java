@@ -144,6 +144,12 @@ public final class ScanCommand implements Callable<Integer> {
             description = "Ignore deja.dev/ignore annotations on objects (anyone who can edit a workload could exempt it)")
     boolean noAnnotationSuppressions;
 
+    // ---- HAProxy runtime API
+    @Option(names = "--haproxy-runtime", paramLabel = "ADDR",
+            description = "Read live figures (show info, show stat) from HAProxy's runtime API: unix:/path/admin.sock"
+                    + " or tcp:host:port (repeatable)")
+    List<String> haproxyRuntime = new ArrayList<>();
+
     // ---- AWS
     @Option(names = "--aws", description = "Scan AWS load balancers (ELBv2) with the default credential chain")
     boolean aws;
@@ -240,9 +246,16 @@ public final class ScanCommand implements Callable<Integer> {
         if (rules.isEmpty()) {
             throw new InputException("--rules/--skip-rules: no rule is left to run");
         }
-        if (paths.isEmpty() && !cluster && !aws) {
+        for (String a : haproxyRuntime) {
+            try {
+                dev.deja.haproxy.HaproxyRuntimeSource.address(a);
+            } catch (IllegalArgumentException e) {
+                throw new InputException(e.getMessage());
+            }
+        }
+        if (paths.isEmpty() && !cluster && !aws && haproxyRuntime.isEmpty()) {
             throw new InputException("nothing to scan: give a file or folder (deja scan haproxy.cfg), '-' for stdin,"
-                    + " --cluster or --aws");
+                    + " --cluster, --aws or --haproxy-runtime");
         }
         checkOptionsApply();
         if (cluster || aws) {
@@ -280,7 +293,7 @@ public final class ScanCommand implements Callable<Integer> {
         Settings settings = new Settings(knobs);
         Engine.Options opts = new Engine.Options(min, overrides, ignores, settings, LocalDate.now());
         // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would "pass" unseen
-        List<Rule> applicable = rules.stream().filter(r -> snapshot.hasPart(switch (r.source()) {
+        List<Rule> applicable = rules.stream().filter(r -> snapshot.hasPart(r.part() != null ? r.part() : switch (r.source()) {
             case HAPROXY -> "dev.deja.haproxy.HaproxyConfigs";
             case KUBERNETES -> "dev.deja.kube.model.KubeInventory";
             case AWS -> "dev.deja.aws.model.AwsInventory";
@@ -529,6 +542,7 @@ public final class ScanCommand implements Callable<Integer> {
         req.namespaces = List.copyOf(namespaces);
         req.selector = selector;
         req.noAnnotationSuppressions = noAnnotationSuppressions;
+        req.haproxyRuntime = List.copyOf(haproxyRuntime);
         req.aws = aws;
         req.profile = profile;
         req.regions = List.copyOf(regions);

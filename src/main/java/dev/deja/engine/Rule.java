@@ -24,4 +24,12 @@ public interface Rule {
     }
 
     List<Finding> check(Snapshot snapshot, RuleContext ctx);
+
+    /**
+     * The class name of the snapshot part this rule reads, when it is not its source's usual one (a rule on HAProxy's
+     * runtime figures runs when the runtime API was read, not when a configuration was); null for the usual one.
+     */
+    default String part() {
+        return null;
+    }
 }

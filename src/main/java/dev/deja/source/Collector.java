@@ -20,6 +20,7 @@ import java.util.concurrent.Future;
 public final class Collector {
     static final String KUBE_LIVE = "dev.deja.kube.KubeLiveSource";
     static final String AWS_LIVE = "dev.deja.aws.AwsLiveSource";
+    static final String HAPROXY_RUNTIME = "dev.deja.haproxy.HaproxyRuntimeSource";
     static final String KUBE_INVENTORY = "dev.deja.kube.model.KubeInventory";
     static final String HAPROXY_CONFIGMAPS = "dev.deja.kube.HaproxyConfigMaps";
 
@@ -42,6 +43,9 @@ public final class Collector {
         }
         if (req.aws) {
             live.add(new String[] {"aws", AWS_LIVE});
+        }
+        if (!req.haproxyRuntime.isEmpty()) {
+            live.add(new String[] {"haproxy", HAPROXY_RUNTIME});
         }
         if (live.size() == 1) {
             runLive(live.get(0)[0], live.get(0)[1], req, out);

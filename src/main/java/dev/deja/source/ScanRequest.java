@@ -29,6 +29,11 @@ public final class ScanRequest {
     /** --haproxy-one-instance: all HAProxy files given are one instance (haproxy -f a -f b), not one each. */
     public boolean haproxyOneInstance;
 
+    /** --haproxy-runtime ADDR: HAProxy runtime API addresses (unix:/path, tcp:host:port). */
+    public List<String> haproxyRuntime = new ArrayList<>();
+    /** Bound on each runtime API step (connect, send, read to the end); injectable for tests. */
+    public long haproxyRuntimeTimeoutMillis = 5000;
+
     // live Kubernetes
     public boolean cluster;
     public Path kubeconfig;

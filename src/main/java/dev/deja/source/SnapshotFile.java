@@ -32,6 +32,7 @@ public final class SnapshotFile {
     static {
         CODECS.put("kubernetes", "dev.deja.kube.KubeSnapshotCodec");
         CODECS.put("aws", "dev.deja.aws.AwsSnapshotCodec");
+        CODECS.put("haproxyRuntime", "dev.deja.haproxy.HaproxyRuntimeCodec");
     }
 
     private SnapshotFile() {

@@ -1,0 +1,138 @@
+package dev.deja.haproxy;
+
+import dev.deja.engine.Coverage;
+import dev.deja.engine.SnapshotBuilder;
+import dev.deja.source.LiveSource;
+import dev.deja.source.ScanRequest;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code --haproxy-runtime ADDR}: reads {@code show info} and {@code show stat} from HAProxy's runtime API
+ * ({@code unix:/path/admin.sock} or {@code tcp:host:port}), one command per connection (the non-interactive CLI
+ * answers and closes). Every wait is bounded by {@link ScanRequest#haproxyRuntimeTimeout}. An address that cannot
+ * be read (refused, permission denied, timeout, malformed answer) is a coverage entry naming it, never an exception.
+ */
+public final class HaproxyRuntimeSource implements LiveSource {
+    static final int MAX_ANSWER = 16 * 1024 * 1024;
+
+    @Override
+    public void collect(ScanRequest req, SnapshotBuilder out) {
+        List<HaproxyRuntime.Instance> read = new ArrayList<>();
+        for (String addr : req.haproxyRuntime) {
+            String scope = "runtime API " + addr;
+            try {
+                SocketAddress sa = address(addr);
+                String info = command(sa, "show info", req.haproxyRuntimeTimeoutMillis);
+                String stat = command(sa, "show stat", req.haproxyRuntimeTimeoutMillis);
+                HaproxyRuntime.Instance in = new HaproxyRuntime.Instance(addr, info, stat);
+                RuntimeStats.info(info); // malformed answers are caught here, not in a rule
+                int rows = in.rows().size();
+                read.add(in);
+                out.read("haproxy", scope, rows);
+            } catch (IllegalArgumentException e) {
+                out.notRead("haproxy", scope, Coverage.Status.FAILED, e.getMessage());
+            } catch (IOException e) {
+                String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                Coverage.Status st = why.toLowerCase(java.util.Locale.ROOT).contains("permission denied")
+                        ? Coverage.Status.DENIED : Coverage.Status.FAILED;
+                out.notRead("haproxy", scope, st, why);
+            }
+        }
+        out.put(HaproxyRuntime.class, new HaproxyRuntime(read));
+    }
+
+    /** {@code unix:/path} or {@code tcp:host:port}; anything else is an {@link IllegalArgumentException}. */
+    public static SocketAddress address(String addr) {
+        if (addr.startsWith("unix:") && addr.length() > 5) {
+            return UnixDomainSocketAddress.of(Path.of(addr.substring(5)));
+        }
+        if (addr.startsWith("tcp:")) {
+            String hp = addr.substring(4);
+            int c = hp.lastIndexOf(':');
+            if (c > 0) {
+                String host = hp.substring(0, c);
+                if (host.startsWith("[") && host.endsWith("]")) {
+                    host = host.substring(1, host.length() - 1);
+                }
+                try {
+                    int port = Integer.parseInt(hp.substring(c + 1));
+                    if (port > 0 && port < 65536) {
+                        return InetSocketAddress.createUnresolved(host, port);
+                    }
+                } catch (NumberFormatException e) {
+                    // below
+                }
+            }
+        }
+        throw new IllegalArgumentException("--haproxy-runtime " + addr
+                + ": expected unix:/path/admin.sock or tcp:host:port");
+    }
+
+    /** Sends one command and reads the answer to the end, every step within the deadline. */
+    static String command(SocketAddress addr, String cmd, long timeoutMillis) throws IOException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        SocketAddress target = addr;
+        if (addr instanceof InetSocketAddress isa && isa.isUnresolved()) {
+            target = new InetSocketAddress(isa.getHostString(), isa.getPort());
+        }
+        try (SocketChannel ch = addr instanceof UnixDomainSocketAddress
+                ? SocketChannel.open(StandardProtocolFamily.UNIX) : SocketChannel.open();
+             Selector sel = Selector.open()) {
+            ch.configureBlocking(false);
+            if (!ch.connect(target)) {
+                ch.register(sel, SelectionKey.OP_CONNECT);
+                while (!ch.finishConnect()) {
+                    waitFor(sel, deadline, "connecting");
+                }
+                sel.selectedKeys().clear();
+            }
+            ByteBuffer w = ByteBuffer.wrap((cmd + "\n").getBytes(StandardCharsets.US_ASCII));
+            SelectionKey key = ch.register(sel, SelectionKey.OP_WRITE);
+            while (w.hasRemaining()) {
+                if (ch.write(w) == 0) {
+                    waitFor(sel, deadline, "sending '" + cmd + "'");
+                }
+            }
+            key.interestOps(SelectionKey.OP_READ);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
+            while (true) {
+                int n = ch.read(buf);
+                if (n < 0) {
+                    break;
+                }
+                if (n == 0) {
+                    waitFor(sel, deadline, "waiting for the answer to '" + cmd + "'");
+                    continue;
+                }
+                out.write(buf.array(), 0, buf.position());
+                buf.clear();
+                if (out.size() > MAX_ANSWER) {
+                    throw new IOException("the answer to '" + cmd + "' exceeds " + MAX_ANSWER + " bytes");
+                }
+            }
+            return out.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    private static void waitFor(Selector sel, long deadline, String what) throws IOException {
+        long left = (deadline - System.nanoTime()) / 1_000_000L;
+        if (left <= 0 || sel.select(left) == 0 && System.nanoTime() >= deadline) {
+            throw new IOException("no answer within the timeout while " + what);
+        }
+        sel.selectedKeys().clear();
+    }
+}

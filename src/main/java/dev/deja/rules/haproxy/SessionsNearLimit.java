@@ -1,0 +1,130 @@
+package dev.deja.rules.haproxy;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.Location;
+import dev.deja.engine.RuleContext;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Snapshot;
+import dev.deja.haproxy.Directive;
+import dev.deja.haproxy.HaproxyConfig;
+import dev.deja.haproxy.HaproxyRuntime;
+import dev.deja.haproxy.RuntimeStats;
+import dev.deja.haproxy.Section;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * IL-0264, IL-0495: live saturation read from HAProxy's runtime API. A frontend whose peak sessions since start
+ * (show stat smax) reached warnPercent of its limit (slim), or a process whose current connections (show info
+ * CurrConns) reached warnPercent of Maxconn; high at highPercent. With the configuration scanned too, the finding
+ * names the directive that sets the limit.
+ */
+public final class SessionsNearLimit extends HaproxyRule {
+    @Override
+    public String id() {
+        return "haproxy-sessions-near-limit";
+    }
+
+    @Override
+    public String part() {
+        return HaproxyRuntime.class.getName();
+    }
+
+    @Override
+    public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+        int warn = ctx.intParameter("warnPercent");
+        int high = ctx.intParameter("highPercent");
+        List<Finding> out = new ArrayList<>();
+        HaproxyRuntime rt = snapshot.part(HaproxyRuntime.class).orElse(null);
+        if (rt == null) {
+            return out;
+        }
+        List<HaproxyConfig> configs = configs(snapshot);
+        for (HaproxyRuntime.Instance in : rt.instances()) {
+            RuntimeStats.Info info = in.info();
+            if (info.maxConn() > 0 && info.currConns() * 100 >= (long) warn * info.maxConn()) {
+                long p = Notes.pct(info.currConns(), info.maxConn());
+                Location loc = new Location(in.address(), null, null, null, "process", null, null, null);
+                String where = "";
+                for (HaproxyConfig c : configs) {
+                    Directive d = c.globalDirective(x -> x.is("maxconn"));
+                    if (d != null) {
+                        loc = Location.section(d.file(), d.line(), null, "global");
+                        where = "; the limit is set by global maxconn at " + d.where();
+                        break;
+                    }
+                }
+                out.add(ctx.finding(loc, "HAProxy at " + in.address() + " holds " + info.currConns() + " of "
+                                + info.maxConn() + " connections (" + p + "%, show info CurrConns/Maxconn; ConnRate "
+                                + info.connRate() + "/s, peak " + info.maxConnRate() + "/s)" + where
+                                + ": new connections wait in the kernel's backlog when it is full")
+                        .severity(info.currConns() * 100 >= (long) high * info.maxConn() ? Severity.HIGH
+                                : ctx.metadata().severity())
+                        .key(in.address() + " process")
+                        .build());
+            }
+            for (RuntimeStats.Row r : in.rows()) {
+                if (!r.type().equals("frontend") || r.slim() <= 0 || r.smax() < 0
+                        || r.smax() * 100 < (long) warn * r.slim()) {
+                    continue;
+                }
+                long p = Notes.pct(r.smax(), r.slim());
+                Location loc = new Location(in.address(), null, "frontend", null, r.proxy(), null, null, null);
+                String where = "";
+                Section s = section(configs, r.proxy());
+                if (s != null) {
+                    Directive d = s.effective("maxconn");
+                    if (d != null) {
+                        loc = Notes.at(s, d);
+                        where = "; the limit is set by maxconn at " + d.where();
+                    } else {
+                        loc = Notes.at(s);
+                        where = "; " + s.label() + " (" + s.where() + ") sets no maxconn, own or from its defaults";
+                    }
+                }
+                List<String> extra = new ArrayList<>();
+                if (r.dcon() > 0) {
+                    extra.add(r.dcon() + " connections denied (dcon)");
+                }
+                if (r.dreq() > 0) {
+                    extra.add(r.dreq() + " requests denied (dreq)");
+                }
+                long qmax = queueMax(in.rows(), r.proxy());
+                if (qmax > 0) {
+                    extra.add("a queue of up to " + qmax + " (qmax)");
+                }
+                out.add(ctx.finding(loc, "frontend " + r.proxy() + " at " + in.address() + " reached " + r.smax()
+                                + " of " + r.slim() + " sessions (" + p + "%, show stat smax/slim; now " + r.scur()
+                                + ", " + r.stot() + " since start, rate peak " + r.rateMax() + "/s)" + where
+                                + (extra.isEmpty() ? "" : "; " + String.join(", ", extra))
+                                + ": at the limit, new connections wait unaccepted")
+                        .severity(r.smax() * 100 >= (long) high * r.slim() ? Severity.HIGH : ctx.metadata().severity())
+                        .key(in.address() + " frontend " + r.proxy())
+                        .build());
+            }
+        }
+        return out;
+    }
+
+    /** The largest queue (qmax) of a proxy of that name (backend and its servers; a listen section is both). */
+    private static long queueMax(List<RuntimeStats.Row> rows, String proxy) {
+        long q = -1;
+        for (RuntimeStats.Row r : rows) {
+            if (r.proxy().equals(proxy)) {
+                q = Math.max(q, r.qmax());
+            }
+        }
+        return q;
+    }
+
+    private static Section section(List<HaproxyConfig> configs, String name) {
+        for (HaproxyConfig c : configs) {
+            for (Section s : c.sections()) {
+                if (s.acceptsClients() && name.equals(s.name())) {
+                    return s;
+                }
+            }
+        }
+        return null;
+    }
+}
