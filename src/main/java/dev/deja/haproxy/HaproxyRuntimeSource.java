@@ -46,12 +46,17 @@ public final class HaproxyRuntimeSource implements LiveSource {
                 out.notRead("haproxy", scope, Coverage.Status.FAILED, e.getMessage());
             } catch (IOException e) {
                 String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-                Coverage.Status st = why.toLowerCase(java.util.Locale.ROOT).contains("permission denied")
-                        ? Coverage.Status.DENIED : Coverage.Status.FAILED;
-                out.notRead("haproxy", scope, st, why);
+                out.notRead("haproxy", scope, status(e), why);
             }
         }
         out.put(HaproxyRuntime.class, new HaproxyRuntime(read));
+    }
+
+    /** A socket the user may not open (EACCES) is denied; anything else failed. */
+    static Coverage.Status status(IOException e) {
+        String m = e.getMessage() == null ? "" : e.getMessage().toLowerCase(java.util.Locale.ROOT);
+        return m.contains("permission denied") || e instanceof java.nio.file.AccessDeniedException
+                ? Coverage.Status.DENIED : Coverage.Status.FAILED;
     }
 
     /** {@code unix:/path} or {@code tcp:host:port}; anything else is an {@link IllegalArgumentException}. */

@@ -33,7 +33,7 @@ public final class RuntimeStats {
         for (String line : lines(text)) {
             int c = line.indexOf(':');
             if (c <= 0) {
-                throw new IllegalArgumentException("show info: not a 'Name: value' line: " + clip(line));
+                continue; // not "Name: value": an error text is reported below, as the missing figures
             }
             m.put(line.substring(0, c).trim(), line.substring(c + 1).trim());
         }
