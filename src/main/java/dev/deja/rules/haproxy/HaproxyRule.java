@@ -1,18 +1,36 @@
 package dev.deja.rules.haproxy;
 
+import dev.deja.engine.Finding;
 import dev.deja.engine.Rule;
+import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
 import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.HaproxyConfigs;
+import java.util.ArrayList;
 import java.util.List;
 
-/** What the HAProxy rules share: their source, and the configurations of the snapshot. */
+/**
+ * Base of the HAProxy rules: each configuration of the snapshot is judged on its own (two unrelated configs are
+ * never mixed), so a rule only says what it finds in one configuration.
+ */
 abstract class HaproxyRule implements Rule {
     @Override
     public final SourceKind source() {
         return SourceKind.HAPROXY;
     }
+
+    @Override
+    public final List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        for (HaproxyConfig c : configs(snapshot)) {
+            out.addAll(check(c, ctx));
+        }
+        return out;
+    }
+
+    /** The findings of one configuration. */
+    abstract List<Finding> check(HaproxyConfig config, RuleContext ctx);
 
     /** Every HAProxy configuration read (none when the scan had no HAProxy file). */
     static List<HaproxyConfig> configs(Snapshot snapshot) {

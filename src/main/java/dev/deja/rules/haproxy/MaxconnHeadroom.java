@@ -4,7 +4,6 @@ import dev.deja.engine.Finding;
 import dev.deja.engine.Location;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
-import dev.deja.engine.Snapshot;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
@@ -28,85 +27,83 @@ public final class MaxconnHeadroom extends HaproxyRule {
     }
 
     @Override
-    public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+    List<Finding> check(HaproxyConfig c, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (HaproxyConfig c : configs(snapshot)) {
-            List<Frontends.Frontend> fes = Frontends.primary(c);
-            if (fes.isEmpty()) {
-                continue;
+        List<Frontends.Frontend> fes = Frontends.primary(c);
+        if (fes.isEmpty()) {
+            return out;
+        }
+        Directive gd = c.globalDirective(d -> d.is("maxconn"));
+        long global = fes.get(0).maxconn().global();
+        // a maxconn whose value deja cannot read (an unset variable) is set all the same: never "no maxconn"
+        boolean anyLimit = global >= 0 || gd != null;
+        long sum = 0;
+        List<String> parts = new ArrayList<>();
+        for (Frontends.Frontend f : fes) {
+            Frontends.Maxconn m = f.maxconn();
+            Directive fd = m.frontendDirective();
+            if (fd != null) {
+                anyLimit = true;
+                if (m.frontend() >= 0) {
+                    sum += global >= 0 ? Math.min(m.frontend(), global) : m.frontend();
+                    parts.add(f.name() + " " + m.frontend());
+                }
             }
-            Directive gd = c.globalDirective(d -> d.is("maxconn"));
-            long global = fes.get(0).maxconn().global();
-            // a maxconn whose value deja cannot read (an unset variable) is set all the same: never "no maxconn"
-            boolean anyLimit = global >= 0 || gd != null;
-            long sum = 0;
-            List<String> parts = new ArrayList<>();
-            for (Frontends.Frontend f : fes) {
-                Frontends.Maxconn m = f.maxconn();
-                Directive fd = m.frontendDirective();
-                if (fd != null) {
+            for (Frontends.Bind b : m.binds()) {
+                if (b.maxconn() >= 0 || b.directive().words().subList(1, b.directive().size()).contains("maxconn")) {
                     anyLimit = true;
-                    if (m.frontend() >= 0) {
-                        sum += global >= 0 ? Math.min(m.frontend(), global) : m.frontend();
-                        parts.add(f.name() + " " + m.frontend());
-                    }
-                }
-                for (Frontends.Bind b : m.binds()) {
-                    if (b.maxconn() >= 0 || b.directive().words().subList(1, b.directive().size()).contains("maxconn")) {
-                        anyLimit = true;
-                    }
                 }
             }
-            List<Finding> mine = new ArrayList<>();
-            for (Frontends.Frontend f : Frontends.of(c)) {
-                Frontends.Maxconn m = f.maxconn();
-                Directive fd = m.frontendDirective();
-                long g = m.global();
-                Directive gdir = m.globalDirective();
-                if (g >= 0 && m.frontend() > g) {
-                    Location at = fd.file().equals(f.section().file()) && f.section().directives().contains(fd)
-                            ? Notes.at(f.section(), fd) : Notes.at(f.section());
-                    mine.add(ctx.finding(at, f.section().label() + " maxconn " + m.frontend() + " (" + fd.where()
-                            + ") is above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
-                            + g + ", so the frontend never gets the " + m.frontend() + " slots it was sized for")
-                            .notes(Notes.of(f, fd, gdir)).build());
+        }
+        List<Finding> mine = new ArrayList<>();
+        for (Frontends.Frontend f : Frontends.of(c)) {
+            Frontends.Maxconn m = f.maxconn();
+            Directive fd = m.frontendDirective();
+            long g = m.global();
+            Directive gdir = m.globalDirective();
+            if (g >= 0 && m.frontend() > g) {
+                Location at = fd.file().equals(f.section().file()) && f.section().directives().contains(fd)
+                        ? Notes.at(f.section(), fd) : Notes.at(f.section());
+                mine.add(ctx.finding(at, f.section().label() + " maxconn " + m.frontend() + " (" + fd.where()
+                        + ") is above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
+                        + g + ", so the frontend never gets the " + m.frontend() + " slots it was sized for")
+                        .notes(Notes.of(f, fd, gdir)).build());
+            }
+            for (Frontends.Bind b : m.binds()) {
+                if (g >= 0 && b.maxconn() > g) {
+                    mine.add(ctx.finding(Notes.at(f.section(), b.directive()), "bind of " + f.section().label()
+                            + " at " + b.directive().where() + " has maxconn " + b.maxconn()
+                            + ", above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
+                            + g).notes(Notes.of(f, b.directive(), gdir)).build());
                 }
-                for (Frontends.Bind b : m.binds()) {
-                    if (g >= 0 && b.maxconn() > g) {
-                        mine.add(ctx.finding(Notes.at(f.section(), b.directive()), "bind of " + f.section().label()
-                                + " at " + b.directive().where() + " has maxconn " + b.maxconn()
-                                + ", above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
-                                + g).notes(Notes.of(f, b.directive(), gdir)).build());
-                    }
-                }
             }
-            out.addAll(Notes.dedupe(mine, Frontends.of(c)));
-            Section anchor = c.global().orElse(fes.get(0).section());
-            if (!anyLimit) {
-                out.add(ctx.finding(Notes.at(anchor), "no maxconn anywhere in " + c.name() + " (global, defaults,"
-                        + " frontends, binds): the global limit is implicit, derived by HAProxy from the file-descriptor"
-                        + " limit (ulimit -n) of the host, so nobody knows how many connection slots "
-                        + fes.size() + (fes.size() == 1 ? " frontend has" : " frontends have")
-                        + " until they run out").build());
-                continue;
-            }
-            if (global < 0 && gd != null) {
-                continue; // set to a value deja cannot read: nothing to compare with (the scan notes the variable)
-            }
-            if (global < 0) {
-                out.add(ctx.finding(Notes.at(anchor), "global maxconn is implicit in " + c.name()
-                        + " (derived from the file-descriptor limit of the host), while frontends set their own ("
-                        + String.join(", ", parts) + "): whether those limits can be reached depends on the host")
-                        .severity(Severity.LOW).build());
-                continue;
-            }
-            if (parts.size() > 1 && sum > OVERSUBSCRIBED * global) {
-                out.add(ctx.finding(Notes.at(c.global().orElseThrow(), gd), "frontend limits add up to " + sum + " ("
-                        + String.join(" + ", parts) + ", each capped at the global) against global maxconn "
-                        + global + " (" + gd.where() + "), " + String.format(java.util.Locale.ROOT, "%.1f", (double) sum / global)
-                        + "x oversubscribed: one busy frontend can take every slot and starve the others")
-                        .severity(Severity.LOW).notes(Notes.of((Section) null, gd)).build());
-            }
+        }
+        out.addAll(Notes.dedupe(mine, Frontends.of(c)));
+        Section anchor = c.global().orElse(fes.get(0).section());
+        if (!anyLimit) {
+            out.add(ctx.finding(Notes.at(anchor), "no maxconn anywhere in " + c.name() + " (global, defaults,"
+                    + " frontends, binds): the global limit is implicit, derived by HAProxy from the file-descriptor"
+                    + " limit (ulimit -n) of the host, so nobody knows how many connection slots "
+                    + fes.size() + (fes.size() == 1 ? " frontend has" : " frontends have")
+                    + " until they run out").build());
+            return out;
+        }
+        if (global < 0 && gd != null) {
+            return out; // set to a value deja cannot read: nothing to compare with (the scan notes the variable)
+        }
+        if (global < 0) {
+            out.add(ctx.finding(Notes.at(anchor), "global maxconn is implicit in " + c.name()
+                    + " (derived from the file-descriptor limit of the host), while frontends set their own ("
+                    + String.join(", ", parts) + "): whether those limits can be reached depends on the host")
+                    .severity(Severity.LOW).build());
+            return out;
+        }
+        if (parts.size() > 1 && sum > OVERSUBSCRIBED * global) {
+            out.add(ctx.finding(Notes.at(c.global().orElseThrow(), gd), "frontend limits add up to " + sum + " ("
+                    + String.join(" + ", parts) + ", each capped at the global) against global maxconn "
+                    + global + " (" + gd.where() + "), " + String.format(java.util.Locale.ROOT, "%.1f", (double) sum / global)
+                    + "x oversubscribed: one busy frontend can take every slot and starve the others")
+                    .severity(Severity.LOW).notes(Notes.of((Section) null, gd)).build());
         }
         return out;
     }

@@ -2,7 +2,6 @@ package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
-import dev.deja.engine.Snapshot;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
@@ -24,40 +23,38 @@ public final class NoSaturationVisibility extends HaproxyRule {
     }
 
     @Override
-    public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+    List<Finding> check(HaproxyConfig c, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (HaproxyConfig c : configs(snapshot)) {
-            List<Frontends.Frontend> fes = Frontends.primary(c);
-            if (fes.isEmpty()) {
-                continue;
-            }
-            List<Directive> seen = Frontends.saturationVisibility(c);
-            String blindPath = null;
-            if (!seen.isEmpty()) {
-                // visible on every path? (a stats socket under an undecided .if may be missing on the other path)
-                for (Paths.Path p : Paths.of(c, seen.stream().map(Directive::guard).toList())) {
-                    if (p.description() != null && seen.stream().noneMatch(p::applies)) {
-                        blindPath = p.description();
-                        break;
-                    }
-                }
-                if (blindPath == null) {
-                    continue;
-                }
-            }
-            Section anchor = c.anchor();
-            List<String> names = fes.stream().map(Frontends.Frontend::name).limit(5).toList();
-            String msg = c.name() + " has no stats socket, no stats page and no Prometheus exporter: nothing exposes"
-                    + " the current sessions (scur) of " + (fes.size() == 1 ? "frontend " : fes.size() + " frontends (")
-                    + String.join(", ", names) + (fes.size() > 5 ? ", ..." : "") + (fes.size() == 1 ? "" : ")")
-                    + " against their limit (slim), so no alert can fire before maxconn is reached";
-            var b = ctx.finding(Notes.at(anchor), msg);
-            if (blindPath != null) {
-                b.note("on the path where " + blindPath + " (the stats/exporter directives at "
-                        + seen.stream().map(Directive::where).toList() + " sit under undecided .if conditions)");
-            }
-            out.add(b.build());
+        List<Frontends.Frontend> fes = Frontends.primary(c);
+        if (fes.isEmpty()) {
+            return out;
         }
+        List<Directive> seen = Frontends.saturationVisibility(c);
+        String blindPath = null;
+        if (!seen.isEmpty()) {
+            // visible on every path? (a stats socket under an undecided .if may be missing on the other path)
+            for (Paths.Path p : Paths.of(c, seen.stream().map(Directive::guard).toList())) {
+                if (p.description() != null && seen.stream().noneMatch(p::applies)) {
+                    blindPath = p.description();
+                    break;
+                }
+            }
+            if (blindPath == null) {
+                return out;
+            }
+        }
+        Section anchor = c.anchor();
+        List<String> names = fes.stream().map(Frontends.Frontend::name).limit(5).toList();
+        String msg = c.name() + " has no stats socket, no stats page and no Prometheus exporter: nothing exposes"
+                + " the current sessions (scur) of " + (fes.size() == 1 ? "frontend " : fes.size() + " frontends (")
+                + String.join(", ", names) + (fes.size() > 5 ? ", ..." : "") + (fes.size() == 1 ? "" : ")")
+                + " against their limit (slim), so no alert can fire before maxconn is reached";
+        var b = ctx.finding(Notes.at(anchor), msg);
+        if (blindPath != null) {
+            b.note("on the path where " + blindPath + " (the stats/exporter directives at "
+                    + seen.stream().map(Directive::where).toList() + " sit under undecided .if conditions)");
+        }
+        out.add(b.build());
         return out;
     }
 }

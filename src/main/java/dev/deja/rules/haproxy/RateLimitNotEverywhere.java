@@ -2,7 +2,6 @@ package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
-import dev.deja.engine.Snapshot;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
@@ -28,66 +27,64 @@ public final class RateLimitNotEverywhere extends HaproxyRule {
     }
 
     @Override
-    public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+    List<Finding> check(HaproxyConfig c, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (HaproxyConfig c : configs(snapshot)) {
-            List<Frontends.Frontend> http = Frontends.primary(c).stream().filter(Frontends.Frontend::http).toList();
-            Map<String, BackendLimit> backendLimited = new HashMap<>();
-            // for each backend, the rate-limited frontends reaching it, in order: one pass, not frontends x frontends
-            Map<String, List<Integer>> limitersOf = new HashMap<>();
-            List<Set<String>> backendsOf = new ArrayList<>();
-            for (int i = 0; i < http.size(); i++) {
-                Frontends.Frontend l = http.get(i);
-                backendsOf.add(new HashSet<>(l.backends()));
-                if (l.rateLimited()) {
-                    for (String b : new LinkedHashSet<>(l.backends())) {
-                        limitersOf.computeIfAbsent(b, k -> new ArrayList<>()).add(i);
-                    }
+        List<Frontends.Frontend> http = Frontends.primary(c).stream().filter(Frontends.Frontend::http).toList();
+        Map<String, BackendLimit> backendLimited = new HashMap<>();
+        // for each backend, the rate-limited frontends reaching it, in order: one pass, not frontends x frontends
+        Map<String, List<Integer>> limitersOf = new HashMap<>();
+        List<Set<String>> backendsOf = new ArrayList<>();
+        for (int i = 0; i < http.size(); i++) {
+            Frontends.Frontend l = http.get(i);
+            backendsOf.add(new HashSet<>(l.backends()));
+            if (l.rateLimited()) {
+                for (String b : new LinkedHashSet<>(l.backends())) {
+                    limitersOf.computeIfAbsent(b, k -> new ArrayList<>()).add(i);
                 }
             }
-            for (Frontends.Frontend u : http) {
-                if (u.rateLimited()) {
-                    continue;
-                }
-                int first = Integer.MAX_VALUE; // the first limited frontend sharing an unlimited backend with u
-                for (String b : u.backends()) {
-                    List<Integer> ls = limitersOf.get(b);
-                    if (ls != null && !limitedFor(backendLimited.computeIfAbsent(b, n -> limitedBackend(c, n)), u)) {
-                        first = Math.min(first, ls.get(0));
-                    }
-                }
-                if (first == Integer.MAX_VALUE) {
-                    continue;
-                }
-                Frontends.Frontend l = http.get(first);
-                Set<String> lb = backendsOf.get(first);
-                List<String> shared = new ArrayList<>();
-                for (String b : u.backends()) {
-                    if (lb.contains(b) && !limitedFor(backendLimited.get(b), u)) {
-                        shared.add(b);
-                    }
-                }
-                Directive rule = l.rateRules().get(0);
-                String msg = u.section().label() + " reaches " + (shared.size() == 1 ? "backend " : "backends ")
-                        + String.join(", ", shared) + " with no rate-limit rule, while " + l.section().label()
-                        + " rate-limits the same " + (shared.size() == 1 ? "backend" : "backends") + " ('"
-                        + rule.text() + "' at " + rule.where() + "): a client that goes through " + u.name()
-                        + " is not limited at all";
-                for (String b : shared) {
-                    if (backendLimited.get(b) == BackendLimit.NEEDS_TRACKING) {
-                        Directive br = Frontends.rateRules(c.backend(b).orElseThrow()).get(0);
-                        msg += " (backend " + b + " limits on counters ('" + br.text() + "' at " + br.where()
-                                + ") that only frontends tracking them feed, and " + u.name() + " tracks none)";
-                        break;
-                    }
-                }
-                out.add(ctx.finding(Notes.at(u.section()), msg)
-                        .related(l.section().label() + " (" + l.section().where() + ")")
-                        .notes(Notes.of(u.section(), rule)).build()); // one finding per unprotected frontend
-            }
-            out.addAll(HostScopedLimits.check(c, http,
-                    b -> backendLimited.computeIfAbsent(b, n -> limitedBackend(c, n)), ctx));
         }
+        for (Frontends.Frontend u : http) {
+            if (u.rateLimited()) {
+                continue;
+            }
+            int first = Integer.MAX_VALUE; // the first limited frontend sharing an unlimited backend with u
+            for (String b : u.backends()) {
+                List<Integer> ls = limitersOf.get(b);
+                if (ls != null && !limitedFor(backendLimited.computeIfAbsent(b, n -> limitedBackend(c, n)), u)) {
+                    first = Math.min(first, ls.get(0));
+                }
+            }
+            if (first == Integer.MAX_VALUE) {
+                continue;
+            }
+            Frontends.Frontend l = http.get(first);
+            Set<String> lb = backendsOf.get(first);
+            List<String> shared = new ArrayList<>();
+            for (String b : u.backends()) {
+                if (lb.contains(b) && !limitedFor(backendLimited.get(b), u)) {
+                    shared.add(b);
+                }
+            }
+            Directive rule = l.rateRules().get(0);
+            String msg = u.section().label() + " reaches " + (shared.size() == 1 ? "backend " : "backends ")
+                    + String.join(", ", shared) + " with no rate-limit rule, while " + l.section().label()
+                    + " rate-limits the same " + (shared.size() == 1 ? "backend" : "backends") + " ('"
+                    + rule.text() + "' at " + rule.where() + "): a client that goes through " + u.name()
+                    + " is not limited at all";
+            for (String b : shared) {
+                if (backendLimited.get(b) == BackendLimit.NEEDS_TRACKING) {
+                    Directive br = Frontends.rateRules(c.backend(b).orElseThrow()).get(0);
+                    msg += " (backend " + b + " limits on counters ('" + br.text() + "' at " + br.where()
+                            + ") that only frontends tracking them feed, and " + u.name() + " tracks none)";
+                    break;
+                }
+            }
+            out.add(ctx.finding(Notes.at(u.section()), msg)
+                    .related(l.section().label() + " (" + l.section().where() + ")")
+                    .notes(Notes.of(u.section(), rule)).build()); // one finding per unprotected frontend
+        }
+        out.addAll(HostScopedLimits.check(c, http,
+                b -> backendLimited.computeIfAbsent(b, n -> limitedBackend(c, n)), ctx));
         return out;
     }
 

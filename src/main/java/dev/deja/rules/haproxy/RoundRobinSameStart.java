@@ -2,7 +2,6 @@ package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
-import dev.deja.engine.Snapshot;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.Section;
@@ -35,52 +34,50 @@ public final class RoundRobinSameStart extends HaproxyRule {
     }
 
     @Override
-    public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+    List<Finding> check(HaproxyConfig c, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        for (HaproxyConfig c : configs(snapshot)) {
-            Fleet fleet = fleet(c, ctx.settings().getInt("haproxy-instances", 0));
-            if (fleet == null) {
+        Fleet fleet = fleet(c, ctx.settings().getInt("haproxy-instances", 0));
+        if (fleet == null) {
+            return out;
+        }
+        for (Section s : c.sections()) {
+            if (!s.kind().equals("backend") && !s.kind().equals("listen")) {
                 continue;
             }
-            for (Section s : c.sections()) {
-                if (!s.kind().equals("backend") && !s.kind().equals("listen")) {
-                    continue;
-                }
-                Directive balance = s.effective("balance");
-                String algo = balance == null ? "roundrobin" : String.valueOf(balance.word(1)).toLowerCase(Locale.ROOT);
-                if (!algo.equals("roundrobin") && !algo.equals("static-rr")) {
-                    continue;
-                }
-                List<Directive> servers = new ArrayList<>();
-                List<long[]> keys = new ArrayList<>();
-                boolean allAddresses = true;
-                for (Directive d : s.directives()) {
-                    if (!d.is("server") || d.size() < 3 || d.words().contains("backup") || d.words().contains("disabled")) {
-                        continue;
-                    }
-                    long[] k = address(d.word(2));
-                    if (k == null) {
-                        allAddresses = false;
-                        break;
-                    }
-                    servers.add(d);
-                    keys.add(k);
-                }
-                if (!allAddresses || servers.size() < MIN_SERVERS || !ascending(keys)) {
-                    continue;
-                }
-                Directive first = servers.get(0);
-                String how = balance == null ? "round robin (no balance line: HAProxy's default is roundrobin)"
-                        : "'" + balance.text() + "' (" + balance.where() + ")";
-                out.add(ctx.finding(Notes.at(s, first), s.label() + " balances " + how + " over " + servers.size()
-                        + " servers listed in ascending address order (" + first.word(2) + " ... "
-                        + servers.get(servers.size() - 1).word(2) + "), and " + fleet.why() + ": HAProxy starts round"
-                        + " robin at the first server on every start and every reload (a reload is a new process; the"
-                        + " server-state file does not carry the round-robin position), so instances that restart together"
-                        + " all send their first requests to server " + first.word(1) + " (" + first.word(2) + "), then "
-                        + servers.get(1).word(1) + ", in step, as Skyscanner's ingress fleet did")
-                        .notes(Notes.of(s, balance, first, fleet.directive())).build());
+            Directive balance = s.effective("balance");
+            String algo = balance == null ? "roundrobin" : String.valueOf(balance.word(1)).toLowerCase(Locale.ROOT);
+            if (!algo.equals("roundrobin") && !algo.equals("static-rr")) {
+                continue;
             }
+            List<Directive> servers = new ArrayList<>();
+            List<long[]> keys = new ArrayList<>();
+            boolean allAddresses = true;
+            for (Directive d : s.directives()) {
+                if (!d.is("server") || d.size() < 3 || d.words().contains("backup") || d.words().contains("disabled")) {
+                    continue;
+                }
+                long[] k = address(d.word(2));
+                if (k == null) {
+                    allAddresses = false;
+                    break;
+                }
+                servers.add(d);
+                keys.add(k);
+            }
+            if (!allAddresses || servers.size() < MIN_SERVERS || !ascending(keys)) {
+                continue;
+            }
+            Directive first = servers.get(0);
+            String how = balance == null ? "round robin (no balance line: HAProxy's default is roundrobin)"
+                    : "'" + balance.text() + "' (" + balance.where() + ")";
+            out.add(ctx.finding(Notes.at(s, first), s.label() + " balances " + how + " over " + servers.size()
+                    + " servers listed in ascending address order (" + first.word(2) + " ... "
+                    + servers.get(servers.size() - 1).word(2) + "), and " + fleet.why() + ": HAProxy starts round"
+                    + " robin at the first server on every start and every reload (a reload is a new process; the"
+                    + " server-state file does not carry the round-robin position), so instances that restart together"
+                    + " all send their first requests to server " + first.word(1) + " (" + first.word(2) + "), then "
+                    + servers.get(1).word(1) + ", in step, as Skyscanner's ingress fleet did")
+                    .notes(Notes.of(s, balance, first, fleet.directive())).build());
         }
         return out;
     }
