@@ -2,9 +2,11 @@ package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.Location;
+import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
+import dev.deja.engine.SourceKind;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.HaproxyRuntime;
@@ -17,12 +19,18 @@ import java.util.List;
  * IL-0264, IL-0495: live saturation read from HAProxy's runtime API. A frontend whose peak sessions since start
  * (show stat smax) reached warnPercent of its limit (slim), or a process whose current connections (show info
  * CurrConns) reached warnPercent of Maxconn; high at highPercent. With the configuration scanned too, the finding
- * names the directive that sets the limit.
+ * names the directive that sets the limit. Not a {@link HaproxyRule}: it judges the runtime figures, and reads
+ * every configuration only to find the directive behind a limit.
  */
-public final class SessionsNearLimit extends HaproxyRule {
+public final class SessionsNearLimit implements Rule {
     @Override
     public String id() {
         return "haproxy-sessions-near-limit";
+    }
+
+    @Override
+    public SourceKind source() {
+        return SourceKind.HAPROXY;
     }
 
     @Override
@@ -39,7 +47,7 @@ public final class SessionsNearLimit extends HaproxyRule {
         if (rt == null) {
             return out;
         }
-        List<HaproxyConfig> configs = configs(snapshot);
+        List<HaproxyConfig> configs = HaproxyRule.configs(snapshot);
         for (HaproxyRuntime.Instance in : rt.instances()) {
             RuntimeStats.Info info = in.info();
             if (info.maxConn() > 0 && info.currConns() * 100 >= (long) warn * info.maxConn()) {
