@@ -395,7 +395,7 @@ public final class ScanCommand implements Callable<Integer> {
         if (!awsOnly.isEmpty()) {
             throw new InputException(String.join(", ", awsOnly) + ": only with --aws");
         }
-        if (selector != null && !selector.isBlank() && !validSelector(selector)) {
+        if (selector != null && !selector.isBlank() && !dev.deja.kube.model.KubeScope.valid(selector)) {
             throw new InputException("--selector '" + selector + "': not a label selector (e.g. app=web,tier!=cache,"
                     + " 'env in (prod,staging)', '!canary')");
         }
@@ -405,36 +405,6 @@ public final class ScanCommand implements Callable<Integer> {
                         + " and '-', at most 63; repeat -n for several)");
             }
         }
-    }
-
-    private static final String LABEL_KEY = "(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?"
-            + "[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?";
-    private static final String LABEL_VALUE = "(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?";
-    private static final java.util.regex.Pattern REQUIREMENT = java.util.regex.Pattern.compile("\\s*(?:!?\\s*"
-            + LABEL_KEY + "|" + LABEL_KEY + "\\s*(?:==?|!=)\\s*" + LABEL_VALUE + "|" + LABEL_KEY
-            + "\\s+(?:in|notin)\\s+\\(\\s*" + LABEL_VALUE + "(?:\\s*,\\s*" + LABEL_VALUE + ")*\\s*\\))\\s*");
-
-    /** A label selector as the API server reads it: requirements separated by commas outside parentheses. */
-    static boolean validSelector(String selector) {
-        int depth = 0;
-        int start = 0;
-        for (int i = 0; i <= selector.length(); i++) {
-            char c = i < selector.length() ? selector.charAt(i) : ',';
-            if (c == '(') {
-                depth++;
-            } else if (c == ')') {
-                depth--;
-            } else if (c == ',' && depth == 0) {
-                if (!REQUIREMENT.matcher(selector.substring(start, i)).matches()) {
-                    return false;
-                }
-                start = i + 1;
-            }
-            if (depth < 0 || depth > 1) {
-                return false;
-            }
-        }
-        return depth == 0;
     }
 
     /**

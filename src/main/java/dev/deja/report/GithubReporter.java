@@ -65,25 +65,11 @@ public final class GithubReporter implements Reporter {
 
     /** A command's message: %, CR and LF escaped. */
     static String data(String s) {
-        return clean(s).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A");
+        return ControlChars.asHex(s).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A");
     }
 
     /** A command's property value: also ':' and ','. */
     static String property(String s) {
         return data(s).replace(":", "%3A").replace(",", "%2C");
-    }
-
-    /** Control characters (a terminal escape in an object name, say) shown as \\xNN, never passed through. */
-    static String clean(String s) {
-        StringBuilder sb = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if ((c < 0x20 && c != '\n' && c != '\r') || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
-                sb.append(String.format(java.util.Locale.ROOT, "\\x%02x", (int) c));
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.toString();
     }
 }

@@ -27,7 +27,7 @@ public final class TableReporter implements Reporter {
             if (msg.length() > MESSAGE_WIDTH) {
                 msg = msg.substring(0, MESSAGE_WIDTH - 3) + "...";
             }
-            rows.add(new String[] {f.severity().id() + fresh, f.ruleId(), clean(f.location().display()), clean(msg)});
+            rows.add(new String[] {f.severity().id() + fresh, f.ruleId(), ControlChars.asHex(f.location().display()), ControlChars.asHex(msg)});
         }
         int[] width = new int[3];
         for (String[] row : rows) {
@@ -54,19 +54,5 @@ public final class TableReporter implements Reporter {
             }
         });
         w.flush();
-    }
-
-    /** Control characters (a terminal escape in an object name, say) shown as \\xNN, never passed through. */
-    static String clean(String s) {
-        StringBuilder sb = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if ((c < 0x20 && c != '\n' && c != '\r') || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
-                sb.append(String.format(java.util.Locale.ROOT, "\\x%02x", (int) c));
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.toString();
     }
 }

@@ -39,9 +39,20 @@ public record KubeScope(String selector) {
     private static final Pattern SET = Pattern.compile("\\s*(\\S+?)\\s+(in|notin)\\s+\\((.*)\\)\\s*");
     private static final Pattern EQ = Pattern.compile("\\s*([^=!\\s]+)\\s*(==|=|!=)\\s*(\\S*)\\s*");
 
-    /** The requirements, split on commas outside parentheses (the CLI has checked the syntax). */
-    List<Requirement> requirements() {
-        List<Requirement> out = new ArrayList<>();
+    private static final String LABEL_KEY =
+            "(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?"
+                    + "[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?";
+    private static final String LABEL_VALUE = "(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?";
+    private static final Pattern REQUIREMENT = Pattern.compile("\\s*(?:!?\\s*" + LABEL_KEY + "|" + LABEL_KEY
+            + "\\s*(?:==?|!=)\\s*" + LABEL_VALUE + "|" + LABEL_KEY + "\\s+(?:in|notin)\\s+\\(\\s*" + LABEL_VALUE
+            + "(?:\\s*,\\s*" + LABEL_VALUE + ")*\\s*\\))\\s*");
+
+    /**
+     * The requirements' text: the selector split on commas outside parentheses; null when parentheses do not pair or
+     * nest (a selector the API server refuses).
+     */
+    private static List<String> split(String selector) {
+        List<String> out = new ArrayList<>();
         int depth = 0;
         int start = 0;
         for (int i = 0; i <= selector.length(); i++) {
@@ -51,26 +62,45 @@ public record KubeScope(String selector) {
             } else if (c == ')') {
                 depth--;
             } else if (c == ',' && depth == 0) {
-                String r = selector.substring(start, i).strip();
+                out.add(selector.substring(start, i));
                 start = i + 1;
-                if (r.isEmpty()) {
-                    continue;
+            }
+            if (depth < 0 || depth > 1) {
+                return null;
+            }
+        }
+        return depth == 0 ? out : null;
+    }
+
+    /** A label selector as the API server reads it: requirements separated by commas outside parentheses. */
+    public static boolean valid(String selector) {
+        List<String> parts = split(selector);
+        return parts != null && parts.stream().allMatch(r -> REQUIREMENT.matcher(r).matches());
+    }
+
+    /** The requirements (the CLI has checked the syntax; a selector that does not split has none). */
+    List<Requirement> requirements() {
+        List<Requirement> out = new ArrayList<>();
+        List<String> parts = split(selector);
+        for (String part : parts == null ? List.<String>of() : parts) {
+            String r = part.strip();
+            if (r.isEmpty()) {
+                continue;
+            }
+            Matcher m = SET.matcher(r);
+            Matcher e = EQ.matcher(r);
+            if (m.matches()) {
+                List<String> values = new ArrayList<>();
+                for (String v : m.group(3).split(",")) {
+                    values.add(v.strip());
                 }
-                Matcher m = SET.matcher(r);
-                Matcher e = EQ.matcher(r);
-                if (m.matches()) {
-                    List<String> values = new ArrayList<>();
-                    for (String v : m.group(3).split(",")) {
-                        values.add(v.strip());
-                    }
-                    out.add(new Requirement(m.group(1), m.group(2), values));
-                } else if (e.matches()) {
-                    out.add(new Requirement(e.group(1), e.group(2).equals("!=") ? "!=" : "=", List.of(e.group(3))));
-                } else if (r.startsWith("!")) {
-                    out.add(new Requirement(r.substring(1).strip(), "!", List.of()));
-                } else {
-                    out.add(new Requirement(r, "exists", List.of()));
-                }
+                out.add(new Requirement(m.group(1), m.group(2), values));
+            } else if (e.matches()) {
+                out.add(new Requirement(e.group(1), e.group(2).equals("!=") ? "!=" : "=", List.of(e.group(3))));
+            } else if (r.startsWith("!")) {
+                out.add(new Requirement(r.substring(1).strip(), "!", List.of()));
+            } else {
+                out.add(new Requirement(r, "exists", List.of()));
             }
         }
         return out;
