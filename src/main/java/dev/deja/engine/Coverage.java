@@ -20,13 +20,22 @@ public record Coverage(List<Entry> entries) {
      * @param status  read, denied (403/AccessDenied), failed (error, throttled to the end), skipped (not needed)
      * @param detail  why, in one line (null when read)
      * @param count   objects read (files: directives or documents), or -1 when not applicable
+     * @param target  the cluster or account this scope belongs to when the run read live targets; null for files
      */
-    public record Entry(String source, String scope, Status status, String detail, long count) {
+    public record Entry(String source, String scope, Status status, String detail, long count, Target target) {
+        public Entry(String source, String scope, Status status, String detail, long count) {
+            this(source, scope, status, detail, count, null);
+        }
+
+        public Entry withTarget(Target t) {
+            return new Entry(source, scope, status, detail, count, t);
+        }
     }
 
     public Coverage {
         List<Entry> sorted = new ArrayList<>(entries);
-        sorted.sort(Comparator.comparing(Entry::source).thenComparing(Entry::scope).thenComparing(e -> e.status().name()));
+        sorted.sort(Comparator.comparing(Entry::target, Target.NULLS_FIRST).thenComparing(Entry::source)
+                .thenComparing(Entry::scope).thenComparing(e -> e.status().name()));
         entries = List.copyOf(sorted);
     }
 
@@ -42,6 +51,17 @@ public record Coverage(List<Entry> entries) {
     /** The notes ("Deployment a/b: defined in 2 files ..."). */
     public List<Entry> notes() {
         return entries.stream().filter(e -> e.status() == Status.NOTE).toList();
+    }
+
+    /** Whether every entry of this target (null: the files) is read, skipped or a note. */
+    public boolean complete(Target t) {
+        return entries.stream().filter(e -> java.util.Objects.equals(e.target(), t))
+                .allMatch(e -> e.status() == Status.READ || e.status() == Status.SKIPPED || e.status() == Status.NOTE);
+    }
+
+    /** The targets that have an entry, in {@link Target#ORDER}. */
+    public List<Target> targets() {
+        return entries.stream().map(Entry::target).filter(java.util.Objects::nonNull).distinct().sorted().toList();
     }
 
     public List<String> sources() {

@@ -11,9 +11,12 @@ import java.util.List;
  * @param key the stable part of the finding that tells it from the rule's other findings on the same object
  *            ("container envoy readinessProbe", "no-pdb"), never a number that changes with scale; null when the
  *            rule gives none (see {@link #fingerprint()})
+ * @param target the cluster or AWS account the object belongs to when the run read live targets; null for files.
+ *               Not part of the {@link #fingerprint()}: the same problem in two clusters has one fingerprint, and
+ *               identity in a fleet is (target, fingerprint)
  */
 public record Finding(String ruleId, Severity severity, List<String> caseIds, String message, String remediation,
-                      Location location, List<String> related, List<String> notes, String key)
+                      Location location, List<String> related, List<String> notes, String key, Target target)
         implements Comparable<Finding> {
 
     public Finding {
@@ -22,22 +25,37 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
         notes = List.copyOf(notes);
     }
 
+    /** A finding without a target (files, or a run of one live target before it is stamped). */
+    public Finding(String ruleId, Severity severity, List<String> caseIds, String message, String remediation,
+                   Location location, List<String> related, List<String> notes, String key) {
+        this(ruleId, severity, caseIds, message, remediation, location, related, notes, key, null);
+    }
+
     /** A finding without a key. */
     public Finding(String ruleId, Severity severity, List<String> caseIds, String message, String remediation,
                    Location location, List<String> related, List<String> notes) {
-        this(ruleId, severity, caseIds, message, remediation, location, related, notes, null);
+        this(ruleId, severity, caseIds, message, remediation, location, related, notes, null, null);
     }
 
     public Finding withSeverity(Severity s) {
-        return new Finding(ruleId, s, caseIds, message, remediation, location, related, notes, key);
+        return new Finding(ruleId, s, caseIds, message, remediation, location, related, notes, key, target);
     }
 
     public Finding withLocation(Location l) {
-        return new Finding(ruleId, severity, caseIds, message, remediation, l, related, notes, key);
+        return new Finding(ruleId, severity, caseIds, message, remediation, l, related, notes, key, target);
     }
 
     public Finding withRelated(List<String> r) {
-        return new Finding(ruleId, severity, caseIds, message, remediation, location, r, notes, key);
+        return new Finding(ruleId, severity, caseIds, message, remediation, location, r, notes, key, target);
+    }
+
+    public Finding withTarget(Target t) {
+        return new Finding(ruleId, severity, caseIds, message, remediation, location, related, notes, key, t);
+    }
+
+    /** The target's key ("c:prod") and the fingerprint: identity across the targets of a fleet. */
+    public String targetedFingerprint() {
+        return target == null ? fingerprint() : target.key() + "|" + fingerprint();
     }
 
     /**
@@ -94,6 +112,7 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
     /** Most severe first, then by location, rule and message: the same input always gives the same order. */
     public static final Comparator<Finding> ORDER = Comparator
             .comparing(Finding::severity, Comparator.reverseOrder())
+            .thenComparing(Finding::target, Target.NULLS_FIRST)
             .thenComparing(Finding::location)
             .thenComparing(Finding::ruleId)
             .thenComparing(Finding::message);

@@ -28,6 +28,25 @@ public record ScanResult(List<Finding> findings, List<Suppressed> suppressed, Li
         return findings.stream().anyMatch(f -> f.severity().atLeast(s));
     }
 
+    /**
+     * Every target of this run (from the coverage, where each target read has entries, and the findings), in
+     * {@link Target#ORDER}; empty when the run read no live target.
+     */
+    public List<Target> targets() {
+        java.util.TreeSet<Target> ts = new java.util.TreeSet<>(coverage.targets());
+        findings.forEach(f -> {
+            if (f.target() != null) {
+                ts.add(f.target());
+            }
+        });
+        return List.copyOf(ts);
+    }
+
+    /** Findings of one target (null: of the files) at this severity. */
+    public long count(Target t, Severity s) {
+        return findings.stream().filter(f -> f.severity() == s && java.util.Objects.equals(f.target(), t)).count();
+    }
+
     public ScanResult withFindings(List<Finding> fs) {
         return new ScanResult(fs, suppressed, expired, rulesRun, coverage, durationMillis);
     }

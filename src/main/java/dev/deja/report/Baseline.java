@@ -79,8 +79,11 @@ public final class Baseline {
             Location loc = new Location(text(l, "file"), l.has("line") ? l.path("line").asInt() : null,
                     text(l, "kind"), text(l, "namespace"), text(l, "name"), text(l, "key"), text(l, "arn"),
                     text(l, "region"));
-            fps.add(legacy ? Finding.legacyFingerprint(rule, loc, message)
-                    : Finding.fingerprint(rule, loc, text(f, "key"), message));
+            JsonNode t = f.path("target");
+            String targetKey = t.isObject() && (t.has("cluster") || t.has("account"))
+                    ? new dev.deja.engine.Target(text(t, "cluster"), text(t, "account")).key() + "|" : "";
+            fps.add(targetKey + (legacy ? Finding.legacyFingerprint(rule, loc, message)
+                    : Finding.fingerprint(rule, loc, text(f, "key"), message)));
             where.add(Map.entry(rule, loc));
             i++;
         }
@@ -114,7 +117,8 @@ public final class Baseline {
         List<Finding> fresh = new ArrayList<>();
         int unchanged = 0;
         for (Finding f : findings) {
-            String fp = legacy ? f.legacyFingerprint() : f.fingerprint();
+            String fp = (f.target() == null ? "" : f.target().key() + "|")
+                    + (legacy ? f.legacyFingerprint() : f.fingerprint());
             Integer n = left.get(fp);
             if (n != null && n > 0) {
                 left.put(fp, n - 1);

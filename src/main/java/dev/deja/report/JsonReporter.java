@@ -8,6 +8,7 @@ import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Suppressions;
+import dev.deja.engine.Target;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.Locale;
@@ -21,7 +22,7 @@ import tools.jackson.databind.node.ObjectNode;
  * Deterministic: no timestamps or durations, findings in engine order, so the same input gives the same bytes.
  */
 public final class JsonReporter implements Reporter {
-    public static final String SCHEMA_VERSION = "1.1";
+    public static final String SCHEMA_VERSION = "1.2";
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     @Override
@@ -105,6 +106,16 @@ public final class JsonReporter implements Reporter {
                 o.put("url", ci.libraryUrl());
             }
         }
+        ArrayNode targets = root.putArray("targets");
+        for (Target t : r.targets()) {
+            ObjectNode o = target(t);
+            o.put("complete", r.coverage().complete(t));
+            ObjectNode tb = o.putObject("findings").putObject("bySeverity");
+            for (int i = Severity.values().length - 1; i >= 0; i--) {
+                tb.put(Severity.values()[i].id(), r.count(t, Severity.values()[i]));
+            }
+            targets.add(o);
+        }
         ObjectNode cov = root.putObject("coverage");
         cov.put("complete", r.coverage().complete());
         ArrayNode entries = cov.putArray("entries");
@@ -118,6 +129,9 @@ public final class JsonReporter implements Reporter {
             }
             if (e.count() >= 0) {
                 o.put("count", e.count());
+            }
+            if (e.target() != null) {
+                o.set("target", target(e.target()));
             }
         }
         return root;
@@ -155,12 +169,27 @@ public final class JsonReporter implements Reporter {
             o.put("key", f.key());
         }
         o.put("fingerprint", f.fingerprint());
+        if (f.target() != null) {
+            o.set("target", target(f.target()));
+        }
         Evidence ev = report.evidence(f);
         if (ev != null) {
             o.set("evidence", ev.json());
         }
         if (!f.caseIds().isEmpty()) {
             o.put("helpUri", "https://incidentlib-api.benchlet.com/cases/" + f.caseIds().get(0));
+        }
+        return o;
+    }
+
+    /** {"cluster": ..., "account": ...}, absent fields left out. */
+    static ObjectNode target(Target t) {
+        ObjectNode o = F.objectNode();
+        if (t.cluster() != null) {
+            o.put("cluster", t.cluster());
+        }
+        if (t.account() != null) {
+            o.put("account", t.account());
         }
         return o;
     }

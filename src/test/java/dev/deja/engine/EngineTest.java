@@ -139,7 +139,7 @@ class EngineTest {
         String a = json(new Engine(CATALOG).run(snapshot(ITEMS), RULES, Engine.Options.defaults()));
         String b = json(new Engine(CATALOG).run(snapshot(shuffled), reversed, Engine.Options.defaults()));
         assertEquals(a, b);
-        assertTrue(a.contains("\"schemaVersion\" : \"1.1\""), a);
+        assertTrue(a.contains("\"schemaVersion\" : \"1.2\""), a);
     }
 
     @Test

@@ -82,6 +82,63 @@ class JsonReportSchemaTest {
     }
 
     @Test
+    void fleetReportCarriesTargetsAndValidates() {
+        JsonNode n = json(ReportFixtures.report(ReportFixtures.fleet()));
+        assertEquals(List.of(), validate(n));
+        assertEquals("1.2", n.path("schemaVersion").asString());
+        // every target read, clusters first by name, then accounts; complete per target; counts per target
+        JsonNode ts = n.path("targets");
+        assertEquals(3, ts.size(), ts.toString());
+        assertEquals("prod", ts.get(0).path("cluster").asString());
+        assertTrue(ts.get(0).path("complete").asBoolean());
+        assertEquals(1, ts.get(0).path("findings").path("bySeverity").path("critical").asInt());
+        assertEquals("stage", ts.get(1).path("cluster").asString());
+        assertFalse(ts.get(1).path("complete").asBoolean(), "stage has a denied kind");
+        assertEquals("123456789012", ts.get(2).path("account").asString());
+        assertFalse(ts.get(2).has("cluster"), "absent fields are left out");
+        assertEquals(1, ts.get(2).path("findings").path("bySeverity").path("medium").asInt());
+        assertEquals(0, ts.get(2).path("findings").path("bySeverity").path("critical").asInt());
+        // findings and coverage entries carry their target; the file finding has none
+        int withCluster = 0;
+        for (JsonNode f : n.path("findings")) {
+            if (f.path("ruleId").asString().equals(ReportFixtures.HAPROXY_RULE)) {
+                assertFalse(f.has("target"), f.toString());
+            } else if (f.path("ruleId").asString().equals(ReportFixtures.KUBE_RULE)) {
+                assertTrue(f.path("target").has("cluster"), f.toString());
+                withCluster++;
+            } else {
+                assertEquals("123456789012", f.path("target").path("account").asString());
+            }
+        }
+        assertEquals(2, withCluster);
+        // the same problem in two clusters has one fingerprint (a fleet merge counts it once)
+        List<String> fps = new java.util.ArrayList<>();
+        n.path("findings").forEach(f -> {
+            if (f.path("ruleId").asString().equals(ReportFixtures.KUBE_RULE)) {
+                fps.add(f.path("fingerprint").asString());
+            }
+        });
+        assertEquals(fps.get(0), fps.get(1));
+        for (JsonNode e : n.path("coverage").path("entries")) {
+            assertEquals(!e.path("source").asString().equals("haproxy"), e.has("target"), e.toString());
+        }
+        assertEquals(0, json(ReportFixtures.report(ReportFixtures.typical())).path("targets").size(),
+                "a scan of files has an empty targets list");
+    }
+
+    @Test
+    void baselineKeepsTargetsApart() {
+        // the baseline had the finding in prod only: the same problem in stage is new
+        ScanResult fleet = ReportFixtures.fleet();
+        List<dev.deja.engine.Finding> prodOnly = fleet.findings().stream()
+                .filter(f -> f.target() == null || !"stage".equals(f.target().cluster())).toList();
+        String before = ReportFixtures.render(new JsonReporter(), ReportFixtures.report(ReportFixtures.result(prodOnly)));
+        BaselineDiff diff = Baseline.parse(before, "before.json").compare(fleet.findings());
+        assertEquals(1, diff.newFindings().size(), diff.newFindings().toString());
+        assertEquals("stage", diff.newFindings().get(0).target().cluster());
+    }
+
+    @Test
     void schemaRejectsDrift() {
         ObjectNode n = (ObjectNode) json(ReportFixtures.report(ReportFixtures.typical()));
         ((ObjectNode) n.path("findings").get(0)).put("colour", "red");
@@ -92,5 +149,11 @@ class JsonReportSchemaTest {
         ObjectNode k = (ObjectNode) json(ReportFixtures.report(ReportFixtures.typical()));
         k.remove("coverage");
         assertFalse(validate(k).isEmpty(), "a missing section is refused");
+        ObjectNode t = (ObjectNode) json(ReportFixtures.report(ReportFixtures.fleet()));
+        ((ObjectNode) t.path("findings").get(0).path("target")).put("namespace", "x");
+        assertFalse(validate(t).isEmpty(), "an undocumented target field is refused");
+        ObjectNode e = (ObjectNode) json(ReportFixtures.report(ReportFixtures.fleet()));
+        ((ObjectNode) e.path("targets").get(0)).remove("cluster");
+        assertFalse(validate(e).isEmpty(), "a target summary names its cluster or account");
     }
 }

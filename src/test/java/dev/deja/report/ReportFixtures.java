@@ -88,6 +88,26 @@ public final class ReportFixtures {
         return result(List.of(haproxy(12), kube("controller"), aws()));
     }
 
+    /**
+     * A run over two clusters and one account: the same Kubernetes finding in both clusters, the AWS finding in the
+     * account, the HAProxy file without a target; cluster "stage" could not be read in full.
+     */
+    public static ScanResult fleet() {
+        dev.deja.engine.Target prod = dev.deja.engine.Target.cluster("prod");
+        dev.deja.engine.Target stage = dev.deja.engine.Target.cluster("stage");
+        dev.deja.engine.Target account = dev.deja.engine.Target.account("123456789012");
+        List<Finding> sorted = new ArrayList<>(List.of(haproxy(12), kube("controller").withTarget(prod),
+                kube("controller").withTarget(stage), aws().withTarget(account)));
+        sorted.sort(Finding.ORDER);
+        Coverage cov = new Coverage(List.of(
+                new Coverage.Entry("haproxy", "haproxy.cfg", Coverage.Status.READ, null, 12),
+                new Coverage.Entry("kubernetes", "Deployment in all namespaces", Coverage.Status.READ, null, 4, prod),
+                new Coverage.Entry("kubernetes", "Deployment in all namespaces", Coverage.Status.READ, null, 2, stage),
+                new Coverage.Entry("kubernetes", "Service in all namespaces", Coverage.Status.DENIED, "403", -1, stage),
+                new Coverage.Entry("aws", "DescribeLoadBalancers eu-west-2", Coverage.Status.READ, null, 1, account)));
+        return new ScanResult(sorted, List.of(), List.of(), List.of(AWS_RULE, HAPROXY_RULE, KUBE_RULE), cov, 42);
+    }
+
     public static Report report(ScanResult r) {
         return new Report(r, catalog(), "0.1.0-test", Severity.MEDIUM, false);
     }
