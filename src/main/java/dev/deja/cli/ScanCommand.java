@@ -146,9 +146,20 @@ public final class ScanCommand implements Callable<Integer> {
 
     // ---- HAProxy runtime API
     @Option(names = "--haproxy-runtime", paramLabel = "ADDR",
-            description = "Read live figures (show info, show stat) from HAProxy's runtime API: unix:/path/admin.sock"
-                    + " or tcp:host:port (repeatable)")
+            description = "Read HAProxy's live figures (sessions against limits) from its runtime API (unix:/path/admin.sock,"
+                    + " tcp:host:port: show info, show stat), its stats page's CSV (http://host:port/stats;csv) or its"
+                    + " Prometheus exporter (http://host:port/metrics) (repeatable)")
     List<String> haproxyRuntime = new ArrayList<>();
+
+    @Option(names = "--haproxy-runtime-timeout", paramLabel = "TIME", defaultValue = "5s",
+            description = "With --haproxy-runtime: bound on each runtime API step and on each HTTP exchange, in HAProxy's"
+                    + " time format (500ms, 5s, 1m; default: ${DEFAULT-VALUE})")
+    String haproxyRuntimeTimeout;
+
+    @Option(names = "--haproxy-runtime-auth", paramLabel = "FILE|env:VAR",
+            description = "With --haproxy-runtime: user:password for a stats page behind 'stats auth', read from FILE"
+                    + " (its first line) or the environment variable VAR, never from the command line")
+    String haproxyRuntimeAuth;
 
     // ---- AWS
     @Option(names = "--aws", description = "Scan AWS load balancers (ELBv2) with the default credential chain")
@@ -248,7 +259,7 @@ public final class ScanCommand implements Callable<Integer> {
         }
         for (String a : haproxyRuntime) {
             try {
-                dev.deja.haproxy.HaproxyRuntimeSource.address(a);
+                dev.deja.haproxy.HaproxyRuntimeSource.check(a);
             } catch (IllegalArgumentException e) {
                 throw new InputException(e.getMessage());
             }
@@ -258,6 +269,13 @@ public final class ScanCommand implements Callable<Integer> {
                     + " --cluster, --aws or --haproxy-runtime");
         }
         checkOptionsApply();
+        long runtimeTimeoutMillis = dev.deja.haproxy.Times.millis(haproxyRuntimeTimeout == null ? null
+                : haproxyRuntimeTimeout.strip());
+        if (runtimeTimeoutMillis <= 0) {
+            throw new InputException("--haproxy-runtime-timeout: '" + haproxyRuntimeTimeout + "' is not a positive time"
+                    + " (e.g. 500ms, 5s, 1m)");
+        }
+        String runtimeAuth = RuntimeAuth.read(haproxyRuntimeAuth, io.env());
         if (cluster || aws) {
             dev.deja.source.ListDeadline.millis(io.env()); // a malformed DEJA_LIST_DEADLINE: exit 2 before any work
         }
@@ -279,6 +297,8 @@ public final class ScanCommand implements Callable<Integer> {
             dev.deja.prove.ScanProofs.checkHaproxy(proveHaproxy, io.env()); // no haproxy: exit 2 before the scan
         }
         ScanRequest req = request(rules);
+        req.haproxyRuntimeTimeoutMillis = runtimeTimeoutMillis;
+        req.haproxyRuntimeAuth = runtimeAuth;
         if (reportConfigMap != null) {
             outs.add(Outputs.configMap(reportConfigMap, req)); // bad NAMESPACE/NAME or kubeconfig: exit 2 early
         }
@@ -394,6 +414,15 @@ public final class ScanCommand implements Callable<Integer> {
         }
         if (!awsOnly.isEmpty()) {
             throw new InputException(String.join(", ", awsOnly) + ": only with --aws");
+        }
+        List<String> runtimeOnly = new ArrayList<>();
+        for (String o : List.of("--haproxy-runtime-timeout", "--haproxy-runtime-auth")) {
+            if (pr.hasMatchedOption(o) && haproxyRuntime.isEmpty()) {
+                runtimeOnly.add(o);
+            }
+        }
+        if (!runtimeOnly.isEmpty()) {
+            throw new InputException(String.join(", ", runtimeOnly) + ": only with --haproxy-runtime");
         }
         if (selector != null && !selector.isBlank() && !dev.deja.kube.model.KubeScope.valid(selector)) {
             throw new InputException("--selector '" + selector + "': not a label selector (e.g. app=web,tier!=cache,"

@@ -22,8 +22,10 @@ import java.util.List;
 /**
  * {@code --haproxy-runtime ADDR}: reads {@code show info} and {@code show stat} from HAProxy's runtime API
  * ({@code unix:/path/admin.sock} or {@code tcp:host:port}), one command per connection (the non-interactive CLI
- * answers and closes). Every wait is bounded by {@link ScanRequest#haproxyRuntimeTimeout}. An address that cannot
- * be read (refused, permission denied, timeout, malformed answer) is a coverage entry naming it, never an exception.
+ * answers and closes), or, for an http(s) URL, the stats page's CSV export or the Prometheus exporter's metrics
+ * ({@link HttpStats}). Every wait is bounded by {@link ScanRequest#haproxyRuntimeTimeoutMillis}. An address that
+ * cannot be read (refused, permission denied, HTTP 401/404, timeout, malformed answer) is a coverage entry naming it,
+ * never an exception.
  */
 public final class HaproxyRuntimeSource implements LiveSource {
     static final int MAX_ANSWER = 16 * 1024 * 1024;
@@ -31,25 +33,91 @@ public final class HaproxyRuntimeSource implements LiveSource {
     @Override
     public void collect(ScanRequest req, SnapshotBuilder out) {
         List<HaproxyRuntime.Instance> read = new ArrayList<>();
-        for (String addr : req.haproxyRuntime) {
-            String scope = "runtime API " + addr;
-            try {
-                SocketAddress sa = address(addr);
-                String info = command(sa, "show info", req.haproxyRuntimeTimeoutMillis);
-                String stat = command(sa, "show stat", req.haproxyRuntimeTimeoutMillis);
-                HaproxyRuntime.Instance in = new HaproxyRuntime.Instance(addr, info, stat);
-                RuntimeStats.info(info); // malformed answers are caught here, not in a rule
-                int rows = in.rows().size();
-                read.add(in);
-                out.read("haproxy", scope, rows);
-            } catch (IllegalArgumentException e) {
-                out.notRead("haproxy", scope, Coverage.Status.FAILED, e.getMessage());
-            } catch (IOException e) {
-                String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-                out.notRead("haproxy", scope, status(e), why);
+        HttpStats http = null;
+        try {
+            for (String addr : req.haproxyRuntime) {
+                String scope = scope(addr);
+                try {
+                    HaproxyRuntime.Instance in;
+                    if (isUrl(addr)) {
+                        if (http == null) {
+                            http = new HttpStats(req.haproxyRuntimeTimeoutMillis, req.haproxyRuntimeAuth);
+                        }
+                        in = http.read(addr);
+                    } else {
+                        SocketAddress sa = address(addr);
+                        String info = command(sa, "show info", req.haproxyRuntimeTimeoutMillis);
+                        String stat = command(sa, "show stat", req.haproxyRuntimeTimeoutMillis);
+                        in = new HaproxyRuntime.Instance(addr, info, stat);
+                    }
+                    in.check(); // malformed answers are caught here, not in a rule
+                    read.add(in);
+                    out.read("haproxy", scope, in.rows().size());
+                } catch (IllegalArgumentException e) {
+                    out.notRead("haproxy", scope, Coverage.Status.FAILED, e.getMessage());
+                } catch (HttpStats.Denied e) {
+                    out.notRead("haproxy", scope, Coverage.Status.DENIED, e.getMessage());
+                } catch (IOException e) {
+                    String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                    out.notRead("haproxy", scope, status(e), why);
+                }
+            }
+        } finally {
+            if (http != null) {
+                http.close();
             }
         }
         out.put(HaproxyRuntime.class, new HaproxyRuntime(read));
+    }
+
+    /**
+     * How coverage names an address: "runtime API unix:/...", "stats page http://.../stats;csv", "Prometheus exporter
+     * http://.../metrics" (what a URL serves is decided by its answer; the name follows the usual paths).
+     */
+    public static String scope(String addr) {
+        if (!isUrl(addr)) {
+            return "runtime API " + addr;
+        }
+        String path = addr.replaceFirst("^[a-zA-Z]+://[^/]*", "");
+        int q = path.indexOf('?');
+        String p = q < 0 ? path : path.substring(0, q);
+        if (path.contains(";csv")) {
+            return "stats page " + addr;
+        }
+        if (p.endsWith("/metrics")) {
+            return "Prometheus exporter " + addr;
+        }
+        return "stats URL " + addr;
+    }
+
+    static boolean isUrl(String addr) {
+        String a = addr.toLowerCase(java.util.Locale.ROOT);
+        return a.startsWith("http://") || a.startsWith("https://");
+    }
+
+    /**
+     * Checks an ADDR of any form (the CLI calls it before any work: exit 2 on a bad one): a socket address, or an
+     * http(s) URL with a host and no credentials in it (they would show in the process list and in reports).
+     */
+    public static void check(String addr) {
+        if (!isUrl(addr)) {
+            address(addr);
+            return;
+        }
+        java.net.URI u;
+        try {
+            u = java.net.URI.create(addr);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--haproxy-runtime " + addr + ": not a URL (" + e.getMessage() + ")");
+        }
+        if (u.getRawUserInfo() != null) {
+            throw new IllegalArgumentException("--haproxy-runtime: the URL holds a user and password, which would show"
+                    + " in the process list and in reports: put user:password in a file and give"
+                    + " --haproxy-runtime-auth FILE (or env:VAR)");
+        }
+        if (u.getHost() == null || u.getHost().isEmpty()) {
+            throw new IllegalArgumentException("--haproxy-runtime " + addr + ": the URL has no host");
+        }
     }
 
     /** A socket the user may not open (EACCES) is denied; anything else failed. */
@@ -83,7 +151,8 @@ public final class HaproxyRuntimeSource implements LiveSource {
             }
         }
         throw new IllegalArgumentException("--haproxy-runtime " + addr
-                + ": expected unix:/path/admin.sock or tcp:host:port");
+                + ": expected unix:/path/admin.sock, tcp:host:port, or the http(s) URL of the stats page's CSV"
+                + " (http://host:port/stats;csv) or of the Prometheus exporter (http://host:port/metrics)");
     }
 
     /** Sends one command and reads the answer to the end, every step within the deadline. */

@@ -29,10 +29,18 @@ public final class ScanRequest {
     /** --haproxy-one-instance: all HAProxy files given are one instance (haproxy -f a -f b), not one each. */
     public boolean haproxyOneInstance;
 
-    /** --haproxy-runtime ADDR: HAProxy runtime API addresses (unix:/path, tcp:host:port). */
+    /**
+     * --haproxy-runtime ADDR: HAProxy runtime API addresses (unix:/path, tcp:host:port) and http(s) URLs of the stats
+     * page's CSV or the Prometheus exporter.
+     */
     public List<String> haproxyRuntime = new ArrayList<>();
-    /** Bound on each runtime API step (connect, send, read to the end); injectable for tests. */
+    /**
+     * --haproxy-runtime-timeout: bound on each runtime API step (connect, send, read to the end) and on a whole HTTP
+     * exchange; injectable for tests.
+     */
     public long haproxyRuntimeTimeoutMillis = 5000;
+    /** --haproxy-runtime-auth: "user:password" for the stats page (stats auth), read from a file or env; or null. */
+    public String haproxyRuntimeAuth;
 
     // live Kubernetes
     public boolean cluster;

@@ -98,7 +98,8 @@ class HaproxyRuntimeTest {
         }
         TestSupport.Run r = TestSupport.run("scan", "--haproxy-runtime", "/run/admin.sock");
         assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().contains("--haproxy-runtime /run/admin.sock: expected unix:/path/admin.sock or tcp:host:port"),
+        assertTrue(r.err().contains("--haproxy-runtime /run/admin.sock: expected unix:/path/admin.sock, tcp:host:port, or the"
+                + " http(s) URL of the stats page's CSV"),
                 r.err());
     }
 

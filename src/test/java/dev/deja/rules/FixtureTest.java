@@ -45,6 +45,9 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  *       {@code {rule, line, object, severity, message, count}}: every key optional, {@code rule} defaults to the
  *       folder's rule, {@code object} and {@code message} (a string or a list) are substrings, {@code count} (default
  *       1) is how many findings the entry stands for.</li>
+ *   <li>A folder inside the rule's folder is one fixture whose files are scanned together (a configuration with the
+ *       live figures read from its HAProxy, as a snapshot): the markers of its files are its expectations; a folder
+ *       named {@code *_ok} must not fire.</li>
  * </ul>
  *
  * The folder's rule runs on each fixture, plus any rule a marker names. A finding nothing expects fails with its full
@@ -176,7 +179,16 @@ class FixtureTest {
 
     /** Runs the folder's rule (and any rule a marker names) on one fixture and compares with what it expects. */
     static void check(String ruleId, Path file) throws IOException {
-        List<Expectation> expected = expectations(ruleId, file);
+        List<Expectation> expected = new ArrayList<>();
+        if (Files.isDirectory(file)) {
+            for (Path inner : fixtures(file)) {
+                if (Files.isRegularFile(inner)) {
+                    expected.addAll(expectations(ruleId, inner));
+                }
+            }
+        } else {
+            expected.addAll(expectations(ruleId, file));
+        }
         if (isOk(file) && !expected.isEmpty()) {
             fail(file + " is a *_ok fixture (nothing may fire) but expects " + expected.get(0).describe());
         }
@@ -368,13 +380,14 @@ class FixtureTest {
         return f.getFileName().toString().endsWith(".json");
     }
 
-    /** The fixtures of a folder: every file but its expect.yaml. */
+    /** The fixtures of a folder: every file but its expect.yaml, and every folder (scanned as one fixture). */
     static List<Path> fixtures(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().equals(EXPECT_FILE))
+            return s.filter(p -> Files.isDirectory(p) || Files.isRegularFile(p)
+                            && !p.getFileName().toString().equals(EXPECT_FILE))
                     .sorted().toList();
         }
     }

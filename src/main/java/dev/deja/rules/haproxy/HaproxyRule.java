@@ -24,13 +24,21 @@ abstract class HaproxyRule implements Rule {
     public final List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (HaproxyConfig c : configs(snapshot)) {
-            out.addAll(check(c, ctx));
+            out.addAll(check(c, snapshot, ctx));
         }
         return out;
     }
 
     /** The findings of one configuration. */
     abstract List<Finding> check(HaproxyConfig config, RuleContext ctx);
+
+    /**
+     * The findings of one configuration, for a rule that also reads another part of the snapshot about it (the live
+     * figures of {@code --haproxy-runtime}); by default the configuration alone.
+     */
+    List<Finding> check(HaproxyConfig config, Snapshot snapshot, RuleContext ctx) {
+        return check(config, ctx);
+    }
 
     /** Every HAProxy configuration read (none when the scan had no HAProxy file). */
     static List<HaproxyConfig> configs(Snapshot snapshot) {

@@ -16,10 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * IL-0264, IL-0495: live saturation read from HAProxy's runtime API. A frontend whose peak sessions since start
- * (show stat smax) reached warnPercent of its limit (slim), or a process whose current connections (show info
- * CurrConns) reached warnPercent of Maxconn; high at highPercent. With the configuration scanned too, the finding
- * names the directive that sets the limit. Not a {@link HaproxyRule}: it judges the runtime figures, and reads
+ * IL-0264, IL-0495: live saturation read from HAProxy's runtime API, stats page CSV or Prometheus exporter. A
+ * frontend whose peak sessions since start (show stat smax) reached warnPercent of its limit (slim), or a process
+ * whose current connections (show info CurrConns) reached warnPercent of Maxconn; high at highPercent. With the
+ * configuration scanned too, the finding names the directive that sets the limit. Not a {@link HaproxyRule}: it judges the runtime figures, and reads
  * every configuration only to find the directive behind a limit.
  */
 public final class SessionsNearLimit implements Rule {
@@ -49,8 +49,9 @@ public final class SessionsNearLimit implements Rule {
         }
         List<HaproxyConfig> configs = HaproxyRule.configs(snapshot);
         for (HaproxyRuntime.Instance in : rt.instances()) {
-            RuntimeStats.Info info = in.info();
-            if (info.maxConn() > 0 && info.currConns() * 100 >= (long) warn * info.maxConn()) {
+            RuntimeStats.Info info = in.info().orElse(null); // the stats page's CSV has no process figures
+            List<RuntimeStats.Row> rows = in.rows();
+            if (info != null && info.maxConn() > 0 && info.currConns() * 100 >= (long) warn * info.maxConn()) {
                 long p = Notes.pct(info.currConns(), info.maxConn());
                 Location loc = new Location(in.address(), null, null, null, "process", null, null, null);
                 String where = "";
@@ -63,15 +64,16 @@ public final class SessionsNearLimit implements Rule {
                     }
                 }
                 out.add(ctx.finding(loc, "HAProxy at " + in.address() + " holds " + info.currConns() + " of "
-                                + info.maxConn() + " connections (" + p + "%, show info CurrConns/Maxconn; ConnRate "
-                                + info.connRate() + "/s, peak " + info.maxConnRate() + "/s)" + where
+                                + info.maxConn() + " connections (" + p + "%, " + in.format().processFigures
+                                + "; connection rate " + info.connRate() + "/s, peak " + info.maxConnRate() + "/s)"
+                                + where
                                 + ": new connections wait in the kernel's backlog when it is full")
                         .severity(info.currConns() * 100 >= (long) high * info.maxConn() ? Severity.HIGH
                                 : ctx.metadata().severity())
                         .key(in.address() + " process")
                         .build());
             }
-            for (RuntimeStats.Row r : in.rows()) {
+            for (RuntimeStats.Row r : rows) {
                 if (!r.type().equals("frontend") || r.slim() <= 0 || r.smax() < 0
                         || r.smax() * 100 < (long) warn * r.slim()) {
                     continue;
@@ -97,13 +99,13 @@ public final class SessionsNearLimit implements Rule {
                 if (r.dreq() > 0) {
                     extra.add(r.dreq() + " requests denied (dreq)");
                 }
-                long qmax = queueMax(in.rows(), r.proxy());
+                long qmax = queueMax(rows, r.proxy());
                 if (qmax > 0) {
                     extra.add("a queue of up to " + qmax + " (qmax)");
                 }
                 out.add(ctx.finding(loc, "frontend " + r.proxy() + " at " + in.address() + " reached " + r.smax()
-                                + " of " + r.slim() + " sessions (" + p + "%, show stat smax/slim; now " + r.scur()
-                                + ", " + r.stot() + " since start, rate peak " + r.rateMax() + "/s)" + where
+                                + " of " + r.slim() + " sessions (" + p + "%, " + in.format().sessionFigures + "; now "
+                                + r.scur() + ", " + r.stot() + " since start, rate peak " + r.rateMax() + "/s)" + where
                                 + (extra.isEmpty() ? "" : "; " + String.join(", ", extra))
                                 + ": at the limit, new connections wait unaccepted")
                         .severity(r.smax() * 100 >= (long) high * r.slim() ? Severity.HIGH : ctx.metadata().severity())
