@@ -245,6 +245,26 @@ class HaproxyHttpStatsTest {
             assertEquals(Coverage.Status.FAILED, e.status());
             assertTrue(e.detail().startsWith("no ") && e.detail().contains("within the timeout"), e.detail());
 
+            // headers at once, then a body that never ends: the bound is on the whole exchange, not the first byte
+            try (ServerSocket stall = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+                Thread t = new Thread(() -> {
+                    try {
+                        Socket c = stall.accept();
+                        held.add(c);
+                        c.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000"
+                                + "\r\n\r\n# pxname,svname,").getBytes(StandardCharsets.US_ASCII));
+                        c.getOutputStream().flush();
+                    } catch (IOException ex) {
+                        // the test fails on its own assertion
+                    }
+                }, "stalling-body");
+                t.setDaemon(true);
+                t.start();
+                e = collectOne("http://127.0.0.1:" + stall.getLocalPort() + "/stats;csv", 300, null);
+                assertEquals(Coverage.Status.FAILED, e.status());
+                assertEquals("no complete answer within the timeout (300 ms)", e.detail());
+            }
+
             // the whole command: a coverage entry in the report, exit 3; --allow-partial accepts it
             String url = base(notFound) + "/stats;csv";
             TestSupport.Run r = TestSupport.run("scan", "--format", "json", "--haproxy-runtime", url);
@@ -408,6 +428,15 @@ class HaproxyHttpStatsTest {
             assertTrue(cov.contains("stats URL http://127.0.0.1:" + ports[2] + "/nothing-here")
                     && cov.contains("answered HTTP 503"), cov);
             assertEquals(0, TestSupport.json(r.out()).path("findings").size(), r.out());
+
+            // the stats page itself (HTML, no ';csv'): a coverage entry saying what to add
+            String html = "http://127.0.0.1:" + ports[1] + "/stats";
+            r = TestSupport.run("scan", "--format", "json", "--haproxy-runtime", html, "--haproxy-runtime-auth",
+                    auth.toString(), "--rules", "haproxy-sessions-near-limit");
+            assertEquals(3, r.code(), r.out() + r.err());
+            cov = TestSupport.json(r.out()).path("coverage").toString();
+            assertTrue(cov.contains("stats URL " + html) && cov.contains("an HTML page")
+                    && cov.contains("add ';csv' to its URI"), cov);
         } finally {
             for (Socket c : sockets) {
                 c.close();
