@@ -36,8 +36,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code deja scan}: read the sources, run the rules, report. */
 @Command(name = "scan", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
-        description = {"Scan HAProxy configs, Kubernetes manifests, saved snapshots, a live cluster (--cluster) or AWS"
-                + " load balancers (--aws) for the risk patterns of real incidents.",
+        description = {"Scan HAProxy configs, Kubernetes manifests, saved snapshots, a live cluster (--cluster), AWS"
+                + " load balancers (--aws) or HAProxy's live figures (--haproxy-runtime) for the risk patterns of real"
+                + " incidents.",
             "Files are recognised by content; folders are read recursively; '-' reads standard input."})
 public final class ScanCommand implements Callable<Integer> {
     private final Cli.Io io;
