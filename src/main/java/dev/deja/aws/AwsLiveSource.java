@@ -259,7 +259,7 @@ public final class AwsLiveSource implements LiveSource {
         return agg.build();
     }
 
-    private static AwsCredentialsProvider credentials(Map<String, String> env, ProfileFile profiles, String profile,
+    static AwsCredentialsProvider credentials(Map<String, String> env, ProfileFile profiles, String profile,
                                                       String region, URI endpoint) {
         if (profile != null) {
             return ProfileCredentialsProvider.builder().profileFile(profiles).profileName(profile).build();

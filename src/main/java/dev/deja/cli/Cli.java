@@ -101,6 +101,10 @@ public final class Cli {
             if (list != null) {
                 apply(sub.getValue(), "%nExit codes:%n", codes(list));
             }
+            CommandLine merge = sub.getValue().getSubcommands().get("merge");
+            if (merge != null) {
+                apply(merge, "%nExit codes:%n", codes(ExitCodes.LIST_MERGE));
+            }
         }
         cmd.setParameterExceptionHandler((ex, badArgs) -> {
             CommandLine c = ex.getCommandLine();
@@ -181,6 +185,9 @@ public final class Cli {
             }
             if (cls == ReportCommand.class) {
                 return cls.cast(new ReportCommand(io));
+            }
+            if (cls == ReportMergeCommand.class) {
+                return cls.cast(new ReportMergeCommand(io));
             }
             if (cls == ProveCommand.class) {
                 return cls.cast(new ProveCommand(io));

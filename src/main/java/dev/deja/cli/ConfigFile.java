@@ -163,7 +163,8 @@ public final class ConfigFile {
                     throw c.error(m.get("format"), e.getMessage());
                 }
                 String p = c.required(m, "path", item);
-                c.outputs.add(fmt + "=" + (p.equals("-") ? "-" : dir.resolve(p).normalize()));
+                c.outputs.add(fmt + "=" + (p.equals("-") || dev.deja.report.ReportStore.S3Uri.is(p) ? p
+                        : dir.resolve(p).normalize()));
             }
         }
         c.baseline = c.str(top.get("baseline"));

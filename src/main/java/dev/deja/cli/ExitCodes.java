@@ -13,7 +13,8 @@ public final class ExitCodes {
         " 0:no finding at or above --fail-on",
         " 1:findings at or above --fail-on (default medium)",
         " 2:usage or input error (bad option, unreadable or malformed file), or an output that could not be written"
-                + " (a file, --report-configmap; the others are still written)",
+                + " (a file, --report-configmap, an s3:// upload: the report is then kept in a local file named on"
+                + " stderr; the others are still written)",
         " 3:scan incomplete: a source or kind could not be read (findings still reported)",
         " 4:internal error",
     };
@@ -30,6 +31,18 @@ public final class ExitCodes {
         " 0:report written",
         " 2:usage or input error (bad option, no such ConfigMap or no HTML report in it, refused read, unreachable"
                 + " API server, unwritable output)",
+        " 4:internal error",
+    };
+
+    /** deja report merge: merges kept reports into a fleet report. */
+    public static final String[] LIST_MERGE = {
+        " 0:fleet report written",
+        " 1:a merged finding is at or above --fail-on (default none)",
+        " 2:usage or input error (bad option, no report found, an S3 prefix that cannot be listed, an output not"
+                + " written); or an input that is not a deja JSON report: each is named on stderr, the others are"
+                + " still merged and the report written",
+        " 3:fleet incomplete: a target's latest report is older than --stale, or its scan was incomplete (the report"
+                + " is written; --allow-partial accepts this)",
         " 4:internal error",
     };
 

@@ -4,6 +4,7 @@ import dev.deja.engine.InputException;
 import dev.deja.report.Report;
 import dev.deja.report.Reporter;
 import dev.deja.report.ReportSink;
+import dev.deja.report.ReportStore;
 import dev.deja.report.Reporters;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
@@ -65,6 +66,7 @@ public final class Outputs {
      */
     public static Outputs plan(String format, Path file, List<String> extra, Cli.Io io) {
         Outputs o = new Outputs();
+        o.io = io;
         try {
             Reporters.forName(format); // unknown format: exit 2 before any work
         } catch (InputException e) {
@@ -88,6 +90,15 @@ public final class Outputs {
             } catch (InputException e) {
                 throw new InputException("--output " + spec + ": " + e.getMessage());
             }
+            if (ReportStore.S3Uri.is(p)) {
+                ReportStore.S3Uri uri = ReportStore.S3Uri.parse(p, "--output " + spec);
+                checkTemplate(uri.key(), "--output " + spec);
+                if (!seen.add(uri.toString())) {
+                    throw new InputException("--output " + spec + ": " + p + " is already an output");
+                }
+                o.sinks.add(new S3Sink(fmt, uri, o));
+                continue;
+            }
             Path path = p.equals("-") ? null : Path.of(p);
             String key = path == null ? "-" : path.toAbsolutePath().normalize().toString();
             if (!seen.add(key)) {
@@ -99,6 +110,121 @@ public final class Outputs {
         o.files.addAll(seen);
         return o;
     }
+
+    /**
+     * A format uploaded to S3 ({@code --output json=s3://bucket/deja/{cluster}/{date}.json}): the key's placeholders
+     * are filled when the report is written ({@link #key}). A failed upload keeps the report in a local file and
+     * says where (the message of the {@link IOException}); {@link #write} then exits 2 like any unwritten output.
+     */
+    record S3Sink(String format, ReportStore.S3Uri uri, Outputs plan) implements ReportSink {
+        @Override
+        public String describe() {
+            return format + " to " + uri;
+        }
+
+        @Override
+        public void deliver(Report report) throws IOException {
+            StringWriter buf = new StringWriter();
+            Reporters.forName(format).write(report.withColor(false), buf);
+            byte[] body = buf.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            String key = key(uri.key(), report);
+            try {
+                plan.store().put(uri.bucket(), key, body, CONTENT_TYPES.getOrDefault(format, "text/plain; charset=utf-8"));
+            } catch (IOException | RuntimeException e) {
+                String why = e.getMessage() == null ? e.toString() : e.getMessage();
+                throw new IOException("s3://" + uri.bucket() + "/" + key + " not written: " + why + "; " + keep(body, key));
+            }
+        }
+
+        /** Keeps the report that could not be uploaded: a file in the temporary folder, else stdout. */
+        private String keep(byte[] body, String key) {
+            String name = key.substring(key.lastIndexOf('/') + 1);
+            try {
+                Path tmp = Files.createTempFile("deja-report-", "-" + name.replaceAll("[^A-Za-z0-9._-]", "_"));
+                Files.write(tmp, body);
+                return "the report is kept in " + tmp;
+            } catch (IOException | RuntimeException e) {
+                plan.io.out().write(new String(body, java.nio.charset.StandardCharsets.UTF_8));
+                plan.io.out().flush();
+                return "the report was printed on stdout (no temporary file: " + e.getMessage() + ")";
+            }
+        }
+    }
+
+    static final java.util.Map<String, String> CONTENT_TYPES = java.util.Map.of(
+            "json", "application/json", "sarif", "application/sarif+json", "html", "text/html; charset=utf-8",
+            "junit", "application/xml", "prometheus", "text/plain; version=0.0.4");
+
+    /** The placeholders an S3 key may hold. */
+    static final List<String> PLACEHOLDERS = List.of("{cluster}", "{date}", "{time}");
+
+    static void checkTemplate(String key, String what) {
+        if (key.isEmpty() || key.endsWith("/")) {
+            throw new InputException(what + ": give the object's key, e.g. s3://my-reports/deja/{cluster}/{date}.json");
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{[^}]*}").matcher(key);
+        while (m.find()) {
+            if (!PLACEHOLDERS.contains(m.group())) {
+                throw new InputException(what + ": unknown placeholder " + m.group() + " (expected "
+                        + String.join(", ", PLACEHOLDERS) + ")");
+            }
+        }
+    }
+
+    /**
+     * The key with its placeholders filled: {@code {cluster}} the cluster the scan read (its kubeconfig context;
+     * {@code in-cluster} in a pod; {@code local} when no live cluster was read), {@code {date}} and {@code {time}}
+     * when the scan started, in UTC (2026-12-01, 031700).
+     */
+    static String key(String template, Report report) {
+        java.time.Instant at = report.run() != null && report.run().startedAt() != null ? report.run().startedAt()
+                : java.time.Instant.now();
+        java.time.ZonedDateTime utc = at.atZone(java.time.ZoneOffset.UTC);
+        return template.replace("{cluster}", clusterName(report))
+                .replace("{date}", java.time.format.DateTimeFormatter.ISO_LOCAL_DATE.format(utc))
+                .replace("{time}", java.time.format.DateTimeFormatter.ofPattern("HHmmss").format(utc));
+    }
+
+    /** The name of the live cluster a report is about, safe in a key: its context ("context prod (https://...)"). */
+    static String clusterName(Report report) {
+        String c = report.run() == null ? null : report.run().scope().get("cluster");
+        if (c == null) {
+            return "local";
+        }
+        if (c.startsWith("context ")) {
+            c = c.substring(8);
+            int paren = c.indexOf(" (");
+            if (paren > 0) {
+                c = c.substring(0, paren);
+            }
+        }
+        String safe = c.strip().replaceAll("[^A-Za-z0-9._=-]+", "_");
+        return safe.isEmpty() ? "local" : safe;
+    }
+
+    private ReportStore.Options storeOptions;
+    private ReportStore store;
+
+    /** How S3 outputs reach S3 (the AWS source's credential options). */
+    public Outputs s3Options(ReportStore.Options o) {
+        storeOptions = o;
+        return this;
+    }
+
+    /** Whether an output goes to S3. */
+    boolean usesS3() {
+        return sinks.stream().anyMatch(s -> s instanceof S3Sink);
+    }
+
+    private synchronized ReportStore store() {
+        if (store == null) {
+            store = ReportStore.s3(storeOptions == null ? new ReportStore.Options(null, null, null, io.env(), false)
+                    : storeOptions);
+        }
+        return store;
+    }
+
+    private Cli.Io io;
 
     /** The absolute paths of the files this plan writes ("-" for stdout). */
     final Set<String> files = new java.util.LinkedHashSet<>();

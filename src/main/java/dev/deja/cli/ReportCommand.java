@@ -14,11 +14,13 @@ import picocli.CommandLine.Option;
  * in its report ConfigMap, so that it can be read after the job's pod (and its emptyDir) is gone.
  */
 @Command(name = "report", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Fetch the latest HTML report a scheduled scan kept in its report ConfigMap (--report-configmap).")
+        subcommands = ReportMergeCommand.class,
+        description = {"Fetch the latest HTML report a scheduled scan kept in its report ConfigMap (--report-configmap).",
+            "'deja report merge REPORT...' merges the JSON reports of many scans into one fleet report."})
 public final class ReportCommand implements Callable<Integer> {
     private final Cli.Io io;
 
-    @Option(names = "--from-configmap", required = true, paramLabel = "NAMESPACE/NAME",
+    @Option(names = "--from-configmap", paramLabel = "NAMESPACE/NAME",
             description = "The report ConfigMap (e.g. deja/deja-report)")
     String fromConfigMap;
 
@@ -37,6 +39,10 @@ public final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (fromConfigMap == null) {
+            throw new InputException("report: give --from-configmap NAMESPACE/NAME, or merge reports with"
+                    + " 'deja report merge REPORT...'");
+        }
         String v = fromConfigMap.strip();
         if (!v.matches(Outputs.DNS_NAME + "/" + Outputs.DNS_NAME)) {
             throw new InputException("--from-configmap " + fromConfigMap + ": expected NAMESPACE/NAME, e.g. deja/deja-report");

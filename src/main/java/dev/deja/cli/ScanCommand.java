@@ -175,11 +175,18 @@ public final class ScanCommand implements Callable<Integer> {
     @Option(names = "--aws-endpoint", paramLabel = "URL", description = "ELBv2/EC2 endpoint override (emulators, tests)")
     String awsEndpoint;
 
+    @Option(names = "--s3-endpoint", paramLabel = "URL",
+            description = "S3 endpoint for s3:// outputs (S3-compatible stores such as MinIO; path-style addressing)")
+    String s3Endpoint;
+
     // ---- scheduled runs: more outputs, baseline, deliveries, config file (logic in Outputs, BaselineSources,
     // ConfigFile and dev.deja.notify)
     @Option(names = "--output", paramLabel = "FORMAT=PATH",
             description = "Also write the report in FORMAT to PATH (repeatable; '-' is stdout),"
-                    + " e.g. --output json=/reports/deja.json --output html=/reports/deja.html")
+                    + " e.g. --output json=/reports/deja.json --output html=/reports/deja.html; or upload it to S3:"
+                    + " --output json=s3://BUCKET/deja/{cluster}/{date}-{time}.json ({cluster}: the context's name,"
+                    + " {date}, {time}: the scan's start in UTC; credentials as for --aws: --profile, --region,"
+                    + " the environment). A failed upload exits 2 and says where the report was kept")
     List<String> outputs = new ArrayList<>();
 
     @Option(names = "--baseline", paramLabel = "FILE|configmap:NS/NAME",
@@ -281,6 +288,12 @@ public final class ScanCommand implements Callable<Integer> {
             dev.deja.source.ListDeadline.millis(io.env()); // a malformed DEJA_LIST_DEADLINE: exit 2 before any work
         }
         Outputs outs = Outputs.plan(format, outputFile, outputs, io); // unknown formats: exit 2 before any work
+        if (outs.usesS3()) {
+            outs.s3Options(new dev.deja.report.ReportStore.Options(profile,
+                    regions.isEmpty() ? null : regions.get(0).split(",")[0].strip(), s3Endpoint(), io.env(), verbose));
+        } else if (s3Endpoint != null) {
+            throw new InputException("--s3-endpoint: only with an s3:// output (--output json=s3://BUCKET/KEY)");
+        }
         checkNoOverwrite();
         String notifyUrl = Deliveries.url(notify, "--notify", io.env());
         String pushUrl = Deliveries.url(pushgateway, "--pushgateway", io.env());
@@ -389,6 +402,22 @@ public final class ScanCommand implements Callable<Integer> {
         return report.failed() ? ExitCodes.FINDINGS : ExitCodes.OK;
     }
 
+    /** --s3-endpoint validated as an http(s) URL, or null. */
+    private String s3Endpoint() {
+        if (s3Endpoint == null || s3Endpoint.isBlank()) {
+            return null;
+        }
+        try {
+            java.net.URI u = new java.net.URI(s3Endpoint.strip());
+            if (u.getHost() != null && ("http".equals(u.getScheme()) || "https".equals(u.getScheme()))) {
+                return u.toString();
+            }
+        } catch (java.net.URISyntaxException e) {
+            // below
+        }
+        throw new InputException("--s3-endpoint " + s3Endpoint + ": not an http(s) URL");
+    }
+
     /** A namespace name as Kubernetes allows it (RFC 1123 label). */
     private static final java.util.regex.Pattern NAMESPACE = java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
@@ -408,13 +437,15 @@ public final class ScanCommand implements Callable<Integer> {
                     + " the live cluster; manifests and snapshots are scanned whole)");
         }
         List<String> awsOnly = new ArrayList<>();
+        boolean s3 = outputs.stream().anyMatch(o -> dev.deja.report.ReportStore.S3Uri.is(o.substring(o.indexOf('=') + 1)));
         for (String o : List.of("--region", "--profile", "--aws-endpoint")) {
-            if (pr.hasMatchedOption(o) && !aws) {
+            if (pr.hasMatchedOption(o) && !aws && !(s3 && !o.equals("--aws-endpoint"))) {
                 awsOnly.add(o);
             }
         }
         if (!awsOnly.isEmpty()) {
-            throw new InputException(String.join(", ", awsOnly) + ": only with --aws");
+            throw new InputException(String.join(", ", awsOnly) + ": only with --aws"
+                    + (awsOnly.contains("--aws-endpoint") ? "" : " or an s3:// output"));
         }
         List<String> runtimeOnly = new ArrayList<>();
         for (String o : List.of("--haproxy-runtime-timeout", "--haproxy-runtime-auth")) {
@@ -457,6 +488,9 @@ public final class ScanCommand implements Callable<Integer> {
             outs.put("-o " + outputFile, outputFile);
         }
         for (String spec : outputs) { // FORMAT=PATH, checked by Outputs.plan
+            if (dev.deja.report.ReportStore.S3Uri.is(spec.substring(spec.indexOf('=') + 1))) {
+                continue; // not a local file
+            }
             outs.put("--output " + spec, Path.of(spec.substring(spec.indexOf('=') + 1).strip()));
         }
         if (snapshotOut != null) {

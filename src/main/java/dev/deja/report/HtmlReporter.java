@@ -122,6 +122,9 @@ public final class HtmlReporter implements Reporter {
             }
             h.append("</p>\n");
         }
+        if (report.fleet() != null) {
+            fleet(h, report.fleet());
+        }
         Map<String, List<Finding>> byCase = byCase(r.findings());
         if (!byCase.isEmpty()) {
             h.append("<table class=\"by-case\">\n<caption>By incident case</caption>\n<thead><tr><th scope=\"col\">Case</th>")
@@ -443,6 +446,33 @@ public final class HtmlReporter implements Reporter {
     }
 
     /** HTML-escapes text for element content and quoted attribute values. */
+    /** A fleet report's targets: last scan, age (stale ones marked), findings by severity, complete or not. */
+    private static void fleet(StringBuilder h, Fleet fl) {
+        h.append("<table class=\"fleet\" id=\"targets\">\n<caption>Targets (latest report of each; stale after ")
+                .append(esc(FleetMerge.duration(fl.stale()))).append(")</caption>\n<thead><tr><th scope=\"col\">Target</th>")
+                .append("<th scope=\"col\">Last scan</th><th scope=\"col\">Findings</th>");
+        for (int i = Severity.values().length - 1; i >= 0; i--) {
+            h.append("<th scope=\"col\">").append(Severity.values()[i].id()).append("</th>");
+        }
+        h.append("<th scope=\"col\">Coverage</th></tr></thead>\n<tbody>\n");
+        for (Fleet.TargetStatus t : fl.targets()) {
+            h.append("<tr").append(t.isStale() ? " class=\"stale\"" : "").append("><td>").append(esc(t.name()))
+                    .append("<br><span class=\"muted\">").append(esc(t.origin())).append("</span></td><td>")
+                    .append(esc(t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString())).append("<br>").append(t.isStale() ? "<strong>STALE</strong>, " : "")
+                    .append(esc(Fleet.age(t.age(fl.asOf())))).append(" ago</td><td>").append(t.total()).append("</td>");
+            for (int i = Severity.values().length - 1; i >= 0; i--) {
+                h.append("<td>").append(t.bySeverity().getOrDefault(Severity.values()[i], 0)).append("</td>");
+            }
+            h.append("<td>").append(t.complete() ? "complete" : esc(t.gaps().size() + " not checked")).append("</td></tr>\n");
+        }
+        h.append("</tbody>\n</table>\n");
+        if (!fl.unreadable().isEmpty()) {
+            h.append("<p id=\"unreadable\"><strong>Not merged</strong> (not deja JSON reports):</p>\n<ul>\n");
+            fl.unreadable().forEach(u -> h.append("<li>").append(esc(u)).append("</li>\n"));
+            h.append("</ul>\n");
+        }
+    }
+
     static String esc(String s) {
         if (s == null) {
             return "";

@@ -67,12 +67,19 @@ public final class JsonReporter implements Reporter {
             bo.put("unchanged", b.unchanged());
             bo.put("fixed", b.fixed());
         }
+        if (report.fleet() != null) {
+            root.set("fleet", fleet(report.fleet()));
+        }
         ArrayNode findings = root.putArray("findings");
         TreeSet<String> caseIds = new TreeSet<>();
         for (Finding f : r.findings()) {
             ObjectNode o = finding(f, report);
             if (b != null) {
                 o.put("new", b.isNew(f));
+            }
+            if (report.fleet() != null) {
+                ArrayNode on = o.putArray("targets");
+                report.fleet().targetsOf(f.fingerprint()).forEach(on::add);
             }
             findings.add(o);
             caseIds.addAll(f.caseIds());
@@ -135,6 +142,41 @@ public final class JsonReporter implements Reporter {
             }
         }
         return root;
+    }
+
+    /** The {@code fleet} object of a merged report: when, the stale limit, each target's status, what was read. */
+    static ObjectNode fleet(Fleet fl) {
+        ObjectNode o = F.objectNode();
+        o.put("asOf", fl.asOf().toString());
+        o.put("staleAfterSeconds", fl.stale().getSeconds());
+        o.put("reportsRead", fl.reportsRead());
+        o.put("superseded", fl.superseded());
+        ArrayNode bad = o.putArray("unreadable");
+        fl.unreadable().forEach(bad::add);
+        ArrayNode ts = o.putArray("targets");
+        for (Fleet.TargetStatus t : fl.targets()) {
+            ObjectNode to = ts.addObject();
+            to.put("name", t.name());
+            if (t.cluster() != null) {
+                to.put("cluster", t.cluster());
+            }
+            if (t.account() != null) {
+                to.put("account", t.account());
+            }
+            to.put("report", t.origin());
+            to.put("lastScan", t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+            to.put("ageSeconds", Math.max(0, t.age(fl.asOf()).getSeconds()));
+            to.put("stale", t.isStale());
+            to.put("complete", t.complete());
+            to.put("total", t.total());
+            ObjectNode bySev = to.putObject("bySeverity");
+            for (int i = Severity.values().length - 1; i >= 0; i--) {
+                bySev.put(Severity.values()[i].id(), t.bySeverity().getOrDefault(Severity.values()[i], 0));
+            }
+            ArrayNode gaps = to.putArray("notChecked");
+            t.gaps().forEach(gaps::add);
+        }
+        return o;
     }
 
     /** One finding as in the report's {@code findings} (used by --notify), with "new" when there is a baseline. */

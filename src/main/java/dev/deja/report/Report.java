@@ -14,24 +14,24 @@ import java.time.Instant;
  * report stays free of timestamps).
  */
 public record Report(ScanResult result, Catalog catalog, String toolVersion, Severity failOn, boolean color,
-                     BaselineDiff baseline, RunInfo run, java.util.Map<String, Evidence> evidence) {
+                     BaselineDiff baseline, RunInfo run, java.util.Map<String, Evidence> evidence, Fleet fleet) {
 
     public Report {
         evidence = evidence == null ? java.util.Map.of() : java.util.Map.copyOf(evidence);
     }
 
     public Report(ScanResult result, Catalog catalog, String toolVersion, Severity failOn, boolean color) {
-        this(result, catalog, toolVersion, failOn, color, null, null, null);
+        this(result, catalog, toolVersion, failOn, color, null, null, null, null);
     }
 
     public Report(ScanResult result, Catalog catalog, String toolVersion, Severity failOn, boolean color,
                   BaselineDiff baseline, RunInfo run) {
-        this(result, catalog, toolVersion, failOn, color, baseline, run, null);
+        this(result, catalog, toolVersion, failOn, color, baseline, run, null, null);
     }
 
     /** Evidence of {@code deja scan --prove}, by finding fingerprint. */
     public Report withEvidence(java.util.Map<String, Evidence> e) {
-        return new Report(result, catalog, toolVersion, failOn, color, baseline, run, e);
+        return new Report(result, catalog, toolVersion, failOn, color, baseline, run, e, fleet);
     }
 
     /** The evidence attached to a finding, or null. */
@@ -55,15 +55,20 @@ public record Report(ScanResult result, Catalog catalog, String toolVersion, Sev
     }
 
     public Report withBaseline(BaselineDiff b) {
-        return new Report(result, catalog, toolVersion, failOn, color, b, run, evidence);
+        return new Report(result, catalog, toolVersion, failOn, color, b, run, evidence, fleet);
     }
 
     public Report withRun(RunInfo r) {
-        return new Report(result, catalog, toolVersion, failOn, color, baseline, r, evidence);
+        return new Report(result, catalog, toolVersion, failOn, color, baseline, r, evidence, fleet);
     }
 
     public Report withColor(boolean c) {
-        return new Report(result, catalog, toolVersion, failOn, c, baseline, run, evidence);
+        return new Report(result, catalog, toolVersion, failOn, c, baseline, run, evidence, fleet);
+    }
+
+    /** A fleet report ({@code deja report merge}): the targets' status and each finding's targets. */
+    public Report withFleet(Fleet f) {
+        return new Report(result, catalog, toolVersion, failOn, color, baseline, run, evidence, f);
     }
 
     /** New against the baseline; every finding is new when there is no baseline. */

@@ -24,6 +24,29 @@ public final class TextReporter implements Reporter {
     private static final String BOLD = "\u001B[1m";
     private static final String DIM = "\u001B[2m";
 
+    /** A fleet report's targets, one line each: name, last scan and age, findings by severity, coverage. */
+    private static void fleet(Writer w, Fleet fl, boolean c) throws IOException {
+        w.write(style(c, BOLD, "Targets") + " (latest report of each, stale after " + FleetMerge.duration(fl.stale())
+                + "; " + fl.reportsRead() + " reports read" + (fl.superseded() > 0 ? ", " + fl.superseded()
+                + " older ones left out" : "") + "):\n");
+        for (Fleet.TargetStatus t : fl.targets()) {
+            List<String> sev = new ArrayList<>();
+            for (int i = Severity.values().length - 1; i >= 0; i--) {
+                int n = t.bySeverity().getOrDefault(Severity.values()[i], 0);
+                if (n > 0) {
+                    sev.add(n + " " + Severity.values()[i].id());
+                }
+            }
+            w.write("  " + (t.isStale() ? "STALE " : "") + t.name() + ": last scan " + t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + " (
+                    + Fleet.age(t.age(fl.asOf())) + " ago), " + t.total() + (t.total() == 1 ? " finding" : " findings")
+                    + (sev.isEmpty() ? "" : " (" + String.join(", ", sev) + ")")
+                    + (t.complete() ? "" : ", " + t.gaps().size() + " not checked") + "\n");
+        }
+        for (String u : fl.unreadable()) {
+            w.write("  not merged: " + u + "\n");
+        }
+    }
+
     @Override
     public void write(Report report, Writer out) throws IOException {
         ScanResult r = report.result();
@@ -83,6 +106,9 @@ public final class TextReporter implements Reporter {
                     + " and no longer applies\n");
         }
         w.write(summary(r) + "\n");
+        if (report.fleet() != null) {
+            fleet(w, report.fleet(), c);
+        }
         BaselineDiff b = report.baseline();
         if (b != null) {
             w.write(b.found()

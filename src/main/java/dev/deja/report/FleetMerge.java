@@ -1,0 +1,418 @@
+package dev.deja.report;
+
+import dev.deja.engine.Catalog;
+import dev.deja.engine.Coverage;
+import dev.deja.engine.Finding;
+import dev.deja.engine.Location;
+import dev.deja.engine.ScanResult;
+import dev.deja.engine.Severity;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code deja report merge}: many scan reports (JSON, schema 1.x) into one fleet report. Pure: the caller lists the
+ * reports (files, folders, S3) with when each was written and the target name their place gives them; this reads
+ * them newest first, so that a target's latest report wins and its older ones are only counted; the same finding
+ * (same fingerprint) on several targets is one finding that lists them. Memory: one report's tree at a time, plus
+ * the distinct findings (their text shared through one table of strings) and the target lists.
+ *
+ * <p>Where a report names its target (the {@code targets} list and each finding's and coverage entry's
+ * {@code target} of reports written by a multi-target run) that is its target; a report that names none (schema 1.1
+ * and files) is the target its place gives it.
+ */
+public final class FleetMerge {
+    /** A report to read: where it is, when it was written, the target its place names, how to read it. */
+    public record Input(String origin, Instant storedAt, String placeTarget, Content content) {
+    }
+
+    /** The bytes of a report, read only when it is merged. */
+    @FunctionalInterface
+    public interface Content {
+        byte[] read() throws IOException;
+    }
+
+    /** Bad inputs, "origin: why" (also in {@link Fleet#unreadable()}). */
+    private final List<String> errors = new ArrayList<>();
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final Instant now;
+    private final Duration stale;
+
+    private final Map<String, String> strings = new HashMap<>();
+    /** Accepted targets by key, in the order they were met (newest report first). */
+    private final Map<String, TargetState> targets = new LinkedHashMap<>();
+    /** fingerprint -> merged finding */
+    private final Map<String, Merged> findings = new HashMap<>();
+    private final Set<String> rulesRun = new TreeSet<>();
+    private int read;
+    private int superseded;
+
+    private static final class TargetState {
+        final int index;
+        final String name;
+        final String cluster;
+        final String account;
+        final String origin;
+        final Instant storedAt;
+        final Map<Severity, Integer> bySeverity = new EnumMap<>(Severity.class);
+        final List<Coverage.Entry> gaps = new ArrayList<>();
+        final Set<String> sources = new TreeSet<>();
+        boolean complete = true;
+
+        TargetState(int index, String name, String cluster, String account, String origin, Instant storedAt) {
+            this.index = index;
+            this.name = name;
+            this.cluster = cluster;
+            this.account = account;
+            this.origin = origin;
+            this.storedAt = storedAt;
+        }
+    }
+
+    private static final class Merged {
+        Finding finding;
+        /** Target indexes, ascending as added (each once). */
+        int[] targets = new int[2];
+        int n;
+
+        void add(int t) {
+            if (n > 0 && targets[n - 1] == t) {
+                return; // the same finding twice in one target's report
+            }
+            for (int i = 0; i < n; i++) {
+                if (targets[i] == t) {
+                    return;
+                }
+            }
+            if (n == targets.length) {
+                targets = java.util.Arrays.copyOf(targets, n * 2);
+            }
+            targets[n++] = t;
+        }
+    }
+
+    public FleetMerge(Instant now, Duration stale) {
+        this.now = now;
+        this.stale = stale;
+    }
+
+    /** "origin: why" for each input that could not be read as a deja JSON report. */
+    public List<String> errors() {
+        return List.copyOf(errors);
+    }
+
+    /** Reads every input, newest first (ties: the later origin name first). */
+    public FleetMerge addAll(List<Input> inputs) {
+        List<Input> order = new ArrayList<>(inputs);
+        order.sort(Comparator.comparing(Input::storedAt).thenComparing(Input::origin).reversed());
+        for (Input in : order) {
+            add(in);
+        }
+        return this;
+    }
+
+    private void add(Input in) {
+        JsonNode root;
+        try {
+            byte[] bytes = in.content().read();
+            root = JSON.readTree(bytes);
+        } catch (JacksonException e) {
+            errors.add(in.origin() + ": not a deja JSON report (not valid JSON: "
+                    + e.getOriginalMessage().lines().findFirst().orElse("") + ")");
+            return;
+        } catch (IOException e) {
+            errors.add(in.origin() + ": cannot read: " + e.getMessage());
+            return;
+        }
+        String why = check(root);
+        if (why != null) {
+            errors.add(in.origin() + ": " + why);
+            return;
+        }
+        boolean legacy = root.path("schemaVersion").asString("").equals("1.0");
+        // targets this report names (a multi-target run), else the one its place gives it
+        List<Finding> parsed = new ArrayList<>();
+        List<String> parsedTarget = new ArrayList<>();
+        List<String[]> named = new ArrayList<>();
+        for (JsonNode t : root.path("targets")) {
+            String[] ca = targetOf(t);
+            if (ca != null) {
+                named.add(ca);
+            }
+        }
+        String defaultKey = named.isEmpty() ? "n:" + in.placeTarget() : named.size() == 1 ? key(named.get(0)) : null;
+        int i = 0;
+        for (JsonNode f : root.path("findings")) {
+            Finding finding = finding(f);
+            if (finding == null) {
+                errors.add(in.origin() + ": finding " + i + " has no ruleId, severity, message or location");
+                return;
+            }
+            parsed.add(finding);
+            parsedTarget.add(targetKey(f, defaultKey));
+            i++;
+        }
+        read++;
+        Map<String, TargetState> here = new HashMap<>();
+        if (named.isEmpty()) {
+            accept(here, defaultKey, in.placeTarget(), null, null, in);
+        } else {
+            for (String[] ca : named) {
+                accept(here, key(ca), label(ca), ca[0], ca[1], in);
+            }
+        }
+        if (here.isEmpty()) {
+            superseded++;
+            return;
+        }
+        for (JsonNode r : root.path("summary").path("rulesRun")) {
+            rulesRun.add(intern(r.asString()));
+        }
+        for (JsonNode s : root.path("summary").path("sources")) {
+            here.values().forEach(t -> t.sources.add(s.asString()));
+        }
+        for (JsonNode e : root.path("coverage").path("entries")) {
+            TargetState t = here.get(targetKey(e, defaultKey));
+            if (t == null) {
+                continue; // a target a newer report covers
+            }
+            String status = e.path("status").asString("");
+            if (status.equals("denied") || status.equals("failed")) {
+                t.complete = false;
+                t.gaps.add(new Coverage.Entry(e.path("source").asString("kubernetes"),
+                        t.name + ": " + e.path("scope").asString(""),
+                        status.equals("denied") ? Coverage.Status.DENIED : Coverage.Status.FAILED,
+                        e.has("detail") ? e.path("detail").asString() : null, -1));
+            }
+        }
+        for (int k = 0; k < parsed.size(); k++) {
+            TargetState t = here.get(parsedTarget.get(k));
+            if (t == null) {
+                continue; // a target a newer report covers
+            }
+            Finding finding = parsed.get(k);
+            String fp = legacy ? finding.legacyFingerprint() : finding.fingerprint();
+            Merged m = findings.computeIfAbsent(fp, x -> new Merged());
+            int before = m.n;
+            m.add(t.index);
+            if (m.finding == null || finding.severity().compareTo(m.finding.severity()) > 0) {
+                m.finding = finding; // the most severe verdict among the targets (severity overrides differ)
+            }
+            if (m.n > before) {
+                t.bySeverity.merge(finding.severity(), 1, Integer::sum);
+            }
+        }
+    }
+
+    private void accept(Map<String, TargetState> here, String key, String name, String cluster, String account, Input in) {
+        if (targets.containsKey(key)) {
+            superseded++; // a newer report of this target was read first
+            return;
+        }
+        TargetState t = new TargetState(targets.size(), intern(name), cluster, account, in.origin(), in.storedAt());
+        targets.put(key, t);
+        here.put(key, t);
+    }
+
+    /** Why this is not a deja JSON report deja can merge, or null. */
+    private static String check(JsonNode root) {
+        if (root == null || !root.isObject() || !root.has("schemaVersion") || !root.path("findings").isArray()
+                || !root.path("tool").path("name").asString("").equals("deja")) {
+            return "not a deja JSON report (write one with --format json or --output json=...)";
+        }
+        String v = root.path("schemaVersion").asString("");
+        if (!v.matches("1\\.\\d+")) {
+            return "report schema " + v + " is not one this deja reads (1.x)";
+        }
+        if (root.has("fleet")) {
+            return "is a fleet report (deja report merge); merge the scans' own reports";
+        }
+        if (!root.path("coverage").path("entries").isArray() || !root.path("summary").isObject()) {
+            return "not a deja JSON report (no summary or coverage)";
+        }
+        return null;
+    }
+
+    /** {cluster, account} of a target object, or null when it names neither. */
+    private static String[] targetOf(JsonNode t) {
+        if (t == null || !t.isObject()) {
+            return null;
+        }
+        String c = text(t, "cluster");
+        String a = text(t, "account");
+        return c == null && a == null ? null : new String[] {c, a};
+    }
+
+    private static String key(String[] ca) {
+        return "t:" + (ca[0] == null ? "" : ca[0]) + "|" + (ca[1] == null ? "" : ca[1]);
+    }
+
+    private static String label(String[] ca) {
+        return ca[0] != null && ca[1] != null ? ca[0] + " (" + ca[1] + ")" : ca[0] != null ? ca[0] : ca[1];
+    }
+
+    private static String targetKey(JsonNode n, String defaultKey) {
+        String[] ca = targetOf(n.get("target"));
+        return ca == null ? defaultKey : key(ca);
+    }
+
+    private Finding finding(JsonNode f) {
+        String rule = text(f, "ruleId");
+        String message = text(f, "message");
+        JsonNode l = f.path("location");
+        Severity sev;
+        try {
+            sev = Severity.parse(f.path("severity").asString(""));
+        } catch (IllegalArgumentException e) {
+            sev = null;
+        }
+        if (rule == null || message == null || !l.isObject() || sev == null) {
+            return null;
+        }
+        Location loc = new Location(intern(text(l, "file")), l.has("line") ? l.path("line").asInt() : null,
+                intern(text(l, "kind")), intern(text(l, "namespace")), intern(text(l, "name")), intern(text(l, "key")),
+                intern(text(l, "arn")), intern(text(l, "region")));
+        return new Finding(intern(rule), sev, strings(f.path("caseIds")), intern(message),
+                intern(f.path("remediation").asString("")), loc, strings(f.path("related")), strings(f.path("notes")),
+                intern(text(f, "key")));
+    }
+
+    private List<String> strings(JsonNode arr) {
+        if (!arr.isArray() || arr.isEmpty()) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>(arr.size());
+        for (JsonNode n : arr) {
+            out.add(intern(n.asString()));
+        }
+        return out;
+    }
+
+    private String intern(String s) {
+        if (s == null) {
+            return null;
+        }
+        String old = strings.putIfAbsent(s, s);
+        return old == null ? s : old;
+    }
+
+    private static String text(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        return v == null || v.isNull() ? null : v.asString();
+    }
+
+    /**
+     * The fleet report: one finding per fingerprint with a note naming its targets, one coverage entry per target
+     * (read; its scan's gaps; "stale" when its latest report is older than the limit), and the {@link Fleet}.
+     */
+    public Report report(Catalog catalog, String toolVersion, Severity failOn) {
+        List<TargetState> byName = new ArrayList<>(targets.values());
+        byName.sort(Comparator.comparing((TargetState t) -> t.name).thenComparing(t -> t.index));
+        String[] names = new String[targets.size()];
+        int[] rank = new int[targets.size()];
+        for (int k = 0; k < byName.size(); k++) {
+            names[byName.get(k).index] = byName.get(k).name;
+            rank[byName.get(k).index] = k;
+        }
+        List<Finding> out = new ArrayList<>(findings.size());
+        Map<String, List<String>> where = new HashMap<>();
+        for (Map.Entry<String, Merged> e : findings.entrySet()) {
+            Merged m = e.getValue();
+            int[] ts = java.util.Arrays.copyOf(m.targets, m.n);
+            Integer[] order = new Integer[ts.length];
+            for (int k = 0; k < ts.length; k++) {
+                order[k] = ts[k];
+            }
+            java.util.Arrays.sort(order, Comparator.comparingInt(x -> rank[x]));
+            List<String> on = new ArrayList<>(order.length);
+            for (Integer t : order) {
+                on.add(names[t]);
+            }
+            where.put(e.getKey(), List.copyOf(on));
+            List<String> notes = new ArrayList<>(m.finding.notes().size() + 1);
+            notes.add(onTargets(on, targets.size()));
+            notes.addAll(m.finding.notes());
+            out.add(new Finding(m.finding.ruleId(), m.finding.severity(), m.finding.caseIds(), m.finding.message(),
+                    m.finding.remediation(), m.finding.location(), m.finding.related(), notes, m.finding.key()));
+        }
+        out.sort(null);
+        List<Coverage.Entry> coverage = new ArrayList<>();
+        List<Fleet.TargetStatus> status = new ArrayList<>();
+        for (TargetState t : byName) {
+            boolean isStale = Duration.between(t.storedAt, now).compareTo(stale) > 0;
+            String source = t.sources.isEmpty() ? "kubernetes" : t.sources.iterator().next();
+            coverage.add(new Coverage.Entry(source, t.name + ": report " + t.origin, Coverage.Status.READ, null,
+                    t.bySeverity.values().stream().mapToInt(Integer::intValue).sum()));
+            coverage.addAll(t.gaps);
+            if (isStale) {
+                coverage.add(new Coverage.Entry(source, t.name + ": latest report", Coverage.Status.FAILED,
+                        "stale: written " + t.storedAt + ", " + Fleet.age(Duration.between(t.storedAt, now))
+                                + " ago, older than --stale " + duration(stale), -1));
+            }
+            List<String> gaps = new ArrayList<>();
+            for (Coverage.Entry g : t.gaps) {
+                gaps.add(g.source() + ": " + g.scope().substring(t.name.length() + 2) + ": "
+                        + g.status().name().toLowerCase(Locale.ROOT) + (g.detail() == null ? "" : " (" + g.detail() + ")"));
+            }
+            status.add(new Fleet.TargetStatus(t.name, t.cluster, t.account, t.origin, t.storedAt, isStale,
+                    t.bySeverity, t.complete, gaps));
+        }
+        ScanResult result = new ScanResult(out, List.of(), List.of(), List.copyOf(rulesRun), new Coverage(coverage), 0);
+        Fleet fleet = new Fleet(now, stale, status, where, read, superseded, errors);
+        Map<String, String> scope = new LinkedHashMap<>();
+        long staleN = fleet.staleCount();
+        scope.put("fleet", status.size() + (status.size() == 1 ? " target" : " targets")
+                + (staleN > 0 ? " (" + staleN + " stale: no report for more than " + duration(stale) + ")" : ""));
+        scope.put("reports", read + " read, the latest of each target merged" + (superseded > 0 ? " (" + superseded
+                + " older ones left out)" : "") + (errors.isEmpty() ? "" : "; " + errors.size() + " unreadable"));
+        scope.put("as of", now.toString());
+        return new Report(result, catalog, toolVersion, failOn, false, null, new Report.RunInfo(now, Duration.ZERO, scope))
+                .withFleet(fleet);
+    }
+
+    /** "on 3 of 5 targets: a, b, c" (at most 10 names, then "and N more"). */
+    static String onTargets(List<String> on, int of) {
+        String names = String.join(", ", on.subList(0, Math.min(10, on.size())))
+                + (on.size() > 10 ? " and " + (on.size() - 10) + " more" : "");
+        return "on " + on.size() + " of " + of + (of == 1 ? " target: " : " targets: ") + names;
+    }
+
+    /** 48h, 90m, 30s: as --stale takes it. */
+    public static String duration(Duration d) {
+        long s = d.getSeconds();
+        return s % 3600 == 0 ? s / 3600 + "h" : s % 60 == 0 ? s / 60 + "m" : s + "s";
+    }
+
+    /** Parses --stale: 48h, 2d, 90m, 3600s. */
+    public static Duration parseDuration(String v) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})\\s*([smhd])").matcher(v.strip()
+                .toLowerCase(Locale.ROOT));
+        if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
+            throw new IllegalArgumentException("'" + v + "' is not a duration (e.g. 48h, 2d, 90m)");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
+        };
+    }
+}
