@@ -179,8 +179,7 @@ public final class FleetMerge {
             }
         }
         if (here.isEmpty()) {
-            superseded++;
-            return;
+            return; // every target of this report has a newer one (counted in superseded)
         }
         for (JsonNode r : root.path("summary").path("rulesRun")) {
             rulesRun.add(intern(r.asString()));

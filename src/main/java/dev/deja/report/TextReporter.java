@@ -37,7 +37,7 @@ public final class TextReporter implements Reporter {
                     sev.add(n + " " + Severity.values()[i].id());
                 }
             }
-            w.write("  " + (t.isStale() ? "STALE " : "") + t.name() + ": last scan " + t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + " (
+            w.write("  " + (t.isStale() ? "STALE " : "") + t.name() + ": last scan " + t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + " ("
                     + Fleet.age(t.age(fl.asOf())) + " ago), " + t.total() + (t.total() == 1 ? " finding" : " findings")
                     + (sev.isEmpty() ? "" : " (" + String.join(", ", sev) + ")")
                     + (t.complete() ? "" : ", " + t.gaps().size() + " not checked") + "\n");

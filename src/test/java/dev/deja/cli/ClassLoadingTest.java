@@ -42,6 +42,21 @@ class ClassLoadingTest {
                 .filter(c -> c.startsWith("io.fabric8.") || c.startsWith("dev.deja.kube.ConfigMap")).toList());
     }
 
+    /** S3 outputs and inputs are loaded by name: a HAProxy scan or a merge of local files loads no AWS class. */
+    @org.junit.jupiter.api.Test
+    void aHaproxyScanAndAMergeOfFilesLoadNoS3Client(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path json = tmp.resolve("a/deja.json");
+        List<String> scan = loadedClasses("scan", "examples/haproxy/il-0264-before.cfg", "--format", "json",
+                "-o", json.toString(), "--output", "html=" + tmp.resolve("a/deja.html"));
+        assertTrue(scan.contains("dev.deja.haproxy.HaproxyParser"), "sanity: the config was read");
+        assertEquals(List.of(), scan.stream()
+                .filter(c -> c.startsWith("software.amazon.") || c.startsWith("dev.deja.aws.")).toList());
+        List<String> merge = loadedClasses("report", "merge", tmp.resolve("a").toString(), "--format", "html");
+        assertTrue(merge.contains("dev.deja.report.FleetMerge"), "sanity: the merge ran");
+        assertEquals(List.of(), merge.stream()
+                .filter(c -> c.startsWith("software.amazon.") || c.startsWith("dev.deja.aws.")).toList());
+    }
+
     /** Classes a child JVM loads running deja with these arguments. */
     public static List<String> loadedClasses(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
