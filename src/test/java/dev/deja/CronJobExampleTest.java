@@ -158,6 +158,13 @@ class CronJobExampleTest {
         String dejaYaml = String.valueOf(at(cfgMap, "data", key));
         // the shipped configuration is valid for this deja (unknown keys would be an error with file:line)
         ConfigFileAccess.check(dejaYaml, "configmap.yaml#" + key);
+        // the commented S3 output is valid once uncommented, and goes to S3, not to the read-only filesystem
+        String s3Line = dejaYaml.lines().filter(l -> l.strip().startsWith("# - {format: json, path: \"s3://"))
+                .findFirst().orElseThrow(() -> new AssertionError("configmap.yaml shows an s3:// output"));
+        String withS3 = dejaYaml.replace(s3Line, s3Line.replace("# - ", "- "));
+        ConfigFileAccess.check(withS3, "configmap.yaml#" + key + " with its S3 output");
+        assertTrue(ConfigFileAccess.outputPaths(withS3).contains("s3://my-deja-reports/deja/prod-eu/{date}-{time}.json"),
+                ConfigFileAccess.outputPaths(withS3).toString());
         // outputs land on a writable mount
         for (String out : ConfigFileAccess.outputPaths(dejaYaml)) {
             assertTrue(mounts.stream().anyMatch(m -> out.startsWith(m.get("mountPath") + "/") && !Boolean.TRUE.equals(m.get("readOnly"))),
