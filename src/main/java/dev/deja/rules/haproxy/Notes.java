@@ -67,10 +67,14 @@ final class Notes {
         for (Frontends.Frontend v : views) {
             viewsPerSection.merge(v.section().kind() + "/" + v.section().name(), 1, Integer::sum);
         }
-        Map<String, Finding> out = new LinkedHashMap<>();
-        Map<String, Integer> count = new java.util.HashMap<>();
+        Map<List<Object>, Finding> out = new LinkedHashMap<>();
+        Map<List<Object>, Integer> count = new java.util.HashMap<>();
         for (Finding f : in) {
-            String key = f.ruleId() + "|" + f.location() + "|" + f.message();
+            // the location's fields, not the record's generated toString/hashCode: bootstrapping those costs a cold
+            // run tens of milliseconds
+            Location l = f.location();
+            List<Object> key = java.util.Arrays.asList(f.ruleId(), l.file(), l.line(), l.kind(), l.namespace(),
+                    l.name(), l.key(), l.arn(), l.region(), f.message());
             count.merge(key, 1, Integer::sum);
             Finding prev = out.get(key);
             if (prev == null) {
@@ -86,7 +90,7 @@ final class Notes {
             }
         }
         List<Finding> result = new ArrayList<>();
-        for (Map.Entry<String, Finding> e : out.entrySet()) {
+        for (Map.Entry<List<Object>, Finding> e : out.entrySet()) {
             Finding f = e.getValue();
             Integer n = viewsPerSection.get(f.location().kind() + "/" + f.location().name());
             if (n != null && n > 1 && count.get(e.getKey()) >= n) {
