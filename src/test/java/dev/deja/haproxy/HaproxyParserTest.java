@@ -148,6 +148,15 @@ class HaproxyParserTest {
     }
 
     @Test
+    void conditionsAndMessagesAreShownWithoutTheirComment() {
+        HaproxyConfig c = parse(".if feature(QUIC) # only with quic\nglobal\n  a 1\n.endif\n"
+                + "global\n.notice port \"$PORT\" # set by the chart\n");
+        assertEquals(".if feature(QUIC) (t.cfg:1)", c.sections().get(0).directives().get(0).condition());
+        assertTrue(c.notes().contains("t.cfg:6: notice: port \"$PORT\""), c.notes().toString());
+        assertTrue(c.notes().stream().noneMatch(n -> n.contains("#")), "the comment's '#' was once kept: " + c.notes());
+    }
+
+    @Test
     void inlineSuppressionsBeforeOrAtTheEndOfALine() {
         HaproxyConfig c = parse("global\n# deja:ignore haproxy-maxconn-headroom sized by the platform team\n"
                 + "  maxconn 10\n  log x # deja:ignore some-rule reason here\n"

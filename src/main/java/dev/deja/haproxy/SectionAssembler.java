@@ -1,0 +1,181 @@
+package dev.deja.haproxy;
+
+import dev.deja.engine.InlineSuppression;
+import dev.deja.engine.Location;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Assembles the directives of one HAProxy instance into sections (HAProxy configuration manual 2.5 and 4).
+ *
+ * <ul>
+ *   <li>A section starts at its keyword and ends at the next section keyword or at the end of its file.</li>
+ *   <li>{@code defaults}, {@code frontend}, {@code backend} and {@code listen} inherit the last anonymous or named
+ *       {@code defaults} above them, or the one named by {@code from NAME}; the last {@code defaults} carries over to
+ *       the next files of the same instance, as with {@code haproxy -f a.cfg -f b.cfg}.</li>
+ *   <li>A directive before any section is HAProxy's fatal "unknown keyword out of section"; under an undecided
+ *       {@code .if} branch it is a note (HAProxy refuses it only when that branch is taken).</li>
+ *   <li>{@code # deja:ignore RULE REASON} comments apply to the next directive HAProxy reads; on a section's header
+ *       line, to the header and every directive of the section.</li>
+ * </ul>
+ * Adding a directive or opening a section takes constant time (named defaults are found through a map).
+ */
+final class SectionAssembler {
+    private final List<String> notes;
+    private final List<Section> sections = new ArrayList<>();
+    private final Map<String, Section> namedDefaults = new HashMap<>();
+    private final List<InlineSuppression> suppressions = new ArrayList<>();
+    private final List<LineLexer.Ignore> pendingIgnores = new ArrayList<>();
+    private Section lastDefaults;
+    private Builder current;
+
+    /** Notes (a {@code from} naming no defaults, ignores that suppress nothing, ...) are added to {@code notes}. */
+    SectionAssembler(List<String> notes) {
+        this.notes = notes;
+    }
+
+    private final class Builder {
+        final String kind;
+        final String name;
+        final String from;
+        final String file;
+        final int line;
+        final String condition;
+        final Guard guard;
+        final Section defaults;
+        final List<Directive> directives = new ArrayList<>();
+        final List<LineLexer.Ignore> headerIgnores = new ArrayList<>();
+
+        Builder(String kind, String name, String from, String file, int line, String condition, Guard guard,
+                Section defaults) {
+            this.guard = guard;
+            this.kind = kind;
+            this.name = name;
+            this.from = from;
+            this.file = file;
+            this.line = line;
+            this.condition = condition;
+            this.defaults = defaults;
+        }
+
+        Section build() {
+            Section s = new Section(kind, name, from, file, line, condition, directives, defaults, guard);
+            for (LineLexer.Ignore ig : headerIgnores) {
+                // an ignore on the header covers the whole section
+                for (Directive d : directives) {
+                    suppressions.add(new InlineSuppression(ig.rule(), Location.file(file, d.line()), ig.reason(),
+                            ig.origin()));
+                }
+            }
+            return s;
+        }
+    }
+
+    /** A {@code deja:ignore} comment: it applies to the next directive read. */
+    void ignore(LineLexer.Ignore ignore) {
+        pendingIgnores.add(ignore);
+    }
+
+    /** A line HAProxy skips (in a FALSE {@code .if} branch): pending ignores suppress nothing. */
+    void skipped() {
+        for (LineLexer.Ignore ig : pendingIgnores) {
+            notes.add(ig.origin() + ": deja:ignore " + ig.rule() + " is followed by a line HAProxy skips (false .if"
+                    + " branch); it suppresses nothing");
+        }
+        pendingIgnores.clear();
+    }
+
+    /** A section keyword line: closes the current section and opens {@code words.get(0)}. */
+    void open(List<String> words, String display, int line, String condition, Guard guard) {
+        if (current != null) {
+            close(current);
+        }
+        String kw = words.get(0);
+        String name = null;
+        String from = null;
+        int i = 1;
+        if (words.size() > 1 && !words.get(1).equals("from")) {
+            name = words.get(1);
+            i = 2;
+        }
+        for (; i < words.size() - 1; i++) {
+            if (words.get(i).equals("from")) {
+                from = words.get(i + 1);
+                break;
+            }
+        }
+        Section defaults = null;
+        boolean inherits = kw.equals("defaults") || kw.equals("frontend") || kw.equals("backend") || kw.equals("listen");
+        if (inherits) {
+            if (from != null) {
+                defaults = namedDefaults.get(from);
+                if (defaults == null) {
+                    notes.add(display + ":" + line + ": " + kw + (name == null ? "" : " " + name) + " from " + from
+                            + ": no defaults section named '" + from + "' above (HAProxy would refuse it)");
+                }
+            } else if (!kw.equals("defaults")) {
+                defaults = lastDefaults;
+            }
+        }
+        current = new Builder(kw, name, from, display, line, condition, guard, defaults);
+        for (LineLexer.Ignore ig : pendingIgnores) {
+            suppressions.add(new InlineSuppression(ig.rule(), Location.file(display, line), ig.reason(), ig.origin()));
+            current.headerIgnores.add(ig);
+        }
+        pendingIgnores.clear();
+    }
+
+    /** A directive that is not a section keyword: it joins the current section. */
+    void directive(Directive d) {
+        for (LineLexer.Ignore ig : pendingIgnores) {
+            suppressions.add(new InlineSuppression(ig.rule(), Location.file(d.file(), d.line()), ig.reason(),
+                    ig.origin()));
+        }
+        pendingIgnores.clear();
+        if (current == null && d.condition() == null) {
+            // HAProxy: "unknown keyword 'x' out of section", a fatal error in every version
+            throw new HaproxyParseException(d.file(), d.line(), "unknown keyword '"
+                    + HaproxyParser.abbrev(d.keyword()) + "' out of section (HAProxy refuses the file: a file must open"
+                    + " a section such as global, defaults or frontend before its first directive)");
+        } else if (current == null) {
+            notes.add(d.where() + ": keyword '" + d.keyword() + "' outside any section (HAProxy refuses it when "
+                    + d.condition() + " holds); ignored");
+        } else {
+            current.directives.add(d);
+        }
+    }
+
+    /** The end of a file: its last section ends; ignores after the last directive suppress nothing. */
+    void endFile() {
+        for (LineLexer.Ignore ig : pendingIgnores) {
+            notes.add(ig.origin() + ": deja:ignore " + ig.rule() + " is followed by no directive; it suppresses nothing");
+        }
+        pendingIgnores.clear();
+        if (current != null) {
+            close(current);
+            current = null;
+        }
+    }
+
+    /** The sections, in the order they were closed (the order of the files and lines). */
+    List<Section> sections() {
+        return sections;
+    }
+
+    List<InlineSuppression> suppressions() {
+        return suppressions;
+    }
+
+    private void close(Builder b) {
+        Section s = b.build();
+        sections.add(s);
+        if (s.kind().equals("defaults")) {
+            lastDefaults = s;
+            if (s.name() != null) {
+                namedDefaults.put(s.name(), s);
+            }
+        }
+    }
+}
