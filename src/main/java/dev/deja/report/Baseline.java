@@ -16,7 +16,8 @@ import tools.jackson.databind.json.JsonMapper;
  * {@link Finding#fingerprint()} recomputed from each baseline finding's rule, location, key and message (so a
  * baseline written by an older deja matches as long as those agree), as a multiset: two identical findings in this
  * scan and one in the baseline make one new finding. A report of schema 1.0 (before findings had keys) is matched
- * by {@link Finding#legacyFingerprint()}, the identity deja used then.
+ * by {@link Finding#legacyFingerprint()}, the identity deja used then. A finding whose rule now gives a key also
+ * matches a baseline finding of the same rule and object written without one (by an older deja) by its message.
  */
 public final class Baseline {
     private final String source;
@@ -120,6 +121,15 @@ public final class Baseline {
             String fp = (f.target() == null ? "" : f.target().key() + "|")
                     + (legacy ? f.legacyFingerprint() : f.fingerprint());
             Integer n = left.get(fp);
+            if ((n == null || n <= 0) && !legacy && f.key() != null) {
+                // a baseline written before this rule gave its findings a key holds the message form
+                String unkeyed = Finding.fingerprint(f.ruleId(), f.location(), null, f.message());
+                Integer m = left.get(unkeyed);
+                if (m != null && m > 0) {
+                    fp = unkeyed;
+                    n = m;
+                }
+            }
             if (n != null && n > 0) {
                 left.put(fp, n - 1);
                 leftInScope.computeIfPresent(fp, (k, v) -> v - 1);

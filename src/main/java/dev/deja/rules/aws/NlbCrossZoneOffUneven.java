@@ -53,7 +53,8 @@ public final class NlbCrossZoneOffUneven extends AwsRule {
             RuleContext.FindingBuilder f = ctx.finding(NlbViews.location(p.lb()), NlbViews.name(p.lb())
                     + ": cross-zone load balancing is off (" + p.tg().crossZoneOrigin(p.lb())
                     + ") and healthy targets of " + p.tg().name() + " are uneven across zones ("
-                    + NlbViews.perZone(healthy) + "): " + effect);
+                    + NlbViews.perZone(healthy) + "): " + effect)
+                    .key("target group " + p.tg().name() + " uneven across zones");
             var unknown = p.healthyWithUnknownZone();
             if (!unknown.isEmpty()) {
                 f.note(NlbViews.unknownZoneNote(unknown));

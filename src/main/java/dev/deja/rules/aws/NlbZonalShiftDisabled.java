@@ -34,7 +34,7 @@ public final class NlbZonalShiftDisabled extends AwsRule {
                     + " zones (" + String.join(", ", lb.zones()) + ") with " + LoadBalancerView.ZONAL_SHIFT + "="
                     + lb.attribute(LoadBalancerView.ZONAL_SHIFT) + (lb.isDefault(LoadBalancerView.ZONAL_SHIFT)
                             ? " (AWS default)" : "") + ": when one zone is impaired (IL-0364: one zone for 6 h 27 min)"
-                    + " it cannot be shifted away, and " + traffic + " until AWS repairs it");
+                    + " it cannot be shifted away, and " + traffic + " until AWS repairs it").key("zonal shift off");
             AwsK8sLink.related(lb).forEach(f::related);
             out.add(f.build());
         }

@@ -32,7 +32,8 @@ public final class NlbZoneHealthUnreported extends AwsRule {
                                 + " target group " + p.tg().name() + " fails with HealthUnavailable ("
                                 + p.tg().healthErrorMessage() + "): the load balancer reports no health for its targets"
                                 + " in any of its " + zones + " zones (" + String.join(", ", p.lb().zones())
-                                + "), so a dead target there is not taken out; at IL-0364 this lasted 6 h 27 min");
+                                + "), so a dead target there is not taken out; at IL-0364 this lasted 6 h 27 min")
+                        .key("target group " + p.tg().name() + " health unavailable");
                 p.related().forEach(f::related);
                 out.add(f.build());
                 return;
@@ -55,7 +56,9 @@ public final class NlbZoneHealthUnreported extends AwsRule {
                 RuleContext.FindingBuilder f = ctx.finding(NlbViews.location(p.lb()), NlbViews.name(p.lb())
                         + ": target group " + p.tg().name() + " reports no health for " + targets.size() + " of "
                         + inZone + " targets " + where + " (state unavailable" + reason + "): unhealthy targets"
-                        + " there are not detected and keep receiving traffic, as in IL-0364 (6 h 27 min)");
+                        + " there are not detected and keep receiving traffic, as in IL-0364 (6 h 27 min)")
+                        .key("target group " + p.tg().name() + " health unreported in "
+                                + (zone.isEmpty() ? "an unknown zone" : "zone " + zone));
                 f.note("targets: " + String.join(", ", targets.stream().limit(10).map(TargetView::display).toList())
                         + (targets.size() > 10 ? ", ..." : ""));
                 p.related().forEach(f::related);

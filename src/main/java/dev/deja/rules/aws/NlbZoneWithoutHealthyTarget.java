@@ -38,7 +38,8 @@ public final class NlbZoneWithoutHealthyTarget extends AwsRule {
                         + ": zone " + z.getKey() + " has no healthy target of target group " + p.tg().name() + " ("
                         + p.statesIn(z.getKey()) + ") and cross-zone load balancing is off ("
                         + p.tg().crossZoneOrigin(p.lb()) + "): clients that resolve the zone's address ("
-                        + NlbViews.share(zones) + ") fail");
+                        + NlbViews.share(zones) + ") fail")
+                        .key("target group " + p.tg().name() + " zone " + z.getKey() + " without healthy target");
                 if (!unknown.isEmpty()) {
                     f.severity(Severity.MEDIUM).note(NlbViews.unknownZoneNote(unknown));
                 }

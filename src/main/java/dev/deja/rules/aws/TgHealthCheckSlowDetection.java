@@ -45,7 +45,7 @@ public final class TgHealthCheckSlowDetection extends AwsRule {
                             + serves + " checks every " + interval + " s and marks a target unhealthy after "
                             + hc.unhealthyThreshold() + " failed checks: a dead target keeps receiving new"
                             + " connections for up to " + interval + " x " + hc.unhealthyThreshold() + " = " + detect
-                            + " s" + minutes(detect) + " (limit " + limit + " s)");
+                            + " s" + minutes(detect) + " (limit " + limit + " s)").key("slow detection");
                     if (detect >= 3 * limit) {
                         f.severity(Severity.MEDIUM);
                     }
@@ -57,7 +57,7 @@ public final class TgHealthCheckSlowDetection extends AwsRule {
                 RuleContext.FindingBuilder f = ctx.finding(NlbViews.location(tg), "target group " + tg.name()
                         + serves + " waits " + hc.timeoutSeconds() + " s for a health-check answer but checks every "
                         + interval + " s: the timeout is not shorter than the interval, so a hanging target is seen"
-                        + " late and checks overlap");
+                        + " late and checks overlap").key("timeout not below interval");
                 related(lbs, f);
                 out.add(f.build());
             }

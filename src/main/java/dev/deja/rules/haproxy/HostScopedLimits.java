@@ -104,7 +104,8 @@ final class HostScopedLimits {
                 for (Directive other : routes.subList(1, routes.size())) {
                     notes.add("also unlimited into " + b + ": '" + other.text() + "' at " + other.where());
                 }
-                out.add(ctx.finding(Notes.at(f.section(), via), msg).notes(notes).build());
+                out.add(ctx.finding(Notes.at(f.section(), via), msg).notes(notes)
+                        .key("host-scoped rate limit, backend " + b).build());
             }
         }
         return out;

@@ -67,14 +67,15 @@ public final class MaxconnHeadroom extends HaproxyRule {
                 mine.add(ctx.finding(at, f.section().label() + " maxconn " + m.frontend() + " (" + fd.where()
                         + ") is above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
                         + g + ", so the frontend never gets the " + m.frontend() + " slots it was sized for")
-                        .notes(Notes.of(f, fd, gdir)).build());
+                        .notes(Notes.of(f, fd, gdir)).key("frontend maxconn above global").build());
             }
             for (Frontends.Bind b : m.binds()) {
                 if (g >= 0 && b.maxconn() > g) {
                     mine.add(ctx.finding(Notes.at(f.section(), b.directive()), "bind of " + f.section().label()
                             + " at " + b.directive().where() + " has maxconn " + b.maxconn()
                             + ", above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
-                            + g).notes(Notes.of(f, b.directive(), gdir)).build());
+                            + g).notes(Notes.of(f, b.directive(), gdir))
+                            .key("bind " + b.directive().word(1) + " maxconn above global").build());
                 }
             }
         }
@@ -85,7 +86,7 @@ public final class MaxconnHeadroom extends HaproxyRule {
                     + " frontends, binds): the global limit is implicit, derived by HAProxy from the file-descriptor"
                     + " limit (ulimit -n) of the host, so nobody knows how many connection slots "
                     + fes.size() + (fes.size() == 1 ? " frontend has" : " frontends have")
-                    + " until they run out").build());
+                    + " until they run out").key("no maxconn").build());
             return out;
         }
         if (global < 0 && gd != null) {
@@ -95,7 +96,7 @@ public final class MaxconnHeadroom extends HaproxyRule {
             out.add(ctx.finding(Notes.at(anchor), "global maxconn is implicit in " + c.name()
                     + " (derived from the file-descriptor limit of the host), while frontends set their own ("
                     + String.join(", ", parts) + "): whether those limits can be reached depends on the host")
-                    .severity(Severity.LOW).build());
+                    .severity(Severity.LOW).key("implicit global maxconn").build());
             return out;
         }
         if (parts.size() > 1 && sum > OVERSUBSCRIBED * global) {
@@ -103,7 +104,8 @@ public final class MaxconnHeadroom extends HaproxyRule {
                     + String.join(" + ", parts) + ", each capped at the global) against global maxconn "
                     + global + " (" + gd.where() + "), " + String.format(java.util.Locale.ROOT, "%.1f", (double) sum / global)
                     + "x oversubscribed: one busy frontend can take every slot and starve the others")
-                    .severity(Severity.LOW).notes(Notes.of((Section) null, gd)).build());
+                    .severity(Severity.LOW).notes(Notes.of((Section) null, gd)).key("frontend limits oversubscribed")
+                    .build());
         }
         return out;
     }

@@ -56,7 +56,8 @@ public final class MissingHttpRequestTimeout extends HaproxyRule {
             String msg = f.section().label() + " (mode http) has no timeout http-request, own or from its defaults"
                     + (hr.set() ? " (it is 0 at " + hr.directive().where() + ")" : "") + ": " + client;
             mine.add(ctx.finding(Notes.at(f.section()), msg).severity(sev)
-                    .notes(Notes.of(f, f.modeDirective(), hr.directive(), cl.directive())).build());
+                    .notes(Notes.of(f, f.modeDirective(), hr.directive(), cl.directive()))
+                    .key("no timeout http-request").build());
         }
         out.addAll(Notes.dedupe(mine, Frontends.of(c)));
         return out;

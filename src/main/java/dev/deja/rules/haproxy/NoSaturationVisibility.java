@@ -83,7 +83,7 @@ public final class NoSaturationVisibility extends HaproxyRule {
                 + " the current sessions (scur) of " + (fes.size() == 1 ? "frontend " : fes.size() + " frontends (")
                 + String.join(", ", names) + (fes.size() > 5 ? ", ..." : "") + (fes.size() == 1 ? "" : ")")
                 + " against their limit (slim), so no alert can fire before maxconn is reached";
-        var b = ctx.finding(Notes.at(anchor), msg);
+        var b = ctx.finding(Notes.at(anchor), msg).key("no saturation visibility");
         if (blindPath != null) {
             b.note("on the path where " + blindPath + " (the stats/exporter directives at "
                     + seen.stream().map(Directive::where).toList() + " sit under undecided .if conditions)");

@@ -86,7 +86,7 @@ final class Notes {
                 related.addAll(f.related());
                 Finding worst = f.severity().compareTo(prev.severity()) > 0 ? f : prev;
                 out.put(key, new Finding(worst.ruleId(), worst.severity(), worst.caseIds(), worst.message(),
-                        worst.remediation(), worst.location(), List.copyOf(related), List.copyOf(notes)));
+                        worst.remediation(), worst.location(), List.copyOf(related), List.copyOf(notes), worst.key()));
             }
         }
         List<Finding> result = new ArrayList<>();
@@ -95,7 +95,7 @@ final class Notes {
             Integer n = viewsPerSection.get(f.location().kind() + "/" + f.location().name());
             if (n != null && n > 1 && count.get(e.getKey()) >= n) {
                 f = new Finding(f.ruleId(), f.severity(), f.caseIds(), f.message(), f.remediation(), f.location(),
-                        f.related(), f.notes().stream().filter(x -> !x.startsWith(PATH)).toList());
+                        f.related(), f.notes().stream().filter(x -> !x.startsWith(PATH)).toList(), f.key());
             }
             result.add(f);
         }

@@ -81,7 +81,8 @@ public final class RateLimitNotEverywhere extends HaproxyRule {
             }
             out.add(ctx.finding(Notes.at(u.section()), msg)
                     .related(l.section().label() + " (" + l.section().where() + ")")
-                    .notes(Notes.of(u.section(), rule)).build()); // one finding per unprotected frontend
+                    .notes(Notes.of(u.section(), rule)).key("frontend without rate limit")
+                    .build()); // one finding per unprotected frontend
         }
         out.addAll(HostScopedLimits.check(c, http,
                 b -> backendLimited.computeIfAbsent(b, n -> limitedBackend(c, n)), ctx));

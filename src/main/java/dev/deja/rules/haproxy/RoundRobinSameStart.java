@@ -77,7 +77,8 @@ public final class RoundRobinSameStart extends HaproxyRule {
                     + " server-state file does not carry the round-robin position), so instances that restart together"
                     + " all send their first requests to server " + first.word(1) + " (" + first.word(2) + "), then "
                     + servers.get(1).word(1) + ", in step, as Skyscanner's ingress fleet did")
-                    .notes(Notes.of(s, balance, first, fleet.directive())).build());
+                    .notes(Notes.of(s, balance, first, fleet.directive())).key("round robin from the same server")
+                    .build());
         }
         return out;
     }

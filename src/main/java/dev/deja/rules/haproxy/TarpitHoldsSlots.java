@@ -21,6 +21,12 @@ public final class TarpitHoldsSlots extends HaproxyRule {
     /** From this share of the frontend's slots (percent; parameter, default 25) the finding is high. */
     static final String HIGH_SHARE = "highSharePercent";
     public static final String ID = "haproxy-tarpit-holds-slots";
+    /**
+     * Finding keys (the fingerprint's stable part): a tarpit in the section clients arrive at, and one in a backend
+     * reached from frontends (a listen section can have both).
+     */
+    static final String FRONTEND_KEY = "tarpit where clients arrive";
+    static final String BACKEND_KEY = "tarpit in a backend frontends route to";
 
     @Override
     public String id() {
@@ -49,7 +55,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
             if (hold < 0) {
                 mine.add(ctx.finding(Notes.at(f.section(), tarpit), head + "the tarpit hold time is unknown ("
                         + f.tarpitHoldSource() + " cannot be read); every tarpitted request holds a connection slot"
-                        + " for that long").severity(Severity.MEDIUM).notes(notes).build());
+                        + " for that long").severity(Severity.MEDIUM).notes(notes).key(FRONTEND_KEY).build());
                 continue;
             }
             long held = (long) Math.ceil(rps * (hold / 1000.0));
@@ -73,7 +79,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                 notes.add("other tarpit rules in " + f.section().label() + ": "
                         + f.tarpits().subList(1, f.tarpits().size()).stream().map(Directive::where).toList());
             }
-            mine.add(ctx.finding(Notes.at(f.section(), tarpit), msg).severity(sev).notes(notes).build());
+            mine.add(ctx.finding(Notes.at(f.section(), tarpit), msg).severity(sev).notes(notes).key(FRONTEND_KEY).build());
         }
         out.addAll(Notes.dedupe(mine, Frontends.of(c)));
         out.addAll(backendTarpits(c, rps, ctx));
@@ -139,7 +145,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
             if (hold < 0) {
                 out.add(ctx.finding(Notes.at(b, tarpit), head + ": the tarpit hold time is unknown (" + source
                         + " cannot be read); every tarpitted request holds the connection slot of the frontend it came"
-                        + " through for that long").severity(Severity.MEDIUM).notes(notes).build());
+                        + " through for that long").severity(Severity.MEDIUM).notes(notes).key(BACKEND_KEY).build());
                 continue;
             }
             long held = (long) Math.ceil(rps * (hold / 1000.0));
@@ -150,7 +156,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                 out.add(ctx.finding(Notes.at(b, tarpit), head + ", and no frontend names it, but " + d.section().label()
                         + " picks its backend at run time and may send requests there: " + holdText + "; one client at "
                         + rps + " req/s would hold " + slotsText(held, slots, d))
-                        .severity(Severity.MEDIUM).notes(notes).build());
+                        .severity(Severity.MEDIUM).notes(notes).key(BACKEND_KEY).build());
                 continue;
             }
             Route worst = null;
@@ -175,7 +181,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                 }
             }
             out.add(ctx.finding(Notes.at(b, tarpit), msg).severity(sev).notes(all)
-                    .related(f.section().label() + " (" + f.section().where() + ")").build());
+                    .related(f.section().label() + " (" + f.section().where() + ")").key(BACKEND_KEY).build());
         }
         return out;
     }
