@@ -118,12 +118,12 @@ public final class Baseline {
         List<Finding> fresh = new ArrayList<>();
         int unchanged = 0;
         for (Finding f : findings) {
-            String fp = (f.target() == null ? "" : f.target().key() + "|")
-                    + (legacy ? f.legacyFingerprint() : f.fingerprint());
+            String target = f.target() == null ? "" : f.target().key() + "|";
+            String fp = target + (legacy ? f.legacyFingerprint() : f.fingerprint());
             Integer n = left.get(fp);
             if ((n == null || n <= 0) && !legacy && f.key() != null) {
                 // a baseline written before this rule gave its findings a key holds the message form
-                String unkeyed = Finding.fingerprint(f.ruleId(), f.location(), null, f.message());
+                String unkeyed = target + Finding.fingerprint(f.ruleId(), f.location(), null, f.message());
                 Integer m = left.get(unkeyed);
                 if (m != null && m > 0) {
                     fp = unkeyed;
