@@ -328,6 +328,32 @@ class HaproxyHttpStatsTest {
         }
     }
 
+    /** An answer larger than the cap is cut there and said so, never read on into memory. */
+    @Test
+    void anAnswerPastTheCapIsRefused() throws IOException {
+        HttpServer big = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        big.createContext("/", ex -> {
+            byte[] chunk = new byte[64 * 1024];
+            java.util.Arrays.fill(chunk, (byte) 'x');
+            ex.sendResponseHeaders(200, 0); // chunked, no length announced
+            try (OutputStream o = ex.getResponseBody()) {
+                for (long sent = 0; sent <= HaproxyRuntimeSource.MAX_ANSWER; sent += chunk.length) {
+                    o.write(chunk);
+                }
+            } catch (IOException e) {
+                // the client stopped reading: expected
+            }
+        });
+        big.start();
+        try {
+            Coverage.Entry e = collectOne(base(big) + "/metrics", 60_000, null);
+            assertEquals(Coverage.Status.FAILED, e.status());
+            assertEquals("the answer exceeds " + HaproxyRuntimeSource.MAX_ANSWER + " bytes", e.detail());
+        } finally {
+            big.stop(0);
+        }
+    }
+
     static List<String> messages(String json) {
         List<String> out = new ArrayList<>();
         for (var f : TestSupport.json(json).path("findings")) {
