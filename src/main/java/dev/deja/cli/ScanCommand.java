@@ -39,7 +39,9 @@ import picocli.CommandLine.Spec;
         description = {"Scan HAProxy configs, Kubernetes manifests, saved snapshots, a live cluster (--cluster), AWS"
                 + " load balancers (--aws) or HAProxy's live figures (--haproxy-runtime) for the risk patterns of real"
                 + " incidents.",
-            "Files are recognised by content; folders are read recursively; '-' reads standard input."})
+            "Files are recognised by content; folders are read recursively; '-' reads standard input. A folder with"
+                    + " Chart.yaml is a Helm chart, rendered as 'helm template' would; a folder with kustomization.yaml"
+                    + " is built with 'kubectl kustomize'."})
 public final class ScanCommand implements Callable<Integer> {
     private final Cli.Io io;
 
@@ -48,7 +50,8 @@ public final class ScanCommand implements Callable<Integer> {
     }
 
     @Parameters(paramLabel = "PATH", arity = "0..*",
-            description = "haproxy.cfg files, manifests (YAML/JSON), deja snapshots, or folders of them; '-' for stdin")
+            description = "haproxy.cfg files, manifests (YAML/JSON), deja snapshots, or folders of them; Helm chart"
+                    + " and kustomize folders; '-' for stdin")
     List<String> paths = new ArrayList<>();
 
     // ---- selection and outcome
@@ -121,6 +124,14 @@ public final class ScanCommand implements Callable<Integer> {
 
     @Option(names = "--prove-haproxy", paramLabel = "PATH", description = "With --prove: the haproxy binary (default: haproxy on PATH)")
     String proveHaproxy;
+
+    @Option(names = "--helm-values", paramLabel = "FILE",
+            description = "Values file for the Helm charts scanned (repeatable; as helm template -f)")
+    List<Path> helmValues = new ArrayList<>();
+
+    @Option(names = "--helm-set", paramLabel = "KEY=VALUE",
+            description = "Value for the Helm charts scanned (repeatable; as helm template --set)")
+    List<String> helmSet = new ArrayList<>();
 
     // ---- Kubernetes
     @Option(names = "--cluster", description = "Scan the live cluster of the current kubeconfig context")
@@ -456,6 +467,11 @@ public final class ScanCommand implements Callable<Integer> {
         if (!runtimeOnly.isEmpty()) {
             throw new InputException(String.join(", ", runtimeOnly) + ": only with --haproxy-runtime");
         }
+        for (String s : helmSet) {
+            if (s.indexOf('=') <= 0) {
+                throw new InputException("--helm-set '" + s + "': expected KEY=VALUE (as helm --set)");
+            }
+        }
         if (selector != null && !selector.isBlank() && !dev.deja.kube.model.KubeScope.valid(selector)) {
             throw new InputException("--selector '" + selector + "': not a label selector (e.g. app=web,tier!=cache,"
                     + " 'env in (prod,staging)', '!canary')");
@@ -570,6 +586,8 @@ public final class ScanCommand implements Callable<Integer> {
         req.processEnv = io.env();
         req.haproxyVersion = haproxyVersion;
         req.haproxyOneInstance = haproxyOneInstance;
+        req.helmValues = List.copyOf(helmValues);
+        req.helmSet = List.copyOf(helmSet);
         req.cluster = cluster;
         req.kubeconfig = kubeconfig;
         req.context = context;

@@ -29,7 +29,7 @@ public final class Collector {
 
     public static Snapshot collect(ScanRequest req) {
         SnapshotBuilder out = new SnapshotBuilder();
-        Inputs.Collected in = Inputs.collect(req.paths, req.stdin);
+        Inputs.Collected in = Inputs.collect(req);
         in.skipped().forEach(out::coverage);
         // HAProxy last: configurations kept in ConfigMaps (of the manifests or the cluster) join the files given
         for (Map.Entry<FileKind, List<SourceFile>> e : in.files().entrySet()) {

@@ -36,6 +36,21 @@ public final class Inputs {
     }
 
     public static Collected collect(List<String> paths, InputStream stdin) {
+        ScanRequest req = new ScanRequest();
+        req.paths = paths;
+        req.stdin = stdin;
+        return collect(req);
+    }
+
+    /**
+     * As {@link #collect(List, InputStream)}, with the request's Helm values, environment (PATH for kubectl) and
+     * stderr: a folder with {@code Chart.yaml} is a Helm chart, rendered; a folder with a kustomization is built
+     * with {@code kubectl kustomize}.
+     */
+    public static Collected collect(ScanRequest req) {
+        List<String> paths = req.paths;
+        InputStream stdin = req.stdin;
+        boolean[] chartSeen = {false};
         Map<FileKind, List<SourceFile>> byKind = new EnumMap<>(FileKind.class);
         List<Coverage.Entry> skipped = new ArrayList<>();
         boolean stdinUsed = false;
@@ -60,8 +75,14 @@ public final class Inputs {
                 continue;
             }
             Path path = Path.of(p);
-            if (Files.isDirectory(path)) {
-                if (walk(path, byKind, skipped, seen) == 0) {
+            if (Files.isDirectory(path) && Files.isRegularFile(path.resolve("Chart.yaml"))) {
+                chartSeen[0] = true;
+                byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>()).addAll(renderChart(path, p, req));
+            } else if (Files.isDirectory(path) && Kustomize.isKustomization(path)) {
+                byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
+                        .add(Kustomize.build(path, p, req.processEnv));
+            } else if (Files.isDirectory(path)) {
+                if (walk(path, byKind, skipped, seen, req, chartSeen) == 0) {
                     throw new InputException(p + ": folder holds no HAProxy configuration (*.cfg), Kubernetes manifest or deja snapshot");
                 }
             } else if (Files.exists(path, LinkOption.NOFOLLOW_LINKS) || Files.exists(path)) {
@@ -79,7 +100,31 @@ public final class Inputs {
                 throw new InputException(p + ": no such file or folder");
             }
         }
+        if (!chartSeen[0] && (!req.helmValues.isEmpty() || !req.helmSet.isEmpty())) {
+            throw new InputException((req.helmValues.isEmpty() ? "--helm-set" : "--helm-values")
+                    + ": only with a Helm chart to scan (a folder with Chart.yaml)");
+        }
         return new Collected(byKind, skipped);
+    }
+
+    static final String HELM_RENDERER = "dev.deja.helm.HelmRenderer";
+
+    /** The chart's templates rendered by Helm, one file per template (loaded by name: only chart scans load Helm). */
+    @SuppressWarnings("unchecked")
+    static List<SourceFile> renderChart(Path chart, String display, ScanRequest req) {
+        try {
+            return (List<SourceFile>) Class.forName(HELM_RENDERER)
+                    .getMethod("render", Path.class, String.class, List.class, List.class, java.io.PrintWriter.class)
+                    .invoke(null, chart, display, req.helmValues, req.helmSet, req.err);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new InputException(display + ": cannot render the Helm chart: " + e.getCause());
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw new InputException(display + ": a Helm chart; this build of deja cannot render charts (scan"
+                    + " 'helm template " + display + " | deja scan -')");
+        }
     }
 
     /** One line naming the entry that could not be read (a subfolder without permission), not the exception class. */
@@ -105,7 +150,7 @@ public final class Inputs {
 
     /** Reads the folder's files into byKind; returns how many it recognised (those already read included). */
     private static int walk(Path dir, Map<FileKind, List<SourceFile>> byKind, List<Coverage.Entry> skipped,
-            java.util.Set<Path> seen) {
+            java.util.Set<Path> seen, ScanRequest req, boolean[] chartSeen) {
         int found = 0;
         List<Path> files = new ArrayList<>();
         List<String> special = new ArrayList<>(); // FIFOs, devices, sockets (or links to them): never opened
@@ -119,6 +164,20 @@ public final class Inputs {
             });
         } catch (IOException | java.io.UncheckedIOException e) {
             throw folderError(dir, e);
+        }
+        // a Helm chart inside the folder: its templates are Go templates, not manifests; it is rendered like a chart
+        // named on the command line (its subcharts with it)
+        List<Path> charts = files.stream().filter(f -> f.getFileName().toString().equals("Chart.yaml"))
+                .map(Path::getParent).sorted((a, b) -> compareBytes(a.toString(), b.toString())).toList();
+        if (!charts.isEmpty()) {
+            files.removeIf(f -> charts.stream().anyMatch(f::startsWith));
+            for (Path c : charts) {
+                if (charts.stream().noneMatch(o -> o != c && c.startsWith(o))) {
+                    byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>()).addAll(renderChart(c, c.toString(), req));
+                    chartSeen[0] = true;
+                    found++;
+                }
+            }
         }
         special.sort(Inputs::compareBytes);
         for (String sp : special) {

@@ -42,6 +42,11 @@ public final class ScanRequest {
     /** --haproxy-runtime-auth: "user:password" for the stats page (stats auth), read from a file or env; or null. */
     public String haproxyRuntimeAuth;
 
+    /** --helm-values FILE (repeatable): values files for the Helm charts given as paths. */
+    public List<Path> helmValues = new ArrayList<>();
+    /** --helm-set KEY=VALUE (repeatable): as helm's --set, for the Helm charts given as paths. */
+    public List<String> helmSet = new ArrayList<>();
+
     // live Kubernetes
     public boolean cluster;
     public Path kubeconfig;

@@ -24,7 +24,7 @@ class ClassLoadingTest {
         assertTrue(loaded.stream().anyMatch(c -> c.startsWith("dev.deja.")), "sanity: deja classes were loaded");
         List<String> forbidden = loaded.stream()
                 .filter(c -> c.startsWith("io.fabric8.") || c.startsWith("software.amazon.") || c.startsWith("org.yaml.")
-                        || c.startsWith("dev.deja.kube.") || c.startsWith("dev.deja.aws."))
+                        || c.startsWith("dev.deja.kube.") || c.startsWith("dev.deja.aws.") || helm(c))
                 .toList();
         assertEquals(List.of(), forbidden, "deja " + command + " loaded source libraries");
         // rules are discovered through the catalog: listing or explaining them loads no rule class
@@ -55,6 +55,23 @@ class ClassLoadingTest {
         assertTrue(merge.contains("dev.deja.report.FleetMerge"), "sanity: the merge ran");
         assertEquals(List.of(), merge.stream()
                 .filter(c -> c.startsWith("software.amazon.") || c.startsWith("dev.deja.aws.")).toList());
+    }
+
+    /** Helm for the JVM (helm-java, JNA, deja's renderer): loaded only when a chart is scanned. */
+    static boolean helm(String c) {
+        return c.startsWith("com.marcnuri.") || c.startsWith("com.sun.jna.") || c.startsWith("dev.deja.helm.");
+    }
+
+    /** A HAProxy-only scan loads none of the Kubernetes, AWS or Helm libraries; a chart scan loads Helm. */
+    @org.junit.jupiter.api.Test
+    void aHaproxyScanLoadsNoHelmNorKubernetesClient() throws Exception {
+        List<String> loaded = loadedClasses("scan", "examples/haproxy/il-0011-risky.cfg", "--format", "json");
+        assertTrue(loaded.contains("dev.deja.haproxy.HaproxyFileLoader"), "sanity: the HAProxy file was read");
+        assertEquals(List.of(), loaded.stream().filter(c -> helm(c) || c.startsWith("io.fabric8.")
+                || c.startsWith("software.amazon.")).toList());
+        List<String> chart = loadedClasses("scan", "src/test/resources/helm/risky-ingress", "--format", "json");
+        assertTrue(chart.contains("com.marcnuri.helm.Helm") && chart.contains("dev.deja.helm.HelmRenderer"),
+                "sanity: a chart scan loads Helm");
     }
 
     /** Classes a child JVM loads running deja with these arguments. */
