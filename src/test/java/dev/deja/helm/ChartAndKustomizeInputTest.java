@@ -199,6 +199,16 @@ class ChartAndKustomizeInputTest {
         assertTrue(r.out().contains("Deployment ingress/ingress-nginx-controller"), "the overlay's namespace: " + r.out());
     }
 
+    /** The shipped kustomize example, built as 'kubectl apply -k' would install it, trips no rule. */
+    @Test
+    void theCronJobKustomizationBuildsAndFindsNothing() {
+        Assumptions.assumeTrue(onPath("kubectl") != null, "kubectl is not on the PATH: skipping the kustomize build test");
+        TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), pathEnv(), "scan",
+                "examples/kubernetes/cronjob", "--fail-on", "info");
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().startsWith("No findings.\n"), r.out());
+    }
+
     @Test
     void aKustomizationWithoutKubectlIsOneLineNamingTheFolder() {
         TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of("PATH", "/nonexistent"),
