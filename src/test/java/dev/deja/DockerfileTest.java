@@ -190,10 +190,10 @@ class DockerfileTest {
     }
 
     @Test
-    void buildContextHasWhatTheBuildStageCopiesAndNoMore() {
+    void buildContextHasWhatTheStagesCopyAndNoMore() {
         assertTrue(ignores.contains(".git"), ".dockerignore excludes .git");
         assertTrue(ignores.stream().anyMatch(l -> l.equals("target") || l.equals("target/")), ".dockerignore excludes target/");
-        for (Instr i : stages.get(0).body()) {
+        for (Instr i : stages.stream().flatMap(s -> s.body().stream()).toList()) {
             if (i.op().equals("COPY") && !i.args().startsWith("--from")) {
                 String[] parts = i.args().split("\\s+");
                 for (int k = 0; k < parts.length - 1; k++) {
@@ -204,5 +204,117 @@ class DockerfileTest {
                 }
             }
         }
+    }
+
+    /** The AppCDS archive: written in the runtime stage (its own JVM) from the copied jar, used by the ENTRYPOINT. */
+    @Test
+    void appCdsArchiveIsWrittenByTheRuntimeJvmAndUsedByTheEntrypoint() {
+        Stage run = stages.get(stages.size() - 1);
+        List<String> train = trainingCommand(run);
+        String archive = option(train, "-XX:ArchiveClassesAtExit=");
+        List<String> entry = entrypointJava(run);
+        assertEquals(archive, option(entry, "-XX:SharedArchiveFile="), "the ENTRYPOINT uses the archive the stage writes");
+        assertTrue(entry.contains("-Xshare:auto"), "a JVM that cannot map the archive still starts");
+        assertTrue(entry.contains("-Xlog:cds=off,cds+dynamic=off"), "no CDS warning on stdout (JSON, SARIF reports)");
+        for (String o : List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:NewRatio=1")) {
+            assertTrue(train.contains(o) && entry.contains(o), "trained with the options it runs with: " + o);
+        }
+        String jar = entry.get(entry.indexOf("-jar") + 1);
+        assertEquals(jar, train.get(train.indexOf("-cp") + 1), "trained on the jar the ENTRYPOINT runs");
+        assertEquals("dev.deja.cli.CdsTraining", train.get(train.indexOf("-cp") + 2));
+        // order in the stage: the jar is copied, then the archive written, as root, before USER
+        List<String> ops = run.body().stream().map(i -> i.op() + (i.args().contains("ArchiveClassesAtExit") ? "-cds" : ""))
+                .toList();
+        assertTrue(ops.indexOf("COPY") < ops.indexOf("RUN-cds") && ops.indexOf("RUN-cds") < ops.indexOf("USER"), ops.toString());
+    }
+
+    /**
+     * No Docker engine can pull the base images here, so the stage's own commands run on this JDK 17: the training
+     * command of the Dockerfile writes an archive, and the ENTRYPOINT's JVM options use it (with -Xshare:on, which
+     * fails when the archive cannot be used). The jar is the compiled classes in a jar plus the dependency jars (CDS
+     * archives no classes from folders).
+     */
+    @Test
+    void theDockerfilesAppCdsOptionsWorkOnAJdk17(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Stage run = stages.get(stages.size() - 1);
+        List<String> train = trainingCommand(run);
+        List<String> entry = entrypointJava(run);
+        String archiveInImage = option(train, "-XX:ArchiveClassesAtExit=");
+        String jarInImage = entry.get(entry.indexOf("-jar") + 1);
+        Path jar = tmp.resolve("deja-classes.jar");
+        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar));
+                java.util.stream.Stream<Path> s = Files.walk(Path.of("target/classes"))) {
+            for (Path p : (Iterable<Path>) s.filter(Files::isRegularFile).sorted()::iterator) {
+                out.putNextEntry(new java.util.jar.JarEntry(Path.of("target/classes").relativize(p).toString().replace('\\', '/')));
+                Files.copy(p, out);
+                out.closeEntry();
+            }
+        }
+        List<String> cp = new ArrayList<>(List.of(jar.toString()));
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            if (e.endsWith(".jar") && !e.contains("surefire") && !e.contains("junit") && !e.contains("opentest4j")) {
+                cp.add(e);
+            }
+        }
+        String classPath = String.join(java.io.File.pathSeparator, cp);
+        String archive = tmp.resolve("deja.jsa").toString();
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+
+        List<String> dump = new ArrayList<>();
+        java.util.Map<String, String> env = new java.util.HashMap<>();
+        for (String t : train.subList(0, train.indexOf("java"))) {
+            env.put(t.substring(0, t.indexOf('=')), t.substring(t.indexOf('=') + 1));
+        }
+        for (String t : train.subList(train.indexOf("java"), train.size())) {
+            dump.add(t.equals("java") ? javaBin : t.equals(jarInImage) ? classPath : t.equals("/tmp/deja-training")
+                    ? Path.of("examples").toAbsolutePath().toString() : t.replace(archiveInImage, archive)
+                    .replace("-Djava.io.tmpdir=/tmp", "-Djava.io.tmpdir=" + tmp));
+        }
+        ProcessBuilder pb = new ProcessBuilder(dump).redirectErrorStream(true).redirectOutput(tmp.resolve("train.log").toFile());
+        pb.environment().putAll(env);
+        pb.start().waitFor();
+        assertTrue(Files.size(Path.of(archive)) > 1_000_000, "the training wrote an archive: " + Files.readString(tmp.resolve("train.log")));
+
+        List<String> use = new ArrayList<>(List.of(javaBin));
+        for (String t : entry.subList(1, entry.indexOf("-jar"))) {
+            if (!t.startsWith("${")) {
+                use.add(t.replace(archiveInImage, archive).replace("-Xshare:auto", "-Xshare:on")
+                        .replace("-Djava.io.tmpdir=/tmp", "-Djava.io.tmpdir=" + tmp));
+            }
+        }
+        use.addAll(List.of("-cp", classPath, "dev.deja.Main", "--version"));
+        Process p = new ProcessBuilder(use).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), "the ENTRYPOINT's JVM uses the archive (-Xshare:on): " + out);
+        assertTrue(out.startsWith("deja "), out);
+    }
+
+    /** The java command of the RUN that writes the archive, with the environment assignments before it. */
+    static List<String> trainingCommand(Stage run) {
+        Instr cds = run.body().stream().filter(i -> i.op().equals("RUN") && i.args().contains("-XX:ArchiveClassesAtExit="))
+                .findFirst().orElseThrow(() -> new AssertionError("the runtime stage writes an AppCDS archive"));
+        List<String> out = new ArrayList<>();
+        for (String t : cds.args().split("\\s+")) {
+            if (t.startsWith(">") || t.equals("||") || t.endsWith(";")) {
+                break;
+            }
+            out.add(t);
+        }
+        assertTrue(out.contains("java"), out.toString());
+        return out;
+    }
+
+    /** The ENTRYPOINT script's java command, "java" to "-jar JAR". */
+    static List<String> entrypointJava(Stage run) {
+        Instr entry = run.body().stream().filter(i -> i.op().equals("ENTRYPOINT")).reduce((a, b) -> b).orElseThrow();
+        List<String> form = new ArrayList<>();
+        JsonMapper.builder().build().readTree(entry.args()).forEach(n -> form.add(n.asString()));
+        List<String> args = List.of(form.get(2).substring("exec ".length()).split(" "));
+        return args.subList(0, args.indexOf("-jar") + 2);
+    }
+
+    static String option(List<String> args, String prefix) {
+        return args.stream().filter(a -> a.startsWith(prefix)).map(a -> a.substring(prefix.length())).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + prefix + " in " + args));
     }
 }
