@@ -173,6 +173,30 @@ public final class ScanCommand implements Callable<Integer> {
                     + " (its first line) or the environment variable VAR, never from the command line")
     String haproxyRuntimeAuth;
 
+    // ---- Prometheus
+    @Option(names = "--prometheus", paramLabel = "URL",
+            description = "Read the peak over --window of HAProxy's and ingress-nginx's connections against their limits"
+                    + " from a Prometheus-compatible HTTP API (http(s)://host:port[/prefix]; /api/v1/query is asked)")
+    String prometheus;
+
+    @Option(names = "--window", paramLabel = "RANGE", defaultValue = "7d",
+            description = "With --prometheus: the range of the peaks, as PromQL writes it (30m, 24h, 7d, 2w; default:"
+                    + " ${DEFAULT-VALUE})")
+    String window;
+
+    @Option(names = "--prometheus-bearer-token-file", paramLabel = "FILE",
+            description = "With --prometheus: send the token in FILE as 'Authorization: Bearer'")
+    Path prometheusBearerTokenFile;
+
+    @Option(names = "--prometheus-basic-auth-file", paramLabel = "FILE",
+            description = "With --prometheus: basic auth from FILE (user:password on its first line; never on the"
+                    + " command line)")
+    Path prometheusBasicAuthFile;
+
+    @Option(names = "--prometheus-ca-file", paramLabel = "FILE",
+            description = "With --prometheus: trust the CA certificate(s) in FILE (PEM) for https")
+    Path prometheusCaFile;
+
     // ---- AWS
     @Option(names = "--aws", description = "Scan AWS load balancers (ELBv2) with the default credential chain")
     boolean aws;
@@ -283,9 +307,17 @@ public final class ScanCommand implements Callable<Integer> {
                 throw new InputException(e.getMessage());
             }
         }
-        if (paths.isEmpty() && !cluster && !aws && haproxyRuntime.isEmpty()) {
+        if (prometheus != null) {
+            if (!WINDOW.matcher(window.strip()).matches()) {
+                throw new InputException("--window '" + window + "': not a PromQL range (e.g. 30m, 24h, 7d, 2w, 1d12h)");
+            }
+            // bad URL, unreadable or malformed credential or CA files: exit 2 before any work
+            new dev.deja.prometheus.PrometheusClient(prometheus, prometheusBearerTokenFile, prometheusBasicAuthFile,
+                    prometheusCaFile, java.time.Duration.ofSeconds(1));
+        }
+        if (paths.isEmpty() && !cluster && !aws && haproxyRuntime.isEmpty() && prometheus == null) {
             throw new InputException("nothing to scan: give a file or folder (deja scan haproxy.cfg), '-' for stdin,"
-                    + " --cluster, --aws or --haproxy-runtime");
+                    + " --cluster, --aws, --haproxy-runtime or --prometheus");
         }
         checkOptionsApply();
         long runtimeTimeoutMillis = dev.deja.haproxy.Times.millis(haproxyRuntimeTimeout == null ? null
@@ -338,11 +370,12 @@ public final class ScanCommand implements Callable<Integer> {
         Settings settings = new Settings(knobs);
         Engine.Options opts = new Engine.Options(min, overrides, ignores, settings, LocalDate.now());
         // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would "pass" unseen
-        List<Rule> applicable = rules.stream().filter(r -> snapshot.hasPart(r.part() != null ? r.part() : switch (r.source()) {
-            case HAPROXY -> "dev.deja.haproxy.HaproxyConfigs";
-            case KUBERNETES -> "dev.deja.kube.model.KubeInventory";
-            case AWS -> "dev.deja.aws.model.AwsInventory";
-        })).toList();
+        List<Rule> applicable = rules.stream().filter(r -> !r.parts().isEmpty() ? r.parts().stream().anyMatch(snapshot::hasPart)
+                : snapshot.hasPart(switch (r.source()) {
+                    case HAPROXY -> "dev.deja.haproxy.HaproxyConfigs";
+                    case KUBERNETES -> "dev.deja.kube.model.KubeInventory";
+                    case AWS -> "dev.deja.aws.model.AwsInventory";
+                })).toList();
         ScanResult result = new Engine(catalog).run(snapshot, applicable, opts);
         if (snapshot.hasPart("dev.deja.aws.model.AwsInventory") && snapshot.hasPart("dev.deja.kube.model.KubeInventory")) {
             result = result.withFindings(CrossLinks.apply(snapshot, result.findings()));
@@ -429,6 +462,10 @@ public final class ScanCommand implements Callable<Integer> {
         throw new InputException("--s3-endpoint " + s3Endpoint + ": not an http(s) URL");
     }
 
+    /** A PromQL range: one or more number-unit pairs, largest unit first as Prometheus requires. */
+    static final java.util.regex.Pattern WINDOW = java.util.regex.Pattern.compile(
+            "(?=\\d)(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?");
+
     /** A namespace name as Kubernetes allows it (RFC 1123 label). */
     private static final java.util.regex.Pattern NAMESPACE = java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
@@ -471,6 +508,16 @@ public final class ScanCommand implements Callable<Integer> {
             if (s.indexOf('=') <= 0) {
                 throw new InputException("--helm-set '" + s + "': expected KEY=VALUE (as helm --set)");
             }
+        }
+        List<String> promOnly = new ArrayList<>();
+        for (String o : List.of("--window", "--prometheus-bearer-token-file", "--prometheus-basic-auth-file",
+                "--prometheus-ca-file")) {
+            if (pr.hasMatchedOption(o) && prometheus == null) {
+                promOnly.add(o);
+            }
+        }
+        if (!promOnly.isEmpty()) {
+            throw new InputException(String.join(", ", promOnly) + ": only with --prometheus");
         }
         if (selector != null && !selector.isBlank() && !dev.deja.kube.model.KubeScope.valid(selector)) {
             throw new InputException("--selector '" + selector + "': not a label selector (e.g. app=web,tier!=cache,"
@@ -572,6 +619,9 @@ public final class ScanCommand implements Callable<Integer> {
             m.put("files", String.join(", ", shown) + (req.paths.size() > 5 ? " and " + (req.paths.size() - 5)
                     + " more" : ""));
         }
+        if (req.prometheus != null) {
+            m.put("Prometheus", req.prometheus + " (peaks over the last " + req.window + ")");
+        }
         if (!req.haproxyConfigMaps.isEmpty()) {
             m.put("HAProxy ConfigMaps", String.join(", ", req.haproxyConfigMaps));
         }
@@ -599,6 +649,11 @@ public final class ScanCommand implements Callable<Integer> {
         req.profile = profile;
         req.regions = List.copyOf(regions);
         req.awsEndpoint = awsEndpoint;
+        req.prometheus = prometheus;
+        req.window = window.strip();
+        req.prometheusBearerTokenFile = prometheusBearerTokenFile;
+        req.prometheusBasicAuthFile = prometheusBasicAuthFile;
+        req.prometheusCaFile = prometheusCaFile;
         req.allowPartial = allowPartial;
         req.snapshotOut = snapshotOut;
         req.verbose = verbose;

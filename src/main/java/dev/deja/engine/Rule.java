@@ -32,4 +32,12 @@ public interface Rule {
     default String part() {
         return null;
     }
+
+    /**
+     * Every snapshot part this rule can judge (it runs when any of them was read): {@link #part()} by default; a rule
+     * on live figures from several sources (HAProxy's runtime API, Prometheus) names them all.
+     */
+    default java.util.List<String> parts() {
+        return part() == null ? java.util.List.of() : java.util.List.of(part());
+    }
 }

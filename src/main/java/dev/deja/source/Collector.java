@@ -21,6 +21,7 @@ public final class Collector {
     static final String KUBE_LIVE = "dev.deja.kube.KubeLiveSource";
     static final String AWS_LIVE = "dev.deja.aws.AwsLiveSource";
     static final String HAPROXY_RUNTIME = "dev.deja.haproxy.HaproxyRuntimeSource";
+    static final String PROMETHEUS = "dev.deja.prometheus.PrometheusSource";
     static final String KUBE_INVENTORY = "dev.deja.kube.model.KubeInventory";
     static final String HAPROXY_CONFIGMAPS = "dev.deja.kube.HaproxyConfigMaps";
 
@@ -46,6 +47,9 @@ public final class Collector {
         }
         if (!req.haproxyRuntime.isEmpty()) {
             live.add(new String[] {"haproxy", HAPROXY_RUNTIME});
+        }
+        if (req.prometheus != null) {
+            live.add(new String[] {"prometheus", PROMETHEUS});
         }
         if (live.size() == 1) {
             runLive(live.get(0)[0], live.get(0)[1], req, out);

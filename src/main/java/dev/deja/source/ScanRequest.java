@@ -47,6 +47,16 @@ public final class ScanRequest {
     /** --helm-set KEY=VALUE (repeatable): as helm's --set, for the Helm charts given as paths. */
     public List<String> helmSet = new ArrayList<>();
 
+    /** --prometheus URL: a Prometheus-compatible HTTP API asked for peaks over {@link #window}. */
+    public String prometheus;
+    /** --window: PromQL range of the peaks (7d). */
+    public String window = "7d";
+    public Path prometheusBearerTokenFile;
+    public Path prometheusBasicAuthFile;
+    public Path prometheusCaFile;
+    /** Bound on each Prometheus query (connect and answer); injectable for tests. */
+    public long prometheusTimeoutMillis = 30_000;
+
     // live Kubernetes
     public boolean cluster;
     public Path kubeconfig;

@@ -33,6 +33,7 @@ public final class SnapshotFile {
         CODECS.put("kubernetes", "dev.deja.kube.KubeSnapshotCodec");
         CODECS.put("aws", "dev.deja.aws.AwsSnapshotCodec");
         CODECS.put("haproxyRuntime", "dev.deja.haproxy.HaproxyRuntimeCodec");
+        CODECS.put("prometheus", "dev.deja.prometheus.PrometheusCodec");
     }
 
     private SnapshotFile() {

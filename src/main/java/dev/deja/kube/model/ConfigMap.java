@@ -13,6 +13,8 @@ public record ConfigMap(Meta meta, Map<String, String> data, Map<String, Integer
     /** ingress-nginx settings the rules read. */
     public static final String INGRESS_NGINX_SERIAL_RELOADS = "enable-serial-reloads";
     public static final String INGRESS_NGINX_WORKER_SHUTDOWN_TIMEOUT = "worker-shutdown-timeout";
+    public static final String INGRESS_NGINX_MAX_WORKER_CONNECTIONS = "max-worker-connections";
+    public static final String INGRESS_NGINX_WORKER_PROCESSES = "worker-processes";
 
     /**
      * Whether a live scan keeps a data value: one a rule reads (the ingress-nginx settings above, a HAProxy
@@ -22,7 +24,8 @@ public record ConfigMap(Meta meta, Map<String, String> data, Map<String, Integer
      */
     public static boolean keptLive(String namespace, String name, String key, java.util.Set<String> namedRefs) {
         return key.endsWith(".cfg") || key.equals(INGRESS_NGINX_SERIAL_RELOADS)
-                || key.equals(INGRESS_NGINX_WORKER_SHUTDOWN_TIMEOUT) || namedRefs.contains(namespace + "/" + name);
+                || key.equals(INGRESS_NGINX_WORKER_SHUTDOWN_TIMEOUT) || key.equals(INGRESS_NGINX_MAX_WORKER_CONNECTIONS)
+                || key.equals(INGRESS_NGINX_WORKER_PROCESSES) || namedRefs.contains(namespace + "/" + name);
     }
 
     public ConfigMap {

@@ -12,14 +12,19 @@ import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.HaproxyRuntime;
 import dev.deja.haproxy.RuntimeStats;
 import dev.deja.haproxy.Section;
+import dev.deja.prometheus.LivePeaks;
+import dev.deja.prometheus.PrometheusPeaks;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * IL-0264, IL-0495: live saturation read from HAProxy's runtime API, stats page CSV or Prometheus exporter. A
- * frontend whose peak sessions since start (show stat smax) reached warnPercent of its limit (slim), or a process
- * whose current connections (show info CurrConns) reached warnPercent of Maxconn; high at highPercent. With the
- * configuration scanned too, the finding names the directive that sets the limit. Not a {@link HaproxyRule}: it judges the runtime figures, and reads
+ * IL-0264, IL-0495: live saturation read from HAProxy's runtime API, stats page CSV or Prometheus exporter, or from
+ * Prometheus over a window. A frontend whose peak sessions since start (show stat smax) reached warnPercent of its
+ * limit (slim), or a process whose current connections (show info CurrConns) reached warnPercent of Maxconn; or, from
+ * Prometheus ({@code --prometheus}), a frontend whose peak of haproxy_frontend_current_sessions over the window
+ * reached warnPercent of haproxy_frontend_limit_sessions, per instance; high at highPercent. With the configuration
+ * scanned too, the finding names the directive that sets the limit. Not a {@link HaproxyRule}: it judges the runtime
+ * figures, and reads
  * every configuration only to find the directive behind a limit.
  */
 public final class SessionsNearLimit implements Rule {
@@ -39,15 +44,21 @@ public final class SessionsNearLimit implements Rule {
     }
 
     @Override
+    public List<String> parts() {
+        return List.of(HaproxyRuntime.class.getName(), PrometheusPeaks.class.getName());
+    }
+
+    @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         int warn = ctx.intParameter("warnPercent");
         int high = ctx.intParameter("highPercent");
         List<Finding> out = new ArrayList<>();
+        List<HaproxyConfig> configs = HaproxyRule.configs(snapshot);
+        snapshot.part(PrometheusPeaks.class).ifPresent(p -> out.addAll(overWindow(p, configs, warn, high, ctx)));
         HaproxyRuntime rt = snapshot.part(HaproxyRuntime.class).orElse(null);
         if (rt == null) {
             return out;
         }
-        List<HaproxyConfig> configs = HaproxyRule.configs(snapshot);
         for (HaproxyRuntime.Instance in : rt.instances()) {
             RuntimeStats.Info info = in.info().orElse(null); // the stats page's CSV has no process figures
             List<RuntimeStats.Row> rows = in.rows();
@@ -112,6 +123,42 @@ public final class SessionsNearLimit implements Rule {
                         .key(in.address() + " frontend " + r.proxy())
                         .build());
             }
+        }
+        return out;
+    }
+
+    /**
+     * From Prometheus: a frontend whose peak of current sessions over the window reached warnPercent of its session
+     * limit, per instance (the process figures are lb-connections-near-capacity's, with the spread across instances).
+     */
+    private static List<Finding> overWindow(PrometheusPeaks p, List<HaproxyConfig> configs, int warn, int high,
+                                            RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        for (LivePeaks.Peak x : LivePeaks.frontends(p)) {
+            if (x.limit() <= 0 || x.peak() * 100 < (double) warn * x.limit()) {
+                continue;
+            }
+            Location loc = new Location(x.instance(), null, "frontend", null, x.proxy(), null, null, null);
+            String where = "";
+            Section s = section(configs, x.proxy());
+            if (s != null) {
+                Directive d = s.effective("maxconn");
+                if (d != null) {
+                    loc = Notes.at(s, d);
+                    where = "; the limit is set by maxconn at " + d.where();
+                } else {
+                    loc = Notes.at(s);
+                    where = "; " + s.label() + " (" + s.where() + ") sets no maxconn, own or from its defaults";
+                }
+            }
+            long pct = (long) Math.floor(x.percent());
+            out.add(ctx.finding(loc, "frontend " + x.proxy() + " at " + x.instance() + " reached "
+                            + LivePeaks.num(x.peak()) + " of " + LivePeaks.num(x.limit()) + " sessions in the last "
+                            + p.window() + " (" + pct + "%, Prometheus " + p.url() + ": max_over_time of " + x.series()
+                            + ")" + where + ": at the limit, new connections wait unaccepted")
+                    .severity(x.peak() * 100 >= (double) high * x.limit() ? Severity.HIGH : ctx.metadata().severity())
+                    .key("prometheus " + x.instance() + " frontend " + x.proxy())
+                    .build());
         }
         return out;
     }
