@@ -116,6 +116,9 @@ class RealPrometheusTest {
                     .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start());
             String url = "http://127.0.0.1:" + promPort;
             waitUntil(procs, dir, "Prometheus ready", () -> status(url + "/-/ready") == 200);
+            // haproxy binds its listeners together: once the exporter answers, the frontend accepts too
+            waitUntil(procs, dir, "haproxy's exporter answering",
+                    () -> status("http://127.0.0.1:" + metricsPort + "/metrics") == 200);
 
             for (int i = 0; i < 10; i++) {
                 Socket c = new Socket();
