@@ -39,6 +39,7 @@ import org.yaml.snakeyaml.nodes.Tag;
  *     version: "X.Y"
  *     env: {VAR: value}
  *     assumeClientRps: 300
+ *   helm: {values: [PATH...], set: {KEY: VALUE}}   # for the Helm charts among the paths (--helm-values, --helm-set)
  *   cluster: {enabled, kubeconfig, context, namespaces: [..], selector, annotationSuppressions}
  *   aws: {enabled, profile, regions: [..], endpoint}
  * rules:
@@ -65,6 +66,8 @@ public final class ConfigFile {
     // every field null/empty when the file does not set it
     List<String> paths = new ArrayList<>();
     List<String> haproxyConfigMaps = new ArrayList<>();
+    List<String> helmValues;
+    List<String> helmSet;
     String haproxyVersion;
     Map<String, String> env = new LinkedHashMap<>();
     Integer assumeClientRps;
@@ -185,9 +188,28 @@ public final class ConfigFile {
     }
 
     private void sources(Node n) {
-        Map<String, Node> s = map(n, "sources", "paths", "haproxy", "cluster", "aws");
+        Map<String, Node> s = map(n, "sources", "paths", "haproxy", "helm", "cluster", "aws");
         for (String p : strings(s.get("paths"))) {
             paths.add(resolve(p));
+        }
+        if (s.containsKey("helm")) {
+            Map<String, Node> h = map(s.get("helm"), "sources.helm", "values", "set");
+            if (h.containsKey("values")) {
+                helmValues = new ArrayList<>();
+                for (String p : strings(h.get("values"))) {
+                    helmValues.add(resolve(p));
+                }
+            }
+            if (h.containsKey("set")) {
+                Node setNode = h.get("set");
+                if (!(setNode instanceof MappingNode sm)) {
+                    throw error(setNode, "sources.helm.set must be a mapping of KEY: VALUE (as helm --set KEY=VALUE)");
+                }
+                helmSet = new ArrayList<>();
+                for (NodeTuple t : sm.getValue()) {
+                    helmSet.add(scalar(t.getKeyNode()) + "=" + scalar(t.getValueNode()));
+                }
+            }
         }
         if (s.containsKey("haproxy")) {
             Map<String, Node> h = map(s.get("haproxy"), "sources.haproxy", "paths", "configMaps", "version", "env",
@@ -292,6 +314,12 @@ public final class ConfigFile {
         Map<String, String> mergedEnv = new LinkedHashMap<>(env);
         mergedEnv.putAll(cmd.env);
         cmd.env = mergedEnv;
+        if (helmValues != null && !set.test("--helm-values")) {
+            cmd.helmValues = new ArrayList<>(helmValues.stream().map(Path::of).toList());
+        }
+        if (helmSet != null && !set.test("--helm-set")) {
+            cmd.helmSet = new ArrayList<>(helmSet);
+        }
         if (haproxyVersion != null && !set.test("--haproxy-version")) {
             cmd.haproxyVersion = haproxyVersion;
         }

@@ -94,6 +94,30 @@ class ChartAndKustomizeInputTest {
         assertFalse(rules(one).contains("k8s-lb-not-spread"), "one replica: one root cause " + one.out());
     }
 
+    /** deja.yaml's sources.helm: values files relative to the config's folder, set as a mapping; a typo is file:line. */
+    @Test
+    void theConfigFileGivesValuesAndSets(@TempDir Path tmp) throws IOException {
+        Files.writeString(tmp.resolve("prod.yaml"), "replicaCount: 3\npdb: {enabled: true}\n");
+        Path cfg = tmp.resolve("deja.yaml");
+        String chart = Path.of(CHART).toAbsolutePath().toString();
+        Files.writeString(cfg, "sources:\n  paths: [" + chart + "]\n  helm:\n    values: [prod.yaml]\nfailOn: none\n");
+        TestSupport.Run r = TestSupport.run("scan", "--config", cfg.toString(), "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        assertFalse(rules(r).contains("k8s-lb-no-disruption-headroom"), r.out());
+        assertTrue(rules(r).contains("k8s-lb-not-spread"), r.out());
+
+        Files.writeString(cfg, "sources:\n  paths: [" + chart + "]\n  helm:\n    values: [prod.yaml]\n"
+                + "    set: {replicaCount: \"1\"}\nfailOn: none\n");
+        TestSupport.Run one = TestSupport.run("scan", "--config", cfg.toString(), "--format", "json");
+        assertEquals(0, one.code(), one.err());
+        assertTrue(rules(one).contains("k8s-lb-no-disruption-headroom"), one.out());
+
+        Files.writeString(cfg, "sources:\n  paths: [" + chart + "]\n  helm:\n    value: [prod.yaml]\n");
+        TestSupport.Run typo = TestSupport.run("scan", "--config", cfg.toString());
+        assertEquals(2, typo.code());
+        assertTrue(typo.err().startsWith("deja: " + cfg + ":4: "), typo.err());
+    }
+
     @Test
     void aChartThatDoesNotRenderIsOneLineNamingItExit2(@TempDir Path tmp) throws IOException {
         Path chart = tmp.resolve("broken");
