@@ -32,11 +32,17 @@ class StableFingerprintTest {
 
     /** The firing fixtures of every HAProxy and AWS rule. */
     static List<Path> firingFixtures() throws IOException {
+        return firingFixtures("(haproxy|aws)-.*");
+    }
+
+    /** The firing fixtures (not *_ok, not expect.yaml) of the rules whose folder matches {@code folders}. */
+    static List<Path> firingFixtures(String folders) throws IOException {
         List<Path> out = new ArrayList<>();
         try (Stream<Path> dirs = Files.list(FIXTURES)) {
-            for (Path d : dirs.filter(p -> p.getFileName().toString().matches("(haproxy|aws)-.*")).sorted().toList()) {
+            for (Path d : dirs.filter(p -> p.getFileName().toString().matches(folders)).sorted().toList()) {
                 try (Stream<Path> files = Files.list(d)) {
-                    files.filter(f -> f.toString().matches(".*\\.(cfg|json)") && !f.toString().contains("_ok."))
+                    files.filter(f -> f.toString().matches(".*\\.(cfg|json|ya?ml)") && !f.toString().contains("_ok.")
+                                    && !f.getFileName().toString().equals("expect.yaml"))
                             .sorted().forEach(out::add);
                 }
             }
@@ -77,6 +83,27 @@ class StableFingerprintTest {
                 "haproxy-sessions-near-limit", "aws-nlb-cross-zone-off-uneven", "aws-nlb-zonal-shift-disabled",
                 "aws-nlb-zone-health-unreported", "aws-nlb-zone-without-healthy-target",
                 "aws-tg-health-check-slow-detection")), "the fixtures fire these rules: " + rulesSeen);
+    }
+
+    @Test
+    void everyRuleGivesItsFindingsAKey() throws IOException {
+        Set<String> rules = new TreeSet<>();
+        try (Stream<Path> dirs = Files.list(FIXTURES)) {
+            dirs.filter(Files::isDirectory).forEach(d -> rules.add(d.getFileName().toString()));
+        }
+        Set<String> rulesSeen = new TreeSet<>();
+        List<String> keyless = new ArrayList<>();
+        for (Path f : firingFixtures(".*")) {
+            for (JsonNode finding : scan(f).path("findings")) {
+                rulesSeen.add(finding.path("ruleId").asString());
+                if (finding.path("key").asString("").isBlank()) {
+                    keyless.add(f.getFileName() + ": " + finding.path("ruleId").asString());
+                }
+            }
+        }
+        assertEquals(List.of(), keyless, "a rule must give .key(..) (the stable identity of a finding for baselines,"
+                + " never a number): these findings have none");
+        assertTrue(rulesSeen.containsAll(rules), "every rule fires on its fixtures: " + rulesSeen + " of " + rules);
     }
 
     @Test

@@ -63,7 +63,8 @@ public final class HaproxyIngressHotPods extends KubeRule {
                         + " with " + order + " and " + balance + ": every instance lists the same pods first, and each reload"
                         + " (" + (reload == null ? "reload strategy reusesocket, the default" : "--reload-strategy=" + reload)
                         + ": a new HAProxy process) starts round robin at the first pod again, so the first pods take a burst"
-                        + " from every instance at once, as Skyscanner's hot pods did").build());
+                        + " from every instance at once, as Skyscanner's hot pods did")
+                        .key("container " + c.name() + " round robin from the same pods").build());
             }
         }
         return out;

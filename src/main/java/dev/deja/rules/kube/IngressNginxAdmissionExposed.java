@@ -60,7 +60,11 @@ public final class IngressNginxAdmissionExposed extends KubeRule {
             var fb = ctx.finding(c.workload().meta().at(c.container().line()), "the admission webhook of " + c.display()
                     + " (" + IngressNginxAdmission.FLAG + "=" + c.webhookAddress() + ", port " + c.port() + svc
                     + ") is reachable " + where + ": " + reach.why() + "; only the API server needs it; " + state + "; "
-                    + IngressNginxAdmission.secretsAccess(inv, c.workload())).severity(sev);
+                    + IngressNginxAdmission.secretsAccess(inv, c.workload())).severity(sev)
+                    // what decides the severity is part of the identity: a version turning vulnerable is new
+                    .key("container " + c.container().name() + " admission webhook reachable from "
+                            + (outside == null ? "the cluster" : "outside the cluster") + ", version "
+                            + (!v.known() ? "unknown" : v.vulnerable() ? "vulnerable" : "fixed"));
             if (reach.opener() != null) { // policies add up: a second, stricter one cannot take the open rule back
                 String np = reach.opener().meta().namespace() + "/" + reach.opener().meta().name();
                 fb.remediation("In NetworkPolicy " + np + ", admit port " + c.port() + " only from the API server: give"

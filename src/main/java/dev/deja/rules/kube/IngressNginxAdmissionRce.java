@@ -45,7 +45,8 @@ public final class IngressNginxAdmissionRce extends KubeRule {
             if (!v.known()) {
                 out.add(ctx.finding(at, head + ": " + v.unknownWhy() + "; pin a release tag or check the"
                         + " running version, since every version up to v1.11.4 and v1.12.0 is open to IngressNightmare"
-                        + " (CVE-2025-1974)").severity(Severity.INFO).build());
+                        + " (CVE-2025-1974)").severity(Severity.INFO)
+                        .key("container " + c.container().name() + " admission webhook, version unknown").build());
                 continue;
             }
             List<Service> admission = IngressNginxAdmission.admissionServices(inv, c.workload(), hooks);
@@ -56,7 +57,8 @@ public final class IngressNginxAdmissionRce extends KubeRule {
                     + " v1.12.1 on the 1.12 line), so anyone who can reach port " + c.port() + " of its pods can send it a"
                     + " crafted AdmissionReview, inject NGINX configuration and run code in the controller (CVE-2025-1974,"
                     + " CVSS 9.8)" + outside + "; " + IngressNginxAdmission.secretsAccess(inv, c.workload()))
-                    .severity(Severity.CRITICAL).build());
+                    .severity(Severity.CRITICAL)
+                    .key("container " + c.container().name() + " admission webhook vulnerable to CVE-2025-1974").build());
         }
         return out;
     }
