@@ -7,6 +7,12 @@ import java.util.List;
 public final class RuleContext {
     private final RuleMetadata meta;
     private final Settings settings;
+    /*
+     * Both are asked once per finding (a rule with thousands of findings asks thousands of times) and depend only on
+     * the metadata and the settings, which do not change: computed once. A race computes the same value twice.
+     */
+    private final java.util.Map<String, Integer> intParameters = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile List<String> nonDefault;
 
     public RuleContext(RuleMetadata meta, Settings settings) {
         this.meta = meta;
@@ -36,11 +42,17 @@ public final class RuleContext {
 
     /** An integer parameter (its default in the YAML is a whole number). */
     public int intParameter(String name) {
+        Integer known = intParameters.get(name);
+        if (known != null) {
+            return known;
+        }
         RuleMetadata.Parameter p = declared(name);
         if (!p.integer()) {
             throw new IllegalStateException("rules/" + meta.id() + ".yaml: parameter " + name + " is not a whole number");
         }
-        return Integer.parseInt(parameterText(name));
+        int v = Integer.parseInt(parameterText(name));
+        intParameters.put(name, v);
+        return v;
     }
 
     private String parameterText(String name) {
@@ -55,6 +67,10 @@ public final class RuleContext {
 
     /** "minWindowSeconds 45 (default 30)" for every parameter this scan sets to another value than its default. */
     public List<String> nonDefaultParameters() {
+        List<String> known = nonDefault;
+        if (known != null) {
+            return known;
+        }
         List<String> out = new ArrayList<>();
         for (RuleMetadata.Parameter p : meta.parameters()) {
             String v = settings.get(parameterKey(meta.id(), p.name()), null);
@@ -62,7 +78,8 @@ public final class RuleContext {
                 out.add(p.name() + " " + v.strip() + " (default " + p.defaultValue() + ")");
             }
         }
-        return out;
+        nonDefault = List.copyOf(out);
+        return nonDefault;
     }
 
     /** Starts a finding with the rule's default severity, cases and remediation. */
