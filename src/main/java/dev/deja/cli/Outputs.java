@@ -38,9 +38,9 @@ public final class Outputs {
         public void deliver(Report report) throws IOException {
             Reporter reporter = Reporters.forName(format);
             boolean color = primary && path == null && io.tty() && "text".equals(format);
-            StringWriter buf = new StringWriter();
-            reporter.write(report.withColor(color), buf);
             if (path == null) {
+                StringWriter buf = new StringWriter();
+                reporter.write(report.withColor(color), buf);
                 io.out().write(buf.toString());
                 io.out().flush();
                 return;
@@ -49,7 +49,50 @@ public final class Outputs {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            Files.writeString(path, buf.toString());
+            // written as it is made (a fleet report can be 100s of MB, several times that as one String); the file
+            // is opened at the first character, so a report that fails before it leaves the previous file as it was
+            try (LazyFile w = new LazyFile(path)) {
+                reporter.write(report.withColor(false), w);
+            }
+        }
+    }
+
+    /** A UTF-8 file writer that creates (or truncates) the file only when the first character comes, or at close. */
+    static final class LazyFile extends java.io.Writer {
+        private final Path path;
+        private java.io.Writer out;
+
+        LazyFile(Path path) {
+            this.path = path;
+        }
+
+        private java.io.Writer out() throws IOException {
+            if (out == null) {
+                out = Files.newBufferedWriter(path, java.nio.charset.StandardCharsets.UTF_8);
+            }
+            return out;
+        }
+
+        @Override
+        public void write(char[] cbuf, int off, int len) throws IOException {
+            out().write(cbuf, off, len);
+        }
+
+        @Override
+        public void write(String str, int off, int len) throws IOException {
+            out().write(str, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            if (out != null) {
+                out.flush();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            out().close();
         }
     }
 

@@ -117,7 +117,7 @@ public final class ReportMergeCommand implements Callable<Integer> {
         for (String in : inputs) {
             found.addAll(ReportStore.S3Uri.is(in) ? s3(in) : local(in));
         }
-        FleetMerge merge = new FleetMerge(now, staleAfter).addAll(found);
+        FleetMerge merge = new FleetMerge(now, staleAfter, VersionProvider.version()).addAll(found);
         Report report = merge.report(Catalog.packaged(), VersionProvider.version(), fail);
         for (String e : merge.errors()) {
             io.err().println("deja: " + e);

@@ -14,11 +14,13 @@ import java.util.Map;
  * @param asOf       the time the merge judged staleness against
  * @param stale      a target whose latest report is older than this is stale
  * @param targets    by name
- * @param findingTargets fingerprint -> the names of the targets it was found on, in target order
+ * @param findingTargets each finding of the report (by identity) -> the names of the targets it was found on, in
+ *                   target order
  * @param reportsRead reports read (all targets), of which {@code superseded} were older reports of a target
  * @param unreadable "origin: why" of each input that is not a deja JSON report
  */
-public record Fleet(Instant asOf, Duration stale, List<TargetStatus> targets, Map<String, List<String>> findingTargets,
+public record Fleet(Instant asOf, Duration stale, List<TargetStatus> targets,
+                    Map<dev.deja.engine.Finding, List<String>> findingTargets,
                     int reportsRead, int superseded, List<String> unreadable) {
 
     public Fleet {
@@ -55,8 +57,9 @@ public record Fleet(Instant asOf, Duration stale, List<TargetStatus> targets, Ma
         }
     }
 
-    public List<String> targetsOf(String fingerprint) {
-        return findingTargets.getOrDefault(fingerprint, List.of());
+    /** The targets of one of the report's findings (the same object: findings are matched by identity). */
+    public List<String> targetsOf(dev.deja.engine.Finding f) {
+        return findingTargets.getOrDefault(f, List.of());
     }
 
     public long staleCount() {

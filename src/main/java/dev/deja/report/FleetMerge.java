@@ -92,25 +92,35 @@ public final class FleetMerge {
         int[] targets = new int[2];
         int n;
 
-        void add(int t) {
-            if (n > 0 && targets[n - 1] == t) {
-                return; // the same finding twice in one target's report
-            }
-            for (int i = 0; i < n; i++) {
+        /**
+         * Adds target {@code t} unless already there; false when it was. Targets are numbered as their (one) report
+         * is read, so a repeat can only be among those of the report being read: indexes from {@code base} on.
+         */
+        boolean add(int t, int base) {
+            for (int i = n - 1; i >= 0 && targets[i] >= base; i--) {
                 if (targets[i] == t) {
-                    return;
+                    return false; // the same finding twice in one target's report
                 }
             }
             if (n == targets.length) {
                 targets = java.util.Arrays.copyOf(targets, n * 2);
             }
             targets[n++] = t;
+            return true;
         }
     }
 
-    public FleetMerge(Instant now, Duration stale) {
+    private final String toolVersion;
+
+    /**
+     * @param now         what ages and staleness are judged against
+     * @param stale       a target whose latest report is older is stale
+     * @param toolVersion this deja's version: reports it wrote are matched by their own fingerprints
+     */
+    public FleetMerge(Instant now, Duration stale, String toolVersion) {
         this.now = now;
         this.stale = stale;
+        this.toolVersion = toolVersion;
     }
 
     /** "origin: why" for each input that could not be read as a deja JSON report. */
@@ -147,9 +157,15 @@ public final class FleetMerge {
             return;
         }
         boolean legacy = root.path("schemaVersion").asString("").equals("1.0");
+        // the fingerprint a report of this very deja version wrote is the one it would compute; any other version's
+        // is recomputed from the finding's parts (as --baseline does), so a fleet of mixed versions still matches
+        boolean sameVersion = !legacy && root.path("tool").path("version").asString("").equals(toolVersion);
         // targets this report names (a multi-target run), else the one its place gives it
-        List<Finding> parsed = new ArrayList<>();
+        List<JsonNode> parsed = new ArrayList<>();
+        List<Finding> built = new ArrayList<>(); // null: not built yet (its stored fingerprint was enough)
+        List<Severity> parsedSev = new ArrayList<>();
         List<String> parsedTarget = new ArrayList<>();
+        List<String> parsedFp = new ArrayList<>();
         List<String[]> named = new ArrayList<>();
         for (JsonNode t : root.path("targets")) {
             String[] ca = targetOf(t);
@@ -160,12 +176,17 @@ public final class FleetMerge {
         String defaultKey = named.isEmpty() ? "n:" + in.placeTarget() : named.size() == 1 ? key(named.get(0)) : null;
         int i = 0;
         for (JsonNode f : root.path("findings")) {
-            Finding finding = finding(f);
-            if (finding == null) {
+            Severity sev = valid(f);
+            if (sev == null) {
                 errors.add(in.origin() + ": finding " + i + " has no ruleId, severity, message or location");
                 return;
             }
-            parsed.add(finding);
+            String stored = sameVersion ? text(f, "fingerprint") : null;
+            Finding finding = stored != null ? null : finding(f);
+            parsed.add(f);
+            built.add(finding);
+            parsedSev.add(sev);
+            parsedFp.add(stored != null ? stored : legacy ? finding.legacyFingerprint() : finding.fingerprint());
             parsedTarget.add(targetKey(f, defaultKey));
             i++;
         }
@@ -201,21 +222,21 @@ public final class FleetMerge {
                         e.has("detail") ? e.path("detail").asString() : null, -1));
             }
         }
+        int base = targets.size() - here.size(); // this report's targets have the last indexes
         for (int k = 0; k < parsed.size(); k++) {
             TargetState t = here.get(parsedTarget.get(k));
             if (t == null) {
                 continue; // a target a newer report covers
             }
-            Finding finding = parsed.get(k);
-            String fp = legacy ? finding.legacyFingerprint() : finding.fingerprint();
-            Merged m = findings.computeIfAbsent(fp, x -> new Merged());
-            int before = m.n;
-            m.add(t.index);
-            if (m.finding == null || finding.severity().compareTo(m.finding.severity()) > 0) {
-                m.finding = finding; // the most severe verdict among the targets (severity overrides differ)
+            Severity sev = parsedSev.get(k);
+            Merged m = findings.computeIfAbsent(parsedFp.get(k), x -> new Merged());
+            boolean added = m.add(t.index, base);
+            if (m.finding == null || sev.compareTo(m.finding.severity()) > 0) {
+                // the most severe verdict among the targets (severity overrides differ); built only when kept
+                m.finding = built.get(k) != null ? built.get(k) : finding(parsed.get(k));
             }
-            if (m.n > before) {
-                t.bySeverity.merge(finding.severity(), 1, Integer::sum);
+            if (added) {
+                t.bySeverity.merge(sev, 1, Integer::sum);
             }
         }
     }
@@ -270,6 +291,18 @@ public final class FleetMerge {
     private static String targetKey(JsonNode n, String defaultKey) {
         String[] ca = targetOf(n.get("target"));
         return ca == null ? defaultKey : key(ca);
+    }
+
+    /** The finding's severity when it has the fields a finding needs, else null. */
+    private static Severity valid(JsonNode f) {
+        if (!f.path("ruleId").isString() || !f.path("message").isString() || !f.path("location").isObject()) {
+            return null;
+        }
+        try {
+            return Severity.parse(f.path("severity").asString(""));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     private Finding finding(JsonNode f) {
@@ -331,9 +364,10 @@ public final class FleetMerge {
             rank[byName.get(k).index] = k;
         }
         List<Finding> out = new ArrayList<>(findings.size());
-        Map<String, List<String>> where = new HashMap<>();
-        for (Map.Entry<String, Merged> e : findings.entrySet()) {
-            Merged m = e.getValue();
+        Map<Finding, List<String>> where = new java.util.IdentityHashMap<>(findings.size());
+        for (java.util.Iterator<Merged> it = findings.values().iterator(); it.hasNext(); ) {
+            Merged m = it.next();
+            it.remove(); // each merged finding is dropped as its report finding is made
             int[] ts = java.util.Arrays.copyOf(m.targets, m.n);
             Integer[] order = new Integer[ts.length];
             for (int k = 0; k < ts.length; k++) {
@@ -344,12 +378,13 @@ public final class FleetMerge {
             for (Integer t : order) {
                 on.add(names[t]);
             }
-            where.put(e.getKey(), List.copyOf(on));
             List<String> notes = new ArrayList<>(m.finding.notes().size() + 1);
             notes.add(onTargets(on, targets.size()));
             notes.addAll(m.finding.notes());
-            out.add(new Finding(m.finding.ruleId(), m.finding.severity(), m.finding.caseIds(), m.finding.message(),
-                    m.finding.remediation(), m.finding.location(), m.finding.related(), notes, m.finding.key()));
+            Finding f = new Finding(m.finding.ruleId(), m.finding.severity(), m.finding.caseIds(), m.finding.message(),
+                    m.finding.remediation(), m.finding.location(), m.finding.related(), notes, m.finding.key());
+            out.add(f);
+            where.put(f, List.copyOf(on));
         }
         out.sort(null);
         List<Coverage.Entry> coverage = new ArrayList<>();

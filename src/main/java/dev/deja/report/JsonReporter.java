@@ -25,15 +25,49 @@ public final class JsonReporter implements Reporter {
     public static final String SCHEMA_VERSION = "1.2";
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
+    /**
+     * Writes the report with its findings made one at a time as they are written (a fleet report holds 100,000s: the
+     * whole tree would be several times the findings' size). Same bytes as {@link #tree}.
+     */
     @Override
     public void write(Report report, Writer out) throws IOException {
-        JsonText.writePretty(tree(report), out);
+        ObjectNode root = tree(report, false);
+        java.util.Iterator<Finding> it = report.result().findings().iterator();
+        JsonText.writePretty(root, out, java.util.Map.of("findings", new java.util.Iterator<tools.jackson.databind.JsonNode>() {
+            @Override
+            public boolean hasNext() {
+                return it.hasNext();
+            }
+
+            @Override
+            public tools.jackson.databind.JsonNode next() {
+                return listed(it.next(), report);
+            }
+        }));
         out.write("\n");
         out.flush();
     }
 
     /** The report as a JSON tree (also used by other outputs that embed it). */
     public static ObjectNode tree(Report report) {
+        return tree(report, true);
+    }
+
+    /** A finding as listed in {@code findings}: with "new" against a baseline and its targets in a fleet report. */
+    private static ObjectNode listed(Finding f, Report report) {
+        ObjectNode o = finding(f, report);
+        if (report.baseline() != null) {
+            o.put("new", report.baseline().isNew(f));
+        }
+        if (report.fleet() != null) {
+            ArrayNode on = o.putArray("targets");
+            report.fleet().targetsOf(f).forEach(on::add);
+        }
+        return o;
+    }
+
+    /** With {@code withFindings} false, {@code findings} is an empty array for the caller to fill. */
+    private static ObjectNode tree(Report report, boolean withFindings) {
         ScanResult r = report.result();
         ObjectNode root = F.objectNode();
         root.put("schemaVersion", SCHEMA_VERSION);
@@ -73,15 +107,9 @@ public final class JsonReporter implements Reporter {
         ArrayNode findings = root.putArray("findings");
         TreeSet<String> caseIds = new TreeSet<>();
         for (Finding f : r.findings()) {
-            ObjectNode o = finding(f, report);
-            if (b != null) {
-                o.put("new", b.isNew(f));
+            if (withFindings) {
+                findings.add(listed(f, report));
             }
-            if (report.fleet() != null) {
-                ArrayNode on = o.putArray("targets");
-                report.fleet().targetsOf(f.fingerprint()).forEach(on::add);
-            }
-            findings.add(o);
             caseIds.addAll(f.caseIds());
         }
         ArrayNode suppressed = root.putArray("suppressed");

@@ -23,6 +23,14 @@ public final class JsonText {
     }
 
     public static void writePretty(JsonNode tree, Writer out) {
+        writePretty(tree, out, Map.of());
+    }
+
+    /**
+     * Writes {@code tree}; a top-level field named in {@code streamed} (an empty array in the tree) gets the
+     * iterator's nodes instead, made as they are written.
+     */
+    public static void writePretty(JsonNode tree, Writer out, Map<String, java.util.Iterator<JsonNode>> streamed) {
         ObjectWriteContext pretty = new ObjectWriteContext.Base() {
             @Override
             public PrettyPrinter getPrettyPrinter() {
@@ -35,7 +43,25 @@ public final class JsonText {
             }
         };
         try (JsonGenerator g = JSON.createGenerator(pretty, out)) {
-            write(g, tree);
+            if (streamed.isEmpty() || !tree.isObject()) {
+                write(g, tree);
+                return;
+            }
+            g.writeStartObject();
+            for (Map.Entry<String, JsonNode> e : tree.properties()) {
+                g.writeName(e.getKey());
+                java.util.Iterator<JsonNode> items = streamed.get(e.getKey());
+                if (items == null) {
+                    write(g, e.getValue());
+                    continue;
+                }
+                g.writeStartArray();
+                while (items.hasNext()) {
+                    write(g, items.next());
+                }
+                g.writeEndArray();
+            }
+            g.writeEndObject();
         }
     }
 
