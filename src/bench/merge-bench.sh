@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fleet merge benchmark: `deja report merge` of REPORTS scan reports of FINDINGS findings each (default 1,000 x 300;
 # two thirds of each report's findings are shared by every cluster, one third its own), written by
-# dev.deja.report.FleetBench from a real scan of examples/kubernetes. Measures deja (java -Xmx512m -jar
+# dev.deja.report.MergeBench from a real scan of examples/kubernetes. Measures deja (java -Xmx512m -jar
 # target/deja.jar, the report as JSON and as HTML) against references over the same files in the same invocation:
 # `cat` (reading the bytes) and `jq -s` (parsing them all as JSON, when jq is installed). Wall time and peak RSS
 # from /usr/bin/time -v. Targets: under 10 s and within -Xmx512m (exit 1 if deja misses the time or runs out of heap).
@@ -20,7 +20,7 @@ if [ ! -f "$cp" ] || [ pom.xml -nt "$cp" ]; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/deja-merge-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-java -cp "target/test-classes:target/classes:$(cat "$cp")" dev.deja.report.FleetBench "$work/reports" "$reports" "$findings"
+java -cp "target/test-classes:target/classes:$(cat "$cp")" dev.deja.report.MergeBench "$work/reports" "$reports" "$findings"
 
 # name, then the command; prints "name  wall s  CPU s (user+sys)  peak RSS MB  exit". On a shared machine the CPU
 # time is the figure to compare (the load average is printed with it); wall time is what a user waits.

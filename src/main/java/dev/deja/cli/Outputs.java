@@ -228,9 +228,19 @@ public final class Outputs {
                 .replace("{time}", java.time.format.DateTimeFormatter.ofPattern("HHmmss").format(utc));
     }
 
-    /** The name of the live cluster a report is about, safe in a key: its context ("context prod (https://...)"). */
+    /**
+     * The name of the live cluster a report is about, safe in a key: the cluster its target names (the context, or
+     * --cluster-name); "fleet" when the run read several clusters; else the context in the report's scope
+     * ("context prod (https://...)"); "local" when no live cluster was read.
+     */
     static String clusterName(Report report) {
-        String c = report.run() == null ? null : report.run().scope().get("cluster");
+        List<String> clusters = report.result().targets().stream().map(dev.deja.engine.Target::cluster)
+                .filter(java.util.Objects::nonNull).distinct().toList();
+        if (clusters.size() > 1) {
+            return "fleet";
+        }
+        String c = !clusters.isEmpty() ? clusters.get(0)
+                : report.run() == null ? null : report.run().scope().get("cluster");
         if (c == null) {
             return "local";
         }

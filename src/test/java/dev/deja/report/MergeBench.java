@@ -19,9 +19,9 @@ import tools.jackson.databind.node.ObjectNode;
  * per cluster folder (DIR/cluster-0001/2026-...json), made from the findings of a real scan of examples/kubernetes
  * with their objects renamed: two thirds of each report's findings are the same on every cluster (a shared chart),
  * one third are the cluster's own. Modification times are spread over the last 60 hours (some targets stale).
- * Usage: FleetBench DIR [REPORTS [FINDINGS]]
+ * Usage: MergeBench DIR [REPORTS [FINDINGS]]
  */
-public final class FleetBench {
+public final class MergeBench {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         int reports = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
@@ -62,7 +62,7 @@ public final class FleetBench {
             bytes += b.length;
             Files.setLastModifiedTime(p, FileTime.from(now.minus(Duration.ofMinutes((r * 37L) % 3600))));
         }
-        System.out.printf("fleet-bench: %d reports of %d findings (%d templates), %.1f MB in %s%n", reports, perReport,
+        System.out.printf("merge-bench: %d reports of %d findings (%d templates), %.1f MB in %s%n", reports, perReport,
                 templates.size(), bytes / 1e6, dir);
     }
 }
