@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Renders a Helm chart folder as {@code helm template release-name CHART} would, with Helm itself (helm-java: Helm's Go
+ * Renders a Helm chart folder as {@code helm template release-name CHART --namespace default} would, with Helm itself (helm-java: Helm's Go
  * code in a native library, through JNA). Only loaded when a chart is scanned (by name, from
  * {@link dev.deja.source.Inputs}), so other scans load neither helm-java nor JNA.
  *
@@ -33,6 +33,8 @@ public final class HelmRenderer {
     static final Pattern KUBE_VERSION = Pattern.compile("chart requires kubeVersion: (\\S+)");
     /** The release name of {@code helm template} without one. */
     static final String RELEASE = "release-name";
+    /** The namespace {@code helm template} renders into outside any kubeconfig context ({@code .Release.Namespace}). */
+    static final String NAMESPACE = "default";
 
     private HelmRenderer() {
     }
@@ -84,7 +86,7 @@ public final class HelmRenderer {
     }
 
     static String template(Path chart, List<Path> valuesFiles, List<String> sets) {
-        TemplateCommand t = new Helm(chart).template().withName(RELEASE);
+        TemplateCommand t = new Helm(chart).template().withName(RELEASE).withNamespace(NAMESPACE);
         for (Path v : valuesFiles) {
             t = t.withValuesFile(v);
         }

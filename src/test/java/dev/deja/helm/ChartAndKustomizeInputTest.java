@@ -40,7 +40,7 @@ class ChartAndKustomizeInputTest {
 
     /** The lines of one template in Helm's output, as --show-only prints them. */
     static List<String> helmShowOnly(String template) {
-        String all = new Helm(Path.of(CHART)).template().withName("release-name").call();
+        String all = new Helm(Path.of(CHART)).template().withName("release-name").withNamespace("default").call();
         return HelmRenderer.split(all, CHART).stream().filter(f -> f.display().equals(CHART + "/" + template))
                 .findFirst().orElseThrow().text().lines().toList();
     }
@@ -55,6 +55,8 @@ class ChartAndKustomizeInputTest {
         int seen = 0;
         for (JsonNode f : r.json().path("findings")) {
             assertEquals(DEPLOYMENT, f.path("location").path("file").asString(), f.toString());
+            // {{ .Release.Namespace }} is "default", as helm template renders it outside a kubeconfig context
+            assertTrue(f.path("object").asString().startsWith("Deployment default/release-name-controller "), f.toString());
             String line = lines.get(f.path("location").path("line").asInt() - 1).strip();
             String rule = f.path("ruleId").asString();
             String msg = f.path("message").asString();
