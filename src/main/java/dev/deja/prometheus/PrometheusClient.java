@@ -50,7 +50,7 @@ public final class PrometheusClient {
         private final boolean denied;
         private final boolean unreachable;
 
-        QueryException(String message, boolean denied, boolean unreachable) {
+        public QueryException(String message, boolean denied, boolean unreachable) {
             super(message);
             this.denied = denied;
             this.unreachable = unreachable;

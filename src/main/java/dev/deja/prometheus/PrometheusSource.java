@@ -8,6 +8,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * {@code --prometheus URL}: asks a Prometheus-compatible API for the peak over {@code --window} of HAProxy's and
@@ -30,24 +34,39 @@ public final class PrometheusSource implements LiveSource {
         String server = client.display();
         List<PrometheusPeaks.Query> answered = new ArrayList<>();
         boolean anySeries = false;
-        List<String> asked = new ArrayList<>();
-        for (String name : PrometheusPeaks.METRICS.keySet()) {
-            String promql = PrometheusPeaks.promql(name, req.window);
-            asked.add(promql);
-            try {
-                List<PrometheusPeaks.Sample> samples = client.query(promql);
-                answered.add(new PrometheusPeaks.Query(name, promql, samples));
-                out.read(SOURCE, "query " + promql + " at " + server, samples.size());
-                anySeries |= !samples.isEmpty();
-            } catch (PrometheusClient.QueryException e) {
-                if (e.unreachable() || e.denied()) { // the same for every query: say it once
-                    out.notRead(SOURCE, "Prometheus API at " + server, e.denied() ? Coverage.Status.DENIED
-                            : Coverage.Status.FAILED, e.getMessage());
-                    out.put(PrometheusPeaks.class, new PrometheusPeaks(server, req.window, answered));
-                    return;
-                }
-                out.notRead(SOURCE, "query " + promql + " at " + server, Coverage.Status.FAILED, e.getMessage());
+        // the queries are independent: asked together, the scan waits for the slowest, not for their sum
+        List<String> names = List.copyOf(PrometheusPeaks.METRICS.keySet());
+        ExecutorService pool = Executors.newFixedThreadPool(names.size(), r -> {
+            Thread t = new Thread(r, "deja-prometheus");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<List<PrometheusPeaks.Sample>>> futures = new ArrayList<>();
+            for (String name : names) {
+                String promql = PrometheusPeaks.promql(name, req.window);
+                futures.add(pool.submit(() -> client.query(promql)));
             }
+            for (int i = 0; i < names.size(); i++) {
+                String name = names.get(i);
+                String promql = PrometheusPeaks.promql(name, req.window);
+                try {
+                    List<PrometheusPeaks.Sample> samples = answer(futures.get(i));
+                    answered.add(new PrometheusPeaks.Query(name, promql, samples));
+                    out.read(SOURCE, "query " + promql + " at " + server, samples.size());
+                    anySeries |= !samples.isEmpty();
+                } catch (PrometheusClient.QueryException e) {
+                    if (e.unreachable() || e.denied()) { // the same for every query: say it once
+                        out.notRead(SOURCE, "Prometheus API at " + server, e.denied() ? Coverage.Status.DENIED
+                                : Coverage.Status.FAILED, e.getMessage());
+                        out.put(PrometheusPeaks.class, new PrometheusPeaks(server, req.window, List.of()));
+                        return;
+                    }
+                    out.notRead(SOURCE, "query " + promql + " at " + server, Coverage.Status.FAILED, e.getMessage());
+                }
+            }
+        } finally {
+            pool.shutdownNow();
         }
         PrometheusPeaks peaks = new PrometheusPeaks(server, req.window, answered);
         if (!answered.isEmpty() && !anySeries) {
@@ -58,6 +77,24 @@ public final class PrometheusSource implements LiveSource {
             notes(peaks, server, req.window, out);
         }
         out.put(PrometheusPeaks.class, peaks);
+    }
+
+    private static List<PrometheusPeaks.Sample> answer(Future<List<PrometheusPeaks.Sample>> f)
+            throws PrometheusClient.QueryException {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof PrometheusClient.QueryException q) {
+                throw q;
+            }
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PrometheusClient.QueryException("interrupted", false, false);
+        }
     }
 
     private static List<String> distinctMetrics() {
