@@ -41,7 +41,8 @@ public final class PrometheusClient {
     static final int MAX_ANSWER = 64 * 1024 * 1024;
     private final URI base;
     private final String authorization;
-    private final HttpClient http;
+    private final javax.net.ssl.SSLContext ssl;
+    private HttpClient http;
     private final Duration timeout;
 
     /** A query that did not give a vector: why, in one line, and whether it was refused (401/403). */
@@ -88,12 +89,52 @@ public final class PrometheusClient {
         } else {
             authorization = null;
         }
-        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER);
-        if (caFile != null) {
-            b.sslContext(sslContext(caFile));
-        }
-        this.http = b.build();
+        this.ssl = caFile != null ? sslContext(caFile) : base.getScheme().equals("http") ? plainHttp() : null;
         this.timeout = timeout;
+    }
+
+    /**
+     * The HTTP client, built on first use. For a plain http server it gets a TLS context that trusts nothing: the
+     * JDK client otherwise initialises the default one at construction, parsing the whole CA store (about a second of
+     * a small machine's CPU) for a connection that never uses TLS.
+     */
+    private synchronized HttpClient http() {
+        if (http == null) {
+            HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(timeout)
+                    .followRedirects(HttpClient.Redirect.NEVER);
+            if (ssl != null) {
+                b.sslContext(ssl);
+            }
+            http = b.build();
+        }
+        return http;
+    }
+
+    private static SSLContext plainHttp() {
+        try {
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(new javax.net.ssl.KeyManager[0], new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
+                @Override
+                public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType)
+                        throws java.security.cert.CertificateException {
+                    throw new java.security.cert.CertificateException("no TLS on a plain http server");
+                }
+
+                @Override
+                public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType)
+                        throws java.security.cert.CertificateException {
+                    throw new java.security.cert.CertificateException("no TLS on a plain http server");
+                }
+
+                @Override
+                public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                    return new java.security.cert.X509Certificate[0];
+                }
+            }}, null);
+            return ctx;
+        } catch (GeneralSecurityException e) {
+            return null; // the JDK's default context then
+        }
     }
 
     /** Credentials would go over plain http to another host (not refused: a trusted network may carry them). */
@@ -188,7 +229,7 @@ public final class PrometheusClient {
         int code;
         byte[] body;
         try {
-            HttpResponse<InputStream> resp = http.send(rb.build(), HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> resp = http().send(rb.build(), HttpResponse.BodyHandlers.ofInputStream());
             code = resp.statusCode();
             try (InputStream in = resp.body()) {
                 body = bounded(in);
