@@ -236,7 +236,9 @@ public final class Prover {
             Frontends.Frontend f = target(cfg, ctx.frontend());
             AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
             Path dir = ctx.cleanup().dir().resolve("r" + (++runs));
-            Files.createDirectories(dir);
+            // not createDirectories: after Ctrl-C the clean-up hook deletes the sandbox folder, and a run starting
+            // meanwhile must fail instead of creating it again (it was left behind when that happened after the hook)
+            Files.createDirectory(dir);
             sandbox = Sandbox.write(text, cfg, dir, ctx.stub().port(), plan.aclRewrites());
             if (ctx.changes().isEmpty()) {
                 ctx.changes().addAll(sandbox.changes());
