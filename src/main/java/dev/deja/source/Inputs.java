@@ -90,6 +90,11 @@ public final class Inputs {
                     skipped.add(duplicate(p));
                     continue;
                 }
+                Path chart = chartOfTemplate(path);
+                if (chart != null) {
+                    throw new InputException(p + ": a Helm template (Go template, not a manifest): scan its chart,"
+                            + " 'deja scan " + chart + "', which renders it");
+                }
                 SourceFile f = read(path, p);
                 FileKind k = FileKind.recognize(path.getFileName().toString(), f.text());
                 if (k == null) {
@@ -108,6 +113,18 @@ public final class Inputs {
     }
 
     static final String HELM_RENDERER = "dev.deja.helm.HelmRenderer";
+
+    /** The chart folder when the file is under its templates/ folder (CHART/templates/.../x.yaml), else null. */
+    static Path chartOfTemplate(Path file) {
+        Path abs = file.toAbsolutePath().normalize();
+        for (Path dir = abs.getParent(); dir != null && dir.getParent() != null; dir = dir.getParent()) {
+            if (dir.getFileName().toString().equals("templates") && Files.isRegularFile(dir.getParent().resolve("Chart.yaml"))) {
+                Path rel = Path.of("").toAbsolutePath().relativize(dir.getParent());
+                return rel.toString().isEmpty() ? Path.of(".") : rel;
+            }
+        }
+        return null;
+    }
 
     /** The chart's templates rendered by Helm, one file per template (loaded by name: only chart scans load Helm). */
     @SuppressWarnings("unchecked")

@@ -142,6 +142,11 @@ class ChartAndKustomizeInputTest {
         assertEquals(1, noChart.err().lines().count(), noChart.err());
         assertTrue(noChart.err().contains("--helm-set: only with a Helm chart"), noChart.err());
 
+        TestSupport.Run template = TestSupport.run("scan", DEPLOYMENT);
+        assertEquals(2, template.code());
+        assertEquals("deja: " + DEPLOYMENT + ": a Helm template (Go template, not a manifest): scan its chart, 'deja scan "
+                + CHART + "', which renders it\n", template.err());
+
         TestSupport.Run badSet = TestSupport.run("scan", CHART, "--helm-set", "replicaCount");
         assertEquals(2, badSet.code());
         assertTrue(badSet.err().contains("expected KEY=VALUE"), badSet.err());
