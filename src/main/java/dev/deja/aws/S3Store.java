@@ -90,6 +90,15 @@ public final class S3Store implements ReportStore {
     }
 
     @Override
+    public void put(String bucket, String key, java.nio.file.Path file, String contentType) throws IOException {
+        try {
+            s3.putObject(r -> r.bucket(bucket).key(key).contentType(contentType), RequestBody.fromFile(file));
+        } catch (SdkException e) {
+            throw new IOException(why(e), e);
+        }
+    }
+
+    @Override
     public List<Item> list(String bucket, String prefix) throws IOException {
         List<Item> out = new ArrayList<>();
         try {

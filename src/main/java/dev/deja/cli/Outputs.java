@@ -165,32 +165,51 @@ public final class Outputs {
             return format + " to " + uri;
         }
 
+        /**
+         * Written to a file in the temporary folder first (a fleet report can be 100s of MB), uploaded from there and
+         * deleted; when the upload fails that file is the kept copy. Without a temporary folder: in memory, and
+         * printed on stdout if the upload fails.
+         */
         @Override
         public void deliver(Report report) throws IOException {
-            StringWriter buf = new StringWriter();
-            Reporters.forName(format).write(report.withColor(false), buf);
-            byte[] body = buf.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
             String key = key(uri.key(), report);
+            String type = CONTENT_TYPES.getOrDefault(format, "text/plain; charset=utf-8");
+            String name = key.substring(key.lastIndexOf('/') + 1).replaceAll("[^A-Za-z0-9._-]", "_");
+            Path tmp = null;
             try {
-                plan.store().put(uri.bucket(), key, body, CONTENT_TYPES.getOrDefault(format, "text/plain; charset=utf-8"));
-            } catch (IOException | RuntimeException e) {
-                String why = e.getMessage() == null ? e.toString() : e.getMessage();
-                throw new IOException("s3://" + uri.bucket() + "/" + key + " not written: " + why + "; " + keep(body, key));
+                tmp = Files.createTempFile("deja-report-", "-" + name);
+                try (java.io.Writer w = Files.newBufferedWriter(tmp, java.nio.charset.StandardCharsets.UTF_8)) {
+                    Reporters.forName(format).write(report.withColor(false), w);
+                }
+            } catch (IOException e) {
+                if (tmp != null) {
+                    Files.deleteIfExists(tmp);
+                }
+                tmp = null;
             }
+            if (tmp == null) {
+                StringWriter buf = new StringWriter();
+                Reporters.forName(format).write(report.withColor(false), buf);
+                byte[] body = buf.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                try {
+                    plan.store().put(uri.bucket(), key, body, type);
+                } catch (IOException | RuntimeException e) {
+                    plan.io.out().write(buf.toString());
+                    plan.io.out().flush();
+                    throw new IOException(notWritten(key, e) + "; the report was printed on stdout (no temporary file)");
+                }
+                return;
+            }
+            try {
+                plan.store().put(uri.bucket(), key, tmp, type);
+            } catch (IOException | RuntimeException e) {
+                throw new IOException(notWritten(key, e) + "; the report is kept in " + tmp);
+            }
+            Files.deleteIfExists(tmp);
         }
 
-        /** Keeps the report that could not be uploaded: a file in the temporary folder, else stdout. */
-        private String keep(byte[] body, String key) {
-            String name = key.substring(key.lastIndexOf('/') + 1);
-            try {
-                Path tmp = Files.createTempFile("deja-report-", "-" + name.replaceAll("[^A-Za-z0-9._-]", "_"));
-                Files.write(tmp, body);
-                return "the report is kept in " + tmp;
-            } catch (IOException | RuntimeException e) {
-                plan.io.out().write(new String(body, java.nio.charset.StandardCharsets.UTF_8));
-                plan.io.out().flush();
-                return "the report was printed on stdout (no temporary file: " + e.getMessage() + ")";
-            }
+        private String notWritten(String key, Exception e) {
+            return "s3://" + uri.bucket() + "/" + key + " not written: " + (e.getMessage() == null ? e.toString() : e.getMessage());
         }
     }
 

@@ -32,6 +32,9 @@ public interface ReportStore {
 
     void put(String bucket, String key, byte[] body, String contentType) throws IOException;
 
+    /** Uploads a file's content (a report too large to hold in memory). */
+    void put(String bucket, String key, java.nio.file.Path file, String contentType) throws IOException;
+
     /** Every object under {@code prefix} (all pages), in key order. */
     List<Item> list(String bucket, String prefix) throws IOException;
 

@@ -62,6 +62,11 @@ class S3ReportsTest {
             assertEquals("application/json", s3.buckets.get("reports").get(keys.get(0)).contentType());
             assertTrue(s3.body("reports", "deja/local/latest.html").contains("<html"));
             assertTrue(s3.requests.stream().allMatch(q -> q.startsWith("PUT /reports/deja/local/")), s3.requests.toString());
+            // the report is uploaded from a temporary file, deleted once uploaded
+            try (var left = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+                assertEquals(List.of(), left.map(p -> p.getFileName().toString())
+                        .filter(n -> n.startsWith("deja-report-") && n.endsWith("-latest.html")).toList());
+            }
         }
     }
 
