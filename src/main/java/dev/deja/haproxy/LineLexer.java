@@ -143,39 +143,7 @@ final class LineLexer {
                 continue;
             }
             if (c == '\\' && i + 1 < end) {
-                char n = text.charAt(i + 1);
-                switch (n) {
-                    case ' ', '\\', '#', '\'', '"', '$' -> {
-                        w.append(n);
-                        i += 2;
-                    }
-                    case 'n' -> {
-                        w.append('\n');
-                        i += 2;
-                    }
-                    case 'r' -> {
-                        w.append('\r');
-                        i += 2;
-                    }
-                    case 't' -> {
-                        w.append('\t');
-                        i += 2;
-                    }
-                    case 'x' -> {
-                        int h1 = i + 2 < end ? Character.digit(text.charAt(i + 2), 16) : -1;
-                        int h2 = i + 3 < end ? Character.digit(text.charAt(i + 3), 16) : -1;
-                        if (h1 < 0 || h2 < 0) {
-                            throw new HaproxyParseException(display, line,
-                                    "invalid escape '\\x' (two hexadecimal digits expected)");
-                        }
-                        w.append((char) (h1 * 16 + h2));
-                        i += 4;
-                    }
-                    default -> {
-                        w.append(c);
-                        i++;
-                    }
-                }
+                i = escape(text, i, end, display, line);
                 inWord = true;
                 continue;
             }
@@ -230,6 +198,47 @@ final class LineLexer {
         } else if (inWord) {
             words.add(w.toString());
             w.setLength(0);
+        }
+    }
+
+    /**
+     * Appends the escape at text[i] (a backslash with a character after it) to the word: {@code \ }, {@code \#},
+     * {@code \\}, {@code \'}, {@code \"}, {@code \$}, {@code \n}, {@code \r}, {@code \t}, {@code \xNN};
+     * any other backslash is kept. Returns the index after it.
+     */
+    private int escape(String text, int i, int end, String display, int line) {
+        StringBuilder w = word;
+        char n = text.charAt(i + 1);
+        switch (n) {
+            case ' ', '\\', '#', '\'', '"', '$' -> {
+                w.append(n);
+                return i + 2;
+            }
+            case 'n' -> {
+                w.append('\n');
+                return i + 2;
+            }
+            case 'r' -> {
+                w.append('\r');
+                return i + 2;
+            }
+            case 't' -> {
+                w.append('\t');
+                return i + 2;
+            }
+            case 'x' -> {
+                int h1 = i + 2 < end ? Character.digit(text.charAt(i + 2), 16) : -1;
+                int h2 = i + 3 < end ? Character.digit(text.charAt(i + 3), 16) : -1;
+                if (h1 < 0 || h2 < 0) {
+                    throw new HaproxyParseException(display, line, "invalid escape '\\x' (two hexadecimal digits expected)");
+                }
+                w.append((char) (h1 * 16 + h2));
+                return i + 4;
+            }
+            default -> {
+                w.append('\\');
+                return i + 1;
+            }
         }
     }
 
