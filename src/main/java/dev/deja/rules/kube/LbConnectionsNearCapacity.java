@@ -130,7 +130,7 @@ public final class LbConnectionsNearCapacity implements Rule {
         String pod = x.labels().getOrDefault("controller_pod", x.labels().getOrDefault("pod", ""));
         String ns = x.labels().getOrDefault("controller_namespace", x.labels().getOrDefault("namespace", ""));
         for (Workload w : inv.workloads()) {
-            if (!w.namespace().equals(ns) || !pod.startsWith(w.name() + "-")) {
+            if (!w.namespace().equals(ns) || !podOf(w, pod)) {
                 continue;
             }
             for (Container c : w.containers()) {
@@ -157,12 +157,29 @@ public final class LbConnectionsNearCapacity implements Rule {
                             + ") x " + workers + " worker processes = " + (long) perWorker * workers
                             + " connections (ConfigMap " + cm.meta().display() + " named by --configmap of "
                             + w.meta().display() + "; worker_connections counts upstream connections too)";
-                    return new Judged(x, (double) perWorker * workers, text,
-                            Location.kube(w.kind(), w.namespace(), w.name()), "ingress-nginx");
+                    return new Judged(x, (double) perWorker * workers, text, w.meta().location(), "ingress-nginx");
                 }
             }
         }
         return null;
+    }
+
+    /**
+     * Whether a pod name is one the workload's controller gives: a Deployment's NAME-&lt;ReplicaSet hash&gt;-&lt;5
+     * characters&gt;, a DaemonSet's NAME-&lt;5 characters&gt;, a StatefulSet's NAME-&lt;ordinal&gt;. Not a bare prefix:
+     * ingress-nginx-controller-internal-... is not a pod of ingress-nginx-controller.
+     */
+    static boolean podOf(Workload w, String pod) {
+        if (!pod.startsWith(w.name() + "-")) {
+            return false;
+        }
+        String rest = pod.substring(w.name().length() + 1);
+        return switch (w.kind()) {
+            case "Deployment" -> rest.matches("[a-z0-9]{1,10}-[a-z0-9]{5}");
+            case "DaemonSet" -> rest.matches("[a-z0-9]{5}");
+            case "StatefulSet" -> rest.matches("\\d+");
+            default -> false;
+        };
     }
 
     private static Integer positive(String v) {
