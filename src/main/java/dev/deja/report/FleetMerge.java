@@ -173,7 +173,15 @@ public final class FleetMerge {
                 named.add(ca);
             }
         }
-        String defaultKey = named.isEmpty() ? "n:" + in.placeTarget() : named.size() == 1 ? key(named.get(0)) : null;
+        // a finding or gap without a target belongs to the report's one target, else to the target its place names
+        String placeKey = "n:" + in.placeTarget();
+        String defaultKey = named.size() == 1 ? key(named.get(0)) : placeKey;
+        // the report's targets: those it names, those its findings and gaps name, and its place when something
+        // names none: nothing in it is left without a target
+        Map<String, String[]> wanted = new LinkedHashMap<>();
+        for (String[] ca : named) {
+            wanted.put(key(ca), new String[] {label(ca), ca[0], ca[1]});
+        }
         int i = 0;
         for (JsonNode f : root.path("findings")) {
             Severity sev = valid(f);
@@ -187,17 +195,19 @@ public final class FleetMerge {
             built.add(finding);
             parsedSev.add(sev);
             parsedFp.add(stored != null ? stored : legacy ? finding.legacyFingerprint() : finding.fingerprint());
-            parsedTarget.add(targetKey(f, defaultKey));
+            parsedTarget.add(want(wanted, f, defaultKey, in.placeTarget()));
             i++;
         }
         read++;
         Map<String, TargetState> here = new HashMap<>();
-        if (named.isEmpty()) {
-            accept(here, defaultKey, in.placeTarget(), null, null, in);
-        } else {
-            for (String[] ca : named) {
-                accept(here, key(ca), label(ca), ca[0], ca[1], in);
-            }
+        for (JsonNode e : root.path("coverage").path("entries")) {
+            want(wanted, e, defaultKey, in.placeTarget());
+        }
+        if (wanted.isEmpty()) {
+            wanted.put(placeKey, new String[] {in.placeTarget(), null, null}); // a report with nothing in it
+        }
+        for (Map.Entry<String, String[]> w : wanted.entrySet()) {
+            accept(here, w.getKey(), w.getValue()[0], w.getValue()[1], w.getValue()[2], in);
         }
         if (here.isEmpty()) {
             return; // every target of this report has a newer one (counted in superseded)
@@ -286,6 +296,17 @@ public final class FleetMerge {
 
     private static String label(String[] ca) {
         return ca[0] != null && ca[1] != null ? ca[0] + " (" + ca[1] + ")" : ca[0] != null ? ca[0] : ca[1];
+    }
+
+    /** The key of the target a finding or coverage entry belongs to, added to {@code wanted} when new. */
+    private static String want(Map<String, String[]> wanted, JsonNode n, String defaultKey, String place) {
+        String[] ca = targetOf(n.get("target"));
+        if (ca != null) {
+            wanted.putIfAbsent(key(ca), new String[] {label(ca), ca[0], ca[1]});
+            return key(ca);
+        }
+        wanted.putIfAbsent(defaultKey, new String[] {place, null, null}); // (a named one is there already)
+        return defaultKey;
     }
 
     private static String targetKey(JsonNode n, String defaultKey) {

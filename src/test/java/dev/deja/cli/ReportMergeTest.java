@@ -217,6 +217,9 @@ class ReportMergeTest {
                 t.put("cluster", "green").put("account", "111122223333");
             }
         }
+        for (JsonNode e : two.path("coverage").path("entries")) {
+            ((ObjectNode) e).putObject("target").put("cluster", "blue");
+        }
         write(tmp.resolve("r/run.json"), two.toString(), Duration.ofHours(2));
         TestSupport.Run r = merge(tmp.resolve("r").toString(), "--format", "json");
         assertEquals(0, r.code(), r.err());
@@ -227,6 +230,14 @@ class ReportMergeTest {
         JsonNode green = target(j, "green (111122223333)");
         assertEquals(fs.size() - 1, green.path("total").asInt());
         assertEquals("111122223333", green.path("account").asString());
+
+        // a finding of that run without a target (a file scanned with the clusters) is the report's place's, not lost
+        ((ObjectNode) fs.get(2)).remove("target");
+        write(tmp.resolve("r/run.json"), two.toString(), Duration.ofHours(1));
+        j = merge(tmp.resolve("r").toString(), "--format", "json").json();
+        assertEquals(3, j.path("fleet").path("targets").size(), j.path("fleet").toString());
+        assertEquals(1, target(j, "run").path("total").asInt());
+        assertEquals(fs.size() - 2, target(j, "green (111122223333)").path("total").asInt());
     }
 
     @ParameterizedTest
