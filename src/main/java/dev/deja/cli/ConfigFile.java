@@ -81,6 +81,11 @@ public final class ConfigFile {
     String profile;
     List<String> regions;
     String awsEndpoint;
+    String prometheus;
+    String window;
+    Path prometheusBearerTokenFile;
+    Path prometheusBasicAuthFile;
+    Path prometheusCaFile;
     List<String> enabledRules;
     List<String> disabledRules;
     Map<String, Severity> severityOverrides = new LinkedHashMap<>();
@@ -188,7 +193,7 @@ public final class ConfigFile {
     }
 
     private void sources(Node n) {
-        Map<String, Node> s = map(n, "sources", "paths", "haproxy", "helm", "cluster", "aws");
+        Map<String, Node> s = map(n, "sources", "paths", "haproxy", "helm", "cluster", "aws", "prometheus");
         for (String p : strings(s.get("paths"))) {
             paths.add(resolve(p));
         }
@@ -257,6 +262,18 @@ public final class ConfigFile {
             profile = str(a.get("profile"));
             regions = a.containsKey("regions") ? strings(a.get("regions")) : null;
             awsEndpoint = str(a.get("endpoint"));
+        }
+        if (s.containsKey("prometheus")) {
+            Map<String, Node> p = map(s.get("prometheus"), "sources.prometheus", "url", "window", "bearerTokenFile",
+                    "basicAuthFile", "caFile");
+            prometheus = str(p.get("url"));
+            if (prometheus == null) {
+                throw error(s.get("prometheus"), "sources.prometheus needs url (the Prometheus-compatible API)");
+            }
+            window = str(p.get("window"));
+            prometheusBearerTokenFile = path(p.get("bearerTokenFile"));
+            prometheusBasicAuthFile = path(p.get("basicAuthFile"));
+            prometheusCaFile = path(p.get("caFile"));
         }
     }
 
@@ -355,6 +372,21 @@ public final class ConfigFile {
         }
         if (awsEndpoint != null && !set.test("--aws-endpoint")) {
             cmd.awsEndpoint = awsEndpoint;
+        }
+        if (prometheus != null && !set.test("--prometheus")) {
+            cmd.prometheus = prometheus;
+        }
+        if (window != null && !set.test("--window")) {
+            cmd.window = window;
+        }
+        if (prometheusBearerTokenFile != null && !set.test("--prometheus-bearer-token-file")) {
+            cmd.prometheusBearerTokenFile = prometheusBearerTokenFile;
+        }
+        if (prometheusBasicAuthFile != null && !set.test("--prometheus-basic-auth-file")) {
+            cmd.prometheusBasicAuthFile = prometheusBasicAuthFile;
+        }
+        if (prometheusCaFile != null && !set.test("--prometheus-ca-file")) {
+            cmd.prometheusCaFile = prometheusCaFile;
         }
         if (enabledRules != null && !set.test("--rules")) {
             cmd.onlyRules = new ArrayList<>(enabledRules);

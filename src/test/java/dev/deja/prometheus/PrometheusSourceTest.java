@@ -98,6 +98,28 @@ class PrometheusSourceTest {
         }
     }
 
+    @Test
+    void deJaYamlNamesThePrometheusAndItsCredentials(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("token"), "from-the-config\n");
+        try (FakePrometheus p = new FakePrometheus(PrometheusSourceTest::fleet)) {
+            Path cfg = Files.writeString(dir.resolve("deja.yaml"), String.join("\n",
+                    "sources:",
+                    "  prometheus:",
+                    "    url: " + p.url(),
+                    "    window: 7d",
+                    "    bearerTokenFile: token", // relative to the file
+                    ""));
+            TestSupport.Run r = TestSupport.run("scan", "--config", cfg.toString(), "--rules", RULES, "--format", "json");
+            assertEquals(1, r.code(), r.out() + r.err());
+            assertEquals(2, messages(r.out()).size(), r.out());
+            assertTrue(p.authorizations.stream().allMatch(a -> a.equals("Bearer from-the-config")), p.authorizations.toString());
+        }
+        Path bad = Files.writeString(dir.resolve("bad.yaml"), "sources:\n  prometheus:\n    window: 7d\n");
+        TestSupport.Run r = TestSupport.run("scan", "--config", bad.toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("sources.prometheus needs url"), r.err());
+    }
+
     static List<String> messages(String json) {
         List<String> out = new ArrayList<>();
         for (JsonNode f : TestSupport.json(json).path("findings")) {
