@@ -68,7 +68,9 @@ public final class AwsLiveSource implements LiveSource {
                     + configPath(env) + " or " + credentialsPath(env));
         }
         List<String> regions = regions(req, env, profiles, profileName);
-        AwsCredentialsProvider creds = credentials(env, profiles, profileName, regions.get(0), endpoint);
+        AwsCredentialsProvider base = credentials(env, profiles, profileName, regions.get(0), endpoint);
+        AwsCredentialsProvider creds = req.roleArn == null ? base
+                : AssumeRole.provider(base, req.roleArn, req.externalId, regions.get(0), endpoint);
         try {
             AwsCredentials c = creds.resolveCredentials();
             if (c == null) {
@@ -79,10 +81,14 @@ public final class AwsLiveSource implements LiveSource {
                     ? "none found (looked at the environment, web identity token, the shared config and credentials"
                             + " files, container and instance roles)"
                     : oneLine(e.getMessage());
+            if (req.roleArn != null) {
+                throw new SourceUnavailableException("aws", "cannot assume role " + req.roleArn + ": " + why);
+            }
             throw new SourceUnavailableException("aws", "no usable AWS credentials"
                     + (profileName == null ? "" : " for profile " + profileName) + ": " + why
                     + " (use --profile NAME, AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or 'aws sso login')");
         }
+        req.accountRead = AssumeRole.account(creds, req.roleArn, regions.get(0), endpoint);
 
         String pn = profileName == null ? "default" : profileName;
         ClientOverrideConfiguration override = ClientOverrideConfiguration.builder()

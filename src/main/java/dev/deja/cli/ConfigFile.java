@@ -350,7 +350,7 @@ public final class ConfigFile {
             cmd.kubeconfig = kubeconfig;
         }
         if (context != null && !set.test("--context")) {
-            cmd.context = context;
+            cmd.contexts = new java.util.ArrayList<>(java.util.List.of(context));
         }
         if (namespaces != null && !set.test("--namespace") && !set.test("--all-namespaces")) {
             cmd.namespaces = new ArrayList<>(namespaces);
@@ -365,7 +365,7 @@ public final class ConfigFile {
             cmd.aws = aws;
         }
         if (profile != null && !set.test("--profile")) {
-            cmd.profile = profile;
+            cmd.profiles = new java.util.ArrayList<>(java.util.List.of(profile));
         }
         if (regions != null && !set.test("--region")) {
             cmd.regions = new ArrayList<>(regions);

@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -140,8 +141,18 @@ public final class ScanCommand implements Callable<Integer> {
     @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
     Path kubeconfig;
 
-    @Option(names = "--context", paramLabel = "NAME", description = "Kubeconfig context (default: current-context)")
-    String context;
+    @Option(names = "--context", paramLabel = "NAME",
+            description = "Kubeconfig context (default: current-context); repeat it to scan several clusters in one run")
+    List<String> contexts = new ArrayList<>();
+
+    @Option(names = "--all-contexts",
+            description = "Scan every context of the (merged) kubeconfig, each as its own cluster (implies --cluster)")
+    boolean allContexts;
+
+    @Option(names = "--cluster-name", paramLabel = "NAME",
+            description = "The cluster's name in the report and for matching load balancers' elbv2.k8s.aws/cluster tag"
+                    + " (default: the context name; one cluster only)")
+    String clusterName;
 
     @Option(names = {"-n", "--namespace"}, paramLabel = "NS", description = "Namespace to scan (repeatable)")
     List<String> namespaces = new ArrayList<>();
@@ -201,8 +212,27 @@ public final class ScanCommand implements Callable<Integer> {
     @Option(names = "--aws", description = "Scan AWS load balancers (ELBv2) with the default credential chain")
     boolean aws;
 
-    @Option(names = "--profile", paramLabel = "NAME", description = "AWS profile")
-    String profile;
+    @Option(names = "--profile", paramLabel = "NAME",
+            description = "AWS profile; repeat it to scan several accounts in one run")
+    List<String> profiles = new ArrayList<>();
+
+    @Option(names = "--role-arn", paramLabel = "ARN",
+            description = "Also scan the account of this IAM role, assumed with STS AssumeRole (session name deja) from"
+                    + " the default credentials (repeatable)")
+    List<String> roleArns = new ArrayList<>();
+
+    @Option(names = "--external-id", paramLabel = "ID", description = "External id for --role-arn's AssumeRole")
+    String externalId;
+
+    // ---- several targets
+    @Option(names = "--parallel", paramLabel = "N", defaultValue = "4",
+            description = "Clusters and accounts read at the same time (default: ${DEFAULT-VALUE})")
+    int parallel;
+
+    @Option(names = "--target-timeout", paramLabel = "TIME", defaultValue = "10m",
+            description = "Longest time one cluster or account may take to be read (e.g. 90s, 10m); past it, it is one"
+                    + " failed coverage entry and the others go on (default: ${DEFAULT-VALUE})")
+    String targetTimeout;
 
     @Option(names = "--region", paramLabel = "REGION", description = "AWS region (repeatable; default from profile or environment)")
     List<String> regions = new ArrayList<>();
@@ -307,6 +337,12 @@ public final class ScanCommand implements Callable<Integer> {
                 throw new InputException(e.getMessage());
             }
         }
+        cluster = cluster || allContexts;
+        aws = aws || !roleArns.isEmpty();
+        if (parallel < 1) {
+            throw new InputException("--parallel: must be at least 1, not " + parallel);
+        }
+        targetTimeoutMillis = timeMillis(targetTimeout, "--target-timeout");
         if (prometheus != null) {
             if (!WINDOW.matcher(window.strip()).matches()) {
                 throw new InputException("--window '" + window + "': not a PromQL range (e.g. 30m, 24h, 7d, 2w, 1d12h)");
@@ -332,7 +368,7 @@ public final class ScanCommand implements Callable<Integer> {
         }
         Outputs outs = Outputs.plan(format, outputFile, outputs, io); // unknown formats: exit 2 before any work
         if (outs.usesS3()) {
-            outs.s3Options(new dev.deja.report.ReportStore.Options(profile,
+            outs.s3Options(new dev.deja.report.ReportStore.Options(profiles.isEmpty() ? null : profiles.get(0),
                     regions.isEmpty() ? null : regions.get(0).split(",")[0].strip(), s3Endpoint(), io.env(), verbose));
         } else if (s3Endpoint != null) {
             throw new InputException("--s3-endpoint: only with an s3:// output (--output json=s3://BUCKET/KEY)");
@@ -356,12 +392,12 @@ public final class ScanCommand implements Callable<Integer> {
         ScanRequest req = request(rules);
         req.haproxyRuntimeTimeoutMillis = runtimeTimeoutMillis;
         req.haproxyRuntimeAuth = runtimeAuth;
+        List<FleetScan.Spec> specs = targets(req); // a context or profile that does not exist: exit 2 before any work
         if (reportConfigMap != null) {
             outs.add(Outputs.configMap(reportConfigMap, req)); // bad NAMESPACE/NAME or kubeconfig: exit 2 early
         }
         Baseline base = baseline == null ? null
                 : BaselineSources.load(BaselineSources.open(baseline, req), io.err()); // bad baseline: exit 2 early
-        Snapshot snapshot = Collector.collect(req);
         Map<String, String> knobs = new java.util.TreeMap<>(configFile == null ? Map.of() : configFile.ruleParameters);
         knobs.put("assume-client-rps", Integer.toString(assumeClientRps));
         if (haproxyInstances != null) {
@@ -369,27 +405,39 @@ public final class ScanCommand implements Callable<Integer> {
         }
         Settings settings = new Settings(knobs);
         Engine.Options opts = new Engine.Options(min, overrides, ignores, settings, LocalDate.now());
+        Engine engine = new Engine(catalog);
         // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would "pass" unseen
-        List<Rule> applicable = rules.stream().filter(r -> !r.parts().isEmpty() ? r.parts().stream().anyMatch(snapshot::hasPart)
-                : snapshot.hasPart(switch (r.source()) {
+        java.util.function.Function<Snapshot, ScanResult> judge = snapshot -> engine.run(snapshot, rules.stream()
+                .filter(r -> !r.parts().isEmpty() ? r.parts().stream().anyMatch(snapshot::hasPart)
+                        : snapshot.hasPart(switch (r.source()) {
                     case HAPROXY -> "dev.deja.haproxy.HaproxyConfigs";
                     case KUBERNETES -> "dev.deja.kube.model.KubeInventory";
                     case AWS -> "dev.deja.aws.model.AwsInventory";
-                })).toList();
-        ScanResult result = new Engine(catalog).run(snapshot, applicable, opts);
-        if (snapshot.hasPart("dev.deja.aws.model.AwsInventory") && snapshot.hasPart("dev.deja.kube.model.KubeInventory")) {
-            result = result.withFindings(CrossLinks.apply(snapshot, result.findings()));
+                })).toList(), opts);
+        ScanResult result;
+        java.util.function.Predicate<dev.deja.engine.Location> selected;
+        if (specs.isEmpty()) {
+            Snapshot snapshot = Collector.collect(req);
+            result = judge.apply(snapshot);
+            if (snapshot.hasPart("dev.deja.aws.model.AwsInventory") && snapshot.hasPart("dev.deja.kube.model.KubeInventory")) {
+                result = result.withFindings(CrossLinks.apply(snapshot, result.findings()));
+            }
+            selected = base == null ? loc -> true : selectedBy(snapshot);
+        } else {
+            FleetScan.Outcome o = FleetScan.run(req, specs, parallel, targetTimeoutMillis, judge,
+                    snapshot -> base == null ? loc -> true : selectedBy(snapshot));
+            result = o.result();
+            selected = o.selected();
         }
         warnUnusedSuppressions(ignores, result, opts.today());
 
         Report report = new Report(result, catalog, VersionProvider.version(), fail, false)
-                .withRun(new Report.RunInfo(started, Duration.ofNanos(System.nanoTime() - t0), scope(req)));
+                .withRun(new Report.RunInfo(started, Duration.ofNanos(System.nanoTime() - t0), scope(req, specs)));
         if (base != null) {
             Set<String> ran = Set.copyOf(result.rulesRun());
             Set<String> scannedNamespaces = Set.copyOf(namespaces);
             Set<String> scannedRegions = new java.util.HashSet<>();
             regions.forEach(r -> java.util.Arrays.stream(r.split(",")).map(String::strip).forEach(scannedRegions::add));
-            java.util.function.Predicate<dev.deja.engine.Location> selected = selectedBy(snapshot);
             report = report.withBaseline(base.compare(result.findings(), (rule, loc) -> ran.contains(rule)
                     && selected.test(loc)
                     && (scannedNamespaces.isEmpty() || loc.namespace() == null || loc.arn() != null
@@ -474,7 +522,8 @@ public final class ScanCommand implements Callable<Integer> {
         picocli.CommandLine.ParseResult pr = spec.commandLine().getParseResult();
         boolean clusterWrites = reportConfigMap != null || baseline != null && baseline.startsWith("configmap:");
         List<String> clusterOnly = new ArrayList<>();
-        for (String o : List.of("--namespace", "--all-namespaces", "--selector", "--context", "--kubeconfig")) {
+        for (String o : List.of("--namespace", "--all-namespaces", "--selector", "--context", "--kubeconfig",
+                "--cluster-name")) {
             boolean connection = o.equals("--context") || o.equals("--kubeconfig");
             if (pr.hasMatchedOption(o) && !cluster && !(connection && clusterWrites)) {
                 clusterOnly.add(o);
@@ -486,6 +535,12 @@ public final class ScanCommand implements Callable<Integer> {
         }
         List<String> awsOnly = new ArrayList<>();
         boolean s3 = outputs.stream().anyMatch(o -> dev.deja.report.ReportStore.S3Uri.is(o.substring(o.indexOf('=') + 1)));
+        if (externalId != null && roleArns.isEmpty()) {
+            throw new InputException("--external-id: only with --role-arn (it is passed to AssumeRole)");
+        }
+        if (allContexts && !contexts.isEmpty()) {
+            throw new InputException("--all-contexts and --context exclude each other");
+        }
         for (String o : List.of("--region", "--profile", "--aws-endpoint")) {
             if (pr.hasMatchedOption(o) && !aws && !(s3 && !o.equals("--aws-endpoint"))) {
                 awsOnly.add(o);
@@ -597,12 +652,94 @@ public final class ScanCommand implements Callable<Integer> {
         return null;
     }
 
+    /** Milliseconds of "90s", "10m", "1h", "500ms"; anything else is a usage error naming the option. */
+    static long timeMillis(String v, String option) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m|h)").matcher(v == null ? "" : v.strip());
+        if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
+            throw new InputException(option + " " + v + ": expected a time such as 90s, 10m or 1h");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "ms" -> n;
+            case "s" -> n * 1000;
+            case "m" -> n * 60_000;
+            default -> n * 3_600_000;
+        };
+    }
+
+    private long targetTimeoutMillis;
+
+    /**
+     * The live targets of this run: each context (--context, repeatable; --all-contexts: every context of the merged
+     * kubeconfig; else the current one) and each AWS profile or role (--profile, --role-arn, repeatable; else the
+     * default credentials). A context or profile named on the command line that cannot be used is a usage error
+     * (exit 2) before any work; with --all-contexts a context that cannot be used is that cluster's coverage entry.
+     */
+    private List<FleetScan.Spec> targets(ScanRequest req) {
+        List<FleetScan.Spec> out = new ArrayList<>();
+        if (cluster) {
+            if (allContexts) {
+                var c = dev.deja.kube.KubeClients.contexts(req);
+                if (c == null || c.names().isEmpty()) {
+                    throw new InputException("--all-contexts: " + (c == null ? "no kubeconfig (give --kubeconfig FILE or"
+                            + " set KUBECONFIG)" : c.origin() + " has no contexts"));
+                }
+                c.names().forEach(n -> out.add(new FleetScan.Spec(true, n, null, null, n, true)));
+            } else {
+                List<String> named = contexts.isEmpty() ? java.util.Collections.singletonList(null) : contexts;
+                for (String n : new LinkedHashSet<>(named)) {
+                    ScanRequest one = req.copy();
+                    one.context = n;
+                    var cfg = dev.deja.kube.KubeClients.config(one); // exit 2 now for a context that cannot be used
+                    String name = n != null ? n : cfg.getCurrentContext() == null ? "in-cluster"
+                            : cfg.getCurrentContext().getName();
+                    out.add(new FleetScan.Spec(true, name, null, null, name, false));
+                }
+            }
+            if (clusterName != null && out.size() > 1) {
+                throw new InputException("--cluster-name: names one cluster; this run reads " + out.size()
+                        + " contexts (their names are the context names)");
+            }
+        }
+        if (aws) {
+            for (String p : new LinkedHashSet<>(profiles)) {
+                out.add(new FleetScan.Spec(false, null, p, null, p, false));
+            }
+            for (String arn : new LinkedHashSet<>(roleArns)) {
+                if (!arn.strip().matches("arn:aws[a-z-]*:iam::\\d{12}:role/.+")) {
+                    throw new InputException("--role-arn " + arn + ": not an IAM role ARN (arn:aws:iam::123456789012:role/NAME)");
+                }
+                out.add(new FleetScan.Spec(false, null, null, arn.strip(), arn.strip().split(":")[4], false));
+            }
+            if (profiles.isEmpty() && roleArns.isEmpty()) {
+                out.add(new FleetScan.Spec(false, null, null, null, "default", false));
+            }
+        }
+        boolean files = !out.isEmpty() && FleetScan.filesPart(req, out);
+        if (snapshotOut != null && out.size() + (files ? 1 : 0) > 1 && !snapshotOut.toString().contains("{target}")) {
+            throw new InputException("--snapshot-out " + snapshotOut + ": this run reads " + out.size() + " target(s)"
+                    + (files ? " and files" : "") + ", one snapshot each: put"
+                    + " {target} in the path (e.g. snapshots/{target}.json)");
+        }
+        return out;
+    }
+
     /** What this scan looked at, for the report's header: cluster and context, namespaces, selector, regions, files. */
-    private static Map<String, String> scope(ScanRequest req) {
+    private static Map<String, String> scope(ScanRequest req, List<FleetScan.Spec> specs) {
         Map<String, String> m = new LinkedHashMap<>();
+        long clusters = specs.stream().filter(FleetScan.Spec::kube).count();
+        long accounts = specs.stream().filter(s -> !s.kube()).count();
+        if (clusters > 1) {
+            m.put("clusters", clusters + ": " + FleetScan.names(specs, true));
+        }
+        if (accounts > 1) {
+            m.put("AWS accounts", accounts + ": " + FleetScan.names(specs, false));
+        }
         if (req.cluster) {
-            m.put("cluster", req.clusterRead != null ? req.clusterRead
-                    : req.context != null ? "context " + req.context : "current context");
+            if (clusters <= 1) {
+                m.put("cluster", req.clusterRead != null ? req.clusterRead
+                        : req.context != null ? "context " + req.context : "current context");
+            }
             m.put("namespaces", req.namespaces.isEmpty() ? "all" : String.join(", ", req.namespaces));
             if (req.selector != null && !req.selector.isBlank()) {
                 m.put("selector", req.selector);
@@ -610,7 +747,7 @@ public final class ScanCommand implements Callable<Integer> {
         }
         if (req.aws) {
             m.put("AWS regions", req.regions.isEmpty() ? "the default region" : String.join(", ", req.regions));
-            if (req.profile != null) {
+            if (req.profile != null && accounts <= 1) {
                 m.put("AWS profile", req.profile);
             }
         }
@@ -640,13 +777,15 @@ public final class ScanCommand implements Callable<Integer> {
         req.helmSet = List.copyOf(helmSet);
         req.cluster = cluster;
         req.kubeconfig = kubeconfig;
-        req.context = context;
+        req.context = contexts.size() == 1 ? contexts.get(0) : null;
+        req.clusterName = clusterName == null || clusterName.isBlank() ? null : clusterName.strip();
         req.namespaces = List.copyOf(namespaces);
         req.selector = selector;
         req.noAnnotationSuppressions = noAnnotationSuppressions;
         req.haproxyRuntime = List.copyOf(haproxyRuntime);
         req.aws = aws;
-        req.profile = profile;
+        req.profile = profiles.size() == 1 ? profiles.get(0) : null;
+        req.externalId = externalId;
         req.regions = List.copyOf(regions);
         req.awsEndpoint = awsEndpoint;
         req.prometheus = prometheus;

@@ -131,8 +131,11 @@ public final class KubeClients {
         throw new InputException(CONNECT_TIMEOUT_ENV + "=" + v + ": not a number of seconds from 1 to 600");
     }
 
-    /** Resolves the kubeconfig as kubectl does and applies deja's timeouts. */
-    public static Config config(ScanRequest req) {
+    /** The kubeconfig files a scan reads (kubectl's order) and how they were named, for messages. */
+    record KubeconfigFiles(List<Path> files, String origin) {
+    }
+
+    static KubeconfigFiles kubeconfigFiles(ScanRequest req) {
         Map<String, String> env = req.processEnv == null ? Map.of() : req.processEnv;
         List<Path> files = new ArrayList<>();
         String origin;
@@ -161,6 +164,33 @@ public final class KubeClients {
             }
             origin = def.toString();
         }
+        return new KubeconfigFiles(files, origin);
+    }
+
+    /**
+     * The contexts of the merged kubeconfig (kubectl's merge of --kubeconfig, else every KUBECONFIG file, else
+     * ~/.kube/config) in their order, and the current context (null when unset); null when there is no kubeconfig
+     * (in-cluster).
+     */
+    public record Contexts(List<String> names, String current, String origin) {
+    }
+
+    public static Contexts contexts(ScanRequest req) {
+        KubeconfigFiles f = kubeconfigFiles(req);
+        if (f.files().isEmpty()) {
+            return null;
+        }
+        Map<String, Object> merged = merge(f.files());
+        Object cc = merged.get("current-context");
+        return new Contexts(names(merged.get("contexts")), cc instanceof String c && !c.isBlank() ? c : null, f.origin());
+    }
+
+    /** Resolves the kubeconfig as kubectl does and applies deja's timeouts. */
+    public static Config config(ScanRequest req) {
+        Map<String, String> env = req.processEnv == null ? Map.of() : req.processEnv;
+        KubeconfigFiles found = kubeconfigFiles(req);
+        List<Path> files = found.files();
+        String origin = found.origin();
         Config cfg;
         if (files.isEmpty()) {
             if (env.get("KUBERNETES_SERVICE_HOST") == null || !Files.isReadable(Path.of(SA_TOKEN))) {

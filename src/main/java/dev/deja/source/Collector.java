@@ -90,6 +90,12 @@ public final class Collector {
         if (!haproxy.isEmpty()) {
             FileKind.HAPROXY.newLoader().load(haproxy, req, out);
         }
+        if (req.target == null && req.aws && !req.cluster && req.accountRead != null) {
+            req.target = dev.deja.engine.Target.account(req.accountRead);
+        }
+        if (req.target != null) {
+            out.put(dev.deja.engine.Target.class, req.target); // saved with the snapshot: what it was read from
+        }
         Snapshot snapshot = out.build();
         if (req.snapshotOut != null) {
             SnapshotFile.write(snapshot, req.snapshotOut);

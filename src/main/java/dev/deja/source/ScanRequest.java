@@ -65,6 +65,8 @@ public final class ScanRequest {
     public String selector;
     /** Set by the live Kubernetes source: the context and server it read ("prod (https://10.0.0.1:6443)"), for reports. */
     public volatile String clusterRead;
+    /** --cluster-name: the cluster's name for targets and the load balancers' cluster tag (default: the context name). */
+    public String clusterName;
     public boolean noAnnotationSuppressions;
 
     // live AWS
@@ -72,6 +74,12 @@ public final class ScanRequest {
     public String profile;
     public List<String> regions = new ArrayList<>();
     public String awsEndpoint;
+    /** --role-arn: the role this target assumes (STS AssumeRole, base credentials from the default chain). */
+    public String roleArn;
+    /** --external-id for AssumeRole. */
+    public String externalId;
+    /** Set by the AWS source: the account id its credentials belong to (STS GetCallerIdentity), or null. */
+    public volatile String accountRead;
 
     // common
     public boolean allowPartial;
@@ -81,6 +89,28 @@ public final class ScanRequest {
     public Set<String> kubeKinds = Set.of();
     /** Diagnostics (warnings, progress): stderr. */
     public PrintWriter err = new PrintWriter(System.err, true);
+
+    /**
+     * The live target this request reads when a run reads several (or one, stamped on its findings): set before the
+     * collect for a cluster, after it for an AWS account (from {@link #accountRead}); null for files.
+     */
+    public volatile dev.deja.engine.Target target;
+
+    /** A copy for one target of a run: every field (public, not final) copied; the caller sets the target's own. */
+    public ScanRequest copy() {
+        ScanRequest c = new ScanRequest();
+        for (java.lang.reflect.Field f : ScanRequest.class.getFields()) {
+            if (java.lang.reflect.Modifier.isStatic(f.getModifiers()) || java.lang.reflect.Modifier.isFinal(f.getModifiers())) {
+                continue;
+            }
+            try {
+                f.set(c, f.get(this));
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return c;
+    }
 
     /** A variable for HAProxy expansion: --env first, then the environment; null when unset. */
     public String variable(String name) {

@@ -18,7 +18,7 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The saved-snapshot format: {@code {"format": "deja-snapshot", "version": 1, "parts": {"kubernetes": ...,
+ * The saved-snapshot format: {@code {"format": "deja-snapshot", "version": 1, "target": {"cluster": ...}, "parts": {"kubernetes": ...,
  * "aws": ...}, "coverage": [...]}}. Each part is written and read by the source's {@link SnapshotCodec}; coverage
  * is kept so that an offline re-scan still says what the live scan could not read.
  */
@@ -61,6 +61,15 @@ public final class SnapshotFile {
         ObjectNode root = f.objectNode();
         root.put("format", FORMAT);
         root.put("version", VERSION);
+        snapshot.part(dev.deja.engine.Target.class).ifPresent(t -> {
+            ObjectNode o = root.putObject("target"); // the cluster or account this snapshot was read from
+            if (t.cluster() != null) {
+                o.put("cluster", t.cluster());
+            }
+            if (t.account() != null) {
+                o.put("account", t.account());
+            }
+        });
         ObjectNode parts = root.putObject("parts");
         for (String name : CODECS.keySet()) {
             SnapshotCodec c = codec(name);

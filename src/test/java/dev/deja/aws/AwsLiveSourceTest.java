@@ -142,8 +142,9 @@ class AwsLiveSourceTest {
                 "DescribeTargetGroups", 3, "DescribeLoadBalancerAttributes", 3, "DescribeTags", 1,
                 "DescribeTargetGroupAttributes", 5, "DescribeTargetHealth", 5 + 2, "DescribeSubnets", 1,
                 "DescribeInstances", 1));
+        expected.put("GetCallerIdentity", 1); // the account id of the report's target
         assertEquals(expected, fake.callsByAction());
-        assertEquals(2 + 3 + 3 + 1 + 5 + 7 + 1 + 1, fake.totalCalls());
+        assertEquals(2 + 3 + 3 + 1 + 5 + 7 + 1 + 1 + 1, fake.totalCalls());
         assertEquals(Set.of("AKIDDEJATEST"), fake.accessKeys());
         assertEquals(1, r.code(), r.err()); // critical findings, complete scan
         assertEquals("", r.err()); // nothing from the SDK's own logging
@@ -192,7 +193,8 @@ class AwsLiveSourceTest {
         TestSupport.Run r = scan(env(), "--format", "json");
         assertEquals(1, r.code(), r.err()); // zonal shift off
         assertEquals(Map.of("DescribeLoadBalancers", 1, "DescribeTargetGroups", 1, "DescribeLoadBalancerAttributes", 1,
-                "DescribeTags", 1, "DescribeTargetGroupAttributes", 1, "DescribeTargetHealth", 1), fake.callsByAction());
+                "DescribeTags", 1, "DescribeTargetGroupAttributes", 1, "DescribeTargetHealth", 1, "GetCallerIdentity", 1),
+                fake.callsByAction());
         assertEquals(List.of("aws-nlb-zonal-shift-disabled"), findings(json(r), "aws-nlb-zonal-shift-disabled").stream()
                 .map(f -> f.path("ruleId").asString()).toList());
         assertEquals(List.of(), findings(json(r), "aws-nlb-zone-without-healthy-target"));
@@ -362,7 +364,9 @@ class AwsLiveSourceTest {
         fake.target(tg, "10.0.1.10", 80, A, "healthy", null, null);
         TestSupport.Run r = scan(env(), "--region", "eu-west-1", "--format", "json");
         assertEquals(1, r.code(), r.err());
-        assertEquals(Set.of("eu-west-1/elasticloadbalancing", "eu-west-2/elasticloadbalancing"), fake.signingScopes());
+        // and one STS GetCallerIdentity (the report's target.account)
+        assertEquals(Set.of("eu-west-1/elasticloadbalancing", "eu-west-2/elasticloadbalancing", "eu-west-2/sts"),
+                fake.signingScopes());
         assertEquals(2, fake.calls("DescribeLoadBalancers"));
         List<String> regions = new ArrayList<>();
         findings(json(r), "aws-nlb-zonal-shift-disabled").forEach(f -> regions.add(f.path("location").path("region").asString()));

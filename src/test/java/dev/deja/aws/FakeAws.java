@@ -66,8 +66,21 @@ public final class FakeAws implements AutoCloseable {
     private volatile long latencyMillis;
     private volatile boolean expired;
 
+    /** The account this fake plays (ARNs, GetCallerIdentity). */
+    final String account;
+    /** Access keys handed out by AssumeRole -> the fake of the account assumed into. */
+    private final Map<String, FakeAws> routes = new ConcurrentHashMap<>();
+    /** Role ARN -> the fake of that role's account. */
+    private final Map<String, FakeAws> roles = new ConcurrentHashMap<>();
+    private final List<String> assumeRoleCalls = new CopyOnWriteArrayList<>();
+
     private FakeAws(String region, int threads) throws IOException {
+        this(region, threads, ACCOUNT);
+    }
+
+    private FakeAws(String region, int threads, String account) throws IOException {
         this.region = region;
+        this.account = account;
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 200);
         executor = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "fake-aws");
@@ -87,6 +100,25 @@ public final class FakeAws implements AutoCloseable {
         return new FakeAws(region, 32);
     }
 
+    /**
+     * A second account served by this endpoint: {@code AssumeRole} of {@code roleArn} (signed with any key) hands
+     * out credentials whose requests {@code other} answers, as if the endpoint were that account's.
+     */
+    public void assumable(String roleArn, FakeAws other) {
+        roles.put(roleArn, other);
+    }
+
+    /** A fake for another account, with no server of its own: reach it through {@link #assumable}. */
+    public static FakeAws account(String region, String account) throws IOException {
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+        return new FakeAws(region, 2, account);
+    }
+
+    /** "ROLE SESSION EXTERNALID SIGNINGKEY" of every AssumeRole call. */
+    public List<String> assumeRoleCalls() {
+        return assumeRoleCalls;
+    }
+
     public String url() {
         return "http://" + server.getAddress().getHostString() + ":" + server.getAddress().getPort();
     }
@@ -101,7 +133,7 @@ public final class FakeAws implements AutoCloseable {
 
     public String lb(String name, String type, String... zones) {
         String kind = "network".equals(type) ? "net" : "application".equals(type) ? "app" : "gwy";
-        String arn = "arn:aws:elasticloadbalancing:" + region + ":" + ACCOUNT + ":loadbalancer/" + kind + "/" + name
+        String arn = "arn:aws:elasticloadbalancing:" + region + ":" + account + ":loadbalancer/" + kind + "/" + name
                 + "/" + Integer.toHexString(name.hashCode());
         List<String[]> z = new ArrayList<>();
         for (int i = 0; i < zones.length; i++) {
@@ -112,7 +144,7 @@ public final class FakeAws implements AutoCloseable {
     }
 
     public String tg(String name, String targetType, int interval, int timeout, int unhealthy, String... lbArns) {
-        String arn = "arn:aws:elasticloadbalancing:" + region + ":" + ACCOUNT + ":targetgroup/" + name + "/"
+        String arn = "arn:aws:elasticloadbalancing:" + region + ":" + account + ":targetgroup/" + name + "/"
                 + Integer.toHexString(name.hashCode());
         tgs.add(new Tg(arn, name, targetType, "vpc-1", interval, timeout, 3, unhealthy, List.of(lbArns)));
         targets.put(arn, new CopyOnWriteArrayList<>());
@@ -265,11 +297,65 @@ public final class FakeAws implements AutoCloseable {
                 + "</AssumeRoleWithWebIdentityResponse>\n");
     }
 
+    /** STS AssumeRole (of a role made {@link #assumable}) and GetCallerIdentity, signed, as the STS API reference shows them. */
+    private void sts(HttpExchange ex, String action, Map<String, String> p, String auth) throws IOException {
+        String ns = "https://sts.amazonaws.com/doc/2011-06-15/";
+        if (!"2011-06-15".equals(p.get("Version"))) {
+            problems.add(action + ": API version " + p.get("Version"));
+        }
+        if (auth == null) {
+            problems.add(action + ": unsigned");
+        }
+        if (action.equals("GetCallerIdentity")) {
+            send(ex, 200, "<GetCallerIdentityResponse xmlns=\"" + ns + "\">\n  <GetCallerIdentityResult>\n"
+                    + "    <Arn>arn:aws:iam::" + account + ":user/deja</Arn>\n    <UserId>AIDADEJA</UserId>\n"
+                    + "    <Account>" + account + "</Account>\n  </GetCallerIdentityResult>\n"
+                    + "  <ResponseMetadata><RequestId>r-id</RequestId></ResponseMetadata>\n</GetCallerIdentityResponse>\n");
+            return;
+        }
+        String role = p.get("RoleArn");
+        int c = auth == null ? -1 : auth.indexOf("Credential=");
+        assumeRoleCalls.add(role + " " + p.get("RoleSessionName") + " " + p.get("ExternalId") + " "
+                + (c < 0 ? "-" : auth.substring(c + 11, auth.indexOf('/', c))));
+        FakeAws other = roles.get(role);
+        if (other == null) {
+            send(ex, 403, "<ErrorResponse xmlns=\"" + ns + "\"><Error><Type>Sender</Type><Code>AccessDenied</Code>"
+                    + "<Message>User: arn:aws:iam::" + account + ":user/deja is not authorized to perform:"
+                    + " sts:AssumeRole on resource: " + esc(role) + "</Message></Error><RequestId>r</RequestId></ErrorResponse>");
+            return;
+        }
+        String key = "ASIA" + other.account;
+        routes.put(key, other);
+        send(ex, 200, "<AssumeRoleResponse xmlns=\"" + ns + "\">\n  <AssumeRoleResult>\n    <Credentials>\n"
+                + "      <AccessKeyId>" + key + "</AccessKeyId>\n      <SecretAccessKey>assumed-secret</SecretAccessKey>\n"
+                + "      <SessionToken>assumed-token</SessionToken>\n      <Expiration>2099-01-01T00:00:00Z</Expiration>\n"
+                + "    </Credentials>\n    <AssumedRoleUser>\n      <Arn>arn:aws:sts::" + other.account + ":assumed-role/"
+                + esc(role.substring(role.lastIndexOf('/') + 1)) + "/" + esc(p.get("RoleSessionName")) + "</Arn>\n"
+                + "      <AssumedRoleId>AROADEJA:" + esc(p.get("RoleSessionName")) + "</AssumedRoleId>\n"
+                + "    </AssumedRoleUser>\n  </AssumeRoleResult>\n"
+                + "  <ResponseMetadata><RequestId>r-assume</RequestId></ResponseMetadata>\n</AssumeRoleResponse>\n");
+    }
+
     // ---- protocol
 
     private void handle(HttpExchange ex) throws IOException {
         try (ex) {
             String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            String auth0 = ex.getRequestHeaders().getFirst("Authorization");
+            if (auth0 != null && auth0.indexOf("Credential=") >= 0) {
+                int c = auth0.indexOf("Credential=");
+                FakeAws other = routes.get(auth0.substring(c + 11, auth0.indexOf('/', c)));
+                if (other != null) {
+                    other.serve(ex, body);
+                    return;
+                }
+            }
+            serve(ex, body);
+        }
+    }
+
+    private void serve(HttpExchange ex, String body) throws IOException {
+        try {
             Map<String, String> p = form(body);
             String action = p.getOrDefault("Action", "");
             total.incrementAndGet();
@@ -305,6 +391,10 @@ public final class FakeAws implements AutoCloseable {
             }
             if (action.equals("AssumeRoleWithWebIdentity")) { // STS, unsigned by design
                 assumeRoleWithWebIdentity(ex, p);
+                return;
+            }
+            if (action.equals("AssumeRole") || action.equals("GetCallerIdentity")) {
+                sts(ex, action, p, auth);
                 return;
             }
             boolean ec2 = action.equals("DescribeSubnets") || action.equals("DescribeInstances");

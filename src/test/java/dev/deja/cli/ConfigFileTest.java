@@ -134,7 +134,7 @@ class ConfigFileTest {
         assertEquals(Map.of("PORT", "9090"), cmd.env, "the command line wins per --env key");
         assertEquals(List.of("text=-"), cmd.outputs);
         assertEquals("low", cmd.minSeverity, "not given: from the file");
-        assertEquals("prod", cmd.context);
+        assertEquals(java.util.List.of("prod"), cmd.contexts);
         assertEquals(true, cmd.allowPartial);
         assertEquals(true, cmd.noAnnotationSuppressions);
         assertEquals(List.of("/etc/deja/manifests", "/etc/haproxy/haproxy.cfg"), cmd.paths);

@@ -1,0 +1,317 @@
+package dev.deja.cli;
+
+import dev.deja.engine.Coverage;
+import dev.deja.engine.Finding;
+import dev.deja.engine.InputException;
+import dev.deja.engine.ScanResult;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.Target;
+import dev.deja.rules.CrossLinks;
+import dev.deja.source.Collector;
+import dev.deja.source.ScanRequest;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * One run over many live targets (clusters by kubeconfig context, AWS accounts by profile or assumed role): each
+ * target is read into a snapshot of its own with its own clients and timeouts, judged by the rules on its own (two
+ * clusters' objects never meet in a rule), and dropped once its findings are computed; only small views for the
+ * AWS <-> Kubernetes links are kept. At most {@code parallel} targets are read at once; a target that does not finish
+ * within {@code timeoutMillis} (counted from its own start) is one failed coverage entry and never holds up the
+ * others. The files given (and --haproxy-runtime) are one more snapshot, without a target.
+ */
+final class FleetScan {
+    /** One live target to read: a kubeconfig context, or an AWS profile/role. */
+    /** @param lenient a context of --all-contexts: when it cannot be used, that is its coverage entry, not exit 2 */
+    record Spec(boolean kube, String context, String profile, String roleArn, String label, boolean lenient) {
+        String source() {
+            return kube ? "kubernetes" : "aws";
+        }
+    }
+
+    /** The outcome of one snapshot: its findings (stamped), and the link views. */
+    private record Part(ScanResult result, CrossLinks.KubeSide kube, CrossLinks.AwsSide aws,
+                        java.util.function.Predicate<dev.deja.engine.Location> selected) {
+    }
+
+    private FleetScan() {
+    }
+
+    /** The merged result, plus (for baselines) whether a location lies in what the scan selected. */
+    record Outcome(ScanResult result, java.util.function.Predicate<dev.deja.engine.Location> selected,
+                   List<Target> targets) {
+    }
+
+    static Outcome run(ScanRequest base, List<Spec> specs, int parallel, long timeoutMillis,
+                       Function<Snapshot, ScanResult> judge,
+                       Function<Snapshot, java.util.function.Predicate<dev.deja.engine.Location>> selectedBy) {
+        boolean links = specs.stream().anyMatch(Spec::kube) && specs.stream().anyMatch(s -> !s.kube());
+        List<Part> parts = new ArrayList<>();
+        // the other live sources (HAProxy runtime API, Prometheus) belong to the cluster when the run reads one (its
+        // HAProxy configurations may be in its ConfigMaps); with several clusters they are read with the files
+        boolean oneCluster = specs.stream().filter(Spec::kube).count() == 1;
+        if (filesPart(base, specs)) {
+            ScanRequest files = base.copy();
+            files.cluster = false;
+            files.aws = false;
+            if (oneCluster) {
+                files.haproxyRuntime = List.of();
+                files.prometheus = null;
+            }
+            files.target = null;
+            files.snapshotOut = snapshotPath(base, specs, "files");
+            files.target = null;
+            Snapshot s = Collector.collect(files);
+            ScanResult r = judge.apply(s);
+            if (s.hasPart("dev.deja.aws.model.AwsInventory") && s.hasPart("dev.deja.kube.model.KubeInventory")) {
+                r = r.withFindings(CrossLinks.apply(s, r.findings()));
+            }
+            parts.add(new Part(r, null, null, selectedBy.apply(s)));
+        }
+        AtomicInteger no = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(parallel, specs.size())), r -> {
+            Thread t = new Thread(r, "deja-target-" + no.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        // each target's reading runs on a thread of its own, so that one that overruns its time can be left behind
+        ExecutorService readers = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "deja-target-read");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<Part>> futures = new ArrayList<>();
+            for (Spec spec : specs) {
+                futures.add(pool.submit(() -> one(base, spec, specs, timeoutMillis, judge, selectedBy, links, readers)));
+            }
+            for (Future<Part> f : futures) {
+                try {
+                    parts.add(f.get());
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof RuntimeException re) {
+                        throw re;
+                    }
+                    if (e.getCause() instanceof Error err) {
+                        throw err;
+                    }
+                    throw new IllegalStateException(e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while the targets were read", e);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+            readers.shutdownNow();
+        }
+        return merge(parts);
+    }
+
+    private static Part one(ScanRequest base, Spec spec, List<Spec> specs, long timeoutMillis,
+                            Function<Snapshot, ScanResult> judge,
+                            Function<Snapshot, java.util.function.Predicate<dev.deja.engine.Location>> selectedBy,
+                            boolean links, ExecutorService readers) {
+        ScanRequest req = base.copy();
+        req.paths = List.of();
+        if (!spec.kube() || specs.stream().filter(Spec::kube).count() != 1) {
+            req.haproxyRuntime = List.of();
+            req.prometheus = null;
+        }
+        req.cluster = spec.kube();
+        req.aws = !spec.kube();
+        req.context = spec.context();
+        req.profile = spec.profile();
+        req.roleArn = spec.roleArn();
+        req.clusterName = spec.kube() ? base.clusterName : null;
+        req.target = spec.kube() ? Target.cluster(base.clusterName != null ? base.clusterName : spec.label()) : null;
+        req.err = specs.size() == 1 ? base.err
+                : prefixed(base.err, "[" + (spec.kube() ? "cluster " : "aws ") + spec.label() + "] ");
+        req.snapshotOut = snapshotPath(base, specs, spec.label());
+        long started = System.nanoTime();
+        Future<Snapshot> read = readers.submit(() -> Collector.collect(req));
+        Snapshot snapshot;
+        String failed = null;
+        try {
+            snapshot = read.get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            read.cancel(true);
+            snapshot = null;
+            failed = "not read within " + human(timeoutMillis) + " (--target-timeout): what it had read is left out";
+        } catch (ExecutionException e) {
+            snapshot = null;
+            Throwable c = e.getCause();
+            if (c instanceof InputException ie && spec.lenient()) { // this context's kubeconfig entry cannot be used
+                failed = ie.getMessage();
+            } else if (c instanceof RuntimeException re) {
+                throw re;
+            } else if (c instanceof Error err) {
+                throw err;
+            } else {
+                throw new IllegalStateException(c);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+        if (spec.kube() && specs.stream().filter(Spec::kube).count() == 1) {
+            base.clusterRead = req.clusterRead; // the report's header names the context and server
+        }
+        Target target = req.target != null ? req.target
+                : spec.kube() ? Target.cluster(spec.label()) : Target.account(req.accountRead != null ? req.accountRead
+                        : spec.label());
+        if (snapshot == null) {
+            req.err.println("deja: " + spec.source() + ": " + failed);
+            Coverage.Entry e = new Coverage.Entry(spec.source(), spec.kube() ? "context " + spec.context()
+                    : "all of aws", Coverage.Status.FAILED, failed, -1, target);
+            ScanResult r = new ScanResult(List.of(), List.of(), List.of(), List.of(), new Coverage(List.of(e)),
+                    (System.nanoTime() - started) / 1_000_000);
+            return new Part(r, null, null, loc -> true);
+        }
+        ScanResult r = judge.apply(snapshot);
+        List<Finding> fs = new ArrayList<>(r.findings().size());
+        for (Finding f : r.findings()) {
+            fs.add(f.withTarget(target));
+        }
+        List<ScanResult.Suppressed> sup = new ArrayList<>(r.suppressed().size());
+        for (ScanResult.Suppressed s : r.suppressed()) {
+            sup.add(new ScanResult.Suppressed(s.finding().withTarget(target), s.reason(), s.origin()));
+        }
+        List<Coverage.Entry> cov = new ArrayList<>(r.coverage().entries().size());
+        for (Coverage.Entry e : r.coverage().entries()) {
+            cov.add(e.withTarget(target));
+        }
+        ScanResult stamped = new ScanResult(fs, sup, r.expired(), r.rulesRun(), new Coverage(cov), r.durationMillis());
+        CrossLinks.KubeSide k = null;
+        CrossLinks.AwsSide a = null;
+        if (links) { // small views; the snapshot itself is dropped here
+            var kube = snapshot.part(dev.deja.kube.model.KubeInventory.class).orElse(null);
+            var aws = snapshot.part(dev.deja.aws.model.AwsInventory.class).orElse(null);
+            k = kube == null ? null : CrossLinks.KubeSide.of(target, kube);
+            a = aws == null ? null : CrossLinks.AwsSide.of(target, aws);
+        }
+        return new Part(stamped, k, a, selectedBy.apply(snapshot));
+    }
+
+    private static Outcome merge(List<Part> parts) {
+        List<Finding> findings = new ArrayList<>();
+        List<ScanResult.Suppressed> suppressed = new ArrayList<>();
+        Set<String> ran = new TreeSet<>();
+        List<Coverage.Entry> coverage = new ArrayList<>();
+        List<dev.deja.engine.Suppressions.Entry> expired = new ArrayList<>();
+        List<CrossLinks.KubeSide> kubes = new ArrayList<>();
+        List<CrossLinks.AwsSide> awss = new ArrayList<>();
+        List<java.util.function.Predicate<dev.deja.engine.Location>> selected = new ArrayList<>();
+        long ms = 0;
+        for (Part p : parts) {
+            findings.addAll(p.result().findings());
+            suppressed.addAll(p.result().suppressed());
+            ran.addAll(p.result().rulesRun());
+            coverage.addAll(p.result().coverage().entries());
+            if (expired.isEmpty()) {
+                expired.addAll(p.result().expired()); // the same ignore file for every part
+            }
+            if (p.kube() != null) {
+                kubes.add(p.kube());
+            }
+            if (p.aws() != null) {
+                awss.add(p.aws());
+            }
+            selected.add(p.selected());
+            ms = Math.max(ms, p.result().durationMillis());
+        }
+        findings.sort(Finding.ORDER);
+        suppressed.sort((x, y) -> x.finding().compareTo(y.finding()));
+        findings = CrossLinks.apply(kubes, awss, findings);
+        ScanResult r = new ScanResult(findings, suppressed, expired, List.copyOf(ran), new Coverage(coverage), ms);
+        return new Outcome(r, loc -> selected.stream().anyMatch(s -> s.test(loc)), r.targets());
+    }
+
+    /**
+     * --snapshot-out for one of several snapshots: the path with {target} replaced by the target's name, or the path
+     * itself when the run reads one snapshot only.
+     */
+    static java.nio.file.Path snapshotPath(ScanRequest base, List<Spec> specs, String name) {
+        if (base.snapshotOut == null) {
+            return null;
+        }
+        String p = base.snapshotOut.toString();
+        boolean several = specs.size() + (filesPart(base, specs) ? 1 : 0) > 1;
+        if (!several) {
+            return base.snapshotOut;
+        }
+        return java.nio.file.Path.of(p.replace("{target}", name.replaceAll("[^A-Za-z0-9._-]", "_")));
+    }
+
+    /** Whether the run has a part without target: files, or runtime/Prometheus sources not given to one cluster. */
+    static boolean filesPart(ScanRequest base, List<Spec> specs) {
+        boolean oneCluster = specs.stream().filter(Spec::kube).count() == 1;
+        return !base.paths.isEmpty() || !oneCluster && (!base.haproxyRuntime.isEmpty() || base.prometheus != null);
+    }
+
+    static String human(long ms) {
+        return ms % 60_000 == 0 ? ms / 60_000 + "m" : ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+    }
+
+    /** Stderr lines of one target, with the target named after "deja: ". */
+    static PrintWriter prefixed(PrintWriter err, String prefix) {
+        return new PrintWriter(new Writer() {
+            private final StringBuilder line = new StringBuilder();
+
+            @Override
+            public void write(char[] buf, int off, int len) {
+                synchronized (line) {
+                    for (int i = off; i < off + len; i++) {
+                        if (buf[i] == '\n') {
+                            flushLine();
+                        } else {
+                            line.append(buf[i]);
+                        }
+                    }
+                }
+            }
+
+            private void flushLine() {
+                String l = line.toString();
+                line.setLength(0);
+                synchronized (err) {
+                    err.println(l.startsWith("deja: ") ? "deja: " + prefix + l.substring(6) : prefix + l);
+                }
+            }
+
+            @Override
+            public void flush() {
+                err.flush();
+            }
+
+            @Override
+            public void close() {
+                synchronized (line) {
+                    if (line.length() > 0) {
+                        flushLine();
+                    }
+                }
+            }
+        }, true);
+    }
+
+    /** The names of the targets, for the report's header ("prod, stage"). */
+    static String names(List<Spec> specs, boolean kube) {
+        Set<String> n = new LinkedHashSet<>();
+        specs.stream().filter(s -> s.kube() == kube).forEach(s -> n.add(s.label()));
+        return String.join(", ", n);
+    }
+}
