@@ -192,29 +192,76 @@ public final class HtmlReporter implements Reporter {
      */
     private static void findings(StringBuilder h, Report report, Writer w) throws IOException {
         ScanResult r = report.result();
-        h.append("<section id=\"findings\">\n<h2>Findings by incident</h2>\n");
-        if (r.findings().isEmpty()) {
+        List<dev.deja.engine.Target> targets = r.targets();
+        if (targets.size() <= 1 || report.fleet() != null) { // a merged fleet report has its own per-target table
+            h.append("<section id=\"findings\">\n<h2>Findings by incident</h2>\n");
+            findings(h, report, w, r.findings(), r.coverage().complete(), new int[1], new TreeSet<>(), "");
+            h.append("</section>\n");
+            return;
+        }
+        // several clusters/accounts: a section each (files first), the findings under their cases inside it
+        h.append("<section id=\"findings\">\n<h2>Findings by cluster</h2>\n");
+        h.append("<table class=\"by-target\">\n<caption>By cluster and account</caption>\n<thead><tr>"
+                + "<th scope=\"col\">Target</th><th scope=\"col\">Read in full</th>");
+        for (int i = Severity.values().length - 1; i >= 0; i--) {
+            h.append("<th scope=\"col\" class=\"num\">").append(Severity.values()[i].id()).append("</th>");
+        }
+        h.append("</tr></thead>\n<tbody>\n");
+        List<dev.deja.engine.Target> groups = PrometheusReporter.groups(report);
+        for (int k = 0; k < groups.size(); k++) {
+            dev.deja.engine.Target t = groups.get(k);
+            h.append("<tr><td><a href=\"#target-").append(k).append("\">").append(esc(t == null ? "files" : t.label()))
+                    .append("</a></td><td>").append(r.coverage().complete(t) ? "yes" : "<strong>no</strong>").append("</td>");
+            for (int i = Severity.values().length - 1; i >= 0; i--) {
+                h.append("<td class=\"num\">").append(r.count(t, Severity.values()[i])).append("</td>");
+            }
+            h.append("</tr>\n");
+        }
+        h.append("</tbody>\n</table>\n");
+        int[] counter = new int[1];
+        java.util.Set<String> ids = new TreeSet<>();
+        for (int k = 0; k < groups.size(); k++) {
+            dev.deja.engine.Target t = groups.get(k);
+            List<Finding> mine = r.findings().stream().filter(f -> java.util.Objects.equals(f.target(), t)).toList();
+            h.append("<section class=\"target\" id=\"target-").append(k).append("\">\n<h3 class=\"target-title\">")
+                    .append(esc(t == null ? "Files" : t.label())).append("</h3>\n");
+            if (!r.coverage().complete(t)) {
+                h.append("<p class=\"warn\">Not read in full: see <a href=\"#coverage\">Not checked</a>.</p>\n");
+            }
+            findings(h, report, w, mine, r.coverage().complete(t), counter, ids, "-t" + k);
+            h.append("</section>\n");
+        }
+        h.append("</section>\n");
+    }
+
+    /**
+     * Findings under their cases. {@code ids} holds the case-group ids already used (the first group of a case keeps
+     * "case-ID", the summary's links land there; later ones get {@code suffix}).
+     */
+    private static void findings(StringBuilder h, Report report, Writer w, List<Finding> list, boolean complete,
+                                 int[] counter, java.util.Set<String> ids, String suffix) throws IOException {
+        ScanResult r = report.result();
+        if (list.isEmpty()) {
             boolean nothingRead = r.coverage().sources().isEmpty() && !r.coverage().notChecked().isEmpty();
-            h.append("<p class=\"none\">").append(r.coverage().complete() ? "No findings."
+            h.append("<p class=\"none\">").append(complete ? "No findings."
                     : nothingRead ? "Nothing could be read, so nothing was checked (see <a href=\"#coverage\">Not checked</a>)."
                     : "No findings in what could be read; some of the scan was not checked (see"
                             + " <a href=\"#coverage\">Not checked</a>).").append("</p>\n");
         }
         Map<String, List<Finding>> groups = new LinkedHashMap<>();
         Map<String, List<Finding>> byFirst = new TreeMap<>();
-        for (Finding f : r.findings()) {
+        for (Finding f : list) {
             byFirst.computeIfAbsent(f.caseIds().isEmpty() ? "" : f.caseIds().get(0), k -> new ArrayList<>()).add(f);
         }
         byFirst.entrySet().stream().sorted((a, b) -> {
             int c = worst(b.getValue()).compareTo(worst(a.getValue()));
             return c != 0 ? c : a.getKey().isEmpty() ? 1 : b.getKey().isEmpty() ? -1 : a.getKey().compareTo(b.getKey());
         }).forEach(e -> groups.put(e.getKey(), e.getValue()));
-        int i = 0;
         for (Map.Entry<String, List<Finding>> g : groups.entrySet()) {
             CaseInfo ci = g.getKey().isEmpty() ? null : report.catalog().caseInfo(g.getKey()).orElse(null);
             h.append("<section class=\"case-group\"");
             if (!g.getKey().isEmpty()) {
-                h.append(" id=\"case-").append(esc(g.getKey())).append('"');
+                h.append(" id=\"case-").append(esc(g.getKey())).append(ids.add(g.getKey()) ? "" : esc(suffix)).append('"');
             }
             h.append(">\n");
             if (ci != null) {
@@ -224,7 +271,7 @@ public final class HtmlReporter implements Reporter {
                         : "<span class=\"case-id\">" + esc(g.getKey()) + "</span>").append("</h3>\n");
             }
             for (Finding f : g.getValue()) {
-                finding(h, report, f, ++i, groups.keySet());
+                finding(h, report, f, ++counter[0], groups.keySet());
                 if (h.length() > FLUSH_AT) { // a fleet report's 100,000s of findings are written as they are made
                     w.append(h);
                     h.setLength(0);
@@ -234,21 +281,21 @@ public final class HtmlReporter implements Reporter {
         }
         // cases that only ever come second: their story, so that every "also" link lands somewhere
         TreeSet<String> secondOnly = new TreeSet<>();
-        r.findings().forEach(f -> f.caseIds().stream().skip(1).filter(c -> !groups.containsKey(c)).forEach(secondOnly::add));
+        list.forEach(f -> f.caseIds().stream().skip(1).filter(c -> !groups.containsKey(c)).forEach(secondOnly::add));
         for (String c : secondOnly) {
             CaseInfo ci = report.catalog().caseInfo(c).orElse(null);
-            h.append("<section class=\"case-group also\" id=\"case-").append(esc(c)).append("\">\n");
+            h.append("<section class=\"case-group also\" id=\"case-").append(esc(c)).append(ids.add(c) ? "" : esc(suffix))
+                    .append("\">\n");
             if (ci != null) {
                 story(h, ci, 0);
             } else {
                 h.append("<h3 class=\"case-title\"><span class=\"case-id\">").append(esc(c)).append("</span></h3>\n");
             }
             h.append("<p class=\"muted\">Its findings are listed above, under the case they come from first:");
-            r.findings().stream().filter(f -> f.caseIds().indexOf(c) > 0).map(Finding::ruleId).distinct()
+            list.stream().filter(f -> f.caseIds().indexOf(c) > 0).map(Finding::ruleId).distinct()
                     .forEach(id -> h.append(" <code>").append(esc(id)).append("</code>"));
             h.append(".</p>\n</section>\n");
         }
-        h.append("</section>\n");
     }
 
     /** Characters of page kept before they are written out. */
@@ -296,7 +343,8 @@ public final class HtmlReporter implements Reporter {
             h.append(" <span class=\"title\">").append(md(meta.title())).append("</span>");
         }
         h.append("</h4>\n<p class=\"object\"><span class=\"k\">Object</span> <code>").append(esc(f.location().display()))
-                .append("</code> <span class=\"muted\">(").append(esc(source)).append(")</span></p>\n")
+                .append("</code> <span class=\"muted\">(").append(esc(source))
+                .append(f.target() == null ? "" : ", " + esc(f.target().label())).append(")</span></p>\n")
                 .append("<p class=\"message\">").append(md(f.message())).append("</p>\n");
         for (String n : f.notes()) {
             h.append("<p class=\"note\"><span class=\"k\">Note</span> ").append(md(n)).append("</p>\n");

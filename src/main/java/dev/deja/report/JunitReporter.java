@@ -14,7 +14,9 @@ import java.util.TreeSet;
 /**
  * JUnit XML (GitLab, Jenkins, Azure DevOps test reports): one testsuite per rule, one testcase per finding (a
  * {@code <failure>} at or above {@code --fail-on}, a passing case with the message in {@code system-out} below it),
- * a {@code <skipped>} case per suppressed finding, and one passing case for a rule that found nothing.
+ * a {@code <skipped>} case per suppressed finding, and one passing case for a rule that found nothing. When the scan
+ * read live targets (clusters, AWS accounts), each target is one testsuite ("cluster prod") holding its findings,
+ * suppressed findings and the scopes that could not be read (an error each); files keep a testsuite per rule.
  */
 public final class JunitReporter implements Reporter {
 
@@ -22,6 +24,10 @@ public final class JunitReporter implements Reporter {
     public void write(Report report, Writer w) throws IOException {
         ScanResult r = report.result();
         Severity failOn = report.failOn();
+        if (!r.targets().isEmpty()) {
+            writeByTarget(report, w);
+            return;
+        }
         TreeSet<String> ids = new TreeSet<>(r.rulesRun());
         r.findings().forEach(f -> ids.add(f.ruleId()));
         Map<String, List<Finding>> byRule = new LinkedHashMap<>();
@@ -89,6 +95,69 @@ public final class JunitReporter implements Reporter {
         w.write("<testsuites name=\"deja\" tests=\"" + total + "\" failures=\"" + failures + "\" errors=\""
                 + notChecked.size() + "\" skipped=\""
                 + skipped + "\">\n");
+        w.write(body.toString());
+        w.write("</testsuites>\n");
+        w.flush();
+    }
+
+    /** A testsuite per target (then one per rule for the files' findings, if any). */
+    private static void writeByTarget(Report report, Writer w) throws IOException {
+        ScanResult r = report.result();
+        Severity failOn = report.failOn();
+        List<dev.deja.engine.Target> groups = PrometheusReporter.groups(report);
+        int total = 0;
+        int failures = 0;
+        int errors = 0;
+        int skipped = 0;
+        StringBuilder body = new StringBuilder();
+        for (dev.deja.engine.Target t : groups) {
+            List<Finding> fs = r.findings().stream().filter(f -> java.util.Objects.equals(f.target(), t)).toList();
+            List<ScanResult.Suppressed> ss = r.suppressed().stream()
+                    .filter(x -> java.util.Objects.equals(x.finding().target(), t)).toList();
+            List<dev.deja.engine.Coverage.Entry> gaps = r.coverage().notChecked().stream()
+                    .filter(e -> java.util.Objects.equals(e.target(), t)).toList();
+            int fails = (int) fs.stream().filter(f -> failOn != null && f.severity().atLeast(failOn)).count();
+            int tests = Math.max(1, fs.size() + ss.size() + gaps.size());
+            total += tests;
+            failures += fails;
+            errors += gaps.size();
+            skipped += ss.size();
+            String name = t == null ? "deja.files" : t.label();
+            body.append("  <testsuite name=\"").append(attr(name)).append("\" tests=\"").append(tests)
+                    .append("\" failures=\"").append(fails).append("\" errors=\"").append(gaps.size())
+                    .append("\" skipped=\"").append(ss.size()).append("\">\n");
+            if (tests == 1 && fs.isEmpty() && ss.isEmpty() && gaps.isEmpty()) {
+                body.append("    <testcase classname=\"deja\" name=\"").append(attr(name + ": no findings"))
+                        .append("\"/>\n");
+            }
+            for (Finding f : fs) {
+                testcase(body, f);
+                String text = text(f);
+                if (failOn != null && f.severity().atLeast(failOn)) {
+                    body.append(">\n      <failure type=\"").append(f.severity().id()).append("\" message=\"")
+                            .append(attr(f.severity().id().toUpperCase(java.util.Locale.ROOT) + ": " + f.message()))
+                            .append("\">").append(text(text)).append("</failure>\n    </testcase>\n");
+                } else {
+                    body.append(">\n      <system-out>").append(text(f.severity().id().toUpperCase(java.util.Locale.ROOT)
+                            + " (below --fail-on): " + text)).append("</system-out>\n    </testcase>\n");
+                }
+            }
+            for (ScanResult.Suppressed x : ss) {
+                testcase(body, x.finding());
+                body.append(">\n      <skipped message=\"").append(attr("suppressed at " + x.origin() + ": " + x.reason()))
+                        .append("\"/>\n    </testcase>\n");
+            }
+            for (dev.deja.engine.Coverage.Entry e : gaps) {
+                body.append("    <testcase classname=\"deja.coverage\" name=\"").append(attr(e.source() + ": " + e.scope()))
+                        .append("\">\n      <error type=\"").append(attr(e.status().name().toLowerCase(java.util.Locale.ROOT)))
+                        .append("\" message=\"").append(attr("not checked: " + (e.detail() == null ? e.status().name()
+                                .toLowerCase(java.util.Locale.ROOT) : e.detail()))).append("\"/>\n    </testcase>\n");
+            }
+            body.append("  </testsuite>\n");
+        }
+        w.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        w.write("<testsuites name=\"deja\" tests=\"" + total + "\" failures=\"" + failures + "\" errors=\"" + errors
+                + "\" skipped=\"" + skipped + "\">\n");
         w.write(body.toString());
         w.write("</testsuites>\n");
         w.flush();

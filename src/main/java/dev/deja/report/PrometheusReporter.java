@@ -3,6 +3,7 @@ package dev.deja.report;
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.Severity;
+import dev.deja.engine.Target;
 import java.io.IOException;
 import java.io.Writer;
 import java.time.Duration;
@@ -24,6 +25,9 @@ import java.util.TreeMap;
  *   <li>{@code deja_scan_duration_seconds}, {@code deja_scan_incomplete} (0/1),
  *       {@code deja_last_scan_timestamp_seconds}.</li>
  * </ul>
+ * When the scan read live targets, every series carries its target: {@code cluster="prod"} (the context name or
+ * --cluster-name) or {@code account="123456789012"}; the run's duration and time are given for each target, and
+ * {@code deja_scan_incomplete} says whether that target was read in full. Series of files have no target label.
  */
 public final class PrometheusReporter implements Reporter {
     public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -31,44 +35,91 @@ public final class PrometheusReporter implements Reporter {
     @Override
     public void write(Report report, Writer w) throws IOException {
         List<Finding> findings = report.result().findings();
+        List<Target> groups = groups(report);
         family(w, "deja_findings", "gauge",
                 "Findings of the last deja scan by rule, severity, incident case and source (a finding linked to"
                         + " several cases counts under each)");
-        for (Map.Entry<String, Long> e : byLabels(report, findings).entrySet()) {
-            w.write("deja_findings" + e.getKey() + " " + e.getValue() + "\n");
+        for (Target t : groups) {
+            for (Map.Entry<String, Long> e : byLabels(report, of(findings, t), t).entrySet()) {
+                w.write("deja_findings" + e.getKey() + " " + e.getValue() + "\n");
+            }
         }
         family(w, "deja_findings_by_severity", "gauge", "Findings of the last deja scan by severity");
-        for (int i = Severity.values().length - 1; i >= 0; i--) {
-            Severity s = Severity.values()[i];
-            w.write("deja_findings_by_severity{severity=\"" + s.id() + "\"} " + report.result().count(s) + "\n");
+        for (Target t : groups) {
+            for (int i = Severity.values().length - 1; i >= 0; i--) {
+                Severity s = Severity.values()[i];
+                long n = groups.size() == 1 && t == null ? report.result().count(s) : report.result().count(t, s);
+                w.write("deja_findings_by_severity{" + targetLabels(t) + "severity=\"" + s.id() + "\"} " + n + "\n");
+            }
         }
         if (report.baseline() != null) {
             family(w, "deja_new_findings", "gauge", "Findings of the last deja scan that are not in the baseline");
-            for (Map.Entry<String, Long> e : byLabels(report, report.baseline().newFindings()).entrySet()) {
-                w.write("deja_new_findings" + e.getKey() + " " + e.getValue() + "\n");
+            for (Target t : groups) {
+                for (Map.Entry<String, Long> e : byLabels(report, of(report.baseline().newFindings(), t), t).entrySet()) {
+                    w.write("deja_new_findings" + e.getKey() + " " + e.getValue() + "\n");
+                }
             }
         }
         Duration d = report.run() != null ? report.run().duration() : Duration.ofMillis(report.result().durationMillis());
         Instant at = report.run() != null ? report.run().startedAt() : Instant.now();
         family(w, "deja_scan_duration_seconds", "gauge", "How long the last deja scan took, sources included");
-        w.write("deja_scan_duration_seconds " + seconds(d.toNanos() / 1e9) + "\n");
+        for (Target t : groups) {
+            w.write("deja_scan_duration_seconds" + braces(t) + " " + seconds(d.toNanos() / 1e9) + "\n");
+        }
         family(w, "deja_scan_incomplete", "gauge",
                 "1 when the last deja scan could not read some source or kind (see the report's coverage), else 0");
-        w.write("deja_scan_incomplete " + (report.result().coverage().complete() ? 0 : 1) + "\n");
+        for (Target t : groups) {
+            boolean complete = groups.size() == 1 && t == null ? report.result().coverage().complete()
+                    : report.result().coverage().complete(t);
+            w.write("deja_scan_incomplete" + braces(t) + " " + (complete ? 0 : 1) + "\n");
+        }
         family(w, "deja_last_scan_timestamp_seconds", "gauge", "When the last deja scan started, in Unix seconds");
-        w.write("deja_last_scan_timestamp_seconds " + seconds(at.toEpochMilli() / 1000.0) + "\n");
+        for (Target t : groups) {
+            w.write("deja_last_scan_timestamp_seconds" + braces(t) + " " + seconds(at.toEpochMilli() / 1000.0) + "\n");
+        }
         w.flush();
     }
 
-    private static TreeMap<String, Long> byLabels(Report report, List<Finding> findings) {
+    /** The targets of the run, and null for the files when there are any (or when there is no target at all). */
+    static List<Target> groups(Report report) {
+        List<Target> out = new java.util.ArrayList<>();
+        boolean files = report.result().targets().isEmpty()
+                || report.result().coverage().entries().stream().anyMatch(e -> e.target() == null && !"rules".equals(e.source()))
+                || report.result().findings().stream().anyMatch(f -> f.target() == null);
+        if (files) {
+            out.add(null);
+        }
+        out.addAll(report.result().targets());
+        return out;
+    }
+
+    private static List<Finding> of(List<Finding> findings, Target t) {
+        return findings.stream().filter(f -> java.util.Objects.equals(f.target(), t)).toList();
+    }
+
+    /** {@code cluster="prod",} or {@code account="123",} (both when both are set), or "" for files. */
+    static String targetLabels(Target t) {
+        if (t == null) {
+            return "";
+        }
+        return (t.cluster() == null ? "" : "cluster=\"" + label(t.cluster()) + "\",")
+                + (t.account() == null ? "" : "account=\"" + label(t.account()) + "\",");
+    }
+
+    private static String braces(Target t) {
+        String l = targetLabels(t);
+        return l.isEmpty() ? "" : "{" + l.substring(0, l.length() - 1) + "}";
+    }
+
+    private static TreeMap<String, Long> byLabels(Report report, List<Finding> findings, Target t) {
         TreeMap<String, Long> counts = new TreeMap<>();
         for (Finding f : findings) {
             RuleMetadata meta = report.catalog().rule(f.ruleId()).orElse(null);
             String source = meta == null ? "" : meta.source().id();
             List<String> cases = f.caseIds().isEmpty() ? List.of("") : f.caseIds();
             for (String c : cases) {
-                String labels = "{rule=\"" + label(f.ruleId()) + "\",severity=\"" + f.severity().id() + "\",case=\""
-                        + label(c) + "\",source=\"" + label(source) + "\"}";
+                String labels = "{" + targetLabels(t) + "rule=\"" + label(f.ruleId()) + "\",severity=\""
+                        + f.severity().id() + "\",case=\"" + label(c) + "\",source=\"" + label(source) + "\"}";
                 counts.merge(labels, 1L, Long::sum);
             }
         }

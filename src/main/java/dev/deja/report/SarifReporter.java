@@ -162,14 +162,19 @@ public final class SarifReporter implements Reporter {
         if (uri == null && logical == null) {
             loc.putObject("message").put("text", l.display().isEmpty() ? "(no location)" : l.display());
         }
-        o.putObject("partialFingerprints").put("dejaFingerprint/v2", Integer.toHexString(f.fingerprint().hashCode())
-                + "-" + Integer.toHexString(new StringBuilder(f.fingerprint()).reverse().toString().hashCode()));
+        // the same problem in two clusters is two alerts: the target is part of the identity
+        String fp = f.targetedFingerprint();
+        o.putObject("partialFingerprints").put("dejaFingerprint/v2", Integer.toHexString(fp.hashCode())
+                + "-" + Integer.toHexString(new StringBuilder(fp).reverse().toString().hashCode()));
         ObjectNode props = o.putObject("properties");
         props.put("severity", f.severity().id());
         props.put("security-severity", securitySeverity(f.severity()));
         ArrayNode cases = props.putArray("caseIds");
         f.caseIds().forEach(cases::add);
         props.put("object", l.display());
+        if (f.target() != null) { // the cluster (context name) or AWS account the object is in
+            props.set("target", JsonReporter.target(f.target()));
+        }
         if (!f.related().isEmpty()) {
             ArrayNode rel = props.putArray("related");
             f.related().forEach(rel::add);

@@ -52,6 +52,8 @@ public final class TextReporter implements Reporter {
         ScanResult r = report.result();
         boolean c = report.color();
         Writer w = new Printable(out, c);
+        // several clusters/accounts in one scan: each finding and gap names its own (a merged report shows its own table)
+        boolean fleet = report.fleet() == null && r.targets().size() > 1;
         Map<String, List<Finding>> byCase = new TreeMap<>();
         for (Finding f : r.findings()) {
             byCase.computeIfAbsent(f.caseIds().isEmpty() ? "-" : f.caseIds().get(0), k -> new ArrayList<>()).add(f);
@@ -72,7 +74,8 @@ public final class TextReporter implements Reporter {
             }
             for (Finding f : g.getValue()) {
                 String fresh = report.baseline() != null && report.isNew(f) ? "NEW  " : "";
-                w.write("\n  " + sev(c, f.severity()) + "  " + fresh + f.ruleId() + "  " + f.location().display() + "\n");
+                w.write("\n  " + sev(c, f.severity()) + "  " + fresh + f.ruleId() + "  " + f.location().display()
+                        + (fleet && f.target() != null ? "  [" + f.target().label() + "]" : "") + "\n");
                 w.write(indent(f.message(), "      ") + "\n");
                 for (String n : f.notes()) {
                     w.write(indent("note: " + n, "      ") + "\n");
@@ -108,6 +111,21 @@ public final class TextReporter implements Reporter {
         w.write(summary(r) + "\n");
         if (report.fleet() != null) {
             fleet(w, report.fleet(), c);
+        } else if (fleet) {
+            for (dev.deja.engine.Target t : r.targets()) {
+                List<String> counts = new ArrayList<>();
+                long total = 0;
+                for (int i = Severity.values().length - 1; i >= 0; i--) {
+                    long k = r.count(t, Severity.values()[i]);
+                    total += k;
+                    if (k > 0) {
+                        counts.add(k + " " + Severity.values()[i].id());
+                    }
+                }
+                w.write("  " + t.label() + ": " + total + (total == 1 ? " finding" : " findings")
+                        + (counts.isEmpty() ? "" : " (" + String.join(", ", counts) + ")")
+                        + (r.coverage().complete(t) ? "" : "; not read in full (see below)") + "\n");
+            }
         }
         BaselineDiff b = report.baseline();
         if (b != null) {
@@ -120,7 +138,7 @@ public final class TextReporter implements Reporter {
         if (!missing.isEmpty()) {
             w.write(style(c, BOLD, "Not checked:") + "\n");
             for (Coverage.Entry e : missing) {
-                w.write("  - " + e.source() + ": " + e.scope() + ": " + e.status().name().toLowerCase(Locale.ROOT)
+                w.write("  - " + (e.target() == null ? "" : e.target().label() + ": ") + e.source() + ": " + e.scope() + ": " + e.status().name().toLowerCase(Locale.ROOT)
                         + (e.detail() == null ? "" : " (" + e.detail() + ")") + "\n");
             }
         }

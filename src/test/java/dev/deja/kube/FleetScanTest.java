@@ -265,6 +265,51 @@ class FleetScanTest {
         assertEquals("eu-prod", named.path("targets").get(0).path("cluster").asString());
     }
 
+    /**
+     * The same Service in two clusters, one NLB tagged for it in cluster prod (elbv2.k8s.aws/cluster): the NLB's
+     * findings and prod's findings point at each other; stage's never do.
+     */
+    @Test
+    void aLoadBalancerIsLinkedOnlyWithTheServiceOfItsOwnCluster() throws Exception {
+        Path manifest = Path.of("src/test/resources/crosslinks/ingress-controllers.yaml");
+        MockCluster prod = cluster(manifest);
+        MockCluster stage = cluster(manifest);
+        Path kc = kubeconfig(tmp.resolve("kubeconfig"), Map.of("prod", prod.url(), "stage", stage.url()), "prod");
+        try (dev.deja.aws.FakeAws aws = dev.deja.aws.FakeAws.start("eu-west-2")) {
+            String nlb = aws.lb("ingress", "network", "eu-west-2a", "eu-west-2b");
+            aws.tag(nlb, "service.k8s.aws/stack", "ingress-controllers/nginx-ingress-default-controller");
+            aws.tag(nlb, "elbv2.k8s.aws/cluster", "prod");
+            Map<String, String> env = new java.util.HashMap<>();
+            env.put("AWS_ACCESS_KEY_ID", "AKIDDEJATEST");
+            env.put("AWS_SECRET_ACCESS_KEY", "deja-test-secret");
+            env.put("AWS_CONFIG_FILE", tmp.resolve("no-config").toString());
+            env.put("AWS_SHARED_CREDENTIALS_FILE", tmp.resolve("no-credentials").toString());
+            TestSupport.Run r = TestSupport.runWith(java.io.InputStream.nullInputStream(), env, "scan", "--all-contexts",
+                    "--kubeconfig", kc.toString(), "--aws", "--aws-endpoint", aws.url(), "--region", "eu-west-2",
+                    "--format", "json", "--fail-on", "none");
+            assertEquals(0, r.code(), r.err());
+            JsonNode report = json(r);
+            List<String> awsRelated = new ArrayList<>();
+            int prodLinked = 0;
+            for (JsonNode f : report.path("findings")) {
+                List<String> rel = new ArrayList<>();
+                f.path("related").forEach(x -> rel.add(x.asString()));
+                String cluster = f.path("target").path("cluster").asString(null);
+                if (f.path("location").has("arn")) {
+                    assertEquals(dev.deja.aws.FakeAws.ACCOUNT, f.path("target").path("account").asString());
+                    awsRelated.addAll(rel.stream().filter(x -> x.startsWith("Kubernetes finding")).toList());
+                } else if ("stage".equals(cluster)) {
+                    assertTrue(rel.stream().noneMatch(x -> x.startsWith("AWS finding")), f.toString());
+                } else if ("prod".equals(cluster) && rel.stream().anyMatch(x -> x.startsWith("AWS finding"))) {
+                    prodLinked++;
+                }
+            }
+            assertFalse(awsRelated.isEmpty(), report.toString());
+            assertTrue(awsRelated.stream().allMatch(x -> x.endsWith(" in cluster prod")), awsRelated.toString());
+            assertTrue(prodLinked > 0, report.toString());
+        }
+    }
+
     @Test
     void usageErrors() throws Exception {
         MockCluster prod = cluster();
