@@ -138,7 +138,7 @@ public final class TextReporter implements Reporter {
         if (!missing.isEmpty()) {
             w.write(style(c, BOLD, "Not checked:") + "\n");
             for (Coverage.Entry e : missing) {
-                w.write("  - " + (e.target() == null ? "" : e.target().label() + ": ") + e.source() + ": " + e.scope() + ": " + e.status().name().toLowerCase(Locale.ROOT)
+                w.write("  - " + (!fleet || e.target() == null ? "" : e.target().label() + ": ") + e.source() + ": " + e.scope() + ": " + e.status().name().toLowerCase(Locale.ROOT)
                         + (e.detail() == null ? "" : " (" + e.detail() + ")") + "\n");
             }
         }
