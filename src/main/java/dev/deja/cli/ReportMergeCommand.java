@@ -117,7 +117,8 @@ public final class ReportMergeCommand implements Callable<Integer> {
         for (String in : inputs) {
             found.addAll(ReportStore.S3Uri.is(in) ? s3(in) : local(in));
         }
-        FleetMerge merge = new FleetMerge(now, staleAfter, VersionProvider.version()).addAll(found);
+        FleetMerge merge = new FleetMerge(now, staleAfter, VersionProvider.version())
+                .addAll(found, inputs.stream().anyMatch(ReportStore.S3Uri::is) ? 8 : 1); // S3: 8 GETs at a time
         Report report = merge.report(Catalog.packaged(), VersionProvider.version(), fail);
         for (String e : merge.errors()) {
             io.err().println("deja: " + e);
@@ -157,7 +158,7 @@ public final class ReportMergeCommand implements Callable<Integer> {
                 s3Endpoint == null ? null : s3Endpoint.strip(), io.env(), verbose);
     }
 
-    private ReportStore store() {
+    private synchronized ReportStore store() {
         if (store == null) {
             store = ReportStore.s3(options());
         }
