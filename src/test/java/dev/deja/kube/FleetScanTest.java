@@ -205,10 +205,17 @@ class FleetScanTest {
         // stderr names the cluster of each problem
         assertTrue(r.err().contains("[cluster dead]") && r.err().contains("[cluster slow]"), r.err());
 
-        // --allow-partial: the clusters that were read decide the exit code
+        // --allow-partial: the clusters that were read decide the exit code; the HTML report is grouped by cluster
         TestSupport.Run partial = TestSupport.run("scan", "--all-contexts", "--kubeconfig", kc.toString(),
-                "--target-timeout", "3s", "--allow-partial", "--format", "json", "--fail-on", "none");
+                "--target-timeout", "3s", "--allow-partial", "--format", "html", "--fail-on", "none");
         assertEquals(0, partial.code(), partial.err());
+        String html = partial.out();
+        assertTrue(html.contains("<h2>Findings by cluster</h2>"), html);
+        int dead = html.indexOf("<h3 class=\"target-title\">cluster dead</h3>");
+        int prodAt = html.indexOf("<h3 class=\"target-title\">cluster prod</h3>");
+        int slow = html.indexOf("<h3 class=\"target-title\">cluster slow</h3>");
+        assertTrue(dead > 0 && dead < prodAt && prodAt < slow, html);
+        assertTrue(html.substring(prodAt, slow).contains(PROBE), "prod's findings in prod's section");
     }
 
     @Test
