@@ -40,8 +40,9 @@ import org.yaml.snakeyaml.nodes.Tag;
  *     env: {VAR: value}
  *     assumeClientRps: 300
  *   helm: {values: [PATH...], set: {KEY: VALUE}}   # for the Helm charts among the paths (--helm-values, --helm-set)
- *   cluster: {enabled, kubeconfig, context, namespaces: [..], selector, annotationSuppressions}
- *   aws: {enabled, profile, regions: [..], endpoint}
+ *   cluster: {enabled, kubeconfig, context, contexts: [..], allContexts, name, namespaces: [..], selector,
+ *             annotationSuppressions}         # contexts/allContexts/name: --context (repeated), --all-contexts, --cluster-name
+ *   aws: {enabled, profile, profiles: [..], roleArns: [..], externalId, regions: [..], endpoint}
  * rules:
  *   enabled: [ID...]                 # run only these
  *   disabled: [ID...]
@@ -74,11 +75,17 @@ public final class ConfigFile {
     Boolean cluster;
     Path kubeconfig;
     String context;
+    List<String> contexts;
+    Boolean allContexts;
+    String clusterName;
     List<String> namespaces;
     String selector;
     Boolean annotationSuppressions;
     Boolean aws;
     String profile;
+    List<String> profiles;
+    List<String> roleArns;
+    String externalId;
     List<String> regions;
     String awsEndpoint;
     String prometheus;
@@ -246,20 +253,27 @@ public final class ConfigFile {
         }
         if (s.containsKey("cluster")) {
             Map<String, Node> k = map(s.get("cluster"), "sources.cluster", "enabled", "kubeconfig", "context",
-                    "namespaces", "selector", "annotationSuppressions");
+                    "contexts", "allContexts", "name", "namespaces", "selector", "annotationSuppressions");
             Boolean enabled = bool(k.get("enabled"));
             cluster = enabled == null ? Boolean.TRUE : enabled;
             kubeconfig = path(k.get("kubeconfig"));
             context = str(k.get("context"));
+            contexts = k.containsKey("contexts") ? strings(k.get("contexts")) : null;
+            allContexts = bool(k.get("allContexts"));
+            clusterName = str(k.get("name"));
             namespaces = k.containsKey("namespaces") ? strings(k.get("namespaces")) : null;
             selector = str(k.get("selector"));
             annotationSuppressions = bool(k.get("annotationSuppressions"));
         }
         if (s.containsKey("aws")) {
-            Map<String, Node> a = map(s.get("aws"), "sources.aws", "enabled", "profile", "regions", "endpoint");
+            Map<String, Node> a = map(s.get("aws"), "sources.aws", "enabled", "profile", "profiles", "roleArns",
+                    "externalId", "regions", "endpoint");
             Boolean enabled = bool(a.get("enabled"));
             aws = enabled == null ? Boolean.TRUE : enabled;
             profile = str(a.get("profile"));
+            profiles = a.containsKey("profiles") ? strings(a.get("profiles")) : null;
+            roleArns = a.containsKey("roleArns") ? strings(a.get("roleArns")) : null;
+            externalId = str(a.get("externalId"));
             regions = a.containsKey("regions") ? strings(a.get("regions")) : null;
             awsEndpoint = str(a.get("endpoint"));
         }
@@ -349,8 +363,21 @@ public final class ConfigFile {
         if (kubeconfig != null && !set.test("--kubeconfig")) {
             cmd.kubeconfig = kubeconfig;
         }
-        if (context != null && !set.test("--context")) {
-            cmd.contexts = new java.util.ArrayList<>(java.util.List.of(context));
+        boolean contextGiven = set.test("--context") || set.test("--all-contexts");
+        if (!contextGiven && (context != null || contexts != null)) {
+            cmd.contexts = new java.util.ArrayList<>();
+            if (context != null) {
+                cmd.contexts.add(context);
+            }
+            if (contexts != null) {
+                cmd.contexts.addAll(contexts);
+            }
+        }
+        if (Boolean.TRUE.equals(allContexts) && !contextGiven) {
+            cmd.allContexts = true;
+        }
+        if (clusterName != null && !set.test("--cluster-name")) {
+            cmd.clusterName = clusterName;
         }
         if (namespaces != null && !set.test("--namespace") && !set.test("--all-namespaces")) {
             cmd.namespaces = new ArrayList<>(namespaces);
@@ -364,8 +391,20 @@ public final class ConfigFile {
         if (aws != null && !set.test("--aws")) {
             cmd.aws = aws;
         }
-        if (profile != null && !set.test("--profile")) {
-            cmd.profiles = new java.util.ArrayList<>(java.util.List.of(profile));
+        if ((profile != null || profiles != null) && !set.test("--profile")) {
+            cmd.profiles = new java.util.ArrayList<>();
+            if (profile != null) {
+                cmd.profiles.add(profile);
+            }
+            if (profiles != null) {
+                cmd.profiles.addAll(profiles);
+            }
+        }
+        if (roleArns != null && !set.test("--role-arn")) {
+            cmd.roleArns = new java.util.ArrayList<>(roleArns);
+        }
+        if (externalId != null && !set.test("--external-id")) {
+            cmd.externalId = externalId;
         }
         if (regions != null && !set.test("--region")) {
             cmd.regions = new ArrayList<>(regions);

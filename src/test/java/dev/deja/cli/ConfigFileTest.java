@@ -141,6 +141,27 @@ class ConfigFileTest {
     }
 
     @Test
+    void fleetKeys() {
+        ScanCommand cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
+                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        CommandLine cl = new CommandLine(cmd);
+        cl.parseArgs("--role-arn", "arn:aws:iam::111111111111:role/cli");
+        parse("sources:\n  cluster: {contexts: [prod, stage], name: ignored-by-several}\n"
+                + "  aws: {profiles: [a, b], roleArns: ['arn:aws:iam::222222222222:role/file'], externalId: x}\n")
+                .applyTo(cmd, cl.getParseResult());
+        assertEquals(List.of("prod", "stage"), cmd.contexts);
+        assertEquals(List.of("a", "b"), cmd.profiles);
+        assertEquals(List.of("arn:aws:iam::111111111111:role/cli"), cmd.roleArns, "the command line replaces the list");
+        assertEquals("x", cmd.externalId);
+        ScanCommand all = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
+                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        CommandLine c2 = new CommandLine(all);
+        c2.parseArgs();
+        parse("sources:\n  cluster: {allContexts: true}\n").applyTo(all, c2.getParseResult());
+        assertTrue(all.allContexts);
+    }
+
+    @Test
     void configMapsNeedTheCluster() {
         ScanCommand cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
                 new ByteArrayInputStream(new byte[0]), Map.of(), false));
