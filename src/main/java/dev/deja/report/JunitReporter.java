@@ -58,23 +58,7 @@ public final class JunitReporter implements Reporter {
                 body.append("    <testcase classname=\"deja.").append(attr(id)).append("\" name=\"")
                         .append(attr(title + ": no findings")).append("\"/>\n");
             }
-            for (Finding f : fs) {
-                testcase(body, f);
-                String text = text(f);
-                if (failOn != null && f.severity().atLeast(failOn)) {
-                    body.append(">\n      <failure type=\"").append(f.severity().id()).append("\" message=\"")
-                            .append(attr(f.severity().id().toUpperCase(java.util.Locale.ROOT) + ": " + f.message()))
-                            .append("\">").append(text(text)).append("</failure>\n    </testcase>\n");
-                } else {
-                    body.append(">\n      <system-out>").append(text(f.severity().id().toUpperCase(java.util.Locale.ROOT)
-                            + " (below --fail-on): " + text)).append("</system-out>\n    </testcase>\n");
-                }
-            }
-            for (ScanResult.Suppressed s : ss) {
-                testcase(body, s.finding());
-                body.append(">\n      <skipped message=\"").append(attr("suppressed at " + s.origin() + ": " + s.reason()))
-                        .append("\"/>\n    </testcase>\n");
-            }
+            findingCases(body, fs, ss, failOn);
             body.append("  </testsuite>\n");
         }
         // what could not be read: an error each, so that a CI test report does not look green on a partial scan
@@ -130,23 +114,7 @@ public final class JunitReporter implements Reporter {
                 body.append("    <testcase classname=\"deja\" name=\"").append(attr(name + ": no findings"))
                         .append("\"/>\n");
             }
-            for (Finding f : fs) {
-                testcase(body, f);
-                String text = text(f);
-                if (failOn != null && f.severity().atLeast(failOn)) {
-                    body.append(">\n      <failure type=\"").append(f.severity().id()).append("\" message=\"")
-                            .append(attr(f.severity().id().toUpperCase(java.util.Locale.ROOT) + ": " + f.message()))
-                            .append("\">").append(text(text)).append("</failure>\n    </testcase>\n");
-                } else {
-                    body.append(">\n      <system-out>").append(text(f.severity().id().toUpperCase(java.util.Locale.ROOT)
-                            + " (below --fail-on): " + text)).append("</system-out>\n    </testcase>\n");
-                }
-            }
-            for (ScanResult.Suppressed x : ss) {
-                testcase(body, x.finding());
-                body.append(">\n      <skipped message=\"").append(attr("suppressed at " + x.origin() + ": " + x.reason()))
-                        .append("\"/>\n    </testcase>\n");
-            }
+            findingCases(body, fs, ss, failOn);
             for (dev.deja.engine.Coverage.Entry e : gaps) {
                 body.append("    <testcase classname=\"deja.coverage\" name=\"").append(attr(e.source() + ": " + e.scope()))
                         .append("\">\n      <error type=\"").append(attr(e.status().name().toLowerCase(java.util.Locale.ROOT)))
@@ -161,6 +129,28 @@ public final class JunitReporter implements Reporter {
         w.write(body.toString());
         w.write("</testsuites>\n");
         w.flush();
+    }
+
+    /** A test case per finding (a failure at or above --fail-on, else its text as output) and per suppressed one. */
+    private static void findingCases(StringBuilder body, List<Finding> fs, List<ScanResult.Suppressed> ss,
+            Severity failOn) {
+        for (Finding f : fs) {
+            testcase(body, f);
+            String text = text(f);
+            if (failOn != null && f.severity().atLeast(failOn)) {
+                body.append(">\n      <failure type=\"").append(f.severity().id()).append("\" message=\"")
+                        .append(attr(f.severity().id().toUpperCase(java.util.Locale.ROOT) + ": " + f.message()))
+                        .append("\">").append(text(text)).append("</failure>\n    </testcase>\n");
+            } else {
+                body.append(">\n      <system-out>").append(text(f.severity().id().toUpperCase(java.util.Locale.ROOT)
+                        + " (below --fail-on): " + text)).append("</system-out>\n    </testcase>\n");
+            }
+        }
+        for (ScanResult.Suppressed s : ss) {
+            testcase(body, s.finding());
+            body.append(">\n      <skipped message=\"").append(attr("suppressed at " + s.origin() + ": " + s.reason()))
+                    .append("\"/>\n    </testcase>\n");
+        }
     }
 
     private static void testcase(StringBuilder b, Finding f) {
