@@ -41,7 +41,7 @@ import org.yaml.snakeyaml.nodes.Tag;
  *     assumeClientRps: 300
  *   helm: {values: [PATH...], set: {KEY: VALUE}}   # for the Helm charts among the paths (--helm-values, --helm-set)
  *   cluster: {enabled, kubeconfig, context, contexts: [..], allContexts, name, namespaces: [..], selector,
- *             annotationSuppressions}         # contexts/allContexts/name: --context (repeated), --all-contexts, --cluster-name
+ *             annotationSuppressions, liveMetrics}  # contexts/allContexts/name: --context (repeated), --all-contexts, --cluster-name
  *   aws: {enabled, profile, profiles: [..], roleArns: [..], externalId, regions: [..], endpoint}
  * rules:
  *   enabled: [ID...]                 # run only these
@@ -81,6 +81,7 @@ public final class ConfigFile {
     List<String> namespaces;
     String selector;
     Boolean annotationSuppressions;
+    Boolean liveMetrics;
     Boolean aws;
     String profile;
     List<String> profiles;
@@ -253,7 +254,7 @@ public final class ConfigFile {
         }
         if (s.containsKey("cluster")) {
             Map<String, Node> k = map(s.get("cluster"), "sources.cluster", "enabled", "kubeconfig", "context",
-                    "contexts", "allContexts", "name", "namespaces", "selector", "annotationSuppressions");
+                    "contexts", "allContexts", "name", "namespaces", "selector", "annotationSuppressions", "liveMetrics");
             Boolean enabled = bool(k.get("enabled"));
             cluster = enabled == null ? Boolean.TRUE : enabled;
             kubeconfig = path(k.get("kubeconfig"));
@@ -264,6 +265,7 @@ public final class ConfigFile {
             namespaces = k.containsKey("namespaces") ? strings(k.get("namespaces")) : null;
             selector = str(k.get("selector"));
             annotationSuppressions = bool(k.get("annotationSuppressions"));
+            liveMetrics = bool(k.get("liveMetrics"));
         }
         if (s.containsKey("aws")) {
             Map<String, Node> a = map(s.get("aws"), "sources.aws", "enabled", "profile", "profiles", "roleArns",
@@ -387,6 +389,9 @@ public final class ConfigFile {
         }
         if (annotationSuppressions != null && !set.test("--no-annotation-suppressions")) {
             cmd.noAnnotationSuppressions = !annotationSuppressions;
+        }
+        if (Boolean.TRUE.equals(liveMetrics)) {
+            cmd.liveMetrics = true;
         }
         if (aws != null && !set.test("--aws")) {
             cmd.aws = aws;

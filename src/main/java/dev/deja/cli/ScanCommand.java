@@ -167,6 +167,12 @@ public final class ScanCommand implements Callable<Integer> {
             description = "Ignore deja.dev/ignore annotations on objects (anyone who can edit a workload could exempt it)")
     boolean noAnnotationSuppressions;
 
+    @Option(names = "--live-metrics",
+            description = "With --cluster: also read HAProxy's live figures (sessions against limits) from the HAProxy"
+                    + " pods' stats/metrics ports (/metrics) through the API server's pod proxy; needs RBAC list on pods"
+                    + " and get on pods/proxy")
+    boolean liveMetrics;
+
     // ---- HAProxy runtime API
     @Option(names = "--haproxy-runtime", paramLabel = "ADDR",
             description = "Read HAProxy's live figures (sessions against limits) from its runtime API (unix:/path/admin.sock,"
@@ -550,6 +556,9 @@ public final class ScanCommand implements Callable<Integer> {
             throw new InputException(String.join(", ", awsOnly) + ": only with --aws"
                     + (awsOnly.contains("--aws-endpoint") ? "" : " or an s3:// output"));
         }
+        if (liveMetrics && !cluster) {
+            throw new InputException("--live-metrics: only with --cluster (it reads the proxy pods through the API server)");
+        }
         List<String> runtimeOnly = new ArrayList<>();
         for (String o : List.of("--haproxy-runtime-timeout", "--haproxy-runtime-auth")) {
             if (pr.hasMatchedOption(o) && haproxyRuntime.isEmpty()) {
@@ -782,6 +791,7 @@ public final class ScanCommand implements Callable<Integer> {
         req.namespaces = List.copyOf(namespaces);
         req.selector = selector;
         req.noAnnotationSuppressions = noAnnotationSuppressions;
+        req.liveMetrics = liveMetrics;
         req.haproxyRuntime = List.copyOf(haproxyRuntime);
         req.aws = aws;
         req.profile = profiles.size() == 1 ? profiles.get(0) : null;
@@ -801,6 +811,9 @@ public final class ScanCommand implements Callable<Integer> {
         rules.forEach(r -> kinds.addAll(r.kubeKinds()));
         if (rules.stream().anyMatch(r -> r.source() == dev.deja.engine.SourceKind.HAPROXY)) {
             kinds.add("ConfigMap"); // HAProxy configurations kept in ConfigMaps are scanned too
+        }
+        if (liveMetrics) {
+            kinds.addAll(List.of("Deployment", "StatefulSet", "DaemonSet")); // the HAProxy workloads, for their pods
         }
         req.kubeKinds = Set.copyOf(kinds);
         if (configFile != null) {

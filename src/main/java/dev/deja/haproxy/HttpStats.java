@@ -33,7 +33,7 @@ import java.util.concurrent.TimeoutException;
  * {@link HaproxyRuntimeSource#MAX_ANSWER} bytes. Basic credentials ({@code stats auth}) come from
  * {@code --haproxy-runtime-auth}, never from the URL, and are never printed.
  */
-final class HttpStats implements AutoCloseable {
+public final class HttpStats implements AutoCloseable {
     /** HTTP 401/403: the scan was not allowed to read the page (coverage DENIED, not FAILED). */
     static final class Denied extends IOException {
         Denied(String message) {
@@ -99,7 +99,7 @@ final class HttpStats implements AutoCloseable {
     }
 
     /** Which answer it is, by its content: the stats CSV, the exporter's metrics, or neither (one-line reason). */
-    static HaproxyRuntime.Instance parse(String url, String contentType, String body) {
+    public static HaproxyRuntime.Instance parse(String url, String contentType, String body) {
         String head = body.stripLeading();
         if (head.startsWith("# pxname,")) {
             return HaproxyRuntime.Instance.statsCsv(url, body);

@@ -429,8 +429,13 @@ public final class KubeLiveSource implements LiveSource {
     }
 
     private static CompletableFuture<Answer> send(HttpClient http, String url) {
-        HttpRequest request = http.newHttpRequestBuilder().uri(url).header("Accept", "application/json")
-                .timeout(KubeClients.REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS).build();
+        return send(http, url, "application/json", KubeClients.REQUEST_TIMEOUT_MS);
+    }
+
+    /** A GET with this Accept header and request timeout, its body capped at {@link #maxResponseBytes}. */
+    static CompletableFuture<Answer> send(HttpClient http, String url, String accept, long timeoutMillis) {
+        HttpRequest request = http.newHttpRequestBuilder().uri(url).header("Accept", accept)
+                .timeout(timeoutMillis, TimeUnit.MILLISECONDS).build();
         CappedBody sink = new CappedBody();
         return http.consumeBytes(request, sink).thenCompose(resp -> {
             resp.body().consume();
@@ -519,7 +524,7 @@ public final class KubeLiveSource implements LiveSource {
         return backoff;
     }
 
-    private static String statusMessage(byte[] body) {
+    static String statusMessage(byte[] body) {
         if (body == null || body.length == 0) {
             return null;
         }

@@ -24,6 +24,7 @@ public final class Collector {
     static final String PROMETHEUS = "dev.deja.prometheus.PrometheusSource";
     static final String KUBE_INVENTORY = "dev.deja.kube.model.KubeInventory";
     static final String HAPROXY_CONFIGMAPS = "dev.deja.kube.HaproxyConfigMaps";
+    static final String LIVE_METRICS = "dev.deja.kube.LiveMetrics";
 
     private Collector() {
     }
@@ -90,6 +91,9 @@ public final class Collector {
         if (!haproxy.isEmpty()) {
             FileKind.HAPROXY.newLoader().load(haproxy, req, out);
         }
+        if (req.cluster && req.liveMetrics && partial.hasPart(KUBE_INVENTORY)) {
+            liveMetrics(out.build(), req, out); // after the live sources: joins --haproxy-runtime's instances
+        }
         if (req.target == null && req.aws && !req.cluster && req.accountRead != null) {
             req.target = dev.deja.engine.Target.account(req.accountRead);
         }
@@ -120,6 +124,20 @@ public final class Collector {
             throw new IllegalStateException(e.getCause());
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("missing " + HAPROXY_CONFIGMAPS, e);
+        }
+    }
+
+    private static void liveMetrics(Snapshot partial, ScanRequest req, SnapshotBuilder out) {
+        try {
+            Class.forName(LIVE_METRICS).getMethod("collect", Snapshot.class, ScanRequest.class, SnapshotBuilder.class)
+                    .invoke(null, partial, req, out);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("missing " + LIVE_METRICS, e);
         }
     }
 

@@ -68,6 +68,13 @@ public final class ScanRequest {
     /** --cluster-name: the cluster's name for targets and the load balancers' cluster tag (default: the context name). */
     public String clusterName;
     public boolean noAnnotationSuppressions;
+    /**
+     * --live-metrics: also read HAProxy's figures from the proxy pods' metrics ports through the API server's pod
+     * proxy (RBAC: list pods, get pods/proxy).
+     */
+    public boolean liveMetrics;
+    /** Bound on each pod read of --live-metrics; injectable for tests. */
+    public long liveMetricsTimeoutMillis = 10_000;
 
     // live AWS
     public boolean aws;

@@ -1,0 +1,214 @@
+package dev.deja.kube;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.deja.TestSupport;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code --live-metrics}: HAProxy's exporter read from the proxy pods through the API server's pod proxy, against
+ * Fabric8's mock API server in CRUD mode (workloads and pods stored as created) answering the pods/proxy path itself.
+ */
+class LiveMetricsTest {
+    @TempDir
+    Path tmp;
+
+    /** HAProxy 2.6's exporter, as a real one answers (names and labels as in HaproxyHttpStatsTest): fe_main at 790/800. */
+    static final String METRICS = "# HELP haproxy_process_max_connections Maximum number of concurrent connections\n"
+            + "# TYPE haproxy_process_max_connections gauge\n"
+            + "haproxy_process_max_connections 4000\n"
+            + "# HELP haproxy_process_current_connections Number of active sessions\n"
+            + "# TYPE haproxy_process_current_connections gauge\n"
+            + "haproxy_process_current_connections 812\n"
+            + "haproxy_process_current_connection_rate 40\n"
+            + "haproxy_process_max_connection_rate 350\n"
+            + "haproxy_process_uptime_seconds 86400\n"
+            + "haproxy_process_build_info{version=\"2.6.12-1+deb12u4\"} 1\n"
+            + "# HELP haproxy_frontend_current_sessions Number of current sessions on the frontend, backend or server\n"
+            + "# TYPE haproxy_frontend_current_sessions gauge\n"
+            + "haproxy_frontend_current_sessions{proxy=\"fe_main\"} 640\n"
+            + "haproxy_frontend_current_sessions{proxy=\"stats\"} 1\n"
+            + "# TYPE haproxy_frontend_max_sessions gauge\n"
+            + "haproxy_frontend_max_sessions{proxy=\"fe_main\"} 790\n"
+            + "haproxy_frontend_max_sessions{proxy=\"stats\"} 1\n"
+            + "# TYPE haproxy_frontend_limit_sessions gauge\n"
+            + "haproxy_frontend_limit_sessions{proxy=\"fe_main\"} 800\n"
+            + "haproxy_frontend_limit_sessions{proxy=\"stats\"} 4000\n"
+            + "haproxy_frontend_sessions_total{proxy=\"fe_main\"} 1234567\n"
+            + "haproxy_frontend_denied_connections_total{proxy=\"fe_main\"} 0\n"
+            + "haproxy_frontend_requests_denied_total{proxy=\"fe_main\"} 0\n"
+            + "haproxy_frontend_max_session_rate{proxy=\"fe_main\"} 300\n";
+
+    static final String MANIFEST = """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: haproxy-ingress, namespace: edge}
+            spec:
+              replicas: 2
+              selector: {matchLabels: {app: haproxy-ingress}}
+              template:
+                metadata: {labels: {app: haproxy-ingress}}
+                spec:
+                  containers:
+                    - name: controller
+                      image: haproxytech/kubernetes-ingress:1.11.3
+                      ports:
+                        - {name: http, containerPort: 8080}
+                        - {name: stat, containerPort: 1024}
+            ---
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web, namespace: edge}
+            spec:
+              replicas: 1
+              selector: {matchLabels: {app: web}}
+              template:
+                metadata: {labels: {app: web}}
+                spec:
+                  containers:
+                    - name: web
+                      image: example/web:1.0
+                      ports:
+                        - {name: metrics, containerPort: 9100}
+            """;
+
+    /** The mock answering the pod proxy paths with {@code proxy}; every request path it saw goes into {@code seen}. */
+    private MockCluster cluster(Function<String, MockResponse> proxy, Set<String> seen) throws IOException {
+        MockCluster c = new MockCluster((RecordedRequest r) -> {
+            seen.add(r.getPath());
+            return r.getPath().contains("/proxy/") ? proxy.apply(r.getPath()) : null;
+        });
+        Path m = tmp.resolve("manifest.yaml");
+        Files.writeString(m, MANIFEST);
+        c.apply(m, null);
+        pod(c, "haproxy-ingress-6f7c9-abcde", "haproxy-ingress", "Running");
+        pod(c, "haproxy-ingress-6f7c9-fghij", "haproxy-ingress", "Pending"); // not serving: not read
+        pod(c, "web-5d4b8-klmno", "web", "Running"); // not a proxy: never read
+        return c;
+    }
+
+    private static void pod(MockCluster c, String name, String app, String phase) {
+        Pod p = new PodBuilder().withNewMetadata().withName(name).withNamespace("edge")
+                .withLabels(Map.of("app", app)).endMetadata()
+                .withNewSpec().addNewContainer().withName("c").withImage("x").endContainer().endSpec()
+                .withNewStatus().withPhase(phase).endStatus().build();
+        c.client.pods().inNamespace("edge").resource(p).create();
+        if (c.client.pods().inNamespace("edge").withName(name).get().getStatus() == null) {
+            c.client.pods().inNamespace("edge").resource(p).updateStatus();
+        }
+    }
+
+    static final String PROXY_PATH = "/api/v1/namespaces/edge/pods/haproxy-ingress-6f7c9-abcde:1024/proxy/metrics";
+
+    @Test
+    void aFrontendAtItsLimitInAPodFiresThroughThePodProxy() throws IOException {
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        try (MockCluster c = cluster(path -> path.equals(PROXY_PATH) ? new MockResponse().setResponseCode(200)
+                .setHeader("Content-Type", "text/plain; version=0.0.4").setBody(METRICS) : null, seen)) {
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--format", "json");
+            assertEquals(1, r.code(), r.err() + r.out());
+            JsonNode report = KubeLiveSourceTest.json(r.out());
+            assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
+            List<String> messages = new ArrayList<>();
+            for (JsonNode f : report.path("findings")) {
+                assertEquals("haproxy-sessions-near-limit", f.path("ruleId").asString());
+                messages.add(f.path("message").asString());
+            }
+            assertEquals(1, messages.size(), r.out());
+            String m = messages.get(0);
+            assertTrue(m.startsWith("frontend fe_main at pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server"
+                    + " reached 790 of 800 sessions (99%"), m);
+            assertTrue(report.path("findings").get(0).path("severity").asString().equals("high"), r.out());
+            // only the running proxy pod's stats port was asked; the Pending pod and the web app were not
+            assertTrue(seen.contains(PROXY_PATH), seen.toString());
+            assertEquals(1, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+            boolean readEntry = false;
+            for (JsonNode e : report.path("coverage").path("entries")) {
+                readEntry |= e.path("scope").asString().equals("live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024"
+                        + " via API server") && e.path("status").asString().equals("read");
+            }
+            assertTrue(readEntry, r.out());
+            // without --live-metrics the pods are never asked
+            seen.clear();
+            TestSupport.Run off = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--rules", "haproxy-sessions-near-limit", "--format", "json");
+            assertEquals(0, seen.stream().filter(p -> p.contains("/pods")).count(), seen.toString());
+            assertEquals(0, KubeLiveSourceTest.json(off.out()).path("findings").size(), off.out());
+        }
+    }
+
+    @Test
+    void aForbiddenPodProxyIsACoverageEntryNamingThePod() throws IOException {
+        try (MockCluster c = cluster(path -> MockCluster.status(403, "Forbidden", "pods \\\"haproxy-ingress-6f7c9-abcde\\\""
+                + " is forbidden: User \\\"deja\\\" cannot get resource \\\"pods/proxy\\\" in API group \\\"\\\" in the"
+                + " namespace \\\"edge\\\""), ConcurrentHashMap.newKeySet())) {
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--format", "json");
+            assertEquals(3, r.code(), r.err() + r.out());
+            JsonNode report = KubeLiveSourceTest.json(r.out());
+            JsonNode denied = null;
+            for (JsonNode e : report.path("coverage").path("entries")) {
+                if (e.path("status").asString().equals("denied")) {
+                    denied = e;
+                }
+            }
+            assertTrue(denied != null, r.out());
+            assertEquals("live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server",
+                    denied.path("scope").asString());
+            assertTrue(denied.path("detail").asString().startsWith("403 Forbidden: the credentials of context mock may"
+                    + " not get pods/proxy in edge"), denied.toString());
+            assertEquals(0, report.path("findings").size(), r.out());
+            TestSupport.Run partial = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--allow-partial");
+            assertEquals(0, partial.code(), partial.err() + partial.out());
+            // the same from deja.yaml (sources.cluster.liveMetrics), as the CronJob runs it
+            Path cfg = tmp.resolve("deja.yaml");
+            Files.writeString(cfg, "sources:\n  cluster:\n    kubeconfig: " + c.kubeconfig(tmp) + "\n    liveMetrics: true\n"
+                    + "rules:\n  enabled: [haproxy-sessions-near-limit]\n");
+            TestSupport.Run fromConfig = TestSupport.run("scan", "--config", cfg.toString());
+            assertEquals(3, fromConfig.code(), fromConfig.err() + fromConfig.out());
+            assertTrue(fromConfig.out().contains("live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server:"
+                    + " denied (403 Forbidden"), fromConfig.out());
+        }
+    }
+
+    @Test
+    void anUnreachablePodPortAndNoProxyWorkload() throws IOException {
+        // the API server's own answer when the pod's port refuses: 503 with a Status
+        try (MockCluster c = cluster(path -> MockCluster.status(503, "ServiceUnavailable",
+                "error trying to reach service: dial tcp 10.0.0.7:1024: connect: connection refused"),
+                ConcurrentHashMap.newKeySet())) {
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--format", "json");
+            assertEquals(3, r.code(), r.err() + r.out());
+            assertTrue(r.out().contains("HTTP 503 (the API server could not reach the pod's port): error trying to reach"
+                    + " service"), r.out());
+            // a namespace without any HAProxy workload: a note, not a gap
+            c.ensureNamespace("quiet");
+            TestSupport.Run none = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "-n", "quiet", "--live-metrics", "--rules", "haproxy-sessions-near-limit");
+            assertEquals(0, none.code(), none.err() + none.out());
+            assertTrue(none.out().contains("--live-metrics: no HAProxy workload in the cluster namespaces read"), none.out());
+        }
+        TestSupport.Run usage = TestSupport.run("scan", "--live-metrics", "examples/");
+        assertEquals(2, usage.code(), usage.err());
+        assertTrue(usage.err().contains("--live-metrics: only with --cluster"), usage.err());
+    }
+}
