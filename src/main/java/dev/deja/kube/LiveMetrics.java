@@ -50,6 +50,8 @@ public final class LiveMetrics {
      * of the controller, not HAProxy's figures, so never read as HAProxy's.
      */
     static final int CONTROLLER_METRICS_PORT = 10254;
+    /** Pod reads sent at once. */
+    static final int MAX_IN_FLIGHT = 8;
 
     private LiveMetrics() {
     }
@@ -77,6 +79,7 @@ public final class LiveMetrics {
         String context = cfg.getCurrentContext() == null ? "in-cluster" : cfg.getCurrentContext().getName();
         List<HaproxyRuntime.Instance> read = new ArrayList<>(partial.part(HaproxyRuntime.class)
                 .map(HaproxyRuntime::instances).orElse(List.of()));
+        int before = read.size();
         List<LoadBalancers.Lb> haproxy = LoadBalancers.of(inv).stream()
                 .filter(lb -> lb.product() != null && lb.product().startsWith("HAProxy")).toList();
         if (haproxy.isEmpty()) {
@@ -116,26 +119,33 @@ public final class LiveMetrics {
                     }
                 }
             }
-            Map<Target, CompletableFuture<KubeLiveSource.Answer>> sent = new LinkedHashMap<>();
-            for (Target t : targets) {
-                String url = server + "/api/v1/namespaces/" + enc(t.namespace()) + "/pods/" + enc(t.pod()) + ":"
-                        + t.port() + "/proxy" + PATH;
-                sent.put(t, KubeLiveSource.send(http, url, "text/plain;version=0.0.4, */*;q=0.1",
-                        req.liveMetricsTimeoutMillis));
-            }
-            for (Map.Entry<Target, CompletableFuture<KubeLiveSource.Answer>> e : sent.entrySet()) {
-                Target t = e.getKey();
-                try {
-                    HaproxyRuntime.Instance in = instance(t, e.getValue(), context, req.liveMetricsTimeoutMillis,
-                            server);
-                    in.check();
-                    read.add(in);
-                    out.read(SOURCE, t.scope(), in.rows().size());
-                } catch (Failed f) {
-                    out.notRead(SOURCE, t.scope(), f.status, f.getMessage());
-                } catch (IllegalArgumentException x) {
-                    out.notRead(SOURCE, t.scope(), Coverage.Status.FAILED, x.getMessage());
+            // at most MAX_IN_FLIGHT pod reads at a time: the API server proxies each one
+            for (int from = 0; from < targets.size(); from += MAX_IN_FLIGHT) {
+                Map<Target, CompletableFuture<KubeLiveSource.Answer>> sent = new LinkedHashMap<>();
+                for (Target t : targets.subList(from, Math.min(targets.size(), from + MAX_IN_FLIGHT))) {
+                    String url = server + "/api/v1/namespaces/" + enc(t.namespace()) + "/pods/" + enc(t.pod()) + ":"
+                            + t.port() + "/proxy" + PATH;
+                    sent.put(t, KubeLiveSource.send(http, url, "text/plain;version=0.0.4, */*;q=0.1",
+                            req.liveMetricsTimeoutMillis));
                 }
+                for (Map.Entry<Target, CompletableFuture<KubeLiveSource.Answer>> e : sent.entrySet()) {
+                    Target t = e.getKey();
+                    try {
+                        HaproxyRuntime.Instance in = instance(t, e.getValue(), context, req.liveMetricsTimeoutMillis,
+                                server);
+                        in.check();
+                        read.add(in);
+                        out.read(SOURCE, t.scope(), in.rows().size());
+                    } catch (Failed f) {
+                        out.notRead(SOURCE, t.scope(), f.status, f.getMessage());
+                    } catch (IllegalArgumentException x) {
+                        out.notRead(SOURCE, t.scope(), Coverage.Status.FAILED, x.getMessage());
+                    }
+                }
+            }
+            if (req.verbose) {
+                req.err.println("deja: kubernetes: --live-metrics: " + targets.size() + " pod port(s) asked, "
+                        + (read.size() - before) + " read");
             }
         }
         out.put(HaproxyRuntime.class, new HaproxyRuntime(read));

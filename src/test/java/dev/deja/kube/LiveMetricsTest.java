@@ -155,6 +155,28 @@ class LiveMetricsTest {
     }
 
     @Test
+    void moreProxyPodsThanReadAtOnceAreAllRead() throws IOException {
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        try (MockCluster c = cluster(path -> new MockResponse().setResponseCode(200)
+                .setHeader("Content-Type", "text/plain; version=0.0.4").setBody(METRICS), seen)) {
+            int extra = LiveMetrics.MAX_IN_FLIGHT + 3;
+            for (int i = 0; i < extra; i++) {
+                pod(c, "haproxy-ingress-6f7c9-x" + i, "haproxy-ingress", "Running");
+            }
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--format", "json");
+            assertEquals(1, r.code(), r.err() + r.out());
+            JsonNode report = KubeLiveSourceTest.json(r.out());
+            Set<String> pods = new java.util.TreeSet<>();
+            for (JsonNode f : report.path("findings")) {
+                pods.add(f.path("message").asString().replaceAll("^frontend fe_main at pod edge/(\\S+):1024 .*$", "$1"));
+            }
+            assertEquals(extra + 1, pods.size(), pods.toString());
+            assertEquals(extra + 1, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+        }
+    }
+
+    @Test
     void aForbiddenPodProxyIsACoverageEntryNamingThePod() throws IOException {
         try (MockCluster c = cluster(path -> MockCluster.status(403, "Forbidden", "pods \\\"haproxy-ingress-6f7c9-abcde\\\""
                 + " is forbidden: User \\\"deja\\\" cannot get resource \\\"pods/proxy\\\" in API group \\\"\\\" in the"
