@@ -40,6 +40,26 @@ public final class Times {
         return Math.min(ms, MAX); // saturated: format() says so, never a wrapped-around number
     }
 
+    /**
+     * For a value that is not a time but starts with one (digits and a unit followed by more, '5sec'), that time as
+     * HAProxy reads it ('5s'); null otherwise.
+     */
+    public static String unitPrefix(String text) {
+        int i = 0;
+        while (i < text.length() && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
+            i++;
+        }
+        if (i == 0 || i == text.length()) {
+            return null;
+        }
+        for (String unit : new String[] {"us", "ms", "s", "m", "h", "d"}) {
+            if (text.startsWith(unit, i)) {
+                return text.substring(0, i + unit.length());
+            }
+        }
+        return null;
+    }
+
     /** The longest time HAProxy keeps (2^31-1 ms, about 24.8 days); longer values are read as this. */
     public static final long MAX = Integer.MAX_VALUE;
 

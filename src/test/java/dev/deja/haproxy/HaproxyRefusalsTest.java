@@ -79,6 +79,36 @@ class HaproxyRefusalsTest {
     }
 
     @Test
+    void aTimeoutThatIsNoTimeIsRefusedAsHaproxyRefusesIt() throws Exception {
+        for (String bad : new String[] {"5x", "1.5s", "5S", "5u", "notatime"}) {
+            Path p = write("bad-" + bad + ".cfg", VALID.replace("timeout http-request 5s", "timeout http-request " + bad)
+                    + "\n");
+            refused(TestSupport.run("scan", p.toString()), p.getFileName() + ":9: '" + bad
+                    + "' in 'timeout http-request' is not a time");
+            if (haproxyCheck(p) >= 0) {
+                assertEquals(1, haproxyCheck(p), "haproxy -c refuses timeout http-request " + bad);
+            }
+        }
+        // HAProxy 2.6 reads '5sec' as 5s and only warns: a note, the scan goes on
+        Path warned = write("sec.cfg", VALID.replace("timeout http-request 5s", "timeout http-request 5sec") + "\n");
+        TestSupport.Run r = TestSupport.run("scan", "--verbose", warned.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("sec.cfg:9: '5sec' in 'timeout http-request' is not a time") && r.err().contains(
+                "reads it as 5s"), r.err());
+        // an unset variable (HAProxy expands them within double quotes only) is unknown, not wrong; under an
+        // undecided .if a bad time is a note
+        Path variable = write("var.cfg", VALID.replace("timeout http-request 5s", "timeout http-request \"${T}\"")
+                + "\n");
+        assertEquals(0, TestSupport.run("scan", variable.toString()).code());
+        Path undecided = write("undecided-time.cfg", VALID.replace("timeout http-request 5s",
+                ".if defined(X)\n    timeout http-request 5x\n.endif") + "\n");
+        TestSupport.Run u = TestSupport.run("scan", "--verbose", undecided.toString());
+        assertNotEquals(2, u.code(), u.err());
+        assertTrue(u.err().contains("undecided-time.cfg:10: '5x' in 'timeout http-request' is not a time")
+                && u.err().contains("HAProxy refuses the file when"), u.err());
+    }
+
+    @Test
     void aKeywordBeforeAnySectionIsRefused() throws Exception {
         Path p = write("stray.cfg", "# a stray line\nhello world\n" + VALID + "\n");
         refused(TestSupport.run("scan", p.toString()), "stray.cfg:2: unknown keyword 'hello' out of section");
