@@ -23,6 +23,9 @@ final class UnreadKinds {
     private final boolean manifests;
     private final Set<String> listed = new LinkedHashSet<>();
     private final Map<String, String> unread = new TreeMap<>();
+    /** Namespaces given with -n that could not be read (404: "namespace X does not exist"): nothing was listed there. */
+    private final Set<String> unreadNamespaces = new LinkedHashSet<>();
+    private static final Pattern NAMESPACE = Pattern.compile("namespace (\\S+)");
 
     UnreadKinds(Coverage coverage) {
         boolean any = false;
@@ -33,6 +36,12 @@ final class UnreadKinds {
                 continue;
             }
             if (!m.matches()) {
+                Matcher ns = NAMESPACE.matcher(e.scope());
+                if (ns.matches() && (e.status() == Coverage.Status.DENIED || e.status() == Coverage.Status.FAILED)) {
+                    unreadNamespaces.add(ns.group(1));
+                    any = true;
+                    continue;
+                }
                 manifests |= e.status() == Coverage.Status.READ; // a manifest file: it may hold any kind
                 continue;
             }
@@ -54,6 +63,10 @@ final class UnreadKinds {
         for (String kind : new java.util.TreeSet<>(rule.kubeKinds())) {
             if (unread.containsKey(kind)) {
                 return "not run: it needs " + kind + " and " + unread.get(kind);
+            }
+            if (!listed.contains(kind) && !manifests && !unreadNamespaces.isEmpty()) {
+                return "not run: it needs " + kind + ", and none was listed (namespace "
+                        + String.join(", ", unreadNamespaces) + " could not be read)";
             }
             if (!listed.contains(kind) && !manifests) {
                 return "not run: it needs " + kind + ", which this snapshot of the cluster does not hold (taken with"

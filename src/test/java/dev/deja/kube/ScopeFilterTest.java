@@ -121,6 +121,9 @@ class ScopeFilterTest {
         assertFalse(r.out().contains("everything requested was read"), r.out());
         assertTrue(r.out().contains("namespace nosuch: failed (namespace nosuch does not exist in context mock (404)"),
                 r.out());
+        // the rules it could not run say why: nothing was listed, not "a snapshot taken with other rules"
+        assertTrue(r.out().contains("and none was listed (namespace nosuch could not be read)"), r.out());
+        assertFalse(r.out().contains("taken with other rules selected"), r.out());
         // beside one that exists: that one is read and judged, the scan is still incomplete
         TestSupport.Run both = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "-n", "shared",
                 "-n", "nosuch", "--format", "json");
