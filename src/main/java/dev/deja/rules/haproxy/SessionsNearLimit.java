@@ -90,19 +90,9 @@ public final class SessionsNearLimit implements Rule {
                     continue;
                 }
                 long p = Notes.pct(r.smax(), r.slim());
-                Location loc = new Location(in.address(), null, "frontend", null, r.proxy(), null, null, null);
-                String where = "";
-                Section s = section(configs, r.proxy());
-                if (s != null) {
-                    Directive d = s.effective("maxconn");
-                    if (d != null) {
-                        loc = Notes.at(s, d);
-                        where = "; the limit is set by maxconn at " + d.where();
-                    } else {
-                        loc = Notes.at(s);
-                        where = "; " + s.label() + " (" + s.where() + ") sets no maxconn, own or from its defaults";
-                    }
-                }
+                Limit limit = limitOf(configs, in.address(), r.proxy());
+                Location loc = limit.loc();
+                String where = limit.where();
                 List<String> extra = new ArrayList<>();
                 if (r.dcon() > 0) {
                     extra.add(r.dcon() + " connections denied (dcon)");
@@ -127,6 +117,25 @@ public final class SessionsNearLimit implements Rule {
         return out;
     }
 
+    /** Where a frontend's finding points and what the message says of its limit. */
+    private record Limit(Location loc, String where) {
+    }
+
+    /**
+     * The frontend's maxconn directive (own or from its defaults) when a scanned configuration holds the frontend,
+     * else the live source itself.
+     */
+    private static Limit limitOf(List<HaproxyConfig> configs, String address, String proxy) {
+        Section s = section(configs, proxy);
+        if (s == null) {
+            return new Limit(new Location(address, null, "frontend", null, proxy, null, null, null), "");
+        }
+        Directive d = s.effective("maxconn");
+        return d != null ? new Limit(Notes.at(s, d), "; the limit is set by maxconn at " + d.where())
+                : new Limit(Notes.at(s), "; " + s.label() + " (" + s.where() + ") sets no maxconn, own or from its"
+                        + " defaults");
+    }
+
     /**
      * From Prometheus: a frontend whose peak of current sessions over the window reached warnPercent of its session
      * limit, per instance (the process figures are lb-connections-near-capacity's, with the spread across instances).
@@ -138,19 +147,9 @@ public final class SessionsNearLimit implements Rule {
             if (x.limit() <= 0 || x.peak() * 100 < (double) warn * x.limit()) {
                 continue;
             }
-            Location loc = new Location(x.instance(), null, "frontend", null, x.proxy(), null, null, null);
-            String where = "";
-            Section s = section(configs, x.proxy());
-            if (s != null) {
-                Directive d = s.effective("maxconn");
-                if (d != null) {
-                    loc = Notes.at(s, d);
-                    where = "; the limit is set by maxconn at " + d.where();
-                } else {
-                    loc = Notes.at(s);
-                    where = "; " + s.label() + " (" + s.where() + ") sets no maxconn, own or from its defaults";
-                }
-            }
+            Limit limit = limitOf(configs, x.instance(), x.proxy());
+            Location loc = limit.loc();
+            String where = limit.where();
             long pct = (long) Math.floor(x.percent());
             out.add(ctx.finding(loc, "frontend " + x.proxy() + " at " + x.instance() + " reached "
                             + LivePeaks.num(x.peak()) + " of " + LivePeaks.num(x.limit()) + " sessions in the last "
