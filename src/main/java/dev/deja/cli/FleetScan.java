@@ -102,13 +102,7 @@ final class FleetScan {
                 try {
                     parts.add(f.get());
                 } catch (ExecutionException e) {
-                    if (e.getCause() instanceof RuntimeException re) {
-                        throw re;
-                    }
-                    if (e.getCause() instanceof Error err) {
-                        throw err;
-                    }
-                    throw new IllegalStateException(e.getCause());
+                    throw dev.deja.engine.Futures.rethrow(e);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException("interrupted while the targets were read", e);
@@ -156,12 +150,8 @@ final class FleetScan {
             Throwable c = e.getCause();
             if (c instanceof InputException ie && spec.lenient()) { // this context's kubeconfig entry cannot be used
                 failed = ie.getMessage();
-            } else if (c instanceof RuntimeException re) {
-                throw re;
-            } else if (c instanceof Error err) {
-                throw err;
             } else {
-                throw new IllegalStateException(c);
+                throw dev.deja.engine.Futures.rethrow(e);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
