@@ -38,6 +38,9 @@ public final class SarifReporter implements Reporter {
         out.flush();
     }
 
+    /** The base of relative artifact URIs (SARIF 2.1.0 3.4.4, the name GitHub code scanning documents). */
+    static final String SRCROOT = "%SRCROOT%";
+
     static ObjectNode tree(Report report) {
         ScanResult r = report.result();
         ObjectNode root = F.objectNode();
@@ -70,6 +73,12 @@ public final class SarifReporter implements Reporter {
         }
         for (ScanResult.Suppressed s : r.suppressed()) {
             results.add(result(s.finding(), index, s.reason(), s.origin()));
+        }
+        if (results.findValue("uriBaseId") != null) {
+            ObjectNode base = run.putObject("originalUriBaseIds").putObject(SRCROOT);
+            base.put("uri", Path.of("").toAbsolutePath().toUri().toString());
+            base.putObject("description").put("text", "The folder deja ran in: relative paths are as given on the"
+                    + " command line or in deja.yaml's paths (relative to that file's folder, as given)");
         }
         ObjectNode inv = run.putArray("invocations").addObject();
         inv.put("executionSuccessful", r.coverage().complete());
@@ -150,7 +159,10 @@ public final class SarifReporter implements Reporter {
         String uri = l.file() == null ? null : uri(l.file());
         if (uri != null) {
             ObjectNode phys = loc.putObject("physicalLocation");
-            phys.putObject("artifactLocation").put("uri", uri);
+            ObjectNode art = phys.putObject("artifactLocation").put("uri", uri);
+            if (!uri.startsWith("file:")) {
+                art.put("uriBaseId", SRCROOT); // relative as the user gave it: to the folder deja ran in
+            }
             if (l.line() != null && l.line() > 0) {
                 phys.putObject("region").put("startLine", l.line());
             }

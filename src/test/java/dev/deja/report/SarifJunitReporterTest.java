@@ -68,6 +68,11 @@ class SarifJunitReporterTest {
         JsonNode first = run.path("results").get(0);
         JsonNode phys = first.path("locations").get(0).path("physicalLocation");
         assertEquals("examples/haproxy/il-0264-before.cfg", phys.path("artifactLocation").path("uri").asString());
+        // a relative path is relative to a named base, which the run says is the folder deja ran in
+        assertEquals("%SRCROOT%", phys.path("artifactLocation").path("uriBaseId").asString());
+        String base = run.path("originalUriBaseIds").path("%SRCROOT%").path("uri").asString();
+        assertEquals(java.nio.file.Path.of("").toAbsolutePath().toUri().toString(), base);
+        assertTrue(base.startsWith("file:") && base.endsWith("/"), base);
         assertTrue(phys.path("region").path("startLine").asInt() > 0);
         String ruleId = first.path("ruleId").asString();
         assertEquals(ruleId, run.path("tool").path("driver").path("rules").get(first.path("ruleIndex").asInt()).path("id").asString());
