@@ -31,7 +31,7 @@ import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
-import software.amazon.awssdk.core.retry.RetryMode;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.profiles.ProfileFile;
@@ -48,6 +48,9 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.ElasticLoadBalanci
  * profile's region. The SDK's own logging stays off unless {@code --verbose}.
  */
 public final class AwsLiveSource implements LiveSource {
+    /** Attempts per call, retries included: the same as the Kubernetes source's (README "Retries"). */
+    static final int ATTEMPTS = 4;
+
     /** Concurrent calls per region (DescribeTargetHealth and the other per-object calls). */
     public static final int CONCURRENCY = 8;
     /** Regions scanned at the same time. */
@@ -92,7 +95,9 @@ public final class AwsLiveSource implements LiveSource {
 
         String pn = profileName == null ? "default" : profileName;
         ClientOverrideConfiguration override = ClientOverrideConfiguration.builder()
-                .retryStrategy(RetryMode.ADAPTIVE_V2)
+                // one retry policy with the Kubernetes source: 4 attempts (KubeLiveSource.ATTEMPTS), exponential
+                // back-off; adaptive, so throttling also slows the client's own rate
+                .retryStrategy(AwsRetryStrategy.adaptiveRetryStrategy().toBuilder().maxAttempts(ATTEMPTS).build())
                 .defaultProfileFile(profiles)
                 .defaultProfileName(pn)
                 .apiCallTimeout(Duration.ofMinutes(2))

@@ -137,14 +137,14 @@ class AwsLiveSourceTest {
                         + "aws-nlb-zonal-shift-disabled,aws-tg-health-check-slow-detection");
         assertEquals(List.of(), fake.problems());
         // minimum: LB pages ceil(3/2) + TG pages ceil(5/2) + 3 LB attributes + ceil(3/20) tag calls + 5 TG attributes
-        // + 5 target health (+2 SDK retries of the HealthUnavailable 500) + 1 DescribeSubnets + ceil(5/200) DescribeInstances
+        // + 5 target health (+3 SDK retries of the HealthUnavailable 500: 4 attempts, as for Kubernetes) + 1 DescribeSubnets + ceil(5/200) DescribeInstances
         Map<String, Integer> expected = new java.util.TreeMap<>(Map.of("DescribeLoadBalancers", 2,
                 "DescribeTargetGroups", 3, "DescribeLoadBalancerAttributes", 3, "DescribeTags", 1,
-                "DescribeTargetGroupAttributes", 5, "DescribeTargetHealth", 5 + 2, "DescribeSubnets", 1,
+                "DescribeTargetGroupAttributes", 5, "DescribeTargetHealth", 5 + 3, "DescribeSubnets", 1,
                 "DescribeInstances", 1));
         expected.put("GetCallerIdentity", 1); // the account id of the report's target
         assertEquals(expected, fake.callsByAction());
-        assertEquals(2 + 3 + 3 + 1 + 5 + 7 + 1 + 1 + 1, fake.totalCalls());
+        assertEquals(2 + 3 + 3 + 1 + 5 + 8 + 1 + 1 + 1, fake.totalCalls());
         assertEquals(Set.of("AKIDDEJATEST"), fake.accessKeys());
         assertEquals(1, r.code(), r.err()); // critical findings, complete scan
         assertEquals("", r.err()); // nothing from the SDK's own logging
@@ -198,6 +198,16 @@ class AwsLiveSourceTest {
         assertEquals(List.of("aws-nlb-zonal-shift-disabled"), findings(json(r), "aws-nlb-zonal-shift-disabled").stream()
                 .map(f -> f.path("ruleId").asString()).toList());
         assertEquals(List.of(), findings(json(r), "aws-nlb-zone-without-healthy-target"));
+    }
+
+    @Test
+    void throttlingIsRetriedFourTimesLikeKubernetes() {
+        il0364();
+        fake.throttle("DescribeLoadBalancers", 3); // 3 throttles, then answers: the 4th attempt gets through
+        TestSupport.Run r = scan(env(), "--format", "json");
+        assertEquals(List.of(), fake.problems());
+        assertEquals(1, r.code(), r.err());
+        assertEquals(2 + 3, fake.calls("DescribeLoadBalancers"));
     }
 
     @Test
@@ -342,7 +352,7 @@ class AwsLiveSourceTest {
         fake.healthError(tg, 503, "ServiceUnavailable", "Service is unavailable, try again later");
         TestSupport.Run r = scan(env(), "--format", "json");
         assertEquals(3, r.code(), r.err());
-        assertEquals(5 + 2 + 2, fake.calls("DescribeTargetHealth")); // 3 attempts each for the 503 and the HealthUnavailable
+        assertEquals(5 + 3 + 3, fake.calls("DescribeTargetHealth")); // 4 attempts each for the 503 and the HealthUnavailable
         JsonNode rep = json(r);
         String detail = null;
         for (JsonNode e : rep.path("coverage").path("entries")) {
