@@ -50,6 +50,7 @@ public final class Inputs {
     public static Collected collect(ScanRequest req) {
         List<String> paths = req.paths;
         InputStream stdin = req.stdin;
+        long openDeadlineMs = OpenDeadline.millis(req.processEnv); // malformed: exit 2 before any read
         boolean[] chartSeen = {false};
         Map<FileKind, List<SourceFile>> byKind = new EnumMap<>(FileKind.class);
         List<Coverage.Entry> skipped = new ArrayList<>();
@@ -95,7 +96,7 @@ public final class Inputs {
                     throw new InputException(p + ": a Helm template (Go template, not a manifest): scan its chart,"
                             + " 'deja scan " + chart + "', which renders it");
                 }
-                SourceFile f = read(path, p);
+                SourceFile f = read(path, p, openDeadlineMs);
                 FileKind k = FileKind.recognize(path.getFileName().toString(), f.text());
                 if (k == null) {
                     throw FileKind.unrecognized(p, f.text());
@@ -253,17 +254,25 @@ public final class Inputs {
     /**
      * Reads a file as text; binary content (a NUL byte) and oversized files are input errors. The size limit counts
      * the bytes actually read (a pipe, a device or process substitution claims a size of 0), never more than
-     * {@link #MAX_FILE_BYTES} + 1.
+     * {@link #MAX_FILE_BYTES} + 1. A named pipe nothing opens for writing is an input error after
+     * {@link OpenDeadline} (from the process environment).
      */
     public static SourceFile read(Path path, String display) {
+        return read(path, display, OpenDeadline.millis(System.getenv()));
+    }
+
+    /** As {@link #read(Path, String)}, waiting at most {@code openDeadlineMs} for a FIFO's writer. */
+    public static SourceFile read(Path path, String display, long openDeadlineMs) {
         byte[] bytes;
         try {
             if (Files.isRegularFile(path) && Files.size(path) > MAX_FILE_BYTES) {
                 throw new InputException(display + ": file is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
             }
-            try (InputStream in = Files.newInputStream(path)) {
+            try (InputStream in = OpenDeadline.open(path, openDeadlineMs)) {
                 bytes = readBounded(in, display);
             }
+        } catch (OpenDeadline.NoWriter e) {
+            throw new InputException(display + ": " + e.getMessage());
         } catch (NoSuchFileException e) {
             throw new InputException(display + ": no such file or folder");
         } catch (AccessDeniedException e) {
@@ -276,11 +285,12 @@ public final class Inputs {
 
     /**
      * A small file deja reads besides the scanned ones (kubeconfig, token, ignore file, config, baseline) as UTF-8,
-     * bounded like scanned files by the bytes actually read: a pipe or {@code /dev/zero} given as one of them ends.
+     * bounded like scanned files by the bytes actually read: a pipe or {@code /dev/zero} given as one of them ends,
+     * and a named pipe nothing writes to is an IOException after {@link OpenDeadline}.
      */
     public static String readText(Path path) throws IOException {
         byte[] bytes;
-        try (InputStream in = Files.newInputStream(path)) {
+        try (InputStream in = OpenDeadline.open(path, OpenDeadline.millis(System.getenv()))) {
             bytes = in.readNBytes((int) MAX_FILE_BYTES + 1);
         }
         if (bytes.length > MAX_FILE_BYTES) {

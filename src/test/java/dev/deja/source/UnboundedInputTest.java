@@ -83,6 +83,56 @@ class UnboundedInputTest {
         writer.join(TimeUnit.MINUTES.toMillis(1));
     }
 
+    /** A FIFO named on the command line with a writer is read like a file (as `deja scan <(helm template ...)`). */
+    @Test
+    void aNamedPipeWithAWriterIsScanned() throws Exception {
+        Path fifo = mkfifo(tmp.resolve("haproxy.cfg"));
+        Thread writer = new Thread(() -> { // blocks in open until deja opens the pipe for reading
+            try (OutputStream o = Files.newOutputStream(fifo)) {
+                o.write(CFG.getBytes(StandardCharsets.UTF_8));
+            } catch (Exception e) {
+                // the test fails on the scan's result
+            }
+        }, "config-writer");
+        writer.setDaemon(true);
+        writer.start();
+        TestSupport.Run r = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.runWith(
+                new java.io.ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "600"),
+                "scan", "--format", "json", fifo.toString()));
+        assertEquals(0, r.code(), r.err());
+        assertEquals(fifo.toString(), TestSupport.json(r.out()).at("/coverage/entries/0/scope").asText(), r.out());
+        writer.join(TimeUnit.MINUTES.toMillis(1));
+    }
+
+    /**
+     * A FIFO named on the command line that nothing opens for writing (`mkfifo f; deja scan f`): one line naming it
+     * after the open deadline (injected: 1 s), exit 2; the thread that waited in open(2) is let go.
+     */
+    @Test
+    void aNamedPipeWithoutAWriterIsAnErrorAfterTheDeadline() throws Exception {
+        Path fifo = mkfifo(tmp.resolve("nobody.cfg"));
+        TestSupport.Run r = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.runWith(
+                new java.io.ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "1"),
+                "scan", fifo.toString()));
+        assertEquals(2, r.code(), r.err());
+        assertEquals("deja: " + fifo + ": a named pipe (FIFO) that nothing opened for writing within 1 s"
+                + " (DEJA_OPEN_DEADLINE)\n", r.err());
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("deja-open")) {
+                t.join(TimeUnit.MINUTES.toMillis(1));
+                assertTrue(!t.isAlive(), "the thread blocked opening the FIFO was released");
+            }
+        }
+    }
+
+    @Test
+    void aMalformedOpenDeadlineIsAUsageError() {
+        TestSupport.Run r = TestSupport.runWith(new java.io.ByteArrayInputStream(new byte[0]),
+                Map.of("DEJA_OPEN_DEADLINE", "0"), "scan", "examples/");
+        assertEquals(2, r.code(), r.err());
+        assertEquals("deja: DEJA_OPEN_DEADLINE=0: expected a number of seconds from 1 to 86400\n", r.err());
+    }
+
     @Test
     void specialFilesInAFolderAreSkippedNeverOpened() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("conf"));

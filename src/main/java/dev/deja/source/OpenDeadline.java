@@ -1,0 +1,132 @@
+package dev.deja.source;
+
+import dev.deja.engine.InputException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Opens a file named by the user for reading without waiting forever for a FIFO's writer. Opening a named pipe for
+ * reading blocks in open(2) until something opens it for writing; {@code mkfifo f; deja scan f} with no writer would
+ * wait forever, as {@code cat f} does. A file that is not a regular one (a FIFO, a device, {@code /dev/stdin},
+ * {@code <(command)}) is opened on a daemon thread and given {@value #DEFAULT_SECONDS} s ({@value #ENV}, 1 to 86400)
+ * to open; after that it is an input error naming the path. Only the open is bounded: once a writer has the pipe
+ * open, it may take its time (a {@code helm template} behind a process substitution).
+ */
+public final class OpenDeadline {
+    public static final String ENV = "DEJA_OPEN_DEADLINE";
+    public static final int DEFAULT_SECONDS = 30;
+
+    private OpenDeadline() {
+    }
+
+    /** The deadline in milliseconds; a value that is not a number of seconds from 1 to 86400 is a usage error. */
+    public static long millis(Map<String, String> env) {
+        String v = env == null ? null : env.get(ENV);
+        if (v == null || v.isBlank()) {
+            return DEFAULT_SECONDS * 1000L;
+        }
+        try {
+            long s = Long.parseLong(v.strip());
+            if (s >= 1 && s <= 86_400) {
+                return s * 1000L;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw new InputException(ENV + "=" + v + ": expected a number of seconds from 1 to 86400");
+    }
+
+    /** The open took longer than the deadline: a FIFO nothing writes to (the message names no path: callers do). */
+    public static final class NoWriter extends IOException {
+        NoWriter(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The file open for reading: a regular file (or a folder, which fails as usual) at once; anything else within
+     * {@code deadlineMs}, else {@link NoWriter}.
+     */
+    public static InputStream open(Path path, long deadlineMs) throws IOException {
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(path, BasicFileAttributes.class); // follows links: /dev/stdin -> pipe
+        } catch (IOException e) {
+            return Files.newInputStream(path); // fails the same way, with the usual exception
+        }
+        if (!a.isOther()) {
+            return Files.newInputStream(path);
+        }
+        CompletableFuture<InputStream> opened = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                opened.complete(Files.newInputStream(path));
+            } catch (Throwable e) {
+                opened.completeExceptionally(e);
+            }
+        }, "deja-open");
+        t.setDaemon(true);
+        t.start();
+        try {
+            return opened.get(deadlineMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            opened.thenAccept(OpenDeadline::closeQuietly); // should a writer come after all
+            release(path);
+            throw new NoWriter("a named pipe (FIFO) that nothing opened for writing within " + deadlineMs / 1000
+                    + " s (" + ENV + ")");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IOException(String.valueOf(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            opened.thenAccept(OpenDeadline::closeQuietly);
+            throw new java.io.InterruptedIOException("interrupted while opening");
+        }
+    }
+
+    /**
+     * Lets the thread blocked opening a FIFO go: on Linux, opening a FIFO for reading and writing never blocks and
+     * gives the blocked reader its writer; both ends are then closed (nothing is written). Other systems: the daemon
+     * thread stays blocked until the process ends.
+     */
+    private static void release(Path path) {
+        try {
+            Object mode = Files.getAttribute(path, "unix:mode");
+            if (!(mode instanceof Integer m) || (m & 0170000) != 0010000 || !isLinux()) {
+                return;
+            }
+            try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                // opened and closed: the reader's open(2) returns
+            }
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException | SecurityException e) {
+            // best effort
+        }
+    }
+
+    private static boolean isLinux() {
+        return System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux");
+    }
+
+    private static void closeQuietly(InputStream in) {
+        try {
+            in.close();
+        } catch (IOException ignored) {
+            // nothing read from it
+        }
+    }
+}
