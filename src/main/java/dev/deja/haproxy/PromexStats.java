@@ -104,11 +104,16 @@ public final class PromexStats {
         return new Parsed(info, List.copyOf(rows));
     }
 
-    record Sample(String name, Map<String, String> labels, double value) {
+    /** One line of the text exposition format: metric name, labels, value. */
+    public record Sample(String name, Map<String, String> labels, double value) {
     }
 
-    /** {@code name{a="x",b="y"} value [timestamp]}; label values may hold escaped quotes, backslashes and newlines. */
-    static Sample sample(String l, int n) {
+    /**
+     * {@code name{a="x",b="y"} value [timestamp]}; label values may hold escaped quotes, backslashes and newlines.
+     * Also read by {@code --live-metrics} for ingress-nginx's metrics. A malformed line: IllegalArgumentException
+     * naming line {@code n}.
+     */
+    public static Sample sample(String l, int n) {
         int i = 0;
         while (i < l.length() && l.charAt(i) != '{' && !Character.isWhitespace(l.charAt(i))) {
             i++;

@@ -8,6 +8,10 @@ import dev.deja.haproxy.HttpStats;
 import dev.deja.kube.model.Container;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Selector;
+import dev.deja.kube.model.Workload;
+import dev.deja.prometheus.PodMetrics;
+import dev.deja.prometheus.PrometheusPeaks;
+import dev.deja.rules.kube.LbConnectionsNearCapacity;
 import dev.deja.rules.kube.LoadBalancers;
 import dev.deja.source.ScanRequest;
 import io.fabric8.kubernetes.client.Config;
@@ -34,10 +38,16 @@ import java.util.regex.Pattern;
  * {@code --haproxy-runtime http://.../metrics} reads it ({@link HttpStats#parse}: the Prometheus exporter's series or
  * the stats page's CSV) and joins the {@link HaproxyRuntime} part as {@code pod NS/NAME:PORT via API server}.
  *
+ * <p>ingress-nginx controller pods: the controller's own endpoint, {@code /metrics} on the port it serves /healthz
+ * on (cmd/nginx/main.go registers both on one mux served on {@code --healthz-port}, default 10254; the Helm chart
+ * declares it as the container port named {@code metrics} when controller.metrics.enabled), read for the gauge
+ * {@code nginx_ingress_controller_nginx_process_connections} into the {@link PodMetrics} part, judged by
+ * lb-connections-near-capacity. Only pods whose capacity that rule can compute (the controller's ConfigMap in the
+ * scan, a numeric worker-processes) are read; the others are a note.
+ *
  * <p>RBAC beyond the default scan: {@code list} on pods and {@code get} on {@code pods/proxy}. A pod that cannot be
  * read (403, 404, the pod's port refusing, no answer within the bound) is a coverage entry naming it (exit 3 unless
- * --allow-partial); no HAProxy workload, or one without such a port, is a note. ingress-nginx's own metrics
- * (port 10254) are not read here (see the README).
+ * --allow-partial); no HAProxy or ingress-nginx workload, or a HAProxy one without such a port, is a note.
  */
 public final class LiveMetrics {
     /** Container port names taken for a stats/metrics port. */
@@ -45,6 +55,8 @@ public final class LiveMetrics {
     /** The path asked on that port: HAProxy's exporter as the HAProxy ingress charts serve it. */
     static final String PATH = "/metrics";
     static final String SOURCE = "kubernetes";
+    /** The product name {@link LoadBalancers} gives ingress-nginx. */
+    static final String NGINX = "ingress-nginx";
     /**
      * The ingress controllers' own process metrics (HAProxy Ingress's "ingress-stats", ingress-nginx): Go metrics
      * of the controller, not HAProxy's figures, so never read as HAProxy's.
@@ -52,12 +64,14 @@ public final class LiveMetrics {
     static final int CONTROLLER_METRICS_PORT = 10254;
     /** Pod reads sent at once. */
     static final int MAX_IN_FLIGHT = 8;
+    /** The container port name ingress-nginx's Helm chart gives the controller's metrics port. */
+    static final String NGINX_PORT_NAME = "metrics";
 
     private LiveMetrics() {
     }
 
-    /** A pod port to read. */
-    record Target(String namespace, String pod, int port, String workload) {
+    /** A pod port to read; {@code nginx} is the ingress-nginx workload it was listed from, null for HAProxy. */
+    record Target(String namespace, String pod, int port, String workload, Workload nginx) {
         String address() {
             return "pod " + namespace + "/" + pod + ":" + port + " via API server";
         }
@@ -80,15 +94,55 @@ public final class LiveMetrics {
         List<HaproxyRuntime.Instance> read = new ArrayList<>(partial.part(HaproxyRuntime.class)
                 .map(HaproxyRuntime::instances).orElse(List.of()));
         int before = read.size();
-        List<LoadBalancers.Lb> haproxy = LoadBalancers.of(inv).stream()
+        List<LoadBalancers.Lb> lbs = LoadBalancers.of(inv);
+        List<LoadBalancers.Lb> haproxy = lbs.stream()
                 .filter(lb -> lb.product() != null && lb.product().startsWith("HAProxy")).toList();
-        if (haproxy.isEmpty()) {
-            out.notRead(SOURCE, "live metrics", Coverage.Status.NOTE, "--live-metrics: no HAProxy workload in the"
-                    + " cluster" + (req.namespaces.isEmpty() ? "" : " namespaces read") + ", so no pod was read");
+        List<LoadBalancers.Lb> nginx = lbs.stream().filter(lb -> NGINX.equals(lb.product())).toList();
+        if (haproxy.isEmpty() && nginx.isEmpty()) {
+            out.notRead(SOURCE, "live metrics", Coverage.Status.NOTE, "--live-metrics: no HAProxy or ingress-nginx"
+                    + " workload in the cluster" + (req.namespaces.isEmpty() ? "" : " namespaces read")
+                    + ", so no pod was read");
             return;
         }
+        List<PodMetrics.Pod> nginxRead = new ArrayList<>(partial.part(PodMetrics.class).map(PodMetrics::pods)
+                .orElse(List.of()));
+        int nginxBefore = nginxRead.size();
         try (HttpClient http = KubeClients.httpClient(cfg)) {
             List<Target> targets = new ArrayList<>();
+            for (LoadBalancers.Lb lb : nginx) {
+                Workload w = lb.workload();
+                String wl = w.kind() + " " + w.namespace() + "/" + w.name();
+                if ("false".equalsIgnoreCase(flag(lb, "--enable-metrics"))) {
+                    out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: the controller"
+                            + " runs with --enable-metrics=false, so it serves no connection figures; its pods were"
+                            + " not read");
+                    continue;
+                }
+                if (LbConnectionsNearCapacity.capacity(w, inv) == null) {
+                    out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: its capacity is"
+                            + " not known (the ConfigMap its --configmap names is not in the scan, or its"
+                            + " worker-processes is \"auto\", the default, or max-worker-connections is 0), so"
+                            + " lb-connections-near-capacity could not judge its pods; they were not read");
+                    continue;
+                }
+                Integer port = nginxPort(lb);
+                if (port == null) {
+                    out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: its"
+                            + " --healthz-port (where the controller serves /metrics) is not a number: "
+                            + flag(lb, "--healthz-port"));
+                    continue;
+                }
+                List<String> pods = runningPods(http, server, context, w.namespace(), w.selector(), wl, out);
+                if (pods == null) {
+                    continue;
+                }
+                if (pods.isEmpty()) {
+                    out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: no running pod");
+                }
+                for (String pod : pods) {
+                    targets.add(new Target(w.namespace(), pod, port, wl, w));
+                }
+            }
             for (LoadBalancers.Lb lb : haproxy) {
                 String wl = lb.workload().kind() + " " + lb.workload().namespace() + "/" + lb.workload().name();
                 Map<String, Integer> ports = new LinkedHashMap<>();
@@ -115,7 +169,7 @@ public final class LiveMetrics {
                 }
                 for (String pod : pods) {
                     for (int port : new java.util.TreeSet<>(ports.values())) {
-                        targets.add(new Target(lb.workload().namespace(), pod, port, wl));
+                        targets.add(new Target(lb.workload().namespace(), pod, port, wl, null));
                     }
                 }
             }
@@ -131,8 +185,15 @@ public final class LiveMetrics {
                 for (Map.Entry<Target, CompletableFuture<KubeLiveSource.Answer>> e : sent.entrySet()) {
                     Target t = e.getKey();
                     try {
-                        HaproxyRuntime.Instance in = instance(t, e.getValue(), context, req.liveMetricsTimeoutMillis,
-                                server);
+                        String body = answer(t, e.getValue(), context, req.liveMetricsTimeoutMillis, server);
+                        if (t.nginx() != null) {
+                            List<PrometheusPeaks.Sample> samples = PodMetrics.nginxConnections(body);
+                            nginxRead.add(new PodMetrics.Pod(t.namespace(), t.pod(), t.port(), t.nginx().kind(),
+                                    t.nginx().name(), samples));
+                            out.read(SOURCE, t.scope(), samples.size());
+                            continue;
+                        }
+                        HaproxyRuntime.Instance in = HttpStats.parse(t.address(), "", body);
                         in.check();
                         read.add(in);
                         out.read(SOURCE, t.scope(), in.rows().size());
@@ -145,10 +206,15 @@ public final class LiveMetrics {
             }
             if (req.verbose) {
                 req.err.println("deja: kubernetes: --live-metrics: " + targets.size() + " pod port(s) asked, "
-                        + (read.size() - before) + " read");
+                        + (read.size() - before + nginxRead.size() - nginxBefore) + " read");
             }
         }
-        out.put(HaproxyRuntime.class, new HaproxyRuntime(read));
+        if (!haproxy.isEmpty() || !read.isEmpty()) {
+            out.put(HaproxyRuntime.class, new HaproxyRuntime(read));
+        }
+        if (!nginxRead.isEmpty()) {
+            out.put(PodMetrics.class, new PodMetrics(nginxRead));
+        }
     }
 
     /** A pod port that could not be read, with its coverage status. */
@@ -162,8 +228,9 @@ public final class LiveMetrics {
         }
     }
 
-    private static HaproxyRuntime.Instance instance(Target t, CompletableFuture<KubeLiveSource.Answer> f,
-                                                    String context, long timeoutMillis, String server) throws Failed {
+    /** The body of a pod's 200 answer, as text; any other outcome is {@link Failed} with its coverage status. */
+    private static String answer(Target t, CompletableFuture<KubeLiveSource.Answer> f, String context,
+                                 long timeoutMillis, String server) throws Failed {
         KubeLiveSource.Answer a;
         try {
             a = f.get(timeoutMillis + 1_000L, TimeUnit.MILLISECONDS);
@@ -189,8 +256,10 @@ public final class LiveMetrics {
         int code = a.code();
         if (code == 200) {
             String type = a.header("Content-Type");
-            return HttpStats.parse(t.address(), type == null ? "" : type,
-                    new String(a.body(), StandardCharsets.UTF_8));
+            if (type != null && type.toLowerCase(java.util.Locale.ROOT).startsWith("text/html")) {
+                throw new Failed(Coverage.Status.FAILED, "an HTML page, not Prometheus metrics");
+            }
+            return new String(a.body(), StandardCharsets.UTF_8);
         }
         String why = KubeLiveSource.statusMessage(a.body());
         String tail = why == null ? "" : ": " + why;
@@ -208,6 +277,34 @@ public final class LiveMetrics {
         throw new Failed(Coverage.Status.FAILED, "HTTP " + code + (code == 404 ? " (no such pod, or the port does not"
                 + " serve " + PATH + ")" : code == 503 || code == 502 ? " (the API server could not reach the pod's port)"
                 : "") + tail);
+    }
+
+    /**
+     * The port an ingress-nginx controller serves /metrics on: the container port named {@code metrics} (the Helm
+     * chart's), else its {@code --healthz-port}, else 10254 (the flag's default); null when the flag is not a number.
+     */
+    static Integer nginxPort(LoadBalancers.Lb lb) {
+        for (Container c : lb.proxies()) {
+            Integer named = c.ports().get(NGINX_PORT_NAME);
+            if (named != null) {
+                return named;
+            }
+        }
+        String flag = flag(lb, "--healthz-port");
+        if (flag == null) {
+            return CONTROLLER_METRICS_PORT;
+        }
+        return flag.strip().matches("\\d{1,5}") ? Integer.valueOf(flag.strip()) : null;
+    }
+
+    private static String flag(LoadBalancers.Lb lb, String name) {
+        for (Container c : lb.proxies()) {
+            String v = c.flag(name);
+            if (v != null) {
+                return v;
+            }
+        }
+        return null;
     }
 
     /** The running pods a workload's selector selects; null when they could not be listed (a coverage entry). */

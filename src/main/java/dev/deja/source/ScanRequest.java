@@ -69,8 +69,8 @@ public final class ScanRequest {
     public String clusterName;
     public boolean noAnnotationSuppressions;
     /**
-     * --live-metrics: also read HAProxy's figures from the proxy pods' metrics ports through the API server's pod
-     * proxy (RBAC: list pods, get pods/proxy).
+     * --live-metrics: also read HAProxy's and ingress-nginx's figures from the proxy pods' metrics ports through the
+     * API server's pod proxy (RBAC: list pods, get pods/proxy).
      */
     public boolean liveMetrics;
     /** Bound on each pod read of --live-metrics; injectable for tests. */

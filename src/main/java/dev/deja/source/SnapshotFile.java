@@ -34,6 +34,7 @@ public final class SnapshotFile {
         CODECS.put("aws", "dev.deja.aws.AwsSnapshotCodec");
         CODECS.put("haproxyRuntime", "dev.deja.haproxy.HaproxyRuntimeCodec");
         CODECS.put("prometheus", "dev.deja.prometheus.PrometheusCodec");
+        CODECS.put("podMetrics", "dev.deja.prometheus.PodMetricsCodec");
     }
 
     private SnapshotFile() {

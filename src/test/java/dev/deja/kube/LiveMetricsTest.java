@@ -227,7 +227,7 @@ class LiveMetricsTest {
             TestSupport.Run none = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
                     "-n", "quiet", "--live-metrics", "--rules", "haproxy-sessions-near-limit");
             assertEquals(0, none.code(), none.err() + none.out());
-            assertTrue(none.out().contains("--live-metrics: no HAProxy workload in the cluster namespaces read"), none.out());
+            assertTrue(none.out().contains("--live-metrics: no HAProxy or ingress-nginx workload in the cluster namespaces read"), none.out());
         }
         TestSupport.Run usage = TestSupport.run("scan", "--live-metrics", "examples/");
         assertEquals(2, usage.code(), usage.err());

@@ -12,6 +12,7 @@ import dev.deja.kube.model.Container;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Workload;
 import dev.deja.prometheus.LivePeaks;
+import dev.deja.prometheus.PodMetrics;
 import dev.deja.prometheus.PrometheusPeaks;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -51,49 +52,84 @@ public final class LbConnectionsNearCapacity implements Rule {
         return PrometheusPeaks.class.getName();
     }
 
+    /** Prometheus's peaks, or the ingress-nginx pods' current gauges read by --live-metrics. */
+    @Override
+    public List<String> parts() {
+        return List.of(PrometheusPeaks.class.getName(), PodMetrics.class.getName());
+    }
+
     @Override
     public Set<String> kubeKinds() {
         return Set.of("Deployment", "StatefulSet", "DaemonSet", "ConfigMap");
     }
 
-    /** One proxy instance judged: its peak, its capacity and how the capacity was found. */
-    record Judged(LivePeaks.Peak peak, double capacity, String capacityText, Location location, String kind) {
+    /**
+     * One proxy instance judged: its peak (or, for a pod read by --live-metrics, its current value), its capacity and
+     * how the capacity was found.
+     *
+     * @param live the pod read by --live-metrics, or null for a peak from Prometheus
+     */
+    record Judged(LivePeaks.Peak peak, double capacity, String capacityText, Location location, String kind,
+                  PodMetrics.Pod live) {
         double percent() {
             return peak.peak() * 100.0 / capacity;
         }
+
+        /** Instances compared for the spread: those of one fleet read the same way. */
+        String fleetKey() {
+            return (live == null ? "prometheus " : "live ") + kind + " " + peak.fleet();
+        }
+    }
+
+    /**
+     * An ingress-nginx controller's capacity in connections, how it was found (for the message) and where the
+     * controller is declared.
+     */
+    public record Capacity(double connections, String text, Location location) {
     }
 
     @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         PrometheusPeaks p = snapshot.part(PrometheusPeaks.class).orElse(null);
-        if (p == null) {
+        PodMetrics live = snapshot.part(PodMetrics.class).orElse(null);
+        if (p == null && live == null) {
             return List.of();
         }
         KubeInventory inv = snapshot.part(KubeInventory.class).orElse(KubeInventory.EMPTY);
         List<Judged> all = new ArrayList<>();
-        for (LivePeaks.Peak x : LivePeaks.processes(p)) {
-            if (x.limit() > 0) {
-                all.add(new Judged(x, x.limit(), "haproxy_process_max_connections " + LivePeaks.num(x.limit())
-                        + " (global maxconn)", new Location(x.instance(), null, "HAProxy process", null,
-                        x.labels().getOrDefault("job", "haproxy"), null, null, null), "HAProxy"));
+        if (p != null) {
+            for (LivePeaks.Peak x : LivePeaks.processes(p)) {
+                if (x.limit() > 0) {
+                    all.add(new Judged(x, x.limit(), "haproxy_process_max_connections " + LivePeaks.num(x.limit())
+                            + " (global maxconn)", new Location(x.instance(), null, "HAProxy process", null,
+                            x.labels().getOrDefault("job", "haproxy"), null, null, null), "HAProxy", null));
+                }
+            }
+            for (LivePeaks.Peak x : LivePeaks.nginx(p)) {
+                Judged j = nginx(x, inv);
+                if (j != null) {
+                    all.add(j);
+                }
             }
         }
-        for (LivePeaks.Peak x : LivePeaks.nginx(p)) {
-            Judged j = nginx(x, inv);
-            if (j != null) {
-                all.add(j);
+        if (live != null) {
+            for (PodMetrics.Pod pod : live.pods()) {
+                Judged j = nginx(pod, inv);
+                if (j != null) {
+                    all.add(j);
+                }
             }
         }
         int warn = ctx.intParameter("warnPercent");
         int high = ctx.intParameter("highPercent");
         Map<String, List<Judged>> fleets = new LinkedHashMap<>();
-        all.forEach(j -> fleets.computeIfAbsent(j.kind() + " " + j.peak().fleet(), k -> new ArrayList<>()).add(j));
+        all.forEach(j -> fleets.computeIfAbsent(j.fleetKey(), k -> new ArrayList<>()).add(j));
         List<Finding> out = new ArrayList<>();
         for (Judged j : all) {
             if (j.percent() < warn) {
                 continue;
             }
-            List<Judged> fleet = fleets.get(j.kind() + " " + j.peak().fleet());
+            List<Judged> fleet = fleets.get(j.fleetKey());
             String spread = "";
             boolean hot = false;
             if (fleet.size() > 1) {
@@ -101,30 +137,40 @@ public final class LbConnectionsNearCapacity implements Rule {
                 List<Double> others = fleet.stream().filter(o -> o != j).map(Judged::percent).sorted().toList();
                 double median = others.get(others.size() / 2);
                 hot = median < warn / 2.0;
-                spread = "; across the " + fleet.size() + " instances of " + (j.peak().fleet().isEmpty() ? "this "
-                        + j.kind() + " fleet" : j.peak().fleet()) + ": " + String.join(", ", pcts.stream().limit(10)
+                spread = "; across the " + fleet.size() + (j.live() == null ? " instances of " : " pods read of ")
+                        + (j.peak().fleet().isEmpty() ? "this " + j.kind() + " fleet" : j.peak().fleet()) + ": " + String.join(", ", pcts.stream().limit(10)
                         .map(d -> (long) Math.floor(d) + "%").toList()) + (pcts.size() > 10 ? ", ..." : "")
                         + (hot ? " (the others' median " + (long) Math.floor(median) + "%): one hot instance among idle"
                         + " ones, the IL-0011 hot-pod shape: look at how load is spread (the same server order and"
                         + " round robin on every instance, sticky or long-lived connections) before adding capacity"
                         : " (the fleet as a whole is loaded: add capacity)");
             }
-            String msg = j.kind() + " " + j.peak().instance() + " reached " + LivePeaks.num(j.peak().peak())
-                    + " connections in the last " + p.window() + ", " + (long) Math.floor(j.percent()) + "% of "
-                    + j.capacityText() + spread + " (Prometheus " + p.url() + ": max_over_time of " + j.peak().series()
-                    + ")";
+            String msg;
+            if (j.live() == null) {
+                msg = j.kind() + " " + j.peak().instance() + " reached " + LivePeaks.num(j.peak().peak())
+                        + " connections in the last " + p.window() + ", " + (long) Math.floor(j.percent()) + "% of "
+                        + j.capacityText() + spread + " (Prometheus " + p.url() + ": max_over_time of "
+                        + j.peak().series() + ")";
+            } else {
+                String states = PodMetrics.states(j.live());
+                msg = j.kind() + " " + j.peak().instance() + " holds " + LivePeaks.num(j.peak().peak())
+                        + " active client connections" + (states.isEmpty() ? "" : " (" + states + ")") + ", "
+                        + (long) Math.floor(j.percent()) + "% of " + j.capacityText() + spread + " (read from "
+                        + j.live().address() + ": " + j.peak().series() + ", the value at the moment of the scan,"
+                        + " not a peak: a busier moment is not seen; --prometheus gives the peak over a window)";
+            }
             out.add(ctx.finding(j.location(), msg)
                     .severity(j.percent() >= high ? Severity.HIGH : ctx.metadata().severity())
-                    .key("prometheus " + j.kind() + " " + j.peak().instance())
+                    .key((j.live() == null ? "prometheus " : "live ") + j.kind() + " " + j.peak().instance())
                     .build());
         }
         return out;
     }
 
     /**
-     * An ingress-nginx pod's capacity: max-worker-connections (default 16384) x worker-processes of the ConfigMap its
-     * controller's --configmap names, when the scan holds that controller (by pod name and namespace) and
-     * worker-processes is a number ("auto", the default, is the node's CPU count, which deja does not know).
+     * An ingress-nginx pod seen by Prometheus, judged against the capacity of the controller it belongs to (by pod
+     * name and namespace, {@link #podOf}); null when the scan does not hold that controller or its capacity is not
+     * known ({@link #capacity}).
      */
     static Judged nginx(LivePeaks.Peak x, KubeInventory inv) {
         String pod = x.labels().getOrDefault("controller_pod", x.labels().getOrDefault("pod", ""));
@@ -133,32 +179,74 @@ public final class LbConnectionsNearCapacity implements Rule {
             if (!w.namespace().equals(ns) || !podOf(w, pod)) {
                 continue;
             }
-            for (Container c : w.containers()) {
-                String ref = c.flag("--configmap");
-                if (ref == null) {
-                    continue;
+            Capacity c = capacity(w, inv);
+            if (c != null) {
+                return new Judged(x, c.connections(), c.text(), c.location(), "ingress-nginx", null);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * An ingress-nginx pod read by --live-metrics: its current active connections against the capacity of the
+     * workload it was listed from; null when that workload is not in the scan, its capacity is not known or the pod
+     * gave no active gauge.
+     */
+    static Judged nginx(PodMetrics.Pod pod, KubeInventory inv) {
+        if (pod.active().isEmpty()) {
+            return null;
+        }
+        for (Workload w : inv.workloads()) {
+            if (!w.namespace().equals(pod.namespace()) || !w.kind().equals(pod.workloadKind())
+                    || !w.name().equals(pod.workloadName())) {
+                continue;
+            }
+            Capacity c = capacity(w, inv);
+            if (c == null) {
+                return null;
+            }
+            java.util.Map<String, String> labels = new java.util.TreeMap<>(Map.of("controller_namespace",
+                    pod.namespace(), "controller_pod", pod.name()));
+            LivePeaks.Peak x = new LivePeaks.Peak(LivePeaks.instance(labels), w.kind() + " " + w.namespace() + "/"
+                    + w.name(), null, pod.active().getAsDouble(), 0,
+                    LivePeaks.selector(PodMetrics.NGINX_CONNECTIONS, Map.of("state", "active")), labels);
+            return new Judged(x, c.connections(), c.text(), c.location(), "ingress-nginx", pod);
+        }
+        return null;
+    }
+
+    /**
+     * An ingress-nginx controller's capacity: max-worker-connections (default 16384) x worker-processes of the
+     * ConfigMap its --configmap names, when the scan holds that ConfigMap and worker-processes is a number ("auto",
+     * the default, is the node's CPU count, which deja does not know); null otherwise. Also used by --live-metrics to
+     * skip, with a note, pods whose figures could not be judged.
+     */
+    public static Capacity capacity(Workload w, KubeInventory inv) {
+        for (Container c : w.containers()) {
+            String ref = c.flag("--configmap");
+            if (ref == null) {
+                continue;
+            }
+            String cmNs = w.namespace();
+            String cmName = ref;
+            int slash = ref.indexOf('/');
+            if (slash >= 0) {
+                cmNs = ref.substring(0, slash).startsWith("$(") ? w.namespace() : ref.substring(0, slash);
+                cmName = ref.substring(slash + 1);
+            }
+            for (ConfigMap cm : inv.configMapsFor(w.meta(), cmNs, cmName)) {
+                String wp = cm.data().get(ConfigMap.INGRESS_NGINX_WORKER_PROCESSES);
+                String mwc = cm.data().get(ConfigMap.INGRESS_NGINX_MAX_WORKER_CONNECTIONS);
+                Integer workers = positive(wp);
+                Integer perWorker = mwc == null ? Integer.valueOf(DEFAULT_WORKER_CONNECTIONS) : positive(mwc);
+                if (workers == null || perWorker == null) {
+                    continue; // "auto" workers, or 0 connections (then max-worker-open-files): not known
                 }
-                String cmNs = w.namespace();
-                String cmName = ref;
-                int slash = ref.indexOf('/');
-                if (slash >= 0) {
-                    cmNs = ref.substring(0, slash).startsWith("$(") ? w.namespace() : ref.substring(0, slash);
-                    cmName = ref.substring(slash + 1);
-                }
-                for (ConfigMap cm : inv.configMapsFor(w.meta(), cmNs, cmName)) {
-                    String wp = cm.data().get(ConfigMap.INGRESS_NGINX_WORKER_PROCESSES);
-                    String mwc = cm.data().get(ConfigMap.INGRESS_NGINX_MAX_WORKER_CONNECTIONS);
-                    Integer workers = positive(wp);
-                    Integer perWorker = mwc == null ? Integer.valueOf(DEFAULT_WORKER_CONNECTIONS) : positive(mwc);
-                    if (workers == null || perWorker == null) {
-                        continue; // "auto" workers, or 0 connections (then max-worker-open-files): not known
-                    }
-                    String text = perWorker + " (max-worker-connections" + (mwc == null ? ", the default" : "")
-                            + ") x " + workers + " worker processes = " + (long) perWorker * workers
-                            + " connections (ConfigMap " + cm.meta().display() + " named by --configmap of "
-                            + w.meta().display() + "; worker_connections counts upstream connections too)";
-                    return new Judged(x, (double) perWorker * workers, text, w.meta().location(), "ingress-nginx");
-                }
+                String text = perWorker + " (max-worker-connections" + (mwc == null ? ", the default" : "")
+                        + ") x " + workers + " worker processes = " + (long) perWorker * workers
+                        + " connections (" + cm.meta().display() + " named by --configmap of "
+                        + w.meta().display() + "; worker_connections counts upstream connections too)";
+                return new Capacity((double) perWorker * workers, text, w.meta().location());
             }
         }
         return null;

@@ -1,0 +1,87 @@
+package dev.deja.prometheus;
+
+import dev.deja.engine.InputException;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.SnapshotBuilder;
+import dev.deja.source.SnapshotCodec;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The ingress-nginx pods read by --live-metrics in a saved snapshot: {@code "podMetrics": {"pods": [{"namespace":
+ * ..., "name": ..., "port": 10254, "workloadKind": "Deployment", "workloadName": ..., "samples": [{"labels": {...},
+ * "value": 1900}]}]}}.
+ */
+public final class PodMetricsCodec implements SnapshotCodec {
+    @Override
+    public JsonNode write(Snapshot snapshot, JsonNodeFactory f) {
+        PodMetrics p = snapshot.part(PodMetrics.class).orElse(null);
+        if (p == null) {
+            return null;
+        }
+        ObjectNode root = f.objectNode();
+        ArrayNode pods = root.putArray("pods");
+        for (PodMetrics.Pod pod : p.pods()) {
+            ObjectNode o = pods.addObject();
+            o.put("namespace", pod.namespace());
+            o.put("name", pod.name());
+            o.put("port", pod.port());
+            o.put("workloadKind", pod.workloadKind());
+            o.put("workloadName", pod.workloadName());
+            ArrayNode ss = o.putArray("samples");
+            for (PrometheusPeaks.Sample s : pod.samples()) {
+                ObjectNode so = ss.addObject();
+                ObjectNode lo = so.putObject("labels");
+                s.labels().forEach(lo::put);
+                so.put("value", s.value());
+            }
+        }
+        return root;
+    }
+
+    @Override
+    public void read(JsonNode part, String display, SnapshotBuilder out) {
+        String where = display + ": podMetrics";
+        if (!part.path("pods").isArray()) {
+            throw new InputException(where + ": needs pods (a list)");
+        }
+        List<PodMetrics.Pod> pods = new ArrayList<>();
+        int i = 0;
+        for (JsonNode p : part.path("pods")) {
+            String pw = where + ".pods[" + i++ + "]";
+            for (String k : List.of("namespace", "name", "workloadKind", "workloadName")) {
+                if (!p.path(k).isString()) {
+                    throw new InputException(pw + ": needs " + k + " (a string)");
+                }
+            }
+            if (!p.path("port").isInt() || !p.path("samples").isArray()) {
+                throw new InputException(pw + ": needs port (a number) and samples (a list)");
+            }
+            List<PrometheusPeaks.Sample> ss = new ArrayList<>();
+            int k = 0;
+            for (JsonNode s : p.path("samples")) {
+                String sw = pw + ".samples[" + k++ + "]";
+                if (!s.path("labels").isObject() || !s.path("value").isNumber()) {
+                    throw new InputException(sw + ": needs labels (an object of strings) and value (a number)");
+                }
+                Map<String, String> labels = new LinkedHashMap<>();
+                for (Map.Entry<String, JsonNode> l : s.path("labels").properties()) {
+                    if (!l.getValue().isString()) {
+                        throw new InputException(sw + ": label " + l.getKey() + " is not a string");
+                    }
+                    labels.put(l.getKey(), l.getValue().asString());
+                }
+                ss.add(new PrometheusPeaks.Sample(labels, s.path("value").asDouble()));
+            }
+            pods.add(new PodMetrics.Pod(p.path("namespace").asString(), p.path("name").asString(),
+                    p.path("port").asInt(), p.path("workloadKind").asString(), p.path("workloadName").asString(), ss));
+        }
+        out.put(PodMetrics.class, new PodMetrics(pods));
+    }
+}
