@@ -185,15 +185,21 @@ public final class LiveMetrics {
                 for (Map.Entry<Target, CompletableFuture<KubeLiveSource.Answer>> e : sent.entrySet()) {
                     Target t = e.getKey();
                     try {
-                        String body = answer(t, e.getValue(), context, req.liveMetricsTimeoutMillis, server);
+                        KubeLiveSource.Answer a = answer(t, e.getValue(), context, req.liveMetricsTimeoutMillis,
+                                server);
+                        String body = new String(a.body(), StandardCharsets.UTF_8);
+                        String type = a.header("Content-Type") == null ? "" : a.header("Content-Type");
                         if (t.nginx() != null) {
+                            if (type.toLowerCase(java.util.Locale.ROOT).startsWith("text/html")) {
+                                throw new Failed(Coverage.Status.FAILED, "an HTML page, not Prometheus metrics");
+                            }
                             List<PrometheusPeaks.Sample> samples = PodMetrics.nginxConnections(body);
                             nginxRead.add(new PodMetrics.Pod(t.namespace(), t.pod(), t.port(), t.nginx().kind(),
                                     t.nginx().name(), samples));
                             out.read(SOURCE, t.scope(), samples.size());
                             continue;
                         }
-                        HaproxyRuntime.Instance in = HttpStats.parse(t.address(), "", body);
+                        HaproxyRuntime.Instance in = HttpStats.parse(t.address(), type, body);
                         in.check();
                         read.add(in);
                         out.read(SOURCE, t.scope(), in.rows().size());
@@ -228,8 +234,8 @@ public final class LiveMetrics {
         }
     }
 
-    /** The body of a pod's 200 answer, as text; any other outcome is {@link Failed} with its coverage status. */
-    private static String answer(Target t, CompletableFuture<KubeLiveSource.Answer> f, String context,
+    /** A pod's 200 answer; any other outcome is {@link Failed} with its coverage status. */
+    private static KubeLiveSource.Answer answer(Target t, CompletableFuture<KubeLiveSource.Answer> f, String context,
                                  long timeoutMillis, String server) throws Failed {
         KubeLiveSource.Answer a;
         try {
@@ -255,11 +261,7 @@ public final class LiveMetrics {
         }
         int code = a.code();
         if (code == 200) {
-            String type = a.header("Content-Type");
-            if (type != null && type.toLowerCase(java.util.Locale.ROOT).startsWith("text/html")) {
-                throw new Failed(Coverage.Status.FAILED, "an HTML page, not Prometheus metrics");
-            }
-            return new String(a.body(), StandardCharsets.UTF_8);
+            return a;
         }
         String why = KubeLiveSource.statusMessage(a.body());
         String tail = why == null ? "" : ": " + why;
