@@ -3,7 +3,11 @@ package dev.deja.kube;
 import dev.deja.engine.Coverage;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.haproxy.Directive;
+import dev.deja.haproxy.HaproxyConfig;
+import dev.deja.haproxy.HaproxyConfigs;
 import dev.deja.haproxy.HaproxyRuntime;
+import dev.deja.haproxy.Section;
 import dev.deja.haproxy.HttpStats;
 import dev.deja.kube.model.Container;
 import dev.deja.kube.model.KubeInventory;
@@ -34,7 +38,9 @@ import java.util.regex.Pattern;
  * scan judges sessions against limits without a route to the pods. Which pods: those of the workloads
  * {@link LoadBalancers} counts as HAProxy (plain HAProxy and its two ingress controllers), listed by the workload's
  * selector, running; which ports: their proxy containers' ports named like a stats or metrics port ({@code stat},
- * {@code stats}, {@code metrics}, {@code prometheus}, {@code exporter}...). Each answer is read as
+ * {@code stats}, {@code metrics}, {@code prometheus}, {@code exporter}...), else the container ports on which a
+ * HAProxy configuration kept in a ConfigMap of the same namespace binds a frontend serving the exporter
+ * ({@code http-request use-service prometheus-exporter}, asked on the path of its condition). Each answer is read as
  * {@code --haproxy-runtime http://.../metrics} reads it ({@link HttpStats#parse}: the Prometheus exporter's series or
  * the stats page's CSV) and joins the {@link HaproxyRuntime} part as {@code pod NS/NAME:PORT via API server}.
  *
@@ -71,7 +77,7 @@ public final class LiveMetrics {
     }
 
     /** A pod port to read; {@code nginx} is the ingress-nginx workload it was listed from, null for HAProxy. */
-    record Target(String namespace, String pod, int port, String workload, Workload nginx) {
+    record Target(String namespace, String pod, int port, String path, String workload, Workload nginx) {
         String address() {
             return "pod " + namespace + "/" + pod + ":" + port + " via API server";
         }
@@ -140,9 +146,10 @@ public final class LiveMetrics {
                     out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: no running pod");
                 }
                 for (String pod : pods) {
-                    targets.add(new Target(w.namespace(), pod, port, wl, w));
+                    targets.add(new Target(w.namespace(), pod, port, PATH, wl, w));
                 }
             }
+            List<Exporter> exporters = haproxy.isEmpty() ? List.of() : exporters(partial);
             for (LoadBalancers.Lb lb : haproxy) {
                 String wl = lb.workload().kind() + " " + lb.workload().namespace() + "/" + lb.workload().name();
                 Map<String, Integer> ports = new LinkedHashMap<>();
@@ -153,10 +160,28 @@ public final class LiveMetrics {
                         }
                     });
                 }
-                if (ports.isEmpty()) {
+                // port -> path asked on it
+                Map<Integer, String> asked = new java.util.TreeMap<>();
+                ports.values().forEach(port -> asked.put(port, PATH));
+                if (asked.isEmpty()) {
+                    // no port named so: a container port on which a HAProxy configuration kept in a ConfigMap of the
+                    // workload's namespace binds a frontend serving the exporter
+                    for (Container c : lb.proxies()) {
+                        for (Integer port : c.ports().values()) {
+                            for (Exporter x : exporters) {
+                                if (port != null && x.namespace().equals(lb.workload().namespace()) && x.port() == port) {
+                                    asked.putIfAbsent(port, x.path());
+                                }
+                            }
+                        }
+                    }
+                }
+                if (asked.isEmpty()) {
                     out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: no container"
                             + " port of its HAProxy container is named like a stats or metrics port (stat, metrics,"
-                            + " prometheus, exporter), so its pods were not read");
+                            + " prometheus, exporter), nor is one the port of a frontend serving 'http-request"
+                            + " use-service prometheus-exporter' in a HAProxy configuration kept in a ConfigMap of "
+                            + lb.workload().namespace() + ", so its pods were not read");
                     continue;
                 }
                 List<String> pods = runningPods(http, server, context, lb.workload().namespace(),
@@ -168,9 +193,8 @@ public final class LiveMetrics {
                     out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: no running pod");
                 }
                 for (String pod : pods) {
-                    for (int port : new java.util.TreeSet<>(ports.values())) {
-                        targets.add(new Target(lb.workload().namespace(), pod, port, wl, null));
-                    }
+                    asked.forEach((port, path) -> targets.add(new Target(lb.workload().namespace(), pod, port, path,
+                            wl, null)));
                 }
             }
             // at most MAX_IN_FLIGHT pod reads at a time: the API server proxies each one
@@ -178,7 +202,7 @@ public final class LiveMetrics {
                 Map<Target, CompletableFuture<KubeLiveSource.Answer>> sent = new LinkedHashMap<>();
                 for (Target t : targets.subList(from, Math.min(targets.size(), from + MAX_IN_FLIGHT))) {
                     String url = server + "/api/v1/namespaces/" + enc(t.namespace()) + "/pods/" + enc(t.pod()) + ":"
-                            + t.port() + "/proxy" + PATH;
+                            + t.port() + "/proxy" + t.path();
                     sent.put(t, KubeLiveSource.send(http, url, "text/plain;version=0.0.4, */*;q=0.1",
                             req.liveMetricsTimeoutMillis));
                 }
@@ -277,8 +301,70 @@ public final class LiveMetrics {
             throw new Failed(Coverage.Status.FAILED, "HTTP " + code + " (a redirect); deja does not follow redirects");
         }
         throw new Failed(Coverage.Status.FAILED, "HTTP " + code + (code == 404 ? " (no such pod, or the port does not"
-                + " serve " + PATH + ")" : code == 503 || code == 502 ? " (the API server could not reach the pod's port)"
+                + " serve " + t.path() + ")" : code == 503 || code == 502 ? " (the API server could not reach the pod's port)"
                 : "") + tail);
+    }
+
+    /**
+     * A frontend serving HAProxy's Prometheus exporter ({@code http-request use-service prometheus-exporter}) in a
+     * configuration kept in a ConfigMap: the ConfigMap's namespace, a port it binds, and the path its condition asks
+     * for ({@code { path /metrics }}; /metrics when the condition names none).
+     */
+    record Exporter(String namespace, int port, String path) {
+    }
+
+    /** "ConfigMap NS/NAME#KEY", optionally prefixed by "[manifest] ": how {@link HaproxyConfigMaps} names them. */
+    private static final Pattern CONFIGMAP_FILE = Pattern.compile("^(?:\\[[^\\]]*\\] )?ConfigMap ([^/#]+)/.*");
+
+    static List<Exporter> exporters(Snapshot partial) {
+        List<Exporter> out = new ArrayList<>();
+        HaproxyConfigs cfgs = partial.part(HaproxyConfigs.class).orElse(null);
+        if (cfgs == null) {
+            return out;
+        }
+        for (HaproxyConfig cfg : cfgs.configs()) {
+            for (Section s : cfg.sections()) {
+                if (!s.isProxy()) {
+                    continue;
+                }
+                Directive ex = null;
+                for (Directive d : s.directives()) {
+                    if (d.is("http-request") && "use-service".equals(d.word(1)) && d.word(2) != null
+                            && d.word(2).startsWith("prometheus-exporter")) {
+                        ex = d;
+                        break;
+                    }
+                }
+                java.util.regex.Matcher m = CONFIGMAP_FILE.matcher(s.file() == null ? "" : s.file());
+                if (ex == null || !m.matches()) {
+                    continue;
+                }
+                String path = exporterPath(ex);
+                for (Directive d : s.directives()) {
+                    if (d.is("bind") && d.word(1) != null && !d.unresolved(1)) {
+                        for (String addr : d.word(1).split(",")) {
+                            int colon = addr.lastIndexOf(':');
+                            String port = colon < 0 ? "" : addr.substring(colon + 1);
+                            if (!addr.contains("@/") && port.matches("\\d{1,5}")) {
+                                out.add(new Exporter(m.group(1), Integer.parseInt(port), path));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The path in the exporter rule's condition ({@code if { path /metrics }}, path_beg too), else /metrics. */
+    static String exporterPath(Directive d) {
+        for (int i = 3; i + 1 < d.size(); i++) {
+            String w = d.word(i);
+            if ((w.equals("path") || w.equals("path_beg")) && d.word(i + 1).startsWith("/")) {
+                return d.word(i + 1);
+            }
+        }
+        return PATH;
     }
 
     /**

@@ -233,4 +233,78 @@ class LiveMetricsTest {
         assertEquals(2, usage.code(), usage.err());
         assertTrue(usage.err().contains("--live-metrics: only with --cluster"), usage.err());
     }
+
+    @Test
+    void anUnnamedPortServingTheExporterInTheConfigMapsConfigurationIsRead() throws IOException {
+        // plain HAProxy with its haproxy.cfg in a ConfigMap: the exporter frontend binds 8405, the container port is
+        // not named; the path asked is the one the rule's condition gives
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        String path = "/api/v1/namespaces/lb/pods/haproxy-7d8c9-pqrst:8405/proxy/prom";
+        try (MockCluster c = new MockCluster((RecordedRequest r) -> {
+            seen.add(r.getPath());
+            return r.getPath().equals(path) ? new MockResponse().setResponseCode(200)
+                    .setHeader("Content-Type", "text/plain; version=0.0.4").setBody(METRICS) : null;
+        })) {
+            Path m = tmp.resolve("haproxy.yaml");
+            Files.writeString(m, """
+                    apiVersion: v1
+                    kind: ConfigMap
+                    metadata: {name: haproxy, namespace: lb}
+                    data:
+                      haproxy.cfg: |
+                        global
+                          maxconn 4000
+                        defaults
+                          mode http
+                          timeout connect 5s
+                          timeout client 30s
+                          timeout server 30s
+                        frontend prometheus
+                          bind :8405
+                          http-request use-service prometheus-exporter if { path /prom }
+                          no log
+                        frontend fe_main
+                          bind :8080
+                          maxconn 800
+                          default_backend be_app
+                        backend be_app
+                          server app1 10.0.0.5:8080 check
+                    ---
+                    apiVersion: apps/v1
+                    kind: Deployment
+                    metadata: {name: haproxy, namespace: lb}
+                    spec:
+                      replicas: 1
+                      selector: {matchLabels: {app: haproxy}}
+                      template:
+                        metadata: {labels: {app: haproxy}}
+                        spec:
+                          containers:
+                            - name: haproxy
+                              image: haproxy:2.8
+                              ports:
+                                - {containerPort: 8080}
+                                - {containerPort: 8405}
+                    """);
+            c.apply(m, null);
+            Pod p = new PodBuilder().withNewMetadata().withName("haproxy-7d8c9-pqrst").withNamespace("lb")
+                    .withLabels(Map.of("app", "haproxy")).endMetadata()
+                    .withNewSpec().addNewContainer().withName("haproxy").withImage("haproxy:2.8").endContainer().endSpec()
+                    .withNewStatus().withPhase("Running").endStatus().build();
+            c.client.pods().inNamespace("lb").resource(p).create();
+            if (c.client.pods().inNamespace("lb").withName("haproxy-7d8c9-pqrst").get().getStatus() == null) {
+                c.client.pods().inNamespace("lb").resource(p).updateStatus();
+            }
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--format", "json");
+            assertEquals(1, r.code(), r.err() + r.out());
+            JsonNode report = KubeLiveSourceTest.json(r.out());
+            assertEquals(1, report.path("findings").size(), r.out());
+            String msg = report.path("findings").get(0).path("message").asString();
+            assertTrue(msg.startsWith("frontend fe_main at pod lb/haproxy-7d8c9-pqrst:8405 via API server reached 790 of"
+                    + " 800 sessions (99%"), msg);
+            // only the exporter's port was asked, with its path; 8080 (unnamed too, no exporter there) was not
+            assertEquals(List.of(path), seen.stream().filter(x -> x.contains("/proxy/")).toList(), seen.toString());
+        }
+    }
 }
