@@ -7,10 +7,17 @@ import java.util.Locale;
  * One configuration line after word splitting, quoting, escapes and variable expansion: its words, where it is,
  * and under which undecided {@code .if} branches it sits ({@code condition}, null when it always applies).
  * {@code unresolved} names environment variables that were used but not known; the words keep them as
- * {@code ${NAME}}.
+ * {@code ${NAME}}. {@code written} holds the words as written in the file (variables not expanded) when a variable
+ * had a value, else null: rules evaluate {@link #words()}, messages quote {@link #text()} and {@link #written(int)},
+ * so a variable's value (a secret) never reaches a report.
  */
 public record Directive(String file, int line, List<String> words, String condition, List<String> unresolved,
-                        Guard guard) {
+                        Guard guard, List<String> written) {
+
+    public Directive(String file, int line, List<String> words, String condition, List<String> unresolved,
+            Guard guard) {
+        this(file, line, words, condition, unresolved, guard, null);
+    }
 
     public String keyword() {
         return words.isEmpty() ? "" : words.get(0);
@@ -18,6 +25,12 @@ public record Directive(String file, int line, List<String> words, String condit
 
     public String word(int i) {
         return i < words.size() ? words.get(i) : null;
+    }
+
+    /** Word i as written in the file (a variable as {@code ${NAME}}, not its value), for messages; null past the end. */
+    public String written(int i) {
+        List<String> w = written != null && written.size() == words.size() ? written : words;
+        return i < w.size() ? w.get(i) : null;
     }
 
     public int size() {
@@ -57,9 +70,11 @@ public record Directive(String file, int line, List<String> words, String condit
 
     /**
      * The directive as text for messages, with credentials redacted: {@code stats auth user:***},
-     * {@code user NAME password ***}, {@code insecure-password ***}.
+     * {@code user NAME password ***}, {@code insecure-password ***}. Words are as written in the file: a variable
+     * shows as {@code ${NAME}}, never its value.
      */
     public String text() {
+        List<String> words = written != null && written.size() == this.words.size() ? written : this.words;
         StringBuilder sb = new StringBuilder();
         boolean redactNext = false;
         for (int i = 0; i < words.size(); i++) {

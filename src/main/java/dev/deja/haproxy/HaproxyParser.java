@@ -123,7 +123,7 @@ public final class HaproxyParser {
             }
             List<String> unresolved = lexer.unresolved();
             Directive d = new Directive(display, lineNo, List.copyOf(words), blocks.condition(),
-                    unresolved.isEmpty() ? List.of() : List.copyOf(unresolved), blocks.guard());
+                    unresolved.isEmpty() ? List.of() : List.copyOf(unresolved), blocks.guard(), lexer.written());
             if (!d.unresolved().isEmpty()) {
                 notes.add(d.where() + ": variable" + (d.unresolved().size() > 1 ? "s " : " ")
                         + String.join(", ", d.unresolved()) + " not set (give --env NAME=VALUE); kept as unknown");

@@ -30,6 +30,12 @@ final class LineLexer {
     private final ArrayList<String> unresolved = new ArrayList<>();
     private final StringBuilder word = new StringBuilder();
     private int commentStart;
+    /** Whether the last line expanded a variable to a value (or its default). */
+    private boolean expanded;
+    /** While re-reading a line for {@link #written()}: variables are kept as written, not expanded. */
+    private boolean asWritten;
+    /** The last line's words as written (variables not expanded), or null when no variable had a value. */
+    private List<String> written;
 
     /** {@code variable} gives an environment variable's value, or null when it is not set. */
     LineLexer(Function<String, String> variable) {
@@ -39,6 +45,15 @@ final class LineLexer {
     /** The words of the last line lexed (valid until the next {@link #lex}). */
     List<String> words() {
         return words;
+    }
+
+    /**
+     * The last line's words with every variable as written ({@code "${API_SECRET}"}, {@code $NAME}), quotes and
+     * escapes resolved as in {@link #words()}, one for each of its words; null when the line expanded no variable to
+     * a value (then {@link #words()} is as written). What messages quote: a variable's value is never printed.
+     */
+    List<String> written() {
+        return written;
     }
 
     /** Variables the last line used without a value, each once, in order of use. */
@@ -106,6 +121,25 @@ final class LineLexer {
     void lex(String text, int start, int end, String display, int line) {
         words.clear();
         unresolved.clear();
+        written = null;
+        expanded = false;
+        scan(text, start, end, display, line);
+        if (expanded) { // rare: read the line again keeping its variables as written (same words, one for one)
+            List<String> values = List.copyOf(words);
+            words.clear();
+            asWritten = true;
+            try {
+                scan(text, start, end, display, line);
+            } finally {
+                asWritten = false;
+            }
+            written = List.copyOf(words);
+            words.clear();
+            words.addAll(values);
+        }
+    }
+
+    private void scan(String text, int start, int end, String display, int line) {
         commentStart = -1;
         StringBuilder w = word;
         w.setLength(0);
@@ -277,11 +311,17 @@ final class LineLexer {
             if (name.isEmpty() || !validName(name)) {
                 throw new HaproxyParseException(display, line, "invalid variable name '${" + inner + "}'");
             }
+            if (asWritten) {
+                w.append(text, i, close + 1);
+                return close + 1;
+            }
             String v = variable.apply(name);
             if (v != null) {
                 w.append(v);
+                expanded = true;
             } else if (dflt != null) {
                 w.append(dflt);
+                expanded = true;
             } else {
                 w.append("${").append(name).append('}');
                 if (!unresolved.contains(name)) {
@@ -298,10 +338,15 @@ final class LineLexer {
             w.append('$');
             return i + 1;
         }
+        if (asWritten) {
+            w.append(text, i, j);
+            return j;
+        }
         String name = text.substring(i + 1, j);
         String v = variable.apply(name);
         if (v != null) {
             w.append(v);
+            expanded = true;
         } else {
             w.append("${").append(name).append('}');
             if (!unresolved.contains(name)) {

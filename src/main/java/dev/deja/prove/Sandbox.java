@@ -242,10 +242,10 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
                 continue;
             }
             int n = ONE_ARG.contains(w) ? 1 : 0;
-            dropped.add(n == 1 && i + 1 < d.size() ? w + " " + d.word(i + 1) : w);
+            dropped.add(n == 1 && i + 1 < d.size() ? d.written(i) + " " + d.written(i + 1) : d.written(i));
             i += 1 + n;
         }
-        changes.add("bind " + d.word(1) + " (" + d.where() + ") listens on 127.0.0.1:" + port
+        changes.add("bind " + d.written(1) + " (" + d.where() + ") listens on 127.0.0.1:" + port
                 + (dropped.isEmpty() ? "" : "; dropped: " + String.join(", ", dropped)
                 + (dropped.stream().anyMatch(x -> x.equals("ssl") || x.startsWith("crt"))
                         ? " (TLS: the sandbox speaks plain HTTP; certificate files are not read)" : "")));
@@ -271,7 +271,7 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
             String w = d.word(i);
             int n = ONE_ARG.contains(w) ? 1 : 0;
             if (SERVER_DROPPED.contains(w)) {
-                dropped.add(n == 1 && i + 1 < d.size() ? w + " " + d.word(i + 1) : w);
+                dropped.add(n == 1 && i + 1 < d.size() ? d.written(i) + " " + d.written(i + 1) : d.written(i));
             } else {
                 b.append(' ').append(w);
                 if (n == 1 && i + 1 < d.size()) {
@@ -281,7 +281,7 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
             i += 1 + n;
         }
         if (!dropped.isEmpty()) {
-            changes.add(d.keyword() + (d.is("default-server") ? "" : " " + d.word(1)) + " (" + d.where() + "): dropped "
+            changes.add(d.keyword() + (d.is("default-server") ? "" : " " + d.written(1)) + " (" + d.where() + "): dropped "
                     + String.join(", ", dropped) + " (health checks off: the stub always answers)");
         }
         return b.toString();

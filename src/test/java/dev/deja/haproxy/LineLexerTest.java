@@ -31,6 +31,19 @@ class LineLexerTest {
         assertEquals(List.of(), words(" \t "));
     }
 
+    /** Issue 17 (6): the words as written keep every variable that had a value, one for one with the words. */
+    @Test
+    void wordsAsWrittenKeepVariables() {
+        assertEquals(List.of("acl", "a", "hdr(x)", "-m", "str", "v a l!"), words("acl a hdr(x) -m str \"${NAME}!\""));
+        assertEquals(List.of("acl", "a", "hdr(x)", "-m", "str", "${NAME}!"), lexer.written());
+        words("x \"$NAME\" \"${EMPTY}\" \"${UNSET-dflt}\" '${NAME}' plain");
+        assertEquals(List.of("x", "v a l", "", "dflt", "${NAME}", "plain"), lexer.words());
+        assertEquals(List.of("x", "$NAME", "${EMPTY}", "${UNSET-dflt}", "${NAME}", "plain"), lexer.written());
+        words("x \"${UNSET}\" y");
+        assertNull(lexer.written(), "no variable had a value: the words are as written");
+        assertEquals(List.of("UNSET"), lexer.unresolved());
+    }
+
     @Test
     void commentsStartAtAnUnprotectedHash() {
         assertEquals(List.of("a"), words("a#b"));

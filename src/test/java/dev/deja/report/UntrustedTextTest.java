@@ -63,4 +63,64 @@ class UntrustedTextTest {
         assertFalse((v.out() + v.err()).contains("hunter2"), v.out() + v.err());
         assertTrue((v.out() + v.err()).contains("password ${DB_PASSWORD}"), v.out() + v.err());
     }
+
+    /**
+     * Issue 17 (6): findings quote directives as written: a secret given in the environment (or with --env) and
+     * used in a rule a finding quotes shows as ${API_SECRET} in every format, while the rules still read its value.
+     */
+    @Test
+    void findingsQuoteDirectivesAsWrittenNeverAVariablesValue() throws Exception {
+        Path cfg = tmp.resolve("secret.cfg");
+        Files.writeString(cfg, """
+                global
+                  maxconn 1000
+                  stats socket /run/h.sock
+                defaults
+                  mode http
+                  timeout client 5s
+                  timeout server 5s
+                  timeout connect 5s
+                  timeout http-request 5s
+                  timeout tarpit "${TARPIT}"
+                frontend web
+                  bind :80
+                  acl internal hdr(host) -i "${INTERNAL_HOST}"
+                  stick-table type ip size 100k expire 30s store http_req_rate(10s)
+                  http-request track-sc0 src if internal
+                  http-request deny if internal { sc_http_req_rate(0) gt "${RATE_SECRET}" }
+                  http-request tarpit if { hdr(x-token) -m str "${API_SECRET}" }
+                  use_backend app if internal
+                  default_backend app
+                backend app
+                  server s1 "${DB_HOST}":8080
+                """);
+        Map<String, String> env = Map.of("API_SECRET", "hunter2-api", "INTERNAL_HOST", "intranet-hunter2.example",
+                "RATE_SECRET", "7771234", "DB_HOST", "10.99.99.99", "TARPIT", "10s");
+        String[] secrets = {"hunter2", "7771234", "10.99.99.99"};
+        for (String format : new String[] {"text", "table", "json", "sarif", "junit", "html", "prometheus", "github"}) {
+            TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), env, "scan", "--format",
+                    format, "--verbose", cfg.toString());
+            assertEquals(1, r.code(), format + ": " + r.err());
+            for (String s : secrets) {
+                assertFalse(r.out().contains(s) || r.err().contains(s), format + " shows " + s + ": " + r.out() + r.err());
+            }
+        }
+        TestSupport.Run json = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of(), "scan", "--format",
+                "json", "--env", "API_SECRET=hunter2-api", "--env", "INTERNAL_HOST=intranet-hunter2.example",
+                "--env", "RATE_SECRET=7771234", "--env", "TARPIT=10s", "--env", "DB_HOST=10.99.99.99", cfg.toString());
+        assertEquals(1, json.code(), json.err());
+        for (String s : secrets) {
+            assertFalse(json.out().contains(s), json.out());
+        }
+        Map<String, String> messages = new java.util.TreeMap<>();
+        TestSupport.json(json.out()).get("findings").forEach(f -> messages.put(f.get("ruleId").asText(), f.get("message").asText()));
+        assertEquals(java.util.Set.of("haproxy-tarpit-holds-slots", "haproxy-rate-limit-not-everywhere"), messages.keySet(),
+                json.out());
+        String tarpit = messages.get("haproxy-tarpit-holds-slots");
+        assertTrue(tarpit.contains("'http-request tarpit if { hdr(x-token) -m str ${API_SECRET} }'"), tarpit);
+        assertTrue(tarpit.contains("holds each request 10s"), "the rule read the variable's value: " + tarpit);
+        String limit = messages.get("haproxy-rate-limit-not-everywhere");
+        assertTrue(limit.contains("only requests for internal (${INTERNAL_HOST})")
+                && limit.contains("gt ${RATE_SECRET} }'"), limit);
+    }
 }

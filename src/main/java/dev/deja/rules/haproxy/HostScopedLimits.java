@@ -32,7 +32,16 @@ final class HostScopedLimits {
             "^(req\\.)?hdr(_[a-z]+)?\\(host(,[^)]*)?\\).*|^(req\\.|req_)?ssl_sni.*|^ssl_fc_sni.*|^req\\.ssl_sni.*");
 
     /** One term of a condition: a named ACL or an anonymous {@code { ... }} one, with the host names it matches. */
-    private record Term(String key, String text, Set<String> hosts, boolean host) {
+    private record Term(String key, String text, Set<String> hosts, boolean host, Set<String> shownHosts) {
+    }
+
+    /** One definition of an ACL: the words after its name, and the same as written (what messages quote). */
+    private record Def(List<String> words, List<String> written) {
+    }
+
+    /** The directive's words as written in the file (a variable as ${NAME}, never its value). */
+    private static List<String> written(Directive d) {
+        return d.written() != null && d.written().size() == d.size() ? d.written() : d.words();
     }
 
     static List<Finding> check(HaproxyConfig c, List<Frontends.Frontend> http,
@@ -42,7 +51,7 @@ final class HostScopedLimits {
             if (f.rateRules().isEmpty()) {
                 continue;
             }
-            Map<String, List<List<String>>> acls = acls(f.section());
+            Map<String, List<Def>> acls = acls(f.section());
             // the host terms every rate rule is scoped to; null: some rule is not host-scoped (or unreadable)
             Map<String, Term> scope = new LinkedHashMap<>();
             boolean scoped = true;
@@ -123,20 +132,22 @@ final class HostScopedLimits {
         return false;
     }
 
-    private static String describe(List<Term> terms, Map<String, List<List<String>>> acls) {
+    private static String describe(List<Term> terms, Map<String, List<Def>> acls) {
         List<String> parts = new ArrayList<>();
         for (Term t : terms) {
-            parts.add(t.text() + (t.hosts().isEmpty() || t.text().contains(" ") ? "" : " (" + String.join(", ", t.hosts()) + ")"));
+            parts.add(t.text() + (t.shownHosts().isEmpty() || t.text().contains(" ") ? ""
+                    : " (" + String.join(", ", t.shownHosts()) + ")"));
         }
         return String.join(" and ", parts);
     }
 
     /** ACL name to its definitions (each: the words after the name). */
-    private static Map<String, List<List<String>>> acls(Section s) {
-        Map<String, List<List<String>>> out = new LinkedHashMap<>();
+    private static Map<String, List<Def>> acls(Section s) {
+        Map<String, List<Def>> out = new LinkedHashMap<>();
         for (Directive d : s.directives()) {
             if (d.is("acl") && d.size() > 2) {
-                out.computeIfAbsent(d.word(1), k -> new ArrayList<>()).add(d.words().subList(2, d.size()));
+                out.computeIfAbsent(d.word(1), k -> new ArrayList<>())
+                        .add(new Def(d.words().subList(2, d.size()), written(d).subList(2, d.size())));
             }
         }
         return out;
@@ -146,7 +157,7 @@ final class HostScopedLimits {
      * The terms of a rule's condition (words from {@code from}), when it is a plain AND after {@code if}; null when
      * there is none or deja does not read it ({@code unless}, {@code ||}, {@code or}, a negated host test).
      */
-    private static List<Term> terms(Directive d, int from, Map<String, List<List<String>>> acls) {
+    private static List<Term> terms(Directive d, int from, Map<String, List<Def>> acls) {
         int i = from;
         while (i < d.size() && !d.word(i).equals("if") && !d.word(i).equals("unless")) {
             i++;
@@ -166,21 +177,28 @@ final class HostScopedLimits {
             }
             if (w.startsWith("{")) {
                 List<String> words = new ArrayList<>();
+                List<String> shown = new ArrayList<>(); // the same words as written
                 String first = w.substring(1);
+                String firstShown = stripNeg(written(d).get(i)).substring(1);
                 if (!first.isEmpty()) {
                     words.add(first);
+                    shown.add(firstShown);
                 }
                 while (i + 1 < d.size() && !d.word(i).endsWith("}")) {
                     i++;
                     words.add(d.word(i));
+                    shown.add(written(d).get(i));
                 }
                 if (!words.isEmpty() && words.get(words.size() - 1).endsWith("}")) {
                     String last = words.remove(words.size() - 1);
+                    String lastShown = shown.remove(shown.size() - 1);
                     if (last.length() > 1) {
                         words.add(last.substring(0, last.length() - 1));
+                        shown.add(lastShown.endsWith("}") ? lastShown.substring(0, lastShown.length() - 1) : lastShown);
                     }
                 }
-                Term t = term("{ " + String.join(" ", words) + " }", List.of(words));
+                Term t = term("{ " + String.join(" ", words) + " }", "{ " + String.join(" ", shown) + " }",
+                        List.of(new Def(words, shown)));
                 if (neg && t.host()) {
                     return null;
                 }
@@ -188,7 +206,7 @@ final class HostScopedLimits {
             } else if (w.isEmpty()) {
                 continue;
             } else {
-                Term t = term(w, acls.getOrDefault(w, List.of()));
+                Term t = term(w, w, acls.getOrDefault(w, List.of()));
                 if (neg && t.host()) {
                     return null;
                 }
@@ -198,25 +216,36 @@ final class HostScopedLimits {
         return out;
     }
 
-    /** A term from its definitions: a host test when every definition reads the host name. */
-    private static Term term(String name, List<List<String>> defs) {
+    /**
+     * A term from its definitions: a host test when every definition reads the host name. {@code name} (with the
+     * variables' values) identifies it; {@code shownName} (as written) is what messages quote.
+     */
+    private static Term term(String name, String shownName, List<Def> defs) {
         boolean host = !defs.isEmpty();
         Set<String> hosts = new LinkedHashSet<>();
-        for (List<String> def : defs) {
-            if (def.isEmpty() || !HOST_FETCH.matcher(def.get(0).toLowerCase(Locale.ROOT)).matches()) {
+        Set<String> shownHosts = new LinkedHashSet<>();
+        for (Def def : defs) {
+            List<String> words = def.words();
+            if (words.isEmpty() || !HOST_FETCH.matcher(words.get(0).toLowerCase(Locale.ROOT)).matches()) {
                 host = false;
                 continue;
             }
-            for (int k = 1; k < def.size(); k++) {
-                String v = def.get(k);
+            for (int k = 1; k < words.size(); k++) {
+                String v = words.get(k);
                 if (v.equals("-m") || v.equals("-f") || v.equals("-M")) {
                     k++;
                 } else if (!v.startsWith("-")) {
                     hosts.add(v.toLowerCase(Locale.ROOT));
+                    String shown = k < def.written().size() ? def.written().get(k) : v;
+                    shownHosts.add(shown.equals(v) ? v.toLowerCase(Locale.ROOT) : shown);
                 }
             }
         }
-        return new Term(name.startsWith("{") ? name : "acl:" + name, name, hosts, host);
+        return new Term(name.startsWith("{") ? name : "acl:" + name, shownName, hosts, host, shownHosts);
+    }
+
+    private static String stripNeg(String w) {
+        return w.startsWith("!") ? w.substring(1) : w;
     }
 
     /** Whether a rate rule reads a tracked counter (sc_*, scN_*), whose scope is that of the tracking. */
@@ -232,7 +261,7 @@ final class HostScopedLimits {
     }
 
     /** The host terms every tracking rule of the frontend is scoped to, or null when one is not host-scoped. */
-    private static List<Term> trackerHosts(Frontends.Frontend f, Map<String, List<List<String>>> acls) {
+    private static List<Term> trackerHosts(Frontends.Frontend f, Map<String, List<Def>> acls) {
         if (f.trackers().isEmpty()) {
             return null;
         }

@@ -75,7 +75,7 @@ public final class MaxconnHeadroom extends HaproxyRule {
                             + " at " + b.directive().where() + " has maxconn " + b.maxconn()
                             + ", above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
                             + g).notes(Notes.of(f, b.directive(), gdir))
-                            .key("bind " + b.directive().word(1) + " maxconn above global").build());
+                            .key("bind " + b.directive().written(1) + " maxconn above global").build());
                 }
             }
         }

@@ -71,12 +71,12 @@ public final class RoundRobinSameStart extends HaproxyRule {
             String how = balance == null ? "round robin (no balance line: HAProxy's default is roundrobin)"
                     : "'" + balance.text() + "' (" + balance.where() + ")";
             out.add(ctx.finding(Notes.at(s, first), s.label() + " balances " + how + " over " + servers.size()
-                    + " servers listed in ascending address order (" + first.word(2) + " ... "
-                    + servers.get(servers.size() - 1).word(2) + "), and " + fleet.why() + ": HAProxy starts round"
+                    + " servers listed in ascending address order (" + first.written(2) + " ... "
+                    + servers.get(servers.size() - 1).written(2) + "), and " + fleet.why() + ": HAProxy starts round"
                     + " robin at the first server on every start and every reload (a reload is a new process; the"
                     + " server-state file does not carry the round-robin position), so instances that restart together"
-                    + " all send their first requests to server " + first.word(1) + " (" + first.word(2) + "), then "
-                    + servers.get(1).word(1) + ", in step, as Skyscanner's ingress fleet did")
+                    + " all send their first requests to server " + first.written(1) + " (" + first.written(2) + "), then "
+                    + servers.get(1).written(1) + ", in step, as Skyscanner's ingress fleet did")
                     .notes(Notes.of(s, balance, first, fleet.directive())).key("round robin from the same server")
                     .build());
         }
