@@ -8,6 +8,7 @@ import dev.deja.engine.Coverage;
 import dev.deja.engine.SnapshotBuilder;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,12 +25,12 @@ import java.util.function.Supplier;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.pagination.sync.SdkIterable;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.DescribeInstancesResponse;
 import software.amazon.awssdk.services.ec2.model.DescribeSubnetsResponse;
 import software.amazon.awssdk.services.ec2.model.Filter;
 import software.amazon.awssdk.services.ec2.model.Instance;
-import software.amazon.awssdk.services.ec2.model.Reservation;
 import software.amazon.awssdk.services.ec2.model.Subnet;
 import software.amazon.awssdk.services.ec2.model.SubnetIpv6CidrBlockAssociation;
 import software.amazon.awssdk.services.elasticloadbalancingv2.ElasticLoadBalancingV2Client;
@@ -300,56 +301,77 @@ final class RegionScan {
     }
 
     private List<LoadBalancer> listLoadBalancers() {
-        return listAll("DescribeLoadBalancers", "load balancers",
-                m -> elb.describeLoadBalancers(b -> b.pageSize(PAGE_SIZE).marker(m)),
-                DescribeLoadBalancersResponse::loadBalancers, DescribeLoadBalancersResponse::nextMarker);
+        return whole(paged("DescribeLoadBalancers", List.of("load balancers"),
+                () -> elb.describeLoadBalancersPaginator(b -> b.pageSize(PAGE_SIZE)),
+                DescribeLoadBalancersResponse::loadBalancers, DescribeLoadBalancersResponse::nextMarker));
     }
 
     private List<TargetGroup> listTargetGroups() {
-        return listAll("DescribeTargetGroups", "target groups",
-                m -> elb.describeTargetGroups(b -> b.pageSize(PAGE_SIZE).marker(m)),
-                DescribeTargetGroupsResponse::targetGroups, DescribeTargetGroupsResponse::nextMarker);
+        return whole(paged("DescribeTargetGroups", List.of("target groups"),
+                () -> elb.describeTargetGroupsPaginator(b -> b.pageSize(PAGE_SIZE)),
+                DescribeTargetGroupsResponse::targetGroups, DescribeTargetGroupsResponse::nextMarker));
+    }
+
+    /** A Describe list whole, or empty when it failed part-way; null when its first page reached no endpoint. */
+    private static <T> List<T> whole(Result<List<T>> r) {
+        return r.ok() ? r.value() : "Unreachable".equals(r.code()) ? null : List.of();
     }
 
     /**
-     * Every page of a Describe call, following Marker. A list is used whole or not at all: when a page fails, or the
-     * endpoint repeats a marker, pages past {@link #MAX_PAGES} or the list outlives its deadline, the call is failed
-     * in the coverage and the list is empty; null when the first page could not reach the endpoint at all.
+     * Every page of a paged call, from the SDK's paginator (which sends each page's NextMarker / NextToken as the
+     * next request's Marker / NextToken). A list is used whole or not at all: when a page fails, or the endpoint
+     * repeats a marker, pages past {@link #MAX_PAGES} or the list outlives its deadline, the call is failed in the
+     * coverage (naming {@code objects}) and the result is failed; with code Unreachable when the first page reached
+     * no endpoint at all.
+     *
+     * <p>The guards stay here because the paginator has none: in AWS SDK 2.57.8 the generated fetchers (e.g.
+     * {@code DescribeLoadBalancersIterable.DescribeLoadBalancersResponseFetcher.hasNextPage}) ask for another page as
+     * long as {@code PaginatorUtils.isOutputTokenAvailable(nextMarker())} holds, i.e. the marker is neither null nor
+     * the empty string (javap on the jar; PaginatorUtils' source says the same). A marker sent again, or a new one
+     * forever, makes it page without end; the SDK stops on a repeated token only for the few APIs it customises for
+     * that (CloudWatch Logs GetLogEvents, aws/aws-sdk-java-v2#1045), not ELBv2 or EC2. The paginator is lazy: each
+     * {@code next()} of its iterator is one call (retried by the SDK like any call), so the checks run before the
+     * next page is asked for, and stopping is simply not asking.
      */
-    private <R, T> List<T> listAll(String api, String what, java.util.function.Function<String, R> page,
-                                   java.util.function.Function<R, List<T>> items,
-                                   java.util.function.Function<R, String> nextMarker) {
+    private <R, T> Result<List<T>> paged(String api, List<String> objects, Supplier<SdkIterable<R>> paginator,
+                                         java.util.function.Function<R, List<T>> items,
+                                         java.util.function.Function<R, String> nextMarker) {
         List<T> all = new ArrayList<>();
         Set<String> seen = new java.util.HashSet<>();
         long deadline = System.nanoTime() + listDeadlineMs * 1_000_000L;
-        String marker = null;
-        int pages = 0;
-        do {
-            String m = marker;
-            Result<R> r = call(api, what, () -> page.apply(m));
-            pages++;
+        Iterator<R> pages = paginator.get().iterator();
+        int read = 0;
+        while (true) {
+            Result<R> r = call(api, objects, pages::next);
+            read++;
             if (!r.ok()) {
-                return "ClientError".equals(r.code()) && pages == 1 ? null : List.of();
+                boolean unreachable = "ClientError".equals(r.code()) && read == 1;
+                return new Result<>(null, unreachable ? "Unreachable" : r.code(), r.message(), r.status());
             }
             all.addAll(items.apply(r.value()));
-            marker = blankToNull(nextMarker.apply(r.value()));
+            // a blank marker ends the list (the paginator would send one made of spaces as the next Marker)
+            String marker = blankToNull(nextMarker.apply(r.value()));
+            if (marker == null) {
+                return new Result<>(all, null, null, null);
+            }
             String stop = null;
-            if (marker != null && !seen.add(marker)) {
-                stop = "the endpoint sent the same NextMarker again (page " + pages + "): the list would never end";
-            } else if (marker != null && pages >= MAX_PAGES) {
-                stop = "more than " + MAX_PAGES + " pages of " + PAGE_SIZE + " (the most deja reads for one list)";
-            } else if (marker != null && System.nanoTime() - deadline > 0) {
+            if (!seen.add(marker)) {
+                stop = "the endpoint sent the same " + (api.startsWith("ec2:") ? "NextToken" : "NextMarker")
+                        + " again (page " + read + "): the list would never end";
+            } else if (read >= MAX_PAGES) {
+                stop = "more than " + MAX_PAGES + " pages" + (api.startsWith("ec2:") ? "" : " of " + PAGE_SIZE)
+                        + " (the most deja reads for one list)";
+            } else if (System.nanoTime() - deadline > 0) {
                 stop = "the list did not end within " + listDeadlineMs / 1000 + " s (" + ListDeadline.ENV + ", "
-                        + pages + " pages read)";
+                        + read + " pages read)";
             }
             if (stop != null) {
                 Tally t = tally(api);
-                t.failed.add(what);
+                t.failed.addAll(objects);
                 t.failedWhy = stop + "; stopped, nothing of it used";
-                return List.of();
+                return new Result<>(null, "Paging", stop, Coverage.Status.FAILED);
             }
-        } while (marker != null);
-        return all;
+        }
     }
 
     /** Zones of targets whose DescribeTargetHealth entry has no AvailabilityZone. */
@@ -442,40 +464,18 @@ final class RegionScan {
     }
 
     private Result<List<Subnet>> subnets(List<String> vpcs, int ipTargets) {
-        List<Subnet> all = new ArrayList<>();
-        String token = null;
-        do {
-            String t = token;
-            Result<DescribeSubnetsResponse> r = call("ec2:DescribeSubnets", "zones of " + ipTargets + " ip targets",
-                    () -> ec2.get().describeSubnets(b -> b.filters(Filter.builder().name("vpc-id").values(vpcs).build())
-                            .nextToken(t)));
-            if (!r.ok()) {
-                return new Result<>(null, r.code(), r.message(), r.status());
-            }
-            all.addAll(r.value().subnets());
-            token = blankToNull(r.value().nextToken());
-        } while (token != null);
-        return new Result<>(all, null, null, null);
+        return paged("ec2:DescribeSubnets", List.of("zones of " + ipTargets + " ip targets"),
+                () -> ec2.get().describeSubnetsPaginator(b -> b.filters(Filter.builder().name("vpc-id").values(vpcs)
+                        .build())),
+                DescribeSubnetsResponse::subnets, DescribeSubnetsResponse::nextToken);
     }
 
     private Result<List<Instance>> instances(List<String> ids) {
-        List<Instance> all = new ArrayList<>();
-        String token = null;
-        do {
-            String t = token;
-            Result<DescribeInstancesResponse> r = call("ec2:DescribeInstances",
-                    "zones of " + ids.size() + " instance targets",
-                    () -> ec2.get().describeInstances(b -> b.filters(Filter.builder().name("instance-id").values(ids).build())
-                            .nextToken(t)));
-            if (!r.ok()) {
-                return new Result<>(null, r.code(), r.message(), r.status());
-            }
-            for (Reservation res : r.value().reservations()) {
-                all.addAll(res.instances());
-            }
-            token = blankToNull(r.value().nextToken());
-        } while (token != null);
-        return new Result<>(all, null, null, null);
+        return paged("ec2:DescribeInstances", List.of("zones of " + ids.size() + " instance targets"),
+                () -> ec2.get().describeInstancesPaginator(b -> b.filters(Filter.builder().name("instance-id")
+                        .values(ids).build())),
+                r -> r.reservations().stream().flatMap(res -> res.instances().stream()).toList(),
+                DescribeInstancesResponse::nextToken);
     }
 
     private static final Map<String, String> NOT_CHECKED = Map.of(

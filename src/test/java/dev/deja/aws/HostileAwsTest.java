@@ -131,6 +131,31 @@ class HostileAwsTest {
         assertEquals(0, fake.calls("DescribeTargetHealth"), "no target group of a partial list is read further");
     }
 
+    /**
+     * The EC2 lookups of target zones page with NextToken through the SDK's paginators too, with the same guards: a
+     * DescribeSubnets that repeats its NextToken is stopped at page 2, failed in the coverage, and its zones unused.
+     */
+    @Test
+    void aRepeatedEc2NextTokenStopsTheZoneLookup() {
+        new AwsLiveSourceTest() {
+            {
+                fake = HostileAwsTest.this.fake;
+                il0364();
+            }
+        };
+        fake.hostile((action, p) -> action.equals("DescribeSubnets") ? new Object[] {200, "<DescribeSubnetsResponse xmlns=\""
+                + FakeAws.EC2_NS + "\"><requestId>r</requestId><subnetSet/><nextToken>same</nextToken>"
+                + "</DescribeSubnetsResponse>"} : null);
+        TestSupport.Run r = scan(env());
+        assertEquals(3, r.code(), r.err());
+        assertEquals(2, fake.calls("DescribeSubnets"), "the second answer repeats the token of the first");
+        List<JsonNode> bad = notRead(AwsLiveSourceTest.json(r));
+        assertEquals(1, bad.size(), bad.toString());
+        assertEquals("ec2:DescribeSubnets eu-west-2", bad.get(0).path("scope").asString());
+        assertTrue(bad.get(0).path("detail").asString().startsWith("the endpoint sent the same NextToken again (page 2)"),
+                bad.get(0).toString());
+    }
+
     /** Issue 17 (10): malformed XML is a failed call naming what was wrong, once in the coverage, not "cannot reach". */
     @Test
     void malformedXmlIsAFailedCallNotAnUnreachableRegion() {
