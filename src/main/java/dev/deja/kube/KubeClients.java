@@ -220,10 +220,19 @@ public final class KubeClients {
             }
             cfg = direct(merged, context, origin);
             if (cfg == null) { // exec plugins, auth providers: Fabric8's full kubeconfig support
-                String text = new Yaml(new DumperOptions()).dump(merged);
+                // The merged kubeconfig as text, with the context to use as its current-context, through
+                // Config.fromKubeconfig(String contents). Not the 3-argument fromKubeconfig(context, contents, path):
+                // @Deprecated(since = "7.0.0", forRemoval = true) in Fabric8 8.0, which also applied Fabric8's own
+                // system properties and environment variables on top (KUBERNETES_MASTER, KUBERNETES_NAMESPACE,
+                // HTTPS_PROXY over the kubeconfig's proxy-url, ...), unlike kubectl and deja's direct path. Not
+                // fromKubeconfig(context, File) either: the merge of several KUBECONFIG files would need a temporary
+                // file holding credentials. Relative paths (certificates, token file, exec command) were made absolute
+                // against their own file while merging, as kubectl does.
+                Map<String, Object> chosen = new LinkedHashMap<>(merged);
+                chosen.put("current-context", context);
+                String text = new Yaml(new DumperOptions()).dump(chosen);
                 try {
-                    // relative paths were made absolute while merging; with a path Fabric8 would re-read that file
-                    cfg = Config.fromKubeconfig(context, text, null);
+                    cfg = Config.fromKubeconfig(text);
                 } catch (RuntimeException e) {
                     throw new InputException(origin + ": cannot use context " + context + ": " + rootMessage(e));
                 }
@@ -391,7 +400,10 @@ public final class KubeClients {
         return a != null && !a.isBlank() ? a.strip() : b != null && !b.isBlank() ? b.strip() : null;
     }
 
-    /** kubectl's merge of several kubeconfig files; relative file paths made absolute against their own file. */
+    /**
+     * kubectl's merge of several kubeconfig files; relative file paths (and an exec command with a separator) made
+     * absolute against their own file ({@link KubeconfigRefs}).
+     */
     @SuppressWarnings("unchecked")
     static Map<String, Object> merge(List<Path> files) {
         Map<String, Object> out = new LinkedHashMap<>();
@@ -426,8 +438,8 @@ public final class KubeClients {
             if (!out.containsKey("current-context") && m.get("current-context") instanceof String cc && !cc.isBlank()) {
                 out.put("current-context", cc);
             }
-            addNamed(m.get("clusters"), "cluster", clusters, dir, List.of("certificate-authority"));
-            addNamed(m.get("users"), "user", users, dir, List.of("client-certificate", "client-key", "tokenFile"));
+            addNamed(m.get("clusters"), "cluster", clusters, dir, KubeconfigRefs.CLUSTER_FILES);
+            addNamed(m.get("users"), "user", users, dir, KubeconfigRefs.USER_FILES);
             addNamed(m.get("contexts"), "context", contexts, dir, List.of());
         }
         out.put("clusters", new ArrayList<>(clusters.values()));
@@ -448,9 +460,15 @@ public final class KubeClients {
                 if (copy.get(inner) instanceof Map<?, ?> body) {
                     Map<String, Object> b = new LinkedHashMap<>((Map<String, Object>) body);
                     for (String k : pathKeys) {
-                        if (b.get(k) instanceof String p && !p.isBlank() && !Path.of(p).isAbsolute() && dir != null) {
-                            b.put(k, dir.resolve(p).toString());
+                        if (b.get(k) instanceof String p && !p.isBlank()) {
+                            b.put(k, KubeconfigRefs.resolve(dir, p));
                         }
+                    }
+                    if (b.get("exec") instanceof Map<?, ?> exec && exec.get("command") instanceof String cmd) {
+                        // a command with a separator is a path, relative to this file (kubectl, Fabric8 with a file)
+                        Map<String, Object> e = new LinkedHashMap<>((Map<String, Object>) exec);
+                        e.put("command", KubeconfigRefs.resolveCommand(dir, cmd));
+                        b.put("exec", e);
                     }
                     copy.put(inner, b);
                 }

@@ -204,6 +204,29 @@ class KubeconfigContractTest {
                 """.formatted(plugin));
     }
 
+    /**
+     * An exec command with a separator but relative is a path from the kubeconfig's own folder (client-go's
+     * GetAuthInfoFileReferences resolves it; Fabric8 too when it reads the file), not from the folder deja runs in.
+     */
+    @Test
+    void execPluginWithARelativeCommand() throws Exception {
+        Path plugin = file("kube/bin/credential-plugin", """
+                #!/bin/sh
+                echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"rel-token"}}'
+                """);
+        Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path kc = file("kube/config", CLUSTER + """
+                      exec:
+                        apiVersion: client.authentication.k8s.io/v1beta1
+                        command: ./bin/credential-plugin
+                """);
+        assertSameContract(List.of(kc), null);
+        ScanRequest req = new ScanRequest();
+        req.kubeconfig = kc;
+        req.processEnv = Map.of("PATH", "/usr/bin:/bin");
+        assertEquals("rel-token", contract(KubeClients.config(req)).get("token"));
+    }
+
     @Test
     void authProvider() throws Exception {
         assertSameContract(CLUSTER + """
