@@ -18,7 +18,8 @@ import java.util.stream.Stream;
  * {@code --snapshot-out}) is resolved to its real path (symlinks followed, also for a file that does not exist yet
  * behind a symlink) and compared with every file the scan reads or was given: files named, every file found in a
  * folder given (read or listed as skipped), kubeconfig files ({@code --kubeconfig}, each file of {@code KUBECONFIG},
- * {@code ~/.kube/config}), the AWS shared config, credentials and web identity token files, {@code --ignore-file},
+ * {@code ~/.kube/config}) and the files they name (certificate authority, client certificate and key, token file, a
+ * plugin given by path: {@link dev.deja.kube.KubeconfigRefs}), the AWS shared config, credentials and web identity token files, {@code --ignore-file},
  * {@code --config} and the {@code --baseline} file. A match is a usage error (exit 2) naming both.
  */
 final class NoOverwrite {
@@ -57,19 +58,32 @@ final class NoOverwrite {
             }
         }
         String home = env.getOrDefault("HOME", System.getProperty("user.home"));
+        List<Path> kubeconfigs = new ArrayList<>();
+        if (named.get("--kubeconfig") != null) {
+            kubeconfigs.add(named.get("--kubeconfig"));
+        }
         String kc = env.get("KUBECONFIG");
         if (kc != null) {
             for (String p : kc.split(File.pathSeparator)) {
                 if (!p.isBlank()) {
                     inputs.add(new Input("kubeconfig " + p + " (KUBECONFIG)", real(Path.of(p))));
+                    kubeconfigs.add(Path.of(p));
                 }
             }
         }
         if (home != null) {
             inputs.add(new Input("kubeconfig " + Path.of(home, ".kube", "config"), real(Path.of(home, ".kube", "config"))));
+            kubeconfigs.add(Path.of(home, ".kube", "config"));
             inputs.add(new Input("AWS config " + Path.of(home, ".aws", "config"), real(Path.of(home, ".aws", "config"))));
             inputs.add(new Input("AWS credentials " + Path.of(home, ".aws", "credentials"),
                     real(Path.of(home, ".aws", "credentials"))));
+        }
+        for (Path k : kubeconfigs) { // the certificates, keys, token files and plugins they name
+            if (Files.isRegularFile(k)) {
+                for (dev.deja.kube.KubeconfigRefs.Ref ref : dev.deja.kube.KubeconfigRefs.of(k)) {
+                    inputs.add(new Input(ref.role(), real(ref.path())));
+                }
+            }
         }
         for (String v : List.of("AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE")) {
             String p = env.get(v);

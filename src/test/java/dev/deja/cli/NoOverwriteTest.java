@@ -90,4 +90,85 @@ class NoOverwriteTest {
         loops.add(NoOverwrite.real(a).toString()); // a link loop ends, it does not hang
         assertFalse(loops.isEmpty());
     }
+
+    /**
+     * Issue 17 (2), rest: the files a kubeconfig names (CA, client certificate and key, token file, an exec plugin
+     * given by path, oidc idp-certificate-authority), resolved as kubectl does (relative to the kubeconfig's own
+     * folder), for --kubeconfig, every KUBECONFIG file and ~/.kube/config: refused before any work, so the cluster
+     * the kubeconfig names is never contacted.
+     */
+    @Test
+    void filesAKubeconfigNamesAreProtectedToo() throws Exception {
+        Path kube = Files.createDirectories(tmp.resolve("kube"));
+        Path certs = Files.createDirectories(kube.resolve("certs"));
+        Path ca = Files.writeString(certs.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----\nca\n");
+        Path crt = Files.writeString(certs.resolve("client.crt"), "-----BEGIN CERTIFICATE-----\nme\n");
+        Path key = Files.writeString(certs.resolve("client.key"), "-----BEGIN PRIVATE KEY-----\nsecret\n");
+        Path token = Files.writeString(kube.resolve("token"), "sa-token\n");
+        Path plugin = Files.writeString(Files.createDirectories(kube.resolve("bin")).resolve("creds"), "#!/bin/sh\n");
+        Path idp = Files.writeString(tmp.resolve("idp-ca.pem"), "-----BEGIN CERTIFICATE-----\nidp\n");
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            String kubeconfig = """
+                    apiVersion: v1
+                    kind: Config
+                    current-context: prod
+                    clusters:
+                      - name: prod
+                        cluster: {server: "https://127.0.0.1:%d", certificate-authority: certs/ca.crt}
+                    contexts:
+                      - name: prod
+                        context: {cluster: prod, user: alice}
+                      - name: exec
+                        context: {cluster: prod, user: bob}
+                    users:
+                      - name: alice
+                        user: {client-certificate: certs/client.crt, client-key: ./certs/client.key}
+                      - name: bob
+                        user:
+                          tokenFile: token
+                          exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: bin/creds}
+                      - name: carol
+                        user:
+                          auth-provider: {name: oidc, config: {idp-certificate-authority: %s}}
+                    """.formatted(server.getLocalPort(), idp);
+            Path kc = Files.writeString(kube.resolve("kc.yaml"), kubeconfig);
+            Map<String, String> none = Map.of();
+            String k = kc.toString();
+            refused(none, "would overwrite client-key " + key + " of user alice in kubeconfig " + kc,
+                    "scan", "--cluster", "--kubeconfig", k, "-o", key.toString());
+            refused(none, "client-certificate " + crt, "scan", "--cluster", "--kubeconfig", k, "--format", "json",
+                    "-o", tmp.resolve("kube/x/../certs/client.crt").toString());
+            refused(none, "certificate-authority " + ca + " of cluster prod", "scan", "--cluster", "--kubeconfig", k,
+                    "--snapshot-out", ca.toString());
+            refused(none, "tokenFile " + token + " of user bob", "scan", "--cluster", "--kubeconfig", k, "--context",
+                    "exec", "-o", token.toString());
+            refused(none, "exec command " + plugin + " of user bob", "scan", "--cluster", "--kubeconfig", k, "-o",
+                    plugin.toString());
+            refused(none, "auth-provider idp-certificate-authority " + idp + " of user carol", "scan", "--cluster",
+                    "--kubeconfig", k, "-o", idp.toString());
+            // every file of KUBECONFIG (the second one here), whatever the scan reads
+            Path other = Files.writeString(tmp.resolve("other.yaml"), "apiVersion: v1\nkind: Config\n");
+            Path conf = Files.createDirectories(tmp.resolve("conf"));
+            Files.writeString(conf.resolve("haproxy.cfg"), CFG);
+            refused(Map.of("KUBECONFIG", other + java.io.File.pathSeparator + kc), "client-key " + key,
+                    "scan", conf.toString(), "-o", key.toString());
+            // ~/.kube/config
+            Path home = Files.createDirectories(tmp.resolve("home"));
+            Files.createDirectories(home.resolve(".kube"));
+            Files.writeString(home.resolve(".kube/config"), kubeconfig.replace("certs/", "../../kube/certs/"));
+            refused(Map.of("HOME", home.toString()), "client-key " + key + " of user alice in kubeconfig " + home.resolve(".kube/config"),
+                    "scan", "--cluster", "-o", key.toString());
+            // refused before any work: the cluster was never contacted (a connection would be queued by now)
+            server.setSoTimeout(200);
+            org.junit.jupiter.api.Assertions.assertThrows(java.net.SocketTimeoutException.class, server::accept,
+                    "deja connected to the cluster before refusing the output");
+        }
+        assertEquals("-----BEGIN PRIVATE KEY-----\nsecret\n", Files.readString(key));
+        // a kubeconfig that is not one (or cannot be read) protects what it can and lets the scan report it
+        Path bad = Files.writeString(tmp.resolve("bad.yaml"), "clusters: [unclosed\n");
+        TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of(), "scan", "--cluster",
+                "--kubeconfig", bad.toString(), "-o", tmp.resolve("out.txt").toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("not a valid kubeconfig"), r.err());
+    }
 }
