@@ -304,6 +304,31 @@ class LiveMetricsNginxTest {
     }
 
     @Test
+    void aPodThatDoesNotAnswerInTimeIsAFailedEntryAndTheOthersAreStillJudged() throws IOException {
+        Function<String, MockResponse> slow = path -> path.equals(proxyPath(PODS.get(0)))
+                ? ok(metrics(PODS.get(0), 1980)).setBodyDelay(3, java.util.concurrent.TimeUnit.SECONDS)
+                : answers(1980, 150, 120).apply(path);
+        try (MockCluster c = cluster("2", slow, ConcurrentHashMap.newKeySet())) {
+            dev.deja.source.ScanRequest req = new dev.deja.source.ScanRequest();
+            req.cluster = true;
+            req.kubeconfig = c.kubeconfig(tmp);
+            req.liveMetrics = true;
+            req.kubeKinds = Set.of("Deployment", "StatefulSet", "DaemonSet", "ConfigMap"); // the rule's kinds
+            req.liveMetricsTimeoutMillis = 300; // injected: the pod's answer comes 3 s late
+            dev.deja.engine.Snapshot s = dev.deja.source.Collector.collect(req);
+            dev.deja.engine.Coverage.Entry slowEntry = s.coverage().entries().stream()
+                    .filter(e -> e.scope().contains(PODS.get(0))).findFirst()
+                    .orElseThrow(() -> new AssertionError(s.coverage().entries().toString()));
+            assertEquals(dev.deja.engine.Coverage.Status.FAILED, slowEntry.status(), slowEntry.toString());
+            assertEquals("no answer within 300 ms", slowEntry.detail());
+            // the two pods that answered are kept, and nothing is made up for the silent one
+            PodMetrics read = s.part(PodMetrics.class).orElseThrow();
+            assertEquals(List.of(PODS.get(1), PODS.get(2)), read.pods().stream().map(PodMetrics.Pod::name).sorted()
+                    .toList());
+        }
+    }
+
+    @Test
     void theGaugeIsReadFromTheControllersText() {
         List<dev.deja.prometheus.PrometheusPeaks.Sample> s = PodMetrics.nginxConnections(metrics("p-1", 7));
         assertEquals(4, s.size());
