@@ -101,6 +101,9 @@ public final class Cli {
             if (list != null) {
                 apply(sub.getValue(), "%nExit codes:%n", codes(list));
             }
+            if (sub.getKey().equals("scan")) {
+                ScanCommand.groupHelp(sub.getValue());
+            }
             CommandLine merge = sub.getValue().getSubcommands().get("merge");
             if (merge != null) {
                 apply(merge, "%nExit codes:%n", codes(ExitCodes.LIST_MERGE));

@@ -62,58 +62,93 @@ import org.yaml.snakeyaml.nodes.Tag;
  * </pre>
  */
 public final class ConfigFile {
+    /**
+     * Options of the file set by another option given on the command line: {@code --all-contexts} replaces the file's
+     * contexts (and {@code --context} its allContexts), {@code --all-namespaces} its namespaces.
+     */
+    static final List<Set<String>> SAME_SETTING = List.of(Set.of("--context", "--all-contexts"),
+            Set.of("--namespace", "--all-namespaces"));
+
     final String display;
     final Path dir;
-    // every field null/empty when the file does not set it
-    List<String> paths = new ArrayList<>();
-    List<String> haproxyConfigMaps = new ArrayList<>();
-    List<String> helmValues;
-    List<String> helmSet;
-    String haproxyVersion;
-    Map<String, String> env = new LinkedHashMap<>();
-    Integer assumeClientRps;
-    Boolean cluster;
-    Path kubeconfig;
-    String context;
-    List<String> contexts;
-    Boolean allContexts;
-    String clusterName;
-    List<String> namespaces;
-    String selector;
-    Boolean annotationSuppressions;
-    Boolean liveMetrics;
-    Boolean aws;
-    String profile;
-    List<String> profiles;
-    List<String> roleArns;
-    String externalId;
-    List<String> regions;
-    String awsEndpoint;
-    String prometheus;
-    String window;
-    Path prometheusBearerTokenFile;
-    Path prometheusBasicAuthFile;
-    Path prometheusCaFile;
-    List<String> enabledRules;
-    List<String> disabledRules;
-    Map<String, Severity> severityOverrides = new LinkedHashMap<>();
+    /**
+     * The file's option values by the scan's long option name, as they would be typed on the command line (paths
+     * resolved against the file's folder); what {@link #defaults} gives picocli. Only what the file sets.
+     */
+    private final Map<String, List<String>> options = new LinkedHashMap<>();
+    /** Positional paths (sources.paths, sources.haproxy.paths): used when the command line gives none. */
+    final List<String> paths = new ArrayList<>();
+    final List<String> haproxyConfigMaps = new ArrayList<>();
+    /** sources.haproxy.env: --env entries given on the command line are added to these (the command line wins per key). */
+    final Map<String, String> env = new LinkedHashMap<>();
+    final Map<String, Severity> severityOverrides = new LinkedHashMap<>();
     /** Rule parameters set in the file, keyed as {@link dev.deja.engine.RuleContext#parameterKey}. */
-    Map<String, String> ruleParameters = new LinkedHashMap<>();
-    String minSeverity;
-    String failOn;
-    Boolean allowPartial;
+    final Map<String, String> ruleParameters = new LinkedHashMap<>();
     Suppressions suppressions = Suppressions.NONE;
-    Path ignoreFile;
-    List<String> outputs;
-    String baseline;
-    String reportConfigMap;
-    String notify;
-    String pushgateway;
-    Path snapshotOut;
 
     private ConfigFile(String display, Path dir) {
         this.display = display;
         this.dir = dir;
+    }
+
+    /** The values the file gives the option {@code name} (its longest name, e.g. --fail-on), or null. */
+    List<String> option(String name) {
+        return options.get(name);
+    }
+
+    /** The names of the options this file gives a value. */
+    Set<String> optionNames() {
+        return options.keySet();
+    }
+
+    /**
+     * The file as picocli's defaults: an option the command line does not give takes the file's value, converted and
+     * validated like a typed one; the built-in default otherwise. {@code given} tells the options the command line
+     * gives (see {@link #SAME_SETTING}). A list is handed to picocli joined by the option's split regex, which must be
+     * a literal ("," or NUL, that no argument can hold).
+     */
+    picocli.CommandLine.IDefaultValueProvider defaults(java.util.function.Predicate<String> given) {
+        return arg -> {
+            if (!(arg instanceof picocli.CommandLine.Model.OptionSpec o) || !options.containsKey(o.longestName())) {
+                return null;
+            }
+            if (given.test(o.longestName())) {
+                return null; // given: picocli flips a boolean flag's default, so the file's value must not be it
+            }
+            for (Set<String> same : SAME_SETTING) {
+                if (same.contains(o.longestName()) && same.stream().anyMatch(given)) {
+                    return null;
+                }
+            }
+            List<String> v = options.get(o.longestName());
+            if (v.isEmpty()) {
+                return null; // an empty list in the file: as the built-in default
+            }
+            return o.isMultiValue() ? String.join(o.splitRegex(), v) : v.get(0);
+        };
+    }
+
+    private void put(String option, String value) {
+        if (value != null) {
+            options.put(option, List.of(value));
+        }
+    }
+
+    private void put(String option, Boolean value) {
+        if (value != null) {
+            options.put(option, List.of(value.toString()));
+        }
+    }
+
+    private void put(String option, Path value) {
+        if (value != null) {
+            options.put(option, List.of(value.toString()));
+        }
+    }
+
+    /** A list option: {@code values} appended to what an earlier key gave it (context, then contexts). */
+    private void add(String option, List<String> values) {
+        options.computeIfAbsent(option, k -> new ArrayList<>()).addAll(values);
     }
 
     public static ConfigFile load(Path file, Catalog catalog) {
@@ -162,14 +197,14 @@ public final class ConfigFile {
         if (top.containsKey("rules")) {
             c.rules(top.get("rules"), catalog);
         }
-        c.failOn = c.severityOrNone(top.get("failOn"));
-        c.allowPartial = c.bool(top.get("allowPartial"));
+        c.put("--fail-on", c.severityOrNone(top.get("failOn")));
+        c.put("--allow-partial", c.bool(top.get("allowPartial")));
         if (top.containsKey("suppressions")) {
             c.suppressions = Suppressions.fromNode(top.get("suppressions"), display, catalog);
         }
-        c.ignoreFile = c.path(top.get("ignoreFile"));
+        c.put("--ignore-file", c.path(top.get("ignoreFile")));
         if (top.containsKey("outputs")) {
-            c.outputs = new ArrayList<>();
+            List<String> outputs = new ArrayList<>();
             for (Node item : c.seq(top.get("outputs"))) {
                 Map<String, Node> m = c.map(item, "an output", "format", "path");
                 String fmt = c.required(m, "format", item);
@@ -179,24 +214,25 @@ public final class ConfigFile {
                     throw c.error(m.get("format"), e.getMessage());
                 }
                 String p = c.required(m, "path", item);
-                c.outputs.add(fmt + "=" + (p.equals("-") || dev.deja.report.ReportStore.S3Uri.is(p) ? p
+                outputs.add(fmt + "=" + (p.equals("-") || dev.deja.report.ReportStore.S3Uri.is(p) ? p
                         : dir.resolve(p).normalize()));
             }
+            c.add("--output", outputs);
         }
-        c.baseline = c.str(top.get("baseline"));
-        if (c.baseline != null && !c.baseline.startsWith("configmap:")) {
-            c.baseline = dir.resolve(c.baseline).normalize().toString();
-        }
+        String baseline = c.str(top.get("baseline"));
+        c.put("--baseline", baseline == null || baseline.startsWith("configmap:") ? baseline
+                : dir.resolve(baseline).normalize().toString());
         Node rcm = top.get("reportConfigMap");
         if (rcm != null) {
-            c.reportConfigMap = c.scalar(rcm);
-            if (!c.reportConfigMap.matches(Outputs.DNS_NAME + "/" + Outputs.DNS_NAME)) {
-                throw c.error(rcm, "reportConfigMap '" + c.reportConfigMap + "' is not NAMESPACE/NAME");
+            String v = c.scalar(rcm);
+            if (!v.matches(Outputs.DNS_NAME + "/" + Outputs.DNS_NAME)) {
+                throw c.error(rcm, "reportConfigMap '" + v + "' is not NAMESPACE/NAME");
             }
+            c.put("--report-configmap", v);
         }
-        c.notify = c.str(top.get("notify"));
-        c.pushgateway = c.str(top.get("pushgateway"));
-        c.snapshotOut = c.path(top.get("snapshotOut"));
+        c.put("--notify", c.str(top.get("notify")));
+        c.put("--pushgateway", c.str(top.get("pushgateway")));
+        c.put("--snapshot-out", c.path(top.get("snapshotOut")));
         return c;
     }
 
@@ -208,20 +244,15 @@ public final class ConfigFile {
         if (s.containsKey("helm")) {
             Map<String, Node> h = map(s.get("helm"), "sources.helm", "values", "set");
             if (h.containsKey("values")) {
-                helmValues = new ArrayList<>();
-                for (String p : strings(h.get("values"))) {
-                    helmValues.add(resolve(p));
-                }
+                add("--helm-values", strings(h.get("values")).stream().map(this::resolve).toList());
             }
             if (h.containsKey("set")) {
                 Node setNode = h.get("set");
                 if (!(setNode instanceof MappingNode sm)) {
                     throw error(setNode, "sources.helm.set must be a mapping of KEY: VALUE (as helm --set KEY=VALUE)");
                 }
-                helmSet = new ArrayList<>();
-                for (NodeTuple t : sm.getValue()) {
-                    helmSet.add(scalar(t.getKeyNode()) + "=" + scalar(t.getValueNode()));
-                }
+                add("--helm-set", sm.getValue().stream()
+                        .map(t -> scalar(t.getKeyNode()) + "=" + scalar(t.getValueNode())).toList());
             }
         }
         if (s.containsKey("haproxy")) {
@@ -237,7 +268,7 @@ public final class ConfigFile {
                 }
                 haproxyConfigMaps.add(v);
             }
-            haproxyVersion = str(h.get("version"));
+            put("--haproxy-version", str(h.get("version")));
             if (h.containsKey("env")) {
                 Node envNode = h.get("env");
                 if (!(envNode instanceof MappingNode em)) {
@@ -249,47 +280,62 @@ public final class ConfigFile {
             }
             Node rps = h.get("assumeClientRps");
             if (rps != null) {
-                assumeClientRps = positiveInt(rps);
+                put("--assume-client-rps", Integer.toString(positiveInt(rps)));
             }
         }
         if (s.containsKey("cluster")) {
             Map<String, Node> k = map(s.get("cluster"), "sources.cluster", "enabled", "kubeconfig", "context",
                     "contexts", "allContexts", "name", "namespaces", "selector", "annotationSuppressions", "liveMetrics");
             Boolean enabled = bool(k.get("enabled"));
-            cluster = enabled == null ? Boolean.TRUE : enabled;
-            kubeconfig = path(k.get("kubeconfig"));
-            context = str(k.get("context"));
-            contexts = k.containsKey("contexts") ? strings(k.get("contexts")) : null;
-            allContexts = bool(k.get("allContexts"));
-            clusterName = str(k.get("name"));
-            namespaces = k.containsKey("namespaces") ? strings(k.get("namespaces")) : null;
-            selector = str(k.get("selector"));
-            annotationSuppressions = bool(k.get("annotationSuppressions"));
-            liveMetrics = bool(k.get("liveMetrics"));
+            put("--cluster", enabled == null ? Boolean.TRUE : enabled);
+            put("--kubeconfig", path(k.get("kubeconfig")));
+            if (k.containsKey("context")) {
+                add("--context", List.of(str(k.get("context"))));
+            }
+            if (k.containsKey("contexts")) {
+                add("--context", strings(k.get("contexts")));
+            }
+            put("--all-contexts", bool(k.get("allContexts")));
+            put("--cluster-name", str(k.get("name")));
+            if (k.containsKey("namespaces")) {
+                add("--namespace", strings(k.get("namespaces")));
+            }
+            put("--selector", str(k.get("selector")));
+            Boolean annotations = bool(k.get("annotationSuppressions"));
+            put("--no-annotation-suppressions", annotations == null ? null : !annotations);
+            put("--live-metrics", bool(k.get("liveMetrics")));
         }
         if (s.containsKey("aws")) {
             Map<String, Node> a = map(s.get("aws"), "sources.aws", "enabled", "profile", "profiles", "roleArns",
                     "externalId", "regions", "endpoint");
             Boolean enabled = bool(a.get("enabled"));
-            aws = enabled == null ? Boolean.TRUE : enabled;
-            profile = str(a.get("profile"));
-            profiles = a.containsKey("profiles") ? strings(a.get("profiles")) : null;
-            roleArns = a.containsKey("roleArns") ? strings(a.get("roleArns")) : null;
-            externalId = str(a.get("externalId"));
-            regions = a.containsKey("regions") ? strings(a.get("regions")) : null;
-            awsEndpoint = str(a.get("endpoint"));
+            put("--aws", enabled == null ? Boolean.TRUE : enabled);
+            if (a.containsKey("profile")) {
+                add("--profile", List.of(str(a.get("profile"))));
+            }
+            if (a.containsKey("profiles")) {
+                add("--profile", strings(a.get("profiles")));
+            }
+            if (a.containsKey("roleArns")) {
+                add("--role-arn", strings(a.get("roleArns")));
+            }
+            put("--external-id", str(a.get("externalId")));
+            if (a.containsKey("regions")) {
+                add("--region", strings(a.get("regions")));
+            }
+            put("--aws-endpoint", str(a.get("endpoint")));
         }
         if (s.containsKey("prometheus")) {
             Map<String, Node> p = map(s.get("prometheus"), "sources.prometheus", "url", "window", "bearerTokenFile",
                     "basicAuthFile", "caFile");
-            prometheus = str(p.get("url"));
-            if (prometheus == null) {
+            if (!p.containsKey("url")) {
                 throw error(s.get("prometheus"), "sources.prometheus needs url (the Prometheus-compatible API)");
             }
-            window = str(p.get("window"));
-            prometheusBearerTokenFile = path(p.get("bearerTokenFile"));
-            prometheusBasicAuthFile = path(p.get("basicAuthFile"));
-            prometheusCaFile = path(p.get("caFile"));
+            put("--prometheus", str(p.get("url")));
+            put("--window", str(p.get("window")));
+            put("--prometheus-bearer-token-file", path(p.get("bearerTokenFile")));
+            put("--prometheus-basic-auth-file", path(p.get("basicAuthFile")));
+            put("--prometheus-ca-file", path(p.get("caFile")));
         }
     }
 
@@ -314,10 +360,10 @@ public final class ConfigFile {
         Map<String, Node> r = map(new MappingNode(rm.getTag(), plain, rm.getFlowStyle()), "rules", "enabled",
                 "disabled", "severity", "minSeverity");
         if (r.containsKey("enabled")) {
-            enabledRules = ruleIds(r.get("enabled"), catalog);
+            add("--rules", ruleIds(r.get("enabled"), catalog));
         }
         if (r.containsKey("disabled")) {
-            disabledRules = ruleIds(r.get("disabled"), catalog);
+            add("--skip-rules", ruleIds(r.get("disabled"), catalog));
         }
         if (r.containsKey("severity")) {
             Node sev = r.get("severity");
@@ -331,144 +377,30 @@ public final class ConfigFile {
         }
         Node min = r.get("minSeverity");
         if (min != null) {
-            minSeverity = severity(min).id();
+            put("--min-severity", severity(min).id());
         }
     }
 
     /**
-     * Fills every option of {@code cmd} that was not given on the command line from this file. Lists given on the
-     * command line replace the file's; --env entries are added to the file's (the command line wins per key).
+     * Parses {@code cl}'s arguments again with this file as picocli's defaults (precedence: command line, this file,
+     * built-in defaults; a list on the command line replaces the file's), then what is not an option value: the
+     * file's paths when the command line gives none, its env under --env (the command line wins per key).
      */
-    void applyTo(ScanCommand cmd, picocli.CommandLine.ParseResult given) {
-        java.util.function.Predicate<String> set = given::hasMatchedOption;
+    void applyTo(ScanCommand cmd, picocli.CommandLine cl) {
+        picocli.CommandLine.ParseResult given = cl.getParseResult();
+        cl.setDefaultValueProvider(defaults(given::hasMatchedOption));
+        try {
+            cl.parseArgs(given.expandedArgs().toArray(new String[0]));
+        } catch (picocli.CommandLine.ParameterException e) {
+            throw new InputException(display + ": " + e.getMessage());
+        }
         if (cmd.paths.isEmpty()) {
             cmd.paths.addAll(paths);
         }
         Map<String, String> mergedEnv = new LinkedHashMap<>(env);
-        mergedEnv.putAll(cmd.env);
-        cmd.env = mergedEnv;
-        if (helmValues != null && !set.test("--helm-values")) {
-            cmd.helmValues = new ArrayList<>(helmValues.stream().map(Path::of).toList());
-        }
-        if (helmSet != null && !set.test("--helm-set")) {
-            cmd.helmSet = new ArrayList<>(helmSet);
-        }
-        if (haproxyVersion != null && !set.test("--haproxy-version")) {
-            cmd.haproxyVersion = haproxyVersion;
-        }
-        if (assumeClientRps != null && !set.test("--assume-client-rps")) {
-            cmd.assumeClientRps = assumeClientRps;
-        }
-        if (cluster != null && !set.test("--cluster")) {
-            cmd.cluster = cluster;
-        }
-        if (kubeconfig != null && !set.test("--kubeconfig")) {
-            cmd.kubeconfig = kubeconfig;
-        }
-        boolean contextGiven = set.test("--context") || set.test("--all-contexts");
-        if (!contextGiven && (context != null || contexts != null)) {
-            cmd.contexts = new java.util.ArrayList<>();
-            if (context != null) {
-                cmd.contexts.add(context);
-            }
-            if (contexts != null) {
-                cmd.contexts.addAll(contexts);
-            }
-        }
-        if (Boolean.TRUE.equals(allContexts) && !contextGiven) {
-            cmd.allContexts = true;
-        }
-        if (clusterName != null && !set.test("--cluster-name")) {
-            cmd.clusterName = clusterName;
-        }
-        if (namespaces != null && !set.test("--namespace") && !set.test("--all-namespaces")) {
-            cmd.namespaces = new ArrayList<>(namespaces);
-        }
-        if (selector != null && !set.test("--selector")) {
-            cmd.selector = selector;
-        }
-        if (annotationSuppressions != null && !set.test("--no-annotation-suppressions")) {
-            cmd.noAnnotationSuppressions = !annotationSuppressions;
-        }
-        if (Boolean.TRUE.equals(liveMetrics)) {
-            cmd.liveMetrics = true;
-        }
-        if (aws != null && !set.test("--aws")) {
-            cmd.aws = aws;
-        }
-        if ((profile != null || profiles != null) && !set.test("--profile")) {
-            cmd.profiles = new java.util.ArrayList<>();
-            if (profile != null) {
-                cmd.profiles.add(profile);
-            }
-            if (profiles != null) {
-                cmd.profiles.addAll(profiles);
-            }
-        }
-        if (roleArns != null && !set.test("--role-arn")) {
-            cmd.roleArns = new java.util.ArrayList<>(roleArns);
-        }
-        if (externalId != null && !set.test("--external-id")) {
-            cmd.externalId = externalId;
-        }
-        if (regions != null && !set.test("--region")) {
-            cmd.regions = new ArrayList<>(regions);
-        }
-        if (awsEndpoint != null && !set.test("--aws-endpoint")) {
-            cmd.awsEndpoint = awsEndpoint;
-        }
-        if (prometheus != null && !set.test("--prometheus")) {
-            cmd.prometheus = prometheus;
-        }
-        if (window != null && !set.test("--window")) {
-            cmd.window = window;
-        }
-        if (prometheusBearerTokenFile != null && !set.test("--prometheus-bearer-token-file")) {
-            cmd.prometheusBearerTokenFile = prometheusBearerTokenFile;
-        }
-        if (prometheusBasicAuthFile != null && !set.test("--prometheus-basic-auth-file")) {
-            cmd.prometheusBasicAuthFile = prometheusBasicAuthFile;
-        }
-        if (prometheusCaFile != null && !set.test("--prometheus-ca-file")) {
-            cmd.prometheusCaFile = prometheusCaFile;
-        }
-        if (enabledRules != null && !set.test("--rules")) {
-            cmd.onlyRules = new ArrayList<>(enabledRules);
-        }
-        if (disabledRules != null && !set.test("--skip-rules")) {
-            cmd.skipRules = new ArrayList<>(disabledRules);
-        }
-        if (minSeverity != null && !set.test("--min-severity")) {
-            cmd.minSeverity = minSeverity;
-        }
-        if (failOn != null && !set.test("--fail-on")) {
-            cmd.failOn = failOn;
-        }
-        if (allowPartial != null && !set.test("--allow-partial")) {
-            cmd.allowPartial = allowPartial;
-        }
-        if (ignoreFile != null && !set.test("--ignore-file")) {
-            cmd.ignoreFile = ignoreFile;
-        }
-        if (outputs != null && !set.test("--output")) {
-            cmd.outputs = new ArrayList<>(outputs);
-        }
-        if (baseline != null && !set.test("--baseline")) {
-            cmd.baseline = baseline;
-        }
-        if (reportConfigMap != null && !set.test("--report-configmap")) {
-            cmd.reportConfigMap = reportConfigMap;
-        }
-        if (notify != null && !set.test("--notify")) {
-            cmd.notify = notify;
-        }
-        if (pushgateway != null && !set.test("--pushgateway")) {
-            cmd.pushgateway = pushgateway;
-        }
-        if (snapshotOut != null && !set.test("--snapshot-out")) {
-            cmd.snapshotOut = snapshotOut;
-        }
-        if (!haproxyConfigMaps.isEmpty() && !cmd.cluster) {
+        mergedEnv.putAll(cmd.files.env);
+        cmd.files.env = mergedEnv;
+        if (!haproxyConfigMaps.isEmpty() && !cmd.kube.cluster) {
             throw new InputException(display + ": sources.haproxy.configMaps are read from the cluster: enable"
                     + " sources.cluster (or give --cluster)");
         }

@@ -21,19 +21,19 @@ class ConfigDiscoveryTest {
         Path repo = Files.createDirectories(tmp.resolve("outer/repo"));
         Files.createDirectories(repo.resolve(".git"));
         Path cwd = Files.createDirectories(repo.resolve("a/b"));
-        assertNull(ScanCommand.discoverConfig(cwd));
+        assertNull(ConfigOptions.discoverConfig(cwd));
         Files.writeString(tmp.resolve("outer/deja.yaml"), "failOn: none\n"); // above the repository root: not used
-        assertNull(ScanCommand.discoverConfig(cwd));
+        assertNull(ConfigOptions.discoverConfig(cwd));
         Files.writeString(repo.resolve("deja.yaml"), "failOn: none\n");
-        assertEquals(Path.of("../../deja.yaml"), ScanCommand.discoverConfig(cwd));
+        assertEquals(Path.of("../../deja.yaml"), ConfigOptions.discoverConfig(cwd));
         Files.writeString(repo.resolve(".deja.yaml"), "failOn: none\n");
-        assertEquals(Path.of("../../.deja.yaml"), ScanCommand.discoverConfig(cwd), ".deja.yaml first");
+        assertEquals(Path.of("../../.deja.yaml"), ConfigOptions.discoverConfig(cwd), ".deja.yaml first");
         Files.writeString(cwd.resolve("deja.yaml"), "failOn: none\n");
-        assertEquals(Path.of("deja.yaml"), ScanCommand.discoverConfig(cwd), "the nearest folder wins");
+        assertEquals(Path.of("deja.yaml"), ConfigOptions.discoverConfig(cwd), "the nearest folder wins");
         // outside a repository only the working directory is looked at
         Path loose = Files.createDirectories(tmp.resolve("loose/x"));
         Files.writeString(tmp.resolve("loose/deja.yaml"), "failOn: none\n");
-        assertNull(ScanCommand.discoverConfig(loose));
+        assertNull(ConfigOptions.discoverConfig(loose));
     }
 
     /** A real process started in a sub-folder of a repository: the config is found, announced, and its paths used. */

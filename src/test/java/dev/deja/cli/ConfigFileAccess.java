@@ -17,8 +17,8 @@ public final class ConfigFileAccess {
     public static List<String> outputPaths(String yaml) {
         ConfigFile c = ConfigFile.parse(yaml, "deja.yaml", Path.of("/etc/deja"), Catalog.packaged());
         List<String> out = new ArrayList<>();
-        if (c.outputs != null) {
-            c.outputs.forEach(o -> out.add(o.substring(o.indexOf('=') + 1)));
+        if (c.option("--output") != null) {
+            c.option("--output").forEach(o -> out.add(o.substring(o.indexOf('=') + 1)));
         }
         return out;
     }

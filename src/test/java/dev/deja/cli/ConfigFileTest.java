@@ -73,22 +73,22 @@ class ConfigFileTest {
         ConfigFile c = parse(FULL);
         assertEquals(List.of("/etc/deja/manifests", "/etc/haproxy/haproxy.cfg"), c.paths);
         assertEquals(List.of("ingress/haproxy-config"), c.haproxyConfigMaps);
-        assertEquals("2.8", c.haproxyVersion);
+        assertEquals(List.of("2.8"), c.option("--haproxy-version"));
         assertEquals(Map.of("PORT", "8080"), c.env);
-        assertEquals(500, c.assumeClientRps);
-        assertEquals(Boolean.TRUE, c.cluster, "a cluster section enables the cluster source");
-        assertEquals(List.of("ingress", "payments"), c.namespaces);
-        assertEquals(Boolean.FALSE, c.annotationSuppressions);
-        assertEquals(List.of("eu-west-2", "us-east-1"), c.regions);
-        assertEquals(List.of("aws-nlb-zone-health-hidden"), c.disabledRules);
+        assertEquals(List.of("500"), c.option("--assume-client-rps"));
+        assertEquals(List.of("true"), c.option("--cluster"), "a cluster section enables the cluster source");
+        assertEquals(List.of("ingress", "payments"), c.option("--namespace"));
+        assertEquals(List.of("true"), c.option("--no-annotation-suppressions"), "annotationSuppressions: false");
+        assertEquals(List.of("eu-west-2", "us-east-1"), c.option("--region"));
+        assertEquals(List.of("aws-nlb-zone-health-hidden"), c.option("--skip-rules"));
         assertEquals(Map.of("haproxy-tarpit-holds-slots", Severity.CRITICAL), c.severityOverrides);
-        assertEquals("low", c.minSeverity);
-        assertEquals("high", c.failOn);
+        assertEquals(List.of("low"), c.option("--min-severity"));
+        assertEquals(List.of("high"), c.option("--fail-on"));
         assertEquals(1, c.suppressions.entries().size());
         assertEquals("deja.yaml:25", c.suppressions.entries().get(0).origin(), "suppression origin is file:line");
-        assertEquals(List.of("json=/reports/deja.json", "html=/etc/deja/reports/deja.html"), c.outputs);
-        assertEquals("configmap:deja/deja-report", c.baseline);
-        assertEquals("env:SLACK_WEBHOOK_URL", c.notify);
+        assertEquals(List.of("json=/reports/deja.json", "html=/etc/deja/reports/deja.html"), c.option("--output"));
+        assertEquals(List.of("configmap:deja/deja-report"), c.option("--baseline"));
+        assertEquals(List.of("env:SLACK_WEBHOOK_URL"), c.option("--notify"));
     }
 
     static void refused(String yaml, String expected) {
@@ -118,7 +118,8 @@ class ConfigFileTest {
     @Test
     void emptyFileIsNoOptions() {
         ConfigFile c = parse("");
-        assertNull(c.failOn);
+        assertNull(c.option("--fail-on"));
+        assertTrue(c.optionNames().isEmpty());
         assertEquals(List.of(), c.paths);
     }
 
@@ -128,15 +129,15 @@ class ConfigFileTest {
                 new ByteArrayInputStream(new byte[0]), Map.of(), false));
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs("--fail-on", "low", "-n", "only", "--env", "PORT=9090", "--output", "text=-");
-        parse(FULL).applyTo(cmd, cl.getParseResult());
-        assertEquals("low", cmd.failOn, "flag wins");
-        assertEquals(List.of("only"), cmd.namespaces, "a list on the command line replaces the file's");
-        assertEquals(Map.of("PORT", "9090"), cmd.env, "the command line wins per --env key");
-        assertEquals(List.of("text=-"), cmd.outputs);
-        assertEquals("low", cmd.minSeverity, "not given: from the file");
-        assertEquals(java.util.List.of("prod"), cmd.contexts);
-        assertEquals(true, cmd.allowPartial);
-        assertEquals(true, cmd.noAnnotationSuppressions);
+        parse(FULL).applyTo(cmd, cl);
+        assertEquals("low", cmd.out.failOn, "flag wins");
+        assertEquals(List.of("only"), cmd.kube.namespaces, "a list on the command line replaces the file's");
+        assertEquals(Map.of("PORT", "9090"), cmd.files.env, "the command line wins per --env key");
+        assertEquals(List.of("text=-"), cmd.out.outputs);
+        assertEquals("low", cmd.rules.minSeverity, "not given: from the file");
+        assertEquals(java.util.List.of("prod"), cmd.kube.contexts);
+        assertEquals(true, cmd.out.allowPartial);
+        assertEquals(true, cmd.kube.noAnnotationSuppressions);
         assertEquals(List.of("/etc/deja/manifests", "/etc/haproxy/haproxy.cfg"), cmd.paths);
     }
 
@@ -148,17 +149,93 @@ class ConfigFileTest {
         cl.parseArgs("--role-arn", "arn:aws:iam::111111111111:role/cli");
         parse("sources:\n  cluster: {contexts: [prod, stage], name: ignored-by-several}\n"
                 + "  aws: {profiles: [a, b], roleArns: ['arn:aws:iam::222222222222:role/file'], externalId: x}\n")
-                .applyTo(cmd, cl.getParseResult());
-        assertEquals(List.of("prod", "stage"), cmd.contexts);
-        assertEquals(List.of("a", "b"), cmd.profiles);
-        assertEquals(List.of("arn:aws:iam::111111111111:role/cli"), cmd.roleArns, "the command line replaces the list");
-        assertEquals("x", cmd.externalId);
+                .applyTo(cmd, cl);
+        assertEquals(List.of("prod", "stage"), cmd.kube.contexts);
+        assertEquals(List.of("a", "b"), cmd.aws.profiles);
+        assertEquals(List.of("arn:aws:iam::111111111111:role/cli"), cmd.aws.roleArns, "the command line replaces the list");
+        assertEquals("x", cmd.aws.externalId);
         ScanCommand all = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
                 new ByteArrayInputStream(new byte[0]), Map.of(), false));
         CommandLine c2 = new CommandLine(all);
         c2.parseArgs();
-        parse("sources:\n  cluster: {allContexts: true}\n").applyTo(all, c2.getParseResult());
-        assertTrue(all.allContexts);
+        parse("sources:\n  cluster: {allContexts: true}\n").applyTo(all, c2);
+        assertTrue(all.kube.allContexts);
+    }
+
+    static final String EVERY_KEY = """
+            sources:
+              paths: [a.cfg]
+              haproxy: {paths: [b.cfg], configMaps: [ns/cm], version: "2.8", env: {A: b}, assumeClientRps: 10}
+              helm: {values: [v.yaml], set: {k: v}}
+              cluster: {enabled: true, kubeconfig: kc, context: c1, contexts: [c2], allContexts: false, name: n,
+                        namespaces: [ns], selector: a=b, annotationSuppressions: true, liveMetrics: true}
+              aws: {enabled: true, profile: p1, profiles: [p2], roleArns: ['arn:aws:iam::111111111111:role/r'],
+                    externalId: x, regions: [eu-west-1], endpoint: http://127.0.0.1:1}
+              prometheus: {url: http://127.0.0.1:9090, window: 1d, bearerTokenFile: t, basicAuthFile: b, caFile: ca}
+            rules:
+              enabled: [haproxy-tarpit-holds-slots]
+              disabled: [aws-nlb-zone-health-hidden]
+              minSeverity: low
+            failOn: none
+            allowPartial: true
+            ignoreFile: ignore.yaml
+            outputs: [{format: json, path: out.json}]
+            baseline: base.json
+            reportConfigMap: deja/report
+            notify: http://127.0.0.1:2
+            pushgateway: http://127.0.0.1:3
+            snapshotOut: snap.json
+            """;
+
+    @Test
+    void everyKeyIsAScanOptionByItsLongestName() {
+        CommandLine cl = new CommandLine(new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()),
+                new PrintWriter(new StringWriter()), new ByteArrayInputStream(new byte[0]), Map.of(), false)));
+        ConfigFile c = parse(EVERY_KEY);
+        assertEquals(36, c.optionNames().size(), c.optionNames().toString());
+        for (String name : c.optionNames()) {
+            CommandLine.Model.OptionSpec o = cl.getCommandSpec().findOption(name);
+            assertTrue(o != null && o.longestName().equals(name), name + " is not a scan option's longest name");
+            // a list reaches picocli joined by the split regex, which must be a literal no value holds
+            assertTrue(!o.isMultiValue() || List.of(",", "\u0000").contains(o.splitRegex()), name + ": " + o.splitRegex());
+        }
+    }
+
+    @Test
+    void theFileFillsWhatTheCommandLineLeaves(@TempDir Path tmp) {
+        ScanCommand cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
+                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        CommandLine cl = new CommandLine(cmd);
+        cl.parseArgs("--allow-partial", "--cluster", "-A", "--context", "cli", "--region", "us-east-2");
+        ConfigFile.parse(EVERY_KEY.replace("allContexts: false", "allContexts: true")
+                .replace("enabled: true, kubeconfig", "enabled: false, kubeconfig"), "deja.yaml", tmp, CATALOG)
+                .applyTo(cmd, cl);
+        assertTrue(cmd.out.allowPartial, "a flag given stays set when the file sets it too");
+        assertTrue(cmd.kube.cluster, "the flag wins over enabled: false");
+        assertEquals(List.of(), cmd.kube.namespaces, "-A replaces the file's namespaces");
+        assertEquals(List.of("cli"), cmd.kube.contexts);
+        assertTrue(!cmd.kube.allContexts, "--context replaces the file's allContexts");
+        assertEquals(List.of("us-east-2"), cmd.aws.regions);
+        assertEquals(List.of("p1", "p2"), cmd.aws.profiles, "profile, then profiles");
+        assertEquals(List.of(tmp.resolve("v.yaml")), cmd.files.helmValues, "converted as a typed FILE");
+        assertEquals(List.of("k=v"), cmd.files.helmSet);
+        assertEquals(10, cmd.files.assumeClientRps);
+        assertEquals(Map.of("A", "b"), cmd.files.env);
+        assertEquals("none", cmd.out.failOn);
+        assertEquals(List.of("haproxy-tarpit-holds-slots"), cmd.rules.onlyRules);
+        assertEquals(tmp.resolve("snap.json"), cmd.out.snapshotOut);
+        assertEquals("1d", cmd.live.window);
+        assertEquals(List.of(tmp.resolve("a.cfg").toString(), tmp.resolve("b.cfg").toString()), cmd.paths);
+        // nothing in the file: the built-in defaults
+        cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
+                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        CommandLine c2 = new CommandLine(cmd);
+        c2.parseArgs("x.cfg");
+        parse("").applyTo(cmd, c2);
+        assertEquals("medium", cmd.out.failOn);
+        assertEquals(300, cmd.files.assumeClientRps);
+        assertEquals(List.of("x.cfg"), cmd.paths);
+        assertTrue(!cmd.out.allowPartial && !cmd.kube.cluster);
     }
 
     @Test
@@ -168,7 +245,7 @@ class ConfigFileTest {
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs();
         ConfigFile c = parse("sources:\n  haproxy:\n    configMaps: [ingress/haproxy]\n");
-        InputException e = assertThrows(InputException.class, () -> c.applyTo(cmd, cl.getParseResult()));
+        InputException e = assertThrows(InputException.class, () -> c.applyTo(cmd, cl));
         assertTrue(e.getMessage().contains("enable sources.cluster"), e.getMessage());
     }
 

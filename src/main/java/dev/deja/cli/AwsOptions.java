@@ -1,0 +1,84 @@
+package dev.deja.cli;
+
+import dev.deja.engine.InputException;
+import dev.deja.source.ScanRequest;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
+
+/** {@code deja scan --aws}: which accounts and regions are read (--profile and --region also serve s3:// outputs). */
+final class AwsOptions {
+    @Option(names = "--aws", description = "Scan AWS load balancers (ELBv2) with the default credential chain")
+    boolean aws;
+
+    @Option(names = "--profile", paramLabel = "NAME", split = "\u0000", splitSynopsisLabel = "",
+            description = "AWS profile; repeat it to scan several accounts in one run")
+    List<String> profiles = new ArrayList<>();
+
+    @Option(names = "--role-arn", paramLabel = "ARN", split = "\u0000", splitSynopsisLabel = "",
+            description = "Also scan the account of this IAM role, assumed with STS AssumeRole (session name deja) from"
+                    + " the default credentials (repeatable)")
+    List<String> roleArns = new ArrayList<>();
+
+    @Option(names = "--external-id", paramLabel = "ID", description = "External id for --role-arn's AssumeRole")
+    String externalId;
+
+    @Option(names = "--region", paramLabel = "REGION", split = "\u0000", splitSynopsisLabel = "",
+            description = "AWS region (repeatable; default from profile or environment)")
+    List<String> regions = new ArrayList<>();
+
+    @Option(names = "--aws-endpoint", paramLabel = "URL", description = "ELBv2/EC2 endpoint override (emulators, tests)")
+    String awsEndpoint;
+
+    void check() {
+        aws = aws || !roleArns.isEmpty();
+    }
+
+    /** {@code s3}: an output goes to S3, which --profile and --region also serve. */
+    void checkApplies(ParseResult given, boolean s3) {
+        if (externalId != null && roleArns.isEmpty()) {
+            throw new InputException("--external-id: only with --role-arn (it is passed to AssumeRole)");
+        }
+        List<String> awsOnly = new ArrayList<>();
+        for (String o : List.of("--region", "--profile", "--aws-endpoint")) {
+            if (given.hasMatchedOption(o) && !aws && !(s3 && !o.equals("--aws-endpoint"))) {
+                awsOnly.add(o);
+            }
+        }
+        if (!awsOnly.isEmpty()) {
+            throw new InputException(String.join(", ", awsOnly) + ": only with --aws"
+                    + (awsOnly.contains("--aws-endpoint") ? "" : " or an s3:// output"));
+        }
+    }
+
+    void into(ScanRequest req) {
+        req.aws = aws;
+        req.profile = profiles.size() == 1 ? profiles.get(0) : null;
+        req.externalId = externalId;
+        req.regions = List.copyOf(regions);
+        req.awsEndpoint = awsEndpoint;
+    }
+
+    /** The accounts this run reads: each --profile and --role-arn (repeatable), else the default credentials. */
+    List<FleetScan.Spec> targets() {
+        List<FleetScan.Spec> out = new ArrayList<>();
+        if (!aws) {
+            return out;
+        }
+        for (String p : new LinkedHashSet<>(profiles)) {
+            out.add(new FleetScan.Spec(false, null, p, null, p, false));
+        }
+        for (String arn : new LinkedHashSet<>(roleArns)) {
+            if (!arn.strip().matches("arn:aws[a-z-]*:iam::\\d{12}:role/.+")) {
+                throw new InputException("--role-arn " + arn + ": not an IAM role ARN (arn:aws:iam::123456789012:role/NAME)");
+            }
+            out.add(new FleetScan.Spec(false, null, null, arn.strip(), arn.strip().split(":")[4], false));
+        }
+        if (profiles.isEmpty() && roleArns.isEmpty()) {
+            out.add(new FleetScan.Spec(false, null, null, null, "default", false));
+        }
+        return out;
+    }
+}

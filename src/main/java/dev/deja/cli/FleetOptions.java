@@ -1,0 +1,45 @@
+package dev.deja.cli;
+
+import dev.deja.engine.InputException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Option;
+
+/** {@code deja scan} over several clusters or accounts: how many at once, and how long one may take. */
+final class FleetOptions {
+    private static final Pattern TIME = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
+
+    @Option(names = "--parallel", paramLabel = "N", defaultValue = "4",
+            description = "Clusters and accounts read at the same time (default: ${DEFAULT-VALUE})")
+    int parallel;
+
+    @Option(names = "--target-timeout", paramLabel = "TIME", defaultValue = "10m",
+            description = "Longest time one cluster or account may take to be read (e.g. 90s, 10m); past it, it is one"
+                    + " failed coverage entry and the others go on (default: ${DEFAULT-VALUE})")
+    String targetTimeout;
+
+    /** --target-timeout in milliseconds, once {@link #check} passed. */
+    long targetTimeoutMillis;
+
+    void check() {
+        if (parallel < 1) {
+            throw new InputException("--parallel: must be at least 1, not " + parallel);
+        }
+        targetTimeoutMillis = timeMillis(targetTimeout, "--target-timeout");
+    }
+
+    /** Milliseconds of "90s", "10m", "1h", "500ms"; anything else is a usage error naming the option. */
+    static long timeMillis(String v, String option) {
+        Matcher m = TIME.matcher(v == null ? "" : v.strip());
+        if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
+            throw new InputException(option + " " + v + ": expected a time such as 90s, 10m or 1h");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "ms" -> n;
+            case "s" -> n * 1000;
+            case "m" -> n * 60_000;
+            default -> n * 3_600_000;
+        };
+    }
+}

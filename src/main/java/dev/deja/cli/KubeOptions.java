@@ -1,0 +1,145 @@
+package dev.deja.cli;
+
+import dev.deja.engine.InputException;
+import dev.deja.source.ScanRequest;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
+
+/** {@code deja scan --cluster}: which live clusters are read, and what of them. */
+final class KubeOptions {
+    /** A namespace name as Kubernetes allows it (RFC 1123 label). */
+    private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
+    @Option(names = "--cluster", description = "Scan the live cluster of the current kubeconfig context")
+    boolean cluster;
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
+    Path kubeconfig;
+
+    @Option(names = "--context", paramLabel = "NAME", split = "\u0000", splitSynopsisLabel = "",
+            description = "Kubeconfig context (default: current-context); repeat it to scan several clusters in one run")
+    List<String> contexts = new ArrayList<>();
+
+    @Option(names = "--all-contexts",
+            description = "Scan every context of the (merged) kubeconfig, each as its own cluster (implies --cluster)")
+    boolean allContexts;
+
+    @Option(names = "--cluster-name", paramLabel = "NAME",
+            description = "The cluster's name in the report and for matching load balancers' elbv2.k8s.aws/cluster tag"
+                    + " (default: the context name; one cluster only)")
+    String clusterName;
+
+    @Option(names = {"-n", "--namespace"}, paramLabel = "NS", split = "\u0000", splitSynopsisLabel = "",
+            description = "Namespace to scan (repeatable)")
+    List<String> namespaces = new ArrayList<>();
+
+    @Option(names = {"-A", "--all-namespaces"}, description = "Scan every namespace (the default)")
+    boolean allNamespaces;
+
+    @Option(names = {"-l", "--selector"}, paramLabel = "SELECTOR", description = "Label selector for workloads")
+    String selector;
+
+    @Option(names = "--no-annotation-suppressions",
+            description = "Ignore deja.dev/ignore annotations on objects (anyone who can edit a workload could exempt it)")
+    boolean noAnnotationSuppressions;
+
+    @Option(names = "--live-metrics",
+            description = "With --cluster: also read HAProxy's live figures (sessions against limits) from the HAProxy"
+                    + " pods' stats/metrics ports (/metrics) through the API server's pod proxy; needs RBAC list on pods"
+                    + " and get on pods/proxy")
+    boolean liveMetrics;
+
+    void check() {
+        if (!namespaces.isEmpty() && allNamespaces) {
+            throw new InputException("--namespace and --all-namespaces exclude each other");
+        }
+        cluster = cluster || allContexts;
+    }
+
+    /**
+     * Options that choose what the cluster source reads do nothing without it: say so instead of ignoring them.
+     * {@code usesCluster}: the run writes or reads a ConfigMap, so --context and --kubeconfig have a use.
+     */
+    void checkApplies(ParseResult given, boolean usesCluster) {
+        List<String> clusterOnly = new ArrayList<>();
+        for (String o : List.of("--namespace", "--all-namespaces", "--selector", "--context", "--kubeconfig",
+                "--cluster-name")) {
+            boolean connection = o.equals("--context") || o.equals("--kubeconfig");
+            if (given.hasMatchedOption(o) && !cluster && !(connection && usesCluster)) {
+                clusterOnly.add(o);
+            }
+        }
+        if (!clusterOnly.isEmpty()) {
+            throw new InputException(String.join(", ", clusterOnly) + ": only with --cluster (choose what is read from"
+                    + " the live cluster; manifests and snapshots are scanned whole)");
+        }
+        if (allContexts && !contexts.isEmpty()) {
+            throw new InputException("--all-contexts and --context exclude each other");
+        }
+        if (liveMetrics && !cluster) {
+            throw new InputException("--live-metrics: only with --cluster (it reads the proxy pods through the API server)");
+        }
+        if (selector != null && !selector.isBlank() && !dev.deja.kube.model.KubeScope.valid(selector)) {
+            throw new InputException("--selector '" + selector + "': not a label selector (e.g. app=web,tier!=cache,"
+                    + " 'env in (prod,staging)', '!canary')");
+        }
+        for (String ns : namespaces) {
+            if (!NAMESPACE.matcher(ns).matches()) {
+                throw new InputException("--namespace '" + ns + "': not a namespace name (lowercase letters, digits"
+                        + " and '-', at most 63; repeat -n for several)");
+            }
+        }
+    }
+
+    void into(ScanRequest req) {
+        req.cluster = cluster;
+        req.kubeconfig = kubeconfig;
+        req.context = contexts.size() == 1 ? contexts.get(0) : null;
+        req.clusterName = clusterName == null || clusterName.isBlank() ? null : clusterName.strip();
+        req.namespaces = List.copyOf(namespaces);
+        req.selector = selector;
+        req.noAnnotationSuppressions = noAnnotationSuppressions;
+        req.liveMetrics = liveMetrics;
+    }
+
+    /**
+     * The clusters this run reads: each --context (repeatable), every context of the merged kubeconfig with
+     * --all-contexts, else the current one. A context named on the command line that cannot be used is a usage error
+     * (exit 2) before any work; with --all-contexts a context that cannot be used is that cluster's coverage entry.
+     */
+    List<FleetScan.Spec> targets(ScanRequest req) {
+        List<FleetScan.Spec> out = new ArrayList<>();
+        if (!cluster) {
+            return out;
+        }
+        if (allContexts) {
+            var c = dev.deja.kube.KubeClients.contexts(req);
+            if (c == null || c.names().isEmpty()) {
+                throw new InputException("--all-contexts: " + (c == null ? "no kubeconfig (give --kubeconfig FILE or"
+                        + " set KUBECONFIG)" : c.origin() + " has no contexts"));
+            }
+            c.names().forEach(n -> out.add(new FleetScan.Spec(true, n, null, null, n, true)));
+        } else {
+            List<String> named = contexts.isEmpty() ? Collections.singletonList(null) : contexts;
+            for (String n : new LinkedHashSet<>(named)) {
+                ScanRequest one = req.copy();
+                one.context = n;
+                var cfg = dev.deja.kube.KubeClients.config(one); // exit 2 now for a context that cannot be used
+                String name = n != null ? n : cfg.getCurrentContext() == null ? "in-cluster"
+                        : cfg.getCurrentContext().getName();
+                out.add(new FleetScan.Spec(true, name, null, null, name, false));
+            }
+        }
+        if (clusterName != null && out.size() > 1) {
+            throw new InputException("--cluster-name: names one cluster; this run reads " + out.size()
+                    + " contexts (their names are the context names)");
+        }
+        return out;
+    }
+}

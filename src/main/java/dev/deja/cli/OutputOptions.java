@@ -1,0 +1,139 @@
+package dev.deja.cli;
+
+import dev.deja.engine.InputException;
+import dev.deja.engine.Severity;
+import dev.deja.report.ReportStore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code deja scan}'s outcome and outputs: the exit code's threshold, the report's formats and destinations (files, S3,
+ * a ConfigMap), the baseline and the deliveries (logic in {@link Outputs}, {@link BaselineSources}, {@link Deliveries}).
+ */
+final class OutputOptions {
+    @Option(names = "--fail-on", paramLabel = "SEVERITY|none", defaultValue = "medium",
+            description = "Exit 1 when a finding is at or above this severity; 'none' never fails (default: ${DEFAULT-VALUE})")
+    String failOn;
+
+    @Option(names = "--allow-partial", description = "Do not exit 3 when some source or kind could not be read")
+    boolean allowPartial;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
+            description = "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
+    String format;
+
+    @Option(names = {"-o", "--output-file"}, paramLabel = "FILE", description = "Write the report to FILE instead of stdout")
+    Path outputFile;
+
+    @Option(names = "--output", paramLabel = "FORMAT=PATH", split = "\u0000", splitSynopsisLabel = "",
+            description = "Also write the report in FORMAT to PATH (repeatable; '-' is stdout),"
+                    + " e.g. --output json=/reports/deja.json --output html=/reports/deja.html; or upload it to S3:"
+                    + " --output json=s3://BUCKET/deja/{cluster}/{date}-{time}.json ({cluster}: the context's name,"
+                    + " {date}, {time}: the scan's start in UTC; credentials as for --aws: --profile, --region,"
+                    + " the environment). A failed upload exits 2 and says where the report was kept")
+    List<String> outputs = new ArrayList<>();
+
+    @Option(names = "--s3-endpoint", paramLabel = "URL",
+            description = "S3 endpoint for s3:// outputs (S3-compatible stores such as MinIO; path-style addressing)")
+    String s3Endpoint;
+
+    @Option(names = "--snapshot-out", paramLabel = "FILE",
+            description = "Save what was read (live sources included) to FILE; scan it later offline with 'deja scan FILE'")
+    Path snapshotOut;
+
+    @Option(names = "--baseline", paramLabel = "FILE|configmap:NS/NAME",
+            description = "A previous JSON report (a file, or the ConfigMap kept by --report-configmap): only findings"
+                    + " not in it count for the exit code and --notify; the report marks them new (none yet: everything is new)")
+    String baseline;
+
+    @Option(names = "--report-configmap", paramLabel = "NAMESPACE/NAME",
+            description = "Keep the latest report in this ConfigMap (keys deja.json and summary.txt; created when absent);"
+                    + " a failed write is one line on stderr, the other outputs are still written, and the exit code is 2")
+    String reportConfigMap;
+
+    @Option(names = "--notify", paramLabel = "URL|env:VAR",
+            description = "POST the new findings as JSON with a Slack-compatible 'text' (nothing when nothing is new);"
+                    + " a failure is reported on stderr and does not change the exit code")
+    String notify;
+
+    @Option(names = "--pushgateway", paramLabel = "URL|env:VAR",
+            description = "PUT the Prometheus metrics to this Pushgateway (group URL/metrics/job/deja unless the URL"
+                    + " names one); a failure is reported on stderr and does not change the exit code")
+    String pushgateway;
+
+    /** --fail-on as a severity; null for 'none'. */
+    Severity failSeverity() {
+        try {
+            return "none".equalsIgnoreCase(failOn) ? null : Severity.parse(failOn);
+        } catch (IllegalArgumentException e) {
+            throw new InputException("--fail-on: unknown severity '" + failOn
+                    + "' (expected info, low, medium, high, critical or none)");
+        }
+    }
+
+    /** Whether this run writes to or reads from the cluster besides scanning it (--report-configmap, a ConfigMap baseline). */
+    boolean usesCluster() {
+        return reportConfigMap != null || baseline != null && baseline.startsWith("configmap:");
+    }
+
+    /** Whether an --output goes to S3 (then --profile and --region choose its credentials and region). */
+    boolean usesS3() {
+        return outputs.stream().anyMatch(o -> ReportStore.S3Uri.is(o.substring(o.indexOf('=') + 1)));
+    }
+
+    /** The report's destinations, checked before any work (unknown formats, a bad --s3-endpoint: exit 2). */
+    Outputs plan(Cli.Io io, AwsOptions aws, boolean verbose) {
+        Outputs outs = Outputs.plan(format, outputFile, outputs, io);
+        if (outs.usesS3()) {
+            outs.s3Options(new ReportStore.Options(aws.profiles.isEmpty() ? null : aws.profiles.get(0),
+                    aws.regions.isEmpty() ? null : aws.regions.get(0).split(",")[0].strip(), s3Endpoint(), io.env(),
+                    verbose));
+        } else if (s3Endpoint != null) {
+            throw new InputException("--s3-endpoint: only with an s3:// output (--output json=s3://BUCKET/KEY)");
+        }
+        return outs;
+    }
+
+    /** The local files this run writes, by the option that names them (for {@link NoOverwrite}). */
+    Map<String, Path> files() {
+        Map<String, Path> outs = new LinkedHashMap<>();
+        if (outputFile != null) {
+            outs.put("-o " + outputFile, outputFile);
+        }
+        for (String spec : outputs) { // FORMAT=PATH, checked by Outputs.plan
+            if (ReportStore.S3Uri.is(spec.substring(spec.indexOf('=') + 1))) {
+                continue; // not a local file
+            }
+            outs.put("--output " + spec, Path.of(spec.substring(spec.indexOf('=') + 1).strip()));
+        }
+        if (snapshotOut != null) {
+            outs.put("--snapshot-out " + snapshotOut, snapshotOut);
+        }
+        return outs;
+    }
+
+    /** The baseline file this run reads, or null (none, or a ConfigMap). */
+    Path baselineFile() {
+        return baseline == null || baseline.startsWith("configmap:") ? null : Path.of(baseline);
+    }
+
+    /** --s3-endpoint validated as an http(s) URL, or null. */
+    private String s3Endpoint() {
+        if (s3Endpoint == null || s3Endpoint.isBlank()) {
+            return null;
+        }
+        try {
+            java.net.URI u = new java.net.URI(s3Endpoint.strip());
+            if (u.getHost() != null && ("http".equals(u.getScheme()) || "https".equals(u.getScheme()))) {
+                return u.toString();
+            }
+        } catch (java.net.URISyntaxException e) {
+            // below
+        }
+        throw new InputException("--s3-endpoint " + s3Endpoint + ": not an http(s) URL");
+    }
+}

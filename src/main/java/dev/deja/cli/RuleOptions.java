@@ -1,0 +1,65 @@
+package dev.deja.cli;
+
+import dev.deja.engine.Catalog;
+import dev.deja.engine.InputException;
+import dev.deja.engine.Rule;
+import dev.deja.engine.Severity;
+import dev.deja.rules.RuleRegistry;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import picocli.CommandLine.Option;
+
+/** {@code deja scan}'s rule selection: which rules run, which findings are reported, which are suppressed. */
+final class RuleOptions {
+    @Option(names = "--rules", split = ",", paramLabel = "ID", description = "Run only these rules")
+    List<String> onlyRules = new ArrayList<>();
+
+    @Option(names = "--skip-rules", split = ",", paramLabel = "ID", description = "Do not run these rules")
+    List<String> skipRules = new ArrayList<>();
+
+    @Option(names = "--min-severity", paramLabel = "SEVERITY", defaultValue = "info",
+            description = "Report only findings at or above: info, low, medium, high, critical (default: ${DEFAULT-VALUE})")
+    String minSeverity;
+
+    @Option(names = "--ignore-file", paramLabel = "FILE",
+            description = "YAML list of suppressions: {rule, object, reason, expires}")
+    Path ignoreFile;
+
+    Severity minSeverity() {
+        try {
+            return Severity.parse(minSeverity);
+        } catch (IllegalArgumentException e) {
+            throw new InputException("--min-severity: " + e.getMessage());
+        }
+    }
+
+    /** The rules to run; only their classes are loaded. None left is a usage error. */
+    List<Rule> select(Catalog catalog) {
+        Set<String> only = canonical(catalog, onlyRules, "--rules");
+        Set<String> skip = canonical(catalog, skipRules, "--skip-rules");
+        List<Rule> rules = RuleRegistry.load(catalog.rules().stream()
+                .filter(m -> (only.isEmpty() || only.contains(m.id())) && !skip.contains(m.id())).toList());
+        if (rules.isEmpty()) {
+            throw new InputException("--rules/--skip-rules: no rule is left to run");
+        }
+        return rules;
+    }
+
+    private static Set<String> canonical(Catalog catalog, List<String> ids, String option) {
+        Set<String> out = new TreeSet<>();
+        for (String id : ids) {
+            String t = id.trim();
+            if (t.isEmpty()) {
+                continue;
+            }
+            if (catalog.rule(t).isEmpty()) {
+                throw new InputException(option + ": unknown rule '" + t + "' (see 'deja rules')");
+            }
+            out.add(catalog.canonicalRuleId(t));
+        }
+        return out;
+    }
+}
