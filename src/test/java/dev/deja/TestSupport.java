@@ -65,4 +65,17 @@ public final class TestSupport {
                 "../shared/" + sub + " is not beside this clone (it is in CI): skipping the corpus test");
         return p;
     }
+
+    /** A named pipe made with mkfifo(1); the test is skipped, saying so, where mkfifo is absent. */
+    public static Path mkfifo(Path p) throws Exception {
+        Process mk;
+        try {
+            mk = new ProcessBuilder("mkfifo", p.toString()).inheritIO().start();
+        } catch (java.io.IOException e) {
+            Assumptions.abort("mkfifo is not available: " + e.getMessage());
+            return p;
+        }
+        Assumptions.assumeTrue(mk.waitFor(1, java.util.concurrent.TimeUnit.MINUTES) && mk.exitValue() == 0, "mkfifo failed");
+        return p;
+    }
 }

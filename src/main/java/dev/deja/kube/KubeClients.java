@@ -142,7 +142,9 @@ public final class KubeClients {
         if (req.kubeconfig != null) {
             if (!Files.isRegularFile(req.kubeconfig)) {
                 throw new InputException("--kubeconfig " + req.kubeconfig + (Files.isDirectory(req.kubeconfig)
-                        ? ": a folder, not a kubeconfig file" : ": no such file"));
+                        ? ": a folder, not a kubeconfig file" : Files.exists(req.kubeconfig)
+                        ? ": not a regular file (a pipe, <(command) or device: deja reads the kubeconfig more than"
+                                + " once; write it to a file)" : ": no such file"));
             }
             files.add(req.kubeconfig);
             origin = req.kubeconfig.toString();

@@ -84,6 +84,17 @@ class KubeClientsTest {
         assertTrue(e.getMessage().endsWith("(contexts: prod, dev)"), e.getMessage());
     }
 
+    /** A kubeconfig given as a pipe is refused at once (never opened: it is read more than once). */
+    @Test
+    void aPipeAsKubeconfigIsRefusedByName() throws Exception {
+        ScanRequest req = new ScanRequest();
+        req.processEnv = Map.of();
+        req.kubeconfig = dev.deja.TestSupport.mkfifo(tmp.resolve("fifo"));
+        assertEquals("--kubeconfig " + req.kubeconfig + ": not a regular file (a pipe, <(command) or device: deja reads"
+                + " the kubeconfig more than once; write it to a file)",
+                assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage());
+    }
+
     @Test
     void missingFilesAndContextsAreInputErrors() throws Exception {
         ScanRequest req = new ScanRequest();

@@ -177,14 +177,6 @@ class UnboundedInputTest {
     }
 
     static Path mkfifo(Path p) throws Exception {
-        Process mk;
-        try {
-            mk = new ProcessBuilder("mkfifo", p.toString()).inheritIO().start();
-        } catch (java.io.IOException e) {
-            Assumptions.abort("mkfifo is not available: " + e.getMessage());
-            return p;
-        }
-        Assumptions.assumeTrue(mk.waitFor(1, TimeUnit.MINUTES) && mk.exitValue() == 0, "mkfifo failed");
-        return p;
+        return TestSupport.mkfifo(p);
     }
 }
