@@ -35,12 +35,14 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  */
 public final class S3Store implements ReportStore {
     private final S3Client s3;
+    private final long listDeadlineMs;
 
     public S3Store(Options o) {
         if (!o.verbose()) {
             System.setProperty("org.slf4j.simpleLogger.log.software.amazon.awssdk", "off");
         }
         Map<String, String> env = o.env();
+        listDeadlineMs = dev.deja.source.ListDeadline.millis(env);
         URI endpoint = o.endpoint() == null ? null : AwsLiveSource.endpoint(o.endpoint()); // validated by the caller
         ProfileFile profiles;
         try {
@@ -98,15 +100,44 @@ public final class S3Store implements ReportStore {
         }
     }
 
+    /** Most pages read for one listing (up to 1,000 keys each): an endpoint that pages forever is stopped. */
+    static final int MAX_PAGES = 1_000;
+
+    /**
+     * Every key under the prefix, through the SDK's paginator, with the guards of the ELBv2 lists (issue 17.1): the
+     * paginator (SDK 2.57.8, javap) asks for another page while the answer has a non-empty NextContinuationToken,
+     * whatever IsTruncated says, and remembers no earlier token (see {@code RegionScan.paged}). Here the listing ends
+     * when IsTruncated is not true or no token comes, and a token sent again, more than {@link #MAX_PAGES} pages or
+     * a listing past {@code DEJA_LIST_DEADLINE} stops it with an {@link IOException}.
+     */
     @Override
     public List<Item> list(String bucket, String prefix) throws IOException {
         List<Item> out = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        long deadline = System.nanoTime() + listDeadlineMs * 1_000_000L;
+        int read = 0;
         try {
             ListObjectsV2Request req = ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).build();
             for (ListObjectsV2Response page : s3.listObjectsV2Paginator(req)) {
+                read++;
                 for (S3Object o : page.contents()) {
                     Instant t = o.lastModified() == null ? Instant.EPOCH : o.lastModified();
                     out.add(new Item(o.key(), t, o.size() == null ? -1 : o.size()));
+                }
+                String next = page.nextContinuationToken();
+                if (!Boolean.TRUE.equals(page.isTruncated()) || next == null || next.isEmpty()) {
+                    break;
+                }
+                if (!seen.add(next)) {
+                    throw new IOException("the endpoint sent the same NextContinuationToken again (page " + read
+                            + "): the list would never end");
+                }
+                if (read >= MAX_PAGES) {
+                    throw new IOException("more than " + MAX_PAGES + " pages (the most deja reads for one list)");
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("the list did not end within " + listDeadlineMs / 1000 + " s ("
+                            + dev.deja.source.ListDeadline.ENV + ", " + read + " pages read)");
                 }
             }
         } catch (SdkException e) {

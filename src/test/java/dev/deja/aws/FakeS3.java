@@ -30,6 +30,8 @@ public final class FakeS3 implements AutoCloseable {
     /** Requests seen: "PUT /bucket/key", "GET /bucket?list-type=2...". */
     public final List<String> requests = new CopyOnWriteArrayList<>();
     public volatile int pageSize = 1000;
+    /** A hostile store: when set, every list page says it is truncated and gives this same NextContinuationToken. */
+    public volatile String stuckToken;
     public volatile boolean denyWrites;
 
     public FakeS3(String... bucketNames) throws IOException {
@@ -123,6 +125,9 @@ public final class FakeS3 implements AutoCloseable {
             }
             page.add(e);
         }
+        if (stuckToken != null) {
+            truncated = true;
+        }
         StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                 + "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
         x.append("<Name>").append(bucket).append("</Name><Prefix>").append(esc(prefix)).append("</Prefix>");
@@ -131,7 +136,9 @@ public final class FakeS3 implements AutoCloseable {
         if (after != null) {
             x.append("<ContinuationToken>").append(esc(after)).append("</ContinuationToken>");
         }
-        if (truncated) {
+        if (truncated && stuckToken != null) {
+            x.append("<NextContinuationToken>").append(esc(stuckToken)).append("</NextContinuationToken>");
+        } else if (truncated) {
             x.append("<NextContinuationToken>").append(esc(page.get(page.size() - 1).getKey())).append("</NextContinuationToken>");
         }
         for (Map.Entry<String, Obj> e : page) {

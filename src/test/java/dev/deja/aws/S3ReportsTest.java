@@ -163,4 +163,18 @@ class S3ReportsTest {
             assertEquals("deja: s3://reports/deja/: no .json report there", r.err().strip());
         }
     }
+
+    /** Issue 17 (1) for S3: a listing whose every page repeats its NextContinuationToken is stopped at page 2. */
+    @Test
+    void aListingThatRepeatsItsContinuationTokenIsStopped(@TempDir Path tmp) throws Exception {
+        try (FakeS3 s3 = new FakeS3("reports")) {
+            s3.put("reports", "deja/prod/2026-01-02-031700.json", "{}", Instant.now());
+            s3.stuckToken = "again";
+            TestSupport.Run r = run(tmp, "report", "merge", "s3://reports/deja/", "--s3-endpoint", s3.endpoint());
+            assertEquals(2, r.code(), r.err());
+            assertEquals("deja: s3://reports/deja/: cannot list the reports: the endpoint sent the same"
+                    + " NextContinuationToken again (page 2): the list would never end", r.err().strip());
+            assertEquals(2, s3.requests.stream().filter(q -> q.contains("list-type=2")).count(), s3.requests.toString());
+        }
+    }
 }
