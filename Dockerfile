@@ -7,6 +7,8 @@
 FROM maven:3.9.11-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml ./
+# the compiler's JVM options (Error Prone runs inside javac and needs jdk.compiler's internals opened)
+COPY .mvn ./.mvn
 RUN mvn -B -q dependency:go-offline
 COPY rules ./rules
 COPY src/main ./src/main

@@ -375,7 +375,7 @@ final class RegionScan {
     }
 
     /** Zones of targets whose DescribeTargetHealth entry has no AvailabilityZone. */
-    private final class Zones {
+    private static final class Zones {
         final Map<String, List<String[]>> subnetsByVpc = new LinkedHashMap<>(); // vpc -> [cidr, zone]
         final Map<String, String> instanceZone = new LinkedHashMap<>();
 

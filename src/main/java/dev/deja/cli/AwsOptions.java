@@ -3,6 +3,7 @@ package dev.deja.cli;
 import dev.deja.engine.InputException;
 import dev.deja.source.ScanRequest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -51,6 +52,15 @@ final class AwsOptions {
             throw new InputException(String.join(", ", awsOnly) + ": only with --aws"
                     + (awsOnly.contains("--aws-endpoint") ? "" : " or an s3:// output"));
         }
+    }
+
+    /**
+     * The first region named by --region (a value may list several, comma-separated; empty names are skipped, as the
+     * AWS source skips them), or null when none is: the S3 client then takes the environment's or the profile's.
+     */
+    String firstRegion() {
+        return regions.stream().flatMap(r -> Arrays.stream(r.split(","))).map(String::strip).filter(r -> !r.isEmpty())
+                .findFirst().orElse(null);
     }
 
     void into(ScanRequest req) {

@@ -4,6 +4,7 @@ import dev.deja.engine.CatalogException;
 import dev.deja.engine.InputException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine;
@@ -20,7 +21,9 @@ public final class Cli {
     /** Streams and environment a command runs with. */
     public record Io(PrintWriter out, PrintWriter err, InputStream in, Map<String, String> env, boolean tty) {
         public static Io system() {
-            return new Io(new PrintWriter(System.out, false), new PrintWriter(System.err, true), System.in,
+            // the platform's encoding, as System.out and System.err themselves use on Java 17
+            return new Io(new PrintWriter(System.out, false, Charset.defaultCharset()),
+                    new PrintWriter(System.err, true, Charset.defaultCharset()), System.in,
                     System.getenv(), System.console() != null && System.getenv("NO_COLOR") == null);
         }
     }

@@ -351,7 +351,7 @@ public final class ConfigFile {
             if (keys.contains(key)) {
                 plain.add(t);
             } else if (catalog.rule(key).isPresent()) {
-                parameters(catalog.rule(key).get(), t.getKeyNode(), t.getValueNode());
+                parameters(catalog.rule(key).get(), t.getValueNode());
             } else {
                 throw error(t.getKeyNode(), "unknown rule or key '" + key + "' in rules (expected "
                         + String.join(", ", keys) + ", or a rule id with its parameters; see 'deja rules')");
@@ -520,7 +520,7 @@ public final class ConfigFile {
     }
 
     /** {@code RULE-ID: {NAME: NUMBER}}: each name a parameter of the rule's YAML, each value a number of its kind. */
-    private void parameters(dev.deja.engine.RuleMetadata rule, Node keyNode, Node value) {
+    private void parameters(dev.deja.engine.RuleMetadata rule, Node value) {
         if (!(value instanceof MappingNode m)) {
             throw error(value, "rules." + rule.id() + " must be a mapping of PARAMETER: VALUE" + parameterList(rule));
         }

@@ -90,8 +90,7 @@ final class OutputOptions {
         Outputs outs = Outputs.plan(format, outputFile, outputs, io);
         if (outs.usesS3()) {
             outs.s3Options(new ReportStore.Options(aws.profiles.isEmpty() ? null : aws.profiles.get(0),
-                    aws.regions.isEmpty() ? null : aws.regions.get(0).split(",")[0].strip(), s3Endpoint(), io.env(),
-                    verbose));
+                    aws.firstRegion(), s3Endpoint(), io.env(), verbose));
         } else if (s3Endpoint != null) {
             throw new InputException("--s3-endpoint: only with an s3:// output (--output json=s3://BUCKET/KEY)");
         }

@@ -102,6 +102,8 @@ public final class Outputs {
     }
 
     /**
+     * Plans the outputs of a run from its options; an unknown format or a bad path fails here, before any work.
+     *
      * @param format primary format (--format)
      * @param file   primary file (-o), null for stdout
      * @param extra  --output FORMAT=PATH values; PATH "-" is stdout

@@ -15,6 +15,8 @@ public record Coverage(List<Entry> entries) {
     public enum Status { READ, DENIED, FAILED, SKIPPED, NOTE }
 
     /**
+     * One scope read, or not, by one source.
+     *
      * @param source  haproxy | kubernetes | aws
      * @param scope   what was read: "examples/haproxy/a.cfg", "Deployment in namespace prod", "DescribeTargetHealth eu-west-2"
      * @param status  read, denied (403/AccessDenied), failed (error, throttled to the end), skipped (not needed)

@@ -66,8 +66,9 @@ public final class Engine {
     public ScanResult run(Snapshot snapshot, List<Rule> rules, Options opts) {
         long start = System.nanoTime();
         for (Rule rule : rules) { // an unknown rule fails before any runs
-            catalog.rule(rule.id())
-                    .orElseThrow(() -> new CatalogException("rule " + rule.id() + " has no rules/" + rule.id() + ".yaml"));
+            if (catalog.rule(rule.id()).isEmpty()) {
+                throw new CatalogException("rule " + rule.id() + " has no rules/" + rule.id() + ".yaml");
+            }
         }
         // a rule whose Kubernetes kinds were not read from the cluster is not run: the coverage says so instead
         UnreadKinds unreadKinds = new UnreadKinds(snapshot.coverage());

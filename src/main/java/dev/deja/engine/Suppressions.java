@@ -157,7 +157,8 @@ public final class Suppressions {
 
     static Pattern glob(String g) {
         StringBuilder sb = new StringBuilder();
-        for (char c : g.toCharArray()) {
+        for (int i = 0; i < g.length(); i++) {
+            char c = g.charAt(i);
             switch (c) {
                 case '*' -> sb.append(".*");
                 case '?' -> sb.append('.');

@@ -289,6 +289,7 @@ public final class Frontends {
             }
         }
         long global = gmax == null ? -1 : number(gmax, 1);
+        @SuppressWarnings("ReferenceEquality") // Path.ALL is the sentinel for "every path"
         Section s = path == Paths.Path.ALL ? full : restrict(full, path);
         Directive mode = s.effective("mode");
         String m = mode == null ? "tcp" : String.valueOf(mode.word(1)).toLowerCase(Locale.ROOT);

@@ -17,6 +17,7 @@ public final class Paths {
     }
 
     /** One path: for each block in {@code blocks}, the choice in {@code choices}; {@code description} null = every path. */
+    @SuppressWarnings("ArrayRecordComponent") // never compared or hashed: ALL is matched by identity
     public record Path(int[] blocks, int[] choices, String description) {
         public static final Path ALL = new Path(new int[0], new int[0], null);
 

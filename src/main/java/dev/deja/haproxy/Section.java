@@ -129,6 +129,7 @@ public final class Section {
     }
 
     /** The effective directive by keyword (and second word), iteratively up the chain, memoised on every section passed. */
+    @SuppressWarnings("ReferenceEquality") // NONE is the memo's sentinel for "looked up, not found"
     private Directive chainLookup(String kw, String second) {
         String key = second == null ? kw : kw + '\0' + second;
         List<Section> passed = new java.util.ArrayList<>();

@@ -387,6 +387,7 @@ public final class KubeLiveSource implements LiveSource {
     static volatile int maxResponseBytes = 128 << 20;
 
     /** An answer: status, headers, and its body read up to {@link #maxResponseBytes} ({@code over} when cut). */
+    @SuppressWarnings("ArrayRecordComponent") // a read-once HTTP answer, never compared or hashed
     record Answer(int code, byte[] body, HttpResponse<?> head, boolean over) {
         String header(String name) {
             return head.header(name);

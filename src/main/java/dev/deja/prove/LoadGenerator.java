@@ -197,7 +197,7 @@ final class LoadGenerator {
                     if (c.slowBytesEveryMs() > 0) {
                         for (Conn k : q) {
                             if (!k.done && k.out == null && k.nextSlowByte <= nowAfter) {
-                                slowByte(k, outcomes.get(i), nowAfter - t0, openCount);
+                                slowByte(k, outcomes.get(i), openCount);
                                 k.nextSlowByte = nowAfter + c.slowBytesEveryMs() * 1_000_000L;
                             }
                             if (!k.done) {
@@ -252,7 +252,7 @@ final class LoadGenerator {
                             k.ch.finishConnect();
                             key.interestOps(k.out != null ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
                             if (k.out == null) {
-                                slowByte(k, o, at - t0, openCount);
+                                slowByte(k, o, openCount);
                                 k.nextSlowByte = at + clients.get(k.client).slowBytesEveryMs() * 1_000_000L;
                             }
                             continue;
@@ -337,7 +337,7 @@ final class LoadGenerator {
     }
 
     /** Slow client: the request line first, then one header byte per call ("X-a: b" never ends). */
-    private void slowByte(Conn k, Outcome o, long sinceStart, int[] openCount) {
+    private void slowByte(Conn k, Outcome o, int[] openCount) {
         if (k.done || !k.ch.isConnected()) {
             return;
         }

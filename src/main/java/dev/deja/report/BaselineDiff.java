@@ -21,6 +21,7 @@ public record BaselineDiff(String source, boolean found, int baselineTotal, List
         newFindings = List.copyOf(newFindings);
     }
 
+    @SuppressWarnings("ReferenceEquality") // identity on purpose (why below)
     public boolean isNew(Finding f) {
         // identity: two equal findings can be one old, one new (the baseline had one of them)
         for (Finding n : newFindings) {

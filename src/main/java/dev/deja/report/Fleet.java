@@ -71,7 +71,7 @@ public record Fleet(Instant asOf, Duration stale, List<TargetStatus> targets,
         if (d.isNegative()) {
             return "in the future";
         }
-        long s = d.getSeconds();
+        long s = d.toSeconds();
         if (s >= 86_400) {
             return s / 86_400 + "d " + (s % 86_400) / 3600 + "h";
         }

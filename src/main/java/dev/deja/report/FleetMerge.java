@@ -432,7 +432,7 @@ public final class FleetMerge {
             rank[byName.get(k).index] = k;
         }
         List<Finding> out = new ArrayList<>(findings.size());
-        Map<Finding, List<String>> where = new java.util.IdentityHashMap<>(findings.size());
+        java.util.IdentityHashMap<Finding, List<String>> where = new java.util.IdentityHashMap<>(findings.size());
         for (java.util.Iterator<Merged> it = findings.values().iterator(); it.hasNext(); ) {
             Merged m = it.next();
             it.remove(); // each merged finding is dropped as its report finding is made
@@ -498,7 +498,7 @@ public final class FleetMerge {
 
     /** 48h, 90m, 30s: as --stale takes it. */
     public static String duration(Duration d) {
-        long s = d.getSeconds();
+        long s = d.toSeconds();
         return s % 3600 == 0 ? s / 3600 + "h" : s % 60 == 0 ? s / 60 + "m" : s + "s";
     }
 

@@ -271,7 +271,7 @@ public final class HtmlReporter implements Reporter {
                         : "<span class=\"case-id\">" + esc(g.getKey()) + "</span>").append("</h3>\n");
             }
             for (Finding f : g.getValue()) {
-                finding(h, report, f, ++counter[0], groups.keySet());
+                finding(h, report, f, ++counter[0]);
                 if (h.length() > FLUSH_AT) { // a fleet report's 100,000s of findings are written as they are made
                     w.append(h);
                     h.setLength(0);
@@ -327,7 +327,7 @@ public final class HtmlReporter implements Reporter {
                 .append(" case</a></p>\n</div>\n");
     }
 
-    private static void finding(StringBuilder h, Report report, Finding f, int i, java.util.Set<String> groups) {
+    private static void finding(StringBuilder h, Report report, Finding f, int i) {
         RuleMetadata meta = report.catalog().rule(f.ruleId()).orElse(null);
         String source = meta == null ? "unknown" : meta.source().id();
         boolean isNew = report.baseline() != null && report.isNew(f);

@@ -176,7 +176,7 @@ public final class JsonReporter implements Reporter {
     static ObjectNode fleet(Fleet fl) {
         ObjectNode o = F.objectNode();
         o.put("asOf", fl.asOf().toString());
-        o.put("staleAfterSeconds", fl.stale().getSeconds());
+        o.put("staleAfterSeconds", fl.stale().toSeconds());
         o.put("reportsRead", fl.reportsRead());
         o.put("superseded", fl.superseded());
         ArrayNode bad = o.putArray("unreadable");
@@ -193,7 +193,7 @@ public final class JsonReporter implements Reporter {
             }
             to.put("report", t.origin());
             to.put("lastScan", t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
-            to.put("ageSeconds", Math.max(0, t.age(fl.asOf()).getSeconds()));
+            to.put("ageSeconds", Math.max(0, t.age(fl.asOf()).toSeconds()));
             to.put("stale", t.isStale());
             to.put("complete", t.complete());
             to.put("total", t.total());

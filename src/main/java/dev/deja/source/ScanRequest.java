@@ -3,6 +3,7 @@ package dev.deja.source;
 import dev.deja.engine.Settings;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -95,7 +96,7 @@ public final class ScanRequest {
     /** Kubernetes kinds the selected rules need (the live collector lists only these). */
     public Set<String> kubeKinds = Set.of();
     /** Diagnostics (warnings, progress): stderr. */
-    public PrintWriter err = new PrintWriter(System.err, true);
+    public PrintWriter err = new PrintWriter(System.err, true, Charset.defaultCharset());
 
     /**
      * The live target this request reads when a run reads several (or one, stamped on its findings): set before the

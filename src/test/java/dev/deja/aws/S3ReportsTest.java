@@ -97,6 +97,19 @@ class S3ReportsTest {
     }
 
     @Test
+    void emptyRegionNamesAreSkippedForTheUploadAsForTheScan(@TempDir Path tmp) throws Exception {
+        // --region ',' once failed with exit 4 (ArrayIndexOutOfBoundsException), found by Error Prone's StringSplitter
+        try (FakeS3 s3 = new FakeS3("reports")) {
+            for (String region : List.of(",", ",eu-west-1", " , eu-west-1")) {
+                TestSupport.Run r = run(tmp, "scan", RISKY, "--format", "json", "--fail-on", "none", "--region", region,
+                        "--output", "json=s3://reports/deja.json", "--s3-endpoint", s3.endpoint());
+                assertEquals(0, r.code(), "--region '" + region + "': " + r.err());
+                assertTrue(s3.body("reports", "deja.json").contains("\"findings\""), "--region '" + region + "'");
+            }
+        }
+    }
+
+    @Test
     void badS3OutputsAreRefusedBeforeTheScan(@TempDir Path tmp) {
         TestSupport.Run r = run(tmp, "scan", RISKY, "--output", "json=s3://Reports/x.json");
         assertEquals(2, r.code());

@@ -177,8 +177,10 @@ class ManifestLoaderTest {
         List<String> kube = List.of(dir + "/k8s-lb-probe-fails-fast", dir + "/k8s-lb-no-disruption-headroom",
                 dir + "/k8s-ingress-nginx-serial-reloads", dir + "/k8s-nlb-service-single-zone-risk",
                 dir + "/k8s-lb-probe-on-admin-endpoint");
-        String[] a = new java.util.ArrayList<>(kube) {{ add(0, "scan"); add("--format"); add("json");
-            add("--snapshot-out"); add(snap.toString()); }}.toArray(String[]::new);
+        List<String> args = new java.util.ArrayList<>(kube);
+        args.add(0, "scan");
+        args.addAll(List.of("--format", "json", "--snapshot-out", snap.toString()));
+        String[] a = args.toArray(String[]::new);
         TestSupport.Run live = TestSupport.run(a);
         assertEquals(1, live.code(), live.err());
         assertTrue(Files.size(snap) > 0);

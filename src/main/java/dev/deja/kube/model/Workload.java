@@ -7,12 +7,12 @@ import java.util.Map;
  * A Deployment, StatefulSet or DaemonSet, reduced to what the rules read: metadata, replicas, the update strategy,
  * the selector and the pod template (labels, annotations, containers, spread constraints, anti-affinity).
  *
+ * @param meta                name, namespace, labels and annotations, and the object's line in a manifest
  * @param replicas            as declared (null: Kubernetes default 1; always null for a DaemonSet)
  * @param strategy            RollingUpdate | Recreate | OnDelete (null when unset)
  * @param maxUnavailable      as written ("25%", "1"), null when unset
  * @param spreadConstraints   topology spread constraints of the pod template
  * @param antiAffinity        pod anti-affinity terms (required and preferred)
- * @param line                line of the object in a manifest (null when read live)
  * @param replicasLine        line of {@code replicas:} in a manifest, or null
  * @param strategyLine        line of {@code strategy:}/{@code updateStrategy:} in a manifest, or null
  * @param serviceAccountName  the pod template's ServiceAccount (null when unset: Kubernetes uses "default")

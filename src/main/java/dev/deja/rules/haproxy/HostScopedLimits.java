@@ -103,8 +103,8 @@ final class HostScopedLimits {
                 }
                 Directive via = routes.get(0);
                 String who = via.is("default_backend") ? "requests for any other host (any other Host header)"
-                        : "requests for " + describe(terms(via, 2, acls).stream().filter(Term::host).toList(), acls);
-                String msg = f.section().label() + " rate-limits only requests for " + describe(List.copyOf(scope.values()), acls)
+                        : "requests for " + describe(terms(via, 2, acls).stream().filter(Term::host).toList());
+                String msg = f.section().label() + " rate-limits only requests for " + describe(List.copyOf(scope.values()))
                         + " ('" + rule.text() + "' at " + rule.where() + "), while " + who + " reach the same backend "
                         + b + " ('" + via.text() + "' at " + via.where() + ") with no rate limit: a client that"
                         + " sends the same requests under that other name is not limited by HAProxy at all (unless the"
@@ -132,7 +132,7 @@ final class HostScopedLimits {
         return false;
     }
 
-    private static String describe(List<Term> terms, Map<String, List<Def>> acls) {
+    private static String describe(List<Term> terms) {
         List<String> parts = new ArrayList<>();
         for (Term t : terms) {
             parts.add(t.text() + (t.shownHosts().isEmpty() || t.text().contains(" ") ? ""
@@ -203,9 +203,7 @@ final class HostScopedLimits {
                     return null;
                 }
                 out.add(t);
-            } else if (w.isEmpty()) {
-                continue;
-            } else {
+            } else if (!w.isEmpty()) {
                 Term t = term(w, w, acls.getOrDefault(w, List.of()));
                 if (neg && t.host()) {
                     return null;

@@ -102,6 +102,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
         return held * 100 >= slots * (long) ctx.intParameter(HIGH_SHARE);
     }
 
+    @SuppressWarnings("ReferenceEquality") // the other routes: every one but the worst itself
     private static List<Finding> backendTarpits(HaproxyConfig c, int rps, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         List<Frontends.Frontend> fes = Frontends.primary(c);

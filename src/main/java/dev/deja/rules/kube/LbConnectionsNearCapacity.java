@@ -134,6 +134,7 @@ public final class LbConnectionsNearCapacity implements Rule {
             boolean hot = false;
             if (fleet.size() > 1) {
                 List<Double> pcts = fleet.stream().map(Judged::percent).sorted(java.util.Comparator.reverseOrder()).toList();
+                @SuppressWarnings("ReferenceEquality") // every member of the fleet but this one
                 List<Double> others = fleet.stream().filter(o -> o != j).map(Judged::percent).sorted().toList();
                 double median = others.get(others.size() / 2);
                 hot = median < warn / 2.0;

@@ -64,6 +64,7 @@ public final class LbProbeOnAdminEndpoint extends KubeRule {
                     if (why == null) {
                         continue;
                     }
+                    @SuppressWarnings("ReferenceEquality") // which of the container's two probes p is
                     String key = p == c.readiness() ? "readinessProbe" : "livenessProbe";
                     String msg = lb.workload().meta().display() + " container " + c.name() + ": " + key + " calls "
                             + path + " on port " + (port == null ? p.port() : port) + ", " + why
