@@ -41,6 +41,7 @@ public final class Cli {
     }
 
     public static int run(Io io, String... args) {
+        io = printableErr(io);
         int code;
         try {
             code = commandLine(io, args).execute(args);
@@ -50,6 +51,16 @@ public final class Cli {
         io.out().flush();
         io.err().flush();
         return code;
+    }
+
+    /**
+     * The same streams with stderr passing no control character or escape sequence (a file name, a HAProxy
+     * {@code .notice} or a server's message holding ESC [2J or OSC sequences is shown with '?' in their place):
+     * diagnostics are read on a terminal. Newlines and tabs pass.
+     */
+    static Io printableErr(Io io) {
+        PrintWriter err = new PrintWriter(new dev.deja.report.TextReporter.Printable(io.err(), false), true);
+        return new Io(io.out(), err, io.in(), io.env(), io.tty());
     }
 
     /** One line instead of the JVM's trace: how big the heap was and how to give it more; exit 4. */

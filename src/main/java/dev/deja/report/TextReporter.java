@@ -211,11 +211,11 @@ public final class TextReporter implements Reporter {
      * Untrusted text (server messages, names from configs) reaches the terminal: control characters become '?', and
      * escape sequences are dropped except, with colour on, plain SGR colour codes (ESC [ digits/; m), which are ours.
      */
-    static final class Printable extends java.io.FilterWriter {
+    public static final class Printable extends java.io.FilterWriter {
         private final boolean color;
         private final StringBuilder pending = new StringBuilder();
 
-        Printable(Writer out, boolean color) {
+        public Printable(Writer out, boolean color) {
             super(out);
             this.color = color;
         }

@@ -123,4 +123,22 @@ class UntrustedTextTest {
         assertTrue(limit.contains("only requests for internal (${INTERNAL_HOST})")
                 && limit.contains("gt ${RATE_SECRET} }'"), limit);
     }
+
+    /** Diagnostics on stderr pass no escape sequence either: a file's name, a .notice, a .warning. */
+    @Test
+    void stderrPassesNoControlCharacters() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("esc"));
+        Path named = dir.resolve("a\u001b[2Jb.cfg");
+        Files.writeString(named, "global\n  maxconn 10\n\u0000\n");
+        TestSupport.Run r = TestSupport.run("scan", dir.toString());
+        assertEquals(2, r.code(), r.err());
+        assertEquals("deja: " + dir.resolve("a?b.cfg") + ":3: binary file (NUL byte), not a configuration or manifest\n",
+                r.err());
+        Path notice = tmp.resolve("notice.cfg");
+        Files.writeString(notice, "global\n  maxconn 10\n  stats socket /run/h.sock\n.notice \"hi \\x1b[2J there\"\n"
+                + ".warning \"w\\x1b]0;title\\x07\"\ndefaults\n  mode http\n");
+        TestSupport.Run v = TestSupport.run("scan", "--verbose", "--format", "json", notice.toString());
+        assertFalse(v.err().contains("\u001b") || v.err().contains("\u0007"), v.err());
+        assertTrue(v.err().contains("hi ? there"), v.err());
+    }
 }
