@@ -116,7 +116,7 @@ public final class Cli {
                 apply(sub.getValue(), "%nExit codes:%n", codes(list));
             }
             if (sub.getKey().equals("scan")) {
-                ScanCommand.groupHelp(sub.getValue());
+                ScanHelp.groupOptions(sub.getValue());
             }
             CommandLine merge = sub.getValue().getSubcommands().get("merge");
             if (merge != null) {

@@ -95,47 +95,6 @@ public final class ScanCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    /** The option groups' headings in {@code deja scan --help}, by mixin field; the command's own options come last. */
-    private static final Map<String, String> HEADINGS = headings("rules", "Rules and findings", "out",
-            "Report, outputs and exit code", "files", "Files: HAProxy configs and Helm charts", "prove",
-            "Proof on the real haproxy (--prove)", "kube", "Live Kubernetes (--cluster)", "live",
-            "Live proxy figures (--haproxy-runtime, --prometheus)", "aws", "AWS load balancers (--aws)", "fleet",
-            "Several clusters or accounts", "config", "General");
-
-    private static Map<String, String> headings(String... pairs) {
-        Map<String, String> m = new LinkedHashMap<>();
-        for (int i = 0; i < pairs.length; i += 2) {
-            m.put(pairs[i], pairs[i + 1]);
-        }
-        return m;
-    }
-
-    /** {@code deja scan --help} lists the options under one heading per group. */
-    static void groupHelp(picocli.CommandLine scan) {
-        scan.getHelpSectionMap().put(picocli.CommandLine.Model.UsageMessageSpec.SECTION_KEY_OPTION_LIST, help -> {
-            CommandSpec cs = help.commandSpec();
-            StringBuilder sb = new StringBuilder(); // PATH: in the parameter list above
-            Set<String> listed = new HashSet<>();
-            for (Map.Entry<String, String> h : HEADINGS.entrySet()) {
-                List<picocli.CommandLine.Model.OptionSpec> group = new ArrayList<>();
-                CommandSpec mixin = cs.mixins().get(h.getKey());
-                Set<String> names = new HashSet<>();
-                mixin.options().forEach(o -> names.add(o.longestName()));
-                boolean last = h.getKey().equals("config");
-                for (picocli.CommandLine.Model.OptionSpec o : cs.options()) {
-                    if (!o.hidden() && (names.contains(o.longestName()) || last && !listed.contains(o.longestName()))) {
-                        group.add(o);
-                        listed.add(o.longestName());
-                    }
-                }
-                picocli.CommandLine.Help.Layout t = help.createDefaultLayout();
-                t.addOptions(group, help.parameterLabelRenderer());
-                sb.append(String.format("%n%s:%n", h.getValue())).append(t);
-            }
-            return sb.toString();
-        });
-    }
-
     @Override
     public Integer call() throws java.io.IOException {
         if (verbose) {
@@ -216,7 +175,7 @@ public final class ScanCommand implements Callable<Integer> {
         warnUnusedSuppressions(ignores, result, opts.today());
 
         Report report = new Report(result, catalog, VersionProvider.version(), fail, false)
-                .withRun(new Report.RunInfo(started, Duration.ofNanos(System.nanoTime() - t0), scope(req, specs)));
+                .withRun(new Report.RunInfo(started, Duration.ofNanos(System.nanoTime() - t0), ScanScope.of(req, specs)));
         if (base != null) {
             Set<String> ran = Set.copyOf(result.rulesRun());
             Set<String> scannedNamespaces = Set.copyOf(kube.namespaces);
@@ -312,47 +271,6 @@ public final class ScanCommand implements Callable<Integer> {
                     + " {target} in the path (e.g. snapshots/{target}.json)");
         }
         return specs;
-    }
-
-    /** What this scan looked at, for the report's header: cluster and context, namespaces, selector, regions, files. */
-    private static Map<String, String> scope(ScanRequest req, List<FleetScan.Spec> specs) {
-        Map<String, String> m = new LinkedHashMap<>();
-        long clusters = specs.stream().filter(FleetScan.Spec::kube).count();
-        long accounts = specs.stream().filter(s -> !s.kube()).count();
-        if (clusters > 1) {
-            m.put("clusters", clusters + ": " + FleetScan.names(specs, true));
-        }
-        if (accounts > 1) {
-            m.put("AWS accounts", accounts + ": " + FleetScan.names(specs, false));
-        }
-        if (req.cluster) {
-            if (clusters <= 1) {
-                m.put("cluster", req.clusterRead != null ? req.clusterRead
-                        : req.context != null ? "context " + req.context : "current context");
-            }
-            m.put("namespaces", req.namespaces.isEmpty() ? "all" : String.join(", ", req.namespaces));
-            if (req.selector != null && !req.selector.isBlank()) {
-                m.put("selector", req.selector);
-            }
-        }
-        if (req.aws) {
-            m.put("AWS regions", req.regions.isEmpty() ? "the default region" : String.join(", ", req.regions));
-            if (req.profile != null && accounts <= 1) {
-                m.put("AWS profile", req.profile);
-            }
-        }
-        if (!req.paths.isEmpty()) {
-            List<String> shown = req.paths.stream().limit(5).toList();
-            m.put("files", String.join(", ", shown) + (req.paths.size() > 5 ? " and " + (req.paths.size() - 5)
-                    + " more" : ""));
-        }
-        if (req.prometheus != null) {
-            m.put("Prometheus", req.prometheus + " (peaks over the last " + req.window + ")");
-        }
-        if (!req.haproxyConfigMaps.isEmpty()) {
-            m.put("HAProxy ConfigMaps", String.join(", ", req.haproxyConfigMaps));
-        }
-        return m;
     }
 
     /** The request the sources read: each option group fills its part. */
