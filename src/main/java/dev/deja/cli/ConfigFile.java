@@ -41,7 +41,7 @@ import org.yaml.snakeyaml.nodes.Tag;
  *     assumeClientRps: 300
  *   helm: {values: [PATH...], set: {KEY: VALUE}}   # for the Helm charts among the paths (--helm-values, --helm-set)
  *   cluster: {enabled, kubeconfig, context, contexts: [..], allContexts, name, namespaces: [..], selector,
- *             annotationSuppressions, liveMetrics}  # contexts/allContexts/name: --context (repeated), --all-contexts, --cluster-name
+ *             annotationSuppressions, liveMetrics, liveMetricsTimeout}  # contexts/allContexts/name: --context (repeated), --all-contexts, --cluster-name
  *   aws: {enabled, profile, profiles: [..], roleArns: [..], externalId, regions: [..], endpoint}
  * rules:
  *   enabled: [ID...]                 # run only these
@@ -285,7 +285,8 @@ public final class ConfigFile {
         }
         if (s.containsKey("cluster")) {
             Map<String, Node> k = map(s.get("cluster"), "sources.cluster", "enabled", "kubeconfig", "context",
-                    "contexts", "allContexts", "name", "namespaces", "selector", "annotationSuppressions", "liveMetrics");
+                    "contexts", "allContexts", "name", "namespaces", "selector", "annotationSuppressions", "liveMetrics",
+                    "liveMetricsTimeout");
             Boolean enabled = bool(k.get("enabled"));
             put("--cluster", enabled == null ? Boolean.TRUE : enabled);
             put("--kubeconfig", path(k.get("kubeconfig")));
@@ -304,6 +305,7 @@ public final class ConfigFile {
             Boolean annotations = bool(k.get("annotationSuppressions"));
             put("--no-annotation-suppressions", annotations == null ? null : !annotations);
             put("--live-metrics", bool(k.get("liveMetrics")));
+            put("--live-metrics-timeout", str(k.get("liveMetricsTimeout")));
         }
         if (s.containsKey("aws")) {
             Map<String, Node> a = map(s.get("aws"), "sources.aws", "enabled", "profile", "profiles", "roleArns",

@@ -50,10 +50,19 @@ final class KubeOptions {
     boolean noAnnotationSuppressions;
 
     @Option(names = "--live-metrics",
-            description = "With --cluster: also read HAProxy's live figures (sessions against limits) from the HAProxy"
-                    + " pods' stats/metrics ports (/metrics) through the API server's pod proxy; needs RBAC list on pods"
-                    + " and get on pods/proxy")
+            description = "With --cluster: also read live figures from the proxy pods through the API server's pod proxy:"
+                    + " HAProxy's exporter or stats (sessions against limits) and ingress-nginx controllers' /metrics"
+                    + " (active connections against max-worker-connections x worker-processes); needs RBAC list on"
+                    + " pods and get on pods/proxy")
     boolean liveMetrics;
+
+    @Option(names = "--live-metrics-timeout", paramLabel = "TIME", defaultValue = "10s",
+            description = "With --live-metrics: bound on each pod's read through the API server (e.g. 500ms, 10s, 1m;"
+                    + " default: ${DEFAULT-VALUE}); a pod that does not answer within it is a coverage gap")
+    String liveMetricsTimeout;
+
+    /** --live-metrics-timeout in milliseconds, once {@link #checkApplies} passed. */
+    long liveMetricsTimeoutMillis = 10_000;
 
     void check() {
         if (!namespaces.isEmpty() && allNamespaces) {
@@ -85,6 +94,10 @@ final class KubeOptions {
         if (liveMetrics && !cluster) {
             throw new InputException("--live-metrics: only with --cluster (it reads the proxy pods through the API server)");
         }
+        if (given.hasMatchedOption("--live-metrics-timeout") && !liveMetrics) {
+            throw new InputException("--live-metrics-timeout: only with --live-metrics");
+        }
+        liveMetricsTimeoutMillis = FleetOptions.timeMillis(liveMetricsTimeout, "--live-metrics-timeout");
         if (selector != null && !selector.isBlank() && !dev.deja.kube.model.KubeScope.valid(selector)) {
             throw new InputException("--selector '" + selector + "': not a label selector (e.g. app=web,tier!=cache,"
                     + " 'env in (prod,staging)', '!canary')");
@@ -106,6 +119,7 @@ final class KubeOptions {
         req.selector = selector;
         req.noAnnotationSuppressions = noAnnotationSuppressions;
         req.liveMetrics = liveMetrics;
+        req.liveMetricsTimeoutMillis = liveMetricsTimeoutMillis;
     }
 
     /**

@@ -293,7 +293,8 @@ public final class ScanCommand implements Callable<Integer> {
             kinds.add("ConfigMap"); // HAProxy configurations kept in ConfigMaps are scanned too
         }
         if (kube.liveMetrics) {
-            kinds.addAll(List.of("Deployment", "StatefulSet", "DaemonSet")); // the HAProxy workloads, for their pods
+            // the proxy workloads, for their pods; ConfigMaps: ingress-nginx's capacity, HAProxy's exporter port
+            kinds.addAll(List.of("Deployment", "StatefulSet", "DaemonSet", "ConfigMap"));
         }
         req.kubeKinds = Set.copyOf(kinds);
         if (configFile != null) {

@@ -329,6 +329,33 @@ class LiveMetricsNginxTest {
     }
 
     @Test
+    void thePerPodBoundIsAnOptionAndADejaYamlKey() throws IOException {
+        Function<String, MockResponse> slow = path -> path.equals(proxyPath(PODS.get(0)))
+                ? ok(metrics(PODS.get(0), 1980)).setBodyDelay(3, java.util.concurrent.TimeUnit.SECONDS)
+                : answers(1980, 150, 120).apply(path);
+        try (MockCluster c = cluster("2", slow, ConcurrentHashMap.newKeySet())) {
+            String kubeconfig = c.kubeconfig(tmp).toString();
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig, "--live-metrics",
+                    "--live-metrics-timeout", "300ms", "--rules", RULE);
+            assertEquals(3, r.code(), r.err() + r.out());
+            assertTrue(r.out().contains("live metrics of pod ingress-nginx/" + PODS.get(0) + ":10254 via API server:"
+                    + " failed (no answer within 300 ms)"), r.out());
+            Path cfg = tmp.resolve("deja.yaml");
+            Files.writeString(cfg, "sources:\n  cluster:\n    kubeconfig: " + kubeconfig + "\n    liveMetrics: true\n"
+                    + "    liveMetricsTimeout: 250ms\nrules:\n  enabled: [" + RULE + "]\n");
+            TestSupport.Run fromConfig = TestSupport.run("scan", "--config", cfg.toString());
+            assertEquals(3, fromConfig.code(), fromConfig.err() + fromConfig.out());
+            assertTrue(fromConfig.out().contains("failed (no answer within 250 ms)"), fromConfig.out());
+        }
+        TestSupport.Run bad = TestSupport.run("scan", "--cluster", "--live-metrics", "--live-metrics-timeout", "soon");
+        assertEquals(2, bad.code(), bad.err());
+        assertTrue(bad.err().contains("--live-metrics-timeout soon: expected a time such as 90s, 10m or 1h"), bad.err());
+        TestSupport.Run alone = TestSupport.run("scan", "--cluster", "--live-metrics-timeout", "5s");
+        assertEquals(2, alone.code(), alone.err());
+        assertTrue(alone.err().contains("--live-metrics-timeout: only with --live-metrics"), alone.err());
+    }
+
+    @Test
     void theGaugeIsReadFromTheControllersText() {
         List<dev.deja.prometheus.PrometheusPeaks.Sample> s = PodMetrics.nginxConnections(metrics("p-1", 7));
         assertEquals(4, s.size());
