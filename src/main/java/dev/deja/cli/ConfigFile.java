@@ -457,6 +457,9 @@ public final class ConfigFile {
         if (s.getTag().equals(Tag.NULL)) {
             throw error(n, "value is empty");
         }
+        if (s.getValue().indexOf('\0') >= 0) { // no path or name holds one; lists reach picocli joined by it
+            throw error(n, "value holds a NUL character (\\0)");
+        }
         return s.getValue();
     }
 

@@ -113,6 +113,8 @@ class ConfigFileTest {
         refused("- a\n- b\n", "deja.yaml:1: the top level must be a mapping");
         refused("failOn: high\nfailOn: low\n", "deja.yaml:2: duplicate key 'failOn'");
         refused("sources: [\n", "deja.yaml:2: not valid YAML");
+        refused("sources:\n  aws:\n    regions: [\"eu-west-1\\0us-east-1\"]\n", "deja.yaml:3: value holds a NUL character");
+        refused("sources:\n  cluster: {kubeconfig: \"kc\\0\"}\n", "deja.yaml:2: value holds a NUL character");
     }
 
     @Test
