@@ -18,8 +18,8 @@ import java.util.stream.Stream;
  * {@code --snapshot-out}) is resolved to its real path (symlinks followed, also for a file that does not exist yet
  * behind a symlink) and compared with every file the scan reads or was given: files named, every file found in a
  * folder given (read or listed as skipped), kubeconfig files ({@code --kubeconfig}, each file of {@code KUBECONFIG},
- * {@code ~/.kube/config}) and the files they name (certificate authority, client certificate and key, token file, a
- * plugin given by path: {@link dev.deja.kube.KubeconfigRefs}), the AWS shared config, credentials and web identity token files, {@code --ignore-file},
+ * {@code ~/.kube/config}) and, when the run connects to a cluster, the files they name (certificate authority, client
+ * certificate and key, token file, a plugin given by path: {@link dev.deja.kube.KubeconfigRefs}), the AWS shared config, credentials and web identity token files, {@code --ignore-file},
  * {@code --config} and the {@code --baseline} file. A match is a usage error (exit 2) naming both.
  */
 final class NoOverwrite {
@@ -35,8 +35,12 @@ final class NoOverwrite {
      * @param paths   scan paths as given ("-" is stdin)
      * @param named   other input files by role (e.g. "--ignore-file"), nulls ignored
      * @param env     the process environment (KUBECONFIG, HOME, AWS_* files)
+     * @param connects whether the run connects to a cluster through its kubeconfig (--cluster, a ConfigMap report or
+     *                 baseline): then the files its kubeconfigs name are read too and protected; otherwise they are
+     *                 not parsed (a cold YAML parse costs a file scan tens of milliseconds)
      */
-    static void check(Map<String, Path> outputs, List<String> paths, Map<String, Path> named, Map<String, String> env) {
+    static void check(Map<String, Path> outputs, List<String> paths, Map<String, Path> named, Map<String, String> env,
+                      boolean connects) {
         Map<Path, String> outs = new LinkedHashMap<>();
         for (Map.Entry<String, Path> o : outputs.entrySet()) {
             if (o.getValue() != null && !o.getValue().toString().equals("-")) {
@@ -78,7 +82,7 @@ final class NoOverwrite {
             inputs.add(new Input("AWS credentials " + Path.of(home, ".aws", "credentials"),
                     real(Path.of(home, ".aws", "credentials"))));
         }
-        for (Path k : kubeconfigs) { // the certificates, keys, token files and plugins they name
+        for (Path k : connects ? kubeconfigs : List.<Path>of()) { // the certificates, keys, tokens, plugins named
             if (Files.isRegularFile(k)) {
                 for (dev.deja.kube.KubeconfigRefs.Ref ref : dev.deja.kube.KubeconfigRefs.of(k)) {
                     inputs.add(new Input(ref.role(), real(ref.path())));

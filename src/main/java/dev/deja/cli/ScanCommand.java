@@ -129,7 +129,7 @@ public final class ScanCommand implements Callable<Integer> {
             dev.deja.source.ListDeadline.millis(io.env()); // a malformed DEJA_LIST_DEADLINE: exit 2 before any work
         }
         Outputs outs = out.plan(io, aws, verbose); // unknown formats: exit 2 before any work
-        NoOverwrite.check(out.files(), paths, inputFiles(), io.env());
+        NoOverwrite.check(out.files(), paths, inputFiles(), io.env(), kube.cluster || out.usesCluster());
         String notifyUrl = Deliveries.url(out.notify, "--notify", io.env());
         String pushUrl = Deliveries.url(out.pushgateway, "--pushgateway", io.env());
         Suppressions ignores = rules.ignoreFile == null ? Suppressions.NONE : Suppressions.load(rules.ignoreFile, catalog);

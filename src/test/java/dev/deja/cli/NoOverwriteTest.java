@@ -94,8 +94,8 @@ class NoOverwriteTest {
     /**
      * Issue 17 (2), rest: the files a kubeconfig names (CA, client certificate and key, token file, an exec plugin
      * given by path, oidc idp-certificate-authority), resolved as kubectl does (relative to the kubeconfig's own
-     * folder), for --kubeconfig, every KUBECONFIG file and ~/.kube/config: refused before any work, so the cluster
-     * the kubeconfig names is never contacted.
+     * folder), for --kubeconfig, every KUBECONFIG file and ~/.kube/config, when the run connects to a cluster
+     * (--cluster, --report-configmap): refused before any work, so the cluster is never contacted.
      */
     @Test
     void filesAKubeconfigNamesAreProtectedToo() throws Exception {
@@ -146,12 +146,16 @@ class NoOverwriteTest {
                     plugin.toString());
             refused(none, "auth-provider idp-certificate-authority " + idp + " of user carol", "scan", "--cluster",
                     "--kubeconfig", k, "-o", idp.toString());
-            // every file of KUBECONFIG (the second one here), whatever the scan reads
-            Path other = Files.writeString(tmp.resolve("other.yaml"), "apiVersion: v1\nkind: Config\n");
+            // every file of KUBECONFIG (the second one here, not the one with the current context)
+            Path other = Files.writeString(tmp.resolve("other.yaml"), "apiVersion: v1\nkind: Config\n"
+                    + "current-context: prod\n");
+            refused(Map.of("KUBECONFIG", other + java.io.File.pathSeparator + kc), "client-key " + key,
+                    "scan", "--cluster", "-o", key.toString());
+            // a ConfigMap report connects through the kubeconfig too
             Path conf = Files.createDirectories(tmp.resolve("conf"));
             Files.writeString(conf.resolve("haproxy.cfg"), CFG);
-            refused(Map.of("KUBECONFIG", other + java.io.File.pathSeparator + kc), "client-key " + key,
-                    "scan", conf.toString(), "-o", key.toString());
+            refused(none, "client-key " + key, "scan", conf.toString(), "--kubeconfig", k, "--report-configmap",
+                    "deja/report", "-o", key.toString());
             // ~/.kube/config
             Path home = Files.createDirectories(tmp.resolve("home"));
             Files.createDirectories(home.resolve(".kube"));
@@ -164,6 +168,15 @@ class NoOverwriteTest {
                     "deja connected to the cluster before refusing the output");
         }
         assertEquals("-----BEGIN PRIVATE KEY-----\nsecret\n", Files.readString(key));
+        // a scan that does not connect does not read them (nor parse its kubeconfigs for them): the kubeconfig
+        // itself stays protected
+        Path conf = tmp.resolve("conf");
+        Path kc = kube.resolve("kc.yaml");
+        refused(Map.of("KUBECONFIG", kc.toString()), "-o " + kc, "scan", conf.toString(), "-o", kc.toString());
+        Path report = tmp.resolve("kube/certs/report.txt");
+        TestSupport.Run plain = TestSupport.runWith(new ByteArrayInputStream(new byte[0]),
+                Map.of("KUBECONFIG", kc.toString()), "scan", conf.toString(), "-o", report.toString());
+        assertEquals(0, plain.code(), plain.err());
         // a kubeconfig that is not one (or cannot be read) protects what it can and lets the scan report it
         Path bad = Files.writeString(tmp.resolve("bad.yaml"), "clusters: [unclosed\n");
         TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of(), "scan", "--cluster",
