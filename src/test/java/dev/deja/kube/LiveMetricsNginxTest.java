@@ -38,8 +38,9 @@ class LiveMetricsNginxTest {
 
     /**
      * What an ingress-nginx 1.x controller answers on :10254/metrics, cut down (Go runtime, the controller's own
-     * counters, the stub_status gauges with their HELP text from internal/ingress/metric/collectors/nginx_status.go,
-     * a request histogram), with {@code active} active connections and the given pod name as its const label.
+     * counters, the stub_status series with their HELP text, label order and state order as the controller's own
+     * test expects them, internal/ingress/metric/collectors/nginx_status_test.go; a request histogram), with
+     * {@code active} active connections and the given pod name as its const label.
      */
     static String metrics(String pod, int active) {
         String l = "controller_class=\"k8s.io/ingress-nginx\",controller_namespace=\"ingress-nginx\",controller_pod=\""
@@ -64,6 +65,9 @@ class LiveMetricsNginxTest {
                 + "# TYPE nginx_ingress_controller_nginx_process_connections_total counter\n"
                 + "nginx_ingress_controller_nginx_process_connections_total{" + l + ",state=\"accepted\"} 4118930\n"
                 + "nginx_ingress_controller_nginx_process_connections_total{" + l + ",state=\"handled\"} 4118930\n"
+                + "# HELP nginx_ingress_controller_nginx_process_requests_total total number of client requests\n"
+                + "# TYPE nginx_ingress_controller_nginx_process_requests_total counter\n"
+                + "nginx_ingress_controller_nginx_process_requests_total{" + l + "} 9731250\n"
                 + "# HELP nginx_ingress_controller_nginx_process_num_procs number of processes\n"
                 + "# TYPE nginx_ingress_controller_nginx_process_num_procs gauge\n"
                 + "nginx_ingress_controller_nginx_process_num_procs{" + l + "} 4\n"
