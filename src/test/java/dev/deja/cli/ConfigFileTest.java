@@ -170,7 +170,8 @@ class ConfigFileTest {
               haproxy: {paths: [b.cfg], configMaps: [ns/cm], version: "2.8", env: {A: b}, assumeClientRps: 10}
               helm: {values: [v.yaml], set: {k: v}}
               cluster: {enabled: true, kubeconfig: kc, context: c1, contexts: [c2], allContexts: false, name: n,
-                        namespaces: [ns], selector: a=b, annotationSuppressions: true, liveMetrics: true}
+                        namespaces: [ns], selector: a=b, annotationSuppressions: true, liveMetrics: true,
+                        liveMetricsTimeout: 2s}
               aws: {enabled: true, profile: p1, profiles: [p2], roleArns: ['arn:aws:iam::111111111111:role/r'],
                     externalId: x, regions: [eu-west-1], endpoint: http://127.0.0.1:1}
               prometheus: {url: http://127.0.0.1:9090, window: 1d, bearerTokenFile: t, basicAuthFile: b, caFile: ca}
@@ -194,7 +195,7 @@ class ConfigFileTest {
         CommandLine cl = new CommandLine(new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()),
                 new PrintWriter(new StringWriter()), new ByteArrayInputStream(new byte[0]), Map.of(), false)));
         ConfigFile c = parse(EVERY_KEY);
-        assertEquals(36, c.optionNames().size(), c.optionNames().toString());
+        assertEquals(37, c.optionNames().size(), c.optionNames().toString());
         for (String name : c.optionNames()) {
             CommandLine.Model.OptionSpec o = cl.getCommandSpec().findOption(name);
             assertTrue(o != null && o.longestName().equals(name), name + " is not a scan option's longest name");
@@ -227,6 +228,7 @@ class ConfigFileTest {
         assertEquals(List.of("haproxy-tarpit-holds-slots"), cmd.rules.onlyRules);
         assertEquals(tmp.resolve("snap.json"), cmd.out.snapshotOut);
         assertEquals("1d", cmd.live.window);
+        assertEquals("2s", cmd.kube.liveMetricsTimeout);
         assertEquals(List.of(tmp.resolve("a.cfg").toString(), tmp.resolve("b.cfg").toString()), cmd.paths);
         // nothing in the file: the built-in defaults
         cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
