@@ -9,7 +9,6 @@ import dev.deja.engine.SnapshotBuilder;
 import dev.deja.engine.SourceKind;
 import dev.deja.kube.KubeClients;
 import dev.deja.report.JsonReporter;
-import dev.deja.report.JsonText;
 import dev.deja.report.Report;
 import dev.deja.rules.RuleRegistry;
 import java.io.Writer;
@@ -31,7 +30,11 @@ public final class WarmUp {
         Catalog catalog = Catalog.packaged();
         List<Rule> rules = RuleRegistry.of(SourceKind.KUBERNETES);
         ScanResult result = new Engine(catalog).run(sample.build(), rules, Engine.Options.defaults());
-        JsonText.writePretty(JsonReporter.tree(new Report(result, catalog, VersionProvider.version(), Severity.MEDIUM,
-                false)), Writer.nullWriter());
+        try {
+            new JsonReporter().write(new Report(result, catalog, VersionProvider.version(), Severity.MEDIUM, false),
+                    Writer.nullWriter());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e); // the null writer does not fail
+        }
     }
 }

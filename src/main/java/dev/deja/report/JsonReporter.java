@@ -13,8 +13,7 @@ import java.io.IOException;
 import java.io.Writer;
 import java.util.Locale;
 import java.util.TreeSet;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -23,139 +22,128 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class JsonReporter implements Reporter {
     public static final String SCHEMA_VERSION = "1.2";
-    private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     /**
-     * Writes the report with its findings made one at a time as they are written (a fleet report holds 100,000s: the
-     * whole tree would be several times the findings' size). Same bytes as {@link #tree}.
+     * Writes the report as it is made, straight through the streaming generator: no tree, not even per finding (a
+     * fleet report holds 100,000s of findings; a scan with thousands of findings paid more for the tree than for the
+     * text). Same bytes as {@link #tree} printed by {@link JsonText#writePretty}.
      */
     @Override
     public void write(Report report, Writer out) throws IOException {
-        ObjectNode root = tree(report, false);
-        java.util.Iterator<Finding> it = report.result().findings().iterator();
-        JsonText.writePretty(root, out, java.util.Map.of("findings", new java.util.Iterator<tools.jackson.databind.JsonNode>() {
-            @Override
-            public boolean hasNext() {
-                return it.hasNext();
-            }
-
-            @Override
-            public tools.jackson.databind.JsonNode next() {
-                return listed(it.next(), report);
-            }
-        }));
+        try (JsonGenerator g = JsonText.generator(out)) {
+            report(report, JsonOut.to(g));
+        }
         out.write("\n");
         out.flush();
     }
 
     /** The report as a JSON tree (also used by other outputs that embed it). */
     public static ObjectNode tree(Report report) {
-        return tree(report, true);
+        JsonOut.Tree t = new JsonOut.Tree();
+        report(report, t);
+        return (ObjectNode) t.root();
     }
 
-    /** A finding as listed in {@code findings}: with "new" against a baseline and its targets in a fleet report. */
-    private static ObjectNode listed(Finding f, Report report) {
-        ObjectNode o = finding(f, report);
-        if (report.baseline() != null) {
-            o.put("new", report.baseline().isNew(f));
-        }
-        if (report.fleet() != null) {
-            ArrayNode on = o.putArray("targets");
-            report.fleet().targetsOf(f).forEach(on::add);
-        }
-        return o;
-    }
-
-    /** With {@code withFindings} false, {@code findings} is an empty array for the caller to fill. */
-    private static ObjectNode tree(Report report, boolean withFindings) {
+    /** The whole report: its one definition, for the text and the tree alike. */
+    private static void report(Report report, JsonOut o) {
         ScanResult r = report.result();
-        ObjectNode root = F.objectNode();
-        root.put("schemaVersion", SCHEMA_VERSION);
-        ObjectNode tool = root.putObject("tool");
-        tool.put("name", "deja");
-        tool.put("version", report.toolVersion());
-        tool.put("informationUri", "https://github.com/deja-dev/deja");
+        o.startObject();
+        o.put("schemaVersion", SCHEMA_VERSION);
+        o.startObject("tool");
+        o.put("name", "deja");
+        o.put("version", report.toolVersion());
+        o.put("informationUri", "https://github.com/deja-dev/deja");
+        o.endObject();
 
-        ObjectNode summary = root.putObject("summary");
-        summary.put("total", r.findings().size());
-        ObjectNode bySev = summary.putObject("bySeverity");
+        o.startObject("summary");
+        o.put("total", r.findings().size());
+        o.startObject("bySeverity");
         for (int i = Severity.values().length - 1; i >= 0; i--) {
-            bySev.put(Severity.values()[i].id(), r.count(Severity.values()[i]));
+            o.put(Severity.values()[i].id(), r.count(Severity.values()[i]));
         }
-        summary.put("suppressed", r.suppressed().size());
-        summary.put("failOn", report.failOn() == null ? "none" : report.failOn().id());
-        summary.put("failed", report.failed());
-        summary.put("complete", r.coverage().complete());
-        ArrayNode srcs = summary.putArray("sources");
-        r.coverage().sources().forEach(srcs::add);
-        ArrayNode rules = summary.putArray("rulesRun");
-        r.rulesRun().forEach(rules::add);
+        o.endObject();
+        o.put("suppressed", r.suppressed().size());
+        o.put("failOn", report.failOn() == null ? "none" : report.failOn().id());
+        o.put("failed", report.failed());
+        o.put("complete", r.coverage().complete());
+        o.strings("sources", r.coverage().sources());
+        o.strings("rulesRun", r.rulesRun());
+        o.endObject();
 
         BaselineDiff b = report.baseline();
         if (b != null) {
-            ObjectNode bo = root.putObject("baseline");
-            bo.put("source", b.source());
-            bo.put("found", b.found());
-            bo.put("findings", b.baselineTotal());
-            bo.put("new", b.newFindings().size());
-            bo.put("unchanged", b.unchanged());
-            bo.put("fixed", b.fixed());
+            o.startObject("baseline");
+            o.put("source", b.source());
+            o.put("found", b.found());
+            o.put("findings", b.baselineTotal());
+            o.put("new", b.newFindings().size());
+            o.put("unchanged", b.unchanged());
+            o.put("fixed", b.fixed());
+            o.endObject();
         }
         if (report.fleet() != null) {
-            root.set("fleet", fleet(report.fleet()));
+            o.name("fleet");
+            fleet(report.fleet(), o);
         }
-        ArrayNode findings = root.putArray("findings");
+        o.startArray("findings");
         TreeSet<String> caseIds = new TreeSet<>();
         for (Finding f : r.findings()) {
-            if (withFindings) {
-                findings.add(listed(f, report));
-            }
+            finding(f, report, o, true);
             caseIds.addAll(f.caseIds());
         }
-        ArrayNode suppressed = root.putArray("suppressed");
+        o.endArray();
+        o.startArray("suppressed");
         for (ScanResult.Suppressed s : r.suppressed()) {
-            ObjectNode o = finding(s.finding(), report);
+            findingMembers(s.finding(), report, o.startObject());
             o.put("suppressionReason", s.reason());
             o.put("suppressedBy", s.origin());
-            suppressed.add(o);
+            o.endObject();
         }
-        ArrayNode expired = root.putArray("expiredSuppressions");
+        o.endArray();
+        o.startArray("expiredSuppressions");
         for (Suppressions.Entry e : r.expired()) {
-            ObjectNode o = expired.addObject();
+            o.startObject();
             o.put("rule", e.rule());
             o.put("object", e.object());
             o.put("reason", e.reason());
             o.put("expires", String.valueOf(e.expires()));
             o.put("origin", e.origin());
+            o.endObject();
         }
-        ArrayNode cases = root.putArray("cases");
+        o.endArray();
+        o.startArray("cases");
         for (String id : caseIds) {
             CaseInfo ci = report.catalog().caseInfo(id).orElse(null);
             if (ci != null) {
-                ObjectNode o = cases.addObject();
+                o.startObject();
                 o.put("id", ci.id());
                 o.put("title", ci.title());
                 o.put("organisation", ci.organisation());
                 o.put("date", ci.date());
                 o.put("summary", ci.oneLine());
                 o.put("url", ci.libraryUrl());
+                o.endObject();
             }
         }
-        ArrayNode targets = root.putArray("targets");
+        o.endArray();
+        o.startArray("targets");
         for (Target t : r.targets()) {
-            ObjectNode o = target(t);
+            o.startObject();
+            targetMembers(t, o);
             o.put("complete", r.coverage().complete(t));
-            ObjectNode tb = o.putObject("findings").putObject("bySeverity");
+            o.startObject("findings").startObject("bySeverity");
             for (int i = Severity.values().length - 1; i >= 0; i--) {
-                tb.put(Severity.values()[i].id(), r.count(t, Severity.values()[i]));
+                o.put(Severity.values()[i].id(), r.count(t, Severity.values()[i]));
             }
-            targets.add(o);
+            o.endObject().endObject();
+            o.endObject();
         }
-        ObjectNode cov = root.putObject("coverage");
-        cov.put("complete", r.coverage().complete());
-        ArrayNode entries = cov.putArray("entries");
+        o.endArray();
+        o.startObject("coverage");
+        o.put("complete", r.coverage().complete());
+        o.startArray("entries");
         for (Coverage.Entry e : r.coverage().entries()) {
-            ObjectNode o = entries.addObject();
+            o.startObject();
             o.put("source", e.source());
             o.put("scope", e.scope());
             o.put("status", e.status().name().toLowerCase(Locale.ROOT));
@@ -166,58 +154,77 @@ public final class JsonReporter implements Reporter {
                 o.put("count", e.count());
             }
             if (e.target() != null) {
-                o.set("target", target(e.target()));
+                o.startObject("target");
+                targetMembers(e.target(), o);
+                o.endObject();
             }
+            o.endObject();
         }
-        return root;
+        o.endArray();
+        o.endObject();
+        o.endObject();
     }
 
     /** The {@code fleet} object of a merged report: when, the stale limit, each target's status, what was read. */
-    static ObjectNode fleet(Fleet fl) {
-        ObjectNode o = F.objectNode();
+    private static void fleet(Fleet fl, JsonOut o) {
+        o.startObject();
         o.put("asOf", fl.asOf().toString());
         o.put("staleAfterSeconds", fl.stale().toSeconds());
         o.put("reportsRead", fl.reportsRead());
         o.put("superseded", fl.superseded());
-        ArrayNode bad = o.putArray("unreadable");
-        fl.unreadable().forEach(bad::add);
-        ArrayNode ts = o.putArray("targets");
+        o.strings("unreadable", fl.unreadable());
+        o.startArray("targets");
         for (Fleet.TargetStatus t : fl.targets()) {
-            ObjectNode to = ts.addObject();
-            to.put("name", t.name());
+            o.startObject();
+            o.put("name", t.name());
             if (t.cluster() != null) {
-                to.put("cluster", t.cluster());
+                o.put("cluster", t.cluster());
             }
             if (t.account() != null) {
-                to.put("account", t.account());
+                o.put("account", t.account());
             }
-            to.put("report", t.origin());
-            to.put("lastScan", t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
-            to.put("ageSeconds", Math.max(0, t.age(fl.asOf()).toSeconds()));
-            to.put("stale", t.isStale());
-            to.put("complete", t.complete());
-            to.put("total", t.total());
-            ObjectNode bySev = to.putObject("bySeverity");
+            o.put("report", t.origin());
+            o.put("lastScan", t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+            o.put("ageSeconds", Math.max(0, t.age(fl.asOf()).toSeconds()));
+            o.put("stale", t.isStale());
+            o.put("complete", t.complete());
+            o.put("total", t.total());
+            o.startObject("bySeverity");
             for (int i = Severity.values().length - 1; i >= 0; i--) {
-                bySev.put(Severity.values()[i].id(), t.bySeverity().getOrDefault(Severity.values()[i], 0));
+                o.put(Severity.values()[i].id(), t.bySeverity().getOrDefault(Severity.values()[i], 0).intValue());
             }
-            ArrayNode gaps = to.putArray("notChecked");
-            t.gaps().forEach(gaps::add);
+            o.endObject();
+            o.strings("notChecked", t.gaps());
+            o.endObject();
         }
-        return o;
+        o.endArray();
+        o.endObject();
     }
 
     /** One finding as in the report's {@code findings} (used by --notify), with "new" when there is a baseline. */
     public static ObjectNode findingNode(Finding f, Report report) {
-        ObjectNode o = finding(f, report);
+        JsonOut.Tree t = new JsonOut.Tree();
+        finding(f, report, t, false);
+        return (ObjectNode) t.root();
+    }
+
+    /**
+     * A finding as listed in {@code findings}: with "new" against a baseline and, with {@code targets}, its targets
+     * in a fleet report.
+     */
+    private static void finding(Finding f, Report report, JsonOut o, boolean targets) {
+        findingMembers(f, report, o.startObject());
         if (report.baseline() != null) {
             o.put("new", report.baseline().isNew(f));
         }
-        return o;
+        if (targets && report.fleet() != null) {
+            o.strings("targets", report.fleet().targetsOf(f));
+        }
+        o.endObject();
     }
 
-    static ObjectNode finding(Finding f, Report report) {
-        ObjectNode o = F.objectNode();
+    /** The members every finding has (listed or suppressed), into the object just opened. */
+    private static void findingMembers(Finding f, Report report, JsonOut o) {
         o.put("ruleId", f.ruleId());
         RuleMetadata meta = report.catalog().rule(f.ruleId()).orElse(null);
         if (meta != null) {
@@ -225,47 +232,51 @@ public final class JsonReporter implements Reporter {
             o.put("source", meta.source().id());
         }
         o.put("severity", f.severity().id());
-        ArrayNode ids = o.putArray("caseIds");
-        f.caseIds().forEach(ids::add);
+        o.strings("caseIds", f.caseIds());
         o.put("object", f.location().display());
         o.put("message", f.message());
         o.put("remediation", f.remediation());
-        o.set("location", location(f.location()));
-        ArrayNode rel = o.putArray("related");
-        f.related().forEach(rel::add);
-        ArrayNode notes = o.putArray("notes");
-        f.notes().forEach(notes::add);
+        o.startObject("location");
+        locationMembers(f.location(), o);
+        o.endObject();
+        o.strings("related", f.related());
+        o.strings("notes", f.notes());
         if (f.key() != null) {
             o.put("key", f.key());
         }
         o.put("fingerprint", f.fingerprint());
         if (f.target() != null) {
-            o.set("target", target(f.target()));
+            o.startObject("target");
+            targetMembers(f.target(), o);
+            o.endObject();
         }
         Evidence ev = report.evidence(f);
         if (ev != null) {
-            o.set("evidence", ev.json());
+            o.name("evidence").node(ev.json());
         }
         if (!f.caseIds().isEmpty()) {
             o.put("helpUri", "https://incidentlib-api.benchlet.com/cases/" + f.caseIds().get(0));
         }
-        return o;
     }
 
     /** {"cluster": ..., "account": ...}, absent fields left out. */
     static ObjectNode target(Target t) {
-        ObjectNode o = F.objectNode();
+        JsonOut.Tree tree = new JsonOut.Tree();
+        targetMembers(t, tree.startObject());
+        tree.endObject();
+        return (ObjectNode) tree.root();
+    }
+
+    private static void targetMembers(Target t, JsonOut o) {
         if (t.cluster() != null) {
             o.put("cluster", t.cluster());
         }
         if (t.account() != null) {
             o.put("account", t.account());
         }
-        return o;
     }
 
-    static ObjectNode location(Location l) {
-        ObjectNode o = F.objectNode();
+    private static void locationMembers(Location l, JsonOut o) {
         if (l.file() != null) {
             o.put("file", l.file());
         }
@@ -273,7 +284,7 @@ public final class JsonReporter implements Reporter {
             o.put("key", l.key());
         }
         if (l.line() != null) {
-            o.put("line", l.line());
+            o.put("line", l.line().intValue());
         }
         if (l.kind() != null) {
             o.put("kind", l.kind());
@@ -290,6 +301,5 @@ public final class JsonReporter implements Reporter {
         if (l.region() != null) {
             o.put("region", l.region());
         }
-        return o;
     }
 }

@@ -23,49 +23,32 @@ public final class JsonText {
     }
 
     public static void writePretty(JsonNode tree, Writer out) {
-        writePretty(tree, out, Map.of());
-    }
-
-    /**
-     * Writes {@code tree}; a top-level field named in {@code streamed} (an empty array in the tree) gets the
-     * iterator's nodes instead, made as they are written.
-     */
-    public static void writePretty(JsonNode tree, Writer out, Map<String, java.util.Iterator<JsonNode>> streamed) {
-        ObjectWriteContext pretty = new ObjectWriteContext.Base() {
-            @Override
-            public PrettyPrinter getPrettyPrinter() {
-                return new DefaultPrettyPrinter();
-            }
-
-            @Override
-            public boolean hasPrettyPrinter() {
-                return true;
-            }
-        };
-        try (JsonGenerator g = JSON.createGenerator(pretty, out)) {
-            if (streamed.isEmpty() || !tree.isObject()) {
-                write(g, tree);
-                return;
-            }
-            g.writeStartObject();
-            for (Map.Entry<String, JsonNode> e : tree.properties()) {
-                g.writeName(e.getKey());
-                java.util.Iterator<JsonNode> items = streamed.get(e.getKey());
-                if (items == null) {
-                    write(g, e.getValue());
-                    continue;
-                }
-                g.writeStartArray();
-                while (items.hasNext()) {
-                    write(g, items.next());
-                }
-                g.writeEndArray();
-            }
-            g.writeEndObject();
+        try (JsonGenerator g = generator(out)) {
+            write(g, tree);
         }
     }
 
-    private static void write(JsonGenerator g, JsonNode n) {
+    /**
+     * A generator writing indented text to {@code out} (left open when the generator is closed), the same text as an
+     * {@code ObjectMapper}'s default pretty printer.
+     */
+    static JsonGenerator generator(Writer out) {
+        return JSON.createGenerator(PRETTY, out);
+    }
+
+    private static final ObjectWriteContext PRETTY = new ObjectWriteContext.Base() {
+        @Override
+        public PrettyPrinter getPrettyPrinter() {
+            return new DefaultPrettyPrinter();
+        }
+
+        @Override
+        public boolean hasPrettyPrinter() {
+            return true;
+        }
+    };
+
+    static void write(JsonGenerator g, JsonNode n) {
         switch (n.getNodeType()) {
             case OBJECT -> {
                 g.writeStartObject();
