@@ -48,12 +48,7 @@ public final class HaproxyFileLoader implements FileLoader {
             }
             Map<String, List<String>> unset = new LinkedHashMap<>();
             for (Section s : c.sections()) {
-                for (Directive d : s.directives()) {
-                    warnIfNotANumber(d, request);
-                    for (String v : d.unresolved()) {
-                        unset.computeIfAbsent(v, k -> new ArrayList<>()).add(d.where());
-                    }
-                }
+                checkDirectives(s, unset, request);
             }
             noteUnsetVariables(c, unset, request, out);
             for (String n : c.notes()) {
@@ -65,6 +60,19 @@ public final class HaproxyFileLoader implements FileLoader {
             }
         }
         out.put(HaproxyConfigs.class, new HaproxyConfigs(configs));
+    }
+
+    /**
+     * A section's directives: numbers that are not numbers, unset variables. A method per section rather than a nested
+     * loop in {@link #load}: called once per section it is compiled early, a loop in a method called once is not.
+     */
+    private static void checkDirectives(Section s, Map<String, List<String>> unset, ScanRequest request) {
+        for (Directive d : s.directives()) {
+            warnIfNotANumber(d, request);
+            for (String v : d.unresolved()) {
+                unset.computeIfAbsent(v, k -> new ArrayList<>()).add(d.where());
+            }
+        }
     }
 
     /**

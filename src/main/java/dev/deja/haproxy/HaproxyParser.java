@@ -89,50 +89,57 @@ public final class HaproxyParser {
             lineNo++;
             int nl = text.indexOf('\n', pos);
             int end = nl < 0 ? len : nl;
-            int next = nl < 0 ? len : nl + 1;
             if (end > pos && text.charAt(end - 1) == '\r') {
                 end--;
             }
-            lexer.lex(text, pos, end, display, lineNo);
-            List<String> words = lexer.words();
-            int comment = lexer.commentStart();
-            if (comment >= 0) {
-                LineLexer.Ignore ig = LineLexer.ignore(text, comment, end, display, lineNo);
-                if (ig != null) {
-                    assembler.ignore(ig);
-                }
-            }
-            int start = pos;
-            pos = next;
-            if (words.isEmpty()) {
-                continue;
-            }
-            String kw = words.get(0);
-            if (!kw.isEmpty() && kw.charAt(0) == '.') {
-                blocks.directive(words, lexer.rawArgs(text, start, end), lexer.unresolved(), display, lineNo);
-                continue;
-            }
-            if (blocks.inactive()) {
-                assembler.skipped();
-                continue;
-            }
-            directiveCount++;
-            if (SECTION_KEYWORDS.contains(kw)) {
-                assembler.open(words, display, lineNo, blocks.condition(), blocks.guard());
-                continue;
-            }
-            List<String> unresolved = lexer.unresolved();
-            Directive d = new Directive(display, lineNo, List.copyOf(words), blocks.condition(),
-                    unresolved.isEmpty() ? List.of() : List.copyOf(unresolved), blocks.guard(), lexer.written());
-            if (!d.unresolved().isEmpty()) {
-                notes.add(d.where() + ": variable" + (d.unresolved().size() > 1 ? "s " : " ")
-                        + String.join(", ", d.unresolved()) + " not set (give --env NAME=VALUE); kept as unknown");
-            }
-            assembler.directive(d);
+            line(display, text, pos, end, lineNo);
+            pos = nl < 0 ? len : nl + 1;
         }
         assembler.endFile();
         blocks.endFile(display);
         missingLf(display, text, lineNo);
+    }
+
+    /**
+     * One line, {@code text[start, end)}. A method of its own, not the loop's body: a short-lived JVM compiles a
+     * method after a few hundred calls, but a loop inside a method called once only after tens of thousands of
+     * turns (on-stack replacement), so a large file's lines were mostly read by the interpreter.
+     */
+    private void line(String display, String text, int start, int end, int lineNo) {
+        lexer.lex(text, start, end, display, lineNo);
+        List<String> words = lexer.words();
+        int comment = lexer.commentStart();
+        if (comment >= 0) {
+            LineLexer.Ignore ig = LineLexer.ignore(text, comment, end, display, lineNo);
+            if (ig != null) {
+                assembler.ignore(ig);
+            }
+        }
+        if (words.isEmpty()) {
+            return;
+        }
+        String kw = words.get(0);
+        if (!kw.isEmpty() && kw.charAt(0) == '.') {
+            blocks.directive(words, lexer.rawArgs(text, start, end), lexer.unresolved(), display, lineNo);
+            return;
+        }
+        if (blocks.inactive()) {
+            assembler.skipped();
+            return;
+        }
+        directiveCount++;
+        if (SECTION_KEYWORDS.contains(kw)) {
+            assembler.open(words, display, lineNo, blocks.condition(), blocks.guard());
+            return;
+        }
+        List<String> unresolved = lexer.unresolved();
+        Directive d = new Directive(display, lineNo, List.copyOf(words), blocks.condition(),
+                unresolved.isEmpty() ? List.of() : List.copyOf(unresolved), blocks.guard(), lexer.written());
+        if (!d.unresolved().isEmpty()) {
+            notes.add(d.where() + ": variable" + (d.unresolved().size() > 1 ? "s " : " ")
+                    + String.join(", ", d.unresolved()) + " not set (give --env NAME=VALUE); kept as unknown");
+        }
+        assembler.directive(d);
     }
 
     /**

@@ -315,16 +315,18 @@ public final class Inputs {
         if (bytes.length > MAX_FILE_BYTES) {
             throw new InputException(display + ": input is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
         }
-        int line = 1;
-        for (byte b : bytes) {
-            if (b == 0) {
-                throw new InputException(display + ":" + line + ": binary file (NUL byte), not a configuration or manifest");
-            }
-            if (b == '\n') {
+        String s = new String(bytes, StandardCharsets.UTF_8);
+        // the String's own search (compiled early, as the JDK uses it everywhere) instead of a loop over the bytes
+        // here, which a short-lived JVM runs interpreted for its first tens of thousands of turns; the line number is
+        // counted only for the message. A NUL byte is a NUL char: UTF-8 encodes nothing else with a 0 byte.
+        int nul = s.indexOf('\0');
+        if (nul >= 0) {
+            int line = 1;
+            for (int i = s.indexOf('\n'); i >= 0 && i < nul; i = s.indexOf('\n', i + 1)) {
                 line++;
             }
+            throw new InputException(display + ":" + line + ": binary file (NUL byte), not a configuration or manifest");
         }
-        String s = new String(bytes, StandardCharsets.UTF_8);
         return s.startsWith("\uFEFF") ? s.substring(1) : s;
     }
 }

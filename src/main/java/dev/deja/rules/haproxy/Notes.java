@@ -70,24 +70,7 @@ final class Notes {
         Map<List<Object>, Finding> out = new LinkedHashMap<>();
         Map<List<Object>, Integer> count = new java.util.HashMap<>();
         for (Finding f : in) {
-            // the location's fields, not the record's generated toString/hashCode: bootstrapping those costs a cold
-            // run tens of milliseconds
-            Location l = f.location();
-            List<Object> key = java.util.Arrays.asList(f.ruleId(), l.file(), l.line(), l.kind(), l.namespace(),
-                    l.name(), l.key(), l.arn(), l.region(), f.message());
-            count.merge(key, 1, Integer::sum);
-            Finding prev = out.get(key);
-            if (prev == null) {
-                out.put(key, f);
-            } else {
-                Set<String> notes = new LinkedHashSet<>(prev.notes());
-                notes.addAll(f.notes());
-                Set<String> related = new LinkedHashSet<>(prev.related());
-                related.addAll(f.related());
-                Finding worst = f.severity().compareTo(prev.severity()) > 0 ? f : prev;
-                out.put(key, new Finding(worst.ruleId(), worst.severity(), worst.caseIds(), worst.message(),
-                        worst.remediation(), worst.location(), List.copyOf(related), List.copyOf(notes), worst.key()));
-            }
+            merge(f, out, count);
         }
         List<Finding> result = new ArrayList<>();
         for (Map.Entry<List<Object>, Finding> e : out.entrySet()) {
@@ -100,6 +83,28 @@ final class Notes {
             result.add(f);
         }
         return result;
+    }
+
+    /** One finding into {@link #dedupe}'s maps (a method, not the loop's body, so that it is compiled early). */
+    private static void merge(Finding f, Map<List<Object>, Finding> out, Map<List<Object>, Integer> count) {
+        // the location's fields, not the record's generated toString/hashCode: bootstrapping those costs a cold
+        // run tens of milliseconds
+        Location l = f.location();
+        List<Object> key = java.util.Arrays.asList(f.ruleId(), l.file(), l.line(), l.kind(), l.namespace(),
+                l.name(), l.key(), l.arn(), l.region(), f.message());
+        count.merge(key, 1, Integer::sum);
+        Finding prev = out.get(key);
+        if (prev == null) {
+            out.put(key, f);
+        } else {
+            Set<String> notes = new LinkedHashSet<>(prev.notes());
+            notes.addAll(f.notes());
+            Set<String> related = new LinkedHashSet<>(prev.related());
+            related.addAll(f.related());
+            Finding worst = f.severity().compareTo(prev.severity()) > 0 ? f : prev;
+            out.put(key, new Finding(worst.ruleId(), worst.severity(), worst.caseIds(), worst.message(),
+                    worst.remediation(), worst.location(), List.copyOf(related), List.copyOf(notes), worst.key()));
+        }
     }
 
     /** The section header; unnamed sections (global, anonymous defaults) are named by their kind. */

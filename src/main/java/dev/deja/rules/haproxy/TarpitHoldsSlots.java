@@ -39,51 +39,61 @@ public final class TarpitHoldsSlots extends HaproxyRule {
         int rps = ctx.settings().getInt("assume-client-rps", 300);
         List<Finding> mine = new ArrayList<>();
         for (Frontends.Frontend f : Frontends.of(c)) {
-            if (f.tarpits().isEmpty()) {
-                continue;
+            Finding x = frontend(f, rps, ctx);
+            if (x != null) {
+                mine.add(x);
             }
-            Directive tarpit = f.tarpits().get(0);
-            long hold = f.tarpitHoldMillis();
-            if (hold == 0) {
-                continue; // both timeouts unset or 0: HAProxy answers at once, nothing is held
-            }
-            Directive holdFrom = f.tarpit().set() && f.tarpit().millis() != 0 ? f.tarpit().directive()
-                    : f.section().kind().equals("frontend") ? null : f.connect().directive();
-            List<String> notes = new ArrayList<>(Notes.of(f, tarpit, holdFrom,
-                    f.maxconn().frontendDirective(), f.maxconn().globalDirective()));
-            String head = f.section().label() + " tarpits requests ('" + tarpit.text() + "' at " + tarpit.where() + "): ";
-            if (hold < 0) {
-                mine.add(ctx.finding(Notes.at(f.section(), tarpit), head + "the tarpit hold time is unknown ("
-                        + f.tarpitHoldSource() + " cannot be read); every tarpitted request holds a connection slot"
-                        + " for that long").severity(Severity.MEDIUM).notes(notes).key(FRONTEND_KEY).build());
-                continue;
-            }
-            long held = (long) Math.ceil(rps * (hold / 1000.0));
-            long slots = f.maxconn().effective();
-            String holdText = "tarpit holds each request " + Times.format(hold) + " (" + f.tarpitHoldSource() + ")";
-            String msg;
-            Severity sev;
-            if (slots < 0) {
-                msg = head + holdText + "; one client at " + rps + " req/s holds " + held
-                        + " slots, against a maxconn " + (f.maxconn().unknown() ? f.maxconn().explain()
-                        : "that is implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)");
-                sev = Severity.MEDIUM;
-            } else {
-                long p = Notes.pct(held, slots);
-                msg = head + holdText + "; one client at " + rps + " req/s holds " + Math.min(held, slots)
-                        + (held > slots ? " (wants " + held + ")" : "") + " of " + slots + " slots (" + p
-                        + "%; maxconn " + f.maxconn().explain() + ")";
-                sev = high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
-            }
-            if (f.tarpits().size() > 1) {
-                notes.add("other tarpit rules in " + f.section().label() + ": "
-                        + f.tarpits().subList(1, f.tarpits().size()).stream().map(Directive::where).toList());
-            }
-            mine.add(ctx.finding(Notes.at(f.section(), tarpit), msg).severity(sev).notes(notes).key(FRONTEND_KEY).build());
         }
         out.addAll(Notes.dedupe(mine, Frontends.of(c)));
         out.addAll(backendTarpits(c, rps, ctx));
         return out;
+    }
+
+    /**
+     * The finding of one frontend's own tarpit, or null. A method rather than the loop's body: called per frontend,
+     * it is compiled after a few hundred; a loop body runs interpreted until tens of thousands of turns.
+     */
+    private static Finding frontend(Frontends.Frontend f, int rps, RuleContext ctx) {
+        if (f.tarpits().isEmpty()) {
+            return null;
+        }
+        Directive tarpit = f.tarpits().get(0);
+        long hold = f.tarpitHoldMillis();
+        if (hold == 0) {
+            return null; // both timeouts unset or 0: HAProxy answers at once, nothing is held
+        }
+        Directive holdFrom = f.tarpit().set() && f.tarpit().millis() != 0 ? f.tarpit().directive()
+                : f.section().kind().equals("frontend") ? null : f.connect().directive();
+        List<String> notes = new ArrayList<>(Notes.of(f, tarpit, holdFrom,
+                f.maxconn().frontendDirective(), f.maxconn().globalDirective()));
+        String head = f.section().label() + " tarpits requests ('" + tarpit.text() + "' at " + tarpit.where() + "): ";
+        if (hold < 0) {
+            return ctx.finding(Notes.at(f.section(), tarpit), head + "the tarpit hold time is unknown ("
+                    + f.tarpitHoldSource() + " cannot be read); every tarpitted request holds a connection slot"
+                    + " for that long").severity(Severity.MEDIUM).notes(notes).key(FRONTEND_KEY).build();
+        }
+        long held = (long) Math.ceil(rps * (hold / 1000.0));
+        long slots = f.maxconn().effective();
+        String holdText = "tarpit holds each request " + Times.format(hold) + " (" + f.tarpitHoldSource() + ")";
+        String msg;
+        Severity sev;
+        if (slots < 0) {
+            msg = head + holdText + "; one client at " + rps + " req/s holds " + held
+                    + " slots, against a maxconn " + (f.maxconn().unknown() ? f.maxconn().explain()
+                    : "that is implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)");
+            sev = Severity.MEDIUM;
+        } else {
+            long p = Notes.pct(held, slots);
+            msg = head + holdText + "; one client at " + rps + " req/s holds " + Math.min(held, slots)
+                    + (held > slots ? " (wants " + held + ")" : "") + " of " + slots + " slots (" + p
+                    + "%; maxconn " + f.maxconn().explain() + ")";
+            sev = high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
+        }
+        if (f.tarpits().size() > 1) {
+            notes.add("other tarpit rules in " + f.section().label() + ": "
+                    + f.tarpits().subList(1, f.tarpits().size()).stream().map(Directive::where).toList());
+        }
+        return ctx.finding(Notes.at(f.section(), tarpit), msg).severity(sev).notes(notes).key(FRONTEND_KEY).build();
     }
 
     /** A frontend (or listen) that sends requests to a backend, and the directive that does it. */
