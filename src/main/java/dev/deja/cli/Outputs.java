@@ -51,7 +51,7 @@ public final class Outputs {
             }
             // written as it is made (a fleet report can be 100s of MB, several times that as one String); the file
             // is opened at the first character, so a report that fails before it leaves the previous file as it was
-            try (LazyFile w = new LazyFile(path)) {
+            try (LazyFile w = new LazyFile(path, dev.deja.source.OpenDeadline.millis(io.env()))) {
                 reporter.write(report.withColor(false), w);
             }
         }
@@ -60,15 +60,19 @@ public final class Outputs {
     /** A UTF-8 file writer that creates (or truncates) the file only when the first character comes, or at close. */
     static final class LazyFile extends java.io.Writer {
         private final Path path;
+        private final long openDeadlineMs;
         private java.io.Writer out;
 
-        LazyFile(Path path) {
+        /** A named pipe given as the file must get its reader within {@code openDeadlineMs} (DEJA_OPEN_DEADLINE). */
+        LazyFile(Path path, long openDeadlineMs) {
             this.path = path;
+            this.openDeadlineMs = openDeadlineMs;
         }
 
         private java.io.Writer out() throws IOException {
             if (out == null) {
-                out = Files.newBufferedWriter(path, java.nio.charset.StandardCharsets.UTF_8);
+                out = new java.io.BufferedWriter(new java.io.OutputStreamWriter(
+                        dev.deja.source.OpenDeadline.create(path, openDeadlineMs), java.nio.charset.StandardCharsets.UTF_8));
             }
             return out;
         }
@@ -112,6 +116,7 @@ public final class Outputs {
     public static Outputs plan(String format, Path file, List<String> extra, Cli.Io io) {
         Outputs o = new Outputs();
         o.io = io;
+        dev.deja.source.OpenDeadline.millis(io.env()); // a malformed DEJA_OPEN_DEADLINE: exit 2 before any work
         try {
             Reporters.forName(format); // unknown format: exit 2 before any work
         } catch (InputException e) {

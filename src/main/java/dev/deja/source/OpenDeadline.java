@@ -46,7 +46,7 @@ public final class OpenDeadline {
         throw new InputException(ENV + "=" + v + ": expected a number of seconds from 1 to 86400");
     }
 
-    /** The open took longer than the deadline: a FIFO nothing writes to (the message names no path: callers do). */
+    /** The open took longer than the deadline: a FIFO with no other end (the message names no path: callers do). */
     public static final class NoWriter extends IOException {
         NoWriter(String message) {
             super(message);
@@ -58,19 +58,44 @@ public final class OpenDeadline {
      * {@code deadlineMs}, else {@link NoWriter}.
      */
     public static InputStream open(Path path, long deadlineMs) throws IOException {
-        BasicFileAttributes a;
-        try {
-            a = Files.readAttributes(path, BasicFileAttributes.class); // follows links: /dev/stdin -> pipe
-        } catch (IOException e) {
-            return Files.newInputStream(path); // fails the same way, with the usual exception
-        }
-        if (!a.isOther()) {
+        if (!special(path)) {
             return Files.newInputStream(path);
         }
-        CompletableFuture<InputStream> opened = new CompletableFuture<>();
+        return within(path, deadlineMs, () -> Files.newInputStream(path),
+                "a named pipe (FIFO) that nothing opened for writing within ");
+    }
+
+    /**
+     * The file open for writing (created or truncated): a named pipe nothing opens for reading is {@link NoWriter}
+     * after {@code deadlineMs} (as {@code deja scan -o fifo} with no reader), anything else at once.
+     */
+    public static java.io.OutputStream create(Path path, long deadlineMs) throws IOException {
+        if (!special(path)) {
+            return Files.newOutputStream(path);
+        }
+        return within(path, deadlineMs, () -> Files.newOutputStream(path),
+                "a named pipe (FIFO) that nothing opened for reading within ");
+    }
+
+    /** Whether the path (links followed) exists and is neither a regular file nor a folder. */
+    private static boolean special(Path path) {
+        try {
+            return Files.readAttributes(path, BasicFileAttributes.class).isOther();
+        } catch (IOException e) {
+            return false; // absent or unreadable: opened as usual, failing the usual way
+        }
+    }
+
+    private interface Opener<T extends java.io.Closeable> {
+        T open() throws IOException;
+    }
+
+    private static <T extends java.io.Closeable> T within(Path path, long deadlineMs, Opener<T> opener, String what)
+            throws IOException {
+        CompletableFuture<T> opened = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
-                opened.complete(Files.newInputStream(path));
+                opened.complete(opener.open());
             } catch (Throwable e) {
                 opened.completeExceptionally(e);
             }
@@ -80,10 +105,9 @@ public final class OpenDeadline {
         try {
             return opened.get(deadlineMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            opened.thenAccept(OpenDeadline::closeQuietly); // should a writer come after all
+            opened.thenAccept(OpenDeadline::closeQuietly); // should the other end come after all
             release(path);
-            throw new NoWriter("a named pipe (FIFO) that nothing opened for writing within " + deadlineMs / 1000
-                    + " s (" + ENV + ")");
+            throw new NoWriter(what + deadlineMs / 1000 + " s (" + ENV + ")");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;
@@ -101,7 +125,7 @@ public final class OpenDeadline {
 
     /**
      * Lets the thread blocked opening a FIFO go: on Linux, opening a FIFO for reading and writing never blocks and
-     * gives the blocked reader its writer; both ends are then closed (nothing is written). Other systems: the daemon
+     * gives the blocked reader its writer (or the blocked writer its reader); both ends are then closed. Other systems: the daemon
      * thread stays blocked until the process ends.
      */
     private static void release(Path path) {
@@ -122,7 +146,7 @@ public final class OpenDeadline {
         return System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux");
     }
 
-    private static void closeQuietly(InputStream in) {
+    private static void closeQuietly(java.io.Closeable in) {
         try {
             in.close();
         } catch (IOException ignored) {

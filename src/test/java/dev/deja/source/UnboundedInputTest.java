@@ -125,6 +125,35 @@ class UnboundedInputTest {
         }
     }
 
+    /** -o naming a FIFO: written when a reader comes; with none, one line after the deadline (1 s here), exit 2. */
+    @Test
+    void aNamedPipeAsOutputNeedsAReader() throws Exception {
+        Path cfg = Files.writeString(tmp.resolve("h.cfg"), CFG);
+        Path fifo = mkfifo(tmp.resolve("report.json"));
+        TestSupport.Run none = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.runWith(
+                new java.io.ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "1"),
+                "scan", "--format", "json", "-o", fifo.toString(), cfg.toString()));
+        assertEquals(2, none.code(), none.err());
+        assertTrue(none.err().contains("deja: json to " + fifo + ": cannot write report: a named pipe (FIFO) that"
+                + " nothing opened for reading within 1 s (DEJA_OPEN_DEADLINE)\n"), none.err());
+
+        java.util.concurrent.CompletableFuture<String> read = new java.util.concurrent.CompletableFuture<>();
+        Thread reader = new Thread(() -> { // cat fifo
+            try (InputStream in = Files.newInputStream(fifo)) {
+                read.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            } catch (Exception e) {
+                read.completeExceptionally(e);
+            }
+        }, "report-reader");
+        reader.setDaemon(true);
+        reader.start();
+        TestSupport.Run r = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.runWith(
+                new java.io.ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "600"),
+                "scan", "--format", "json", "-o", fifo.toString(), cfg.toString()));
+        assertEquals(0, r.code(), r.err());
+        assertEquals(0, TestSupport.json(read.get(1, TimeUnit.MINUTES)).at("/findings").size());
+    }
+
     @Test
     void aMalformedOpenDeadlineIsAUsageError() {
         TestSupport.Run r = TestSupport.runWith(new java.io.ByteArrayInputStream(new byte[0]),
