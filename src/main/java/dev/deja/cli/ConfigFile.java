@@ -76,6 +76,10 @@ public final class ConfigFile {
      * resolved against the file's folder); what {@link #defaults} gives picocli. Only what the file sets.
      */
     private final Map<String, List<String>> options = new LinkedHashMap<>();
+    /** The line of the key that first set each option of {@link #options} (for errors found after parsing). */
+    private final Map<String, Integer> lines = new LinkedHashMap<>();
+    /** The node being read, whose line {@link #put} and {@link #add} record. */
+    private Node at;
     /** Positional paths (sources.paths, sources.haproxy.paths): used when the command line gives none. */
     final List<String> paths = new ArrayList<>();
     final List<String> haproxyConfigMaps = new ArrayList<>();
@@ -131,24 +135,48 @@ public final class ConfigFile {
     private void put(String option, String value) {
         if (value != null) {
             options.put(option, List.of(value));
+            line(option);
         }
     }
 
     private void put(String option, Boolean value) {
         if (value != null) {
             options.put(option, List.of(value.toString()));
+            line(option);
         }
     }
 
     private void put(String option, Path value) {
         if (value != null) {
             options.put(option, List.of(value.toString()));
+            line(option);
         }
     }
 
     /** A list option: {@code values} appended to what an earlier key gave it (context, then contexts). */
     private void add(String option, List<String> values) {
         options.computeIfAbsent(option, k -> new ArrayList<>()).addAll(values);
+        line(option);
+    }
+
+    private void line(String option) {
+        if (at != null) {
+            lines.putIfAbsent(option, at.getStartMark().getLine() + 1);
+        }
+    }
+
+    /**
+     * An error about an option's value found after parsing (a time that is not one, an option only valid with
+     * another): when the option came from this file, not the command line, the same message prefixed with this file's
+     * {@code file:line}, as every other error of the file; {@code e} as it is otherwise.
+     */
+    InputException locate(InputException e, java.util.function.Predicate<String> given) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(--[a-z0-9-]+)").matcher(
+                e.getMessage() == null ? "" : e.getMessage());
+        if (!m.find() || given.test(m.group(1)) || !lines.containsKey(m.group(1))) {
+            return e;
+        }
+        return new InputException(display + ":" + lines.get(m.group(1)) + ": " + e.getMessage(), e);
     }
 
     public static ConfigFile load(Path file, Catalog catalog) {
@@ -217,6 +245,7 @@ public final class ConfigFile {
                 outputs.add(fmt + "=" + (p.equals("-") || dev.deja.report.ReportStore.S3Uri.is(p) ? p
                         : dir.resolve(p).normalize()));
             }
+            c.at = top.get("outputs");
             c.add("--output", outputs);
         }
         String baseline = c.str(top.get("baseline"));
@@ -224,6 +253,7 @@ public final class ConfigFile {
                 : dir.resolve(baseline).normalize().toString());
         Node rcm = top.get("reportConfigMap");
         if (rcm != null) {
+            c.at = rcm;
             String v = c.scalar(rcm);
             if (!v.matches(Outputs.DNS_NAME + "/" + Outputs.DNS_NAME)) {
                 throw c.error(rcm, "reportConfigMap '" + v + "' is not NAMESPACE/NAME");
@@ -251,6 +281,7 @@ public final class ConfigFile {
                 if (!(setNode instanceof MappingNode sm)) {
                     throw error(setNode, "sources.helm.set must be a mapping of KEY: VALUE (as helm --set KEY=VALUE)");
                 }
+                at = setNode;
                 add("--helm-set", sm.getValue().stream()
                         .map(t -> scalar(t.getKeyNode()) + "=" + scalar(t.getValueNode())).toList());
             }
@@ -287,6 +318,7 @@ public final class ConfigFile {
             Map<String, Node> k = map(s.get("cluster"), "sources.cluster", "enabled", "kubeconfig", "context",
                     "contexts", "allContexts", "name", "namespaces", "selector", "annotationSuppressions", "liveMetrics",
                     "liveMetricsTimeout");
+            at = s.get("cluster");
             Boolean enabled = bool(k.get("enabled"));
             put("--cluster", enabled == null ? Boolean.TRUE : enabled);
             put("--kubeconfig", path(k.get("kubeconfig")));
@@ -310,6 +342,7 @@ public final class ConfigFile {
         if (s.containsKey("aws")) {
             Map<String, Node> a = map(s.get("aws"), "sources.aws", "enabled", "profile", "profiles", "roleArns",
                     "externalId", "regions", "endpoint");
+            at = s.get("aws");
             Boolean enabled = bool(a.get("enabled"));
             put("--aws", enabled == null ? Boolean.TRUE : enabled);
             if (a.containsKey("profile")) {
@@ -440,6 +473,7 @@ public final class ConfigFile {
         if (n == null) {
             return out;
         }
+        at = n;
         if (n instanceof ScalarNode) {
             out.add(scalar(n));
             return out;
@@ -464,6 +498,9 @@ public final class ConfigFile {
     }
 
     private String str(Node n) {
+        if (n != null) {
+            at = n;
+        }
         return n == null ? null : scalar(n);
     }
 
@@ -478,6 +515,7 @@ public final class ConfigFile {
         if (n == null) {
             return null;
         }
+        at = n;
         String v = scalar(n);
         if (v.equals("true")) {
             return true;
@@ -489,6 +527,7 @@ public final class ConfigFile {
     }
 
     private int positiveInt(Node n) {
+        at = n;
         String v = scalar(n);
         try {
             int i = Integer.parseInt(v);
@@ -502,6 +541,7 @@ public final class ConfigFile {
     }
 
     private Severity severity(Node n) {
+        at = n;
         try {
             return Severity.parse(scalar(n));
         } catch (IllegalArgumentException e) {
@@ -517,6 +557,9 @@ public final class ConfigFile {
     }
 
     private Path path(Node n) {
+        if (n != null) {
+            at = n;
+        }
         return n == null ? null : dir.resolve(scalar(n)).normalize();
     }
 
@@ -555,6 +598,7 @@ public final class ConfigFile {
         for (Node item : n instanceof ScalarNode ? List.of(n) : seq(n)) {
             out.add(ruleId(item, catalog));
         }
+        at = n;
         return out;
     }
 

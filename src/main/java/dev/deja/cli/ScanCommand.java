@@ -108,22 +108,30 @@ public final class ScanCommand implements Callable<Integer> {
             configFile.applyTo(this, spec.commandLine()); // options not given take the file's values
         }
         ParseResult given = spec.commandLine().getParseResult();
-        Severity min = rules.minSeverity();
-        Severity fail = out.failSeverity();
-        files.check();
-        kube.check();
-        List<Rule> selected = rules.select(catalog);
-        live.check();
-        aws.check();
-        fleet.check();
-        if (paths.isEmpty() && !kube.cluster && !aws.aws && !live.any()) {
-            throw new InputException("nothing to scan: give a file or folder (deja scan haproxy.cfg), '-' for stdin,"
-                    + " --cluster, --aws, --haproxy-runtime or --prometheus");
+        Severity min;
+        Severity fail;
+        List<Rule> selected;
+        try {
+            min = rules.minSeverity();
+            fail = out.failSeverity();
+            files.check();
+            kube.check();
+            selected = rules.select(catalog);
+            live.check();
+            aws.check();
+            fleet.check();
+            if (paths.isEmpty() && !kube.cluster && !aws.aws && !live.any()) {
+                throw new InputException("nothing to scan: give a file or folder (deja scan haproxy.cfg), '-' for"
+                        + " stdin, --cluster, --aws, --haproxy-runtime or --prometheus");
+            }
+            kube.checkApplies(given, out.usesCluster());
+            aws.checkApplies(given, out.usesS3());
+            live.checkApplies(given);
+            files.checkHelmSet();
+        } catch (InputException e) {
+            // a value the config file gave (e.g. liveMetrics: true with enabled: false) names its file:line
+            throw configFile == null ? e : configFile.locate(e, given::hasMatchedOption);
         }
-        kube.checkApplies(given, out.usesCluster());
-        aws.checkApplies(given, out.usesS3());
-        live.checkApplies(given);
-        files.checkHelmSet();
         ScanRequest req = request(selected, configFile);
         if (kube.cluster || aws.aws) {
             dev.deja.source.ListDeadline.millis(io.env()); // a malformed DEJA_LIST_DEADLINE: exit 2 before any work

@@ -281,4 +281,54 @@ class ConfigFileTest {
         assertEquals(2, r.code());
         assertTrue(r.err().contains("config file not found"), r.err());
     }
+
+    /**
+     * A value the file gives that the checks after parsing refuse (an option only valid with another, a time that is
+     * not one) names the file and the key's line, as the file's other errors do; the same value typed on the command
+     * line is named by its option only.
+     */
+    @Test
+    void checksAfterParsingNameTheFileAndLine(@TempDir Path tmp) throws Exception {
+        Path snap = tmp.resolve("snap.json");
+        SnapshotFile.write(new SnapshotBuilder().read("kubernetes", "Deployment in all namespaces", 3).build(), snap);
+        Path cfg = tmp.resolve("deja.yaml");
+        Files.writeString(cfg, """
+                sources:
+                  paths: [snap.json]
+                  cluster:
+                    enabled: false
+                    liveMetrics: true
+                """);
+        TestSupport.Run r = TestSupport.run("scan", "--config", cfg.toString());
+        assertEquals(2, r.code(), r.err());
+        assertEquals("deja: " + cfg + ":5: --live-metrics: only with --cluster (it reads the proxy pods through the"
+                + " API server)", r.err().strip());
+
+        Files.writeString(cfg, """
+                sources:
+                  paths: [snap.json]
+                  cluster:
+                    liveMetrics: true
+                    liveMetricsTimeout: soon
+                """);
+        r = TestSupport.run("scan", "--config", cfg.toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("deja: " + cfg + ":5: --live-metrics-timeout soon: "), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        // typed on the command line, the value is the command line's: no file:line
+        r = TestSupport.run("scan", "--config", cfg.toString(), "--live-metrics-timeout", "later");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("deja: --live-metrics-timeout later: "), r.err());
+
+        Files.writeString(cfg, """
+                sources:
+                  paths: [snap.json]
+                  prometheus:
+                    url: http://127.0.0.1:9/
+                    window: 7x
+                """);
+        r = TestSupport.run("scan", "--config", cfg.toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("deja: " + cfg + ":5: --window '7x': not a PromQL range"), r.err());
+    }
 }
