@@ -7,7 +7,6 @@ import dev.deja.prove.Prover;
 import dev.deja.report.JsonText;
 import java.io.IOException;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -100,7 +99,11 @@ public final class ProveCommand implements Callable<Integer> {
             default -> report.text();
         };
         if (outputFile != null && !outputFile.toString().equals("-")) {
-            Files.writeString(outputFile, out);
+            try {
+                dev.deja.source.OpenDeadline.writeString(outputFile, out, dev.deja.source.OpenDeadline.millis(io.env()));
+            } catch (java.io.IOException e) {
+                throw new InputException("-o " + outputFile + ": cannot write the report: " + e.getMessage());
+            }
         } else {
             io.out().write(out);
             io.out().flush();

@@ -63,7 +63,7 @@ public final class ReportCommand implements Callable<Integer> {
                 if (parent != null) {
                     Files.createDirectories(parent);
                 }
-                Files.writeString(output, html);
+                dev.deja.source.OpenDeadline.writeString(output, html, dev.deja.source.OpenDeadline.millis(io.env()));
             } catch (IOException e) {
                 throw new InputException("-o " + output + ": cannot write the report: " + e.getMessage());
             }

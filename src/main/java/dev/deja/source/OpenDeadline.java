@@ -77,6 +77,13 @@ public final class OpenDeadline {
                 "a named pipe (FIFO) that nothing opened for reading within ");
     }
 
+    /** Writes the text as UTF-8 to the file (created or truncated), through {@link #create}. */
+    public static void writeString(Path path, String text, long deadlineMs) throws IOException {
+        try (java.io.OutputStream out = create(path, deadlineMs)) {
+            out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+    }
+
     /** Whether the path (links followed) exists and is neither a regular file nor a folder. */
     private static boolean special(Path path) {
         try {
