@@ -11,7 +11,9 @@ import picocli.CommandLine.ParseResult;
 
 /** {@code deja scan --aws}: which accounts and regions are read (--profile and --region also serve s3:// outputs). */
 final class AwsOptions {
-    @Option(names = "--aws", description = "Scan AWS load balancers (ELBv2) with the default credential chain")
+    @Option(names = "--aws", negatable = true,
+            description = "Scan AWS load balancers (ELBv2) with the default credential chain"
+                    + " (--no-aws: not even when deja.yaml has an aws section)")
     boolean aws;
 
     @Option(names = "--profile", paramLabel = "NAME", split = "\u0000", splitSynopsisLabel = "",

@@ -429,6 +429,9 @@ public final class ConfigFile {
         } catch (picocli.CommandLine.ParameterException e) {
             throw new InputException(display + ": " + e.getMessage());
         }
+        if (given.hasMatchedOption("--cluster") && !cmd.kube.cluster && !given.hasMatchedOption("--all-contexts")) {
+            cmd.kube.allContexts = false; // --no-cluster: the file's allContexts (which implies --cluster) is unused
+        }
         if (cmd.paths.isEmpty()) {
             cmd.paths.addAll(paths);
         }

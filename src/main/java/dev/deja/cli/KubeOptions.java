@@ -16,7 +16,8 @@ final class KubeOptions {
     /** A namespace name as Kubernetes allows it (RFC 1123 label). */
     private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
-    @Option(names = "--cluster", description = "Scan the live cluster of the current kubeconfig context")
+    @Option(names = "--cluster", negatable = true, description = "Scan the live cluster of the current kubeconfig context"
+            + " (--no-cluster: not even when deja.yaml has a cluster section)")
     boolean cluster;
 
     @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
@@ -26,7 +27,7 @@ final class KubeOptions {
             description = "Kubeconfig context (default: current-context); repeat it to scan several clusters in one run")
     List<String> contexts = new ArrayList<>();
 
-    @Option(names = "--all-contexts",
+    @Option(names = "--all-contexts", negatable = true,
             description = "Scan every context of the (merged) kubeconfig, each as its own cluster (implies --cluster)")
     boolean allContexts;
 
@@ -49,7 +50,7 @@ final class KubeOptions {
             description = "Ignore deja.dev/ignore annotations on objects (anyone who can edit a workload could exempt it)")
     boolean noAnnotationSuppressions;
 
-    @Option(names = "--live-metrics",
+    @Option(names = "--live-metrics", negatable = true,
             description = "With --cluster: also read live figures from the proxy pods through the API server's pod proxy:"
                     + " HAProxy's exporter or stats (sessions against limits) and ingress-nginx controllers' /metrics"
                     + " (active connections against max-worker-connections x worker-processes); needs RBAC list on"

@@ -19,7 +19,9 @@ final class OutputOptions {
             description = "Exit 1 when a finding is at or above this severity; 'none' never fails (default: ${DEFAULT-VALUE})")
     String failOn;
 
-    @Option(names = "--allow-partial", description = "Do not exit 3 when some source or kind could not be read")
+    @Option(names = "--allow-partial", negatable = true,
+            description = "Do not exit 3 when some source or kind could not be read"
+                    + " (--no-allow-partial: exit 3 even when deja.yaml says allowPartial)")
     boolean allowPartial;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",

@@ -331,4 +331,33 @@ class ConfigFileTest {
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().startsWith("deja: " + cfg + ":5: --window '7x': not a PromQL range"), r.err());
     }
+
+    /** A switch the file turns on is turned off by its --no- form on the command line; the file's other values stay. */
+    @Test
+    void noFormsTurnOffTheFilesSwitches(@TempDir Path tmp) throws Exception {
+        Path cfg = tmp.resolve("deja.yaml");
+        Files.writeString(cfg, """
+                sources:
+                  cluster: {liveMetrics: true, allContexts: true}
+                  aws: {regions: [eu-west-2]}
+                allowPartial: true
+                failOn: low
+                """);
+        ScanCommand cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
+                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        CommandLine cl = new CommandLine(cmd);
+        cl.parseArgs("--no-allow-partial", "--no-live-metrics", "--no-all-contexts", "--no-aws");
+        ConfigFile.load(cfg, dev.deja.engine.Catalog.packaged()).applyTo(cmd, cl);
+        assertTrue(!cmd.out.allowPartial && !cmd.kube.liveMetrics && !cmd.kube.allContexts && !cmd.aws.aws);
+        assertTrue(cmd.kube.cluster, "the cluster section still turns the cluster on");
+        assertEquals("low", cmd.out.failOn, "the file's other values stay");
+
+        cl = new CommandLine(cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()),
+                new PrintWriter(new StringWriter()), new ByteArrayInputStream(new byte[0]), Map.of(), false)));
+        cl.parseArgs("--no-cluster", "--allow-partial");
+        ConfigFile.load(cfg, dev.deja.engine.Catalog.packaged()).applyTo(cmd, cl);
+        assertTrue(!cmd.kube.cluster && cmd.out.allowPartial && cmd.aws.aws, "--no-cluster; the file's switches");
+        cmd.kube.check();
+        assertTrue(!cmd.kube.cluster, "the file's allContexts does not turn --no-cluster back on");
+    }
 }

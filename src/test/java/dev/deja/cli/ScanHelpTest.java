@@ -32,7 +32,9 @@ class ScanHelpTest {
         CommandLine scan = new CommandLine(new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()),
                 new PrintWriter(new StringWriter()), new ByteArrayInputStream(new byte[0]), Map.of(), false)));
         for (CommandLine.Model.OptionSpec o : scan.getCommandSpec().options()) {
-            long rows = Pattern.compile("(?m)^ {2}(-\\w, | {4})" + Pattern.quote(o.longestName()) + "(?=[= \\n])").matcher(help)
+            // a negatable switch is listed as --[no-]NAME
+            String name = o.negatable() ? o.longestName().replaceFirst("^--", "--[no-]") : o.longestName();
+            long rows = Pattern.compile("(?m)^ {2}(-\\w, | {4})" + Pattern.quote(name) + "(?=[= \\n])").matcher(help)
                     .results().count();
             assertEquals(1, rows, o.longestName() + " in the option list");
         }
