@@ -127,7 +127,8 @@ public final class LiveMetrics {
                 if (LbConnectionsNearCapacity.capacity(w, inv) == null) {
                     out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: its capacity is"
                             + " not known (the ConfigMap its --configmap names is not in the scan, or its"
-                            + " worker-processes is \"auto\", the default, or max-worker-connections is 0), so"
+                            + " worker-processes is \"auto\", or unset without a CPU limit or on a controller before"
+                            + " v1.10.4/v1.11.2, or max-worker-connections is 0), so"
                             + " lb-connections-near-capacity could not judge its pods; they were not read");
                     continue;
                 }

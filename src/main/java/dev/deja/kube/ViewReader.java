@@ -156,7 +156,7 @@ final class ViewReader {
      * volume mounts and resources are most of a container's size). Read a new field here, add it here.
      */
     static final java.util.Set<String> CONTAINER_FIELDS = java.util.Set.of("name", "image", "command", "args", "ports",
-            "readinessProbe", "livenessProbe", "startupProbe");
+            "readinessProbe", "livenessProbe", "startupProbe", "resources");
 
     /** Fields of a pod spec no view reads, which a live scan's parser skips. */
     static final java.util.Set<String> POD_SPEC_SKIPPED = java.util.Set.of("initContainers", "ephemeralContainers",
@@ -176,7 +176,13 @@ final class ViewReader {
             }
         }
         return new Container(c.text("name"), c.text("image"), c.texts("command"), c.texts("args"), ports,
-                probe(c, "readinessProbe"), probe(c, "livenessProbe"), probe(c, "startupProbe"), c.line());
+                probe(c, "readinessProbe"), probe(c, "livenessProbe"), probe(c, "startupProbe"), c.line(),
+                cpuLimit(c));
+    }
+
+    private static String cpuLimit(Tree c) {
+        Tree cpu = c.path("resources", "limits", "cpu");
+        return cpu == null ? null : cpu.text();
     }
 
     private static Probe probe(Tree c, String key) {

@@ -89,12 +89,17 @@ class LiveMetricsNginxTest {
 
     /** ingress-nginx as its static deploy.yaml declares it (no metrics container port), 2 workers of 1024. */
     static String manifest(String workerProcesses) {
+        return manifest("worker-processes: \"" + workerProcesses + "\"", "{}");
+    }
+
+    /** The same with a ConfigMap entry (or a comment) for worker-processes and the controller's resources. */
+    static String manifest(String workerProcessesLine, String resources) {
         return """
                 apiVersion: v1
                 kind: ConfigMap
                 metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
                 data:
-                  worker-processes: "%s"
+                  %s
                   max-worker-connections: "1024"
                 ---
                 apiVersion: apps/v1
@@ -122,7 +127,8 @@ class LiveMetricsNginxTest {
                             - {name: webhook, containerPort: 8443}
                           readinessProbe:
                             httpGet: {path: /healthz, port: 10254}
-                """.formatted(workerProcesses);
+                          resources: %s
+                """.formatted(workerProcessesLine, resources);
     }
 
     static final List<String> PODS = List.of("ingress-nginx-controller-7c9f5-aaaaa", "ingress-nginx-controller-7c9f5-bbbbb",
@@ -135,12 +141,17 @@ class LiveMetricsNginxTest {
     /** The mock with the controller, its ConfigMap and three running pods; {@code proxy} answers the pod proxy paths. */
     private MockCluster cluster(String workerProcesses, Function<String, MockResponse> proxy, Set<String> seen)
             throws IOException {
+        return clusterOf(manifest(workerProcesses), proxy, seen);
+    }
+
+    private MockCluster clusterOf(String manifest, Function<String, MockResponse> proxy, Set<String> seen)
+            throws IOException {
         MockCluster c = new MockCluster((RecordedRequest r) -> {
             seen.add(r.getPath());
             return r.getPath().contains("/proxy/") ? proxy.apply(r.getPath()) : null;
         });
         Path m = tmp.resolve("ingress-nginx.yaml");
-        Files.writeString(m, manifest(workerProcesses));
+        Files.writeString(m, manifest);
         c.apply(m, null);
         for (String pod : PODS) {
             Pod p = new PodBuilder().withNewMetadata().withName(pod).withNamespace(NS)
@@ -299,6 +310,33 @@ class LiveMetricsNginxTest {
     void aControllerWithWorkerProcessesAutoIsANoteAndItsPodsAreNotAsked() throws IOException {
         Set<String> seen = ConcurrentHashMap.newKeySet();
         try (MockCluster c = cluster("auto", answers(1980, 150, 120), seen)) {
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--live-metrics", "--rules", RULE, "--format", "json");
+            assertEquals(0, r.code(), r.err() + r.out());
+            assertTrue(r.out().contains("--live-metrics: its capacity is not known"), r.out());
+            assertEquals(0, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+        }
+    }
+
+    @Test
+    void unsetWorkerProcessesCountTheControllersCpuLimitRoundedUp() throws IOException {
+        // v1.12.1 counts its cgroup's CPU quota on cgroup v1 and v2: a limit of 1500m is 2 workers of 1024
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        String m = manifest("# worker-processes unset", "{limits: {cpu: 1500m, memory: 512Mi}, requests: {cpu: 500m}}");
+        try (MockCluster c = clusterOf(m, answers(1980, 150, 120), seen)) {
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
+                    "--live-metrics", "--rules", RULE, "--format", "json");
+            assertEquals(1, r.code(), r.err() + r.out());
+            List<String> messages = messages(KubeLiveSourceTest.json(r.out()));
+            assertEquals(1, messages.size(), messages.toString());
+            assertTrue(messages.get(0).contains("96% of 1024 (max-worker-connections) x 2 worker processes"
+                    + " (worker-processes unset: the controller counts the CPUs of its cgroup, here the CPU limit 1500m"
+                    + " rounded up, as v1.12.1 does on cgroup v1 and v2) = 2048 connections"), messages.get(0));
+        }
+        // without a CPU limit it counts the node's CPUs, which deja does not know: a note, no pod asked
+        seen.clear();
+        try (MockCluster c = clusterOf(manifest("# worker-processes unset", "{requests: {cpu: 500m}}"),
+                answers(1980, 150, 120), seen)) {
             TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
                     "--live-metrics", "--rules", RULE, "--format", "json");
             assertEquals(0, r.code(), r.err() + r.out());

@@ -218,8 +218,9 @@ public final class LbConnectionsNearCapacity implements Rule {
 
     /**
      * An ingress-nginx controller's capacity: max-worker-connections (default 16384) x worker-processes of the
-     * ConfigMap its --configmap names, when the scan holds that ConfigMap and worker-processes is a number ("auto",
-     * the default, is the node's CPU count, which deja does not know); null otherwise. Also used by --live-metrics to
+     * ConfigMap its --configmap names, when the scan holds that ConfigMap and worker-processes is a number, or unset
+     * with a CPU limit on a controller that counts it ({@link #cpuLimitWorkers}; "auto" is nginx's count of the node's
+     * CPUs, which deja does not know); null otherwise. Also used by --live-metrics to
      * skip, with a note, pods whose figures could not be judged.
      */
     public static Capacity capacity(Workload w, KubeInventory inv) {
@@ -238,19 +239,45 @@ public final class LbConnectionsNearCapacity implements Rule {
             for (ConfigMap cm : inv.configMapsFor(w.meta(), cmNs, cmName)) {
                 String wp = cm.data().get(ConfigMap.INGRESS_NGINX_WORKER_PROCESSES);
                 String mwc = cm.data().get(ConfigMap.INGRESS_NGINX_MAX_WORKER_CONNECTIONS);
-                Integer workers = positive(wp);
+                Integer workers = wp == null ? cpuLimitWorkers(c) : positive(wp);
                 Integer perWorker = mwc == null ? Integer.valueOf(DEFAULT_WORKER_CONNECTIONS) : positive(mwc);
                 if (workers == null || perWorker == null) {
-                    continue; // "auto" workers, or 0 connections (then max-worker-open-files): not known
+                    continue; // "auto" or unset workers we cannot count, or 0 connections (max-worker-open-files)
                 }
+                String workersText = wp != null ? " worker processes"
+                        : " worker processes (worker-processes unset: the controller counts the CPUs of its cgroup,"
+                                + " here the CPU limit " + c.cpuLimit() + " rounded up, as "
+                                + IngressNginxAdmission.version(c.image()).text() + " does on cgroup v1 and v2)";
                 String text = perWorker + " (max-worker-connections" + (mwc == null ? ", the default" : "")
-                        + ") x " + workers + " worker processes = " + (long) perWorker * workers
+                        + ") x " + workers + workersText + " = " + (long) perWorker * workers
                         + " connections (" + cm.meta().display() + " named by --configmap of "
                         + w.meta().display() + "; worker_connections counts upstream connections too)";
                 return new Capacity((double) perWorker * workers, text, w.meta().location());
             }
         }
         return null;
+    }
+
+    /**
+     * The worker processes of a controller whose ConfigMap leaves worker-processes unset: its default is the
+     * controller's NumCPU (config.go NewDefault), the container's CPU quota over its period rounded up when a limit is
+     * set (internal/runtime/cpu_linux.go), else the node's CPUs, which deja does not know. Before v1.10.4 and v1.11.2
+     * NumCPU read cgroup v1 only and counted the node's CPUs on cgroup v2 (kubernetes/ingress-nginx#9665, fixed by
+     * #11775 and #11778), and deja cannot tell a node's cgroup version: such versions, and an unknown version, are not
+     * counted. Null when not known.
+     */
+    static Integer cpuLimitWorkers(Container c) {
+        Integer cpus = c.cpuLimitRoundedUp();
+        if (cpus == null) {
+            return null;
+        }
+        IngressNginxAdmission.Version v = IngressNginxAdmission.version(c.image());
+        if (!v.known()) {
+            return null;
+        }
+        boolean cgroupV2Aware = v.major() > 1 || v.major() == 1 && (v.minor() > 11 || v.minor() == 11 && v.patch() >= 2
+                || v.minor() == 10 && v.patch() >= 4);
+        return cgroupV2Aware ? cpus : null;
     }
 
     /**
