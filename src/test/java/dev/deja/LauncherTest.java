@@ -50,7 +50,14 @@ class LauncherTest {
 
     /** Runs the launcher; {@code onLine} sees every stderr line as it comes. */
     private Result launch(java.util.function.Consumer<String> onLine) throws Exception {
+        return launch(onLine, java.util.Map.of());
+    }
+
+    private Result launch(java.util.function.Consumer<String> onLine, java.util.Map<String, String> locale)
+            throws Exception {
         ProcessBuilder pb = new ProcessBuilder("sh", repo.resolve("deja").toString(), "--version");
+        pb.environment().keySet().removeIf(k -> k.equals("LANG") || k.startsWith("LC_"));
+        pb.environment().putAll(locale);
         pb.environment().put("PATH", bin + java.io.File.pathSeparator + System.getenv("PATH"));
         pb.environment().put("DEJA_BUILD_PROGRESS_SECONDS", "1");
         pb.environment().put("RELEASE", tmp.resolve("release").toString());
@@ -98,6 +105,20 @@ class LauncherTest {
                 r.err().toString());
         assertTrue(r.err().stream().anyMatch(l -> l.matches("deja: built in \\d+s")), r.err().toString());
         assertTrue(r.out().contains("-jar " + repo.resolve("target/deja.jar") + " --version"), r.out());
+    }
+
+    @Test
+    void theCOrPosixLocaleIsCoercedToCUtf8ForTheJvmOthersAreKept() throws Exception {
+        layout("mkdir -p target && echo jar > target/deja.jar\n");
+        script(bin.resolve("java"), "echo \"LC_ALL=$LC_ALL java $*\"\n");
+        for (java.util.Map<String, String> env : List.of(java.util.Map.of("LC_ALL", "C"), java.util.Map.of("LANG", "POSIX"),
+                java.util.Map.<String, String>of())) {
+            Result r = launch(line -> { }, env);
+            assertEquals(0, r.code(), String.join("\n", r.err()));
+            assertTrue(r.out().contains("LC_ALL=C.UTF-8 java"), env + ": " + r.out());
+        }
+        Result kept = launch(line -> { }, java.util.Map.of("LANG", "de_DE.UTF-8"));
+        assertTrue(kept.out().contains("LC_ALL= java"), kept.out());
     }
 
     @Test

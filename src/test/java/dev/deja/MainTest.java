@@ -40,6 +40,21 @@ class MainTest {
     }
 
     @Test
+    void aFileNameTheLocaleCannotReadIsOneLineAndExit2() throws Exception {
+        // under LC_ALL=C, Java 17 reads file names as ASCII: "dé.cfg" cannot become a path (was exit 4, a raw
+        // InvalidPathException)
+        ProcessBuilder pb = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-cp", System.getProperty("java.class.path"), Main.class.getName(), "scan", "dé.cfg");
+        pb.environment().keySet().removeIf(k -> k.equals("LANG") || k.startsWith("LC_"));
+        pb.environment().put("LC_ALL", "C");
+        Process p = pb.redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertEquals(2, p.waitFor(), out);
+        assertEquals(1, out.strip().lines().count(), out);
+        assertTrue(out.contains("a file name the JVM cannot read in the locale's character set"), out);
+    }
+
+    @Test
     void theHttpClientsSelectorThreadIsStoppedBeforeExit() throws Exception {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", x -> {

@@ -150,6 +150,14 @@ public final class Cli {
             if (outOfMemory(ex)) { // thrown on a worker thread and wrapped on its way here
                 return outOfMemory(err);
             }
+            if (ex instanceof java.nio.file.InvalidPathException bad) {
+                // a file name this JVM cannot turn into a path: under LC_ALL=C (or POSIX) Java 17 reads names as
+                // ASCII, so "dé.cfg" given or found in a folder is not a path it can open
+                err.println("deja: " + bad.getInput() + ": a file name the JVM cannot read in the locale's character set "
+                        + System.getProperty("sun.jnu.encoding", "?") + " (run with a UTF-8 locale, e.g. LC_ALL=C.UTF-8;"
+                        + " the ./deja launcher does so when the locale is C or POSIX)");
+                return ExitCodes.USAGE;
+            }
             if (ex instanceof CatalogException) {
                 err.println("deja: internal error: " + ex.getMessage());
                 return ExitCodes.INTERNAL;
