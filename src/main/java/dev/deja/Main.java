@@ -1,6 +1,8 @@
 package dev.deja;
 
 import dev.deja.cli.Cli;
+import dev.deja.cli.VersionProvider;
+import dev.deja.cli.WarmUp;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,7 +14,7 @@ public final class Main {
     public static void main(String[] args) {
         if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
             // the answer needs nothing of the command-line machinery: answer at JVM start-up speed
-            for (String line : new dev.deja.cli.VersionProvider().getVersion()) {
+            for (String line : new VersionProvider().getVersion()) {
                 System.out.println(line);
             }
             return;
@@ -37,7 +39,7 @@ public final class Main {
     /** A live cluster scan: what it needs first is loaded on the second core while picocli parses the arguments. */
     private static void warmUp() {
         try {
-            dev.deja.cli.WarmUp.liveCluster();
+            WarmUp.liveCluster();
         } catch (RuntimeException | LinkageError e) {
             // only a head start: the scan itself reports whatever is really wrong
         }

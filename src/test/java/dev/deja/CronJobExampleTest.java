@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /** examples/kubernetes/cronjob: parses, the kustomization is complete, and the security settings hold. */
 class CronJobExampleTest {
@@ -183,10 +185,10 @@ class CronJobExampleTest {
         assertFalse(irsa.contains("needs only read access to ELBv2"), "EC2 describe calls are needed too");
         String policy = Files.readString(Path.of("examples/aws/iam-policy.json"));
         List<String> allowed = new ArrayList<>();
-        tools.jackson.databind.JsonNode doc = tools.jackson.databind.json.JsonMapper.builder().build().readTree(policy);
-        for (tools.jackson.databind.JsonNode st : doc.path("Statement")) {
+        JsonNode doc = JsonMapper.builder().build().readTree(policy);
+        for (JsonNode st : doc.path("Statement")) {
             assertEquals("Allow", st.path("Effect").asString());
-            tools.jackson.databind.JsonNode a = st.path("Action");
+            JsonNode a = st.path("Action");
             if (a.isArray()) {
                 a.forEach(x -> allowed.add(x.asString()));
             } else {

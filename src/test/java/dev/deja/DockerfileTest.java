@@ -5,16 +5,25 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -160,9 +169,9 @@ class DockerfileTest {
 
     /** The ENTRYPOINT run by a real /bin/sh with a stand-in java: DEJA_JAVA_OPTS is split into options, args pass. */
     @Test
-    void entrypointAddsDejaJavaOptsAndPassesTheArguments(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+    void entrypointAddsDejaJavaOptsAndPassesTheArguments(@TempDir Path tmp) throws Exception {
         Path sh = Path.of("/bin/sh");
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(sh), "no /bin/sh");
+        Assumptions.assumeTrue(Files.isExecutable(sh), "no /bin/sh");
         Instr entry = stages.get(stages.size() - 1).body().stream().filter(i -> i.op().equals("ENTRYPOINT"))
                 .reduce((a, b) -> b).orElseThrow();
         List<String> cmd = new ArrayList<>();
@@ -180,7 +189,7 @@ class DockerfileTest {
                 pb.environment().put("DEJA_JAVA_OPTS", opts);
             }
             Process p = pb.start();
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(0, p.waitFor(), out);
             List<String> got = out.lines().toList();
             assertEquals(List.of("[-jar]", "[/opt/deja/deja.jar]", "[scan]", "[--config]", "[/etc/deja/deja.yaml]",
@@ -235,33 +244,33 @@ class DockerfileTest {
      * archives no classes from folders).
      */
     @Test
-    void theDockerfilesAppCdsOptionsWorkOnAJdk17(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+    void theDockerfilesAppCdsOptionsWorkOnAJdk17(@TempDir Path tmp) throws Exception {
         Stage run = stages.get(stages.size() - 1);
         List<String> train = trainingCommand(run);
         List<String> entry = entrypointJava(run);
         String archiveInImage = option(train, "-XX:ArchiveClassesAtExit=");
         String jarInImage = entry.get(entry.indexOf("-jar") + 1);
         Path jar = tmp.resolve("deja-classes.jar");
-        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar));
-                java.util.stream.Stream<Path> s = Files.walk(Path.of("target/classes"))) {
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
+                Stream<Path> s = Files.walk(Path.of("target/classes"))) {
             for (Path p : (Iterable<Path>) s.filter(Files::isRegularFile).sorted()::iterator) {
-                out.putNextEntry(new java.util.jar.JarEntry(Path.of("target/classes").relativize(p).toString().replace('\\', '/')));
+                out.putNextEntry(new JarEntry(Path.of("target/classes").relativize(p).toString().replace('\\', '/')));
                 Files.copy(p, out);
                 out.closeEntry();
             }
         }
         List<String> cp = new ArrayList<>(List.of(jar.toString()));
-        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+        for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
             if (e.endsWith(".jar") && !e.contains("surefire") && !e.contains("junit") && !e.contains("opentest4j")) {
                 cp.add(e);
             }
         }
-        String classPath = String.join(java.io.File.pathSeparator, cp);
+        String classPath = String.join(File.pathSeparator, cp);
         String archive = tmp.resolve("deja.jsa").toString();
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 
         List<String> dump = new ArrayList<>();
-        java.util.Map<String, String> env = new java.util.HashMap<>();
+        Map<String, String> env = new HashMap<>();
         for (String t : train.subList(0, train.indexOf("java"))) {
             env.put(t.substring(0, t.indexOf('=')), t.substring(t.indexOf('=') + 1));
         }
@@ -284,7 +293,7 @@ class DockerfileTest {
         }
         use.addAll(List.of("-cp", classPath, "dev.deja.Main", "--version"));
         Process p = new ProcessBuilder(use).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.waitFor(), "the ENTRYPOINT's JVM uses the archive (-Xshare:on): " + out);
         assertTrue(out.startsWith("deja "), out);
     }

@@ -4,15 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,16 +53,16 @@ class LauncherTest {
     }
 
     /** Runs the launcher; {@code onLine} sees every stderr line as it comes. */
-    private Result launch(java.util.function.Consumer<String> onLine) throws Exception {
-        return launch(onLine, java.util.Map.of());
+    private Result launch(Consumer<String> onLine) throws Exception {
+        return launch(onLine, Map.of());
     }
 
-    private Result launch(java.util.function.Consumer<String> onLine, java.util.Map<String, String> locale)
+    private Result launch(Consumer<String> onLine, Map<String, String> locale)
             throws Exception {
         ProcessBuilder pb = new ProcessBuilder("sh", repo.resolve("deja").toString(), "--version");
         pb.environment().keySet().removeIf(k -> k.equals("LANG") || k.startsWith("LC_"));
         pb.environment().putAll(locale);
-        pb.environment().put("PATH", bin + java.io.File.pathSeparator + System.getenv("PATH"));
+        pb.environment().put("PATH", bin + File.pathSeparator + System.getenv("PATH"));
         pb.environment().put("DEJA_BUILD_PROGRESS_SECONDS", "1");
         pb.environment().put("RELEASE", tmp.resolve("release").toString());
         Process p = pb.start();
@@ -95,7 +99,7 @@ class LauncherTest {
                 try {
                     Files.writeString(tmp.resolve("release"), "go");
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             }
         });
@@ -111,13 +115,13 @@ class LauncherTest {
     void theCOrPosixLocaleIsCoercedToCUtf8ForTheJvmOthersAreKept() throws Exception {
         layout("mkdir -p target && echo jar > target/deja.jar\n");
         script(bin.resolve("java"), "echo \"LC_ALL=$LC_ALL java $*\"\n");
-        for (java.util.Map<String, String> env : List.of(java.util.Map.of("LC_ALL", "C"), java.util.Map.of("LANG", "POSIX"),
-                java.util.Map.<String, String>of())) {
+        for (Map<String, String> env : List.of(Map.of("LC_ALL", "C"), Map.of("LANG", "POSIX"),
+                Map.<String, String>of())) {
             Result r = launch(line -> { }, env);
             assertEquals(0, r.code(), String.join("\n", r.err()));
             assertTrue(r.out().contains("LC_ALL=C.UTF-8 java"), env + ": " + r.out());
         }
-        Result kept = launch(line -> { }, java.util.Map.of("LANG", "de_DE.UTF-8"));
+        Result kept = launch(line -> { }, Map.of("LANG", "de_DE.UTF-8"));
         assertTrue(kept.out().contains("LC_ALL= java"), kept.out());
     }
 

@@ -11,7 +11,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class MainTest {
     static boolean selectorAlive() {
@@ -21,17 +24,17 @@ class MainTest {
 
     /** The warm-up of a cluster scan must not freeze the libraries' logging before --verbose turns it on. */
     @Test
-    void verboseClusterScanShowsLibraryWarnings(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+    void verboseClusterScanShowsLibraryWarnings(@TempDir Path dir)
             throws Exception {
-        java.nio.file.Path plugin = dir.resolve("broken-plugin");
-        java.nio.file.Files.writeString(plugin, "#!/bin/sh\necho 'not an ExecCredential'\nexit 1\n");
+        Path plugin = dir.resolve("broken-plugin");
+        Files.writeString(plugin, "#!/bin/sh\necho 'not an ExecCredential'\nexit 1\n");
         plugin.toFile().setExecutable(true);
-        java.nio.file.Path kc = dir.resolve("kubeconfig");
-        java.nio.file.Files.writeString(kc, "apiVersion: v1\nkind: Config\nclusters: [{name: t, cluster: {server: "
+        Path kc = dir.resolve("kubeconfig");
+        Files.writeString(kc, "apiVersion: v1\nkind: Config\nclusters: [{name: t, cluster: {server: "
                 + "\"http://127.0.0.1:9\"}}]\nusers: [{name: t, user: {exec: {apiVersion: "
                 + "client.authentication.k8s.io/v1beta1, command: " + plugin + "}}}]\n"
                 + "contexts: [{name: t, context: {cluster: t, user: t}}]\ncurrent-context: t\n");
-        Process p = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "scan", "--cluster",
                 "--kubeconfig", kc.toString(), "--verbose").redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
@@ -43,7 +46,7 @@ class MainTest {
     void aFileNameTheLocaleCannotReadIsOneLineAndExit2() throws Exception {
         // under LC_ALL=C, Java 17 reads file names as ASCII: "dé.cfg" cannot become a path (was exit 4, a raw
         // InvalidPathException)
-        ProcessBuilder pb = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-cp", System.getProperty("java.class.path"), Main.class.getName(), "scan", "dé.cfg");
         pb.environment().keySet().removeIf(k -> k.equals("LANG") || k.startsWith("LC_"));
         pb.environment().put("LC_ALL", "C");

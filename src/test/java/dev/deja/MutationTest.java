@@ -2,19 +2,30 @@ package dev.deja;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Issue 17: mutants of real inputs (the HAProxy configs and Kubernetes manifests of ../shared/corpus, and snapshots
@@ -100,7 +111,7 @@ class MutationTest {
                 bad.add("mutant " + tried + " of " + seed + " (ops " + how + "): exit " + r.code() + ": "
                         + r.err().lines().limit(3).toList());
                 Files.copy(keep, Path.of("target").resolve("mutant-" + tried + name.substring(name.lastIndexOf('.'))),
-                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                        StandardCopyOption.REPLACE_EXISTING);
             }
             Files.delete(f);
         }
@@ -147,7 +158,7 @@ class MutationTest {
             }
             case 5 -> { // replace a number with an extreme one
                 String s = new String(in, StandardCharsets.ISO_8859_1);
-                java.util.regex.Matcher mt = java.util.regex.Pattern.compile("\\d+").matcher(s);
+                Matcher mt = Pattern.compile("\\d+").matcher(s);
                 List<int[]> spans = new ArrayList<>();
                 while (mt.find()) {
                     spans.add(new int[] {mt.start(), mt.end()});
@@ -171,20 +182,20 @@ class MutationTest {
         return join(lines);
     }
 
-    static final tools.jackson.databind.json.JsonMapper JSON = tools.jackson.databind.json.JsonMapper.builder().build();
+    static final JsonMapper JSON = JsonMapper.builder().build();
 
     /** A structural edit of valid JSON: a member removed, nulled, given another type or an extreme number. */
     static byte[] mutateJson(byte[] in, Random rnd) {
-        tools.jackson.databind.JsonNode root;
+        JsonNode root;
         try {
             root = JSON.readTree(in);
         } catch (RuntimeException e) {
             return in;
         }
-        List<tools.jackson.databind.JsonNode> containers = new ArrayList<>();
-        java.util.ArrayDeque<tools.jackson.databind.JsonNode> todo = new java.util.ArrayDeque<>(List.of(root));
+        List<JsonNode> containers = new ArrayList<>();
+        ArrayDeque<JsonNode> todo = new ArrayDeque<>(List.of(root));
         while (!todo.isEmpty()) {
-            tools.jackson.databind.JsonNode n = todo.pop();
+            JsonNode n = todo.pop();
             if (n.isContainer() && n.size() > 0) {
                 containers.add(n);
                 n.values().forEach(todo::push);
@@ -193,13 +204,13 @@ class MutationTest {
         if (containers.isEmpty()) {
             return in;
         }
-        tools.jackson.databind.JsonNode c = containers.get(rnd.nextInt(containers.size()));
-        tools.jackson.databind.node.JsonNodeFactory f = tools.jackson.databind.node.JsonNodeFactory.instance;
-        tools.jackson.databind.JsonNode[] values = {f.nullNode(), f.textNode(""), f.textNode("x\u001b[2J"),
-            f.numberNode(-1), f.numberNode(2147483648L), f.numberNode(new java.math.BigDecimal("1e400")),
+        JsonNode c = containers.get(rnd.nextInt(containers.size()));
+        JsonNodeFactory f = JsonNodeFactory.instance;
+        JsonNode[] values = {f.nullNode(), f.textNode(""), f.textNode("x\u001b[2J"),
+            f.numberNode(-1), f.numberNode(2147483648L), f.numberNode(new BigDecimal("1e400")),
             f.booleanNode(true), f.objectNode(), f.arrayNode(), f.numberNode(0)};
-        tools.jackson.databind.JsonNode v = values[rnd.nextInt(values.length)];
-        if (c instanceof tools.jackson.databind.node.ObjectNode o) {
+        JsonNode v = values[rnd.nextInt(values.length)];
+        if (c instanceof ObjectNode o) {
             List<String> names = new ArrayList<>(o.propertyNames());
             String name = names.get(rnd.nextInt(names.size()));
             if (rnd.nextInt(3) == 0) {
@@ -207,7 +218,7 @@ class MutationTest {
             } else {
                 o.set(name, v);
             }
-        } else if (c instanceof tools.jackson.databind.node.ArrayNode a) {
+        } else if (c instanceof ArrayNode a) {
             int i = rnd.nextInt(a.size());
             if (rnd.nextInt(3) == 0) {
                 a.remove(i);
@@ -235,7 +246,7 @@ class MutationTest {
     }
 
     static byte[] join(List<byte[]> lines) {
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
         for (byte[] l : lines) {
             b.writeBytes(l);
             b.write('\n');

@@ -1,13 +1,20 @@
 package dev.deja;
 
 import dev.deja.cli.Cli;
+import dev.deja.engine.Catalog;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -32,14 +39,14 @@ public final class TestSupport {
      * format runs the rules it is about, so that a new rule elsewhere never changes what it sees.
      */
     public static String rulesOf(String... caseIds) {
-        java.util.List<String> ids = new java.util.ArrayList<>();
+        List<String> ids = new ArrayList<>();
         for (String c : caseIds) {
-            dev.deja.engine.Catalog.packaged().rulesForCase(c).forEach(r -> ids.add(r.id()));
+            Catalog.packaged().rulesForCase(c).forEach(r -> ids.add(r.id()));
         }
         if (ids.isEmpty()) {
-            throw new AssertionError("no rule links " + java.util.Arrays.toString(caseIds));
+            throw new AssertionError("no rule links " + Arrays.toString(caseIds));
         }
-        return String.join(",", new java.util.TreeSet<>(ids));
+        return String.join(",", new TreeSet<>(ids));
     }
 
     /** Parses JSON text (a report, a snapshot): tests read fields, never slice the text. */
@@ -71,11 +78,11 @@ public final class TestSupport {
         Process mk;
         try {
             mk = new ProcessBuilder("mkfifo", p.toString()).inheritIO().start();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             Assumptions.abort("mkfifo is not available: " + e.getMessage());
             return p;
         }
-        Assumptions.assumeTrue(mk.waitFor(1, java.util.concurrent.TimeUnit.MINUTES) && mk.exitValue() == 0, "mkfifo failed");
+        Assumptions.assumeTrue(mk.waitFor(1, TimeUnit.MINUTES) && mk.exitValue() == 0, "mkfifo failed");
         return p;
     }
 }

@@ -2,8 +2,10 @@ package dev.deja.aws;
 
 import dev.deja.aws.model.AwsInventory;
 import dev.deja.aws.model.AwsInventoryBuilder;
+import dev.deja.engine.Coverage;
 import dev.deja.engine.InputException;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.source.ListDeadline;
 import dev.deja.source.LiveSource;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.SourceUnavailableException;
@@ -23,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
@@ -30,8 +33,8 @@ import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.profiles.ProfileFile;
@@ -136,7 +139,7 @@ public final class AwsLiveSource implements LiveSource {
                         // one entry for the region: its calls' own entries would say the same thing again
                         unreachable++;
                         unreachableWhy.add(u.getMessage());
-                        out.notRead("aws", "region " + regions.get(i), dev.deja.engine.Coverage.Status.FAILED,
+                        out.notRead("aws", "region " + regions.get(i), Coverage.Status.FAILED,
                                 u.getMessage());
                     } else if (e.getCause() instanceof RegionScan.AuthRejected a) {
                         throw new SourceUnavailableException("aws", a.getMessage());
@@ -184,7 +187,7 @@ public final class AwsLiveSource implements LiveSource {
         try (ElasticLoadBalancingV2Client elb = elbB.build(); ec2) {
             long start = System.nanoTime();
             RegionScan scan = new RegionScan(region, elb, ec2, pool, out);
-            scan.listDeadlineMs = dev.deja.source.ListDeadline.millis(req.processEnv);
+            scan.listDeadlineMs = ListDeadline.millis(req.processEnv);
             AwsInventory inv = scan.run();
             if (req.verbose) {
                 req.err.printf("deja: aws: %s: %d API calls in %d ms%n", region, scan.calls(),
@@ -197,11 +200,11 @@ public final class AwsLiveSource implements LiveSource {
     }
 
     /** A client built on first use and closed with the region. */
-    static final class Lazy<T extends AutoCloseable> implements java.util.function.Supplier<T>, AutoCloseable {
-        private final java.util.function.Supplier<T> factory;
+    static final class Lazy<T extends AutoCloseable> implements Supplier<T>, AutoCloseable {
+        private final Supplier<T> factory;
         private T value;
 
-        Lazy(java.util.function.Supplier<T> factory) {
+        Lazy(Supplier<T> factory) {
             this.factory = factory;
         }
 

@@ -12,6 +12,7 @@ import dev.deja.source.SnapshotCodec;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -205,7 +206,7 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
             }
             for (JsonNode e : a) {
                 if (!e.isObject() && !e.isString()) {
-                    throw bad(at + "." + key, "holds " + e.getNodeType().name().toLowerCase(java.util.Locale.ROOT)
+                    throw bad(at + "." + key, "holds " + e.getNodeType().name().toLowerCase(Locale.ROOT)
                             + " values");
                 }
             }

@@ -5,13 +5,18 @@ import dev.deja.aws.model.LoadBalancerView;
 import dev.deja.aws.model.TargetGroupView;
 import dev.deja.aws.model.TargetView;
 import dev.deja.engine.Coverage;
+import dev.deja.engine.Futures;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.source.ListDeadline;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -21,7 +26,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import javax.xml.stream.XMLStreamException;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -38,7 +45,6 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.model.Availability
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.DescribeLoadBalancersResponse;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.DescribeTargetGroupsResponse;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancer;
-import dev.deja.source.ListDeadline;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancerAttribute;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.Tag;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.TagDescription;
@@ -186,8 +192,8 @@ final class RegionScan {
     /** An answer that could not be parsed (malformed XML), as opposed to no answer at all. */
     static boolean malformed(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            String m = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
-            if (t instanceof javax.xml.stream.XMLStreamException || m.contains("unmarshall") || m.contains("unable to parse")) {
+            String m = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
+            if (t instanceof XMLStreamException || m.contains("unmarshall") || m.contains("unable to parse")) {
                 return true;
             }
         }
@@ -334,10 +340,10 @@ final class RegionScan {
      * next page is asked for, and stopping is simply not asking.
      */
     private <R, T> Result<List<T>> paged(String api, List<String> objects, Supplier<SdkIterable<R>> paginator,
-                                         java.util.function.Function<R, List<T>> items,
-                                         java.util.function.Function<R, String> nextMarker) {
+                                         Function<R, List<T>> items,
+                                         Function<R, String> nextMarker) {
         List<T> all = new ArrayList<>();
-        Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         long deadline = System.nanoTime() + listDeadlineMs * 1_000_000L;
         Iterator<R> pages = paginator.get().iterator();
         int read = 0;
@@ -514,7 +520,7 @@ final class RegionScan {
             return;
         }
         List<String> names = new ArrayList<>(new LinkedHashSet<>(objects));
-        java.util.Collections.sort(names);
+        Collections.sort(names);
         String what = NOT_CHECKED.getOrDefault(api, "not checked:");
         String list = names.size() <= 5 ? String.join(", ", names)
                 : String.join(", ", names.subList(0, 5)) + " and " + (names.size() - 5) + " more";
@@ -537,7 +543,7 @@ final class RegionScan {
         try {
             return f.get();
         } catch (ExecutionException e) {
-            throw dev.deja.engine.Futures.rethrow(e);
+            throw Futures.rethrow(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);

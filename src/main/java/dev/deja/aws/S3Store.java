@@ -1,22 +1,27 @@
 package dev.deja.aws;
 
+import dev.deja.engine.InputException;
 import dev.deja.report.ReportStore;
+import dev.deja.source.ListDeadline;
 import dev.deja.source.SourceUnavailableException;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.profiles.ProfileFile;
 import software.amazon.awssdk.regions.Region;
@@ -42,17 +47,17 @@ public final class S3Store implements ReportStore {
             System.setProperty("org.slf4j.simpleLogger.log.software.amazon.awssdk", "off");
         }
         Map<String, String> env = o.env();
-        listDeadlineMs = dev.deja.source.ListDeadline.millis(env);
+        listDeadlineMs = ListDeadline.millis(env);
         URI endpoint = o.endpoint() == null ? null : AwsLiveSource.endpoint(o.endpoint()); // validated by the caller
         ProfileFile profiles;
         try {
             profiles = AwsLiveSource.profileFile(env);
         } catch (SourceUnavailableException e) {
-            throw new dev.deja.engine.InputException(e.getMessage());
+            throw new InputException(e.getMessage());
         }
         String profile = o.profile() != null ? o.profile() : AwsLiveSource.nonBlank(env.get("AWS_PROFILE")).orElse(null);
         if (o.profile() != null && profiles.profile(o.profile()).isEmpty()) {
-            throw new dev.deja.engine.InputException("--profile " + o.profile() + ": no such AWS profile");
+            throw new InputException("--profile " + o.profile() + ": no such AWS profile");
         }
         String region = Optional.ofNullable(o.region())
                 .or(() -> AwsLiveSource.nonBlank(env.get("AWS_REGION")))
@@ -92,7 +97,7 @@ public final class S3Store implements ReportStore {
     }
 
     @Override
-    public void put(String bucket, String key, java.nio.file.Path file, String contentType) throws IOException {
+    public void put(String bucket, String key, Path file, String contentType) throws IOException {
         try {
             s3.putObject(r -> r.bucket(bucket).key(key).contentType(contentType), RequestBody.fromFile(file));
         } catch (SdkException e) {
@@ -113,7 +118,7 @@ public final class S3Store implements ReportStore {
     @Override
     public List<Item> list(String bucket, String prefix) throws IOException {
         List<Item> out = new ArrayList<>();
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         long deadline = System.nanoTime() + listDeadlineMs * 1_000_000L;
         int read = 0;
         try {
@@ -137,7 +142,7 @@ public final class S3Store implements ReportStore {
                 }
                 if (System.nanoTime() - deadline > 0) {
                     throw new IOException("the list did not end within " + listDeadlineMs / 1000 + " s ("
-                            + dev.deja.source.ListDeadline.ENV + ", " + read + " pages read)");
+                            + ListDeadline.ENV + ", " + read + " pages read)");
                 }
             }
         } catch (SdkException e) {

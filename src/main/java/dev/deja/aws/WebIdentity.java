@@ -1,5 +1,6 @@
 package dev.deja.aws;
 
+import dev.deja.source.Inputs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -44,7 +45,7 @@ final class WebIdentity {
 
     private static String read(Path tokenFile) {
         try {
-            return dev.deja.source.Inputs.readText(tokenFile).strip();
+            return Inputs.readText(tokenFile).strip();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the web identity token " + tokenFile + ": " + e.getMessage(), e);
         }

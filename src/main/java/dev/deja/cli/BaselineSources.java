@@ -3,8 +3,10 @@ package dev.deja.cli;
 import dev.deja.engine.InputException;
 import dev.deja.report.Baseline;
 import dev.deja.report.BaselineSource;
+import dev.deja.source.Inputs;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -49,7 +51,7 @@ public final class BaselineSources {
     }
 
     /** Reads the baseline; a missing one is absent (with a warning), a malformed one is an input error. */
-    public static Baseline load(BaselineSource source, java.io.PrintWriter err) {
+    public static Baseline load(BaselineSource source, PrintWriter err) {
         Optional<String> text;
         try {
             text = source.read();
@@ -72,7 +74,7 @@ public final class BaselineSources {
         @Override
         public Optional<String> read() throws IOException {
             try {
-                return Optional.of(dev.deja.source.Inputs.readText(file));
+                return Optional.of(Inputs.readText(file));
             } catch (NoSuchFileException e) {
                 return Optional.empty();
             }

@@ -2,12 +2,19 @@ package dev.deja.cli;
 
 import dev.deja.engine.CaseInfo;
 import dev.deja.engine.Catalog;
+import dev.deja.engine.InputException;
+import dev.deja.report.JsonText;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /** {@code deja cases}: the incident cases behind the rules. */
 @Command(name = "cases", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -16,7 +23,7 @@ public final class CasesCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @picocli.CommandLine.Option(names = "--format", defaultValue = "text", paramLabel = "text|json",
+    @CommandLine.Option(names = "--format", defaultValue = "text", paramLabel = "text|json",
             description = "Output format (default: ${DEFAULT-VALUE}); json: an array, like 'deja rules --format json'")
     String format;
 
@@ -26,25 +33,25 @@ public final class CasesCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         String f = format.toLowerCase(Locale.ROOT);
         if (f.equals("json")) {
-            tools.jackson.databind.node.ArrayNode arr = tools.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+            ArrayNode arr = JsonNodeFactory.instance.arrayNode();
             for (CaseInfo c : catalog.cases()) {
-                tools.jackson.databind.node.ObjectNode o = arr.addObject();
+                ObjectNode o = arr.addObject();
                 o.put("id", c.id());
                 o.put("title", c.title());
                 o.put("organisation", c.organisation());
                 o.put("date", c.date());
                 o.put("summary", c.oneLine());
-                tools.jackson.databind.node.ArrayNode rules = o.putArray("ruleIds");
+                ArrayNode rules = o.putArray("ruleIds");
                 catalog.rulesForCase(c.id()).forEach(r -> rules.add(r.id()));
             }
-            java.io.StringWriter text = new java.io.StringWriter();
-            dev.deja.report.JsonText.writePretty(arr, text);
+            StringWriter text = new StringWriter();
+            JsonText.writePretty(arr, text);
             out.println(text);
             out.flush();
             return ExitCodes.OK;
         }
         if (!f.equals("text")) {
-            throw new dev.deja.engine.InputException("--format: expected text or json, not '" + format + "'");
+            throw new InputException("--format: expected text or json, not '" + format + "'");
         }
         int dw = catalog.cases().stream().mapToInt(c -> c.date().length()).max().orElse(10);
         int ow = catalog.cases().stream().mapToInt(c -> c.organisation().length()).max().orElse(10);

@@ -2,9 +2,11 @@ package dev.deja.cli;
 
 import dev.deja.engine.CatalogException;
 import dev.deja.engine.InputException;
+import dev.deja.report.TextReporter;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
+import java.nio.file.InvalidPathException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine;
@@ -59,7 +61,7 @@ public final class Cli {
      * diagnostics are read on a terminal. Newlines and tabs pass.
      */
     static Io printableErr(Io io) {
-        PrintWriter err = new PrintWriter(new dev.deja.report.TextReporter.Printable(io.err(), false), true);
+        PrintWriter err = new PrintWriter(new TextReporter.Printable(io.err(), false), true);
         return new Io(io.out(), err, io.in(), io.env(), io.tty());
     }
 
@@ -150,7 +152,7 @@ public final class Cli {
             if (outOfMemory(ex)) { // thrown on a worker thread and wrapped on its way here
                 return outOfMemory(err);
             }
-            if (ex instanceof java.nio.file.InvalidPathException bad) {
+            if (ex instanceof InvalidPathException bad) {
                 // a file name this JVM cannot turn into a path: under LC_ALL=C (or POSIX) Java 17 reads names as
                 // ASCII, so "dé.cfg" given or found in a folder is not a path it can open
                 err.println("deja: " + bad.getInput() + ": a file name the JVM cannot read in the locale's character set "

@@ -2,8 +2,13 @@ package dev.deja.cli;
 
 import dev.deja.engine.Catalog;
 import dev.deja.engine.InputException;
+import dev.deja.engine.RuleContext;
+import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Suppressions;
+import dev.deja.report.ReportStore;
+import dev.deja.report.Reporters;
+import dev.deja.source.Inputs;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -15,14 +20,19 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
 import org.yaml.snakeyaml.nodes.ScalarNode;
 import org.yaml.snakeyaml.nodes.SequenceNode;
 import org.yaml.snakeyaml.nodes.Tag;
+import picocli.CommandLine;
 
 /**
  * {@code deja scan --config deja.yaml}: the options of a scan in a file (what a CronJob mounts from a ConfigMap).
@@ -111,9 +121,9 @@ public final class ConfigFile {
      * gives (see {@link #SAME_SETTING}). A list is handed to picocli joined by the option's split regex, which must be
      * a literal ("," or NUL, that no argument can hold).
      */
-    picocli.CommandLine.IDefaultValueProvider defaults(java.util.function.Predicate<String> given) {
+    CommandLine.IDefaultValueProvider defaults(Predicate<String> given) {
         return arg -> {
-            if (!(arg instanceof picocli.CommandLine.Model.OptionSpec o) || !options.containsKey(o.longestName())) {
+            if (!(arg instanceof CommandLine.Model.OptionSpec o) || !options.containsKey(o.longestName())) {
                 return null;
             }
             if (given.test(o.longestName())) {
@@ -170,8 +180,8 @@ public final class ConfigFile {
      * another): when the option came from this file, not the command line, the same message prefixed with this file's
      * {@code file:line}, as every other error of the file; {@code e} as it is otherwise.
      */
-    InputException locate(InputException e, java.util.function.Predicate<String> given) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(--[a-z0-9-]+)").matcher(
+    InputException locate(InputException e, Predicate<String> given) {
+        Matcher m = Pattern.compile("^(--[a-z0-9-]+)").matcher(
                 e.getMessage() == null ? "" : e.getMessage());
         if (!m.find() || given.test(m.group(1)) || !lines.containsKey(m.group(1))) {
             return e;
@@ -182,7 +192,7 @@ public final class ConfigFile {
     public static ConfigFile load(Path file, Catalog catalog) {
         String text;
         try {
-            text = dev.deja.source.Inputs.readText(file);
+            text = Inputs.readText(file);
         } catch (NoSuchFileException e) {
             throw new InputException(file + ": config file not found");
         } catch (IOException e) {
@@ -204,7 +214,7 @@ public final class ConfigFile {
             o.setNestingDepthLimit(20);
             o.setCodePointLimit(1 << 20);
             root = new Yaml(o).compose(new StringReader(text));
-        } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {
+        } catch (MarkedYAMLException e) {
             int line = e.getProblemMark() != null ? e.getProblemMark().getLine() + 1
                     : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
             throw new InputException(display + (line > 0 ? ":" + line : "") + ": not valid YAML: "
@@ -237,12 +247,12 @@ public final class ConfigFile {
                 Map<String, Node> m = c.map(item, "an output", "format", "path");
                 String fmt = c.required(m, "format", item);
                 try {
-                    dev.deja.report.Reporters.forName(fmt); // an unknown format names deja.yaml:line, not --output
+                    Reporters.forName(fmt); // an unknown format names deja.yaml:line, not --output
                 } catch (InputException e) {
                     throw c.error(m.get("format"), e.getMessage());
                 }
                 String p = c.required(m, "path", item);
-                outputs.add(fmt + "=" + (p.equals("-") || dev.deja.report.ReportStore.S3Uri.is(p) ? p
+                outputs.add(fmt + "=" + (p.equals("-") || ReportStore.S3Uri.is(p) ? p
                         : dir.resolve(p).normalize()));
             }
             c.at = top.get("outputs");
@@ -421,12 +431,12 @@ public final class ConfigFile {
      * built-in defaults; a list on the command line replaces the file's), then what is not an option value: the
      * file's paths when the command line gives none, its env under --env (the command line wins per key).
      */
-    void applyTo(ScanCommand cmd, picocli.CommandLine cl) {
-        picocli.CommandLine.ParseResult given = cl.getParseResult();
+    void applyTo(ScanCommand cmd, CommandLine cl) {
+        CommandLine.ParseResult given = cl.getParseResult();
         cl.setDefaultValueProvider(defaults(given::hasMatchedOption));
         try {
             cl.parseArgs(given.expandedArgs().toArray(new String[0]));
-        } catch (picocli.CommandLine.ParameterException e) {
+        } catch (CommandLine.ParameterException e) {
             throw new InputException(display + ": " + e.getMessage());
         }
         if (given.hasMatchedOption("--cluster") && !cmd.kube.cluster && !given.hasMatchedOption("--all-contexts")) {
@@ -571,29 +581,29 @@ public final class ConfigFile {
     }
 
     /** {@code RULE-ID: {NAME: NUMBER}}: each name a parameter of the rule's YAML, each value a number of its kind. */
-    private void parameters(dev.deja.engine.RuleMetadata rule, Node value) {
+    private void parameters(RuleMetadata rule, Node value) {
         if (!(value instanceof MappingNode m)) {
             throw error(value, "rules." + rule.id() + " must be a mapping of PARAMETER: VALUE" + parameterList(rule));
         }
         for (NodeTuple t : m.getValue()) {
             String name = scalar(t.getKeyNode());
-            dev.deja.engine.RuleMetadata.Parameter p = rule.parameter(name).orElseThrow(() -> error(t.getKeyNode(),
+            RuleMetadata.Parameter p = rule.parameter(name).orElseThrow(() -> error(t.getKeyNode(),
                     "rule " + rule.id() + " has no parameter '" + name + "'" + parameterList(rule)));
             String v = scalar(t.getValueNode()).strip();
             if (!v.matches(p.integer() ? "\\d+" : "\\d+(\\.\\d+)?")) {
                 throw error(t.getValueNode(), "rules." + rule.id() + "." + name + ": '" + v + "' is not "
                         + (p.integer() ? "a whole number" : "a number") + " (default " + p.defaultValue() + ")");
             }
-            String key = dev.deja.engine.RuleContext.parameterKey(rule.id(), name);
+            String key = RuleContext.parameterKey(rule.id(), name);
             if (ruleParameters.put(key, v) != null) {
                 throw error(t.getKeyNode(), "rules." + rule.id() + "." + name + " is set twice");
             }
         }
     }
 
-    private static String parameterList(dev.deja.engine.RuleMetadata rule) {
+    private static String parameterList(RuleMetadata rule) {
         return rule.parameters().isEmpty() ? " (it has none)" : " (its parameters: " + String.join(", ",
-                rule.parameters().stream().map(dev.deja.engine.RuleMetadata.Parameter::name).toList()) + ")";
+                rule.parameters().stream().map(RuleMetadata.Parameter::name).toList()) + ")";
     }
 
     private List<String> ruleIds(Node n, Catalog catalog) {

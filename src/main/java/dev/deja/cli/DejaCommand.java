@@ -3,6 +3,7 @@ package dev.deja.cli;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /** {@code deja}: the top-level command. */
 @Command(name = "deja", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -16,6 +17,6 @@ public final class DejaCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a command is needed: scan, rules, cases, explain or prove");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: scan, rules, cases, explain or prove");
     }
 }

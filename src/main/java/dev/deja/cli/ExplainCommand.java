@@ -5,6 +5,7 @@ import dev.deja.engine.Catalog;
 import dev.deja.engine.InputException;
 import dev.deja.engine.RuleMetadata;
 import java.io.PrintWriter;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,11 +27,11 @@ public final class ExplainCommand implements Callable<Integer> {
     public Integer call() {
         Catalog catalog = Catalog.packaged();
         PrintWriter out = spec.commandLine().getOut();
-        CaseInfo c = catalog.caseInfo(id.toUpperCase(java.util.Locale.ROOT)).orElse(null);
+        CaseInfo c = catalog.caseInfo(id.toUpperCase(Locale.ROOT)).orElse(null);
         if (c != null) {
             explainCase(catalog, c, out);
         } else {
-            RuleMetadata r = catalog.rule(id.toLowerCase(java.util.Locale.ROOT)).orElseThrow(() -> new InputException(
+            RuleMetadata r = catalog.rule(id.toLowerCase(Locale.ROOT)).orElseThrow(() -> new InputException(
                     "unknown rule or case '" + id + "' (see 'deja rules' and 'deja cases')"));
             explainRule(catalog, r, out);
         }

@@ -1,16 +1,22 @@
 package dev.deja.cli;
 
+import dev.deja.aws.model.AwsInventory;
 import dev.deja.engine.Coverage;
 import dev.deja.engine.Finding;
+import dev.deja.engine.Futures;
 import dev.deja.engine.InputException;
+import dev.deja.engine.Location;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Snapshot;
+import dev.deja.engine.Suppressions;
 import dev.deja.engine.Target;
+import dev.deja.kube.model.KubeInventory;
 import dev.deja.rules.CrossLinks;
 import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import java.io.PrintWriter;
 import java.io.Writer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * One run over many live targets (clusters by kubeconfig context, AWS accounts by profile or assumed role): each
@@ -44,20 +51,20 @@ final class FleetScan {
 
     /** The outcome of one snapshot: its findings (stamped), and the link views. */
     private record Part(ScanResult result, CrossLinks.KubeSide kube, CrossLinks.AwsSide aws,
-                        java.util.function.Predicate<dev.deja.engine.Location> selected) {
+                        Predicate<Location> selected) {
     }
 
     private FleetScan() {
     }
 
     /** The merged result, plus (for baselines) whether a location lies in what the scan selected. */
-    record Outcome(ScanResult result, java.util.function.Predicate<dev.deja.engine.Location> selected,
+    record Outcome(ScanResult result, Predicate<Location> selected,
                    List<Target> targets) {
     }
 
     static Outcome run(ScanRequest base, List<Spec> specs, int parallel, long timeoutMillis,
                        Function<Snapshot, ScanResult> judge,
-                       Function<Snapshot, java.util.function.Predicate<dev.deja.engine.Location>> selectedBy) {
+                       Function<Snapshot, Predicate<Location>> selectedBy) {
         boolean links = specs.stream().anyMatch(Spec::kube) && specs.stream().anyMatch(s -> !s.kube());
         List<Part> parts = new ArrayList<>();
         // the other live sources (HAProxy runtime API, Prometheus) belong to the cluster when the run reads one (its
@@ -102,7 +109,7 @@ final class FleetScan {
                 try {
                     parts.add(f.get());
                 } catch (ExecutionException e) {
-                    throw dev.deja.engine.Futures.rethrow(e);
+                    throw Futures.rethrow(e);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException("interrupted while the targets were read", e);
@@ -117,7 +124,7 @@ final class FleetScan {
 
     private static Part one(ScanRequest base, Spec spec, List<Spec> specs, long timeoutMillis,
                             Function<Snapshot, ScanResult> judge,
-                            Function<Snapshot, java.util.function.Predicate<dev.deja.engine.Location>> selectedBy,
+                            Function<Snapshot, Predicate<Location>> selectedBy,
                             boolean links, ExecutorService readers) {
         ScanRequest req = base.copy();
         req.paths = List.of();
@@ -151,7 +158,7 @@ final class FleetScan {
             if (c instanceof InputException ie && spec.lenient()) { // this context's kubeconfig entry cannot be used
                 failed = ie.getMessage();
             } else {
-                throw dev.deja.engine.Futures.rethrow(e);
+                throw Futures.rethrow(e);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -188,8 +195,8 @@ final class FleetScan {
         CrossLinks.KubeSide k = null;
         CrossLinks.AwsSide a = null;
         if (links) { // small views; the snapshot itself is dropped here
-            var kube = snapshot.part(dev.deja.kube.model.KubeInventory.class).orElse(null);
-            var aws = snapshot.part(dev.deja.aws.model.AwsInventory.class).orElse(null);
+            var kube = snapshot.part(KubeInventory.class).orElse(null);
+            var aws = snapshot.part(AwsInventory.class).orElse(null);
             k = kube == null ? null : CrossLinks.KubeSide.of(target, kube);
             a = aws == null ? null : CrossLinks.AwsSide.of(target, aws);
         }
@@ -201,10 +208,10 @@ final class FleetScan {
         List<ScanResult.Suppressed> suppressed = new ArrayList<>();
         Set<String> ran = new TreeSet<>();
         List<Coverage.Entry> coverage = new ArrayList<>();
-        List<dev.deja.engine.Suppressions.Entry> expired = new ArrayList<>();
+        List<Suppressions.Entry> expired = new ArrayList<>();
         List<CrossLinks.KubeSide> kubes = new ArrayList<>();
         List<CrossLinks.AwsSide> awss = new ArrayList<>();
-        List<java.util.function.Predicate<dev.deja.engine.Location>> selected = new ArrayList<>();
+        List<Predicate<Location>> selected = new ArrayList<>();
         long ms = 0;
         for (Part p : parts) {
             findings.addAll(p.result().findings());
@@ -234,7 +241,7 @@ final class FleetScan {
      * --snapshot-out for one of several snapshots: the path with {target} replaced by the target's name, or the path
      * itself when the run reads one snapshot only.
      */
-    static java.nio.file.Path snapshotPath(ScanRequest base, List<Spec> specs, String name) {
+    static Path snapshotPath(ScanRequest base, List<Spec> specs, String name) {
         if (base.snapshotOut == null) {
             return null;
         }
@@ -243,7 +250,7 @@ final class FleetScan {
         if (!several) {
             return base.snapshotOut;
         }
-        return java.nio.file.Path.of(p.replace("{target}", name.replaceAll("[^A-Za-z0-9._-]", "_")));
+        return Path.of(p.replace("{target}", name.replaceAll("[^A-Za-z0-9._-]", "_")));
     }
 
     /** Whether the run has a part without target: files, or runtime/Prometheus sources not given to one cluster. */

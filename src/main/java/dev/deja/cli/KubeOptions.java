@@ -1,6 +1,8 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
+import dev.deja.kube.KubeClients;
+import dev.deja.kube.model.KubeScope;
 import dev.deja.source.ScanRequest;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -99,7 +101,7 @@ final class KubeOptions {
             throw new InputException("--live-metrics-timeout: only with --live-metrics");
         }
         liveMetricsTimeoutMillis = FleetOptions.timeMillis(liveMetricsTimeout, "--live-metrics-timeout");
-        if (selector != null && !selector.isBlank() && !dev.deja.kube.model.KubeScope.valid(selector)) {
+        if (selector != null && !selector.isBlank() && !KubeScope.valid(selector)) {
             throw new InputException("--selector '" + selector + "': not a label selector (e.g. app=web,tier!=cache,"
                     + " 'env in (prod,staging)', '!canary')");
         }
@@ -134,7 +136,7 @@ final class KubeOptions {
             return out;
         }
         if (allContexts) {
-            var c = dev.deja.kube.KubeClients.contexts(req);
+            var c = KubeClients.contexts(req);
             if (c == null || c.names().isEmpty()) {
                 throw new InputException("--all-contexts: " + (c == null ? "no kubeconfig (give --kubeconfig FILE or"
                         + " set KUBECONFIG)" : c.origin() + " has no contexts"));
@@ -145,7 +147,7 @@ final class KubeOptions {
             for (String n : new LinkedHashSet<>(named)) {
                 ScanRequest one = req.copy();
                 one.context = n;
-                var cfg = dev.deja.kube.KubeClients.config(one); // exit 2 now for a context that cannot be used
+                var cfg = KubeClients.config(one); // exit 2 now for a context that cannot be used
                 String name = n != null ? n : cfg.getCurrentContext() == null ? "in-cluster"
                         : cfg.getCurrentContext().getName();
                 out.add(new FleetScan.Spec(true, name, null, null, name, false));

@@ -1,8 +1,12 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
+import dev.deja.haproxy.HaproxyRuntimeSource;
+import dev.deja.haproxy.Times;
+import dev.deja.prometheus.PrometheusClient;
 import dev.deja.source.ScanRequest;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +67,7 @@ final class LiveProxyOptions {
     void check() {
         for (String a : haproxyRuntime) {
             try {
-                dev.deja.haproxy.HaproxyRuntimeSource.check(a);
+                HaproxyRuntimeSource.check(a);
             } catch (IllegalArgumentException e) {
                 throw new InputException(e.getMessage());
             }
@@ -72,8 +76,8 @@ final class LiveProxyOptions {
             if (!WINDOW.matcher(window.strip()).matches()) {
                 throw new InputException("--window '" + window + "': not a PromQL range (e.g. 30m, 24h, 7d, 2w, 1d12h)");
             }
-            new dev.deja.prometheus.PrometheusClient(prometheus, prometheusBearerTokenFile, prometheusBasicAuthFile,
-                    prometheusCaFile, java.time.Duration.ofSeconds(1));
+            new PrometheusClient(prometheus, prometheusBearerTokenFile, prometheusBasicAuthFile,
+                    prometheusCaFile, Duration.ofSeconds(1));
         }
     }
 
@@ -99,7 +103,7 @@ final class LiveProxyOptions {
 
     /** The runtime sources' settings; a bad timeout or unreadable credentials: exit 2 before any work. */
     void into(ScanRequest req, Map<String, String> env) {
-        long timeout = dev.deja.haproxy.Times.millis(haproxyRuntimeTimeout == null ? null : haproxyRuntimeTimeout.strip());
+        long timeout = Times.millis(haproxyRuntimeTimeout == null ? null : haproxyRuntimeTimeout.strip());
         if (timeout <= 0) {
             throw new InputException("--haproxy-runtime-timeout: '" + haproxyRuntimeTimeout + "' is not a positive time"
                     + " (e.g. 500ms, 5s, 1m)");

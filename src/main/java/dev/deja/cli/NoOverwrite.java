@@ -1,6 +1,7 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
+import dev.deja.kube.KubeconfigRefs;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -84,7 +85,7 @@ final class NoOverwrite {
         }
         for (Path k : connects ? kubeconfigs : List.<Path>of()) { // the certificates, keys, tokens, plugins named
             if (Files.isRegularFile(k)) {
-                for (dev.deja.kube.KubeconfigRefs.Ref ref : dev.deja.kube.KubeconfigRefs.of(k)) {
+                for (KubeconfigRefs.Ref ref : KubeconfigRefs.of(k)) {
                     inputs.add(new Input(ref.role(), real(ref.path())));
                 }
             }

@@ -3,6 +3,8 @@ package dev.deja.cli;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Severity;
 import dev.deja.report.ReportStore;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -128,11 +130,11 @@ final class OutputOptions {
             return null;
         }
         try {
-            java.net.URI u = new java.net.URI(s3Endpoint.strip());
+            URI u = new URI(s3Endpoint.strip());
             if (u.getHost() != null && ("http".equals(u.getScheme()) || "https".equals(u.getScheme()))) {
                 return u.toString();
             }
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             // below
         }
         throw new InputException("--s3-endpoint " + s3Endpoint + ": not an http(s) URL");

@@ -1,21 +1,38 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
+import dev.deja.engine.ScanResult;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Target;
 import dev.deja.report.Report;
-import dev.deja.report.Reporter;
 import dev.deja.report.ReportSink;
 import dev.deja.report.ReportStore;
+import dev.deja.report.Reporter;
 import dev.deja.report.Reporters;
+import dev.deja.source.OpenDeadline;
 import dev.deja.source.ScanRequest;
+import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Where a scan's report goes: the primary output ({@code --format}, {@code -o}, stdout by default) plus any number of
@@ -51,17 +68,17 @@ public final class Outputs {
             }
             // written as it is made (a fleet report can be 100s of MB, several times that as one String); the file
             // is opened at the first character, so a report that fails before it leaves the previous file as it was
-            try (LazyFile w = new LazyFile(path, dev.deja.source.OpenDeadline.millis(io.env()))) {
+            try (LazyFile w = new LazyFile(path, OpenDeadline.millis(io.env()))) {
                 reporter.write(report.withColor(false), w);
             }
         }
     }
 
     /** A UTF-8 file writer that creates (or truncates) the file only when the first character comes, or at close. */
-    static final class LazyFile extends java.io.Writer {
+    static final class LazyFile extends Writer {
         private final Path path;
         private final long openDeadlineMs;
-        private java.io.Writer out;
+        private Writer out;
 
         /** A named pipe given as the file must get its reader within {@code openDeadlineMs} (DEJA_OPEN_DEADLINE). */
         LazyFile(Path path, long openDeadlineMs) {
@@ -69,10 +86,10 @@ public final class Outputs {
             this.openDeadlineMs = openDeadlineMs;
         }
 
-        private java.io.Writer out() throws IOException {
+        private Writer out() throws IOException {
             if (out == null) {
-                out = new java.io.BufferedWriter(new java.io.OutputStreamWriter(
-                        dev.deja.source.OpenDeadline.create(path, openDeadlineMs), java.nio.charset.StandardCharsets.UTF_8));
+                out = new BufferedWriter(new OutputStreamWriter(
+                        OpenDeadline.create(path, openDeadlineMs), StandardCharsets.UTF_8));
             }
             return out;
         }
@@ -116,7 +133,7 @@ public final class Outputs {
     public static Outputs plan(String format, Path file, List<String> extra, Cli.Io io) {
         Outputs o = new Outputs();
         o.io = io;
-        dev.deja.source.OpenDeadline.millis(io.env()); // a malformed DEJA_OPEN_DEADLINE: exit 2 before any work
+        OpenDeadline.millis(io.env()); // a malformed DEJA_OPEN_DEADLINE: exit 2 before any work
         try {
             Reporters.forName(format); // unknown format: exit 2 before any work
         } catch (InputException e) {
@@ -185,7 +202,7 @@ public final class Outputs {
             Path tmp = null;
             try {
                 tmp = Files.createTempFile("deja-report-", "-" + name);
-                try (java.io.Writer w = Files.newBufferedWriter(tmp, java.nio.charset.StandardCharsets.UTF_8)) {
+                try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
                     Reporters.forName(format).write(report.withColor(false), w);
                 }
             } catch (IOException e) {
@@ -197,7 +214,7 @@ public final class Outputs {
             if (tmp == null) {
                 StringWriter buf = new StringWriter();
                 Reporters.forName(format).write(report.withColor(false), buf);
-                byte[] body = buf.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                byte[] body = buf.toString().getBytes(StandardCharsets.UTF_8);
                 try {
                     plan.store().put(uri.bucket(), key, body, type);
                 } catch (IOException | RuntimeException e) {
@@ -220,7 +237,7 @@ public final class Outputs {
         }
     }
 
-    static final java.util.Map<String, String> CONTENT_TYPES = java.util.Map.of(
+    static final Map<String, String> CONTENT_TYPES = Map.of(
             "json", "application/json", "sarif", "application/sarif+json", "html", "text/html; charset=utf-8",
             "junit", "application/xml", "prometheus", "text/plain; version=0.0.4");
 
@@ -231,7 +248,7 @@ public final class Outputs {
         if (key.isEmpty() || key.endsWith("/")) {
             throw new InputException(what + ": give the object's key, e.g. s3://my-reports/deja/{cluster}/{date}.json");
         }
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{[^}]*}").matcher(key);
+        Matcher m = Pattern.compile("\\{[^}]*}").matcher(key);
         while (m.find()) {
             if (!PLACEHOLDERS.contains(m.group())) {
                 throw new InputException(what + ": unknown placeholder " + m.group() + " (expected "
@@ -246,12 +263,12 @@ public final class Outputs {
      * when the scan started, in UTC (2026-12-01, 031700).
      */
     static String key(String template, Report report) {
-        java.time.Instant at = report.run() != null && report.run().startedAt() != null ? report.run().startedAt()
-                : java.time.Instant.now();
-        java.time.ZonedDateTime utc = at.atZone(java.time.ZoneOffset.UTC);
+        Instant at = report.run() != null && report.run().startedAt() != null ? report.run().startedAt()
+                : Instant.now();
+        ZonedDateTime utc = at.atZone(ZoneOffset.UTC);
         return template.replace("{cluster}", clusterName(report))
-                .replace("{date}", java.time.format.DateTimeFormatter.ISO_LOCAL_DATE.format(utc))
-                .replace("{time}", java.time.format.DateTimeFormatter.ofPattern("HHmmss").format(utc));
+                .replace("{date}", DateTimeFormatter.ISO_LOCAL_DATE.format(utc))
+                .replace("{time}", DateTimeFormatter.ofPattern("HHmmss").format(utc));
     }
 
     /**
@@ -260,8 +277,8 @@ public final class Outputs {
      * ("context prod (https://...)"); "local" when no live cluster was read.
      */
     static String clusterName(Report report) {
-        List<String> clusters = report.result().targets().stream().map(dev.deja.engine.Target::cluster)
-                .filter(java.util.Objects::nonNull).distinct().toList();
+        List<String> clusters = report.result().targets().stream().map(Target::cluster)
+                .filter(Objects::nonNull).distinct().toList();
         if (clusters.size() > 1) {
             return "fleet";
         }
@@ -306,7 +323,7 @@ public final class Outputs {
     private Cli.Io io;
 
     /** The absolute paths of the files this plan writes ("-" for stdout). */
-    final Set<String> files = new java.util.LinkedHashSet<>();
+    final Set<String> files = new LinkedHashSet<>();
 
     static final String CONFIGMAP_SINK = "dev.deja.kube.ConfigMapReportSink";
 
@@ -354,12 +371,12 @@ public final class Outputs {
         if (!(sinks.get(0) instanceof FileSink primary) || primary.path() == null) {
             return null;
         }
-        dev.deja.engine.ScanResult r = report.result();
+        ScanResult r = report.result();
         int n = r.findings().size();
         StringBuilder sb = new StringBuilder("deja: ").append(n).append(n == 1 ? " finding" : " findings");
         List<String> parts = new ArrayList<>();
-        for (int i = dev.deja.engine.Severity.values().length - 1; i >= 0; i--) {
-            dev.deja.engine.Severity s = dev.deja.engine.Severity.values()[i];
+        for (int i = Severity.values().length - 1; i >= 0; i--) {
+            Severity s = Severity.values()[i];
             long k = r.count(s);
             if (k > 0) {
                 parts.add(k + " " + s.id());

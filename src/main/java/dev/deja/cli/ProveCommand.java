@@ -5,6 +5,8 @@ import dev.deja.haproxy.Times;
 import dev.deja.prove.ProveReport;
 import dev.deja.prove.Prover;
 import dev.deja.report.JsonText;
+import dev.deja.source.Inputs;
+import dev.deja.source.OpenDeadline;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -100,8 +102,8 @@ public final class ProveCommand implements Callable<Integer> {
         };
         if (outputFile != null && !outputFile.toString().equals("-")) {
             try {
-                dev.deja.source.OpenDeadline.writeString(outputFile, out, dev.deja.source.OpenDeadline.millis(io.env()));
-            } catch (java.io.IOException e) {
+                OpenDeadline.writeString(outputFile, out, OpenDeadline.millis(io.env()));
+            } catch (IOException e) {
                 throw new InputException("-o " + outputFile + ": cannot write the report: " + e.getMessage());
             }
         } else {
@@ -148,7 +150,7 @@ public final class ProveCommand implements Callable<Integer> {
 
     /** The config as text, bounded like every file deja reads (a pipe or /dev/zero ends with exit 2). */
     static String read(Path p) {
-        return dev.deja.source.Inputs.read(p, p.toString()).text();
+        return Inputs.read(p, p.toString()).text();
     }
 
 }

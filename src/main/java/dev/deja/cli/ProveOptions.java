@@ -1,6 +1,7 @@
 package dev.deja.cli;
 
 import dev.deja.prove.Prover;
+import dev.deja.prove.ScanProofs;
 import java.util.Map;
 import picocli.CommandLine.Option;
 
@@ -25,7 +26,7 @@ final class ProveOptions {
         }
         Prover.Options o = ProveCommand.options(null, null, proveDuration, assumeClientRps, 20, "2s", "0ms", false,
                 proveHaproxy);
-        dev.deja.prove.ScanProofs.checkHaproxy(proveHaproxy, env);
+        ScanProofs.checkHaproxy(proveHaproxy, env);
         return o;
     }
 }

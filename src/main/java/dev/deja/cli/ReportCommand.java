@@ -1,6 +1,8 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
+import dev.deja.kube.ConfigMapReportReader;
+import dev.deja.source.OpenDeadline;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,7 +55,7 @@ public final class ReportCommand implements Callable<Integer> {
         req.context = context;
         req.processEnv = io.env();
         req.err = io.err();
-        String html = dev.deja.kube.ConfigMapReportReader.html(v.substring(0, slash), v.substring(slash + 1), req);
+        String html = ConfigMapReportReader.html(v.substring(0, slash), v.substring(slash + 1), req);
         if (output == null || output.toString().equals("-")) {
             io.out().write(html);
             io.out().flush();
@@ -63,7 +65,7 @@ public final class ReportCommand implements Callable<Integer> {
                 if (parent != null) {
                     Files.createDirectories(parent);
                 }
-                dev.deja.source.OpenDeadline.writeString(output, html, dev.deja.source.OpenDeadline.millis(io.env()));
+                OpenDeadline.writeString(output, html, OpenDeadline.millis(io.env()));
             } catch (IOException e) {
                 throw new InputException("-o " + output + ": cannot write the report: " + e.getMessage());
             }

@@ -7,6 +7,7 @@ import dev.deja.report.FleetMerge;
 import dev.deja.report.Report;
 import dev.deja.report.ReportStore;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -218,7 +219,7 @@ public final class ReportMergeCommand implements Callable<Integer> {
         List<Path> files;
         try (Stream<Path> s = Files.walk(p)) {
             files = s.filter(Files::isRegularFile).sorted().toList();
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             throw new InputException(arg + ": cannot read the folder: " + e.getMessage());
         }
         List<FleetMerge.Input> out = new ArrayList<>();

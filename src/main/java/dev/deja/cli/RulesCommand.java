@@ -3,7 +3,9 @@ package dev.deja.cli;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.InputException;
 import dev.deja.engine.RuleMetadata;
+import dev.deja.report.JsonText;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -47,8 +49,8 @@ public final class RulesCommand implements Callable<Integer> {
                     r.aliases().forEach(a::add);
                 }
             }
-            java.io.StringWriter text = new java.io.StringWriter();
-            dev.deja.report.JsonText.writePretty(arr, text);
+            StringWriter text = new StringWriter();
+            JsonText.writePretty(arr, text);
             out.println(text);
         } else if ("text".equals(format)) {
             // a header, and every column as wide as its widest cell (a rule from two cases has "IL-0495,IL-0364")

@@ -2,7 +2,9 @@ package dev.deja.cli;
 
 import dev.deja.engine.InputException;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -34,9 +36,9 @@ final class RuntimeAuth {
             where = v;
             try {
                 text = Files.readString(Path.of(v));
-            } catch (java.nio.file.NoSuchFileException e) {
+            } catch (NoSuchFileException e) {
                 throw new InputException("--haproxy-runtime-auth " + v + ": no such file");
-            } catch (java.nio.file.AccessDeniedException e) {
+            } catch (AccessDeniedException e) {
                 throw new InputException("--haproxy-runtime-auth " + v + ": permission denied");
             } catch (IOException | RuntimeException e) {
                 throw new InputException("--haproxy-runtime-auth " + v + ": cannot read the file ("

@@ -9,17 +9,25 @@ import dev.deja.engine.ScanResult;
 import dev.deja.engine.Settings;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
+import dev.deja.engine.SourceKind;
 import dev.deja.engine.Suppressions;
+import dev.deja.kube.model.KubeInventory;
+import dev.deja.kube.model.KubeScope;
+import dev.deja.prove.Prover;
+import dev.deja.prove.ScanProofs;
 import dev.deja.report.Baseline;
 import dev.deja.report.Report;
 import dev.deja.rules.CrossLinks;
 import dev.deja.source.Collector;
+import dev.deja.source.ListDeadline;
 import dev.deja.source.ScanRequest;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -96,7 +104,7 @@ public final class ScanCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() throws java.io.IOException {
+    public Integer call() throws IOException {
         if (verbose) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
         }
@@ -134,7 +142,7 @@ public final class ScanCommand implements Callable<Integer> {
         }
         ScanRequest req = request(selected, configFile);
         if (kube.cluster || aws.aws) {
-            dev.deja.source.ListDeadline.millis(io.env()); // a malformed DEJA_LIST_DEADLINE: exit 2 before any work
+            ListDeadline.millis(io.env()); // a malformed DEJA_LIST_DEADLINE: exit 2 before any work
         }
         Outputs outs = out.plan(io, aws, verbose); // unknown formats: exit 2 before any work
         NoOverwrite.check(out.files(), paths, inputFiles(), io.env(), kube.cluster || out.usesCluster());
@@ -146,7 +154,7 @@ public final class ScanCommand implements Callable<Integer> {
             ignores = Deliveries.merge(ignores, configFile.suppressions);
             overrides = configFile.severityOverrides;
         }
-        dev.deja.prove.Prover.Options proveOptions = prove.options(files.assumeClientRps, io.env());
+        Prover.Options proveOptions = prove.options(files.assumeClientRps, io.env());
         List<FleetScan.Spec> specs = targets(req); // a context or profile that does not exist: exit 2 before any work
         if (out.reportConfigMap != null) {
             outs.add(Outputs.configMap(out.reportConfigMap, req)); // bad NAMESPACE/NAME or kubeconfig: exit 2 early
@@ -188,7 +196,7 @@ public final class ScanCommand implements Callable<Integer> {
             Set<String> ran = Set.copyOf(result.rulesRun());
             Set<String> scannedNamespaces = Set.copyOf(kube.namespaces);
             Set<String> scannedRegions = new HashSet<>();
-            aws.regions.forEach(r -> java.util.Arrays.stream(r.split(",")).map(String::strip).forEach(scannedRegions::add));
+            aws.regions.forEach(r -> Arrays.stream(r.split(",")).map(String::strip).forEach(scannedRegions::add));
             report = report.withBaseline(base.compare(result.findings(), (rule, loc) -> ran.contains(rule)
                     && inScope.test(loc)
                     && (scannedNamespaces.isEmpty() || loc.namespace() == null || loc.arn() != null
@@ -196,7 +204,7 @@ public final class ScanCommand implements Callable<Integer> {
                     && (scannedRegions.isEmpty() || loc.region() == null || scannedRegions.contains(loc.region()))));
         }
         if (proveOptions != null) {
-            report = report.withEvidence(dev.deja.prove.ScanProofs.attach(result.findings(), proveOptions, io.env(), io.err()));
+            report = report.withEvidence(ScanProofs.attach(result.findings(), proveOptions, io.env(), io.err()));
         }
         InputException notWritten = null;
         try {
@@ -245,12 +253,12 @@ public final class ScanCommand implements Callable<Integer> {
      * With -l/--selector (a KubeScope part): whether a baseline finding's object lies in what this scan looked at.
      * The Kubernetes classes are touched only when the scan has that part.
      */
-    private static java.util.function.Predicate<dev.deja.engine.Location> selectedBy(Snapshot snapshot) {
+    private static Predicate<Location> selectedBy(Snapshot snapshot) {
         if (!snapshot.hasPart("dev.deja.kube.model.KubeScope")) {
             return loc -> true;
         }
-        var scope = snapshot.part(dev.deja.kube.model.KubeScope.class).orElseThrow();
-        var inv = snapshot.part(dev.deja.kube.model.KubeInventory.class).orElse(dev.deja.kube.model.KubeInventory.EMPTY);
+        var scope = snapshot.part(KubeScope.class).orElseThrow();
+        var inv = snapshot.part(KubeInventory.class).orElse(KubeInventory.EMPTY);
         return loc -> scope.covers(inv, loc);
     }
 
@@ -297,7 +305,7 @@ public final class ScanCommand implements Callable<Integer> {
         req.err = io.err();
         Set<String> kinds = new TreeSet<>();
         selected.forEach(r -> kinds.addAll(r.kubeKinds()));
-        if (selected.stream().anyMatch(r -> r.source() == dev.deja.engine.SourceKind.HAPROXY)) {
+        if (selected.stream().anyMatch(r -> r.source() == SourceKind.HAPROXY)) {
             kinds.add("ConfigMap"); // HAProxy configurations kept in ConfigMaps are scanned too
         }
         if (kube.liveMetrics) {

@@ -11,6 +11,8 @@ import dev.deja.kube.KubeClients;
 import dev.deja.report.JsonReporter;
 import dev.deja.report.Report;
 import dev.deja.rules.RuleRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.util.List;
 
@@ -33,8 +35,8 @@ public final class WarmUp {
         try {
             new JsonReporter().write(new Report(result, catalog, VersionProvider.version(), Severity.MEDIUM, false),
                     Writer.nullWriter());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e); // the null writer does not fail
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // the null writer does not fail
         }
     }
 }

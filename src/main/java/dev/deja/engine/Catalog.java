@@ -2,6 +2,7 @@ package dev.deja.engine;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.JarURLConnection;
 import java.net.URISyntaxException;
@@ -12,11 +13,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Date;
 import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -250,7 +254,7 @@ public final class Catalog {
             if (!PARAMETER_NAME.matcher(name).matches()) {
                 errors.add(f + ": parameter name '" + name + "' is not lowerCamelCase");
             }
-            if (!(e.getValue() instanceof Map<?, ?> p) || !p.keySet().equals(java.util.Set.of("default", "description"))) {
+            if (!(e.getValue() instanceof Map<?, ?> p) || !p.keySet().equals(Set.of("default", "description"))) {
                 errors.add(f + ": parameter " + name + " needs exactly 'default' (a number) and 'description'");
                 continue;
             }
@@ -273,7 +277,7 @@ public final class Catalog {
         String title = str(d, "title", f, errors);
         String org = str(d, "organisation", f, errors);
         Object dateObj = d.get("date");
-        String date = dateObj == null ? null : (dateObj instanceof java.util.Date dt
+        String date = dateObj == null ? null : (dateObj instanceof Date dt
                 ? dt.toInstant().toString().substring(0, 10) : dateObj.toString());
         if (date == null) {
             errors.add(f + ": missing 'date'");
@@ -371,8 +375,8 @@ public final class Catalog {
             if (in == null) {
                 return null;
             }
-            java.util.Properties p = new java.util.Properties();
-            p.load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8));
+            Properties p = new Properties();
+            p.load(new InputStreamReader(in, StandardCharsets.UTF_8));
             return CatalogCompiler.fromProperties(p);
         } catch (IOException | RuntimeException e) {
             throw new CatalogException("the compiled rule catalog is unreadable: " + e.getMessage());

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 
@@ -83,8 +84,8 @@ public final class CatalogCompiler {
 
     /** Reads what {@link #toProperties} wrote. */
     static Catalog fromProperties(Properties p) {
-        java.util.Map<String, RuleMetadata> rules = new TreeMap<>();
-        java.util.Map<String, CaseInfo> cases = new TreeMap<>();
+        Map<String, RuleMetadata> rules = new TreeMap<>();
+        Map<String, CaseInfo> cases = new TreeMap<>();
         for (String id : list(p.getProperty("cases", ""))) {
             String k = "case." + id + ".";
             List<String> times = list(p.getProperty(k + "timeline.time"));

@@ -3,6 +3,7 @@ package dev.deja.engine;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What a scan read and what it could not: one entry per source scope (a file, a Kubernetes kind in a namespace,
@@ -57,13 +58,13 @@ public record Coverage(List<Entry> entries) {
 
     /** Whether every entry of this target (null: the files) is read, skipped or a note. */
     public boolean complete(Target t) {
-        return entries.stream().filter(e -> java.util.Objects.equals(e.target(), t))
+        return entries.stream().filter(e -> Objects.equals(e.target(), t))
                 .allMatch(e -> e.status() == Status.READ || e.status() == Status.SKIPPED || e.status() == Status.NOTE);
     }
 
     /** The targets that have an entry, in {@link Target#ORDER}. */
     public List<Target> targets() {
-        return entries.stream().map(Entry::target).filter(java.util.Objects::nonNull).distinct().sorted().toList();
+        return entries.stream().map(Entry::target).filter(Objects::nonNull).distinct().sorted().toList();
     }
 
     public List<String> sources() {

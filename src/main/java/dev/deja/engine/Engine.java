@@ -5,6 +5,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Runs the selected rules over a snapshot, applies severity overrides, the minimum severity and suppressions, and
@@ -34,22 +38,22 @@ public final class Engine {
         if (threads <= 1) {
             return rules.stream().map(rule -> check(rule, snapshot, settings)).toList();
         }
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "deja-rules");
             t.setDaemon(true);
             return t;
         });
         try {
-            List<java.util.concurrent.Future<List<Finding>>> futures = new ArrayList<>();
+            List<Future<List<Finding>>> futures = new ArrayList<>();
             for (Rule rule : rules) {
                 futures.add(pool.submit(() -> check(rule, snapshot, settings)));
             }
             List<List<Finding>> out = new ArrayList<>();
-            for (java.util.concurrent.Future<List<Finding>> f : futures) {
+            for (Future<List<Finding>> f : futures) {
                 out.add(f.get());
             }
             return out;
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw Futures.rethrow(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -1,5 +1,7 @@
 package dev.deja.engine;
 
+import java.util.Objects;
+
 /**
  * A suppression written next to the object itself: {@code # deja:ignore <rule> <reason>} in a haproxy.cfg, or the
  * {@code deja.dev/ignore} annotation on a Kubernetes object. It applies to findings of {@code ruleId} whose location
@@ -15,13 +17,13 @@ public record InlineSuppression(String ruleId, Location target, String reason, S
         Location l = f.location();
         if (target.kind() != null) { // an object; read from a file: that definition of it only
             return target.kind().equals(l.kind())
-                    && java.util.Objects.equals(target.namespace(), l.namespace())
-                    && java.util.Objects.equals(target.name(), l.name())
+                    && Objects.equals(target.namespace(), l.namespace())
+                    && Objects.equals(target.name(), l.name())
                     && (target.file() == null || target.file().equals(l.file()));
         }
         if (target.file() != null && target.line() != null) {
             return target.file().equals(l.file()) && target.line().equals(l.line())
-                    && java.util.Objects.equals(target.key(), l.key());
+                    && Objects.equals(target.key(), l.key());
         }
         return false;
     }

@@ -37,7 +37,7 @@ public interface Rule {
      * Every snapshot part this rule can judge (it runs when any of them was read): {@link #part()} by default; a rule
      * on live figures from several sources (HAProxy's runtime API, Prometheus) names them all.
      */
-    default java.util.List<String> parts() {
-        return part() == null ? java.util.List.of() : java.util.List.of(part());
+    default List<String> parts() {
+        return part() == null ? List.of() : List.of(part());
     }
 }

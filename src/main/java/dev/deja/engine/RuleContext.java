@@ -1,7 +1,10 @@
 package dev.deja.engine;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** What a rule gets besides the snapshot: its metadata (defaults for findings) and the scan settings. */
 public final class RuleContext {
@@ -11,7 +14,7 @@ public final class RuleContext {
      * Both are asked once per finding (a rule with thousands of findings asks thousands of times) and depend only on
      * the metadata and the settings, which do not change: computed once. A race computes the same value twice.
      */
-    private final java.util.Map<String, Integer> intParameters = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Integer> intParameters = new ConcurrentHashMap<>();
     private volatile List<String> nonDefault;
 
     public RuleContext(RuleMetadata meta, Settings settings) {
@@ -74,7 +77,7 @@ public final class RuleContext {
         List<String> out = new ArrayList<>();
         for (RuleMetadata.Parameter p : meta.parameters()) {
             String v = settings.get(parameterKey(meta.id(), p.name()), null);
-            if (v != null && new java.math.BigDecimal(v.strip()).compareTo(new java.math.BigDecimal(p.defaultValue())) != 0) {
+            if (v != null && new BigDecimal(v.strip()).compareTo(new BigDecimal(p.defaultValue())) != 0) {
                 out.add(p.name() + " " + v.strip() + " (default " + p.defaultValue() + ")");
             }
         }

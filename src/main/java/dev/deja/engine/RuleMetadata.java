@@ -2,6 +2,7 @@ package dev.deja.engine;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * What {@code rules/<id>.yaml} says about a rule. {@code implementation} is the rule's class: the YAML's
@@ -41,7 +42,7 @@ public record RuleMetadata(
     }
 
     /** A parameter by name. */
-    public java.util.Optional<Parameter> parameter(String name) {
+    public Optional<Parameter> parameter(String name) {
         return parameters.stream().filter(p -> p.name().equals(name)).findFirst();
     }
 

@@ -1,6 +1,8 @@
 package dev.deja.engine;
 
 import java.util.List;
+import java.util.Objects;
+import java.util.TreeSet;
 
 /**
  * The outcome of running the rules over a snapshot: findings (sorted), what was suppressed and why, ignore-file
@@ -33,7 +35,7 @@ public record ScanResult(List<Finding> findings, List<Suppressed> suppressed, Li
      * {@link Target#ORDER}; empty when the run read no live target.
      */
     public List<Target> targets() {
-        java.util.TreeSet<Target> ts = new java.util.TreeSet<>(coverage.targets());
+        TreeSet<Target> ts = new TreeSet<>(coverage.targets());
         findings.forEach(f -> {
             if (f.target() != null) {
                 ts.add(f.target());
@@ -44,7 +46,7 @@ public record ScanResult(List<Finding> findings, List<Suppressed> suppressed, Li
 
     /** Findings of one target (null: of the files) at this severity. */
     public long count(Target t, Severity s) {
-        return findings.stream().filter(f -> f.severity() == s && java.util.Objects.equals(f.target(), t)).count();
+        return findings.stream().filter(f -> f.severity() == s && Objects.equals(f.target(), t)).count();
     }
 
     public ScanResult withFindings(List<Finding> fs) {

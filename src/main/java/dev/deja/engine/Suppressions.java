@@ -1,6 +1,8 @@
 package dev.deja.engine;
 
+import dev.deja.source.Inputs;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -12,6 +14,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
@@ -48,7 +51,7 @@ public final class Suppressions {
     public static Suppressions load(Path file, Catalog catalog) {
         String text;
         try {
-            text = dev.deja.source.Inputs.readText(file);
+            text = Inputs.readText(file);
         } catch (NoSuchFileException e) {
             throw new InputException(file + ": ignore file not found");
         } catch (IOException e) {
@@ -63,8 +66,8 @@ public final class Suppressions {
             LoaderOptions o = new LoaderOptions();
             o.setMaxAliasesForCollections(10);
             o.setNestingDepthLimit(10);
-            root = new Yaml(o).compose(new java.io.StringReader(text));
-        } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {
+            root = new Yaml(o).compose(new StringReader(text));
+        } catch (MarkedYAMLException e) {
             int line = e.getProblemMark() != null ? e.getProblemMark().getLine() + 1
                     : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
             throw new InputException(display + (line > 0 ? ":" + line : "") + ": not valid YAML: "

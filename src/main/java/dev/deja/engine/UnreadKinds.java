@@ -4,6 +4,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -60,7 +61,7 @@ final class UnreadKinds {
         if (!live) {
             return null;
         }
-        for (String kind : new java.util.TreeSet<>(rule.kubeKinds())) {
+        for (String kind : new TreeSet<>(rule.kubeKinds())) {
             if (unread.containsKey(kind)) {
                 return "not run: it needs " + kind + " and " + unread.get(kind);
             }

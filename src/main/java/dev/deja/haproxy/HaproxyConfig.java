@@ -1,8 +1,11 @@
 package dev.deja.haproxy;
 
 import dev.deja.engine.InlineSuppression;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * One HAProxy instance's configuration: the files loaded together (in {@code -f} order), their sections in order,
@@ -19,7 +22,7 @@ public final class HaproxyConfig {
     private final List<UndecidedBlock> undecided;
     /** The effective view of the frontends, computed once for all rules. */
     private volatile List<Frontends.Frontend> frontendViews;
-    private volatile java.util.Map<String, Section> backendsByName;
+    private volatile Map<String, Section> backendsByName;
 
     public HaproxyConfig(String name, List<String> files, List<Section> sections, List<String> notes,
                          List<InlineSuppression> suppressions, int directiveCount, List<UndecidedBlock> undecided) {
@@ -95,7 +98,7 @@ public final class HaproxyConfig {
     }
 
     /** The last matching directive across every global section. */
-    public Directive globalDirective(java.util.function.Predicate<Directive> p) {
+    public Directive globalDirective(Predicate<Directive> p) {
         Directive found = null;
         for (Section s : globals()) {
             Directive d = s.last(p);
@@ -117,9 +120,9 @@ public final class HaproxyConfig {
 
     /** The backend or listen section of that name (the first one, as HAProxy names must be unique). */
     public Optional<Section> backend(String name) {
-        java.util.Map<String, Section> m = backendsByName;
+        Map<String, Section> m = backendsByName;
         if (m == null) {
-            m = new java.util.HashMap<>();
+            m = new HashMap<>();
             for (Section s : sections) {
                 if ((s.kind().equals("backend") || s.kind().equals("listen")) && s.name() != null) {
                     m.putIfAbsent(s.name(), s);

@@ -1,6 +1,7 @@
 package dev.deja.haproxy;
 
 import dev.deja.engine.Catalog;
+import dev.deja.engine.Coverage;
 import dev.deja.engine.InlineSuppression;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.source.FileLoader;
@@ -93,7 +94,7 @@ public final class HaproxyFileLoader implements FileLoader {
                 + " directives using " + (unset.size() == 1 ? "it" : "them") + " are read as set to an unknown value,"
                 + " never as absent; give the value" + (unset.size() == 1 ? "" : "s") + " with --env " + first + "=VALUE";
         request.err.println("deja: note: " + c.name() + ": " + detail);
-        out.coverage(new dev.deja.engine.Coverage.Entry("haproxy", c.name(), dev.deja.engine.Coverage.Status.NOTE,
+        out.coverage(new Coverage.Entry("haproxy", c.name(), Coverage.Status.NOTE,
                 detail, -1));
     }
 

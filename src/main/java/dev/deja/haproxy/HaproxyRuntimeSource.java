@@ -9,15 +9,18 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
+import java.net.URI;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * {@code --haproxy-runtime ADDR}: reads {@code show info} and {@code show stat} from HAProxy's runtime API
@@ -91,7 +94,7 @@ public final class HaproxyRuntimeSource implements LiveSource {
     }
 
     static boolean isUrl(String addr) {
-        String a = addr.toLowerCase(java.util.Locale.ROOT);
+        String a = addr.toLowerCase(Locale.ROOT);
         return a.startsWith("http://") || a.startsWith("https://");
     }
 
@@ -104,9 +107,9 @@ public final class HaproxyRuntimeSource implements LiveSource {
             address(addr);
             return;
         }
-        java.net.URI u;
+        URI u;
         try {
-            u = java.net.URI.create(addr);
+            u = URI.create(addr);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--haproxy-runtime " + addr + ": not a URL (" + e.getMessage() + ")");
         }
@@ -122,8 +125,8 @@ public final class HaproxyRuntimeSource implements LiveSource {
 
     /** A socket the user may not open (EACCES) is denied; anything else failed. */
     static Coverage.Status status(IOException e) {
-        String m = e.getMessage() == null ? "" : e.getMessage().toLowerCase(java.util.Locale.ROOT);
-        return m.contains("permission denied") || e instanceof java.nio.file.AccessDeniedException
+        String m = e.getMessage() == null ? "" : e.getMessage().toLowerCase(Locale.ROOT);
+        return m.contains("permission denied") || e instanceof AccessDeniedException
                 ? Coverage.Status.DENIED : Coverage.Status.FAILED;
     }
 

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -76,7 +77,7 @@ public final class PromexStats {
             if (field == null) {
                 continue;
             }
-            String server = type.equals("server") ? s.labels().getOrDefault("server", "") : type.toUpperCase(java.util.Locale.ROOT);
+            String server = type.equals("server") ? s.labels().getOrDefault("server", "") : type.toUpperCase(Locale.ROOT);
             objects.computeIfAbsent(List.of(type, s.labels().get("proxy"), server), k -> new HashMap<>())
                     .put(field, s.value());
         }

@@ -1,6 +1,11 @@
 package dev.deja.haproxy;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
@@ -101,17 +106,17 @@ public final class Section {
     }
 
     /** Lookups along the defaults chain, memoised: a long chain of {@code defaults ... from} is walked once, not per frontend. */
-    private final java.util.concurrent.ConcurrentHashMap<String, Directive> chainMemo = new java.util.concurrent.ConcurrentHashMap<>();
-    private volatile java.util.Map<String, List<Directive>> byKeyword;
+    private final ConcurrentHashMap<String, Directive> chainMemo = new ConcurrentHashMap<>();
+    private volatile Map<String, List<Directive>> byKeyword;
     private volatile int[] chainBlocks;
     private static final Directive NONE = new Directive("", 0, List.of("\0"), null, List.of(), null);
 
     private List<Directive> ownByKeyword(String kw) {
-        java.util.Map<String, List<Directive>> m = byKeyword;
+        Map<String, List<Directive>> m = byKeyword;
         if (m == null) {
-            m = new java.util.HashMap<>();
+            m = new HashMap<>();
             for (Directive d : directives) {
-                m.computeIfAbsent(d.keyword(), k -> new java.util.ArrayList<>()).add(d);
+                m.computeIfAbsent(d.keyword(), k -> new ArrayList<>()).add(d);
             }
             byKeyword = m;
         }
@@ -132,7 +137,7 @@ public final class Section {
     @SuppressWarnings("ReferenceEquality") // NONE is the memo's sentinel for "looked up, not found"
     private Directive chainLookup(String kw, String second) {
         String key = second == null ? kw : kw + '\0' + second;
-        List<Section> passed = new java.util.ArrayList<>();
+        List<Section> passed = new ArrayList<>();
         Directive found = NONE;
         for (Section x = this; x != null; x = x.defaults) {
             Directive m = x.chainMemo.get(key);
@@ -162,7 +167,7 @@ public final class Section {
         if (b != null) {
             return b;
         }
-        List<Section> chain = new java.util.ArrayList<>();
+        List<Section> chain = new ArrayList<>();
         for (Section x = this; x != null && x.chainBlocks == null; x = x.defaults) {
             chain.add(x);
         }
@@ -172,11 +177,11 @@ public final class Section {
         Section top = chain.get(chain.size() - 1).defaults;
         int[] acc = top == null ? new int[0] : top.chainBlocks;
         for (int i = chain.size() - 1; i >= 0; i--) {
-            java.util.TreeSet<Integer> ids = null;
+            TreeSet<Integer> ids = null;
             for (Directive d : chain.get(i).directives) {
                 if (d.guard() != null) {
                     if (ids == null) {
-                        ids = new java.util.TreeSet<>();
+                        ids = new TreeSet<>();
                         for (int v : acc) {
                             ids.add(v);
                         }

@@ -1,5 +1,7 @@
 package dev.deja.haproxy;
 
+import java.util.Locale;
+
 /** HAProxy time values: a number with an optional unit (us, ms, s, m, h, d); a bare number is milliseconds. */
 public final class Times {
     private Times() {
@@ -84,7 +86,7 @@ public final class Times {
             return ms / 1000 + "s";
         }
         if (ms > 1000) {
-            return String.format(java.util.Locale.ROOT, "%.1fs", ms / 1000.0).replace(".0s", "s");
+            return String.format(Locale.ROOT, "%.1fs", ms / 1000.0).replace(".0s", "s");
         }
         return ms + "ms";
     }

@@ -2,6 +2,7 @@ package dev.deja.kube;
 
 import dev.deja.engine.Catalog;
 import dev.deja.engine.InlineSuppression;
+import dev.deja.engine.InputException;
 import dev.deja.engine.Location;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.kube.model.Meta;
@@ -36,7 +37,7 @@ final class AnnotationSuppressions {
             String why = ANNOTATION + " on " + meta.display() + " gives no reason (write \"<rule-id> <reason>\": why"
                     + " the risk is accepted)";
             if (meta.file() != null) {
-                throw new dev.deja.engine.InputException(origin + ": " + why);
+                throw new InputException(origin + ": " + why);
             }
             req.err.println("deja: warning: " + origin + ": " + why + "; it suppresses nothing");
             return;

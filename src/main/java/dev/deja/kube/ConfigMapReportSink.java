@@ -4,6 +4,7 @@ import dev.deja.engine.InputException;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
 import dev.deja.report.BaselineDiff;
+import dev.deja.report.HtmlReporter;
 import dev.deja.report.JsonReporter;
 import dev.deja.report.Report;
 import dev.deja.report.ReportSink;
@@ -14,12 +15,21 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.zip.GZIPOutputStream;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -163,13 +173,13 @@ public final class ConfigMapReportSink implements ReportSink {
             return msg.lines().findFirst().orElse(msg).strip();
         }
         for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-            if (t instanceof java.net.ConnectException) {
+            if (t instanceof ConnectException) {
                 return "connection refused";
             }
-            if (t instanceof java.net.http.HttpTimeoutException || t instanceof java.net.SocketTimeoutException) {
+            if (t instanceof HttpTimeoutException || t instanceof SocketTimeoutException) {
                 return "timed out";
             }
-            if (t instanceof java.net.UnknownHostException) {
+            if (t instanceof UnknownHostException) {
                 return "unknown host " + t.getMessage();
             }
         }
@@ -196,7 +206,7 @@ public final class ConfigMapReportSink implements ReportSink {
             if (!MAPPER.readTree(data.get(JSON_KEY)).path("truncated").asBoolean(false)) {
                 data.put(SUMMARY_KEY, data.get(SUMMARY_KEY) + "html: " + HTML_KEY + " (" + gz.length
                         + " bytes gzip): " + fetch + "\n");
-                return new Content(data, Map.of(HTML_KEY, java.util.Base64.getEncoder().encodeToString(gz)));
+                return new Content(data, Map.of(HTML_KEY, Base64.getEncoder().encodeToString(gz)));
             }
         }
         Map<String, String> data = data(report, limitBytes);
@@ -206,21 +216,21 @@ public final class ConfigMapReportSink implements ReportSink {
     }
 
     static String html(Report report) {
-        java.io.StringWriter w = new java.io.StringWriter();
+        StringWriter w = new StringWriter();
         try {
-            new dev.deja.report.HtmlReporter().write(report.withColor(false), w);
+            new HtmlReporter().write(report.withColor(false), w);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         return w.toString();
     }
 
     static byte[] gzip(String text) {
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(bytes)) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (GZIPOutputStream z = new GZIPOutputStream(bytes)) {
             z.write(text.getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         return bytes.toByteArray();
     }

@@ -10,6 +10,7 @@ import dev.deja.source.ScanRequest;
 import dev.deja.source.SourceFile;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +39,7 @@ public final class HaproxyConfigMaps {
         cms.sort(Comparator.comparing(ConfigMap::namespace, Comparator.nullsFirst(Comparator.naturalOrder()))
                 .thenComparing(ConfigMap::name));
         // a ConfigMap defined in several manifests: each definition is its own configuration, named with its file
-        Map<String, Integer> definitions = new java.util.HashMap<>();
+        Map<String, Integer> definitions = new HashMap<>();
         cms.forEach(cm -> definitions.merge(cm.namespace() + "/" + cm.name(), 1, Integer::sum));
         Set<String> wanted = Set.copyOf(named);
         for (ConfigMap cm : cms) {

@@ -1,16 +1,25 @@
 package dev.deja.kube;
 
 import dev.deja.engine.InputException;
+import dev.deja.engine.SnapshotBuilder;
+import dev.deja.kube.model.KubeInventory;
+import dev.deja.source.Inputs;
 import dev.deja.source.ScanRequest;
+import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import java.io.File;
 import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +27,7 @@ import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * Creates a Fabric8 client for a scan the way kubectl finds its cluster: {@code --kubeconfig FILE}, else every file
@@ -82,7 +92,7 @@ public final class KubeClients {
      * the command line. No I/O beyond the JDK's own files: the client built here is never used. The view of a sample
      * Deployment goes into {@code out}.
      */
-    public static void warmUp(dev.deja.engine.SnapshotBuilder out) {
+    public static void warmUp(SnapshotBuilder out) {
         Config c = Config.empty();
         c.setMasterUrl("https://127.0.0.1:1");
         c.setOauthToken("warm-up");
@@ -91,8 +101,8 @@ public final class KubeClients {
                     .header("Accept", "application/json").build();
         }
         new Yaml(new SafeConstructor(new LoaderOptions())).load("clusters: [{name: a, cluster: {server: x}}]");
-        dev.deja.kube.model.KubeInventory.Builder inv = out.builder(dev.deja.kube.model.KubeInventory.Builder.class,
-                dev.deja.kube.model.KubeInventory.Builder::new);
+        KubeInventory.Builder inv = out.builder(KubeInventory.Builder.class,
+                KubeInventory.Builder::new);
         ListPageParser.parse(WARM_UP_PAGE, token -> { }, item -> inv.add(ViewReader.read(new MapTree(item)
                 .withKind("Deployment", "apps/v1"), null)));
     }
@@ -101,7 +111,7 @@ public final class KubeClients {
             + "\"namespace\":\"b\",\"labels\":{\"app\":\"a\"}},\"spec\":{\"replicas\":2,\"selector\":{\"matchLabels\":"
             + "{\"app\":\"a\"}},\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"envoyproxy/envoy:v1\","
             + "\"readinessProbe\":{\"httpGet\":{\"path\":\"/ready\",\"port\":9901}}}]}}}}]}")
-            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            .getBytes(StandardCharsets.UTF_8);
 
     public static KubernetesClient create(Config cfg) {
         return new KubernetesClientBuilder().withConfig(plainHttp11(cfg)).withHttpClientFactory(new NoRedirects())
@@ -271,10 +281,10 @@ public final class KubeClients {
                     + ", which is not defined");
         }
         String server = str(cluster, "server");
-        java.net.URI uri;
+        URI uri;
         try {
-            uri = new java.net.URI(server);
-        } catch (java.net.URISyntaxException e) {
+            uri = new URI(server);
+        } catch (URISyntaxException e) {
             uri = null;
         }
         if (uri == null || uri.getHost() == null || !("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))) {
@@ -293,7 +303,7 @@ public final class KubeClients {
                 {"user " + userName, "client-key-data", str(user, "client-key-data")}}) {
             if (d[2] != null) {
                 try {
-                    java.util.Base64.getDecoder().decode(d[2].replaceAll("\\s", ""));
+                    Base64.getDecoder().decode(d[2].replaceAll("\\s", ""));
                 } catch (IllegalArgumentException e) {
                     throw new InputException(origin + ": " + d[0] + ": " + d[1] + " is not base64 (" + e.getMessage() + ")");
                 }
@@ -321,14 +331,14 @@ public final class KubeClients {
         String tokenFile = str(user, "tokenFile");
         if (token == null && tokenFile != null) {
             try {
-                token = dev.deja.source.Inputs.readText(Path.of(tokenFile)).strip();
+                token = Inputs.readText(Path.of(tokenFile)).strip();
             } catch (IOException e) {
                 throw new InputException(origin + ": cannot read tokenFile " + tokenFile + " of user " + userName);
             }
         }
         c.setOauthToken(token);
         c.setNamespace(str(ctx, "namespace"));
-        c.setCurrentContext(new io.fabric8.kubernetes.api.model.NamedContext(null, context));
+        c.setCurrentContext(new NamedContext(null, context));
         return c;
     }
 
@@ -393,7 +403,7 @@ public final class KubeClients {
             cfg.setHttpProxy(http);
         }
         if (no != null && (cfg.getNoProxy() == null || cfg.getNoProxy().length == 0)) {
-            cfg.setNoProxy(java.util.Arrays.stream(no.split(",")).map(String::strip).filter(x -> !x.isEmpty())
+            cfg.setNoProxy(Arrays.stream(no.split(",")).map(String::strip).filter(x -> !x.isEmpty())
                     .toArray(String[]::new));
         }
     }
@@ -419,10 +429,10 @@ public final class KubeClients {
             try {
                 LoaderOptions o = new LoaderOptions();
                 o.setMaxAliasesForCollections(10);
-                doc = new Yaml(new SafeConstructor(o)).load(dev.deja.source.Inputs.readText(f));
+                doc = new Yaml(new SafeConstructor(o)).load(Inputs.readText(f));
             } catch (IOException e) {
                 throw new InputException(f + ": cannot read kubeconfig: " + e.getMessage());
-            } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {
+            } catch (MarkedYAMLException e) {
                 int line = e.getProblemMark() != null ? e.getProblemMark().getLine() + 1
                         : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
                 throw new InputException(f + (line > 0 ? ":" + line : "") + ": not a valid kubeconfig: "

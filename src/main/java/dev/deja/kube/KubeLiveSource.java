@@ -1,14 +1,17 @@
 package dev.deja.kube;
 
 import dev.deja.engine.Coverage;
+import dev.deja.engine.InputException;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.kube.model.ConfigMap;
 import dev.deja.kube.model.KubeInventory;
-import dev.deja.source.LiveSource;
+import dev.deja.kube.model.KubeScope;
 import dev.deja.source.ListDeadline;
+import dev.deja.source.LiveSource;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.SourceUnavailableException;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.http.AsyncBody;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
@@ -17,13 +20,17 @@ import java.net.URLEncoder;
 import java.net.UnknownHostException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -111,7 +118,7 @@ public final class KubeLiveSource implements LiveSource {
         req.clusterRead = "context " + context + " (" + server + ")";
         KubeInventory.Builder inv = out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
         if (req.selector != null && !req.selector.isBlank()) {
-            out.put(dev.deja.kube.model.KubeScope.class, new dev.deja.kube.model.KubeScope(req.selector.strip()));
+            out.put(KubeScope.class, new KubeScope(req.selector.strip()));
         }
         List<Task> tasks = new ArrayList<>();
         for (String kind : new TreeSet<>(req.kubeKinds)) {
@@ -140,7 +147,7 @@ public final class KubeLiveSource implements LiveSource {
         try {
             client = KubeClients.httpClient(cfg);
         } catch (RuntimeException e) { // TLS material Fabric8 could not use (a certificate that does not parse, ...)
-            throw new dev.deja.engine.InputException("context " + context + ": cannot set up the connection to " + server
+            throw new InputException("context " + context + ": cannot set up the connection to " + server
                     + " from the kubeconfig: " + KubeClients.rootMessage(e));
         }
         try (HttpClient http = client) {
@@ -196,7 +203,7 @@ public final class KubeLiveSource implements LiveSource {
         for (String ns : new TreeSet<>(req.namespaces)) {
             asked.put(ns, send(http, base + enc(ns)));
         }
-        java.util.Set<String> missing = new java.util.TreeSet<>();
+        Set<String> missing = new TreeSet<>();
         for (Map.Entry<String, CompletableFuture<Answer>> e : asked.entrySet()) {
             int code;
             try {
@@ -236,7 +243,7 @@ public final class KubeLiveSource implements LiveSource {
         String paged = base + "?limit=" + PAGE + (selector == null ? "" : "&" + selector);
         String whole = base + (selector == null ? "" : "?" + selector);
         // a saved snapshot keeps all ConfigMap data: a later offline scan may name other ConfigMaps in deja.yaml
-        java.util.Set<String> named = req.snapshotOut != null ? null : java.util.Set.copyOf(req.haproxyConfigMaps);
+        Set<String> named = req.snapshotOut != null ? null : Set.copyOf(req.haproxyConfigMaps);
         long started = System.nanoTime();
         long deadline = started + ListDeadline.millis(req.processEnv) * 1_000_000L; // for this list, 410 retry included
         List<Object> views = new ArrayList<>();
@@ -273,12 +280,12 @@ public final class KubeLiveSource implements LiveSource {
 
     /** Every page of one list into {@code views}; the next page is requested before this one is parsed. */
     private static void list(HttpClient http, String base, Task t, String server, String context, int connectMs,
-                             java.util.Set<String> named, List<Object> views, long deadline,
+                             Set<String> named, List<Object> views, long deadline,
                              Map<String, String> env) throws Denied, Expired {
         KindInfo k = t.kind();
         String url = base;
         CompletableFuture<Answer> sent = send(http, url);
-        java.util.Set<String> tokens = new java.util.HashSet<>();
+        Set<String> tokens = new HashSet<>();
         int pages = 0;
         while (sent != null) {
             pages++;
@@ -354,7 +361,7 @@ public final class KubeLiveSource implements LiveSource {
 
     /** Drops the data values no rule reads ({@link ConfigMap#keptLive}) before the view is made. */
     @SuppressWarnings("unchecked")
-    static void pruneConfigMapData(Map<String, Object> item, java.util.Set<String> named) {
+    static void pruneConfigMapData(Map<String, Object> item, Set<String> named) {
         if (!(item.get("metadata") instanceof Map<?, ?> md) || !(item.get("data") instanceof Map<?, ?> data)) {
             return;
         }
@@ -395,14 +402,14 @@ public final class KubeLiveSource implements LiveSource {
     }
 
     /** Collects a body chunk by chunk and cancels it past the cap: memory never holds more than the cap. */
-    private static final class CappedBody implements io.fabric8.kubernetes.client.http.AsyncBody.Consumer<List<java.nio.ByteBuffer>> {
+    private static final class CappedBody implements AsyncBody.Consumer<List<ByteBuffer>> {
         final List<byte[]> chunks = new ArrayList<>();
         long size;
         volatile boolean over;
 
         @Override
-        public synchronized void consume(List<java.nio.ByteBuffer> buffers, io.fabric8.kubernetes.client.http.AsyncBody body) {
-            for (java.nio.ByteBuffer b : buffers) {
+        public synchronized void consume(List<ByteBuffer> buffers, AsyncBody body) {
+            for (ByteBuffer b : buffers) {
                 size += b.remaining();
                 if (size > maxResponseBytes) {
                     over = true;
@@ -445,8 +452,8 @@ public final class KubeLiveSource implements LiveSource {
                     return new Answer(resp.code(), new byte[0], resp, true);
                 }
                 if (ex != null) {
-                    throw ex instanceof java.util.concurrent.CompletionException ce ? ce
-                            : new java.util.concurrent.CompletionException(ex);
+                    throw ex instanceof CompletionException ce ? ce
+                            : new CompletionException(ex);
                 }
                 return new Answer(resp.code(), sink.bytes(), resp, false);
             });

@@ -1,17 +1,22 @@
 package dev.deja.kube;
 
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.KubeScope;
+import dev.deja.kube.model.Meta;
 import dev.deja.source.SnapshotCodec;
+import java.lang.reflect.RecordComponent;
+import java.util.List;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The {@code "kubernetes"} part of a saved snapshot: the {@link KubeInventory} views as JSON (record components by
@@ -23,7 +28,7 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
     static final JsonMapper MAPPER = JsonMapper.builder()
             .changeDefaultVisibility(v -> v.withIsGetterVisibility(JsonAutoDetect.Visibility.NONE))
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .changeDefaultPropertyInclusion(i -> i.withValueInclusion(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL))
+            .changeDefaultPropertyInclusion(i -> i.withValueInclusion(JsonInclude.Include.NON_NULL))
             .build();
 
     /** First line of a parser message, without where Jackson read it from, at most 200 characters. */
@@ -39,14 +44,14 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
      * and a name.
      */
     static void validate(KubeInventory inv, String display) {
-        for (java.lang.reflect.RecordComponent rc : KubeInventory.class.getRecordComponents()) {
+        for (RecordComponent rc : KubeInventory.class.getRecordComponents()) {
             Object v;
             try {
                 v = rc.getAccessor().invoke(inv);
             } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException(e);
             }
-            if (!(v instanceof java.util.List<?> list)) {
+            if (!(v instanceof List<?> list)) {
                 continue;
             }
             for (int i = 0; i < list.size(); i++) {
@@ -55,7 +60,7 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
                 if (o == null) {
                     throw new InputException(where + "null");
                 }
-                dev.deja.kube.model.Meta m;
+                Meta m;
                 try {
                     m = ManifestLoader.metaOf(o);
                 } catch (IllegalStateException e) {
@@ -76,7 +81,7 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
         return snapshot.part(KubeInventory.class).map(inv -> {
             JsonNode node = MAPPER.valueToTree(inv);
             // the -l/--selector the cluster was read with: an offline scan reports on the same objects
-            snapshot.part(KubeScope.class).ifPresent(s -> ((tools.jackson.databind.node.ObjectNode) node)
+            snapshot.part(KubeScope.class).ifPresent(s -> ((ObjectNode) node)
                     .put(SELECTOR, s.selector()));
             return node;
         }).orElse(null);

@@ -1,8 +1,12 @@
 package dev.deja.kube;
 
+import dev.deja.source.Inputs;
 import java.io.File;
+import java.io.IOException;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -52,8 +56,8 @@ public final class KubeconfigRefs {
         try {
             LoaderOptions o = new LoaderOptions();
             o.setMaxAliasesForCollections(10);
-            doc = new Yaml(new SafeConstructor(o)).load(dev.deja.source.Inputs.readText(file));
-        } catch (java.io.IOException | RuntimeException e) {
+            doc = new Yaml(new SafeConstructor(o)).load(Inputs.readText(file));
+        } catch (IOException | RuntimeException e) {
             return List.of();
         }
         List<Ref> out = new ArrayList<>();
@@ -89,7 +93,7 @@ public final class KubeconfigRefs {
             try {
                 Path path = Path.of(asGiven ? p : resolve(dir, p));
                 out.add(new Ref(key + " " + path + owner + " in kubeconfig " + file, path));
-            } catch (java.nio.file.InvalidPathException e) {
+            } catch (InvalidPathException e) {
                 // not a path any reader could open
             }
         }
@@ -104,7 +108,7 @@ public final class KubeconfigRefs {
         if (list instanceof List<?> l) {
             for (Object o : l) {
                 if (o instanceof Map<?, ?> entry && entry.get(inner) instanceof Map<?, ?> body) {
-                    Map<Object, Object> b = new java.util.LinkedHashMap<>(body);
+                    Map<Object, Object> b = new LinkedHashMap<>(body);
                     b.put("name", entry.get("name"));
                     out.add(b);
                 }

@@ -7,8 +7,8 @@ import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.HaproxyConfigs;
 import dev.deja.haproxy.HaproxyRuntime;
-import dev.deja.haproxy.Section;
 import dev.deja.haproxy.HttpStats;
+import dev.deja.haproxy.Section;
 import dev.deja.kube.model.Container;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Selector;
@@ -21,16 +21,23 @@ import dev.deja.source.ScanRequest;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import java.net.URLEncoder;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code deja scan --cluster --live-metrics}: reads HAProxy's live figures from the proxy pods themselves, through
@@ -162,7 +169,7 @@ public final class LiveMetrics {
                     });
                 }
                 // port -> path asked on it
-                Map<Integer, String> asked = new java.util.TreeMap<>();
+                Map<Integer, String> asked = new TreeMap<>();
                 ports.values().forEach(port -> asked.put(port, PATH));
                 if (asked.isEmpty()) {
                     // no port named so: a container port on which a HAProxy configuration kept in a ConfigMap of the
@@ -215,7 +222,7 @@ public final class LiveMetrics {
                         String body = new String(a.body(), StandardCharsets.UTF_8);
                         String type = a.header("Content-Type") == null ? "" : a.header("Content-Type");
                         if (t.nginx() != null) {
-                            if (type.toLowerCase(java.util.Locale.ROOT).startsWith("text/html")) {
+                            if (type.toLowerCase(Locale.ROOT).startsWith("text/html")) {
                                 throw new Failed(Coverage.Status.FAILED, "an HTML page, not Prometheus metrics");
                             }
                             List<PrometheusPeaks.Sample> samples = PodMetrics.nginxConnections(body);
@@ -273,7 +280,7 @@ public final class LiveMetrics {
             throw new Failed(Coverage.Status.FAILED, "no answer within " + timeoutMillis + " ms");
         } catch (ExecutionException | RuntimeException x) {
             for (Throwable c = x; c != null; c = c.getCause() == c ? null : c.getCause()) {
-                if (c instanceof java.net.http.HttpTimeoutException) {
+                if (c instanceof HttpTimeoutException) {
                     throw new Failed(Coverage.Status.FAILED, "no answer within " + timeoutMillis + " ms");
                 }
             }
@@ -336,7 +343,7 @@ public final class LiveMetrics {
                         break;
                     }
                 }
-                java.util.regex.Matcher m = CONFIGMAP_FILE.matcher(s.file() == null ? "" : s.file());
+                Matcher m = CONFIGMAP_FILE.matcher(s.file() == null ? "" : s.file());
                 if (ex == null || !m.matches()) {
                     continue;
                 }
@@ -432,13 +439,13 @@ public final class LiveMetrics {
         }
         List<String> pods = new ArrayList<>();
         try {
-            tools.jackson.databind.JsonNode list = tools.jackson.databind.json.JsonMapper.builder().build()
+            JsonNode list = JsonMapper.builder().build()
                     .readTree(a.body());
             if (!list.path("items").isArray()) {
                 throw new IllegalArgumentException("no items");
             }
-            for (tools.jackson.databind.JsonNode item : list.path("items")) {
-                tools.jackson.databind.JsonNode md = item.path("metadata");
+            for (JsonNode item : list.path("items")) {
+                JsonNode md = item.path("metadata");
                 String name = md.path("name").asString(null);
                 Map<String, String> labels = new LinkedHashMap<>();
                 md.path("labels").properties().forEach(e -> labels.put(e.getKey(), e.getValue().asString()));
@@ -453,7 +460,7 @@ public final class LiveMetrics {
             return null;
         }
         out.read(SOURCE, scope, pods.size());
-        java.util.Collections.sort(pods);
+        Collections.sort(pods);
         return pods;
     }
 

@@ -10,14 +10,18 @@ import dev.deja.source.ScanRequest;
 import dev.deja.source.SourceFile;
 import java.io.StringReader;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.reader.ReaderException;
 
 /**
  * Reads Kubernetes manifests (YAML or JSON; several documents per file; {@code kind: List} and other {@code *List}
@@ -37,11 +41,11 @@ public final class ManifestLoader implements FileLoader {
     public void load(List<SourceFile> files, ScanRequest request, SnapshotBuilder out) {
         KubeInventory.Builder inv = out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
         // "Kind namespace/name" -> where each definition is ("file:line"), for the duplicate note
-        java.util.Map<String, List<String>> definitions = new java.util.TreeMap<>();
+        Map<String, List<String>> definitions = new TreeMap<>();
         for (SourceFile f : files) {
             List<String> problems = new ArrayList<>();
             List<Object> views = parse(f, problems);
-            for (String p : new java.util.LinkedHashSet<>(problems)) {
+            for (String p : new LinkedHashSet<>(problems)) {
                 request.err.println("deja: warning: " + f.display() + ":" + p);
             }
             int count = 0;
@@ -69,8 +73,8 @@ public final class ManifestLoader implements FileLoader {
      * One object (kind, namespace, name) defined more than once: each definition is judged on its own, with the
      * related objects nearest to it ({@link KubeInventory#nearest}); said once, on stderr and in the report.
      */
-    static void noteDuplicates(java.util.Map<String, List<String>> definitions, ScanRequest request, SnapshotBuilder out) {
-        for (java.util.Map.Entry<String, List<String>> e : definitions.entrySet()) {
+    static void noteDuplicates(Map<String, List<String>> definitions, ScanRequest request, SnapshotBuilder out) {
+        for (Map.Entry<String, List<String>> e : definitions.entrySet()) {
             List<String> where = e.getValue();
             if (where.size() < 2) {
                 continue;
@@ -128,7 +132,7 @@ public final class ManifestLoader implements FileLoader {
             String where = m == null ? f.display() : f.display() + ":" + (m.getLine() + 1);
             throw new InputException(where + ": not valid YAML: " + oneLine(e.getProblem() != null ? e.getProblem()
                     : e.getMessage()));
-        } catch (org.yaml.snakeyaml.reader.ReaderException e) { // a character YAML forbids: name its line
+        } catch (ReaderException e) { // a character YAML forbids: name its line
             int line = 1;
             String t = f.text();
             for (int i = 0, cp = 0; i < t.length() && cp < e.getPosition(); i += Character.charCount(t.codePointAt(i)), cp++) {
@@ -137,7 +141,7 @@ public final class ManifestLoader implements FileLoader {
                 }
             }
             throw new InputException(f.display() + ":" + line + ": not valid YAML: character U+"
-                    + String.format(java.util.Locale.ROOT, "%04X", e.getCodePoint()) + " is not allowed (binary content?)");
+                    + String.format(Locale.ROOT, "%04X", e.getCodePoint()) + " is not allowed (binary content?)");
         } catch (YAMLException e) {
             throw new InputException(f.display() + ": " + limitMessage(e.getMessage()));
         } catch (StackOverflowError e) {

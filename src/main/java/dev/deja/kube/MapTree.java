@@ -1,5 +1,6 @@
 package dev.deja.kube;
 
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +69,7 @@ final class MapTree implements Tree {
         if (value instanceof Map<?, ?> m) {
             List<Map.Entry<String, Tree>> out = new ArrayList<>(m.size());
             for (Map.Entry<?, ?> e : m.entrySet()) {
-                out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(String.valueOf(e.getKey()), of(e.getValue())));
+                out.add(new AbstractMap.SimpleImmutableEntry<>(String.valueOf(e.getKey()), of(e.getValue())));
             }
             return out;
         }

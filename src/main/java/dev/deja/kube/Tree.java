@@ -1,5 +1,7 @@
 package dev.deja.kube;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -67,7 +69,7 @@ interface Tree {
         if (t == null) {
             return Map.of();
         }
-        Map<String, String> m = new java.util.LinkedHashMap<>();
+        Map<String, String> m = new LinkedHashMap<>();
         for (Map.Entry<String, Tree> e : t.entries()) {
             String v = e.getValue() == null ? null : e.getValue().text();
             if (v != null) {
@@ -83,7 +85,7 @@ interface Tree {
         if (t == null) {
             return List.of();
         }
-        List<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         for (Tree i : t.items()) {
             String s = i.text();
             if (s != null) {

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns one object (a manifest document or an object from the API server) into its view: only the fields the rules
@@ -155,11 +156,11 @@ final class ViewReader {
      * The fields of a container that {@link #container} reads: a live scan's parser builds no others (environment,
      * volume mounts and resources are most of a container's size). Read a new field here, add it here.
      */
-    static final java.util.Set<String> CONTAINER_FIELDS = java.util.Set.of("name", "image", "command", "args", "ports",
+    static final Set<String> CONTAINER_FIELDS = Set.of("name", "image", "command", "args", "ports",
             "readinessProbe", "livenessProbe", "startupProbe", "resources");
 
     /** Fields of a pod spec no view reads, which a live scan's parser skips. */
-    static final java.util.Set<String> POD_SPEC_SKIPPED = java.util.Set.of("initContainers", "ephemeralContainers",
+    static final Set<String> POD_SPEC_SKIPPED = Set.of("initContainers", "ephemeralContainers",
             "volumes", "tolerations", "imagePullSecrets", "hostAliases", "securityContext", "dnsConfig", "readinessGates",
             "resourceClaims", "overhead");
 

@@ -1,5 +1,6 @@
 package dev.deja.kube;
 
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -107,7 +108,7 @@ final class YamlTree implements Tree {
             List<Map.Entry<String, Tree>> out = new ArrayList<>(m.getValue().size());
             for (NodeTuple t : m.getValue()) {
                 if (t.getKeyNode() instanceof ScalarNode k) {
-                    out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(k.getValue(),
+                    out.add(new AbstractMap.SimpleImmutableEntry<>(k.getValue(),
                             new YamlTree(t.getValueNode(), k.getValue(), problems)));
                 }
             }

@@ -5,6 +5,7 @@ import dev.deja.report.JsonReporter;
 import dev.deja.report.Report;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -44,7 +45,7 @@ public final class Notifier {
                 text.append("\n... and ").append(n - shown).append(" more (see the report)");
                 break;
             }
-            text.append("\n• ").append(f.severity().id().toUpperCase(java.util.Locale.ROOT)).append(' ')
+            text.append("\n• ").append(f.severity().id().toUpperCase(Locale.ROOT)).append(' ')
                     .append(f.caseIds().isEmpty() ? "" : String.join(",", f.caseIds()) + " ")
                     .append(f.ruleId()).append(": ").append(slack(f.location().display())).append(" — ")
                     .append(slack(firstLine(f.message())));

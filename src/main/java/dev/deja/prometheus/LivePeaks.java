@@ -3,8 +3,10 @@ package dev.deja.prometheus;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.TreeMap;
 
 /**
  * Pure view of a {@link PrometheusPeaks} for the rules: each peak over the window paired with its limit by label set
@@ -128,7 +130,7 @@ public final class LivePeaks {
     /** metric{a="1",b="2"}, labels sorted. */
     public static String selector(String metric, Map<String, String> labels) {
         StringJoiner j = new StringJoiner(",", "{", "}");
-        new java.util.TreeMap<>(labels).forEach((k, v) -> j.add(k + "=\"" + v.replace("\\", "\\\\").replace("\"", "\\\"")
+        new TreeMap<>(labels).forEach((k, v) -> j.add(k + "=\"" + v.replace("\\", "\\\\").replace("\"", "\\\"")
                 + "\""));
         return metric + (labels.isEmpty() ? "" : j.toString());
     }
@@ -136,6 +138,6 @@ public final class LivePeaks {
     /** A whole number as written ("790"), else one decimal. */
     public static String num(double v) {
         return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v)
-                : String.format(java.util.Locale.ROOT, "%.1f", v);
+                : String.format(Locale.ROOT, "%.1f", v);
     }
 }

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -18,15 +19,21 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -41,7 +48,7 @@ public final class PrometheusClient {
     static final int MAX_ANSWER = 64 * 1024 * 1024;
     private final URI base;
     private final String authorization;
-    private final javax.net.ssl.SSLContext ssl;
+    private final SSLContext ssl;
     private HttpClient http;
     private final Duration timeout;
 
@@ -113,22 +120,22 @@ public final class PrometheusClient {
     private static SSLContext plainHttp() {
         try {
             SSLContext ctx = SSLContext.getInstance("TLS");
-            ctx.init(new javax.net.ssl.KeyManager[0], new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
+            ctx.init(new KeyManager[0], new TrustManager[] {new X509TrustManager() {
                 @Override
-                public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType)
-                        throws java.security.cert.CertificateException {
-                    throw new java.security.cert.CertificateException("no TLS on a plain http server");
+                public void checkClientTrusted(X509Certificate[] chain, String authType)
+                        throws CertificateException {
+                    throw new CertificateException("no TLS on a plain http server");
                 }
 
                 @Override
-                public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType)
-                        throws java.security.cert.CertificateException {
-                    throw new java.security.cert.CertificateException("no TLS on a plain http server");
+                public void checkServerTrusted(X509Certificate[] chain, String authType)
+                        throws CertificateException {
+                    throw new CertificateException("no TLS on a plain http server");
                 }
 
                 @Override
-                public java.security.cert.X509Certificate[] getAcceptedIssuers() {
-                    return new java.security.cert.X509Certificate[0];
+                public X509Certificate[] getAcceptedIssuers() {
+                    return new X509Certificate[0];
                 }
             }}, null);
             return ctx;
@@ -239,13 +246,13 @@ public final class PrometheusClient {
         } catch (ConnectException e) {
             throw new QueryException("cannot connect to " + display() + " (" + (e.getMessage() == null
                     ? "connection refused" : e.getMessage()) + ")", false, true);
-        } catch (javax.net.ssl.SSLException e) {
+        } catch (SSLException e) {
             throw new QueryException("TLS with " + display() + " failed: " + e.getMessage()
                     + " (--prometheus-ca-file names the CA to trust)", false, true);
         } catch (IOException e) {
             String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
             throw new QueryException("cannot read from " + display() + ": " + m, false,
-                    e instanceof java.net.UnknownHostException || e.getCause() instanceof java.net.UnknownHostException);
+                    e instanceof UnknownHostException || e.getCause() instanceof UnknownHostException);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new QueryException("interrupted", false, false);

@@ -1,5 +1,6 @@
 package dev.deja.prometheus;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +60,7 @@ public record PrometheusPeaks(String url, String window, List<Query> queries) {
     /** One series of an instant vector: its labels (sorted) and value. */
     public record Sample(Map<String, String> labels, double value) {
         public Sample {
-            labels = java.util.Collections.unmodifiableMap(new TreeMap<>(labels));
+            labels = Collections.unmodifiableMap(new TreeMap<>(labels));
         }
     }
 

@@ -5,9 +5,11 @@ import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.Section;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -145,7 +147,7 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
 
     /** Notes for the parts of the rule's condition the abuser's requests do not set. */
     private static void unmet(Directive rule, List<String> words, List<String> notes) {
-        java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+        Set<String> seen = new LinkedHashSet<>();
         for (String w : words) {
             String t = w.replaceFirst("^[!{]+", "");
             if (UNMET.matcher(t).matches()) {

@@ -14,6 +14,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * The workload: open-loop HTTP/1.1 clients on one NIO selector thread (Java 17 has no virtual threads, and a thread
@@ -132,7 +133,7 @@ final class LoadGenerator {
      * until its own timeout; the others' are closed uncounted), and returns one outcome per client in order.
      * {@code stop} is checked between events.
      */
-    List<Outcome> run(List<Client> clients, long durationMs, java.util.function.BooleanSupplier stop) throws IOException {
+    List<Outcome> run(List<Client> clients, long durationMs, BooleanSupplier stop) throws IOException {
         int n = clients.size();
         List<Outcome> outcomes = new ArrayList<>();
         List<ArrayDeque<Conn>> open = new ArrayList<>();

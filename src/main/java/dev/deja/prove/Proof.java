@@ -1,5 +1,7 @@
 package dev.deja.prove;
 
+import java.util.Locale;
+
 /**
  * The evidence for one finding: before and after runs, the remediation applied, the verdict
  * ({@code reproduced}, {@code not-reproduced} or {@code could-not-run}) with its reason, and whether the fix held.
@@ -31,14 +33,14 @@ record Proof(String ruleId, String frontend, String verdict, String reason, RunR
         }
         Boolean works = after != null && after.ran() ? !after.degraded() : null;
         String note = after == null ? null : !after.ran() ? "the after run could not run: " + after.error()
-                : works ? String.format(java.util.Locale.ROOT, "after the fix %.0f%% of legitimate requests succeeded,"
+                : works ? String.format(Locale.ROOT, "after the fix %.0f%% of legitimate requests succeeded,"
                         + " median %s", after.legitSuccessPct(), RunResult.ms(after.p50Micros()))
                 : "the fix was not enough at this rate: " + after.degradedWhy();
         if (before.degraded()) {
             return new Proof(ruleId, frontend, REPRODUCED, before.degradedWhy() + slotsNote(before), before, after, remedy,
                     works, note, null);
         }
-        return new Proof(ruleId, frontend, NOT_REPRODUCED, String.format(java.util.Locale.ROOT,
+        return new Proof(ruleId, frontend, NOT_REPRODUCED, String.format(Locale.ROOT,
                 "the headroom was enough at %s req/s: %.0f%% of legitimate requests succeeded, median %s (peak %d of %d"
                         + " slots)", Prover.fmt(before.clientRps()), before.legitSuccessPct(), RunResult.ms(before.p50Micros()),
                 before.peakSessions(), before.slots()), before, after, remedy, works, note, null);
@@ -69,7 +71,7 @@ record Proof(String ruleId, String frontend, String verdict, String reason, RunR
             }
         }
         boolean works = all > 0 && ok * 100.0 / all >= 95.0;
-        String note = String.format(java.util.Locale.ROOT, "HAProxy closed %d slow connections; of the legitimate"
+        String note = String.format(Locale.ROOT, "HAProxy closed %d slow connections; of the legitimate"
                 + " requests sent after %d s, %d of %d succeeded", after.abuser().closedByServer, from / 1000, ok, all);
         return new Proof(p.ruleId, frontend, p.verdict, p.reason, before, after, remedy, works, note, null);
     }

@@ -1,5 +1,6 @@
 package dev.deja.prove;
 
+import dev.deja.engine.InputException;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
@@ -7,12 +8,14 @@ import dev.deja.haproxy.HaproxyParser;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.Writer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -49,7 +52,7 @@ public final class Prover {
     }
 
     /** Locates haproxy (exit 2 with the install hint when absent) and proves {@code text}. */
-    public static ProveReport prove(String display, String text, Options o, java.util.Map<String, String> env,
+    public static ProveReport prove(String display, String text, Options o, Map<String, String> env,
                                     PrintWriter progress) throws IOException {
         HaproxyBinary hb = HaproxyBinary.locate(o.haproxy(), env);
         return new Prover(o, hb, progress, () -> false).run(display, text);
@@ -57,7 +60,7 @@ public final class Prover {
 
     static HaproxyConfig parse(String display, String text) {
         ScanRequest req = new ScanRequest();
-        req.err = new PrintWriter(java.io.Writer.nullWriter());
+        req.err = new PrintWriter(Writer.nullWriter());
         return HaproxyParser.parse(display, text, req);
     }
 
@@ -70,7 +73,7 @@ public final class Prover {
                     return f;
                 }
             }
-            throw new dev.deja.engine.InputException("--frontend " + name + ": no frontend or listen of that name in "
+            throw new InputException("--frontend " + name + ": no frontend or listen of that name in "
                     + cfg.name() + " (there are: " + String.join(", ", all.stream().map(Frontends.Frontend::name).toList()) + ")");
         }
         for (Frontends.Frontend f : all) {
@@ -93,7 +96,7 @@ public final class Prover {
                 return f;
             }
         }
-        throw new dev.deja.engine.InputException(cfg.name() + ": no frontend or listen with a bind line to prove against");
+        throw new InputException(cfg.name() + ": no frontend or listen with a bind line to prove against");
     }
 
     /** The rule that singles the abuser out: the first tarpit, else the first rate-limit rule, else the first deny. */
@@ -195,7 +198,7 @@ public final class Prover {
     }
 
     /** The sandbox copy could not be checked by haproxy -c: exit 2 with the reason. */
-    public static final class SandboxRejected extends dev.deja.engine.InputException {
+    public static final class SandboxRejected extends InputException {
         private static final long serialVersionUID = 1L;
 
         SandboxRejected(String why) {

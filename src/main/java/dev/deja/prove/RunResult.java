@@ -1,6 +1,7 @@
 package dev.deja.prove;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * One bounded run of haproxy under a workload: legitimate requests (ok / timed out / refused / other answers,
@@ -84,7 +85,7 @@ record RunResult(String label, String config, double clientRps, long durationMs,
 
     String degradedWhy() {
         if (legitSuccessPct() < 95.0) {
-            return String.format(java.util.Locale.ROOT, "legitimate success %.0f%% (< 95%%)", legitSuccessPct());
+            return String.format(Locale.ROOT, "legitimate success %.0f%% (< 95%%)", legitSuccessPct());
         }
         return "legitimate median " + ms(p50Micros()) + " > 10x the calm baseline " + ms(Math.max(baselineP50Micros, 10_000));
     }
@@ -94,7 +95,7 @@ record RunResult(String label, String config, double clientRps, long durationMs,
             return "-";
         }
         if (micros < 10_000) {
-            return String.format(java.util.Locale.ROOT, "%.1f ms", micros / 1000.0);
+            return String.format(Locale.ROOT, "%.1f ms", micros / 1000.0);
         }
         return micros / 1000 + " ms";
     }

@@ -1,9 +1,12 @@
 package dev.deja.prove;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.Section;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -16,6 +19,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The user's configuration made safe to run: a copy, line by line, in which every {@code bind} listens on
@@ -80,8 +85,8 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
      * and an unprivileged process cannot raise its hard limit (haproxy refuses to start instead).
      */
     static long globalMaxconnCap() {
-        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-        if (os instanceof com.sun.management.UnixOperatingSystemMXBean u && u.getMaxFileDescriptorCount() > 0) {
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof UnixOperatingSystemMXBean u && u.getMaxFileDescriptorCount() > 0) {
             return Math.max(100, (u.getMaxFileDescriptorCount() - 200) / 2);
         }
         return Long.MAX_VALUE;
@@ -196,7 +201,7 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
                 if ("-f".equals(d.word(w - 1)) && word.startsWith("/")) {
                     paths.add(word);
                 }
-                java.util.regex.Matcher m = MAP_FILE.matcher(word);
+                Matcher m = MAP_FILE.matcher(word);
                 while (m.find()) {
                     paths.add(m.group(1));
                 }
@@ -223,7 +228,7 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
         return new Sandbox(String.join("\n", out) + "\n", ports, List.copyOf(changes), socket);
     }
 
-    private static final java.util.regex.Pattern MAP_FILE = java.util.regex.Pattern.compile("map(?:_[a-z_]+)?\\((/[^,)]+)");
+    private static final Pattern MAP_FILE = Pattern.compile("map(?:_[a-z_]+)?\\((/[^,)]+)");
 
     /** {@code bind ADDR [options]} on 127.0.0.1:port with only the options that shape connection slots. */
     static String bind(Directive d, int port, Set<String> changes) {

@@ -3,6 +3,7 @@ package dev.deja.prove;
 import dev.deja.engine.Finding;
 import dev.deja.engine.InputException;
 import dev.deja.report.Evidence;
+import dev.deja.source.Inputs;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * {@code deja scan --prove}: replays the findings {@code deja prove} covers (per HAProxy file and frontend, one
@@ -41,7 +43,7 @@ public final class ScanProofs {
         for (Map.Entry<List<String>, List<Finding>> g : groups.entrySet()) {
             String file = g.getKey().get(0);
             String frontend = g.getKey().get(1);
-            java.util.TreeSet<String> rules = new java.util.TreeSet<>();
+            TreeSet<String> rules = new TreeSet<>();
             g.getValue().forEach(f -> rules.add(f.ruleId()));
             Prover.Options o = new Prover.Options(frontend, rules.size() == 1 ? rules.first() : null, options.durationMs(), options.clientRps(),
                     options.legitRps(), options.legitTimeoutMs(), options.serviceTimeMs(), options.findLimit(),
@@ -51,7 +53,7 @@ public final class ScanProofs {
             progress.flush();
             ProveReport report;
             try {
-                report = new Prover(o, hb, progress, () -> false).run(file, dev.deja.source.Inputs.read(Path.of(file), file).text());
+                report = new Prover(o, hb, progress, () -> false).run(file, Inputs.read(Path.of(file), file).text());
             } catch (InputException e) {
                 for (Finding f : g.getValue()) {
                     Proof p = Proof.couldNotRun(f.ruleId(), frontend, e.getMessage());

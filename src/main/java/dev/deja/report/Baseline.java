@@ -3,10 +3,12 @@ package dev.deja.report;
 import dev.deja.engine.Finding;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Location;
+import dev.deja.engine.Target;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiPredicate;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -82,7 +84,7 @@ public final class Baseline {
                     text(l, "region"));
             JsonNode t = f.path("target");
             String targetKey = t.isObject() && (t.has("cluster") || t.has("account"))
-                    ? new dev.deja.engine.Target(text(t, "cluster"), text(t, "account")).key() + "|" : "";
+                    ? new Target(text(t, "cluster"), text(t, "account")).key() + "|" : "";
             fps.add(targetKey + (legacy ? Finding.legacyFingerprint(rule, loc, message)
                     : Finding.fingerprint(rule, loc, text(f, "key"), message)));
             where.add(Map.entry(rule, loc));
@@ -106,7 +108,7 @@ public final class Baseline {
      * reproduce counts as fixed only when {@code inScope} says this scan looked where it was (its rule ran, its
      * namespace or region was read): a scan of one namespace does not "fix" the findings of the others.
      */
-    public BaselineDiff compare(List<Finding> findings, java.util.function.BiPredicate<String, Location> inScope) {
+    public BaselineDiff compare(List<Finding> findings, BiPredicate<String, Location> inScope) {
         Map<String, Integer> left = new HashMap<>();
         Map<String, Integer> leftInScope = new HashMap<>();
         for (int k = 0; k < fingerprints.size(); k++) {

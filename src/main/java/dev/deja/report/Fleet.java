@@ -1,5 +1,6 @@
 package dev.deja.report;
 
+import dev.deja.engine.Finding;
 import dev.deja.engine.Severity;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +21,7 @@ import java.util.Map;
  * @param unreadable "origin: why" of each input that is not a deja JSON report
  */
 public record Fleet(Instant asOf, Duration stale, List<TargetStatus> targets,
-                    Map<dev.deja.engine.Finding, List<String>> findingTargets,
+                    Map<Finding, List<String>> findingTargets,
                     int reportsRead, int superseded, List<String> unreadable) {
 
     public Fleet {
@@ -58,7 +59,7 @@ public record Fleet(Instant asOf, Duration stale, List<TargetStatus> targets,
     }
 
     /** The targets of one of the report's findings (the same object: findings are matched by identity). */
-    public List<String> targetsOf(dev.deja.engine.Finding f) {
+    public List<String> targetsOf(Finding f) {
         return findingTargets.getOrDefault(f, List.of());
     }
 

@@ -9,10 +9,14 @@ import dev.deja.engine.Severity;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -21,6 +25,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -103,7 +114,7 @@ public final class FleetMerge {
                 }
             }
             if (n == targets.length) {
-                targets = java.util.Arrays.copyOf(targets, n * 2);
+                targets = Arrays.copyOf(targets, n * 2);
             }
             targets[n++] = t;
             return true;
@@ -146,14 +157,14 @@ public final class FleetMerge {
             }
             return this;
         }
-        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(readAhead, r -> {
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(readAhead, r -> {
             Thread t = new Thread(r, "deja-merge-read-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
         try {
-            java.util.ArrayDeque<java.util.concurrent.Future<byte[]>> ahead = new java.util.ArrayDeque<>();
+            ArrayDeque<Future<byte[]>> ahead = new ArrayDeque<>();
             int next = 0;
             for (Input in : order) {
                 while (next < order.size() && ahead.size() < readAhead) {
@@ -168,7 +179,7 @@ public final class FleetMerge {
         return this;
     }
 
-    private void add(Input in, java.util.concurrent.Future<byte[]> fetched) {
+    private void add(Input in, Future<byte[]> fetched) {
         JsonNode root;
         try {
             byte[] bytes = fetched == null ? in.content().read() : fetched(fetched);
@@ -281,10 +292,10 @@ public final class FleetMerge {
         }
     }
 
-    private static byte[] fetched(java.util.concurrent.Future<byte[]> f) throws IOException {
+    private static byte[] fetched(Future<byte[]> f) throws IOException {
         try {
             return f.get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;
             }
@@ -432,16 +443,16 @@ public final class FleetMerge {
             rank[byName.get(k).index] = k;
         }
         List<Finding> out = new ArrayList<>(findings.size());
-        java.util.IdentityHashMap<Finding, List<String>> where = new java.util.IdentityHashMap<>(findings.size());
-        for (java.util.Iterator<Merged> it = findings.values().iterator(); it.hasNext(); ) {
+        IdentityHashMap<Finding, List<String>> where = new IdentityHashMap<>(findings.size());
+        for (Iterator<Merged> it = findings.values().iterator(); it.hasNext(); ) {
             Merged m = it.next();
             it.remove(); // each merged finding is dropped as its report finding is made
-            int[] ts = java.util.Arrays.copyOf(m.targets, m.n);
+            int[] ts = Arrays.copyOf(m.targets, m.n);
             Integer[] order = new Integer[ts.length];
             for (int k = 0; k < ts.length; k++) {
                 order[k] = ts[k];
             }
-            java.util.Arrays.sort(order, Comparator.comparingInt(x -> rank[x]));
+            Arrays.sort(order, Comparator.comparingInt(x -> rank[x]));
             List<String> on = new ArrayList<>(order.length);
             for (Integer t : order) {
                 on.add(names[t]);
@@ -504,7 +515,7 @@ public final class FleetMerge {
 
     /** Parses --stale: 48h, 2d, 90m, 3600s. */
     public static Duration parseDuration(String v) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})\\s*([smhd])").matcher(v.strip()
+        Matcher m = Pattern.compile("(\\d{1,9})\\s*([smhd])").matcher(v.strip()
                 .toLowerCase(Locale.ROOT));
         if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
             throw new IllegalArgumentException("'" + v + "' is not a duration (e.g. 48h, 2d, 90m)");

@@ -5,7 +5,9 @@ import dev.deja.engine.Location;
 import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.ScanResult;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.util.Locale;
 
 /**
  * {@code --format github}: GitHub Actions workflow commands, one per finding, so that findings show up inline on a
@@ -54,10 +56,10 @@ public final class GithubReporter implements Reporter {
         r.coverage().notChecked().forEach(e -> {
             try {
                 w.write("::warning title=" + property("deja: not checked") + "::" + data(e.source() + ": " + e.scope()
-                        + ": " + e.status().name().toLowerCase(java.util.Locale.ROOT)
+                        + ": " + e.status().name().toLowerCase(Locale.ROOT)
                         + (e.detail() == null ? "" : " (" + e.detail() + ")")) + "\n");
             } catch (IOException ex) {
-                throw new java.io.UncheckedIOException(ex);
+                throw new UncheckedIOException(ex);
             }
         });
         w.flush();

@@ -7,13 +7,20 @@ import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Suppressions;
+import dev.deja.engine.Target;
 import java.io.IOException;
 import java.io.Writer;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -54,8 +61,8 @@ public final class HtmlReporter implements Reporter {
         // when, what and by which deja: a report kept after its pod is gone must say it itself
         if (report.run() != null) {
             h.append("<dl class=\"scan\" id=\"scan\"><dt>scanned</dt><dd>")
-                    .append(esc(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT)
-                            .format(report.run().startedAt().atZone(java.time.ZoneOffset.UTC))))
+                    .append(esc(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT)
+                            .format(report.run().startedAt().atZone(ZoneOffset.UTC))))
                     .append("</dd>");
             report.run().scope().forEach((k, v) -> h.append("<dt>").append(esc(k)).append("</dt><dd>").append(esc(v))
                     .append("</dd>"));
@@ -167,7 +174,7 @@ public final class HtmlReporter implements Reporter {
      */
     static List<String> sourcesIn(Report report) {
         ScanResult r = report.result();
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (Finding f : r.findings()) {
             report.catalog().rule(f.ruleId()).ifPresent(m -> seen.add(m.source().id()));
         }
@@ -192,7 +199,7 @@ public final class HtmlReporter implements Reporter {
      */
     private static void findings(StringBuilder h, Report report, Writer w) throws IOException {
         ScanResult r = report.result();
-        List<dev.deja.engine.Target> targets = r.targets();
+        List<Target> targets = r.targets();
         if (targets.size() <= 1 || report.fleet() != null) { // a merged fleet report has its own per-target table
             h.append("<section id=\"findings\">\n<h2>Findings by incident</h2>\n");
             findings(h, report, w, r.findings(), r.coverage().complete(), new int[1], new TreeSet<>(), "");
@@ -207,9 +214,9 @@ public final class HtmlReporter implements Reporter {
             h.append("<th scope=\"col\" class=\"num\">").append(Severity.values()[i].id()).append("</th>");
         }
         h.append("</tr></thead>\n<tbody>\n");
-        List<dev.deja.engine.Target> groups = PrometheusReporter.groups(report);
+        List<Target> groups = PrometheusReporter.groups(report);
         for (int k = 0; k < groups.size(); k++) {
-            dev.deja.engine.Target t = groups.get(k);
+            Target t = groups.get(k);
             h.append("<tr><td><a href=\"#target-").append(k).append("\">").append(esc(t == null ? "files" : t.label()))
                     .append("</a></td><td>").append(r.coverage().complete(t) ? "yes" : "<strong>no</strong>").append("</td>");
             for (int i = Severity.values().length - 1; i >= 0; i--) {
@@ -219,10 +226,10 @@ public final class HtmlReporter implements Reporter {
         }
         h.append("</tbody>\n</table>\n");
         int[] counter = new int[1];
-        java.util.Set<String> ids = new TreeSet<>();
+        Set<String> ids = new TreeSet<>();
         for (int k = 0; k < groups.size(); k++) {
-            dev.deja.engine.Target t = groups.get(k);
-            List<Finding> mine = r.findings().stream().filter(f -> java.util.Objects.equals(f.target(), t)).toList();
+            Target t = groups.get(k);
+            List<Finding> mine = r.findings().stream().filter(f -> Objects.equals(f.target(), t)).toList();
             h.append("<section class=\"target\" id=\"target-").append(k).append("\">\n<h3 class=\"target-title\">")
                     .append(esc(t == null ? "Files" : t.label())).append("</h3>\n");
             if (!r.coverage().complete(t)) {
@@ -239,7 +246,7 @@ public final class HtmlReporter implements Reporter {
      * "case-ID", the summary's links land there; later ones get {@code suffix}).
      */
     private static void findings(StringBuilder h, Report report, Writer w, List<Finding> list, boolean complete,
-                                 int[] counter, java.util.Set<String> ids, String suffix) throws IOException {
+                                 int[] counter, Set<String> ids, String suffix) throws IOException {
         ScanResult r = report.result();
         if (list.isEmpty()) {
             boolean nothingRead = r.coverage().sources().isEmpty() && !r.coverage().notChecked().isEmpty();
@@ -513,7 +520,7 @@ public final class HtmlReporter implements Reporter {
         for (Fleet.TargetStatus t : fl.targets()) {
             h.append("<tr").append(t.isStale() ? " class=\"stale\"" : "").append("><td>").append(esc(t.name()))
                     .append("<br><span class=\"muted\">").append(esc(t.origin())).append("</span></td><td>")
-                    .append(esc(t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString())).append("<br>").append(t.isStale() ? "<strong>STALE</strong>, " : "")
+                    .append(esc(t.lastScan().truncatedTo(ChronoUnit.SECONDS).toString())).append("<br>").append(t.isStale() ? "<strong>STALE</strong>, " : "")
                     .append(esc(Fleet.age(t.age(fl.asOf())))).append(" ago</td><td>").append(t.total()).append("</td>");
             for (int i = Severity.values().length - 1; i >= 0; i--) {
                 h.append("<td>").append(t.bySeverity().getOrDefault(Severity.values()[i], 0)).append("</td>");

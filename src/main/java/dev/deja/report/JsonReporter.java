@@ -11,6 +11,7 @@ import dev.deja.engine.Suppressions;
 import dev.deja.engine.Target;
 import java.io.IOException;
 import java.io.Writer;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.TreeSet;
 import tools.jackson.core.JsonGenerator;
@@ -184,7 +185,7 @@ public final class JsonReporter implements Reporter {
                 o.put("account", t.account());
             }
             o.put("report", t.origin());
-            o.put("lastScan", t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+            o.put("lastScan", t.lastScan().truncatedTo(ChronoUnit.SECONDS).toString());
             o.put("ageSeconds", Math.max(0, t.age(fl.asOf()).toSeconds()));
             o.put("stale", t.isStale());
             o.put("complete", t.complete());

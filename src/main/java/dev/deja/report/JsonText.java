@@ -5,6 +5,7 @@ import java.util.Map;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.PrettyPrinter;
+import tools.jackson.core.StreamWriteFeature;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.util.DefaultPrettyPrinter;
 import tools.jackson.databind.JsonNode;
@@ -17,7 +18,7 @@ import tools.jackson.databind.JsonNode;
 public final class JsonText {
     /** Leaves the writer open: the caller writes after it and closes it. */
     private static final JsonFactory JSON = JsonFactory.builder()
-            .disable(tools.jackson.core.StreamWriteFeature.AUTO_CLOSE_TARGET).build();
+            .disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
 
     private JsonText() {
     }

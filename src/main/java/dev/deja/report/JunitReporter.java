@@ -1,14 +1,18 @@
 package dev.deja.report;
 
+import dev.deja.engine.Coverage;
 import dev.deja.engine.Finding;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
+import dev.deja.engine.Target;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
 
 /**
@@ -62,16 +66,16 @@ public final class JunitReporter implements Reporter {
             body.append("  </testsuite>\n");
         }
         // what could not be read: an error each, so that a CI test report does not look green on a partial scan
-        List<dev.deja.engine.Coverage.Entry> notChecked = r.coverage().notChecked();
+        List<Coverage.Entry> notChecked = r.coverage().notChecked();
         if (!notChecked.isEmpty()) {
             total += notChecked.size();
             body.append("  <testsuite name=\"deja.coverage\" tests=\"").append(notChecked.size())
                     .append("\" failures=\"0\" errors=\"").append(notChecked.size()).append("\" skipped=\"0\">\n");
-            for (dev.deja.engine.Coverage.Entry e : notChecked) {
+            for (Coverage.Entry e : notChecked) {
                 body.append("    <testcase classname=\"deja.coverage\" name=\"").append(attr(e.source() + ": " + e.scope()))
-                        .append("\">\n      <error type=\"").append(attr(e.status().name().toLowerCase(java.util.Locale.ROOT)))
+                        .append("\">\n      <error type=\"").append(attr(e.status().name().toLowerCase(Locale.ROOT)))
                         .append("\" message=\"").append(attr("not checked: " + (e.detail() == null ? e.status().name()
-                                .toLowerCase(java.util.Locale.ROOT) : e.detail()))).append("\"/>\n    </testcase>\n");
+                                .toLowerCase(Locale.ROOT) : e.detail()))).append("\"/>\n    </testcase>\n");
             }
             body.append("  </testsuite>\n");
         }
@@ -88,18 +92,18 @@ public final class JunitReporter implements Reporter {
     private static void writeByTarget(Report report, Writer w) throws IOException {
         ScanResult r = report.result();
         Severity failOn = report.failOn();
-        List<dev.deja.engine.Target> groups = PrometheusReporter.groups(report);
+        List<Target> groups = PrometheusReporter.groups(report);
         int total = 0;
         int failures = 0;
         int errors = 0;
         int skipped = 0;
         StringBuilder body = new StringBuilder();
-        for (dev.deja.engine.Target t : groups) {
-            List<Finding> fs = r.findings().stream().filter(f -> java.util.Objects.equals(f.target(), t)).toList();
+        for (Target t : groups) {
+            List<Finding> fs = r.findings().stream().filter(f -> Objects.equals(f.target(), t)).toList();
             List<ScanResult.Suppressed> ss = r.suppressed().stream()
-                    .filter(x -> java.util.Objects.equals(x.finding().target(), t)).toList();
-            List<dev.deja.engine.Coverage.Entry> gaps = r.coverage().notChecked().stream()
-                    .filter(e -> java.util.Objects.equals(e.target(), t)).toList();
+                    .filter(x -> Objects.equals(x.finding().target(), t)).toList();
+            List<Coverage.Entry> gaps = r.coverage().notChecked().stream()
+                    .filter(e -> Objects.equals(e.target(), t)).toList();
             int fails = (int) fs.stream().filter(f -> failOn != null && f.severity().atLeast(failOn)).count();
             int tests = Math.max(1, fs.size() + ss.size() + gaps.size());
             total += tests;
@@ -115,11 +119,11 @@ public final class JunitReporter implements Reporter {
                         .append("\"/>\n");
             }
             findingCases(body, fs, ss, failOn);
-            for (dev.deja.engine.Coverage.Entry e : gaps) {
+            for (Coverage.Entry e : gaps) {
                 body.append("    <testcase classname=\"deja.coverage\" name=\"").append(attr(e.source() + ": " + e.scope()))
-                        .append("\">\n      <error type=\"").append(attr(e.status().name().toLowerCase(java.util.Locale.ROOT)))
+                        .append("\">\n      <error type=\"").append(attr(e.status().name().toLowerCase(Locale.ROOT)))
                         .append("\" message=\"").append(attr("not checked: " + (e.detail() == null ? e.status().name()
-                                .toLowerCase(java.util.Locale.ROOT) : e.detail()))).append("\"/>\n    </testcase>\n");
+                                .toLowerCase(Locale.ROOT) : e.detail()))).append("\"/>\n    </testcase>\n");
             }
             body.append("  </testsuite>\n");
         }
@@ -139,10 +143,10 @@ public final class JunitReporter implements Reporter {
             String text = text(f);
             if (failOn != null && f.severity().atLeast(failOn)) {
                 body.append(">\n      <failure type=\"").append(f.severity().id()).append("\" message=\"")
-                        .append(attr(f.severity().id().toUpperCase(java.util.Locale.ROOT) + ": " + f.message()))
+                        .append(attr(f.severity().id().toUpperCase(Locale.ROOT) + ": " + f.message()))
                         .append("\">").append(text(text)).append("</failure>\n    </testcase>\n");
             } else {
-                body.append(">\n      <system-out>").append(text(f.severity().id().toUpperCase(java.util.Locale.ROOT)
+                body.append(">\n      <system-out>").append(text(f.severity().id().toUpperCase(Locale.ROOT)
                         + " (below --fail-on): " + text)).append("</system-out>\n    </testcase>\n");
             }
         }

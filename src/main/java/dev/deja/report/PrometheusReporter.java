@@ -8,9 +8,11 @@ import java.io.IOException;
 import java.io.Writer;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -82,7 +84,7 @@ public final class PrometheusReporter implements Reporter {
 
     /** The targets of the run, and null for the files when there are any (or when there is no target at all). */
     static List<Target> groups(Report report) {
-        List<Target> out = new java.util.ArrayList<>();
+        List<Target> out = new ArrayList<>();
         boolean files = report.result().targets().isEmpty()
                 || report.result().coverage().entries().stream().anyMatch(e -> e.target() == null && !"rules".equals(e.source()))
                 || report.result().findings().stream().anyMatch(f -> f.target() == null);
@@ -94,7 +96,7 @@ public final class PrometheusReporter implements Reporter {
     }
 
     private static List<Finding> of(List<Finding> findings, Target t) {
-        return findings.stream().filter(f -> java.util.Objects.equals(f.target(), t)).toList();
+        return findings.stream().filter(f -> Objects.equals(f.target(), t)).toList();
     }
 
     /** {@code cluster="prod",} or {@code account="123",} (both when both are set), or "" for files. */

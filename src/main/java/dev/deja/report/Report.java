@@ -6,6 +6,9 @@ import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * What a reporter renders: the scan result, the catalog (for case stories and rule titles), the tool version, the
@@ -14,10 +17,10 @@ import java.time.Instant;
  * report stays free of timestamps).
  */
 public record Report(ScanResult result, Catalog catalog, String toolVersion, Severity failOn, boolean color,
-                     BaselineDiff baseline, RunInfo run, java.util.Map<String, Evidence> evidence, Fleet fleet) {
+                     BaselineDiff baseline, RunInfo run, Map<String, Evidence> evidence, Fleet fleet) {
 
     public Report {
-        evidence = evidence == null ? java.util.Map.of() : java.util.Map.copyOf(evidence);
+        evidence = evidence == null ? Map.of() : Map.copyOf(evidence);
     }
 
     public Report(ScanResult result, Catalog catalog, String toolVersion, Severity failOn, boolean color) {
@@ -30,7 +33,7 @@ public record Report(ScanResult result, Catalog catalog, String toolVersion, Sev
     }
 
     /** Evidence of {@code deja scan --prove}, by finding fingerprint. */
-    public Report withEvidence(java.util.Map<String, Evidence> e) {
+    public Report withEvidence(Map<String, Evidence> e) {
         return new Report(result, catalog, toolVersion, failOn, color, baseline, run, e, fleet);
     }
 
@@ -43,10 +46,10 @@ public record Report(ScanResult result, Catalog catalog, String toolVersion, Sev
      * When the scan started and how long it took, sources included; what it looked at ({@code scope}: "cluster" ->
      * "context prod (https://...)", "namespaces" -> "all", "selector", "AWS regions", "files"), for the HTML report.
      */
-    public record RunInfo(Instant startedAt, Duration duration, java.util.Map<String, String> scope) {
+    public record RunInfo(Instant startedAt, Duration duration, Map<String, String> scope) {
         public RunInfo {
-            scope = scope == null ? java.util.Map.of() : java.util.Collections.unmodifiableMap(
-                    new java.util.LinkedHashMap<>(scope));
+            scope = scope == null ? Map.of() : Collections.unmodifiableMap(
+                    new LinkedHashMap<>(scope));
         }
 
         public RunInfo(Instant startedAt, Duration duration) {

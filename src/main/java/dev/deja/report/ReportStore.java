@@ -2,9 +2,11 @@ package dev.deja.report;
 
 import dev.deja.engine.InputException;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * An object store that keeps reports: S3 ({@code --output json=s3://bucket/key}, {@code deja report merge
@@ -33,7 +35,7 @@ public interface ReportStore {
     void put(String bucket, String key, byte[] body, String contentType) throws IOException;
 
     /** Uploads a file's content (a report too large to hold in memory). */
-    void put(String bucket, String key, java.nio.file.Path file, String contentType) throws IOException;
+    void put(String bucket, String key, Path file, String contentType) throws IOException;
 
     /** Every object under {@code prefix} (all pages), in key order. */
     List<Item> list(String bucket, String prefix) throws IOException;
@@ -58,7 +60,7 @@ public interface ReportStore {
     /** {@code s3://bucket/key}: a bucket and a key (or key prefix, possibly empty). */
     record S3Uri(String bucket, String key) {
         /** S3's bucket naming rules (3-63 lowercase letters, digits, dots and hyphens, a letter or digit at each end). */
-        private static final java.util.regex.Pattern BUCKET = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
+        private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
 
         public static boolean is(String s) {
             return s != null && s.strip().regionMatches(true, 0, "s3://", 0, 5);

@@ -2,6 +2,8 @@ package dev.deja.report;
 
 import dev.deja.engine.InputException;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -25,7 +27,7 @@ public final class Reporters {
 
     /** Formats this build can write. */
     public static Set<String> available() {
-        Set<String> s = new java.util.LinkedHashSet<>();
+        Set<String> s = new LinkedHashSet<>();
         for (Map.Entry<String, String> e : FORMATS.entrySet()) {
             try {
                 Class.forName(e.getValue(), false, Reporters.class.getClassLoader());
@@ -38,7 +40,7 @@ public final class Reporters {
     }
 
     public static Reporter forName(String format) {
-        String cls = format == null ? null : FORMATS.get(format.toLowerCase(java.util.Locale.ROOT));
+        String cls = format == null ? null : FORMATS.get(format.toLowerCase(Locale.ROOT));
         if (cls != null) {
             try {
                 return (Reporter) Class.forName(cls).getDeclaredConstructor().newInstance();

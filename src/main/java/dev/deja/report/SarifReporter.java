@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.Writer;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -255,7 +256,7 @@ public final class SarifReporter implements Reporter {
                 rel = rel.substring(2);
             }
             return new URI(null, null, rel, null).toASCIIString();
-        } catch (URISyntaxException | java.nio.file.InvalidPathException e) {
+        } catch (URISyntaxException | InvalidPathException e) {
             return null;
         }
     }

@@ -3,6 +3,7 @@ package dev.deja.report;
 import dev.deja.engine.Finding;
 import dev.deja.engine.ScanResult;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +51,7 @@ public final class TableReporter implements Reporter {
                         + e.status().name().toLowerCase(Locale.ROOT) + (e.detail() == null ? "" : " (" + e.detail() + ")")
                         + "\n");
             } catch (IOException ex) {
-                throw new java.io.UncheckedIOException(ex);
+                throw new UncheckedIOException(ex);
             }
         });
         w.flush();

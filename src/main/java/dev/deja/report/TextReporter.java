@@ -6,8 +6,11 @@ import dev.deja.engine.Finding;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Suppressions;
+import dev.deja.engine.Target;
+import java.io.FilterWriter;
 import java.io.IOException;
 import java.io.Writer;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,7 +40,7 @@ public final class TextReporter implements Reporter {
                     sev.add(n + " " + Severity.values()[i].id());
                 }
             }
-            w.write("  " + (t.isStale() ? "STALE " : "") + t.name() + ": last scan " + t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + " ("
+            w.write("  " + (t.isStale() ? "STALE " : "") + t.name() + ": last scan " + t.lastScan().truncatedTo(ChronoUnit.SECONDS) + " ("
                     + Fleet.age(t.age(fl.asOf())) + " ago), " + t.total() + (t.total() == 1 ? " finding" : " findings")
                     + (sev.isEmpty() ? "" : " (" + String.join(", ", sev) + ")")
                     + (t.complete() ? "" : ", " + t.gaps().size() + " not checked") + "\n");
@@ -112,7 +115,7 @@ public final class TextReporter implements Reporter {
         if (report.fleet() != null) {
             fleet(w, report.fleet(), c);
         } else if (fleet) {
-            for (dev.deja.engine.Target t : r.targets()) {
+            for (Target t : r.targets()) {
                 List<String> counts = new ArrayList<>();
                 long total = 0;
                 for (int i = Severity.values().length - 1; i >= 0; i--) {
@@ -211,7 +214,7 @@ public final class TextReporter implements Reporter {
      * Untrusted text (server messages, names from configs) reaches the terminal: control characters become '?', and
      * escape sequences are dropped except, with colour on, plain SGR colour codes (ESC [ digits/; m), which are ours.
      */
-    public static final class Printable extends java.io.FilterWriter {
+    public static final class Printable extends FilterWriter {
         private final boolean color;
         private final StringBuilder pending = new StringBuilder();
 

@@ -4,6 +4,8 @@ import dev.deja.engine.Coverage;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.engine.Target;
+import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -95,10 +97,10 @@ public final class Collector {
             liveMetrics(out.build(), req, out); // after the live sources: joins --haproxy-runtime's instances
         }
         if (req.target == null && req.aws && !req.cluster && req.accountRead != null) {
-            req.target = dev.deja.engine.Target.account(req.accountRead);
+            req.target = Target.account(req.accountRead);
         }
         if (req.target != null) {
-            out.put(dev.deja.engine.Target.class, req.target); // saved with the snapshot: what it was read from
+            out.put(Target.class, req.target); // saved with the snapshot: what it was read from
         }
         Snapshot snapshot = out.build();
         if (req.snapshotOut != null) {
@@ -117,7 +119,7 @@ public final class Collector {
             return (List<SourceFile>) Class.forName(HAPROXY_CONFIGMAPS)
                     .getMethod("extract", Snapshot.class, ScanRequest.class, SnapshotBuilder.class)
                     .invoke(null, partial, req, out);
-        } catch (java.lang.reflect.InvocationTargetException e) {
+        } catch (InvocationTargetException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }
@@ -131,7 +133,7 @@ public final class Collector {
         try {
             Class.forName(LIVE_METRICS).getMethod("collect", Snapshot.class, ScanRequest.class, SnapshotBuilder.class)
                     .invoke(null, partial, req, out);
-        } catch (java.lang.reflect.InvocationTargetException e) {
+        } catch (InvocationTargetException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }

@@ -4,6 +4,11 @@ import dev.deja.engine.Coverage;
 import dev.deja.engine.InputException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -11,9 +16,12 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -55,7 +63,7 @@ public final class Inputs {
         Map<FileKind, List<SourceFile>> byKind = new EnumMap<>(FileKind.class);
         List<Coverage.Entry> skipped = new ArrayList<>();
         boolean stdinUsed = false;
-        java.util.Set<Path> seen = new java.util.HashSet<>(); // a file named twice (or inside a folder also given) is read once
+        Set<Path> seen = new HashSet<>(); // a file named twice (or inside a folder also given) is read once
         for (String p : paths) {
             if (p.equals("-")) {
                 if (stdinUsed) {
@@ -132,9 +140,9 @@ public final class Inputs {
     static List<SourceFile> renderChart(Path chart, String display, ScanRequest req) {
         try {
             return (List<SourceFile>) Class.forName(HELM_RENDERER)
-                    .getMethod("render", Path.class, String.class, List.class, List.class, java.io.PrintWriter.class)
+                    .getMethod("render", Path.class, String.class, List.class, List.class, PrintWriter.class)
                     .invoke(null, chart, display, req.helmValues, req.helmSet, req.err);
-        } catch (java.lang.reflect.InvocationTargetException e) {
+        } catch (InvocationTargetException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }
@@ -147,7 +155,7 @@ public final class Inputs {
 
     /** One line naming the entry that could not be read (a subfolder without permission), not the exception class. */
     static InputException folderError(Path dir, Exception e) {
-        Throwable c = e instanceof java.io.UncheckedIOException u && u.getCause() != null ? u.getCause() : e;
+        Throwable c = e instanceof UncheckedIOException u && u.getCause() != null ? u.getCause() : e;
         if (c instanceof AccessDeniedException a) {
             return new InputException((a.getFile() != null ? a.getFile() : dir.toString()) + ": permission denied");
         }
@@ -168,7 +176,7 @@ public final class Inputs {
 
     /** Reads the folder's files into byKind; returns how many it recognised (those already read included). */
     private static int walk(Path dir, Map<FileKind, List<SourceFile>> byKind, List<Coverage.Entry> skipped,
-            java.util.Set<Path> seen, ScanRequest req, boolean[] chartSeen) {
+            Set<Path> seen, ScanRequest req, boolean[] chartSeen) {
         int found = 0;
         List<Path> files = new ArrayList<>();
         List<String> special = new ArrayList<>(); // FIFOs, devices, sockets (or links to them): never opened
@@ -180,7 +188,7 @@ public final class Inputs {
                     special.add(x.toString());
                 }
             });
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             throw folderError(dir, e);
         }
         // a Helm chart inside the folder: its templates are Go templates, not manifests; it is rendered like a chart
@@ -248,7 +256,7 @@ public final class Inputs {
     static int compareBytes(String a, String b) {
         byte[] x = a.getBytes(StandardCharsets.UTF_8);
         byte[] y = b.getBytes(StandardCharsets.UTF_8);
-        return java.util.Arrays.compareUnsigned(x, y);
+        return Arrays.compareUnsigned(x, y);
     }
 
     /**
@@ -297,9 +305,9 @@ public final class Inputs {
             throw new IOException("larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
         }
         return StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-                .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(ByteBuffer.wrap(bytes)).toString();
     }
 
     /** At most {@link #MAX_FILE_BYTES} bytes of a stream; more is an input error (read no further than one byte past). */

@@ -3,12 +3,15 @@ package dev.deja.source;
 import dev.deja.engine.InputException;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -68,16 +71,16 @@ final class Kustomize {
             p.destroyForcibly();
             Thread.currentThread().interrupt();
             throw new InputException(display + ": interrupted while kubectl kustomize ran");
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new InputException(display + ": cannot read kubectl kustomize's output: " + e.getCause().getMessage());
         }
     }
 
-    private static byte[] readAll(java.io.InputStream in) {
+    private static byte[] readAll(InputStream in) {
         try (in) {
             return in.readNBytes((int) Inputs.MAX_FILE_BYTES + 1);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 

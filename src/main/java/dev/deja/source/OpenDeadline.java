@@ -1,13 +1,18 @@
 package dev.deja.source;
 
 import dev.deja.engine.InputException;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -69,7 +74,7 @@ public final class OpenDeadline {
      * The file open for writing (created or truncated): a named pipe nothing opens for reading is {@link NoWriter}
      * after {@code deadlineMs} (as {@code deja scan -o fifo} with no reader), anything else at once.
      */
-    public static java.io.OutputStream create(Path path, long deadlineMs) throws IOException {
+    public static OutputStream create(Path path, long deadlineMs) throws IOException {
         if (!special(path)) {
             return Files.newOutputStream(path);
         }
@@ -79,8 +84,8 @@ public final class OpenDeadline {
 
     /** Writes the text as UTF-8 to the file (created or truncated), through {@link #create}. */
     public static void writeString(Path path, String text, long deadlineMs) throws IOException {
-        try (java.io.OutputStream out = create(path, deadlineMs)) {
-            out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        try (OutputStream out = create(path, deadlineMs)) {
+            out.write(text.getBytes(StandardCharsets.UTF_8));
         }
     }
 
@@ -93,11 +98,11 @@ public final class OpenDeadline {
         }
     }
 
-    private interface Opener<T extends java.io.Closeable> {
+    private interface Opener<T extends Closeable> {
         T open() throws IOException;
     }
 
-    private static <T extends java.io.Closeable> T within(Path path, long deadlineMs, Opener<T> opener, String what)
+    private static <T extends Closeable> T within(Path path, long deadlineMs, Opener<T> opener, String what)
             throws IOException {
         CompletableFuture<T> opened = new CompletableFuture<>();
         Thread t = new Thread(() -> {
@@ -126,7 +131,7 @@ public final class OpenDeadline {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             opened.thenAccept(OpenDeadline::closeQuietly);
-            throw new java.io.InterruptedIOException("interrupted while opening");
+            throw new InterruptedIOException("interrupted while opening");
         }
     }
 
@@ -150,10 +155,10 @@ public final class OpenDeadline {
     }
 
     private static boolean isLinux() {
-        return System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux");
+        return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux");
     }
 
-    private static void closeQuietly(java.io.Closeable in) {
+    private static void closeQuietly(Closeable in) {
         try {
             in.close();
         } catch (IOException ignored) {

@@ -1,8 +1,11 @@
 package dev.deja.source;
 
 import dev.deja.engine.Settings;
+import dev.deja.engine.Target;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -102,13 +105,13 @@ public final class ScanRequest {
      * The live target this request reads when a run reads several (or one, stamped on its findings): set before the
      * collect for a cluster, after it for an AWS account (from {@link #accountRead}); null for files.
      */
-    public volatile dev.deja.engine.Target target;
+    public volatile Target target;
 
     /** A copy for one target of a run: every field (public, not final) copied; the caller sets the target's own. */
     public ScanRequest copy() {
         ScanRequest c = new ScanRequest();
-        for (java.lang.reflect.Field f : ScanRequest.class.getFields()) {
-            if (java.lang.reflect.Modifier.isStatic(f.getModifiers()) || java.lang.reflect.Modifier.isFinal(f.getModifiers())) {
+        for (Field f : ScanRequest.class.getFields()) {
+            if (Modifier.isStatic(f.getModifiers()) || Modifier.isFinal(f.getModifiers())) {
                 continue;
             }
             try {

@@ -4,11 +4,13 @@ import dev.deja.engine.Coverage;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.engine.Target;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -62,7 +64,7 @@ public final class SnapshotFile {
         ObjectNode root = f.objectNode();
         root.put("format", FORMAT);
         root.put("version", VERSION);
-        snapshot.part(dev.deja.engine.Target.class).ifPresent(t -> {
+        snapshot.part(Target.class).ifPresent(t -> {
             ObjectNode o = root.putObject("target"); // the cluster or account this snapshot was read from
             if (t.cluster() != null) {
                 o.put("cluster", t.cluster());
@@ -84,7 +86,7 @@ public final class SnapshotFile {
             ObjectNode o = cov.addObject();
             o.put("source", e.source());
             o.put("scope", e.scope());
-            o.put("status", e.status().name().toLowerCase(java.util.Locale.ROOT));
+            o.put("status", e.status().name().toLowerCase(Locale.ROOT));
             if (e.detail() != null) {
                 o.put("detail", e.detail());
             }
@@ -136,7 +138,7 @@ public final class SnapshotFile {
         for (JsonNode e : root.path("coverage")) {
             Coverage.Status st;
             try {
-                st = Coverage.Status.valueOf(e.path("status").asString("read").toUpperCase(java.util.Locale.ROOT));
+                st = Coverage.Status.valueOf(e.path("status").asString("read").toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException ex) {
                 throw new InputException(file.display() + ": unknown coverage status " + e.path("status"));
             }

@@ -6,7 +6,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -76,10 +78,10 @@ public final class AwsBench {
                     code = Cli.run(new Cli.Io(new PrintWriter(out), new PrintWriter(err),
                             new ByteArrayInputStream(new byte[0]), env, false), scan);
                 } else {
-                    java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of(
+                    List<String> cmd = new ArrayList<>(List.of(
                             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                             "-XX:TieredStopAtLevel=1", "-jar", jar));
-                    cmd.addAll(java.util.List.of(scan));
+                    cmd.addAll(List.of(scan));
                     ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                             .redirectError(ProcessBuilder.Redirect.INHERIT);
                     pb.environment().putAll(env);

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -138,7 +141,7 @@ class AwsLiveSourceTest {
         assertEquals(List.of(), fake.problems());
         // minimum: LB pages ceil(3/2) + TG pages ceil(5/2) + 3 LB attributes + ceil(3/20) tag calls + 5 TG attributes
         // + 5 target health (+3 SDK retries of the HealthUnavailable 500: 4 attempts, as for Kubernetes) + 1 DescribeSubnets + ceil(5/200) DescribeInstances
-        Map<String, Integer> expected = new java.util.TreeMap<>(Map.of("DescribeLoadBalancers", 2,
+        Map<String, Integer> expected = new TreeMap<>(Map.of("DescribeLoadBalancers", 2,
                 "DescribeTargetGroups", 3, "DescribeLoadBalancerAttributes", 3, "DescribeTags", 1,
                 "DescribeTargetGroupAttributes", 5, "DescribeTargetHealth", 5 + 3, "DescribeSubnets", 1,
                 "DescribeInstances", 1));
@@ -383,11 +386,11 @@ class AwsLiveSourceTest {
         assertEquals(List.of("eu-west-1", "eu-west-2"), regions.stream().sorted().toList());
     }
 
-    static String readString(java.nio.file.Path p) {
+    static String readString(Path p) {
         try {
-            return java.nio.file.Files.readString(p);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            return Files.readString(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -405,7 +408,7 @@ class AwsLiveSourceTest {
         findings(json(r), "aws-nlb-zonal-shift-disabled").forEach(f -> regions.add(f.path("location").path("region").asString()));
         assertEquals(List.of("eu-west-1", "eu-west-2", "us-east-1"), regions.stream().sorted().toList());
         // whatever order the regions finish in, the inventory is sorted by region (and ARN)
-        java.nio.file.Path snap = tmp.resolve("regions.json");
+        Path snap = tmp.resolve("regions.json");
         TestSupport.Run saved = scan(env(), "--region", "eu-west-1", "--region", "us-east-1", "--snapshot-out",
                 snap.toString());
         assertEquals(1, saved.code(), saved.err());

@@ -17,9 +17,12 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 
 /**
  * A fake ELBv2 + EC2 endpoint on loopback speaking the AWS Query protocol: form-encoded {@code Action=...} POSTs in,
@@ -195,13 +198,13 @@ public final class FakeAws implements AutoCloseable {
         return Collections.unmodifiableSet(scopes);
     }
 
-    private volatile java.util.function.BiFunction<String, Map<String, String>, Object[]> hostile;
+    private volatile BiFunction<String, Map<String, String>, Object[]> hostile;
 
     /**
      * A hostile endpoint: {@code (action, params) -> {status, body}} answers instead of the fake (a body not starting
      * with '<' is wrapped as the action's result), or null to answer normally.
      */
-    public void hostile(java.util.function.BiFunction<String, Map<String, String>, Object[]> h) {
+    public void hostile(BiFunction<String, Map<String, String>, Object[]> h) {
         hostile = h;
     }
 
@@ -218,7 +221,7 @@ public final class FakeAws implements AutoCloseable {
         rendezvousTimeout = timeoutMillis;
         rendezvousMet = false;
         rendezvousMissed = false;
-        rendezvous = new java.util.concurrent.CountDownLatch(parties);
+        rendezvous = new CountDownLatch(parties);
     }
 
     public boolean rendezvousMet() {
@@ -227,7 +230,7 @@ public final class FakeAws implements AutoCloseable {
 
     private volatile String rendezvousAction;
     private volatile long rendezvousTimeout;
-    private volatile java.util.concurrent.CountDownLatch rendezvous;
+    private volatile CountDownLatch rendezvous;
     private volatile boolean rendezvousMet;
     private volatile boolean rendezvousMissed;
 
@@ -268,7 +271,7 @@ public final class FakeAws implements AutoCloseable {
 
     /** STS: the role and token of every AssumeRoleWithWebIdentity call; the credentials it hands out. */
     public static final String WEB_IDENTITY_KEY = "ASIADEJAWEBIDENTITY";
-    private final List<String> webIdentityCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> webIdentityCalls = new CopyOnWriteArrayList<>();
 
     public List<String> webIdentityCalls() {
         return webIdentityCalls;
@@ -369,11 +372,11 @@ public final class FakeAws implements AutoCloseable {
                     scopes.add(scope[2] + "/" + scope[3]);
                 }
             }
-            java.util.concurrent.CountDownLatch meet = rendezvous;
+            CountDownLatch meet = rendezvous;
             if (meet != null && action.equals(rendezvousAction) && meet.getCount() > 0) {
                 meet.countDown();
                 try {
-                    if (!meet.await(rendezvousTimeout, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    if (!meet.await(rendezvousTimeout, TimeUnit.MILLISECONDS)) {
                         rendezvousMissed = true; // this call waited alone: the others came after it
                     } else if (!rendezvousMissed) {
                         rendezvousMet = true;
@@ -419,7 +422,7 @@ public final class FakeAws implements AutoCloseable {
                         + action);
                 return;
             }
-            java.util.function.BiFunction<String, Map<String, String>, Object[]> h = hostile;
+            BiFunction<String, Map<String, String>, Object[]> h = hostile;
             Object[] answer = h == null ? null : h.apply(action, p);
             if (answer != null) { // {status, body}; a body without '<' is an action result to wrap
                 String b = (String) answer[1];

@@ -7,11 +7,18 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -26,7 +33,7 @@ public final class FakeS3 implements AutoCloseable {
     }
 
     private final HttpServer server;
-    public final Map<String, ConcurrentSkipListMap<String, Obj>> buckets = new java.util.concurrent.ConcurrentHashMap<>();
+    public final Map<String, ConcurrentSkipListMap<String, Obj>> buckets = new ConcurrentHashMap<>();
     /** Requests seen: "PUT /bucket/key", "GET /bucket?list-type=2...". */
     public final List<String> requests = new CopyOnWriteArrayList<>();
     public volatile int pageSize = 1000;
@@ -83,7 +90,7 @@ public final class FakeS3 implements AutoCloseable {
                     boolean chunked = (enc != null && enc.contains("aws-chunked")) || (sha != null && sha.startsWith("STREAMING-"));
                     objects.put(key, new Obj(chunked ? dechunk(in) : in, Instant.now(),
                             ex.getRequestHeaders().getFirst("Content-Type")));
-                    ex.getResponseHeaders().add("ETag", "\"" + Integer.toHexString(java.util.Arrays.hashCode(in)) + "\"");
+                    ex.getResponseHeaders().add("ETag", "\"" + Integer.toHexString(Arrays.hashCode(in)) + "\"");
                     ex.sendResponseHeaders(200, -1);
                 }
                 case "GET" -> {
@@ -97,8 +104,8 @@ public final class FakeS3 implements AutoCloseable {
                         return;
                     }
                     ex.getResponseHeaders().add("Content-Type", o.contentType() == null ? "application/octet-stream" : o.contentType());
-                    ex.getResponseHeaders().add("Last-Modified", java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME
-                            .format(o.lastModified().atZone(java.time.ZoneOffset.UTC)));
+                    ex.getResponseHeaders().add("Last-Modified", DateTimeFormatter.RFC_1123_DATE_TIME
+                            .format(o.lastModified().atZone(ZoneOffset.UTC)));
                     ex.sendResponseHeaders(200, o.body().length == 0 ? -1 : o.body().length);
                     try (OutputStream os = ex.getResponseBody()) {
                         os.write(o.body());
@@ -143,7 +150,7 @@ public final class FakeS3 implements AutoCloseable {
         }
         for (Map.Entry<String, Obj> e : page) {
             x.append("<Contents><Key>").append(esc(e.getKey())).append("</Key><LastModified>")
-                    .append(e.getValue().lastModified().truncatedTo(java.time.temporal.ChronoUnit.MILLIS))
+                    .append(e.getValue().lastModified().truncatedTo(ChronoUnit.MILLIS))
                     .append("</LastModified><ETag>&quot;0&quot;</ETag><Size>").append(e.getValue().body().length)
                     .append("</Size><StorageClass>STANDARD</StorageClass></Contents>");
         }
@@ -193,14 +200,14 @@ public final class FakeS3 implements AutoCloseable {
     }
 
     private static Map<String, String> query(String raw) {
-        Map<String, String> m = new java.util.HashMap<>();
+        Map<String, String> m = new HashMap<>();
         if (raw == null) {
             return m;
         }
         for (String kv : raw.split("&")) {
             int eq = kv.indexOf('=');
-            String k = java.net.URLDecoder.decode(eq < 0 ? kv : kv.substring(0, eq), StandardCharsets.UTF_8);
-            String v = eq < 0 ? "" : java.net.URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
+            String k = URLDecoder.decode(eq < 0 ? kv : kv.substring(0, eq), StandardCharsets.UTF_8);
+            String v = eq < 0 ? "" : URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
             m.put(k, v);
         }
         return m;

@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -33,8 +35,8 @@ class ClassLoadingTest {
     }
 
     /** Only runs that use --report-configmap or --baseline configmap: load Fabric8's client for them. */
-    @org.junit.jupiter.api.Test
-    void aFileScanWithAFileBaselineLoadsNoKubernetesClient(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+    @Test
+    void aFileScanWithAFileBaselineLoadsNoKubernetesClient(@TempDir Path tmp) throws Exception {
         List<String> loaded = loadedClasses("scan", "examples/kubernetes/il-0495-risky-ingress.yaml", "--format", "json",
                 "--baseline", tmp.resolve("none.json").toString(), "--output", "html=" + tmp.resolve("r.html"));
         assertTrue(loaded.contains("dev.deja.kube.ManifestLoader"), "sanity: the manifest was read");
@@ -43,8 +45,8 @@ class ClassLoadingTest {
     }
 
     /** S3 outputs and inputs are loaded by name: a HAProxy scan or a merge of local files loads no AWS class. */
-    @org.junit.jupiter.api.Test
-    void aHaproxyScanAndAMergeOfFilesLoadNoS3Client(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+    @Test
+    void aHaproxyScanAndAMergeOfFilesLoadNoS3Client(@TempDir Path tmp) throws Exception {
         Path json = tmp.resolve("a/deja.json");
         List<String> scan = loadedClasses("scan", "examples/haproxy/il-0264-before.cfg", "--format", "json",
                 "-o", json.toString(), "--output", "html=" + tmp.resolve("a/deja.html"));
@@ -63,7 +65,7 @@ class ClassLoadingTest {
     }
 
     /** A HAProxy-only scan loads none of the Kubernetes, AWS or Helm libraries; a chart scan loads Helm. */
-    @org.junit.jupiter.api.Test
+    @Test
     void aHaproxyScanLoadsNoHelmNorKubernetesClient() throws Exception {
         List<String> loaded = loadedClasses("scan", "examples/haproxy/il-0011-risky.cfg", "--format", "json");
         assertTrue(loaded.contains("dev.deja.haproxy.HaproxyFileLoader"), "sanity: the HAProxy file was read");

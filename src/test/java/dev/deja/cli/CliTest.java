@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.deja.TestSupport;
 import dev.deja.TestSupport.Run;
+import dev.deja.TestSupport;
+import dev.deja.engine.Catalog;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -133,7 +135,7 @@ class CliTest {
                 assertTrue(n.has(f), f + " in " + n);
             }
         }
-        assertEquals(dev.deja.engine.Catalog.packaged().rules().size(), arr.size());
+        assertEquals(Catalog.packaged().rules().size(), arr.size());
     }
 
     @Test
@@ -142,7 +144,7 @@ class CliTest {
         assertEquals(0, r.code(), r.err());
         JsonNode arr = JsonMapper.builder().build().readTree(r.out());
         assertTrue(arr.isArray(), r.out());
-        assertEquals(dev.deja.engine.Catalog.packaged().cases().size(), arr.size());
+        assertEquals(Catalog.packaged().cases().size(), arr.size());
         for (JsonNode n : arr) {
             for (String f : new String[] {"id", "title", "organisation", "date", "summary", "ruleIds"}) {
                 assertTrue(n.has(f), f + " in " + n);
@@ -156,7 +158,7 @@ class CliTest {
     void rulesTableHasAHeaderAndAlignedColumns() {
         Run r = TestSupport.run("rules");
         assertEquals(0, r.code(), r.err());
-        java.util.List<String> lines = r.out().lines().toList();
+        List<String> lines = r.out().lines().toList();
         String header = lines.get(0);
         assertTrue(header.matches("RULE +SEVERITY +SOURCE +CASES +TITLE"), header);
         int titleAt = header.indexOf("TITLE");
@@ -166,7 +168,7 @@ class CliTest {
             assertTrue(line.length() > titleAt && line.charAt(titleAt - 1) == ' ' && line.charAt(titleAt) != ' ', line);
             rows++;
         }
-        assertEquals(dev.deja.engine.Catalog.packaged().rules().size(), rows);
+        assertEquals(Catalog.packaged().rules().size(), rows);
         assertTrue(lines.stream().anyMatch(l -> l.matches(".*IL-\\d+,IL-\\d+.*")), "a multi-case row is listed");
     }
 

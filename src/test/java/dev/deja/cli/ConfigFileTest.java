@@ -137,7 +137,7 @@ class ConfigFileTest {
         assertEquals(Map.of("PORT", "9090"), cmd.files.env, "the command line wins per --env key");
         assertEquals(List.of("text=-"), cmd.out.outputs);
         assertEquals("low", cmd.rules.minSeverity, "not given: from the file");
-        assertEquals(java.util.List.of("prod"), cmd.kube.contexts);
+        assertEquals(List.of("prod"), cmd.kube.contexts);
         assertEquals(true, cmd.out.allowPartial);
         assertEquals(true, cmd.kube.noAnnotationSuppressions);
         assertEquals(List.of("/etc/deja/manifests", "/etc/haproxy/haproxy.cfg"), cmd.paths);
@@ -347,7 +347,7 @@ class ConfigFileTest {
                 new ByteArrayInputStream(new byte[0]), Map.of(), false));
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs("--no-allow-partial", "--no-live-metrics", "--no-all-contexts", "--no-aws");
-        ConfigFile.load(cfg, dev.deja.engine.Catalog.packaged()).applyTo(cmd, cl);
+        ConfigFile.load(cfg, Catalog.packaged()).applyTo(cmd, cl);
         assertTrue(!cmd.out.allowPartial && !cmd.kube.liveMetrics && !cmd.kube.allContexts && !cmd.aws.aws);
         assertTrue(cmd.kube.cluster, "the cluster section still turns the cluster on");
         assertEquals("low", cmd.out.failOn, "the file's other values stay");
@@ -355,7 +355,7 @@ class ConfigFileTest {
         cl = new CommandLine(cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()),
                 new PrintWriter(new StringWriter()), new ByteArrayInputStream(new byte[0]), Map.of(), false)));
         cl.parseArgs("--no-cluster", "--allow-partial");
-        ConfigFile.load(cfg, dev.deja.engine.Catalog.packaged()).applyTo(cmd, cl);
+        ConfigFile.load(cfg, Catalog.packaged()).applyTo(cmd, cl);
         assertTrue(!cmd.kube.cluster && cmd.out.allowPartial && cmd.aws.aws, "--no-cluster; the file's switches");
         cmd.kube.check();
         assertTrue(!cmd.kube.cluster, "the file's allContexts does not turn --no-cluster back on");

@@ -6,13 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
 import dev.deja.engine.Catalog;
+import dev.deja.engine.InputException;
 import dev.deja.engine.Suppressions;
+import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
 
 /** Mistakes a new user makes on the first day: each is one clear line on stderr and the documented exit code. */
 class FirstUseTest {
@@ -97,7 +105,7 @@ class FirstUseTest {
         ConfigFile c = ConfigFile.parse(example, "deja.yaml", tmp, Catalog.packaged());
         assertFalse(c.severityOverrides.isEmpty());
         assertFalse(c.suppressions.entries().isEmpty(), example);
-        java.time.LocalDate written = java.time.LocalDate.of(2026, 11, 30);
+        LocalDate written = LocalDate.of(2026, 11, 30);
         for (Suppressions.Entry e : c.suppressions.entries()) {
             assertTrue(e.expires() != null && e.expires().isAfter(written.plusMonths(6)),
                     "README example suppression expires too soon after it was written: " + e);
@@ -113,7 +121,7 @@ class FirstUseTest {
 
     @Test
     void emptyInputSaysItIsEmpty() throws Exception {
-        TestSupport.Run r = TestSupport.runWith(new java.io.ByteArrayInputStream(new byte[0]), java.util.Map.of(), "scan", "-");
+        TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of(), "scan", "-");
         usageError(r, "deja: <stdin>: empty, nothing to scan");
         Path f = tmp.resolve("deploy.yaml");
         Files.writeString(f, "\n");
@@ -137,8 +145,8 @@ class FirstUseTest {
 
     @Test
     void unknownOutputFormatInConfigNamesTheLine() {
-        dev.deja.engine.InputException e = org.junit.jupiter.api.Assertions.assertThrows(
-                dev.deja.engine.InputException.class, () -> ConfigFile.parse(
+        InputException e = Assertions.assertThrows(
+                InputException.class, () -> ConfigFile.parse(
                         "sources:\n  paths: [h.cfg]\noutputs:\n  - {format: pdf, path: x.pdf}\n", "deja.yaml", tmp,
                         Catalog.packaged()));
         assertTrue(e.getMessage().startsWith("deja.yaml:4: unknown format 'pdf'"), e.getMessage());
@@ -162,12 +170,12 @@ class FirstUseTest {
     void preCommitHookDoesNotCheckAConfDFragmentAlone() throws Exception {
         // what pre-commit does: every staged file matching 'files' is passed to the entry's scan
         @SuppressWarnings("unchecked")
-        java.util.Map<String, Object> doc = new org.yaml.snakeyaml.Yaml().load(
+        Map<String, Object> doc = new Yaml().load(
                 Files.readString(Path.of("examples/ci/pre-commit-config.yaml")));
         @SuppressWarnings("unchecked")
-        java.util.Map<String, Object> hook = (java.util.Map<String, Object>) ((java.util.List<java.util.Map<String, Object>>)
-                ((java.util.List<java.util.Map<String, Object>>) doc.get("repos")).get(0).get("hooks")).get(0);
-        java.util.regex.Pattern files = java.util.regex.Pattern.compile((String) hook.get("files"));
+        Map<String, Object> hook = (Map<String, Object>) ((List<Map<String, Object>>)
+                ((List<Map<String, Object>>) doc.get("repos")).get(0).get("hooks")).get(0);
+        Pattern files = Pattern.compile((String) hook.get("files"));
         Path global = tmp.resolve("haproxy/global.cfg");
         Path fragment = tmp.resolve("haproxy/conf.d/fe.cfg");
         Files.createDirectories(fragment.getParent());
@@ -193,7 +201,7 @@ class FirstUseTest {
     @Test
     void optionsThatWouldDoNothingAndOverwritesAreRefused() throws Exception {
         Path manifest = tmp.resolve("in.yaml");
-        java.nio.file.Files.copy(Path.of("examples/kubernetes/il-0081-serial-reloads.yaml"), manifest);
+        Files.copy(Path.of("examples/kubernetes/il-0081-serial-reloads.yaml"), manifest);
         String m = manifest.toString();
         String[][] cases = {
             {"deja: --namespace, --selector: only with --cluster", "scan", m, "-n", "shop", "-l", "app=x"},
@@ -209,17 +217,17 @@ class FirstUseTest {
                 "-o", tmp.resolve("x.json").toString(), "--snapshot-out", tmp.resolve("x.json").toString()},
         };
         for (String[] c : cases) {
-            TestSupport.Run r = TestSupport.run(java.util.Arrays.copyOfRange(c, 1, c.length));
+            TestSupport.Run r = TestSupport.run(Arrays.copyOfRange(c, 1, c.length));
             assertEquals(2, r.code(), String.join(" ", c) + "\n" + r.err());
             assertTrue(r.err().startsWith(c[0]), r.err());
         }
-        assertEquals(java.nio.file.Files.readString(Path.of("examples/kubernetes/il-0081-serial-reloads.yaml")),
-                java.nio.file.Files.readString(manifest));
+        assertEquals(Files.readString(Path.of("examples/kubernetes/il-0081-serial-reloads.yaml")),
+                Files.readString(manifest));
         // -o - is stdout, as --output FORMAT=- is
         TestSupport.Run stdout = TestSupport.run("scan", m, "-o", "-", "--format", "json");
         assertEquals(1, stdout.code(), stdout.err());
         assertTrue(stdout.out().startsWith("{"), stdout.out());
-        assertTrue(!java.nio.file.Files.exists(Path.of("-")), "no file named '-'");
+        assertTrue(!Files.exists(Path.of("-")), "no file named '-'");
     }
 
     @Test
@@ -244,11 +252,11 @@ class FirstUseTest {
     @Test
     void aConnectionLimitThatIsNotANumberIsAWarningNamingTheLine() throws Exception {
         Path cfg = tmp.resolve("haproxy.cfg");
-        java.nio.file.Files.writeString(cfg, "global\n  maxconn abc\ndefaults\n  mode http\n  timeout client 30s\n"
+        Files.writeString(cfg, "global\n  maxconn abc\ndefaults\n  mode http\n  timeout client 30s\n"
                 + "  timeout server 30s\n  timeout connect 5s\nfrontend f\n  bind :80 maxconn 1k\n  default_backend b\n"
                 + "backend b\n  server s1 127.0.0.1:8080\n");
         TestSupport.Run r = TestSupport.run("scan", cfg.toString());
-        assertEquals(java.util.List.of(
+        assertEquals(List.of(
                 "deja: warning: " + cfg + ":2: maxconn 'abc' is not a number (HAProxy refuses this configuration; read as unset)",
                 "deja: warning: " + cfg + ":9: maxconn '1k' is not a number (HAProxy refuses this configuration; read as unset)"),
                 r.err().lines().filter(l -> l.startsWith("deja: warning")).toList());

@@ -6,11 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
 import java.io.ByteArrayInputStream;
+import java.io.File;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +40,7 @@ class NoOverwriteTest {
     }
 
     private Map<Path, String> contents() throws Exception {
-        Map<Path, String> m = new java.util.TreeMap<>();
+        Map<Path, String> m = new TreeMap<>();
         try (var s = Files.walk(tmp)) {
             for (Path p : s.filter(Files::isRegularFile).toList()) {
                 m.put(p, Files.readString(p));
@@ -66,7 +72,7 @@ class NoOverwriteTest {
         refused(none, "-o " + cfg, "scan", link.toString(), "-o", cfg.toString()); // input given by a symlink
         refused(none, "-o " + tmp.resolve("conf/./x/../haproxy.cfg"), "scan", c, "-o", tmp + "/conf/./x/../haproxy.cfg");
         refused(none, "-o " + kc, "scan", "--cluster", "--kubeconfig", kc.toString(), "-o", kc.toString());
-        refused(Map.of("KUBECONFIG", kc + java.io.File.pathSeparator + kc2), "-o " + kc2,
+        refused(Map.of("KUBECONFIG", kc + File.pathSeparator + kc2), "-o " + kc2,
                 "scan", c, "-o", kc2.toString()); // a KUBECONFIG file, whatever the scan reads
         refused(none, "-o " + ignore, "scan", c, "--ignore-file", ignore.toString(), "-o", ignore.toString());
         refused(none, "--snapshot-out " + config, "scan", "--config", config.toString(), "--snapshot-out", config.toString());
@@ -107,7 +113,7 @@ class NoOverwriteTest {
         Path token = Files.writeString(kube.resolve("token"), "sa-token\n");
         Path plugin = Files.writeString(Files.createDirectories(kube.resolve("bin")).resolve("creds"), "#!/bin/sh\n");
         Path idp = Files.writeString(tmp.resolve("idp-ca.pem"), "-----BEGIN CERTIFICATE-----\nidp\n");
-        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             String kubeconfig = """
                     apiVersion: v1
                     kind: Config
@@ -149,7 +155,7 @@ class NoOverwriteTest {
             // every file of KUBECONFIG (the second one here, not the one with the current context)
             Path other = Files.writeString(tmp.resolve("other.yaml"), "apiVersion: v1\nkind: Config\n"
                     + "current-context: prod\n");
-            refused(Map.of("KUBECONFIG", other + java.io.File.pathSeparator + kc), "client-key " + key,
+            refused(Map.of("KUBECONFIG", other + File.pathSeparator + kc), "client-key " + key,
                     "scan", "--cluster", "-o", key.toString());
             // a ConfigMap report connects through the kubeconfig too
             Path conf = Files.createDirectories(tmp.resolve("conf"));
@@ -164,7 +170,7 @@ class NoOverwriteTest {
                     "scan", "--cluster", "-o", key.toString());
             // refused before any work: the cluster was never contacted (a connection would be queued by now)
             server.setSoTimeout(200);
-            org.junit.jupiter.api.Assertions.assertThrows(java.net.SocketTimeoutException.class, server::accept,
+            Assertions.assertThrows(SocketTimeoutException.class, server::accept,
                     "deja connected to the cluster before refusing the output");
         }
         assertEquals("-----BEGIN PRIVATE KEY-----\nsecret\n", Files.readString(key));

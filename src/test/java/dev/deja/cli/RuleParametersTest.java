@@ -9,7 +9,11 @@ import dev.deja.engine.CatalogException;
 import dev.deja.engine.RuleMetadata;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -118,7 +122,7 @@ class RuleParametersTest {
                 "parameters: {ratio: {default: lots, description: A share.}}\n", "default 'lots' is not a number",
                 "parameters: {ratio: {default: 1}}\n", "needs exactly 'default' (a number) and 'description'",
                 "parameters: {Ratio: {default: 1, description: d}}\n", "'Ratio' is not lowerCamelCase").entrySet()) {
-            CatalogException ex = org.junit.jupiter.api.Assertions.assertThrows(CatalogException.class,
+            CatalogException ex = Assertions.assertThrows(CatalogException.class,
                     () -> Catalog.load(Map.of("cases/IL-0001.yaml", kase, "a-rule.yaml", rule + e.getKey())));
             assertTrue(ex.getMessage().contains("rules/a-rule.yaml: ") && ex.getMessage().contains(e.getValue()),
                     ex.getMessage());
@@ -163,13 +167,13 @@ class RuleParametersTest {
     }
 
     private static String[] concat(String[] a, String[] b) {
-        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        String[] out = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
     }
 
-    private static java.util.List<String> messages(TestSupport.Run r) {
-        java.util.List<String> out = new java.util.ArrayList<>();
+    private static List<String> messages(TestSupport.Run r) {
+        List<String> out = new ArrayList<>();
         r.json().path("findings").forEach(f -> out.add(f.path("message").asString()));
         return out;
     }

@@ -3,12 +3,14 @@ package dev.deja.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.deja.TestSupport;
 import dev.deja.TestSupport.Run;
+import dev.deja.TestSupport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * One rule for every way of suppressing a finding: a reason is required. The ignore file, a {@code # deja:ignore}
@@ -68,9 +70,9 @@ class SuppressionReasonTest {
         Files.writeString(cfg, TARPIT.formatted("  # deja:ignore haproxy-tarpit-holds-slots internal clients only\n"));
         r = TestSupport.run("scan", cfg.toString(), "--format", "json", "--fail-on", "none");
         assertEquals(0, r.code(), r.err());
-        tools.jackson.databind.JsonNode report = tools.jackson.databind.json.JsonMapper.builder().build()
+        JsonNode report = JsonMapper.builder().build()
                 .readTree(r.out());
-        for (tools.jackson.databind.JsonNode f : report.path("findings")) {
+        for (JsonNode f : report.path("findings")) {
             assertTrue(!f.path("ruleId").asString().equals("haproxy-tarpit-holds-slots"), f.toString());
         }
         assertTrue(r.out().contains("internal clients only"), "the reason is in the report: " + r.out());

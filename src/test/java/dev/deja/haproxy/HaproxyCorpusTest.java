@@ -12,12 +12,15 @@ import dev.deja.engine.SourceKind;
 import dev.deja.rules.RuleRegistry;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -71,8 +74,8 @@ class HaproxyCorpusTest {
                 return;
             }
             Process proc = new ProcessBuilder("haproxy", "-c", "-f", p.toString()).redirectErrorStream(true).start();
-            String out = new String(proc.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            assertTrue(proc.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "haproxy -c timed out");
+            String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(proc.waitFor(60, TimeUnit.SECONDS), "haproxy -c timed out");
             assertTrue(proc.exitValue() == 1, "deja refused " + p + " (" + r.err().strip() + ") but haproxy " + version
                     + " -c exits " + proc.exitValue() + ": " + out);
         }));
@@ -82,9 +85,9 @@ class HaproxyCorpusTest {
     static String haproxyVersion() throws InterruptedException {
         try {
             Process proc = new ProcessBuilder("haproxy", "-v").redirectErrorStream(true).start();
-            String out = new String(proc.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            proc.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
-            java.util.regex.Matcher m = Pattern.compile("version (\\d+\\.\\d+)").matcher(out);
+            String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            proc.waitFor(60, TimeUnit.SECONDS);
+            Matcher m = Pattern.compile("version (\\d+\\.\\d+)").matcher(out);
             return m.find() ? m.group(1) : null;
         } catch (IOException e) {
             return null;

@@ -4,15 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import dev.deja.engine.Catalog;
+import dev.deja.engine.SourceKind;
+import dev.deja.rules.RuleRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * The HAProxy examples: the IL-0264 before/after pair (all five IL-0264 rules fire on the first, none on the second),
@@ -30,10 +37,10 @@ class HaproxyExamplesTest {
     static final String IL_0264 = configRulesOf("IL-0264");
 
     static String configRulesOf(String caseId) {
-        List<String> ids = new java.util.ArrayList<>();
-        for (var m : dev.deja.engine.Catalog.packaged().rulesForCase(caseId)) {
-            if (m.source() == dev.deja.engine.SourceKind.HAPROXY
-                    && dev.deja.rules.RuleRegistry.instantiate(m).part() == null) {
+        List<String> ids = new ArrayList<>();
+        for (var m : Catalog.packaged().rulesForCase(caseId)) {
+            if (m.source() == SourceKind.HAPROXY
+                    && RuleRegistry.instantiate(m).part() == null) {
                 ids.add(m.id());
             }
         }
@@ -77,14 +84,14 @@ class HaproxyExamplesTest {
     @Test
     void ciExamplesAreValidYamlThatRunDeja() throws IOException {
         for (String f : new String[] {"github-actions-haproxy.yml", "gitlab-ci-haproxy.yml", "pre-commit-config.yaml"}) {
-            String text = java.nio.file.Files.readString(Path.of("examples/ci", f));
-            Object doc = new org.yaml.snakeyaml.Yaml().load(text);
-            assertTrue(doc instanceof java.util.Map, f);
+            String text = Files.readString(Path.of("examples/ci", f));
+            Object doc = new Yaml().load(text);
+            assertTrue(doc instanceof Map, f);
             assertTrue(text.contains("scan"), f);
         }
-        String gh = java.nio.file.Files.readString(Path.of("examples/ci/github-actions-haproxy.yml"));
+        String gh = Files.readString(Path.of("examples/ci/github-actions-haproxy.yml"));
         assertTrue(gh.contains("--format sarif") && gh.contains("upload-sarif"), gh);
-        assertTrue(java.nio.file.Files.readString(Path.of("examples/ci/gitlab-ci-haproxy.yml")).contains("junit: deja-junit.xml"));
+        assertTrue(Files.readString(Path.of("examples/ci/gitlab-ci-haproxy.yml")).contains("junit: deja-junit.xml"));
     }
 
     static final Path RR_RISKY = Path.of("examples/haproxy/il-0011-risky.cfg");

@@ -11,6 +11,7 @@ import dev.deja.engine.Coverage;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.source.ScanRequest;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -21,6 +22,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -163,7 +166,7 @@ class HaproxyHttpStatsTest {
         assertTrue(r.err().contains("must hold user:password on its first line") && !r.err().contains("just-a-password"),
                 r.err());
 
-        r = TestSupport.runWith(new java.io.ByteArrayInputStream(new byte[0]), Map.of(), "scan", "--haproxy-runtime",
+        r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of(), "scan", "--haproxy-runtime",
                 "http://127.0.0.1:1/metrics", "--haproxy-runtime-auth", "env:STATS_AUTH");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("--haproxy-runtime-auth env:STATS_AUTH: environment variable STATS_AUTH is not set"),
@@ -304,7 +307,7 @@ class HaproxyHttpStatsTest {
                     "--haproxy-runtime", promUrl, "--haproxy-runtime-auth", auth.toString(), "--snapshot-out",
                     snap.toString(), "--rules", "haproxy-sessions-near-limit");
             assertEquals(1, r.code(), r.out() + r.err());
-            assertEquals("Basic " + java.util.Base64.getEncoder().encodeToString("admin:s3cret".getBytes(
+            assertEquals("Basic " + Base64.getEncoder().encodeToString("admin:s3cret".getBytes(
                     StandardCharsets.UTF_8)), seen.get());
             List<String> live = messages(r.out());
             assertTrue(live.stream().anyMatch(m -> m.startsWith("frontend fe_small at " + csvUrl
@@ -334,7 +337,7 @@ class HaproxyHttpStatsTest {
         HttpServer big = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         big.createContext("/", ex -> {
             byte[] chunk = new byte[64 * 1024];
-            java.util.Arrays.fill(chunk, (byte) 'x');
+            Arrays.fill(chunk, (byte) 'x');
             ex.sendResponseHeaders(200, 0); // chunked, no length announced
             try (OutputStream o = ex.getResponseBody()) {
                 for (long sent = 0; sent <= HaproxyRuntimeSource.MAX_ANSWER; sent += chunk.length) {

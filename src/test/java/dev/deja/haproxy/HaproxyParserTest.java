@@ -10,6 +10,7 @@ import dev.deja.source.ScanRequest;
 import dev.deja.source.SourceFile;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class HaproxyParserTest {
@@ -182,7 +183,7 @@ class HaproxyParserTest {
         assertEquals(1, c.sections().get(1).directives().size());
         // a file starts outside any section: a directive before its first section is not added to fe of a.cfg,
         // HAProxy refuses it ("unknown keyword 'orphan' out of section")
-        HaproxyParseException e = org.junit.jupiter.api.Assertions.assertThrows(HaproxyParseException.class,
+        HaproxyParseException e = Assertions.assertThrows(HaproxyParseException.class,
                 () -> HaproxyParser.parse("inst", List.of(new SourceFile("a.cfg", "frontend fe\n  bind :1\n"),
                         new SourceFile("b.cfg", "  orphan 1\nfrontend fe2\n  bind :2\n")), req(Map.of(), null)));
         assertTrue(e.getMessage().startsWith("b.cfg:1: unknown keyword 'orphan' out of section"), e.getMessage());

@@ -16,10 +16,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.UnixDomainSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -89,7 +91,7 @@ class HaproxyRuntimeTest {
 
     @Test
     void addresses() {
-        assertTrue(HaproxyRuntimeSource.address("unix:/run/haproxy/admin.sock") instanceof java.net.UnixDomainSocketAddress);
+        assertTrue(HaproxyRuntimeSource.address("unix:/run/haproxy/admin.sock") instanceof UnixDomainSocketAddress);
         InetSocketAddress a = (InetSocketAddress) HaproxyRuntimeSource.address("tcp:[::1]:9999");
         assertEquals("::1", a.getHostString());
         assertEquals(9999, a.getPort());
@@ -160,7 +162,7 @@ class HaproxyRuntimeTest {
 
     @Test
     void malformedAndSilentAnswersAreCoverageGaps() throws IOException {
-        List<Socket> held = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Socket> held = Collections.synchronizedList(new ArrayList<>());
         try (ServerSocket garbage = fake("Unknown command, please enter \"help\"\n", held);
              ServerSocket silent = fake(null, held)) {
             Coverage.Entry e = collectOne("tcp:127.0.0.1:" + garbage.getLocalPort(), 5000);
@@ -197,7 +199,7 @@ class HaproxyRuntimeTest {
         String bin = haproxy();
         Assumptions.assumeTrue(bin != null, "haproxy is not installed (apt-get install haproxy; .ci/run installs it):"
                 + " skipping the live runtime API test");
-        List<Socket> sockets = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Socket> sockets = Collections.synchronizedList(new ArrayList<>());
         Process p = null;
         try (ServerSocket backend = fake(null, sockets)) {
             int fePort;

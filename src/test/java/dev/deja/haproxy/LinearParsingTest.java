@@ -8,6 +8,7 @@ import dev.deja.TestSupport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -89,7 +90,7 @@ class LinearParsingTest {
         String nest99 = "global\n" + ".if defined(HOME)\n".repeat(99) + "  nbthread 1\n" + ".endif\n".repeat(99);
         HaproxyParser.parse("n.cfg", nest99, null);
         String nest100 = "global\n" + ".if defined(HOME)\n".repeat(100) + "  nbthread 1\n" + ".endif\n".repeat(100);
-        HaproxyParseException e = org.junit.jupiter.api.Assertions.assertThrows(HaproxyParseException.class,
+        HaproxyParseException e = Assertions.assertThrows(HaproxyParseException.class,
                 () -> HaproxyParser.parse("n.cfg", nest100, null));
         assertTrue(e.getMessage().startsWith("n.cfg:101: too many nested '.if', max is 100"), e.getMessage());
     }

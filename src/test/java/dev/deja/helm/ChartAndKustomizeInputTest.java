@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.marcnuri.helm.Helm;
 import dev.deja.TestSupport;
 import java.io.ByteArrayInputStream;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -195,7 +196,7 @@ class ChartAndKustomizeInputTest {
     }
 
     static Path onPath(String program) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             Path c = dir.isEmpty() ? null : Path.of(dir, program);
             if (c != null && Files.isExecutable(c)) {
                 return c;

@@ -10,10 +10,12 @@ import dev.deja.rules.RuleRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -97,8 +99,8 @@ class ClusterRoleDriftTest {
      */
     @Test
     void scanningTheCronJobExampleFindsNothing() throws IOException {
-        List<String> args = new java.util.ArrayList<>(List.of("scan", "--fail-on", "info"));
-        try (java.util.stream.Stream<Path> s = Files.list(DIR)) {
+        List<String> args = new ArrayList<>(List.of("scan", "--fail-on", "info"));
+        try (Stream<Path> s = Files.list(DIR)) {
             s.map(Path::toString).filter(f -> f.endsWith(".yaml")).sorted().forEach(args::add);
         }
         TestSupport.Run r = TestSupport.run(args.toArray(String[]::new));

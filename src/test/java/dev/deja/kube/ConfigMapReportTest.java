@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -234,7 +235,7 @@ class ConfigMapReportTest {
 
     @Test
     void aConflictingChangeAndAPassingServerErrorAreRetried() throws IOException {
-        java.util.concurrent.atomic.AtomicInteger puts = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger puts = new AtomicInteger();
         try (MockCluster c = new MockCluster(req -> {
             if (!req.getMethod().equals("PUT")) {
                 return null;

@@ -3,6 +3,7 @@ package dev.deja.kube;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.deja.TestSupport;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -51,7 +52,7 @@ class DuplicateKeysTest {
     @Test
     void aForbiddenCharacterNamesItsLine() throws Exception {
         Path f = tmp.resolve("bin.yaml");
-        Files.write(f, "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\u0001b\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Files.write(f, "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\u0001b\n".getBytes(StandardCharsets.UTF_8));
         TestSupport.Run r = TestSupport.run("scan", f.toString());
         assertEquals(2, r.code(), r.err());
         assertEquals("deja: " + f + ":4: not valid YAML: character U+0001 is not allowed (binary content?)\n", r.err());

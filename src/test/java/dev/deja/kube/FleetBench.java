@@ -6,6 +6,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,9 +36,9 @@ public final class FleetBench {
             }
         }
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
-        for (java.util.logging.Handler h : java.util.logging.Logger.getLogger("").getHandlers()) {
-            h.setLevel(java.util.logging.Level.WARNING);
+        Logger.getLogger("").setLevel(Level.WARNING);
+        for (Handler h : Logger.getLogger("").getHandlers()) {
+            h.setLevel(Level.WARNING);
         }
         // KubeBench's synthetic cluster, scaled to 1,000 pods
         double scale = 1000.0 / KubeBench.pods;

@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.deja.TestSupport;
+import dev.deja.aws.FakeAws;
+import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -15,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,6 +28,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -169,7 +174,7 @@ class FleetScanTest {
         assertNotEquals(aloneHeadroom, KubeLiveSourceTest.findings(mixed, "ingress-nginx", HEADROOM),
                 "precondition: the budget changes the verdict on the Deployment");
 
-        TestSupport.Run r = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofMinutes(3),
+        TestSupport.Run r = Assertions.assertTimeoutPreemptively(Duration.ofMinutes(3),
                 () -> TestSupport.run("scan", "--all-contexts", "--kubeconfig", kc.toString(), "--target-timeout",
                         "3s", "--format", "json"));
         assertEquals(3, r.code(), "a cluster that could not be read makes the run incomplete: " + r.err());
@@ -230,10 +235,10 @@ class FleetScanTest {
         second.put("slow", slowUrl());
         Path a = kubeconfig(tmp.resolve("a.yaml"), first, "c1");
         Path b = kubeconfig(tmp.resolve("b.yaml"), second, null);
-        Map<String, String> env = new java.util.HashMap<>(Map.of("KUBECONFIG", a + java.io.File.pathSeparator + b,
+        Map<String, String> env = new HashMap<>(Map.of("KUBECONFIG", a + File.pathSeparator + b,
                 "HOME", tmp.toString()));
-        TestSupport.Run r = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofMinutes(3),
-                () -> TestSupport.runWith(java.io.InputStream.nullInputStream(), env, "scan", "--all-contexts",
+        TestSupport.Run r = Assertions.assertTimeoutPreemptively(Duration.ofMinutes(3),
+                () -> TestSupport.runWith(InputStream.nullInputStream(), env, "scan", "--all-contexts",
                         "--parallel", "2", "--target-timeout", "3s", "--format", "json"));
         assertEquals(3, r.code(), r.err());
         JsonNode report = json(r);
@@ -282,16 +287,16 @@ class FleetScanTest {
         MockCluster prod = cluster(manifest);
         MockCluster stage = cluster(manifest);
         Path kc = kubeconfig(tmp.resolve("kubeconfig"), Map.of("prod", prod.url(), "stage", stage.url()), "prod");
-        try (dev.deja.aws.FakeAws aws = dev.deja.aws.FakeAws.start("eu-west-2")) {
+        try (FakeAws aws = FakeAws.start("eu-west-2")) {
             String nlb = aws.lb("ingress", "network", "eu-west-2a", "eu-west-2b");
             aws.tag(nlb, "service.k8s.aws/stack", "ingress-controllers/nginx-ingress-default-controller");
             aws.tag(nlb, "elbv2.k8s.aws/cluster", "prod");
-            Map<String, String> env = new java.util.HashMap<>();
+            Map<String, String> env = new HashMap<>();
             env.put("AWS_ACCESS_KEY_ID", "AKIDDEJATEST");
             env.put("AWS_SECRET_ACCESS_KEY", "deja-test-secret");
             env.put("AWS_CONFIG_FILE", tmp.resolve("no-config").toString());
             env.put("AWS_SHARED_CREDENTIALS_FILE", tmp.resolve("no-credentials").toString());
-            TestSupport.Run r = TestSupport.runWith(java.io.InputStream.nullInputStream(), env, "scan", "--all-contexts",
+            TestSupport.Run r = TestSupport.runWith(InputStream.nullInputStream(), env, "scan", "--all-contexts",
                     "--kubeconfig", kc.toString(), "--aws", "--aws-endpoint", aws.url(), "--region", "eu-west-2",
                     "--format", "json", "--fail-on", "none");
             assertEquals(0, r.code(), r.err());
@@ -303,7 +308,7 @@ class FleetScanTest {
                 f.path("related").forEach(x -> rel.add(x.asString()));
                 String cluster = f.path("target").path("cluster").asString(null);
                 if (f.path("location").has("arn")) {
-                    assertEquals(dev.deja.aws.FakeAws.ACCOUNT, f.path("target").path("account").asString());
+                    assertEquals(FakeAws.ACCOUNT, f.path("target").path("account").asString());
                     awsRelated.addAll(rel.stream().filter(x -> x.startsWith("Kubernetes finding")).toList());
                 } else if ("stage".equals(cluster)) {
                     assertTrue(rel.stream().noneMatch(x -> x.startsWith("AWS finding")), f.toString());

@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -37,10 +41,10 @@ class HaproxyConfigMapsTest {
      * another program's file: skipped, not a parse error for the whole scan.
      */
     @Test
-    void aValueWithoutItsLastNewlineIsRefusedAndANonHaproxyCfgKeyIsSkipped(@org.junit.jupiter.api.io.TempDir
-            java.nio.file.Path tmp) throws java.io.IOException {
-        java.nio.file.Path stripped = tmp.resolve("cm.yaml");
-        java.nio.file.Files.writeString(stripped, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lb\n"
+    void aValueWithoutItsLastNewlineIsRefusedAndANonHaproxyCfgKeyIsSkipped(@TempDir
+            Path tmp) throws IOException {
+        Path stripped = tmp.resolve("cm.yaml");
+        Files.writeString(stripped, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lb\n"
                 + "  namespace: edge\ndata:\n  haproxy.cfg: |-\n    global\n        maxconn 100\n"
                 + "    defaults\n        mode http\n");
         TestSupport.Run r = TestSupport.run("scan", stripped.toString());
@@ -49,8 +53,8 @@ class HaproxyConfigMapsTest {
                 + " refuses the file (\"Missing LF on last line, file might have been truncated\", fatal since 2.3;"
                 + " --haproxy-version sets the version); end the file with a newline (in a YAML ConfigMap: '|' keeps it,"
                 + " '|-' strips it)"), r.err());
-        java.nio.file.Path other = tmp.resolve("other.yaml");
-        java.nio.file.Files.writeString(other, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
+        Path other = tmp.resolve("other.yaml");
+        Files.writeString(other, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
                 + "  namespace: edge\ndata:\n  settings.cfg: |\n    log_level = debug\n");
         r = TestSupport.run("scan", "--format", "json", other.toString());
         assertTrue(r.code() == 0 || r.code() == 1, r.err());

@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import io.fabric8.mockwebserver.http.MockResponse;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,7 +74,7 @@ class HostileKubeTest {
                 return null;
             }
             return countAnd(calls, KubeLiveFailureTest.servicePage("t" + calls.get()))
-                    .setBodyDelay(200, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    .setBodyDelay(200, TimeUnit.MILLISECONDS);
         })) {
             TestSupport.Run r = scan(c, Map.of("DEJA_LIST_DEADLINE", "1"));
             assertEquals(3, r.code(), r.err());
@@ -88,7 +90,7 @@ class HostileKubeTest {
         int before = KubeLiveSource.maxResponseBytes;
         KubeLiveSource.maxResponseBytes = 1 << 20; // injected: the default is 128 MiB
         try (MockCluster c = new MockCluster(req -> req.getPath().startsWith("/api/v1/services")
-                ? new io.fabric8.mockwebserver.http.MockResponse().setResponseCode(200)
+                ? new MockResponse().setResponseCode(200)
                         .setHeader("Content-Type", "application/json").setBody(" ".repeat(3 << 20) + "{}") : null)) {
             TestSupport.Run r = scan(c, Map.of());
             assertEquals(3, r.code(), r.err());
@@ -99,8 +101,8 @@ class HostileKubeTest {
         }
     }
 
-    private static io.fabric8.mockwebserver.http.MockResponse countAnd(AtomicInteger n,
-            io.fabric8.mockwebserver.http.MockResponse r) {
+    private static MockResponse countAnd(AtomicInteger n,
+            MockResponse r) {
         n.incrementAndGet();
         return r;
     }

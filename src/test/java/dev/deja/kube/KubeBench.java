@@ -1,11 +1,13 @@
 package dev.deja.kube;
 
 import dev.deja.engine.Rule;
+import dev.deja.engine.SourceKind;
 import dev.deja.rules.RuleRegistry;
 import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -13,14 +15,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -68,10 +75,10 @@ public final class KubeBench {
             }
         }
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
-        root.setLevel(java.util.logging.Level.WARNING);
-        for (java.util.logging.Handler h : root.getHandlers()) {
-            h.setLevel(java.util.logging.Level.WARNING);
+        Logger root = Logger.getLogger("");
+        root.setLevel(Level.WARNING);
+        for (Handler h : root.getHandlers()) {
+            h.setLevel(Level.WARNING);
         }
         Path dir = Files.createTempDirectory("deja-kube-bench");
         if (tls && !serve) {
@@ -150,7 +157,7 @@ public final class KubeBench {
                 req.cluster = true;
                 req.kubeconfig = kc;
                 req.kubeKinds = kinds;
-                req.processEnv = java.util.Map.of();
+                req.processEnv = Map.of();
                 Collector.collect(req);
                 double inS = secs(System.nanoTime() - c0);
                 if (run > 0) {
@@ -172,7 +179,7 @@ public final class KubeBench {
                     bytes / 1048576.0, r);
             System.out.printf("deja scan --cluster (./deja, the launcher users run, DEJA_JAVA_OPTS=-Xmx%s, its %d Kubernetes rules, %s findings, exit %d, max RSS %s):"
                     + " median %.3f s%n", xmx, RuleRegistry.all().stream()
-                    .filter(rule -> rule.source() == dev.deja.engine.SourceKind.KUBERNETES).count(), findings, exit, rss, p);
+                    .filter(rule -> rule.source() == SourceKind.KUBERNETES).count(), findings, exit, rss, p);
             System.out.printf("deja collector in a warm JVM (lists + views, no JVM start): median %.3f s%n", c);
             double cu = median(curl);
             if (haveCurl) {
@@ -219,7 +226,7 @@ public final class KubeBench {
                     String token = null;
                     do {
                         String url = base + path + "?limit=" + KubeLiveSource.PAGE
-                                + (token == null ? "" : "&continue=" + java.net.URLEncoder.encode(token, "UTF-8"));
+                                + (token == null ? "" : "&continue=" + URLEncoder.encode(token, "UTF-8"));
                         Process p = new ProcessBuilder("curl", "-sf", "-H", "Authorization: Bearer not-a-real-token",
                                 "-o", out.toString(), url).redirectErrorStream(true).start();
                         if (p.waitFor() != 0) {
@@ -274,7 +281,7 @@ public final class KubeBench {
                     String token = null;
                     do {
                         String url = base + path + "?limit=" + KubeLiveSource.PAGE
-                                + (token == null ? "" : "&continue=" + java.net.URLEncoder.encode(token, "UTF-8"));
+                                + (token == null ? "" : "&continue=" + URLEncoder.encode(token, "UTF-8"));
                         HttpResponse<byte[]> resp = http.send(HttpRequest.newBuilder(URI.create(url))
                                 .header("Authorization", "Bearer not-a-real-token").GET().build(),
                                 HttpResponse.BodyHandlers.ofByteArray());
@@ -309,13 +316,13 @@ public final class KubeBench {
         AtomicInteger count = new AtomicInteger();
         AtomicInteger rv = new AtomicInteger(1000);
         Pattern namePattern = Pattern.compile("\"metadata\":\\{\"name\":\"([^\"]+)\"");
-        java.util.function.BiConsumer<String, String> post = (path, json) -> {
+        BiConsumer<String, String> post = (path, json) -> {
             Matcher m = namePattern.matcher(json);
             if (!m.find()) {
                 throw new IllegalStateException("no name in " + json);
             }
             String withRv = json.replaceFirst("\"metadata\":\\{", "\"metadata\":{\"resourceVersion\":\"" + rv.incrementAndGet()
-                    + "\",\"uid\":\"" + java.util.UUID.randomUUID() + "\",");
+                    + "\",\"uid\":\"" + UUID.randomUUID() + "\",");
             cluster.store(path, m.group(1), withRv);
             count.incrementAndGet();
         };

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.deja.TestSupport;
 import dev.deja.engine.InputException;
 import dev.deja.source.ScanRequest;
 import io.fabric8.kubernetes.client.Config;
@@ -89,7 +90,7 @@ class KubeClientsTest {
     void aPipeAsKubeconfigIsRefusedByName() throws Exception {
         ScanRequest req = new ScanRequest();
         req.processEnv = Map.of();
-        req.kubeconfig = dev.deja.TestSupport.mkfifo(tmp.resolve("fifo"));
+        req.kubeconfig = TestSupport.mkfifo(tmp.resolve("fifo"));
         assertEquals("--kubeconfig " + req.kubeconfig + ": not a regular file (a pipe, <(command) or device: deja reads"
                 + " the kubeconfig more than once; write it to a file)",
                 assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage());
@@ -140,12 +141,12 @@ class KubeClientsTest {
             Files.writeString(kc, "apiVersion: v1\nkind: Config\nclusters: [{name: t, cluster: {" + c[0] + "}}]\n"
                     + "users: [{name: u, user: {" + c[1] + "}}]\ncontexts: [{name: t, context: {cluster: t, user: "
                     + c[2] + "}}]\ncurrent-context: t\n");
-            dev.deja.TestSupport.Run r = dev.deja.TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString());
+            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString());
             assertEquals(2, r.code(), c[3] + "\n" + r.err());
             assertTrue(r.err().startsWith("deja: " + kc + c[3]), r.err());
             assertEquals(1, r.err().lines().count(), r.err());
         }
-        dev.deja.TestSupport.Run folder = dev.deja.TestSupport.run("scan", "--cluster", "--kubeconfig", tmp.toString());
+        TestSupport.Run folder = TestSupport.run("scan", "--cluster", "--kubeconfig", tmp.toString());
         assertEquals(2, folder.code());
         assertEquals("deja: --kubeconfig " + tmp + ": a folder, not a kubeconfig file\n", folder.err());
     }

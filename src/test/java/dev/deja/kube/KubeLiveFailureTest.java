@@ -4,10 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.deja.TestSupport;
+import io.fabric8.mockwebserver.http.MockResponse;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -84,21 +93,21 @@ class KubeLiveFailureTest {
     }
 
     /** A page of NLB Services in namespace edge, with a continue token when {@code token} is not null. */
-    static io.fabric8.mockwebserver.http.MockResponse servicePage(String token, String... names) {
-        java.util.List<String> items = new java.util.ArrayList<>();
+    static MockResponse servicePage(String token, String... names) {
+        List<String> items = new ArrayList<>();
         for (String n : names) {
             items.add("{\"metadata\":{\"name\":\"" + n + "\",\"namespace\":\"edge\",\"annotations\":"
                     + "{\"service.beta.kubernetes.io/aws-load-balancer-type\":\"nlb\"}},\"spec\":{\"type\":\"LoadBalancer\"}}");
         }
         String body = "{\"kind\":\"ServiceList\",\"apiVersion\":\"v1\",\"metadata\":{"
                 + (token == null ? "" : "\"continue\":\"" + token + "\"") + "},\"items\":[" + String.join(",", items) + "]}";
-        return new io.fabric8.mockwebserver.http.MockResponse().setResponseCode(200)
+        return new MockResponse().setResponseCode(200)
                 .setHeader("Content-Type", "application/json").setBody(body);
     }
 
     @Test
     void listsArePagedWithContinueTokens() throws IOException {
-        java.util.List<String> paths = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        List<String> paths = Collections.synchronizedList(new ArrayList<>());
         try (MockCluster c = new MockCluster(req -> {
             if (!req.getPath().startsWith("/api/v1/services")) {
                 return null;
@@ -110,10 +119,10 @@ class KubeLiveFailureTest {
             TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
                     "--rules", "k8s-nlb-service-single-zone-risk", "--format", "json");
             assertEquals(1, r.code(), r.err());
-            assertEquals(java.util.List.of("/api/v1/services?limit=500",
+            assertEquals(List.of("/api/v1/services?limit=500",
                     "/api/v1/services?limit=500&continue=next%2Bpage%2F1"), paths);
             JsonNode report = KubeLiveSourceTest.json(r.out());
-            assertEquals(java.util.Set.of("k8s-nlb-service-single-zone-risk Service edge/first",
+            assertEquals(Set.of("k8s-nlb-service-single-zone-risk Service edge/first",
                     "k8s-nlb-service-single-zone-risk Service edge/second"), KubeLiveSourceTest.findings(report, null, null));
             assertEquals(2, report.path("coverage").path("entries").get(0).path("count").asInt());
         }
@@ -121,7 +130,7 @@ class KubeLiveFailureTest {
 
     @Test
     void anExpiredContinueTokenReadsTheListWholeOnce() throws IOException {
-        java.util.List<String> paths = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        List<String> paths = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger expired = new AtomicInteger();
         boolean[] pagesWhole = {false};
         try (MockCluster c = new MockCluster(req -> {
@@ -141,7 +150,7 @@ class KubeLiveFailureTest {
             TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString(),
                     "--rules", "k8s-nlb-service-single-zone-risk", "--format", "json");
             assertEquals(1, r.code(), r.err());
-            assertEquals(java.util.List.of("/api/v1/services?limit=500", "/api/v1/services?limit=500&continue=tok",
+            assertEquals(List.of("/api/v1/services?limit=500", "/api/v1/services?limit=500&continue=tok",
                     "/api/v1/services"), paths);
             JsonNode report = KubeLiveSourceTest.json(r.out());
             assertEquals(2, report.path("coverage").path("entries").get(0).path("count").asInt(), r.out());
@@ -162,9 +171,9 @@ class KubeLiveFailureTest {
 
     @Test
     void redirectsAreNotFollowedSoTheTokenStaysWithTheApiServer() throws IOException {
-        com.sun.net.httpserver.HttpServer other = com.sun.net.httpserver.HttpServer.create(
-                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
-        java.util.List<String> leaked = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        HttpServer other = HttpServer.create(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        List<String> leaked = Collections.synchronizedList(new ArrayList<>());
         other.createContext("/", x -> {
             leaked.add(String.valueOf(x.getRequestHeaders().getFirst("Authorization")));
             x.sendResponseHeaders(200, 2);
@@ -173,12 +182,12 @@ class KubeLiveFailureTest {
         });
         other.start();
         String elsewhere = "http://127.0.0.1:" + other.getAddress().getPort() + "/api/v1/services";
-        try (MockCluster c = new MockCluster(req -> new io.fabric8.mockwebserver.http.MockResponse()
+        try (MockCluster c = new MockCluster(req -> new MockResponse()
                 .setResponseCode(302).setHeader("Location", elsewhere))) {
             TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
                     "--rules", "k8s-nlb-service-single-zone-risk", "--format", "json");
             assertEquals(3, r.code(), r.err());
-            assertEquals(java.util.List.of(), leaked);
+            assertEquals(List.of(), leaked);
             JsonNode entry = KubeLiveSourceTest.json(r.out()).path("coverage").path("entries").get(0);
             assertEquals("failed", entry.path("status").asString());
             assertTrue(entry.path("detail").asString().contains("HTTP 302 (a redirect to " + elsewhere + ")"),
@@ -192,7 +201,7 @@ class KubeLiveFailureTest {
     void aServerThatIsNotAnApiServerIsNotACleanScan() throws IOException {
         for (String[] answer : new String[][] {{"{\"hello\":\"world\"}", "without \"items\""},
                 {"<html><body>Sign in</body></html>", "the server answered HTML, not a Kubernetes list"}}) {
-            try (MockCluster c = new MockCluster(req -> new io.fabric8.mockwebserver.http.MockResponse()
+            try (MockCluster c = new MockCluster(req -> new MockResponse()
                     .setResponseCode(200).setHeader("Content-Type", "text/html").setBody(answer[0]))) {
                 TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
                         "--rules", "k8s-nlb-service-single-zone-risk", "--format", "json");
@@ -210,7 +219,7 @@ class KubeLiveFailureTest {
             Path kc = MockCluster.writeKubeconfig(tmp.resolve("kc-tls"), "tls", c.url()); // no CA, no skip: untrusted
             // the connection timeout covers the TLS handshake, which an in-JVM mock server on a busy 2-core machine
             // may take more than the default 5 s to finish: give it a minute (the variable users set for slow links)
-            TestSupport.Run r = TestSupport.runWith(new java.io.ByteArrayInputStream(new byte[0]),
+            TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]),
                     Map.of(KubeClients.CONNECT_TIMEOUT_ENV, "60"), "scan", "--cluster", "--kubeconfig", kc.toString());
             assertEquals(3, r.code(), r.err());
             String first = r.err().lines().findFirst().orElse("");
@@ -252,8 +261,8 @@ class KubeLiveFailureTest {
 
     @Test
     void noKubeconfigAnywhereIsAnInputError() {
-        TestSupport.Run r = TestSupport.runWith(new java.io.ByteArrayInputStream(new byte[0]),
-                java.util.Map.of("HOME", tmp.toString()), "scan", "--cluster");
+        TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]),
+                Map.of("HOME", tmp.toString()), "scan", "--cluster");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().startsWith("deja: --cluster: no kubeconfig"), r.err());
         assertEquals(1, r.err().strip().lines().count());

@@ -5,7 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import dev.deja.kube.model.KubeInventory;
+import dev.deja.source.Collector;
+import dev.deja.source.ScanRequest;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.ByteArrayInputStream;
+import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -15,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -109,16 +115,16 @@ class KubeLiveSourceTest {
     void configMapDataNoRuleReadsIsNotKept() throws IOException {
         cluster.apply(Path.of("src/test/resources/live-configmaps/configmaps.yaml"), "cm-data");
         // what a scan holds in memory: only the data values a rule reads
-        dev.deja.source.ScanRequest req = new dev.deja.source.ScanRequest();
+        ScanRequest req = new ScanRequest();
         req.cluster = true;
         req.kubeconfig = kubeconfig;
         req.namespaces = List.of("cm-data");
         req.kubeKinds = Set.of("ConfigMap");
         req.haproxyConfigMaps = List.of("cm-data/named-haproxy");
         req.processEnv = Map.of();
-        dev.deja.kube.model.KubeInventory inv = dev.deja.source.Collector.collect(req)
-                .part(dev.deja.kube.model.KubeInventory.class).orElseThrow();
-        Map<String, Set<String>> keys = new java.util.TreeMap<>();
+        KubeInventory inv = Collector.collect(req)
+                .part(KubeInventory.class).orElseThrow();
+        Map<String, Set<String>> keys = new TreeMap<>();
         inv.configMaps().forEach(cm -> keys.put(cm.name(), cm.data().keySet()));
         assertEquals(Map.of("ingress-nginx-controller", Set.of("enable-serial-reloads", "worker-shutdown-timeout"),
                 "grafana-dashboards", Set.of(), "edge-haproxy", Set.of("haproxy.cfg"), "named-haproxy", Set.of("main")),
@@ -193,7 +199,7 @@ class KubeLiveSourceTest {
         assertEquals(List.of("Service in all namespaces"), scopes);
         assertEquals(1, cluster.server.getRequestCount() - before, "one list request for Services");
         try {
-            io.fabric8.mockwebserver.http.RecordedRequest last = cluster.server.getLastRequest();
+            RecordedRequest last = cluster.server.getLastRequest();
             assertEquals("/api/v1/services?limit=500", last.getPath());
             assertEquals("Bearer not-a-real-token", last.getHeader("Authorization"), "the kubeconfig's token is sent");
         } catch (InterruptedException e) {
@@ -220,7 +226,7 @@ class KubeLiveSourceTest {
     @Test
     void kubeconfigFromSeveralPathsAndContext() throws IOException {
         Path other = MockCluster.writeKubeconfig(tmp.resolve("other"), "other", "http://127.0.0.1:" + freePort());
-        String env = tmp.resolve("missing") + java.io.File.pathSeparator + other + java.io.File.pathSeparator + kubeconfig;
+        String env = tmp.resolve("missing") + File.pathSeparator + other + File.pathSeparator + kubeconfig;
         TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of("KUBECONFIG", env),
                 "scan", "--cluster", "--context", "mock", "--rules", "k8s-nlb-service-single-zone-risk");
         assertEquals(1, r.code(), r.err());

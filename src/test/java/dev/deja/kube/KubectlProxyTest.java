@@ -4,15 +4,28 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.deja.TestSupport;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -28,7 +41,7 @@ class KubectlProxyTest {
     Path tmp;
 
     static Path kubectl() {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             Path p = Path.of(dir, "kubectl");
             if (Files.isExecutable(p)) {
                 return p;
@@ -41,8 +54,8 @@ class KubectlProxyTest {
     void clusterScanWorksThroughKubectlProxy() throws Exception {
         Path kubectl = kubectl();
         assumeTrue(kubectl != null, "kubectl is not on PATH: skipping the kubectl proxy test");
-        java.util.concurrent.atomic.AtomicBoolean authenticate = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicBoolean authenticate = new AtomicBoolean();
+        List<String> seen = new CopyOnWriteArrayList<>();
         // a real API server authenticates every request: the mock answers 401 to one without the kubeconfig's token
         try (MockCluster cluster = new MockCluster(req -> {
             String auth = req.getHeader("Authorization");
@@ -105,14 +118,14 @@ class KubectlProxyTest {
      */
     @Test
     void plainHttpServerIsSpokenToInHttp11() throws Exception {
-        java.util.concurrent.atomic.AtomicInteger upgrades = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger upgrades = new AtomicInteger();
         try (MockCluster cluster = new MockCluster()) {
             cluster.apply(Path.of("src/test/resources/fixtures/k8s-lb-no-disruption-headroom/single-replica-no-pdb.yaml"),
                     "proxied");
-            java.net.http.HttpClient upstream = java.net.http.HttpClient.newBuilder()
-                    .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
-            com.sun.net.httpserver.HttpServer fwd = com.sun.net.httpserver.HttpServer.create(
-                    new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+            HttpClient upstream = HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1).build();
+            HttpServer fwd = HttpServer.create(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
             fwd.createContext("/", ex -> {
                 byte[] body;
                 int code;
@@ -122,9 +135,9 @@ class KubectlProxyTest {
                     body = "upgrade request rejected".getBytes(StandardCharsets.UTF_8);
                 } else {
                     try {
-                        java.net.http.HttpResponse<byte[]> resp = upstream.send(java.net.http.HttpRequest.newBuilder(
-                                java.net.URI.create(cluster.url() + ex.getRequestURI())).GET().build(),
-                                java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+                        HttpResponse<byte[]> resp = upstream.send(HttpRequest.newBuilder(
+                                URI.create(cluster.url() + ex.getRequestURI())).GET().build(),
+                                HttpResponse.BodyHandlers.ofByteArray());
                         code = resp.statusCode();
                         body = resp.body();
                     } catch (InterruptedException e) {
@@ -135,7 +148,7 @@ class KubectlProxyTest {
                 }
                 ex.getResponseHeaders().add("Content-Type", "application/json");
                 ex.sendResponseHeaders(code, body.length == 0 ? -1 : body.length);
-                try (java.io.OutputStream os = ex.getResponseBody()) {
+                try (OutputStream os = ex.getResponseBody()) {
                     os.write(body);
                 }
             });

@@ -5,7 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import dev.deja.engine.Coverage;
+import dev.deja.engine.Snapshot;
 import dev.deja.prometheus.PodMetrics;
+import dev.deja.prometheus.PrometheusPeaks;
+import dev.deja.source.Collector;
+import dev.deja.source.ScanRequest;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.mockwebserver.http.MockResponse;
@@ -14,10 +19,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -348,20 +355,20 @@ class LiveMetricsNginxTest {
     @Test
     void aPodThatDoesNotAnswerInTimeIsAFailedEntryAndTheOthersAreStillJudged() throws IOException {
         Function<String, MockResponse> slow = path -> path.equals(proxyPath(PODS.get(0)))
-                ? ok(metrics(PODS.get(0), 1980)).setBodyDelay(3, java.util.concurrent.TimeUnit.SECONDS)
+                ? ok(metrics(PODS.get(0), 1980)).setBodyDelay(3, TimeUnit.SECONDS)
                 : answers(1980, 150, 120).apply(path);
         try (MockCluster c = cluster("2", slow, ConcurrentHashMap.newKeySet())) {
-            dev.deja.source.ScanRequest req = new dev.deja.source.ScanRequest();
+            ScanRequest req = new ScanRequest();
             req.cluster = true;
             req.kubeconfig = c.kubeconfig(tmp);
             req.liveMetrics = true;
             req.kubeKinds = Set.of("Deployment", "StatefulSet", "DaemonSet", "ConfigMap"); // the rule's kinds
             req.liveMetricsTimeoutMillis = 300; // injected: the pod's answer comes 3 s late
-            dev.deja.engine.Snapshot s = dev.deja.source.Collector.collect(req);
-            dev.deja.engine.Coverage.Entry slowEntry = s.coverage().entries().stream()
+            Snapshot s = Collector.collect(req);
+            Coverage.Entry slowEntry = s.coverage().entries().stream()
                     .filter(e -> e.scope().contains(PODS.get(0))).findFirst()
                     .orElseThrow(() -> new AssertionError(s.coverage().entries().toString()));
-            assertEquals(dev.deja.engine.Coverage.Status.FAILED, slowEntry.status(), slowEntry.toString());
+            assertEquals(Coverage.Status.FAILED, slowEntry.status(), slowEntry.toString());
             assertEquals("no answer within 300 ms", slowEntry.detail());
             // the two pods that answered are kept, and nothing is made up for the silent one
             PodMetrics read = s.part(PodMetrics.class).orElseThrow();
@@ -373,7 +380,7 @@ class LiveMetricsNginxTest {
     @Test
     void thePerPodBoundIsAnOptionAndADejaYamlKey() throws IOException {
         Function<String, MockResponse> slow = path -> path.equals(proxyPath(PODS.get(0)))
-                ? ok(metrics(PODS.get(0), 1980)).setBodyDelay(3, java.util.concurrent.TimeUnit.SECONDS)
+                ? ok(metrics(PODS.get(0), 1980)).setBodyDelay(3, TimeUnit.SECONDS)
                 : answers(1980, 150, 120).apply(path);
         try (MockCluster c = cluster("2", slow, ConcurrentHashMap.newKeySet())) {
             String kubeconfig = c.kubeconfig(tmp).toString();
@@ -399,10 +406,10 @@ class LiveMetricsNginxTest {
 
     @Test
     void theGaugeIsReadFromTheControllersText() {
-        List<dev.deja.prometheus.PrometheusPeaks.Sample> s = PodMetrics.nginxConnections(metrics("p-1", 7));
+        List<PrometheusPeaks.Sample> s = PodMetrics.nginxConnections(metrics("p-1", 7));
         assertEquals(4, s.size());
         assertEquals(Set.of("active", "reading", "writing", "waiting"),
-                new java.util.HashSet<>(s.stream().map(x -> x.labels().get("state")).toList()));
+                new HashSet<>(s.stream().map(x -> x.labels().get("state")).toList()));
         assertTrue(s.stream().anyMatch(x -> x.labels().get("state").equals("active") && x.value() == 7
                 && x.labels().get("controller_pod").equals("p-1")));
         // an older controller's text (active under the _total counter) or one with metrics off: not silently zero

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -167,7 +168,7 @@ class LiveMetricsTest {
                     "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--format", "json");
             assertEquals(1, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
-            Set<String> pods = new java.util.TreeSet<>();
+            Set<String> pods = new TreeSet<>();
             for (JsonNode f : report.path("findings")) {
                 pods.add(f.path("message").asString().replaceAll("^frontend fe_main at pod edge/(\\S+):1024 .*$", "$1"));
             }

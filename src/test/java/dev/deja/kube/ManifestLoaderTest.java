@@ -16,10 +16,13 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
 
 class ManifestLoaderTest {
     @TempDir
@@ -27,7 +30,7 @@ class ManifestLoaderTest {
 
     static KubeInventory load(Path... files) {
         ScanRequest req = new ScanRequest();
-        req.paths = java.util.Arrays.stream(files).map(Path::toString).toList();
+        req.paths = Arrays.stream(files).map(Path::toString).toList();
         req.processEnv = Map.of();
         Snapshot s = Collector.collect(req);
         return s.part(KubeInventory.class).orElseThrow();
@@ -177,7 +180,7 @@ class ManifestLoaderTest {
         List<String> kube = List.of(dir + "/k8s-lb-probe-fails-fast", dir + "/k8s-lb-no-disruption-headroom",
                 dir + "/k8s-ingress-nginx-serial-reloads", dir + "/k8s-nlb-service-single-zone-risk",
                 dir + "/k8s-lb-probe-on-admin-endpoint");
-        List<String> args = new java.util.ArrayList<>(kube);
+        List<String> args = new ArrayList<>(kube);
         args.add(0, "scan");
         args.addAll(List.of("--format", "json", "--snapshot-out", snap.toString()));
         String[] a = args.toArray(String[]::new);
@@ -186,7 +189,7 @@ class ManifestLoaderTest {
         assertTrue(Files.size(snap) > 0);
         TestSupport.Run again = TestSupport.run("scan", snap.toString(), "--format", "json");
         assertEquals(1, again.code(), again.err());
-        tools.jackson.databind.JsonNode findings = live.json().path("findings");
+        JsonNode findings = live.json().path("findings");
         assertTrue(findings.size() >= kube.size(), "every fixture folder has a firing fixture: " + findings);
         assertEquals(findings, again.json().path("findings"));
     }
@@ -194,8 +197,8 @@ class ManifestLoaderTest {
     @Test
     void valuesOfTheWrongTypeAreWarningsNamingTheLine() {
         String f = "src/test/resources/manifests-bad-values.yaml";
-        dev.deja.TestSupport.Run r = dev.deja.TestSupport.run("scan", f);
-        assertEquals(java.util.List.of(
+        TestSupport.Run r = TestSupport.run("scan", f);
+        assertEquals(List.of(
                 "deja: warning: " + f + ":7: labels: not a mapping (read as empty)",
                 "deja: warning: " + f + ":9: replicas: 'two' is not a whole number (read as unset)",
                 "deja: warning: " + f + ":17: args: not a list (read as empty)",

@@ -1,11 +1,19 @@
 package dev.deja.kube;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.crud.Attribute;
+import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
@@ -93,15 +101,15 @@ final class MockCluster implements AutoCloseable {
      * the namespace, so each fixture keeps the meaning it has on its own.
      */
     static void intoNamespace(HasMetadata o, String namespace) {
-        if (o instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRole r) {
+        if (o instanceof ClusterRole r) {
             r.getMetadata().setName(namespace + "-" + r.getMetadata().getName());
-        } else if (o instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding b) {
+        } else if (o instanceof ClusterRoleBinding b) {
             b.getMetadata().setName(namespace + "-" + b.getMetadata().getName());
             if (b.getRoleRef() != null) {
                 b.getRoleRef().setName(namespace + "-" + b.getRoleRef().getName());
             }
             b.getSubjects().forEach(s -> s.setNamespace(s.getNamespace() == null ? null : namespace));
-        } else if (o instanceof io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration v) {
+        } else if (o instanceof ValidatingWebhookConfiguration v) {
             v.getMetadata().setName(namespace + "-" + v.getMetadata().getName());
             v.getWebhooks().forEach(w -> {
                 if (w.getClientConfig() != null && w.getClientConfig().getService() != null) {
@@ -114,7 +122,7 @@ final class MockCluster implements AutoCloseable {
     /** Creates the Namespace object unless it exists: deja checks that a namespace given with -n exists. */
     void ensureNamespace(String name) {
         if (client.namespaces().withName(name).get() == null) {
-            client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata()
                     .withName(name).endMetadata().build()).create();
         }
     }
@@ -132,10 +140,10 @@ final class MockCluster implements AutoCloseable {
      * makes loading tens of thousands of objects over HTTP quadratic). For the benchmark's bulk load only.
      */
     void store(String collectionPath, String name, String json) {
-        io.fabric8.kubernetes.api.model.GenericKubernetesResource r = io.fabric8.kubernetes.client.utils.Serialization
-                .unmarshal(json, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class);
-        io.fabric8.mockwebserver.crud.AttributeSet key = crud.getKey(collectionPath)
-                .add(new io.fabric8.mockwebserver.crud.Attribute("name", name));
+        GenericKubernetesResource r = Serialization
+                .unmarshal(json, GenericKubernetesResource.class);
+        AttributeSet key = crud.getKey(collectionPath)
+                .add(new Attribute("name", name));
         crud.processEvent(collectionPath, key, null, r, json);
     }
 

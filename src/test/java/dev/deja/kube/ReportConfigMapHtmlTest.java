@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,10 +40,10 @@ class ReportConfigMapHtmlTest {
             assertEquals(0, scan.code(), scan.err());
             ConfigMap cm = c.client.configMaps().inNamespace("deja").withName("deja-report").get();
             String b64 = cm.getBinaryData().get("report.html.gz");
-            byte[] gz = java.util.Base64.getDecoder().decode(b64);
+            byte[] gz = Base64.getDecoder().decode(b64);
             String kept;
-            try (GZIPInputStream in = new GZIPInputStream(new java.io.ByteArrayInputStream(gz))) {
-                kept = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(gz))) {
+                kept = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
             assertTrue(gz.length * 3 < kept.length(), "compressed: " + gz.length + " of " + kept.length());
             assertTrue(cm.getData().get("summary.txt").contains("html: report.html.gz ("), cm.getData().get("summary.txt"));

@@ -5,9 +5,11 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A loopback HTTP server that records requests and answers with a chosen status (and optional delay). Like
@@ -23,7 +25,7 @@ public final class LoopbackServer implements AutoCloseable {
     public volatile int status = 200;
     public volatile long delayMillis;
     /** Requests that carried an {@code Upgrade} header (answered 500). */
-    public final java.util.concurrent.atomic.AtomicInteger upgradeRequests = new java.util.concurrent.atomic.AtomicInteger();
+    public final AtomicInteger upgradeRequests = new AtomicInteger();
 
     public LoopbackServer() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -63,7 +65,7 @@ public final class LoopbackServer implements AutoCloseable {
     /** A loopback URL where nothing listens (the port of a server that was just stopped). */
     public static String refusedUrl() throws IOException {
         int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
         return "http://127.0.0.1:" + port;

@@ -9,7 +9,9 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
@@ -23,7 +25,7 @@ final class FakePrometheus implements AutoCloseable {
     }
 
     private final HttpServer server;
-    final List<String> authorizations = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<String> authorizations = new CopyOnWriteArrayList<>();
     final Map<String, Integer> asked = new ConcurrentHashMap<>();
     private final CountDownLatch closing = new CountDownLatch(1);
 
@@ -80,7 +82,7 @@ final class FakePrometheus implements AutoCloseable {
             }
             sb.append("{\"metric\":{");
             int k = 0;
-            for (Map.Entry<String, String> l : new java.util.TreeMap<>(labels).entrySet()) {
+            for (Map.Entry<String, String> l : new TreeMap<>(labels).entrySet()) {
                 sb.append(k++ > 0 ? "," : "").append('"').append(l.getKey()).append("\":\"").append(l.getValue()).append('"');
             }
             sb.append("},\"value\":[1764550000.123,\"").append(labelsAndValues[i + 1]).append("\"]}");

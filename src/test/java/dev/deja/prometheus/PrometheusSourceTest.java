@@ -13,11 +13,15 @@ import dev.deja.engine.SnapshotBuilder;
 import dev.deja.source.ScanRequest;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +34,7 @@ import tools.jackson.databind.JsonNode;
  */
 class PrometheusSourceTest {
     static Map<String, String> l(String... kv) {
-        Map<String, String> m = new java.util.LinkedHashMap<>();
+        Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i < kv.length; i += 2) {
             m.put(kv[i], kv[i + 1]);
         }
@@ -94,7 +98,7 @@ class PrometheusSourceTest {
             // the saved snapshot gives the same findings offline
             TestSupport.Run again = TestSupport.run("scan", saved.toString(), "--rules", RULES, "--format", "json");
             assertEquals(1, again.code(), again.out() + again.err());
-            assertEquals(new java.util.TreeSet<>(messages), new java.util.TreeSet<>(messages(again.out())));
+            assertEquals(new TreeSet<>(messages), new TreeSet<>(messages(again.out())));
         }
     }
 
@@ -226,7 +230,7 @@ class PrometheusSourceTest {
             assertTrue(p.authorizations.stream().allMatch(a -> a.equals("Bearer s3cr3t-token")), p.authorizations.toString());
             p.authorizations.clear();
             collect(p.url(), 5000, null, basic);
-            String expected = "Basic " + java.util.Base64.getEncoder().encodeToString("deja:pa:ss".getBytes());
+            String expected = "Basic " + Base64.getEncoder().encodeToString("deja:pa:ss".getBytes());
             assertTrue(p.authorizations.stream().allMatch(a -> a.equals(expected)), p.authorizations.toString());
         }
         try (FakePrometheus p = new FakePrometheus(promql -> error(401, "unauthorized", "bad token"))) {
@@ -279,7 +283,7 @@ class PrometheusSourceTest {
 
     static String reason(int code, String body) {
         try {
-            PrometheusClient.parse(code, body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            PrometheusClient.parse(code, body.getBytes(StandardCharsets.UTF_8));
             return "parsed";
         } catch (PrometheusClient.QueryException e) {
             return e.getMessage();

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -159,7 +160,7 @@ class RealPrometheusTest {
                 p.destroy();
             }
             for (Process p : procs) {
-                if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                if (!p.waitFor(30, TimeUnit.SECONDS)) {
                     p.destroyForcibly().waitFor();
                 }
             }

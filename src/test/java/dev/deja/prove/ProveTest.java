@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.File;
+import java.io.InputStreamReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -233,7 +235,7 @@ class ProveTest {
         pb.redirectErrorStream(true);
         Process p = pb.start();
         // wait until haproxy runs (the progress line), then Ctrl-C
-        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));
+        BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream()));
         String line;
         StringBuilder seen = new StringBuilder();
         while ((line = in.readLine()) != null) {

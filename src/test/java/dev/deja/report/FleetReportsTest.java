@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -46,7 +47,7 @@ class FleetReportsTest {
     void junitHasASuitePerTarget() {
         String out = ReportFixtures.render(new JunitReporter(), FLEET);
         Matcher m = Pattern.compile("<testsuite name=\"([^\"]+)\" tests=\"(\\d+)\" failures=\"(\\d+)\" errors=\"(\\d+)\"").matcher(out);
-        List<String> suites = new java.util.ArrayList<>();
+        List<String> suites = new ArrayList<>();
         while (m.find()) {
             suites.add(m.group(1) + " " + m.group(2) + "/" + m.group(3) + "/" + m.group(4));
         }
@@ -71,7 +72,7 @@ class FleetReportsTest {
         assertTrue(out.substring(stage, account).contains("Not read in full"), out);
         // HTML ids stay unique although one case has findings in two clusters
         Matcher ids = Pattern.compile(" id=\"([^\"]+)\"").matcher(out);
-        List<String> all = new java.util.ArrayList<>();
+        List<String> all = new ArrayList<>();
         while (ids.find()) {
             all.add(ids.group(1));
         }
@@ -89,7 +90,7 @@ class FleetReportsTest {
     @Test
     void sarifCarriesTheTargetAndKeepsTwoClustersApart() {
         JsonNode sarif = JsonMapper.builder().build().readTree(ReportFixtures.render(new SarifReporter(), FLEET));
-        List<String> fps = new java.util.ArrayList<>();
+        List<String> fps = new ArrayList<>();
         for (JsonNode r : sarif.path("runs").get(0).path("results")) {
             if (r.path("ruleId").asString().equals(ReportFixtures.KUBE_RULE)) {
                 assertTrue(r.path("properties").path("target").has("cluster"), r.toString());

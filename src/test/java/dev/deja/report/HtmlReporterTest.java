@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.deja.TestSupport;
 import dev.deja.engine.Coverage;
 import dev.deja.engine.Finding;
 import dev.deja.engine.ScanResult;
@@ -123,7 +124,7 @@ class HtmlReporterTest {
         assertEquals("use <code>timeout http-request</code> &amp; <code>a&lt;b</code>; one ` stays",
                 HtmlReporter.md("use `timeout http-request` & `a<b`; one ` stays"));
         // the real rules' fixes use backticks (`timeout http-request 5s`, `http-request deny deny_status 429`)
-        dev.deja.TestSupport.Run r = dev.deja.TestSupport.run("scan", "examples/haproxy/il-0264-before.cfg",
+        TestSupport.Run r = TestSupport.run("scan", "examples/haproxy/il-0264-before.cfg",
                 "examples/kubernetes/il-0495-risky-ingress.yaml", "--format", "html", "--fail-on", "none");
         assertEquals(0, r.code(), r.err());
         String text = r.out().replaceAll("<style>[\\s\\S]*</style>", "");

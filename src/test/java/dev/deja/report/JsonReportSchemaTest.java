@@ -10,10 +10,13 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import dev.deja.engine.Coverage;
+import dev.deja.engine.Finding;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Suppressions;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,7 +34,7 @@ class JsonReportSchemaTest {
         try (InputStream in = JsonReporter.class.getResourceAsStream("deja-report.schema.json")) {
             assertTrue(in != null, "schema packaged next to JsonReporter");
             schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
-                    .getSchema(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), InputFormat.JSON);
+                    .getSchema(new String(in.readAllBytes(), StandardCharsets.UTF_8), InputFormat.JSON);
         }
     }
 
@@ -112,7 +115,7 @@ class JsonReportSchemaTest {
         }
         assertEquals(2, withCluster);
         // the same problem in two clusters has one fingerprint (a fleet merge counts it once)
-        List<String> fps = new java.util.ArrayList<>();
+        List<String> fps = new ArrayList<>();
         n.path("findings").forEach(f -> {
             if (f.path("ruleId").asString().equals(ReportFixtures.KUBE_RULE)) {
                 fps.add(f.path("fingerprint").asString());
@@ -130,7 +133,7 @@ class JsonReportSchemaTest {
     void baselineKeepsTargetsApart() {
         // the baseline had the finding in prod only: the same problem in stage is new
         ScanResult fleet = ReportFixtures.fleet();
-        List<dev.deja.engine.Finding> prodOnly = fleet.findings().stream()
+        List<Finding> prodOnly = fleet.findings().stream()
                 .filter(f -> f.target() == null || !"stage".equals(f.target().cluster())).toList();
         String before = ReportFixtures.render(new JsonReporter(), ReportFixtures.report(ReportFixtures.result(prodOnly)));
         BaselineDiff diff = Baseline.parse(before, "before.json").compare(fleet.findings());

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -136,7 +137,7 @@ class JsonReportStreamTest {
         same(withBaseline);
 
         // proofs attached to some findings (a nested tree written as it is)
-        Map<String, Evidence> evidence = new java.util.HashMap<>();
+        Map<String, Evidence> evidence = new HashMap<>();
         for (int i = 0; i < findings.size(); i += 5) {
             ObjectNode ev = JsonNodeFactory.instance.objectNode();
             ev.put("verdict", "proved").put("requests", i).put("ratio", 0.5 + i).put("big", 1L << 40)

@@ -2,6 +2,7 @@ package dev.deja.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.io.IOException;
 import java.io.StringWriter;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -33,7 +34,7 @@ class JsonTextTest {
     }
 
     @Test
-    void theCallersWriterStaysOpen() throws java.io.IOException {
+    void theCallersWriterStaysOpen() throws IOException {
         boolean[] closed = {false};
         StringWriter w = new StringWriter() {
             @Override

@@ -6,6 +6,7 @@ import dev.deja.engine.Finding;
 import dev.deja.engine.Location;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
+import dev.deja.engine.Target;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -93,9 +94,9 @@ public final class ReportFixtures {
      * account, the HAProxy file without a target; cluster "stage" could not be read in full.
      */
     public static ScanResult fleet() {
-        dev.deja.engine.Target prod = dev.deja.engine.Target.cluster("prod");
-        dev.deja.engine.Target stage = dev.deja.engine.Target.cluster("stage");
-        dev.deja.engine.Target account = dev.deja.engine.Target.account("123456789012");
+        Target prod = Target.cluster("prod");
+        Target stage = Target.cluster("stage");
+        Target account = Target.account("123456789012");
         List<Finding> sorted = new ArrayList<>(List.of(haproxy(12), kube("controller").withTarget(prod),
                 kube("controller").withTarget(stage), aws().withTarget(account)));
         sorted.sort(Finding.ORDER);

@@ -20,6 +20,7 @@ import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
@@ -71,7 +72,7 @@ class SarifJunitReporterTest {
         // a relative path is relative to a named base, which the run says is the folder deja ran in
         assertEquals("%SRCROOT%", phys.path("artifactLocation").path("uriBaseId").asString());
         String base = run.path("originalUriBaseIds").path("%SRCROOT%").path("uri").asString();
-        assertEquals(java.nio.file.Path.of("").toAbsolutePath().toUri().toString(), base);
+        assertEquals(Path.of("").toAbsolutePath().toUri().toString(), base);
         assertTrue(base.startsWith("file:") && base.endsWith("/"), base);
         assertTrue(phys.path("region").path("startLine").asInt() > 0);
         String ruleId = first.path("ruleId").asString();

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -120,8 +122,8 @@ class StableFingerprintTest {
             // a comment on top and a directive no rule reads in the first section: every line moves down by 3
             String first = text.lines().filter(l -> l.matches("(global|defaults|frontend|backend|listen)\\b.*"))
                     .findFirst().orElseThrow();
-            Files.writeString(copy, "# moved by a colleague\n\n" + text.replaceFirst("(?m)^" + java.util.regex.Pattern
-                    .quote(first) + "$", java.util.regex.Matcher.quoteReplacement(first + "\n    description unrelated")));
+            Files.writeString(copy, "# moved by a colleague\n\n" + text.replaceFirst("(?m)^" + Pattern
+                    .quote(first) + "$", Matcher.quoteReplacement(first + "\n    description unrelated")));
             JsonNode after = scan(copy);
             assertEquals(before, fingerprints(after), f.getFileName() + ": " + after.path("findings"));
             assertFalse(before.isEmpty(), f + " fires");

@@ -9,6 +9,7 @@ import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Suppressions;
 import dev.deja.engine.Target;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.TreeSet;
 import tools.jackson.databind.node.ArrayNode;
@@ -168,7 +169,7 @@ final class TreeJsonReport {
                 to.put("account", t.account());
             }
             to.put("report", t.origin());
-            to.put("lastScan", t.lastScan().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+            to.put("lastScan", t.lastScan().truncatedTo(ChronoUnit.SECONDS).toString());
             to.put("ageSeconds", Math.max(0, t.age(fl.asOf()).toSeconds()));
             to.put("stale", t.isStale());
             to.put("complete", t.complete());

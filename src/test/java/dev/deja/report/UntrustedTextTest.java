@@ -10,6 +10,8 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -112,9 +114,9 @@ class UntrustedTextTest {
         for (String s : secrets) {
             assertFalse(json.out().contains(s), json.out());
         }
-        Map<String, String> messages = new java.util.TreeMap<>();
+        Map<String, String> messages = new TreeMap<>();
         TestSupport.json(json.out()).get("findings").forEach(f -> messages.put(f.get("ruleId").asText(), f.get("message").asText()));
-        assertEquals(java.util.Set.of("haproxy-tarpit-holds-slots", "haproxy-rate-limit-not-everywhere"), messages.keySet(),
+        assertEquals(Set.of("haproxy-tarpit-holds-slots", "haproxy-rate-limit-not-everywhere"), messages.keySet(),
                 json.out());
         String tarpit = messages.get("haproxy-tarpit-holds-slots");
         assertTrue(tarpit.contains("'http-request tarpit if { hdr(x-token) -m str ${API_SECRET} }'"), tarpit);

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.deja.engine.CaseInfo;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.CatalogException;
-import dev.deja.engine.CaseInfo;
 import dev.deja.engine.Rule;
 import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.SourceKind;
@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -111,7 +112,7 @@ class CatalogMetaTest {
             k.setAccessible(true);
             return ((Rule) k.newInstance()).id();
         } catch (ReflectiveOperationException | RuntimeException e) {
-            return c.getSimpleName().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+            return c.getSimpleName().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
         }
     }
 

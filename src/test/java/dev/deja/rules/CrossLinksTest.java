@@ -5,9 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -51,12 +55,12 @@ class CrossLinksTest {
      * definition, not the other (which no LoadBalancer Service of its own selects).
      */
     @Test
-    void onlyTheDefinitionBesideTheServiceIsLinked(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
-            throws java.io.IOException {
-        String manifest = java.nio.file.Files.readString(java.nio.file.Path.of(MANIFEST));
+    void onlyTheDefinitionBesideTheServiceIsLinked(@TempDir Path tmp)
+            throws IOException {
+        String manifest = Files.readString(Path.of(MANIFEST));
         String deployment = manifest.substring(manifest.indexOf("---\n") + 4);
-        java.nio.file.Files.writeString(tmp.resolve("with-service.yaml"), manifest);
-        java.nio.file.Files.writeString(tmp.resolve("without-service.yaml"), deployment);
+        Files.writeString(tmp.resolve("with-service.yaml"), manifest);
+        Files.writeString(tmp.resolve("without-service.yaml"), deployment);
         TestSupport.Run r = TestSupport.run("scan", "--format", "json", SNAPSHOT, tmp.toString());
         List<String> linked = new ArrayList<>();
         for (JsonNode f : JsonMapper.builder().build().readTree(r.out()).path("findings")) {

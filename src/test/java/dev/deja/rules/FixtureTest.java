@@ -6,17 +6,20 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Engine;
 import dev.deja.engine.Finding;
+import dev.deja.engine.Location;
 import dev.deja.engine.Rule;
 import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
+import dev.deja.engine.SourceKind;
 import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -100,7 +103,7 @@ class FixtureTest {
             };
             if (files.stream().noneMatch(f -> !isOk(f))) {
                 missing.add(r.id() + ": no fixture that fires: create " + dir.resolve("<case>." + ext)
-                        + (r.source() == dev.deja.engine.SourceKind.AWS
+                        + (r.source() == SourceKind.AWS
                                 ? " (a deja snapshot) and list its findings in " + dir.resolve(EXPECT_FILE)
                                 : " with '# expect: " + r.id() + " <part of the message>' above each line that fires"));
             }
@@ -174,7 +177,7 @@ class FixtureTest {
 
     static Finding finding(String rule, int line, String message) {
         return new Finding(rule, Severity.MEDIUM, List.of("IL-0001"), message, "Fix.",
-                dev.deja.engine.Location.file("fixtures/r-x/a.cfg", line), List.of(), List.of());
+                Location.file("fixtures/r-x/a.cfg", line), List.of(), List.of());
     }
 
     /** Runs the folder's rule (and any rule a marker names) on one fixture and compares with what it expects. */
@@ -229,7 +232,7 @@ class FixtureTest {
             }
         }
         int[] slotTaker = new int[slotOwner.size()];
-        java.util.Arrays.fill(slotTaker, -1);
+        Arrays.fill(slotTaker, -1);
         for (int f = 0; f < found.size(); f++) {
             augment(f, found, expected, slotOwner, slotTaker, new boolean[slotOwner.size()]);
         }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -97,7 +99,7 @@ class UnboundedInputTest {
         writer.setDaemon(true);
         writer.start();
         TestSupport.Run r = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.runWith(
-                new java.io.ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "600"),
+                new ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "600"),
                 "scan", "--format", "json", fifo.toString()));
         assertEquals(0, r.code(), r.err());
         assertEquals(fifo.toString(), TestSupport.json(r.out()).at("/coverage/entries/0/scope").asText(), r.out());
@@ -112,7 +114,7 @@ class UnboundedInputTest {
     void aNamedPipeWithoutAWriterIsAnErrorAfterTheDeadline() throws Exception {
         Path fifo = mkfifo(tmp.resolve("nobody.cfg"));
         TestSupport.Run r = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.runWith(
-                new java.io.ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "1"),
+                new ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "1"),
                 "scan", fifo.toString()));
         assertEquals(2, r.code(), r.err());
         assertEquals("deja: " + fifo + ": a named pipe (FIFO) that nothing opened for writing within 1 s"
@@ -131,13 +133,13 @@ class UnboundedInputTest {
         Path cfg = Files.writeString(tmp.resolve("h.cfg"), CFG);
         Path fifo = mkfifo(tmp.resolve("report.json"));
         TestSupport.Run none = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.runWith(
-                new java.io.ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "1"),
+                new ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "1"),
                 "scan", "--format", "json", "-o", fifo.toString(), cfg.toString()));
         assertEquals(2, none.code(), none.err());
         assertTrue(none.err().contains("deja: json to " + fifo + ": cannot write report: a named pipe (FIFO) that"
                 + " nothing opened for reading within 1 s (DEJA_OPEN_DEADLINE)\n"), none.err());
 
-        java.util.concurrent.CompletableFuture<String> read = new java.util.concurrent.CompletableFuture<>();
+        CompletableFuture<String> read = new CompletableFuture<>();
         Thread reader = new Thread(() -> { // cat fifo
             try (InputStream in = Files.newInputStream(fifo)) {
                 read.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
@@ -148,7 +150,7 @@ class UnboundedInputTest {
         reader.setDaemon(true);
         reader.start();
         TestSupport.Run r = assertTimeoutPreemptively(HANG_GUARD, () -> TestSupport.runWith(
-                new java.io.ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "600"),
+                new ByteArrayInputStream(new byte[0]), Map.of("DEJA_OPEN_DEADLINE", "600"),
                 "scan", "--format", "json", "-o", fifo.toString(), cfg.toString()));
         assertEquals(0, r.code(), r.err());
         assertEquals(0, TestSupport.json(read.get(1, TimeUnit.MINUTES)).at("/findings").size());
@@ -156,7 +158,7 @@ class UnboundedInputTest {
 
     @Test
     void aMalformedOpenDeadlineIsAUsageError() {
-        TestSupport.Run r = TestSupport.runWith(new java.io.ByteArrayInputStream(new byte[0]),
+        TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]),
                 Map.of("DEJA_OPEN_DEADLINE", "0"), "scan", "examples/");
         assertEquals(2, r.code(), r.err());
         assertEquals("deja: DEJA_OPEN_DEADLINE=0: expected a number of seconds from 1 to 86400\n", r.err());

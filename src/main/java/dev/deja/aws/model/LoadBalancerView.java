@@ -1,6 +1,8 @@
 package dev.deja.aws.model;
 
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -21,8 +23,8 @@ public record LoadBalancerView(String arn, String name, String type, String sche
 
     public LoadBalancerView {
         zones = List.copyOf(zones);
-        attributes = java.util.Collections.unmodifiableMap(new TreeMap<>(attributes));
-        tags = java.util.Collections.unmodifiableMap(new TreeMap<>(tags));
+        attributes = Collections.unmodifiableMap(new TreeMap<>(attributes));
+        tags = Collections.unmodifiableMap(new TreeMap<>(tags));
     }
 
     public boolean isNetwork() {
@@ -50,7 +52,7 @@ public record LoadBalancerView(String arn, String name, String type, String sche
 
     /** "network load balancer ingress-nlb". */
     public String label() {
-        String t = type == null ? "load balancer" : switch (type.toLowerCase(java.util.Locale.ROOT)) {
+        String t = type == null ? "load balancer" : switch (type.toLowerCase(Locale.ROOT)) {
             case "network" -> "NLB";
             case "application" -> "ALB";
             case "gateway" -> "GWLB";

@@ -1,5 +1,6 @@
 package dev.deja.aws.model;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -20,7 +21,7 @@ public record TargetGroupView(String arn, String name, String region, String pro
     public static final String USE_LB = "use_load_balancer_configuration";
 
     public TargetGroupView {
-        attributes = java.util.Collections.unmodifiableMap(new TreeMap<>(attributes));
+        attributes = Collections.unmodifiableMap(new TreeMap<>(attributes));
         loadBalancerArns = List.copyOf(loadBalancerArns);
         targets = List.copyOf(targets);
     }

@@ -1,6 +1,7 @@
 package dev.deja.kube.model;
 
 import java.util.List;
+import java.util.Objects;
 
 /** A ClusterRoleBinding: the ClusterRole it grants and to whom. */
 public record ClusterRoleBinding(Meta meta, String roleKind, String roleName, List<Subject> subjects) {
@@ -16,6 +17,6 @@ public record ClusterRoleBinding(Meta meta, String roleKind, String roleName, Li
     /** Whether the binding grants its role to that ServiceAccount. */
     public boolean binds(String saNamespace, String saName) {
         return subjects.stream().anyMatch(s -> "ServiceAccount".equals(s.kind()) && saName.equals(s.name())
-                && java.util.Objects.equals(saNamespace, s.namespace()));
+                && Objects.equals(saNamespace, s.namespace()));
     }
 }

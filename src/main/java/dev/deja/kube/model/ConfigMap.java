@@ -1,6 +1,7 @@
 package dev.deja.kube.model;
 
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A ConfigMap with its data (settings of ingress controllers, HAProxy configurations kept in ConfigMaps).
@@ -22,7 +23,7 @@ public record ConfigMap(Meta meta, Map<String, String> data, Map<String, Integer
      * ({@code namedRefs}, "namespace/name"). A cluster's other ConfigMap data (dashboards, scripts, certificates) can
      * be large and no rule reads it.
      */
-    public static boolean keptLive(String namespace, String name, String key, java.util.Set<String> namedRefs) {
+    public static boolean keptLive(String namespace, String name, String key, Set<String> namedRefs) {
         return key.endsWith(".cfg") || key.equals(INGRESS_NGINX_SERIAL_RELOADS)
                 || key.equals(INGRESS_NGINX_WORKER_SHUTDOWN_TIMEOUT) || key.equals(INGRESS_NGINX_MAX_WORKER_CONNECTIONS)
                 || key.equals(INGRESS_NGINX_WORKER_PROCESSES) || namedRefs.contains(namespace + "/" + name);

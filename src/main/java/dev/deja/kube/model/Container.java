@@ -1,7 +1,10 @@
 package dev.deja.kube.model;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One container of a pod template: what the rules read (image, command and args, named ports, probes).
@@ -32,7 +35,7 @@ public record Container(String name, String image, List<String> command, List<St
         if (args.isEmpty()) {
             return command;
         }
-        List<String> all = new java.util.ArrayList<>(command);
+        List<String> all = new ArrayList<>(command);
         all.addAll(args);
         return all;
     }
@@ -61,7 +64,7 @@ public record Container(String name, String image, List<String> command, List<St
             return null;
         }
         String v = cpuLimit.strip();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(?:\\.(\\d{1,3}))?(m?)").matcher(v);
+        Matcher m = Pattern.compile("(\\d{1,9})(?:\\.(\\d{1,3}))?(m?)").matcher(v);
         if (!m.matches() || (m.group(2) != null && !m.group(3).isEmpty())) {
             return null;
         }

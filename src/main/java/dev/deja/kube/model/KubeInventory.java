@@ -1,8 +1,11 @@
 package dev.deja.kube.model;
 
+import dev.deja.engine.PartBuilder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The Kubernetes part of a snapshot: views of the objects the rules read, from manifests or a live cluster. Plain
@@ -50,7 +53,7 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
     /** The ConfigMap of that namespace and name (namespace null: a manifest without one). */
     public Optional<ConfigMap> configMap(String namespace, String name) {
         return configMaps.stream()
-                .filter(c -> java.util.Objects.equals(c.name(), name) && java.util.Objects.equals(c.namespace(), namespace))
+                .filter(c -> Objects.equals(c.name(), name) && Objects.equals(c.namespace(), namespace))
                 .findFirst();
     }
 
@@ -60,7 +63,7 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
      */
     public List<ConfigMap> configMapsFor(Meta user, String namespace, String name) {
         return nearest(user, configMaps.stream()
-                .filter(c -> java.util.Objects.equals(c.name(), name) && java.util.Objects.equals(c.namespace(), namespace)).toList(),
+                .filter(c -> Objects.equals(c.name(), name) && Objects.equals(c.namespace(), namespace)).toList(),
                 ConfigMap::meta);
     }
 
@@ -89,7 +92,7 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
      * {@code of} (same kind, namespace and name) than to this one belongs to that one, not this. Objects read from a
      * cluster or a snapshot have no file: they are all in one scope.
      */
-    public <T> List<T> nearest(Meta of, List<T> related, java.util.function.Function<T, Meta> metaOf) {
+    public <T> List<T> nearest(Meta of, List<T> related, Function<T, Meta> metaOf) {
         if (related.isEmpty()) {
             return List.of();
         }
@@ -130,7 +133,7 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
      * the scan.
      */
     public static int distance(Meta a, Meta b) {
-        if (java.util.Objects.equals(a.file(), b.file())) {
+        if (Objects.equals(a.file(), b.file())) {
             return 0;
         }
         if (a.file() != null && b.file() != null && folder(a.file()).equals(folder(b.file()))) {
@@ -148,7 +151,7 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
     public List<Meta> definitions(Meta of) {
         List<Meta> out = new ArrayList<>();
         for (Meta m : metas()) {
-            if (java.util.Objects.equals(m.kind(), of.kind()) && java.util.Objects.equals(m.name(), of.name())
+            if (Objects.equals(m.kind(), of.kind()) && Objects.equals(m.name(), of.name())
                     && m.sameNamespace(of)) {
                 out.add(m);
             }
@@ -182,7 +185,7 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
     }
 
     /** Accumulates views from several files or pages; thread-safe. */
-    public static final class Builder implements dev.deja.engine.PartBuilder<KubeInventory> {
+    public static final class Builder implements PartBuilder<KubeInventory> {
         private final List<Workload> workloads = new ArrayList<>();
         private final List<Service> services = new ArrayList<>();
         private final List<Hpa> hpas = new ArrayList<>();

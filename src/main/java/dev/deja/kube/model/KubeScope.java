@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -128,8 +130,8 @@ public record KubeScope(String selector) {
         List<Requirement> reqs = requirements();
         boolean found = false;
         for (Meta m : inv.metas()) {
-            if (m.file() == null && loc.kind().equals(m.kind()) && java.util.Objects.equals(loc.namespace(), m.namespace())
-                    && java.util.Objects.equals(loc.name(), m.name())) {
+            if (m.file() == null && loc.kind().equals(m.kind()) && Objects.equals(loc.namespace(), m.namespace())
+                    && Objects.equals(loc.name(), m.name())) {
                 found = true;
                 if (reqs.stream().allMatch(r -> r.matches(m.labels()))) {
                     return true;
@@ -139,7 +141,7 @@ public record KubeScope(String selector) {
         return !found && !WORKLOADS.contains(loc.kind());
     }
 
-    private static final java.util.Set<String> WORKLOADS = java.util.Set.of("Deployment", "StatefulSet", "DaemonSet");
+    private static final Set<String> WORKLOADS = Set.of("Deployment", "StatefulSet", "DaemonSet");
 
     /**
      * The findings on objects this scan is narrowed to: a finding on a live object (no file) whose labels the

@@ -2,6 +2,7 @@ package dev.deja.kube.model;
 
 import dev.deja.engine.Location;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What every object view keeps: kind, namespace, name, labels, annotations, and where it was read (file and line of
@@ -41,6 +42,6 @@ public record Meta(String apiVersion, String kind, String namespace, String name
 
     /** Same namespace, where an unset namespace (a manifest without one) matches only another unset one. */
     public boolean sameNamespace(Meta other) {
-        return java.util.Objects.equals(namespace, other.namespace);
+        return Objects.equals(namespace, other.namespace);
     }
 }

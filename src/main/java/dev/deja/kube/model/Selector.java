@@ -1,5 +1,6 @@
 package dev.deja.kube.model;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -62,7 +63,7 @@ public record Selector(Map<String, String> matchLabels, List<Expression> express
 
     /** "app=x,tier in (a, b),!gone" for messages. */
     public String text() {
-        java.util.List<String> parts = new java.util.ArrayList<>();
+        List<String> parts = new ArrayList<>();
         matchLabels.forEach((k, v) -> parts.add(k + "=" + v));
         for (Expression x : expressions) {
             parts.add(switch (x.operator() == null ? "" : x.operator()) {

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -27,7 +28,7 @@ final class Sorted {
         Arrays.sort(keys);
         Object[] values = new Object[keys.length];
         for (int i = 0; i < keys.length; i++) {
-            values[i] = java.util.Objects.requireNonNull(m.get(keys[i]), keys[i]);
+            values[i] = Objects.requireNonNull(m.get(keys[i]), keys[i]);
         }
         return new ArrayMap<>(keys, values);
     }

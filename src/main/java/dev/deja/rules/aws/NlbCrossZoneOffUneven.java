@@ -6,6 +6,7 @@ import dev.deja.engine.Snapshot;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -66,6 +67,6 @@ public final class NlbCrossZoneOffUneven extends AwsRule {
     }
 
     private static String fmt(double d) {
-        return d == Math.rint(d) ? Long.toString((long) d) : String.format(java.util.Locale.ROOT, "%.1f", d);
+        return d == Math.rint(d) ? Long.toString((long) d) : String.format(Locale.ROOT, "%.1f", d);
     }
 }

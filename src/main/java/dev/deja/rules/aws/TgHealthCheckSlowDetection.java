@@ -10,6 +10,7 @@ import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Health checks that take long to take a dead target out: interval x unhealthy threshold above the limit (parameter
@@ -76,6 +77,6 @@ public final class TgHealthCheckSlowDetection extends AwsRule {
         if (s < 120) {
             return "";
         }
-        return s % 60 == 0 ? " (" + s / 60 + " min)" : String.format(java.util.Locale.ROOT, " (%.1f min)", s / 60.0);
+        return s % 60 == 0 ? " (" + s / 60 + " min)" : String.format(Locale.ROOT, " (%.1f min)", s / 60.0);
     }
 }

@@ -7,6 +7,7 @@ import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.Section;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -125,7 +126,7 @@ final class HostScopedLimits {
             return true;
         }
         for (Term s : scope.values()) {
-            if (!t.hosts().isEmpty() && !java.util.Collections.disjoint(t.hosts(), s.hosts())) {
+            if (!t.hosts().isEmpty() && !Collections.disjoint(t.hosts(), s.hosts())) {
                 return true;
             }
         }

@@ -10,6 +10,7 @@ import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.Section;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * IL-0264: connection limits without headroom: a frontend or bind maxconn above the global maxconn (HAProxy
@@ -102,7 +103,7 @@ public final class MaxconnHeadroom extends HaproxyRule {
         if (parts.size() > 1 && sum > OVERSUBSCRIBED * global) {
             out.add(ctx.finding(Notes.at(c.global().orElseThrow(), gd), "frontend limits add up to " + sum + " ("
                     + String.join(" + ", parts) + ", each capped at the global) against global maxconn "
-                    + global + " (" + gd.where() + "), " + String.format(java.util.Locale.ROOT, "%.1f", (double) sum / global)
+                    + global + " (" + gd.where() + "), " + String.format(Locale.ROOT, "%.1f", (double) sum / global)
                     + "x oversubscribed: one busy frontend can take every slot and starve the others")
                     .severity(Severity.LOW).notes(Notes.of((Section) null, gd)).key("frontend limits oversubscribed")
                     .build());

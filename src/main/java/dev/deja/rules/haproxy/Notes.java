@@ -6,6 +6,8 @@ import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.Section;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -63,12 +65,12 @@ final class Notes {
      * all their notes; when the finding holds on every path of its frontend, the path notes are dropped.
      */
     static List<Finding> dedupe(List<Finding> in, List<Frontends.Frontend> views) {
-        Map<String, Integer> viewsPerSection = new java.util.HashMap<>();
+        Map<String, Integer> viewsPerSection = new HashMap<>();
         for (Frontends.Frontend v : views) {
             viewsPerSection.merge(v.section().kind() + "/" + v.section().name(), 1, Integer::sum);
         }
         Map<List<Object>, Finding> out = new LinkedHashMap<>();
-        Map<List<Object>, Integer> count = new java.util.HashMap<>();
+        Map<List<Object>, Integer> count = new HashMap<>();
         for (Finding f : in) {
             merge(f, out, count);
         }
@@ -90,7 +92,7 @@ final class Notes {
         // the location's fields, not the record's generated toString/hashCode: bootstrapping those costs a cold
         // run tens of milliseconds
         Location l = f.location();
-        List<Object> key = java.util.Arrays.asList(f.ruleId(), l.file(), l.line(), l.kind(), l.namespace(),
+        List<Object> key = Arrays.asList(f.ruleId(), l.file(), l.line(), l.kind(), l.namespace(),
                 l.name(), l.key(), l.arn(), l.region(), f.message());
         count.merge(key, 1, Integer::sum);
         Finding prev = out.get(key);

@@ -2,6 +2,7 @@ package dev.deja.rules.kube;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
+import dev.deja.engine.Snapshot;
 import dev.deja.kube.model.ConfigMap;
 import dev.deja.kube.model.Container;
 import dev.deja.kube.model.KubeInventory;
@@ -37,7 +38,7 @@ public final class HaproxyIngressHotPods extends KubeRule {
     }
 
     @Override
-    List<Finding> check(KubeInventory inv, dev.deja.engine.Snapshot snapshot, RuleContext ctx) {
+    List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (Workload w : inv.workloads()) {
             Integer replicas = w.effectiveReplicas();

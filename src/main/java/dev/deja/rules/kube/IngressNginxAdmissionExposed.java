@@ -3,6 +3,7 @@ package dev.deja.rules.kube;
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
+import dev.deja.engine.Snapshot;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Service;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ public final class IngressNginxAdmissionExposed extends KubeRule {
     }
 
     @Override
-    List<Finding> check(KubeInventory inv, dev.deja.engine.Snapshot snapshot, RuleContext ctx) {
+    List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (IngressNginxAdmission.Controller c : IngressNginxAdmission.withWebhook(inv)) {
             IngressNginxAdmission.Reach reach = IngressNginxAdmission.reach(inv, c);

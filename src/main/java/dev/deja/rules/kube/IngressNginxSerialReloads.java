@@ -2,8 +2,8 @@ package dev.deja.rules.kube;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
-import dev.deja.engine.Snapshot;
 import dev.deja.engine.Severity;
+import dev.deja.engine.Snapshot;
 import dev.deja.kube.model.ConfigMap;
 import dev.deja.kube.model.Container;
 import dev.deja.kube.model.KubeInventory;
@@ -15,6 +15,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * IL-0081 (Cresta): the ingress-nginx controller's ConfigMap sets {@code enable-serial-reloads: "true"}. NGINX
@@ -103,7 +105,7 @@ public final class IngressNginxSerialReloads extends KubeRule {
         if (t.matches("\\d+")) {
             return Integer.parseInt(t);
         }
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(h|ms|m|s)").matcher(t);
+        Matcher m = Pattern.compile("(\\d+)(h|ms|m|s)").matcher(t);
         int total = 0;
         int end = 0;
         while (m.find()) {

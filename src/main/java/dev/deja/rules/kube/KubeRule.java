@@ -9,6 +9,7 @@ import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.KubeScope;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /** Base of the Kubernetes rules: reads the inventory (nothing to do when the scan has none). */
 abstract class KubeRule implements Rule {
@@ -43,7 +44,7 @@ abstract class KubeRule implements Rule {
     abstract List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx);
 
     static Set<String> union(Set<String> a, String... more) {
-        java.util.TreeSet<String> s = new java.util.TreeSet<>(a);
+        TreeSet<String> s = new TreeSet<>(a);
         s.addAll(List.of(more));
         return Set.copyOf(s);
     }

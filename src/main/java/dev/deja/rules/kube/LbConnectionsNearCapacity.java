@@ -15,10 +15,12 @@ import dev.deja.prometheus.LivePeaks;
 import dev.deja.prometheus.PodMetrics;
 import dev.deja.prometheus.PrometheusPeaks;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * IL-0495 (HubSpot's follow-up: a metric of current against maximum allowed connections): a load-balancer proxy whose
@@ -133,7 +135,7 @@ public final class LbConnectionsNearCapacity implements Rule {
             String spread = "";
             boolean hot = false;
             if (fleet.size() > 1) {
-                List<Double> pcts = fleet.stream().map(Judged::percent).sorted(java.util.Comparator.reverseOrder()).toList();
+                List<Double> pcts = fleet.stream().map(Judged::percent).sorted(Comparator.reverseOrder()).toList();
                 @SuppressWarnings("ReferenceEquality") // every member of the fleet but this one
                 List<Double> others = fleet.stream().filter(o -> o != j).map(Judged::percent).sorted().toList();
                 double median = others.get(others.size() / 2);
@@ -206,7 +208,7 @@ public final class LbConnectionsNearCapacity implements Rule {
             if (c == null) {
                 return null;
             }
-            java.util.Map<String, String> labels = new java.util.TreeMap<>(Map.of("controller_namespace",
+            Map<String, String> labels = new TreeMap<>(Map.of("controller_namespace",
                     pod.namespace(), "controller_pod", pod.name()));
             LivePeaks.Peak x = new LivePeaks.Peak(LivePeaks.instance(labels), w.kind() + " " + w.namespace() + "/"
                     + w.name(), null, pod.active().getAsDouble(), 0,

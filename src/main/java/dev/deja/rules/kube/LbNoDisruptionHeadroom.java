@@ -10,6 +10,7 @@ import dev.deja.kube.model.Pdb;
 import dev.deja.kube.model.Workload;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -144,7 +145,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
         if (down >= total) {
             return "no pod is left to take the traffic";
         }
-        return "the " + (total - down) + " left carry " + String.format(java.util.Locale.ROOT, "%.2f", (double) total / (total - down))
+        return "the " + (total - down) + " left carry " + String.format(Locale.ROOT, "%.2f", (double) total / (total - down))
                 + "x their normal load (more than " + factor + "x)";
     }
 
@@ -219,7 +220,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
             return new Rollout("rolling update maxUnavailable " + written + " takes " + n + "% of the nodes' pods (rounded"
                     + " up) out of rotation at once during every rollout: "
                     + (n >= 100 ? "no pod is left to take the traffic"
-                            : "the rest carry at least " + String.format(java.util.Locale.ROOT, "%.2f", 100.0 / (100 - n))
+                            : "the rest carry at least " + String.format(Locale.ROOT, "%.2f", 100.0 / (100 - n))
                                     + "x their normal load (more than " + factor + "x), whatever the node count"),
                     "Set `maxUnavailable: 1` (the DaemonSet default: one node's pod at a time), or a percentage of at most "
                             + (int) Math.floor(100 - 100 / factor) + "%.", null);

@@ -151,7 +151,7 @@ class AwsRulesTest {
         assertEquals(List.of(Severity.MEDIUM), med.stream().map(Finding::severity).toList());
         // a team's own limit (deja.yaml rules: {aws-tg-health-check-slow-detection: {maxDetectionSeconds: 20}})
         List<Finding> tuned = run(new TgHealthCheckSlowDetection(), new Settings(Map.of(
-                dev.deja.engine.RuleContext.parameterKey(TgHealthCheckSlowDetection.ID, "maxDetectionSeconds"), "20")),
+                RuleContext.parameterKey(TgHealthCheckSlowDetection.ID, "maxDetectionSeconds"), "20")),
                 lb, tg(lb, Map.of(), t, 10, 5, 3));
         assertEquals(1, tuned.size());
         assertTrue(tuned.get(0).message().contains("(limit 20 s)"), tuned.get(0).message());

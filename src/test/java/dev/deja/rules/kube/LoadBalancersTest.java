@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.deja.engine.Snapshot;
 import dev.deja.kube.model.Container;
 import dev.deja.kube.model.IngressClass;
 import dev.deja.kube.model.KubeInventory;
@@ -11,11 +12,14 @@ import dev.deja.kube.model.Meta;
 import dev.deja.kube.model.Selector;
 import dev.deja.kube.model.Service;
 import dev.deja.kube.model.Workload;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /** The load-balancer detector: which workloads count, and the reason it gives. */
 class LoadBalancersTest {
@@ -170,16 +174,16 @@ class LoadBalancersTest {
     /** Issue #11: the detector's answer is a view of one snapshot, never a static cache shared between snapshots. */
     @Test
     void theViewBelongsToItsSnapshot() {
-        dev.deja.engine.Snapshot a = dev.deja.engine.Snapshot.of(inv(workload("traefik:v3", List.of(), Map.of(), Map.of()),
+        Snapshot a = Snapshot.of(inv(workload("traefik:v3", List.of(), Map.of(), Map.of()),
                 List.of(), List.of()));
-        dev.deja.engine.Snapshot b = dev.deja.engine.Snapshot.of(inv(workload("nginx:1.27", List.of(), Map.of(), Map.of()),
+        Snapshot b = Snapshot.of(inv(workload("nginx:1.27", List.of(), Map.of(), Map.of()),
                 List.of(), List.of()));
         assertEquals(1, LoadBalancers.of(a).size());
         assertEquals(0, LoadBalancers.of(b).size());
-        org.junit.jupiter.api.Assertions.assertSame(LoadBalancers.of(a), LoadBalancers.of(a));
-        for (java.lang.reflect.Field f : LoadBalancers.class.getDeclaredFields()) {
-            assertTrue(!java.lang.reflect.Modifier.isStatic(f.getModifiers())
-                    || java.lang.reflect.Modifier.isFinal(f.getModifiers()), "mutable static field " + f);
+        Assertions.assertSame(LoadBalancers.of(a), LoadBalancers.of(a));
+        for (Field f : LoadBalancers.class.getDeclaredFields()) {
+            assertTrue(!Modifier.isStatic(f.getModifiers())
+                    || Modifier.isFinal(f.getModifiers()), "mutable static field " + f);
         }
     }
 }
