@@ -8,8 +8,7 @@ import java.util.List;
 
 /** Entry point: run the command line, exit with its code. */
 public final class Main {
-    private Main() {
-    }
+    private Main() {}
 
     public static void main(String[] args) {
         if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
@@ -24,8 +23,11 @@ public final class Main {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "off");
             System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         }
-        // not with --verbose: the warm-up would initialise the libraries' logging before the level is raised
-        if (args.length > 1 && args[0].equals("scan") && List.of(args).contains("--cluster")
+        // not with --verbose: the warm-up would initialise the libraries' logging before the level
+        // is raised
+        if (args.length > 1
+                && args[0].equals("scan")
+                && List.of(args).contains("--cluster")
                 && !List.of(args).contains("--verbose")) {
             Thread warm = new Thread(Main::warmUp, "deja-warm-up");
             warm.setDaemon(true);
@@ -36,7 +38,10 @@ public final class Main {
         System.exit(code);
     }
 
-    /** A live cluster scan: what it needs first is loaded on the second core while picocli parses the arguments. */
+    /**
+     * A live cluster scan: what it needs first is loaded on the second core while picocli parses
+     * the arguments.
+     */
     private static void warmUp() {
         try {
             WarmUp.liveCluster();
@@ -46,10 +51,10 @@ public final class Main {
     }
 
     /**
-     * Java 17's {@code java.net.http.HttpClient} cannot be closed: its selector thread stays in native code (epoll)
-     * until the client is garbage collected, and at exit the JVM waits up to 300 ms for threads in native code to
-     * block. Interrupting the selector thread ends it (and its client, which is no longer used once the command has
-     * returned), so a live scan exits at once.
+     * Java 17's {@code java.net.http.HttpClient} cannot be closed: its selector thread stays in
+     * native code (epoll) until the client is garbage collected, and at exit the JVM waits up to
+     * 300 ms for threads in native code to block. Interrupting the selector thread ends it (and its
+     * client, which is no longer used once the command has returned), so a live scan exits at once.
      */
     public static void stopHttpSelectors() {
         List<Thread> selectors = new ArrayList<>();

@@ -29,15 +29,14 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * What can be checked about the image without a Docker engine: the stages, pinned base images, a numeric non-root
- * user, and that the ENTRYPOINT runs the jar that {@code mvn package} produces, copied from the build stage.
+ * What can be checked about the image without a Docker engine: the stages, pinned base images, a
+ * numeric non-root user, and that the ENTRYPOINT runs the jar that {@code mvn package} produces,
+ * copied from the build stage.
  */
 class DockerfileTest {
-    record Instr(String op, String args, int line) {
-    }
+    record Instr(String op, String args, int line) {}
 
-    record Stage(String image, String tag, String name, List<Instr> body) {
-    }
+    record Stage(String image, String tag, String name, List<Instr> body) {}
 
     static List<Stage> stages;
     static List<String> ignores;
@@ -45,8 +44,11 @@ class DockerfileTest {
     @BeforeAll
     static void parse() throws IOException {
         stages = stages(Files.readAllLines(Path.of("Dockerfile")));
-        ignores = Files.readAllLines(Path.of(".dockerignore")).stream().map(String::strip)
-                .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+        ignores =
+                Files.readAllLines(Path.of(".dockerignore")).stream()
+                        .map(String::strip)
+                        .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                        .toList();
     }
 
     /** Joins continuation lines, drops comments, splits into stages at FROM. */
@@ -71,14 +73,19 @@ class DockerfileTest {
             String s = cur.toString().strip();
             cur.setLength(0);
             int sp = s.indexOf(' ');
-            instrs.add(new Instr(s.substring(0, sp).toUpperCase(), s.substring(sp + 1).strip(), start));
+            instrs.add(
+                    new Instr(
+                            s.substring(0, sp).toUpperCase(), s.substring(sp + 1).strip(), start));
         }
-        Pattern from = Pattern.compile("(?i)(?:--platform=\\S+\\s+)?([^\\s:@]+)(?::([^\\s@]+))?(?:@\\S+)?(?:\\s+AS\\s+(\\S+))?");
+        Pattern from =
+                Pattern.compile(
+                        "(?i)(?:--platform=\\S+\\s+)?([^\\s:@]+)(?::([^\\s@]+))?(?:@\\S+)?(?:\\s+AS\\s+(\\S+))?");
         Stage stage = null;
         for (Instr in : instrs) {
             if (in.op().equals("FROM")) {
                 Matcher m = from.matcher(in.args());
-                assertTrue(m.matches(), "Dockerfile:" + in.line() + ": cannot read FROM " + in.args());
+                assertTrue(
+                        m.matches(), "Dockerfile:" + in.line() + ": cannot read FROM " + in.args());
                 stage = new Stage(m.group(1), m.group(2), m.group(3), new ArrayList<>());
                 out.add(stage);
             } else {
@@ -93,8 +100,10 @@ class DockerfileTest {
         DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
         f.setNamespaceAware(true);
         Document pom = f.newDocumentBuilder().parse(Path.of("pom.xml").toFile());
-        String packaging = pom.getElementsByTagNameNS("*", "packaging").item(0).getTextContent().strip();
-        String finalName = pom.getElementsByTagNameNS("*", "finalName").item(0).getTextContent().strip();
+        String packaging =
+                pom.getElementsByTagNameNS("*", "packaging").item(0).getTextContent().strip();
+        String finalName =
+                pom.getElementsByTagNameNS("*", "finalName").item(0).getTextContent().strip();
         assertEquals("jar", packaging);
         return "target/" + finalName + ".jar";
     }
@@ -107,10 +116,13 @@ class DockerfileTest {
             assertNotEquals("latest", s.tag(), s.image() + ":latest is not a pin");
             assertTrue(s.tag().matches(".*\\d.*"), s.image() + ":" + s.tag() + " names no version");
         }
-        assertTrue(stages.get(0).image().equals("maven") && stages.get(0).tag().contains("17"),
+        assertTrue(
+                stages.get(0).image().equals("maven") && stages.get(0).tag().contains("17"),
                 "build stage is Maven on JDK 17: " + stages.get(0));
         Stage run = stages.get(stages.size() - 1);
-        assertTrue(run.tag().contains("17") && run.tag().contains("jre"), "runtime stage is a JRE 17: " + run);
+        assertTrue(
+                run.tag().contains("17") && run.tag().contains("jre"),
+                "runtime stage is a JRE 17: " + run);
     }
 
     @Test
@@ -119,7 +131,9 @@ class DockerfileTest {
         List<Instr> users = run.body().stream().filter(i -> i.op().equals("USER")).toList();
         assertFalse(users.isEmpty(), "runtime stage sets USER");
         String user = users.get(users.size() - 1).args();
-        assertTrue(user.matches("\\d+(:\\d+)?"), "USER is numeric (runAsNonRoot can verify it): " + user);
+        assertTrue(
+                user.matches("\\d+(:\\d+)?"),
+                "USER is numeric (runAsNonRoot can verify it): " + user);
         for (String id : user.split(":")) {
             assertNotEquals(0, Integer.parseInt(id), "USER is not root");
         }
@@ -130,26 +144,49 @@ class DockerfileTest {
         String jar = producedJar();
         Stage build = stages.get(0);
         assertTrue(build.name() != null, "build stage is named");
-        String workdir = build.body().stream().filter(i -> i.op().equals("WORKDIR")).map(Instr::args)
-                .reduce((a, b) -> b).orElse("/");
-        assertTrue(build.body().stream().anyMatch(i -> i.op().equals("RUN") && i.args().contains("mvn")
-                && i.args().contains("package")), "build stage runs mvn package");
+        String workdir =
+                build.body().stream()
+                        .filter(i -> i.op().equals("WORKDIR"))
+                        .map(Instr::args)
+                        .reduce((a, b) -> b)
+                        .orElse("/");
+        assertTrue(
+                build.body().stream()
+                        .anyMatch(
+                                i ->
+                                        i.op().equals("RUN")
+                                                && i.args().contains("mvn")
+                                                && i.args().contains("package")),
+                "build stage runs mvn package");
 
         Stage run = stages.get(stages.size() - 1);
-        Instr copy = run.body().stream().filter(i -> i.op().equals("COPY") && i.args().startsWith("--from="))
-                .findFirst().orElseThrow(() -> new AssertionError("runtime stage copies from the build stage"));
+        Instr copy =
+                run.body().stream()
+                        .filter(i -> i.op().equals("COPY") && i.args().startsWith("--from="))
+                        .findFirst()
+                        .orElseThrow(
+                                () ->
+                                        new AssertionError(
+                                                "runtime stage copies from the build stage"));
         String[] parts = copy.args().split("\\s+");
         assertEquals("--from=" + build.name(), parts[0]);
-        assertEquals(Path.of(workdir, jar).normalize().toString(), parts[1], "COPY takes the jar mvn package writes");
+        assertEquals(
+                Path.of(workdir, jar).normalize().toString(),
+                parts[1],
+                "COPY takes the jar mvn package writes");
         String dest = parts[2];
 
-        Instr entry = run.body().stream().filter(i -> i.op().equals("ENTRYPOINT")).reduce((a, b) -> b)
-                .orElseThrow(() -> new AssertionError("ENTRYPOINT"));
+        Instr entry =
+                run.body().stream()
+                        .filter(i -> i.op().equals("ENTRYPOINT"))
+                        .reduce((a, b) -> b)
+                        .orElseThrow(() -> new AssertionError("ENTRYPOINT"));
         JsonNode argv = JsonMapper.builder().build().readTree(entry.args());
         assertTrue(argv.isArray(), "ENTRYPOINT in exec form (signals reach the JVM)");
         List<String> form = new ArrayList<>();
         argv.forEach(n -> form.add(n.asString()));
-        // /bin/sh -c "exec java ... ${DEJA_JAVA_OPTS:-} -jar JAR \"$@\"" deja: the shell expands the launcher's own
+        // /bin/sh -c "exec java ... ${DEJA_JAVA_OPTS:-} -jar JAR \"$@\"" deja: the shell expands
+        // the launcher's own
         // variable and execs java (PID 1 again); the image's CMD and the pod's args are "$@"
         assertEquals(List.of("/bin/sh", "-c"), form.subList(0, 2));
         assertEquals(4, form.size(), "sh -c SCRIPT NAME: " + form);
@@ -159,7 +196,9 @@ class DockerfileTest {
         assertTrue(script.contains(" ${DEJA_JAVA_OPTS:-} "), script);
         List<String> args = new ArrayList<>(List.of(script.substring("exec ".length()).split(" ")));
         assertEquals("java", args.get(0));
-        assertTrue(args.contains("-XX:MaxRAMPercentage=70"), "the heap follows the container's memory limit");
+        assertTrue(
+                args.contains("-XX:MaxRAMPercentage=70"),
+                "the heap follows the container's memory limit");
         int j = args.indexOf("-jar");
         assertTrue(j > 0, "java -jar");
         assertEquals(dest, args.get(j + 1), "ENTRYPOINT runs the copied jar");
@@ -167,13 +206,19 @@ class DockerfileTest {
         assertTrue(args.contains("-XX:-UsePerfData"), "read-only root filesystem: no hsperfdata");
     }
 
-    /** The ENTRYPOINT run by a real /bin/sh with a stand-in java: DEJA_JAVA_OPTS is split into options, args pass. */
+    /**
+     * The ENTRYPOINT run by a real /bin/sh with a stand-in java: DEJA_JAVA_OPTS is split into
+     * options, args pass.
+     */
     @Test
     void entrypointAddsDejaJavaOptsAndPassesTheArguments(@TempDir Path tmp) throws Exception {
         Path sh = Path.of("/bin/sh");
         Assumptions.assumeTrue(Files.isExecutable(sh), "no /bin/sh");
-        Instr entry = stages.get(stages.size() - 1).body().stream().filter(i -> i.op().equals("ENTRYPOINT"))
-                .reduce((a, b) -> b).orElseThrow();
+        Instr entry =
+                stages.get(stages.size() - 1).body().stream()
+                        .filter(i -> i.op().equals("ENTRYPOINT"))
+                        .reduce((a, b) -> b)
+                        .orElseThrow();
         List<String> cmd = new ArrayList<>();
         JsonMapper.builder().build().readTree(entry.args()).forEach(n -> cmd.add(n.asString()));
         Path fakeJava = tmp.resolve("java");
@@ -192,8 +237,16 @@ class DockerfileTest {
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(0, p.waitFor(), out);
             List<String> got = out.lines().toList();
-            assertEquals(List.of("[-jar]", "[/opt/deja/deja.jar]", "[scan]", "[--config]", "[/etc/deja/deja.yaml]",
-                    "[a b]"), got.subList(got.size() - 6, got.size()), out);
+            assertEquals(
+                    List.of(
+                            "[-jar]",
+                            "[/opt/deja/deja.jar]",
+                            "[scan]",
+                            "[--config]",
+                            "[/etc/deja/deja.yaml]",
+                            "[a b]"),
+                    got.subList(got.size() - 6, got.size()),
+                    out);
             assertEquals(opts != null, got.contains("[-Xmx300m]") && got.contains("[-Dx=y]"), out);
         }
     }
@@ -201,47 +254,79 @@ class DockerfileTest {
     @Test
     void buildContextHasWhatTheStagesCopyAndNoMore() {
         assertTrue(ignores.contains(".git"), ".dockerignore excludes .git");
-        assertTrue(ignores.stream().anyMatch(l -> l.equals("target") || l.equals("target/")), ".dockerignore excludes target/");
+        assertTrue(
+                ignores.stream().anyMatch(l -> l.equals("target") || l.equals("target/")),
+                ".dockerignore excludes target/");
         for (Instr i : stages.stream().flatMap(s -> s.body().stream()).toList()) {
             if (i.op().equals("COPY") && !i.args().startsWith("--from")) {
                 String[] parts = i.args().split("\\s+");
                 for (int k = 0; k < parts.length - 1; k++) {
                     String src = parts[k];
-                    assertTrue(Files.exists(Path.of(src)), "Dockerfile copies " + src + " which is not in the repository");
-                    assertFalse(ignores.stream().anyMatch(g -> src.equals(g) || src.startsWith(g.endsWith("/") ? g : g + "/")),
+                    assertTrue(
+                            Files.exists(Path.of(src)),
+                            "Dockerfile copies " + src + " which is not in the repository");
+                    assertFalse(
+                            ignores.stream()
+                                    .anyMatch(
+                                            g ->
+                                                    src.equals(g)
+                                                            || src.startsWith(
+                                                                    g.endsWith("/") ? g : g + "/")),
                             src + " is copied but excluded by .dockerignore");
                 }
             }
         }
     }
 
-    /** The AppCDS archive: written in the runtime stage (its own JVM) from the copied jar, used by the ENTRYPOINT. */
+    /**
+     * The AppCDS archive: written in the runtime stage (its own JVM) from the copied jar, used by
+     * the ENTRYPOINT.
+     */
     @Test
     void appCdsArchiveIsWrittenByTheRuntimeJvmAndUsedByTheEntrypoint() {
         Stage run = stages.get(stages.size() - 1);
         List<String> train = trainingCommand(run);
         String archive = option(train, "-XX:ArchiveClassesAtExit=");
         List<String> entry = entrypointJava(run);
-        assertEquals(archive, option(entry, "-XX:SharedArchiveFile="), "the ENTRYPOINT uses the archive the stage writes");
-        assertTrue(entry.contains("-Xshare:auto"), "a JVM that cannot map the archive still starts");
-        assertTrue(entry.contains("-Xlog:cds=off,cds+dynamic=off"), "no CDS warning on stdout (JSON, SARIF reports)");
+        assertEquals(
+                archive,
+                option(entry, "-XX:SharedArchiveFile="),
+                "the ENTRYPOINT uses the archive the stage writes");
+        assertTrue(
+                entry.contains("-Xshare:auto"), "a JVM that cannot map the archive still starts");
+        assertTrue(
+                entry.contains("-Xlog:cds=off,cds+dynamic=off"),
+                "no CDS warning on stdout (JSON, SARIF reports)");
         for (String o : List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:NewRatio=1")) {
-            assertTrue(train.contains(o) && entry.contains(o), "trained with the options it runs with: " + o);
+            assertTrue(
+                    train.contains(o) && entry.contains(o),
+                    "trained with the options it runs with: " + o);
         }
         String jar = entry.get(entry.indexOf("-jar") + 1);
-        assertEquals(jar, train.get(train.indexOf("-cp") + 1), "trained on the jar the ENTRYPOINT runs");
+        assertEquals(
+                jar, train.get(train.indexOf("-cp") + 1), "trained on the jar the ENTRYPOINT runs");
         assertEquals("dev.deja.cli.CdsTraining", train.get(train.indexOf("-cp") + 2));
         // order in the stage: the jar is copied, then the archive written, as root, before USER
-        List<String> ops = run.body().stream().map(i -> i.op() + (i.args().contains("ArchiveClassesAtExit") ? "-cds" : ""))
-                .toList();
-        assertTrue(ops.indexOf("COPY") < ops.indexOf("RUN-cds") && ops.indexOf("RUN-cds") < ops.indexOf("USER"), ops.toString());
+        List<String> ops =
+                run.body().stream()
+                        .map(
+                                i ->
+                                        i.op()
+                                                + (i.args().contains("ArchiveClassesAtExit")
+                                                        ? "-cds"
+                                                        : ""))
+                        .toList();
+        assertTrue(
+                ops.indexOf("COPY") < ops.indexOf("RUN-cds")
+                        && ops.indexOf("RUN-cds") < ops.indexOf("USER"),
+                ops.toString());
     }
 
     /**
-     * No Docker engine can pull the base images here, so the stage's own commands run on this JDK 17: the training
-     * command of the Dockerfile writes an archive, and the ENTRYPOINT's JVM options use it (with -Xshare:on, which
-     * fails when the archive cannot be used). The jar is the compiled classes in a jar plus the dependency jars (CDS
-     * archives no classes from folders).
+     * No Docker engine can pull the base images here, so the stage's own commands run on this JDK
+     * 17: the training command of the Dockerfile writes an archive, and the ENTRYPOINT's JVM
+     * options use it (with -Xshare:on, which fails when the archive cannot be used). The jar is the
+     * compiled classes in a jar plus the dependency jars (CDS archives no classes from folders).
      */
     @Test
     void theDockerfilesAppCdsOptionsWorkOnAJdk17(@TempDir Path tmp) throws Exception {
@@ -254,14 +339,22 @@ class DockerfileTest {
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
                 Stream<Path> s = Files.walk(Path.of("target/classes"))) {
             for (Path p : (Iterable<Path>) s.filter(Files::isRegularFile).sorted()::iterator) {
-                out.putNextEntry(new JarEntry(Path.of("target/classes").relativize(p).toString().replace('\\', '/')));
+                out.putNextEntry(
+                        new JarEntry(
+                                Path.of("target/classes")
+                                        .relativize(p)
+                                        .toString()
+                                        .replace('\\', '/')));
                 Files.copy(p, out);
                 out.closeEntry();
             }
         }
         List<String> cp = new ArrayList<>(List.of(jar.toString()));
         for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            if (e.endsWith(".jar") && !e.contains("surefire") && !e.contains("junit") && !e.contains("opentest4j")) {
+            if (e.endsWith(".jar")
+                    && !e.contains("surefire")
+                    && !e.contains("junit")
+                    && !e.contains("opentest4j")) {
                 cp.add(e);
             }
         }
@@ -275,20 +368,35 @@ class DockerfileTest {
             env.put(t.substring(0, t.indexOf('=')), t.substring(t.indexOf('=') + 1));
         }
         for (String t : train.subList(train.indexOf("java"), train.size())) {
-            dump.add(t.equals("java") ? javaBin : t.equals(jarInImage) ? classPath : t.equals("/tmp/deja-training")
-                    ? Path.of("examples").toAbsolutePath().toString() : t.replace(archiveInImage, archive)
-                    .replace("-Djava.io.tmpdir=/tmp", "-Djava.io.tmpdir=" + tmp));
+            dump.add(
+                    t.equals("java")
+                            ? javaBin
+                            : t.equals(jarInImage)
+                                    ? classPath
+                                    : t.equals("/tmp/deja-training")
+                                            ? Path.of("examples").toAbsolutePath().toString()
+                                            : t.replace(archiveInImage, archive)
+                                                    .replace(
+                                                            "-Djava.io.tmpdir=/tmp",
+                                                            "-Djava.io.tmpdir=" + tmp));
         }
-        ProcessBuilder pb = new ProcessBuilder(dump).redirectErrorStream(true).redirectOutput(tmp.resolve("train.log").toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(dump)
+                        .redirectErrorStream(true)
+                        .redirectOutput(tmp.resolve("train.log").toFile());
         pb.environment().putAll(env);
         pb.start().waitFor();
-        assertTrue(Files.size(Path.of(archive)) > 1_000_000, "the training wrote an archive: " + Files.readString(tmp.resolve("train.log")));
+        assertTrue(
+                Files.size(Path.of(archive)) > 1_000_000,
+                "the training wrote an archive: " + Files.readString(tmp.resolve("train.log")));
 
         List<String> use = new ArrayList<>(List.of(javaBin));
         for (String t : entry.subList(1, entry.indexOf("-jar"))) {
             if (!t.startsWith("${")) {
-                use.add(t.replace(archiveInImage, archive).replace("-Xshare:auto", "-Xshare:on")
-                        .replace("-Djava.io.tmpdir=/tmp", "-Djava.io.tmpdir=" + tmp));
+                use.add(
+                        t.replace(archiveInImage, archive)
+                                .replace("-Xshare:auto", "-Xshare:on")
+                                .replace("-Djava.io.tmpdir=/tmp", "-Djava.io.tmpdir=" + tmp));
             }
         }
         use.addAll(List.of("-cp", classPath, "dev.deja.Main", "--version"));
@@ -298,10 +406,22 @@ class DockerfileTest {
         assertTrue(out.startsWith("deja "), out);
     }
 
-    /** The java command of the RUN that writes the archive, with the environment assignments before it. */
+    /**
+     * The java command of the RUN that writes the archive, with the environment assignments before
+     * it.
+     */
     static List<String> trainingCommand(Stage run) {
-        Instr cds = run.body().stream().filter(i -> i.op().equals("RUN") && i.args().contains("-XX:ArchiveClassesAtExit="))
-                .findFirst().orElseThrow(() -> new AssertionError("the runtime stage writes an AppCDS archive"));
+        Instr cds =
+                run.body().stream()
+                        .filter(
+                                i ->
+                                        i.op().equals("RUN")
+                                                && i.args().contains("-XX:ArchiveClassesAtExit="))
+                        .findFirst()
+                        .orElseThrow(
+                                () ->
+                                        new AssertionError(
+                                                "the runtime stage writes an AppCDS archive"));
         List<String> out = new ArrayList<>();
         for (String t : cds.args().split("\\s+")) {
             if (t.startsWith(">") || t.equals("||") || t.endsWith(";")) {
@@ -315,7 +435,11 @@ class DockerfileTest {
 
     /** The ENTRYPOINT script's java command, "java" to "-jar JAR". */
     static List<String> entrypointJava(Stage run) {
-        Instr entry = run.body().stream().filter(i -> i.op().equals("ENTRYPOINT")).reduce((a, b) -> b).orElseThrow();
+        Instr entry =
+                run.body().stream()
+                        .filter(i -> i.op().equals("ENTRYPOINT"))
+                        .reduce((a, b) -> b)
+                        .orElseThrow();
         List<String> form = new ArrayList<>();
         JsonMapper.builder().build().readTree(entry.args()).forEach(n -> form.add(n.asString()));
         List<String> args = List.of(form.get(2).substring("exec ".length()).split(" "));
@@ -323,7 +447,10 @@ class DockerfileTest {
     }
 
     static String option(List<String> args, String prefix) {
-        return args.stream().filter(a -> a.startsWith(prefix)).map(a -> a.substring(prefix.length())).findFirst()
+        return args.stream()
+                .filter(a -> a.startsWith(prefix))
+                .map(a -> a.substring(prefix.length()))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no " + prefix + " in " + args));
     }
 }

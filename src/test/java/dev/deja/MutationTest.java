@@ -28,36 +28,66 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Issue 17: mutants of real inputs (the HAProxy configs and Kubernetes manifests of ../shared/corpus, and snapshots
- * deja writes of them and of the AWS example) scanned through the command line: never a stack trace or an internal
- * error, always exit 0, 1, 2 or 3, and an input error is one line. Seeded and reproducible; the budget is a number of
- * mutants and a time limit, whichever comes first (the time limit only shortens the run on a slow machine).
+ * Issue 17: mutants of real inputs (the HAProxy configs and Kubernetes manifests of
+ * ../shared/corpus, and snapshots deja writes of them and of the AWS example) scanned through the
+ * command line: never a stack trace or an internal error, always exit 0, 1, 2 or 3, and an input
+ * error is one line. Seeded and reproducible; the budget is a number of mutants and a time limit,
+ * whichever comes first (the time limit only shortens the run on a slow machine).
  */
 class MutationTest {
     static final int MUTANTS = Integer.getInteger("deja.mutants", 600);
     static final long BUDGET_MS = Long.getLong("deja.mutantBudgetMs", 90_000);
     static final byte[][] NOISE = {
-        "\u0000".getBytes(StandardCharsets.UTF_8), "\u001b[31m".getBytes(StandardCharsets.UTF_8), "\"".getBytes(StandardCharsets.UTF_8),
-        "'".getBytes(StandardCharsets.UTF_8), "\\".getBytes(StandardCharsets.UTF_8), "{".getBytes(StandardCharsets.UTF_8),
-        "}".getBytes(StandardCharsets.UTF_8), "[".getBytes(StandardCharsets.UTF_8), "]".getBytes(StandardCharsets.UTF_8),
-        ": ".getBytes(StandardCharsets.UTF_8), "- ".getBytes(StandardCharsets.UTF_8), "&a ".getBytes(StandardCharsets.UTF_8),
-        "*a".getBytes(StandardCharsets.UTF_8), "!!binary ".getBytes(StandardCharsets.UTF_8), "\t".getBytes(StandardCharsets.UTF_8),
-        "${DB_PASSWORD}".getBytes(StandardCharsets.UTF_8), ".if".getBytes(StandardCharsets.UTF_8),
-        ".endif".getBytes(StandardCharsets.UTF_8), "99999999999999999999".getBytes(StandardCharsets.UTF_8),
-        "-1".getBytes(StandardCharsets.UTF_8), "null".getBytes(StandardCharsets.UTF_8), "\r".getBytes(StandardCharsets.UTF_8),
-        "\u00e9\u2028".getBytes(StandardCharsets.UTF_8), new byte[] {(byte) 0xff, (byte) 0xfe}, ",".getBytes(StandardCharsets.UTF_8),
-        "0".getBytes(StandardCharsets.UTF_8), "true".getBytes(StandardCharsets.UTF_8), "from".getBytes(StandardCharsets.UTF_8),
+        "\u0000".getBytes(StandardCharsets.UTF_8),
+        "\u001b[31m".getBytes(StandardCharsets.UTF_8),
+        "\"".getBytes(StandardCharsets.UTF_8),
+        "'".getBytes(StandardCharsets.UTF_8),
+        "\\".getBytes(StandardCharsets.UTF_8),
+        "{".getBytes(StandardCharsets.UTF_8),
+        "}".getBytes(StandardCharsets.UTF_8),
+        "[".getBytes(StandardCharsets.UTF_8),
+        "]".getBytes(StandardCharsets.UTF_8),
+        ": ".getBytes(StandardCharsets.UTF_8),
+        "- ".getBytes(StandardCharsets.UTF_8),
+        "&a ".getBytes(StandardCharsets.UTF_8),
+        "*a".getBytes(StandardCharsets.UTF_8),
+        "!!binary ".getBytes(StandardCharsets.UTF_8),
+        "\t".getBytes(StandardCharsets.UTF_8),
+        "${DB_PASSWORD}".getBytes(StandardCharsets.UTF_8),
+        ".if".getBytes(StandardCharsets.UTF_8),
+        ".endif".getBytes(StandardCharsets.UTF_8),
+        "99999999999999999999".getBytes(StandardCharsets.UTF_8),
+        "-1".getBytes(StandardCharsets.UTF_8),
+        "null".getBytes(StandardCharsets.UTF_8),
+        "\r".getBytes(StandardCharsets.UTF_8),
+        "\u00e9\u2028".getBytes(StandardCharsets.UTF_8),
+        new byte[] {(byte) 0xff, (byte) 0xfe},
+        ",".getBytes(StandardCharsets.UTF_8),
+        "0".getBytes(StandardCharsets.UTF_8),
+        "true".getBytes(StandardCharsets.UTF_8),
+        "from".getBytes(StandardCharsets.UTF_8),
     };
 
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
-    /** Snapshots only, mostly structural edits of valid JSON: a malformed part is an input error, never a crash. */
+    /**
+     * Snapshots only, mostly structural edits of valid JSON: a malformed part is an input error,
+     * never a crash.
+     */
     @Test
     void mutantsOfSnapshotsNeverCrash() throws IOException {
         Path kubeSnap = tmp.resolve("kube-snapshot.json");
-        TestSupport.run("scan", "--fail-on", "none", "--snapshot-out", kubeSnap.toString(), "examples/kubernetes");
-        run(List.of(kubeSnap, Path.of("examples/aws/il-0364-snapshot.json")), Integer.getInteger("deja.snapshotMutants", 400), 29);
+        TestSupport.run(
+                "scan",
+                "--fail-on",
+                "none",
+                "--snapshot-out",
+                kubeSnap.toString(),
+                "examples/kubernetes");
+        run(
+                List.of(kubeSnap, Path.of("examples/aws/il-0364-snapshot.json")),
+                Integer.getInteger("deja.snapshotMutants", 400),
+                29);
     }
 
     @Test
@@ -65,13 +95,23 @@ class MutationTest {
         Path corpus = TestSupport.shared("corpus");
         List<Path> seeds = new ArrayList<>();
         try (Stream<Path> s = Files.walk(corpus)) {
-            s.filter(Files::isRegularFile).filter(p -> p.toString().matches(".*\\.(cfg|yaml|yml)$")).sorted().forEach(seeds::add);
+            s.filter(Files::isRegularFile)
+                    .filter(p -> p.toString().matches(".*\\.(cfg|yaml|yml)$"))
+                    .sorted()
+                    .forEach(seeds::add);
         }
         // snapshots as deja writes them: of manifests (Kubernetes inventory) and the AWS example
         Path kubeSnap = tmp.resolve("kube-snapshot.json");
         Path manifests = corpus.resolve("kubernetes");
         if (Files.isDirectory(manifests)) {
-            TestSupport.run("scan", "--fail-on", "none", "--allow-partial", "--snapshot-out", kubeSnap.toString(), manifests.toString());
+            TestSupport.run(
+                    "scan",
+                    "--fail-on",
+                    "none",
+                    "--allow-partial",
+                    "--snapshot-out",
+                    kubeSnap.toString(),
+                    manifests.toString());
             if (Files.isRegularFile(kubeSnap)) {
                 seeds.add(kubeSnap);
             }
@@ -93,32 +133,67 @@ class MutationTest {
             byte[] m = in;
             boolean json = seed.toString().endsWith(".json");
             for (int k = 1 + rnd.nextInt(3); k > 0; k--) {
-                int op = json && rnd.nextInt(4) > 0 ? 7 : rnd.nextInt(7); // snapshots: mostly valid JSON, wrong content
+                int op =
+                        json && rnd.nextInt(4) > 0
+                                ? 7
+                                : rnd.nextInt(7); // snapshots: mostly valid JSON, wrong content
                 how += op;
                 m = op == 7 ? mutateJson(m, rnd) : mutate(m, op, rnd);
             }
             String name = seed.getFileName().toString();
             Path f = tmp.resolve("m" + tried + name.substring(name.lastIndexOf('.')));
             Files.write(f, m);
-            TestSupport.Run r = TestSupport.run("scan", "--format", (tried % 3 == 0 ? "text" : tried % 3 == 1 ? "json" : "html"),
-                    f.toString());
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--format",
+                            (tried % 3 == 0 ? "text" : tried % 3 == 1 ? "json" : "html"),
+                            f.toString());
             byExit.merge(r.code(), 1, Integer::sum);
-            boolean ok = r.code() >= 0 && r.code() <= 3 && !r.err().contains("\tat ") && !r.err().contains("internal error")
-                    && !r.err().contains("Exception") && (r.code() != 2 || r.err().strip().lines().count() == 1);
+            boolean ok =
+                    r.code() >= 0
+                            && r.code() <= 3
+                            && !r.err().contains("\tat ")
+                            && !r.err().contains("internal error")
+                            && !r.err().contains("Exception")
+                            && (r.code() != 2 || r.err().strip().lines().count() == 1);
             if (!ok) {
                 Path keep = tmp.resolve("bad" + tried + name.substring(name.lastIndexOf('.')));
                 Files.write(keep, m);
-                bad.add("mutant " + tried + " of " + seed + " (ops " + how + "): exit " + r.code() + ": "
-                        + r.err().lines().limit(3).toList());
-                Files.copy(keep, Path.of("target").resolve("mutant-" + tried + name.substring(name.lastIndexOf('.'))),
+                bad.add(
+                        "mutant "
+                                + tried
+                                + " of "
+                                + seed
+                                + " (ops "
+                                + how
+                                + "): exit "
+                                + r.code()
+                                + ": "
+                                + r.err().lines().limit(3).toList());
+                Files.copy(
+                        keep,
+                        Path.of("target")
+                                .resolve("mutant-" + tried + name.substring(name.lastIndexOf('.'))),
                         StandardCopyOption.REPLACE_EXISTING);
             }
             Files.delete(f);
         }
-        System.out.println("MutationTest: " + tried + " mutants of " + seeds.size() + " inputs in "
-                + (System.nanoTime() - start) / 1_000_000 + " ms; exit codes " + byExit);
+        System.out.println(
+                "MutationTest: "
+                        + tried
+                        + " mutants of "
+                        + seeds.size()
+                        + " inputs in "
+                        + (System.nanoTime() - start) / 1_000_000
+                        + " ms; exit codes "
+                        + byExit);
         assertTrue(tried >= Math.min(mutants, 50), "too few mutants in the budget: " + tried);
-        assertTrue(bad.isEmpty(), bad.size() + " mutants crashed (copies in target/mutant-*):\n" + String.join("\n", bad));
+        assertTrue(
+                bad.isEmpty(),
+                bad.size()
+                        + " mutants crashed (copies in target/mutant-*):\n"
+                        + String.join("\n", bad));
     }
 
     static byte[] mutate(byte[] in, int op, Random rnd) {
@@ -165,8 +240,13 @@ class MutationTest {
                 }
                 if (!spans.isEmpty()) {
                     int[] sp = spans.get(rnd.nextInt(spans.size()));
-                    String[] extremes = {"0", "-1", "2147483648", "99999999999999999999", "1e400", "007"};
-                    s = s.substring(0, sp[0]) + extremes[rnd.nextInt(extremes.length)] + s.substring(sp[1]);
+                    String[] extremes = {
+                        "0", "-1", "2147483648", "99999999999999999999", "1e400", "007"
+                    };
+                    s =
+                            s.substring(0, sp[0])
+                                    + extremes[rnd.nextInt(extremes.length)]
+                                    + s.substring(sp[1]);
                     return s.getBytes(StandardCharsets.ISO_8859_1);
                 }
             }
@@ -184,7 +264,10 @@ class MutationTest {
 
     static final JsonMapper JSON = JsonMapper.builder().build();
 
-    /** A structural edit of valid JSON: a member removed, nulled, given another type or an extreme number. */
+    /**
+     * A structural edit of valid JSON: a member removed, nulled, given another type or an extreme
+     * number.
+     */
     static byte[] mutateJson(byte[] in, Random rnd) {
         JsonNode root;
         try {
@@ -206,9 +289,18 @@ class MutationTest {
         }
         JsonNode c = containers.get(rnd.nextInt(containers.size()));
         JsonNodeFactory f = JsonNodeFactory.instance;
-        JsonNode[] values = {f.nullNode(), f.textNode(""), f.textNode("x\u001b[2J"),
-            f.numberNode(-1), f.numberNode(2147483648L), f.numberNode(new BigDecimal("1e400")),
-            f.booleanNode(true), f.objectNode(), f.arrayNode(), f.numberNode(0)};
+        JsonNode[] values = {
+            f.nullNode(),
+            f.textNode(""),
+            f.textNode("x\u001b[2J"),
+            f.numberNode(-1),
+            f.numberNode(2147483648L),
+            f.numberNode(new BigDecimal("1e400")),
+            f.booleanNode(true),
+            f.objectNode(),
+            f.arrayNode(),
+            f.numberNode(0)
+        };
         JsonNode v = values[rnd.nextInt(values.length)];
         if (c instanceof ObjectNode o) {
             List<String> names = new ArrayList<>(o.propertyNames());

@@ -21,8 +21,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** Runs the CLI in-process and captures what it prints. */
 public final class TestSupport {
-    private TestSupport() {
-    }
+    private TestSupport() {}
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -35,8 +34,9 @@ public final class TestSupport {
     }
 
     /**
-     * The rules linked to these cases in the catalog, as a {@code --rules} value: a test of an example or a report
-     * format runs the rules it is about, so that a new rule elsewhere never changes what it sees.
+     * The rules linked to these cases in the catalog, as a {@code --rules} value: a test of an
+     * example or a report format runs the rules it is about, so that a new rule elsewhere never
+     * changes what it sees.
      */
     public static String rulesOf(String... caseIds) {
         List<String> ids = new ArrayList<>();
@@ -61,15 +61,24 @@ public final class TestSupport {
     public static Run runWith(InputStream stdin, Map<String, String> env, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Cli.run(new Cli.Io(new PrintWriter(out), new PrintWriter(err), stdin, env, false), args);
+        int code =
+                Cli.run(
+                        new Cli.Io(new PrintWriter(out), new PrintWriter(err), stdin, env, false),
+                        args);
         return new Run(code, out.toString(), err.toString());
     }
 
-    /** The shared corpus beside the repository (CI has it; a fresh clone does not: the test is skipped, saying so). */
+    /**
+     * The shared corpus beside the repository (CI has it; a fresh clone does not: the test is
+     * skipped, saying so).
+     */
     public static Path shared(String sub) {
         Path p = Path.of("..", "shared").resolve(sub);
-        Assumptions.assumeTrue(Files.isDirectory(p) || Files.isRegularFile(p),
-                "../shared/" + sub + " is not beside this clone (it is in CI): skipping the corpus test");
+        Assumptions.assumeTrue(
+                Files.isDirectory(p) || Files.isRegularFile(p),
+                "../shared/"
+                        + sub
+                        + " is not beside this clone (it is in CI): skipping the corpus test");
         return p;
     }
 
@@ -82,7 +91,8 @@ public final class TestSupport {
             Assumptions.abort("mkfifo is not available: " + e.getMessage());
             return p;
         }
-        Assumptions.assumeTrue(mk.waitFor(1, TimeUnit.MINUTES) && mk.exitValue() == 0, "mkfifo failed");
+        Assumptions.assumeTrue(
+                mk.waitFor(1, TimeUnit.MINUTES) && mk.exitValue() == 0, "mkfifo failed");
         return p;
     }
 }

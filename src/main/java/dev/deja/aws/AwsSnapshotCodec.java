@@ -21,6 +21,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The "aws" part of a deja snapshot: the {@link AwsInventory} as plain JSON.
+ *
  * <pre>
  * {"loadBalancers": [{"arn", "name", "type", "scheme", "dnsName", "region", "vpcId", "zones": [..],
  *                     "attributes": {key: value}, "tags": {key: value}}],
@@ -31,6 +32,7 @@ import tools.jackson.databind.node.ObjectNode;
  *                     "targets": [{"id", "port", "zone", "zoneSource", "state", "reason", "description"}],
  *                     "healthError": {"code", "message"}}]}
  * </pre>
+ *
  * Attributes are kept as AWS returned them; missing ones take AWS's defaults when rules read them.
  */
 public final class AwsSnapshotCodec implements SnapshotCodec {
@@ -125,10 +127,19 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
             for (JsonNode z : r.array(o, "zones", at)) {
                 zones.add(r.text(z, at + ".zones"));
             }
-            lbs.add(new LoadBalancerView(r.req(o, "arn", at), r.req(o, "name", at), r.req(o, "type", at),
-                    r.opt(o, "scheme", at), r.req(o, "region", at), r.opt(o, "vpcId", at), zones,
-                    r.map(o, "attributes", at), r.bool(o, "attributesRead", at, true), r.map(o, "tags", at),
-                    r.opt(o, "dnsName", at)));
+            lbs.add(
+                    new LoadBalancerView(
+                            r.req(o, "arn", at),
+                            r.req(o, "name", at),
+                            r.req(o, "type", at),
+                            r.opt(o, "scheme", at),
+                            r.req(o, "region", at),
+                            r.opt(o, "vpcId", at),
+                            zones,
+                            r.map(o, "attributes", at),
+                            r.bool(o, "attributesRead", at, true),
+                            r.map(o, "tags", at),
+                            r.opt(o, "dnsName", at)));
         }
         List<TargetGroupView> tgs = new ArrayList<>();
         i = 0;
@@ -142,9 +153,15 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
                 if (en != null && !en.isBoolean()) {
                     throw r.bad(hat + ".enabled", "is not true or false");
                 }
-                hc = new TargetGroupView.HealthCheck(en == null ? null : en.asBoolean(), r.opt(h, "protocol", hat),
-                        r.opt(h, "port", hat), r.integer(h, "intervalSeconds", hat), r.integer(h, "timeoutSeconds", hat),
-                        r.integer(h, "healthyThreshold", hat), r.integer(h, "unhealthyThreshold", hat));
+                hc =
+                        new TargetGroupView.HealthCheck(
+                                en == null ? null : en.asBoolean(),
+                                r.opt(h, "protocol", hat),
+                                r.opt(h, "port", hat),
+                                r.integer(h, "intervalSeconds", hat),
+                                r.integer(h, "timeoutSeconds", hat),
+                                r.integer(h, "healthyThreshold", hat),
+                                r.integer(h, "unhealthyThreshold", hat));
             }
             List<String> lbArns = new ArrayList<>();
             for (JsonNode a : r.array(o, "loadBalancerArns", at)) {
@@ -156,9 +173,15 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
                 String tat = at + ".targets[" + j++ + "]";
                 String zone = r.opt(t, "zone", tat);
                 String src = r.opt(t, "zoneSource", tat);
-                targets.add(new TargetView(r.req(t, "id", tat), r.integer(t, "port", tat), zone,
-                        src != null ? src : zone == null ? "unknown" : "target", r.req(t, "state", tat),
-                        r.opt(t, "reason", tat), r.opt(t, "description", tat)));
+                targets.add(
+                        new TargetView(
+                                r.req(t, "id", tat),
+                                r.integer(t, "port", tat),
+                                zone,
+                                src != null ? src : zone == null ? "unknown" : "target",
+                                r.req(t, "state", tat),
+                                r.opt(t, "reason", tat),
+                                r.opt(t, "description", tat)));
             }
             JsonNode err = o.get("healthError");
             String code = null;
@@ -167,11 +190,25 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
                 code = r.req(err, "code", at + ".healthError");
                 msg = r.opt(err, "message", at + ".healthError");
             }
-            tgs.add(new TargetGroupView(r.req(o, "arn", at), r.req(o, "name", at), r.req(o, "region", at),
-                    r.opt(o, "protocol", at), r.integer(o, "port", at), r.opt(o, "targetType", at),
-                    r.opt(o, "vpcId", at), hc, r.map(o, "attributes", at), r.bool(o, "attributesRead", at, true), lbArns, targets, code, msg));
+            tgs.add(
+                    new TargetGroupView(
+                            r.req(o, "arn", at),
+                            r.req(o, "name", at),
+                            r.req(o, "region", at),
+                            r.opt(o, "protocol", at),
+                            r.integer(o, "port", at),
+                            r.opt(o, "targetType", at),
+                            r.opt(o, "vpcId", at),
+                            hc,
+                            r.map(o, "attributes", at),
+                            r.bool(o, "attributesRead", at, true),
+                            lbArns,
+                            targets,
+                            code,
+                            msg));
         }
-        out.builder(AwsInventoryBuilder.class, AwsInventoryBuilder::new).add(new AwsInventory(lbs, tgs));
+        out.builder(AwsInventoryBuilder.class, AwsInventoryBuilder::new)
+                .add(new AwsInventory(lbs, tgs));
     }
 
     private static void putIf(ObjectNode o, String k, String v) {
@@ -206,8 +243,9 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
             }
             for (JsonNode e : a) {
                 if (!e.isObject() && !e.isString()) {
-                    throw bad(at + "." + key, "holds " + e.getNodeType().name().toLowerCase(Locale.ROOT)
-                            + " values");
+                    throw bad(
+                            at + "." + key,
+                            "holds " + e.getNodeType().name().toLowerCase(Locale.ROOT) + " values");
                 }
             }
             return a;

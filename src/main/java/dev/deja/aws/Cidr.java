@@ -9,8 +9,7 @@ final class Cidr {
     private static final Pattern V4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
     private static final Pattern V6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
 
-    private Cidr() {
-    }
+    private Cidr() {}
 
     static byte[] literal(String ip) {
         if (ip == null || !(V4.matcher(ip).matches() || V6.matcher(ip).matches())) {

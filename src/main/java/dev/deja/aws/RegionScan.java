@@ -53,20 +53,25 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetGroupA
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetHealthDescription;
 
 /**
- * The calls for one region, each the fewest the data needs: DescribeLoadBalancers and DescribeTargetGroups (pages of
- * 400, the API's maximum, followed by Marker, both listings at once), then per load balancer
- * DescribeLoadBalancerAttributes, per 20 load balancers DescribeTags, per target group DescribeTargetGroupAttributes
- * and DescribeTargetHealth, all on a pool of {@link AwsLiveSource#CONCURRENCY}; then, only for targets whose
- * response has no AvailabilityZone, EC2 DescribeSubnets (one call for all VPCs of ip targets) and DescribeInstances
- * (200 instance ids per call). The target group's LoadBalancerArns link it to its load balancers, so
- * DescribeListeners is not needed. Denied or failed calls become coverage entries naming what was not checked.
+ * The calls for one region, each the fewest the data needs: DescribeLoadBalancers and
+ * DescribeTargetGroups (pages of 400, the API's maximum, followed by Marker, both listings at
+ * once), then per load balancer DescribeLoadBalancerAttributes, per 20 load balancers DescribeTags,
+ * per target group DescribeTargetGroupAttributes and DescribeTargetHealth, all on a pool of {@link
+ * AwsLiveSource#CONCURRENCY}; then, only for targets whose response has no AvailabilityZone, EC2
+ * DescribeSubnets (one call for all VPCs of ip targets) and DescribeInstances (200 instance ids per
+ * call). The target group's LoadBalancerArns link it to its load balancers, so DescribeListeners is
+ * not needed. Denied or failed calls become coverage entries naming what was not checked.
  */
 final class RegionScan {
     static final int PAGE_SIZE = 400;
     static final int TAGS_PER_CALL = 20;
     static final int INSTANCES_PER_CALL = 200;
     static final int VPCS_PER_CALL = 200;
-    /** Most pages read for one Describe list (400,000 objects): an endpoint that pages forever is stopped. */
+
+    /**
+     * Most pages read for one Describe list (400,000 objects): an endpoint that pages forever is
+     * stopped.
+     */
     static final int MAX_PAGES = 1_000;
 
     /** The region's endpoint could not be reached at all. */
@@ -87,11 +92,26 @@ final class RegionScan {
         }
     }
 
-    private static final Set<String> DENIED = Set.of("AccessDenied", "AccessDeniedException",
-            "UnauthorizedOperation", "UnauthorizedAccess", "Forbidden");
-    private static final Set<String> AUTH = Set.of("ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId",
-            "UnrecognizedClientException", "SignatureDoesNotMatch", "AuthFailure", "InvalidAccessKeyId",
-            "RequestExpired", "InvalidToken", "MissingAuthenticationToken", "IncompleteSignature");
+    private static final Set<String> DENIED =
+            Set.of(
+                    "AccessDenied",
+                    "AccessDeniedException",
+                    "UnauthorizedOperation",
+                    "UnauthorizedAccess",
+                    "Forbidden");
+    private static final Set<String> AUTH =
+            Set.of(
+                    "ExpiredToken",
+                    "ExpiredTokenException",
+                    "InvalidClientTokenId",
+                    "UnrecognizedClientException",
+                    "SignatureDoesNotMatch",
+                    "AuthFailure",
+                    "InvalidAccessKeyId",
+                    "RequestExpired",
+                    "InvalidToken",
+                    "MissingAuthenticationToken",
+                    "IncompleteSignature");
 
     static final String HEALTH_UNAVAILABLE = "HealthUnavailable";
 
@@ -102,12 +122,17 @@ final class RegionScan {
     private final SnapshotBuilder out;
     private final AtomicInteger calls = new AtomicInteger();
     private final Map<String, Tally> tallies = new ConcurrentHashMap<>();
+
     /** How long one paged list may take in all ({@link ListDeadline}). */
     long listDeadlineMs = ListDeadline.DEFAULT_SECONDS * 1000L;
 
     /** {@code ec2} is called only when a target's zone is missing from DescribeTargetHealth. */
-    RegionScan(String region, ElasticLoadBalancingV2Client elb, Supplier<Ec2Client> ec2, ExecutorService pool,
-               SnapshotBuilder out) {
+    RegionScan(
+            String region,
+            ElasticLoadBalancingV2Client elb,
+            Supplier<Ec2Client> ec2,
+            ExecutorService pool,
+            SnapshotBuilder out) {
         this.region = region;
         this.elb = elb;
         this.ec2 = ec2;
@@ -154,30 +179,48 @@ final class RegionScan {
             return new Result<>(v, null, null, null);
         } catch (AwsServiceException e) {
             String code = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
-            String msg = e.awsErrorDetails() == null ? e.getMessage() : e.awsErrorDetails().errorMessage();
-            String why = (code == null ? "HTTP " + e.statusCode() : code) + ": " + AwsLiveSource.oneLine(msg);
+            String msg =
+                    e.awsErrorDetails() == null
+                            ? e.getMessage()
+                            : e.awsErrorDetails().errorMessage();
+            String why =
+                    (code == null ? "HTTP " + e.statusCode() : code)
+                            + ": "
+                            + AwsLiveSource.oneLine(msg);
             if (code != null && AUTH.contains(code)) {
                 throw new AuthRejected("AWS rejected the credentials (" + why + ")");
             }
             if (HEALTH_UNAVAILABLE.equals(code)) {
-                // AWS answered: the load balancer has no health for this group. That is the IL-0364 symptom, which
-                // aws-nlb-zone-health-unreported reports; the call itself was read, so it is not a coverage gap.
+                // AWS answered: the load balancer has no health for this group. That is the IL-0364
+                // symptom, which
+                // aws-nlb-zone-health-unreported reports; the call itself was read, so it is not a
+                // coverage gap.
                 t.ok.incrementAndGet();
                 return new Result<>(null, code, msg, Coverage.Status.FAILED);
             }
-            if ((code != null && DENIED.contains(code)) || (code == null && e.statusCode() == 403)) {
+            if ((code != null && DENIED.contains(code))
+                    || (code == null && e.statusCode() == 403)) {
                 t.denied.addAll(objects);
                 t.deniedWhy = why;
-                return new Result<>(null, code == null ? "AccessDenied" : code, msg, Coverage.Status.DENIED);
+                return new Result<>(
+                        null, code == null ? "AccessDenied" : code, msg, Coverage.Status.DENIED);
             }
             t.failed.addAll(objects);
             t.failedWhy = why;
-            return new Result<>(null, code == null ? "HTTP" + e.statusCode() : code, msg, Coverage.Status.FAILED);
+            return new Result<>(
+                    null,
+                    code == null ? "HTTP" + e.statusCode() : code,
+                    msg,
+                    Coverage.Status.FAILED);
         } catch (SdkClientException e) {
             t.failed.addAll(objects);
-            if (malformed(e)) { // the endpoint answered, but not ELBv2 XML: not an unreachable region
-                t.failedWhy = "the endpoint's answer is not a valid " + api + " response: "
-                        + AwsLiveSource.oneLine(e.getMessage());
+            if (malformed(
+                    e)) { // the endpoint answered, but not ELBv2 XML: not an unreachable region
+                t.failedWhy =
+                        "the endpoint's answer is not a valid "
+                                + api
+                                + " response: "
+                                + AwsLiveSource.oneLine(e.getMessage());
                 return new Result<>(null, "Malformed", e.getMessage(), Coverage.Status.FAILED);
             }
             t.failedWhy = AwsLiveSource.oneLine(e.getMessage());
@@ -193,7 +236,9 @@ final class RegionScan {
     static boolean malformed(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             String m = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
-            if (t instanceof XMLStreamException || m.contains("unmarshall") || m.contains("unable to parse")) {
+            if (t instanceof XMLStreamException
+                    || m.contains("unmarshall")
+                    || m.contains("unable to parse")) {
                 return true;
             }
         }
@@ -214,27 +259,67 @@ final class RegionScan {
 
         Map<String, Future<Result<List<LoadBalancerAttribute>>>> lbAttrs = new LinkedHashMap<>();
         for (LoadBalancer lb : lbs) {
-            lbAttrs.put(lb.loadBalancerArn(), pool.submit(() -> call("DescribeLoadBalancerAttributes",
-                    lb.loadBalancerName(), () -> elb.describeLoadBalancerAttributes(r -> r.loadBalancerArn(
-                            lb.loadBalancerArn())).attributes())));
+            lbAttrs.put(
+                    lb.loadBalancerArn(),
+                    pool.submit(
+                            () ->
+                                    call(
+                                            "DescribeLoadBalancerAttributes",
+                                            lb.loadBalancerName(),
+                                            () ->
+                                                    elb.describeLoadBalancerAttributes(
+                                                                    r ->
+                                                                            r.loadBalancerArn(
+                                                                                    lb
+                                                                                            .loadBalancerArn()))
+                                                            .attributes())));
         }
         List<Future<Result<List<TagDescription>>>> tagCalls = new ArrayList<>();
         for (int i = 0; i < lbs.size(); i += TAGS_PER_CALL) {
             List<LoadBalancer> batch = lbs.subList(i, Math.min(lbs.size(), i + TAGS_PER_CALL));
             List<String> arns = batch.stream().map(LoadBalancer::loadBalancerArn).toList();
             List<String> names = batch.stream().map(LoadBalancer::loadBalancerName).toList();
-            tagCalls.add(pool.submit(() -> call("DescribeTags", names,
-                    () -> elb.describeTags(r -> r.resourceArns(arns)).tagDescriptions())));
+            tagCalls.add(
+                    pool.submit(
+                            () ->
+                                    call(
+                                            "DescribeTags",
+                                            names,
+                                            () ->
+                                                    elb.describeTags(r -> r.resourceArns(arns))
+                                                            .tagDescriptions())));
         }
         Map<String, Future<Result<List<TargetGroupAttribute>>>> tgAttrs = new LinkedHashMap<>();
         Map<String, Future<Result<List<TargetHealthDescription>>>> health = new LinkedHashMap<>();
         for (TargetGroup tg : tgs) {
-            tgAttrs.put(tg.targetGroupArn(), pool.submit(() -> call("DescribeTargetGroupAttributes",
-                    tg.targetGroupName(), () -> elb.describeTargetGroupAttributes(r -> r.targetGroupArn(
-                            tg.targetGroupArn())).attributes())));
-            health.put(tg.targetGroupArn(), pool.submit(() -> call("DescribeTargetHealth", tg.targetGroupName(),
-                    () -> elb.describeTargetHealth(r -> r.targetGroupArn(tg.targetGroupArn()))
-                            .targetHealthDescriptions())));
+            tgAttrs.put(
+                    tg.targetGroupArn(),
+                    pool.submit(
+                            () ->
+                                    call(
+                                            "DescribeTargetGroupAttributes",
+                                            tg.targetGroupName(),
+                                            () ->
+                                                    elb.describeTargetGroupAttributes(
+                                                                    r ->
+                                                                            r.targetGroupArn(
+                                                                                    tg
+                                                                                            .targetGroupArn()))
+                                                            .attributes())));
+            health.put(
+                    tg.targetGroupArn(),
+                    pool.submit(
+                            () ->
+                                    call(
+                                            "DescribeTargetHealth",
+                                            tg.targetGroupName(),
+                                            () ->
+                                                    elb.describeTargetHealth(
+                                                                    r ->
+                                                                            r.targetGroupArn(
+                                                                                    tg
+                                                                                            .targetGroupArn()))
+                                                            .targetHealthDescriptions())));
         }
 
         Map<String, Map<String, String>> tagsByArn = new LinkedHashMap<>();
@@ -266,10 +351,24 @@ final class RegionScan {
             if (a.ok()) {
                 a.value().forEach(x -> attrs.put(x.key(), x.value()));
             }
-            List<String> zoneNames = lb.availabilityZones().stream().map(AvailabilityZone::zoneName).sorted().toList();
-            lbViews.add(new LoadBalancerView(lb.loadBalancerArn(), lb.loadBalancerName(), lb.typeAsString(),
-                    lb.schemeAsString(), region, lb.vpcId(), zoneNames, attrs, a.ok(),
-                    tagsByArn.getOrDefault(lb.loadBalancerArn(), Map.of()), lb.dnsName()));
+            List<String> zoneNames =
+                    lb.availabilityZones().stream()
+                            .map(AvailabilityZone::zoneName)
+                            .sorted()
+                            .toList();
+            lbViews.add(
+                    new LoadBalancerView(
+                            lb.loadBalancerArn(),
+                            lb.loadBalancerName(),
+                            lb.typeAsString(),
+                            lb.schemeAsString(),
+                            region,
+                            lb.vpcId(),
+                            zoneNames,
+                            attrs,
+                            a.ok(),
+                            tagsByArn.getOrDefault(lb.loadBalancerArn(), Map.of()),
+                            lb.dnsName()));
         }
         List<TargetGroupView> tgViews = new ArrayList<>();
         for (TargetGroup tg : tgs) {
@@ -290,58 +389,99 @@ final class RegionScan {
                         src = az == null ? "unknown" : zones.sourceOf(tg);
                     }
                     var th = d.targetHealth();
-                    targets.add(new TargetView(id, d.target().port(), az, src,
-                            th == null ? null : th.stateAsString(), th == null ? null : th.reasonAsString(),
-                            th == null ? null : th.description()));
+                    targets.add(
+                            new TargetView(
+                                    id,
+                                    d.target().port(),
+                                    az,
+                                    src,
+                                    th == null ? null : th.stateAsString(),
+                                    th == null ? null : th.reasonAsString(),
+                                    th == null ? null : th.description()));
                 }
             }
-            var hc = new TargetGroupView.HealthCheck(tg.healthCheckEnabled(), tg.healthCheckProtocolAsString(),
-                    tg.healthCheckPort(), tg.healthCheckIntervalSeconds(), tg.healthCheckTimeoutSeconds(),
-                    tg.healthyThresholdCount(), tg.unhealthyThresholdCount());
-            tgViews.add(new TargetGroupView(tg.targetGroupArn(), tg.targetGroupName(), region, tg.protocolAsString(),
-                    tg.port(), tg.targetTypeAsString(), tg.vpcId(), hc, attrs, a.ok(), tg.loadBalancerArns(), targets,
-                    h.ok() ? null : h.code(), h.ok() ? null : AwsLiveSource.oneLine(h.message())));
+            var hc =
+                    new TargetGroupView.HealthCheck(
+                            tg.healthCheckEnabled(),
+                            tg.healthCheckProtocolAsString(),
+                            tg.healthCheckPort(),
+                            tg.healthCheckIntervalSeconds(),
+                            tg.healthCheckTimeoutSeconds(),
+                            tg.healthyThresholdCount(),
+                            tg.unhealthyThresholdCount());
+            tgViews.add(
+                    new TargetGroupView(
+                            tg.targetGroupArn(),
+                            tg.targetGroupName(),
+                            region,
+                            tg.protocolAsString(),
+                            tg.port(),
+                            tg.targetTypeAsString(),
+                            tg.vpcId(),
+                            hc,
+                            attrs,
+                            a.ok(),
+                            tg.loadBalancerArns(),
+                            targets,
+                            h.ok() ? null : h.code(),
+                            h.ok() ? null : AwsLiveSource.oneLine(h.message())));
         }
         report(lbs.size(), tgs.size());
         return new AwsInventory(lbViews, tgViews);
     }
 
     private List<LoadBalancer> listLoadBalancers() {
-        return whole(paged("DescribeLoadBalancers", List.of("load balancers"),
-                () -> elb.describeLoadBalancersPaginator(b -> b.pageSize(PAGE_SIZE)),
-                DescribeLoadBalancersResponse::loadBalancers, DescribeLoadBalancersResponse::nextMarker));
+        return whole(
+                paged(
+                        "DescribeLoadBalancers",
+                        List.of("load balancers"),
+                        () -> elb.describeLoadBalancersPaginator(b -> b.pageSize(PAGE_SIZE)),
+                        DescribeLoadBalancersResponse::loadBalancers,
+                        DescribeLoadBalancersResponse::nextMarker));
     }
 
     private List<TargetGroup> listTargetGroups() {
-        return whole(paged("DescribeTargetGroups", List.of("target groups"),
-                () -> elb.describeTargetGroupsPaginator(b -> b.pageSize(PAGE_SIZE)),
-                DescribeTargetGroupsResponse::targetGroups, DescribeTargetGroupsResponse::nextMarker));
+        return whole(
+                paged(
+                        "DescribeTargetGroups",
+                        List.of("target groups"),
+                        () -> elb.describeTargetGroupsPaginator(b -> b.pageSize(PAGE_SIZE)),
+                        DescribeTargetGroupsResponse::targetGroups,
+                        DescribeTargetGroupsResponse::nextMarker));
     }
 
-    /** A Describe list whole, or empty when it failed part-way; null when its first page reached no endpoint. */
+    /**
+     * A Describe list whole, or empty when it failed part-way; null when its first page reached no
+     * endpoint.
+     */
     private static <T> List<T> whole(Result<List<T>> r) {
         return r.ok() ? r.value() : "Unreachable".equals(r.code()) ? null : List.of();
     }
 
     /**
-     * Every page of a paged call, from the SDK's paginator (which sends each page's NextMarker / NextToken as the
-     * next request's Marker / NextToken). A list is used whole or not at all: when a page fails, or the endpoint
-     * repeats a marker, pages past {@link #MAX_PAGES} or the list outlives its deadline, the call is failed in the
-     * coverage (naming {@code objects}) and the result is failed; with code Unreachable when the first page reached
-     * no endpoint at all.
+     * Every page of a paged call, from the SDK's paginator (which sends each page's NextMarker /
+     * NextToken as the next request's Marker / NextToken). A list is used whole or not at all: when
+     * a page fails, or the endpoint repeats a marker, pages past {@link #MAX_PAGES} or the list
+     * outlives its deadline, the call is failed in the coverage (naming {@code objects}) and the
+     * result is failed; with code Unreachable when the first page reached no endpoint at all.
      *
-     * <p>The guards stay here because the paginator has none: in AWS SDK 2.57.8 the generated fetchers (e.g.
-     * {@code DescribeLoadBalancersIterable.DescribeLoadBalancersResponseFetcher.hasNextPage}) ask for another page as
-     * long as {@code PaginatorUtils.isOutputTokenAvailable(nextMarker())} holds, i.e. the marker is neither null nor
-     * the empty string (javap on the jar; PaginatorUtils' source says the same). A marker sent again, or a new one
-     * forever, makes it page without end; the SDK stops on a repeated token only for the few APIs it customises for
-     * that (CloudWatch Logs GetLogEvents, aws/aws-sdk-java-v2#1045), not ELBv2 or EC2. The paginator is lazy: each
-     * {@code next()} of its iterator is one call (retried by the SDK like any call), so the checks run before the
-     * next page is asked for, and stopping is simply not asking.
+     * <p>The guards stay here because the paginator has none: in AWS SDK 2.57.8 the generated
+     * fetchers (e.g. {@code
+     * DescribeLoadBalancersIterable.DescribeLoadBalancersResponseFetcher.hasNextPage}) ask for
+     * another page as long as {@code PaginatorUtils.isOutputTokenAvailable(nextMarker())} holds,
+     * i.e. the marker is neither null nor the empty string (javap on the jar; PaginatorUtils'
+     * source says the same). A marker sent again, or a new one forever, makes it page without end;
+     * the SDK stops on a repeated token only for the few APIs it customises for that (CloudWatch
+     * Logs GetLogEvents, aws/aws-sdk-java-v2#1045), not ELBv2 or EC2. The paginator is lazy: each
+     * {@code next()} of its iterator is one call (retried by the SDK like any call), so the checks
+     * run before the next page is asked for, and stopping is simply not asking.
      */
-    private <R, T> Result<List<T>> paged(String api, List<String> objects, Supplier<SdkIterable<R>> paginator,
-                                         Function<R, List<T>> items,
-                                         Function<R, String> nextMarker) {
+    private <R, T> Result<List<T>> paged(
+            String api,
+            List<String> objects,
+            Supplier<SdkIterable<R>> paginator,
+            Function<R, List<T>> items,
+            Function<R, String> nextMarker) {
         List<T> all = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         long deadline = System.nanoTime() + listDeadlineMs * 1_000_000L;
@@ -352,24 +492,40 @@ final class RegionScan {
             read++;
             if (!r.ok()) {
                 boolean unreachable = "ClientError".equals(r.code()) && read == 1;
-                return new Result<>(null, unreachable ? "Unreachable" : r.code(), r.message(), r.status());
+                return new Result<>(
+                        null, unreachable ? "Unreachable" : r.code(), r.message(), r.status());
             }
             all.addAll(items.apply(r.value()));
-            // a blank marker ends the list (the paginator would send one made of spaces as the next Marker)
+            // a blank marker ends the list (the paginator would send one made of spaces as the next
+            // Marker)
             String marker = blankToNull(nextMarker.apply(r.value()));
             if (marker == null) {
                 return new Result<>(all, null, null, null);
             }
             String stop = null;
             if (!seen.add(marker)) {
-                stop = "the endpoint sent the same " + (api.startsWith("ec2:") ? "NextToken" : "NextMarker")
-                        + " again (page " + read + "): the list would never end";
+                stop =
+                        "the endpoint sent the same "
+                                + (api.startsWith("ec2:") ? "NextToken" : "NextMarker")
+                                + " again (page "
+                                + read
+                                + "): the list would never end";
             } else if (read >= MAX_PAGES) {
-                stop = "more than " + MAX_PAGES + " pages" + (api.startsWith("ec2:") ? "" : " of " + PAGE_SIZE)
-                        + " (the most deja reads for one list)";
+                stop =
+                        "more than "
+                                + MAX_PAGES
+                                + " pages"
+                                + (api.startsWith("ec2:") ? "" : " of " + PAGE_SIZE)
+                                + " (the most deja reads for one list)";
             } else if (System.nanoTime() - deadline > 0) {
-                stop = "the list did not end within " + listDeadlineMs / 1000 + " s (" + ListDeadline.ENV + ", "
-                        + read + " pages read)";
+                stop =
+                        "the list did not end within "
+                                + listDeadlineMs / 1000
+                                + " s ("
+                                + ListDeadline.ENV
+                                + ", "
+                                + read
+                                + " pages read)";
             }
             if (stop != null) {
                 Tally t = tally(api);
@@ -382,7 +538,8 @@ final class RegionScan {
 
     /** Zones of targets whose DescribeTargetHealth entry has no AvailabilityZone. */
     private static final class Zones {
-        final Map<String, List<String[]>> subnetsByVpc = new LinkedHashMap<>(); // vpc -> [cidr, zone]
+        final Map<String, List<String[]>> subnetsByVpc =
+                new LinkedHashMap<>(); // vpc -> [cidr, zone]
         final Map<String, String> instanceZone = new LinkedHashMap<>();
 
         String zoneOf(TargetGroup tg, String id) {
@@ -405,7 +562,9 @@ final class RegionScan {
         }
     }
 
-    private Zones resolveZones(Map<String, TargetGroup> tgs, Map<String, Result<List<TargetHealthDescription>>> health) {
+    private Zones resolveZones(
+            Map<String, TargetGroup> tgs,
+            Map<String, Result<List<TargetHealthDescription>>> health) {
         Set<String> vpcs = new LinkedHashSet<>();
         Set<String> instances = new LinkedHashSet<>();
         int ipTargets = 0;
@@ -415,7 +574,8 @@ final class RegionScan {
             }
             TargetGroup tg = tgs.get(e.getKey());
             for (TargetHealthDescription d : e.getValue().value()) {
-                if (d.target().availabilityZone() != null && !d.target().availabilityZone().isBlank()) {
+                if (d.target().availabilityZone() != null
+                        && !d.target().availabilityZone().isBlank()) {
                     continue;
                 }
                 if ("instance".equals(tg.targetTypeAsString())) {
@@ -444,7 +604,8 @@ final class RegionScan {
             Result<List<Subnet>> r = get(f);
             if (r.ok()) {
                 for (Subnet s : r.value()) {
-                    List<String[]> l = z.subnetsByVpc.computeIfAbsent(s.vpcId(), k -> new ArrayList<>());
+                    List<String[]> l =
+                            z.subnetsByVpc.computeIfAbsent(s.vpcId(), k -> new ArrayList<>());
                     if (s.cidrBlock() != null) {
                         l.add(new String[] {s.cidrBlock(), s.availabilityZone()});
                     }
@@ -470,43 +631,76 @@ final class RegionScan {
     }
 
     private Result<List<Subnet>> subnets(List<String> vpcs, int ipTargets) {
-        return paged("ec2:DescribeSubnets", List.of("zones of " + ipTargets + " ip targets"),
-                () -> ec2.get().describeSubnetsPaginator(b -> b.filters(Filter.builder().name("vpc-id").values(vpcs)
-                        .build())),
-                DescribeSubnetsResponse::subnets, DescribeSubnetsResponse::nextToken);
+        return paged(
+                "ec2:DescribeSubnets",
+                List.of("zones of " + ipTargets + " ip targets"),
+                () ->
+                        ec2.get()
+                                .describeSubnetsPaginator(
+                                        b ->
+                                                b.filters(
+                                                        Filter.builder()
+                                                                .name("vpc-id")
+                                                                .values(vpcs)
+                                                                .build())),
+                DescribeSubnetsResponse::subnets,
+                DescribeSubnetsResponse::nextToken);
     }
 
     private Result<List<Instance>> instances(List<String> ids) {
-        return paged("ec2:DescribeInstances", List.of("zones of " + ids.size() + " instance targets"),
-                () -> ec2.get().describeInstancesPaginator(b -> b.filters(Filter.builder().name("instance-id")
-                        .values(ids).build())),
+        return paged(
+                "ec2:DescribeInstances",
+                List.of("zones of " + ids.size() + " instance targets"),
+                () ->
+                        ec2.get()
+                                .describeInstancesPaginator(
+                                        b ->
+                                                b.filters(
+                                                        Filter.builder()
+                                                                .name("instance-id")
+                                                                .values(ids)
+                                                                .build())),
                 r -> r.reservations().stream().flatMap(res -> res.instances().stream()).toList(),
                 DescribeInstancesResponse::nextToken);
     }
 
-    private static final Map<String, String> NOT_CHECKED = Map.of(
-            "DescribeLoadBalancers", "load balancers not listed: none of them checked",
-            "DescribeTargetGroups", "target groups not listed: their health checks, cross-zone overrides and target"
-                    + " health not checked",
-            "DescribeLoadBalancerAttributes", "cross-zone and zonal-shift settings not checked for load balancers",
-            "DescribeTargetGroupAttributes", "cross-zone overrides not checked for target groups",
-            "DescribeTargetHealth", "target health not checked for target groups",
-            "DescribeTags", "Kubernetes objects behind these load balancers not named:",
-            "ec2:DescribeSubnets", "unknown, not checked by zone:",
-            "ec2:DescribeInstances", "unknown, not checked by zone:");
+    private static final Map<String, String> NOT_CHECKED =
+            Map.of(
+                    "DescribeLoadBalancers", "load balancers not listed: none of them checked",
+                    "DescribeTargetGroups",
+                            "target groups not listed: their health checks, cross-zone overrides and target"
+                                    + " health not checked",
+                    "DescribeLoadBalancerAttributes",
+                            "cross-zone and zonal-shift settings not checked for load balancers",
+                    "DescribeTargetGroupAttributes",
+                            "cross-zone overrides not checked for target groups",
+                    "DescribeTargetHealth", "target health not checked for target groups",
+                    "DescribeTags", "Kubernetes objects behind these load balancers not named:",
+                    "ec2:DescribeSubnets", "unknown, not checked by zone:",
+                    "ec2:DescribeInstances", "unknown, not checked by zone:");
 
-    /** One coverage entry per API that answered, one per API and status that did not, naming what is missing. */
+    /**
+     * One coverage entry per API that answered, one per API and status that did not, naming what is
+     * missing.
+     */
     private void report(int lbCount, int tgCount) {
         for (var e : new TreeMap<>(tallies).entrySet()) {
             String api = e.getKey();
             Tally t = e.getValue();
             String scope = api + " " + region;
             if (t.denied.isEmpty() && t.failed.isEmpty()) {
-                long count = switch (api) {
-                    case "DescribeLoadBalancers", "DescribeLoadBalancerAttributes", "DescribeTags" -> lbCount;
-                    case "DescribeTargetGroups", "DescribeTargetGroupAttributes", "DescribeTargetHealth" -> tgCount;
-                    default -> t.ok.get();
-                };
+                long count =
+                        switch (api) {
+                            case "DescribeLoadBalancers",
+                                    "DescribeLoadBalancerAttributes",
+                                    "DescribeTags" ->
+                                    lbCount;
+                            case "DescribeTargetGroups",
+                                    "DescribeTargetGroupAttributes",
+                                    "DescribeTargetHealth" ->
+                                    tgCount;
+                            default -> t.ok.get();
+                        };
                 out.read("aws", scope, count);
                 continue;
             }
@@ -515,20 +709,27 @@ final class RegionScan {
         }
     }
 
-    private void entry(String api, String scope, Coverage.Status st, Collection<String> objects, String why) {
+    private void entry(
+            String api, String scope, Coverage.Status st, Collection<String> objects, String why) {
         if (objects.isEmpty()) {
             return;
         }
         List<String> names = new ArrayList<>(new LinkedHashSet<>(objects));
         Collections.sort(names);
         String what = NOT_CHECKED.getOrDefault(api, "not checked:");
-        String list = names.size() <= 5 ? String.join(", ", names)
-                : String.join(", ", names.subList(0, 5)) + " and " + (names.size() - 5) + " more";
+        String list =
+                names.size() <= 5
+                        ? String.join(", ", names)
+                        : String.join(", ", names.subList(0, 5))
+                                + " and "
+                                + (names.size() - 5)
+                                + " more";
         String detail;
         if (api.equals("DescribeLoadBalancers") || api.equals("DescribeTargetGroups")) {
             detail = why + "; " + what;
         } else if (api.startsWith("ec2:")) {
-            detail = why + "; " + list + " " + what.replace(":", "") + " (rules say 'zone unknown')";
+            detail =
+                    why + "; " + list + " " + what.replace(":", "") + " (rules say 'zone unknown')";
         } else {
             detail = why + "; " + what + " " + list;
         }

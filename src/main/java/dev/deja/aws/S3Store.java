@@ -33,10 +33,11 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * {@link ReportStore} on S3 with the AWS SDK's S3 client (URLConnection HTTP client, as the ELBv2 source), the
- * credentials the AWS source would use, and path-style addressing when an endpoint is given (S3-compatible stores,
- * tests). Checksums only where S3 requires them, so that S3-compatible stores that know no CRC32 trailer accept the
- * uploads. Created by name from {@link ReportStore#s3}.
+ * {@link ReportStore} on S3 with the AWS SDK's S3 client (URLConnection HTTP client, as the ELBv2
+ * source), the credentials the AWS source would use, and path-style addressing when an endpoint is
+ * given (S3-compatible stores, tests). Checksums only where S3 requires them, so that S3-compatible
+ * stores that know no CRC32 trailer accept the uploads. Created by name from {@link
+ * ReportStore#s3}.
  */
 public final class S3Store implements ReportStore {
     private final S3Client s3;
@@ -48,41 +49,56 @@ public final class S3Store implements ReportStore {
         }
         Map<String, String> env = o.env();
         listDeadlineMs = ListDeadline.millis(env);
-        URI endpoint = o.endpoint() == null ? null : AwsLiveSource.endpoint(o.endpoint()); // validated by the caller
+        URI endpoint =
+                o.endpoint() == null
+                        ? null
+                        : AwsLiveSource.endpoint(o.endpoint()); // validated by the caller
         ProfileFile profiles;
         try {
             profiles = AwsLiveSource.profileFile(env);
         } catch (SourceUnavailableException e) {
             throw new InputException(e.getMessage());
         }
-        String profile = o.profile() != null ? o.profile() : AwsLiveSource.nonBlank(env.get("AWS_PROFILE")).orElse(null);
+        String profile =
+                o.profile() != null
+                        ? o.profile()
+                        : AwsLiveSource.nonBlank(env.get("AWS_PROFILE")).orElse(null);
         if (o.profile() != null && profiles.profile(o.profile()).isEmpty()) {
             throw new InputException("--profile " + o.profile() + ": no such AWS profile");
         }
-        String region = Optional.ofNullable(o.region())
-                .or(() -> AwsLiveSource.nonBlank(env.get("AWS_REGION")))
-                .or(() -> AwsLiveSource.nonBlank(env.get("AWS_DEFAULT_REGION")))
-                .or(() -> profiles.profile(profile == null ? "default" : profile).flatMap(p -> p.property("region")))
-                .orElse("us-east-1");
-        AwsCredentialsProvider creds = AwsLiveSource.credentials(env, profiles, profile, region, null);
-        S3ClientBuilder b = S3Client.builder()
-                .region(Region.of(region.strip()))
-                .credentialsProvider(creds)
-                .httpClient(UrlConnectionHttpClient.builder()
-                        .connectionTimeout(Duration.ofSeconds(10))
-                        .socketTimeout(Duration.ofSeconds(60))
-                        .build())
-                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .overrideConfiguration(ClientOverrideConfiguration.builder()
-                        .defaultProfileFile(profiles)
-                        .defaultProfileName(profile == null ? "default" : profile)
-                        .apiCallTimeout(Duration.ofMinutes(2))
-                        .build());
+        String region =
+                Optional.ofNullable(o.region())
+                        .or(() -> AwsLiveSource.nonBlank(env.get("AWS_REGION")))
+                        .or(() -> AwsLiveSource.nonBlank(env.get("AWS_DEFAULT_REGION")))
+                        .or(
+                                () ->
+                                        profiles.profile(profile == null ? "default" : profile)
+                                                .flatMap(p -> p.property("region")))
+                        .orElse("us-east-1");
+        AwsCredentialsProvider creds =
+                AwsLiveSource.credentials(env, profiles, profile, region, null);
+        S3ClientBuilder b =
+                S3Client.builder()
+                        .region(Region.of(region.strip()))
+                        .credentialsProvider(creds)
+                        .httpClient(
+                                UrlConnectionHttpClient.builder()
+                                        .connectionTimeout(Duration.ofSeconds(10))
+                                        .socketTimeout(Duration.ofSeconds(60))
+                                        .build())
+                        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                        .overrideConfiguration(
+                                ClientOverrideConfiguration.builder()
+                                        .defaultProfileFile(profiles)
+                                        .defaultProfileName(profile == null ? "default" : profile)
+                                        .apiCallTimeout(Duration.ofMinutes(2))
+                                        .build());
         if (endpoint != null) {
             b.endpointOverride(endpoint).forcePathStyle(true);
         } else {
-            b.crossRegionAccessEnabled(true); // a bucket in another region than the client's: follow it there
+            b.crossRegionAccessEnabled(
+                    true); // a bucket in another region than the client's: follow it there
         }
         s3 = b.build();
     }
@@ -90,7 +106,9 @@ public final class S3Store implements ReportStore {
     @Override
     public void put(String bucket, String key, byte[] body, String contentType) throws IOException {
         try {
-            s3.putObject(r -> r.bucket(bucket).key(key).contentType(contentType), RequestBody.fromBytes(body));
+            s3.putObject(
+                    r -> r.bucket(bucket).key(key).contentType(contentType),
+                    RequestBody.fromBytes(body));
         } catch (SdkException e) {
             throw new IOException(why(e), e);
         }
@@ -99,21 +117,27 @@ public final class S3Store implements ReportStore {
     @Override
     public void put(String bucket, String key, Path file, String contentType) throws IOException {
         try {
-            s3.putObject(r -> r.bucket(bucket).key(key).contentType(contentType), RequestBody.fromFile(file));
+            s3.putObject(
+                    r -> r.bucket(bucket).key(key).contentType(contentType),
+                    RequestBody.fromFile(file));
         } catch (SdkException e) {
             throw new IOException(why(e), e);
         }
     }
 
-    /** Most pages read for one listing (up to 1,000 keys each): an endpoint that pages forever is stopped. */
+    /**
+     * Most pages read for one listing (up to 1,000 keys each): an endpoint that pages forever is
+     * stopped.
+     */
     static final int MAX_PAGES = 1_000;
 
     /**
-     * Every key under the prefix, through the SDK's paginator, with the guards of the ELBv2 lists (issue 17.1): the
-     * paginator (SDK 2.57.8, javap) asks for another page while the answer has a non-empty NextContinuationToken,
-     * whatever IsTruncated says, and remembers no earlier token (see {@code RegionScan.paged}). Here the listing ends
-     * when IsTruncated is not true or no token comes, and a token sent again, more than {@link #MAX_PAGES} pages or
-     * a listing past {@code DEJA_LIST_DEADLINE} stops it with an {@link IOException}.
+     * Every key under the prefix, through the SDK's paginator, with the guards of the ELBv2 lists
+     * (issue 17.1): the paginator (SDK 2.57.8, javap) asks for another page while the answer has a
+     * non-empty NextContinuationToken, whatever IsTruncated says, and remembers no earlier token
+     * (see {@code RegionScan.paged}). Here the listing ends when IsTruncated is not true or no
+     * token comes, and a token sent again, more than {@link #MAX_PAGES} pages or a listing past
+     * {@code DEJA_LIST_DEADLINE} stops it with an {@link IOException}.
      */
     @Override
     public List<Item> list(String bucket, String prefix) throws IOException {
@@ -122,7 +146,8 @@ public final class S3Store implements ReportStore {
         long deadline = System.nanoTime() + listDeadlineMs * 1_000_000L;
         int read = 0;
         try {
-            ListObjectsV2Request req = ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).build();
+            ListObjectsV2Request req =
+                    ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).build();
             for (ListObjectsV2Response page : s3.listObjectsV2Paginator(req)) {
                 read++;
                 for (S3Object o : page.contents()) {
@@ -134,15 +159,24 @@ public final class S3Store implements ReportStore {
                     break;
                 }
                 if (!seen.add(next)) {
-                    throw new IOException("the endpoint sent the same NextContinuationToken again (page " + read
-                            + "): the list would never end");
+                    throw new IOException(
+                            "the endpoint sent the same NextContinuationToken again (page "
+                                    + read
+                                    + "): the list would never end");
                 }
                 if (read >= MAX_PAGES) {
-                    throw new IOException("more than " + MAX_PAGES + " pages (the most deja reads for one list)");
+                    throw new IOException(
+                            "more than " + MAX_PAGES + " pages (the most deja reads for one list)");
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    throw new IOException("the list did not end within " + listDeadlineMs / 1000 + " s ("
-                            + ListDeadline.ENV + ", " + read + " pages read)");
+                    throw new IOException(
+                            "the list did not end within "
+                                    + listDeadlineMs / 1000
+                                    + " s ("
+                                    + ListDeadline.ENV
+                                    + ", "
+                                    + read
+                                    + " pages read)");
                 }
             }
         } catch (SdkException e) {
@@ -160,15 +194,20 @@ public final class S3Store implements ReportStore {
         }
     }
 
-    /** One line: S3's error code and message ("AccessDenied: Access Denied"), or why the call failed. */
+    /**
+     * One line: S3's error code and message ("AccessDenied: Access Denied"), or why the call
+     * failed.
+     */
     static String why(SdkException e) {
         if (e instanceof S3Exception s && s.awsErrorDetails() != null) {
             String code = s.awsErrorDetails().errorCode();
             String msg = s.awsErrorDetails().errorMessage();
-            return AwsLiveSource.oneLine((code == null ? "HTTP " + s.statusCode() : code)
-                    + (msg == null || msg.isBlank() ? "" : ": " + msg));
+            return AwsLiveSource.oneLine(
+                    (code == null ? "HTTP " + s.statusCode() : code)
+                            + (msg == null || msg.isBlank() ? "" : ": " + msg));
         }
-        if (e instanceof SdkClientException && e.getMessage() != null
+        if (e instanceof SdkClientException
+                && e.getMessage() != null
                 && e.getMessage().startsWith("Unable to load credentials from any of")) {
             return "no usable AWS credentials (use --profile NAME, AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY"
                     + " or 'aws sso login')";
@@ -179,7 +218,12 @@ public final class S3Store implements ReportStore {
         }
         String m = e.getMessage();
         if (root != e && root.getMessage() != null) {
-            m = (m == null ? "" : m + " (") + root.getClass().getSimpleName() + ": " + root.getMessage() + (m == null ? "" : ")");
+            m =
+                    (m == null ? "" : m + " (")
+                            + root.getClass().getSimpleName()
+                            + ": "
+                            + root.getMessage()
+                            + (m == null ? "" : ")");
         }
         return AwsLiveSource.oneLine(m);
     }

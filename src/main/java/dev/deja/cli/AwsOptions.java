@@ -9,30 +9,55 @@ import java.util.List;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;
 
-/** {@code deja scan --aws}: which accounts and regions are read (--profile and --region also serve s3:// outputs). */
+/**
+ * {@code deja scan --aws}: which accounts and regions are read (--profile and --region also serve
+ * s3:// outputs).
+ */
 final class AwsOptions {
-    @Option(names = "--aws", negatable = true,
-            description = "Scan AWS load balancers (ELBv2) with the default credential chain"
-                    + " (--no-aws: not even when deja.yaml has an aws section)")
+    @Option(
+            names = "--aws",
+            negatable = true,
+            description =
+                    "Scan AWS load balancers (ELBv2) with the default credential chain"
+                            + " (--no-aws: not even when deja.yaml has an aws section)")
     boolean aws;
 
-    @Option(names = "--profile", paramLabel = "NAME", split = "\u0000", splitSynopsisLabel = "",
+    @Option(
+            names = "--profile",
+            paramLabel = "NAME",
+            split = "\u0000",
+            splitSynopsisLabel = "",
             description = "AWS profile; repeat it to scan several accounts in one run")
     List<String> profiles = new ArrayList<>();
 
-    @Option(names = "--role-arn", paramLabel = "ARN", split = "\u0000", splitSynopsisLabel = "",
-            description = "Also scan the account of this IAM role, assumed with STS AssumeRole (session name deja) from"
-                    + " the default credentials (repeatable)")
+    @Option(
+            names = "--role-arn",
+            paramLabel = "ARN",
+            split = "\u0000",
+            splitSynopsisLabel = "",
+            description =
+                    "Also scan the account of this IAM role, assumed with STS AssumeRole (session name deja) from"
+                            + " the default credentials (repeatable)")
     List<String> roleArns = new ArrayList<>();
 
-    @Option(names = "--external-id", paramLabel = "ID", description = "External id for --role-arn's AssumeRole")
+    @Option(
+            names = "--external-id",
+            paramLabel = "ID",
+            description = "External id for --role-arn's AssumeRole")
     String externalId;
 
-    @Option(names = "--region", paramLabel = "REGION", split = "\u0000", splitSynopsisLabel = "",
+    @Option(
+            names = "--region",
+            paramLabel = "REGION",
+            split = "\u0000",
+            splitSynopsisLabel = "",
             description = "AWS region (repeatable; default from profile or environment)")
     List<String> regions = new ArrayList<>();
 
-    @Option(names = "--aws-endpoint", paramLabel = "URL", description = "ELBv2/EC2 endpoint override (emulators, tests)")
+    @Option(
+            names = "--aws-endpoint",
+            paramLabel = "URL",
+            description = "ELBv2/EC2 endpoint override (emulators, tests)")
     String awsEndpoint;
 
     void check() {
@@ -42,7 +67,8 @@ final class AwsOptions {
     /** {@code s3}: an output goes to S3, which --profile and --region also serve. */
     void checkApplies(ParseResult given, boolean s3) {
         if (externalId != null && roleArns.isEmpty()) {
-            throw new InputException("--external-id: only with --role-arn (it is passed to AssumeRole)");
+            throw new InputException(
+                    "--external-id: only with --role-arn (it is passed to AssumeRole)");
         }
         List<String> awsOnly = new ArrayList<>();
         for (String o : List.of("--region", "--profile", "--aws-endpoint")) {
@@ -51,18 +77,25 @@ final class AwsOptions {
             }
         }
         if (!awsOnly.isEmpty()) {
-            throw new InputException(String.join(", ", awsOnly) + ": only with --aws"
-                    + (awsOnly.contains("--aws-endpoint") ? "" : " or an s3:// output"));
+            throw new InputException(
+                    String.join(", ", awsOnly)
+                            + ": only with --aws"
+                            + (awsOnly.contains("--aws-endpoint") ? "" : " or an s3:// output"));
         }
     }
 
     /**
-     * The first region named by --region (a value may list several, comma-separated; empty names are skipped, as the
-     * AWS source skips them), or null when none is: the S3 client then takes the environment's or the profile's.
+     * The first region named by --region (a value may list several, comma-separated; empty names
+     * are skipped, as the AWS source skips them), or null when none is: the S3 client then takes
+     * the environment's or the profile's.
      */
     String firstRegion() {
-        return regions.stream().flatMap(r -> Arrays.stream(r.split(","))).map(String::strip).filter(r -> !r.isEmpty())
-                .findFirst().orElse(null);
+        return regions.stream()
+                .flatMap(r -> Arrays.stream(r.split(",")))
+                .map(String::strip)
+                .filter(r -> !r.isEmpty())
+                .findFirst()
+                .orElse(null);
     }
 
     void into(ScanRequest req) {
@@ -73,7 +106,10 @@ final class AwsOptions {
         req.awsEndpoint = awsEndpoint;
     }
 
-    /** The accounts this run reads: each --profile and --role-arn (repeatable), else the default credentials. */
+    /**
+     * The accounts this run reads: each --profile and --role-arn (repeatable), else the default
+     * credentials.
+     */
     List<FleetScan.Spec> targets() {
         List<FleetScan.Spec> out = new ArrayList<>();
         if (!aws) {
@@ -84,9 +120,14 @@ final class AwsOptions {
         }
         for (String arn : new LinkedHashSet<>(roleArns)) {
             if (!arn.strip().matches("arn:aws[a-z-]*:iam::\\d{12}:role/.+")) {
-                throw new InputException("--role-arn " + arn + ": not an IAM role ARN (arn:aws:iam::123456789012:role/NAME)");
+                throw new InputException(
+                        "--role-arn "
+                                + arn
+                                + ": not an IAM role ARN (arn:aws:iam::123456789012:role/NAME)");
             }
-            out.add(new FleetScan.Spec(false, null, null, arn.strip(), arn.strip().split(":")[4], false));
+            out.add(
+                    new FleetScan.Spec(
+                            false, null, null, arn.strip(), arn.strip().split(":")[4], false));
         }
         if (profiles.isEmpty() && roleArns.isEmpty()) {
             out.add(new FleetScan.Spec(false, null, null, null, "default", false));

@@ -7,38 +7,41 @@ import dev.deja.source.Inputs;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * Where {@code --baseline} reads the previous report from: a file, or (in the build that has the Kubernetes
- * source) {@code configmap:NAMESPACE/NAME}.
+ * Where {@code --baseline} reads the previous report from: a file, or (in the build that has the
+ * Kubernetes source) {@code configmap:NAMESPACE/NAME}.
  *
- * <p>Extension point: {@code configmap:NS/NAME} is served by a class named {@value #CONFIGMAP_SOURCE} implementing
- * {@link dev.deja.report.BaselineSource}, with a public constructor {@code (String namespace, String name, ScanRequest request)}
- * (the request carries --kubeconfig/--context). It is loaded by name, so this class never touches Fabric8.
+ * <p>Extension point: {@code configmap:NS/NAME} is served by a class named {@value
+ * #CONFIGMAP_SOURCE} implementing {@link dev.deja.report.BaselineSource}, with a public constructor
+ * {@code (String namespace, String name, ScanRequest request)} (the request carries
+ * --kubeconfig/--context). It is loaded by name, so this class never touches Fabric8.
  */
 public final class BaselineSources {
     static final String CONFIGMAP_SOURCE = "dev.deja.kube.ConfigMapBaselineSource";
 
-    private BaselineSources() {
-    }
+    private BaselineSources() {}
 
     public static BaselineSource open(String spec, ScanRequest request) {
         if (spec.startsWith("configmap:")) {
             String ref = spec.substring("configmap:".length());
             int slash = ref.indexOf('/');
             if (slash <= 0 || slash == ref.length() - 1 || ref.indexOf('/', slash + 1) >= 0) {
-                throw new InputException("--baseline " + spec + ": expected configmap:NAMESPACE/NAME");
+                throw new InputException(
+                        "--baseline " + spec + ": expected configmap:NAMESPACE/NAME");
             }
             try {
-                return (BaselineSource) Class.forName(CONFIGMAP_SOURCE)
-                        .getConstructor(String.class, String.class, ScanRequest.class)
-                        .newInstance(ref.substring(0, slash), ref.substring(slash + 1), request);
+                return (BaselineSource)
+                        Class.forName(CONFIGMAP_SOURCE)
+                                .getConstructor(String.class, String.class, ScanRequest.class)
+                                .newInstance(
+                                        ref.substring(0, slash), ref.substring(slash + 1), request);
             } catch (ClassNotFoundException e) {
-                throw new InputException("--baseline " + spec + ": this build of deja cannot read ConfigMaps");
+                throw new InputException(
+                        "--baseline " + spec + ": this build of deja cannot read ConfigMaps");
             } catch (ReflectiveOperationException e) {
                 Throwable c = e.getCause() != null ? e.getCause() : e;
                 if (c instanceof RuntimeException re) {
@@ -50,16 +53,25 @@ public final class BaselineSources {
         return new FileSource(Path.of(spec));
     }
 
-    /** Reads the baseline; a missing one is absent (with a warning), a malformed one is an input error. */
+    /**
+     * Reads the baseline; a missing one is absent (with a warning), a malformed one is an input
+     * error.
+     */
     public static Baseline load(BaselineSource source, PrintWriter err) {
         Optional<String> text;
         try {
             text = source.read();
         } catch (IOException e) {
-            throw new InputException(source.describe() + ": cannot read baseline: " + e.getMessage());
+            throw new InputException(
+                    source.describe() + ": cannot read baseline: " + e.getMessage());
         }
         if (text.isEmpty()) {
-            err.println("deja: baseline " + source.describe() + " " + source.absence() + ": every finding counts as new");
+            err.println(
+                    "deja: baseline "
+                            + source.describe()
+                            + " "
+                            + source.absence()
+                            + ": every finding counts as new");
             return Baseline.absent(source.describe());
         }
         return Baseline.parse(text.get(), source.describe());

@@ -8,23 +8,29 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /** {@code deja cases}: the incident cases behind the rules. */
-@Command(name = "cases", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(
+        name = "cases",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
         description = "List the incident cases the rules come from.")
 public final class CasesCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
-    @CommandLine.Option(names = "--format", defaultValue = "text", paramLabel = "text|json",
-            description = "Output format (default: ${DEFAULT-VALUE}); json: an array, like 'deja rules --format json'")
+    @CommandLine.Option(
+            names = "--format",
+            defaultValue = "text",
+            paramLabel = "text|json",
+            description =
+                    "Output format (default: ${DEFAULT-VALUE}); json: an array, like 'deja rules --format json'")
     String format;
 
     @Override
@@ -57,8 +63,15 @@ public final class CasesCommand implements Callable<Integer> {
         int ow = catalog.cases().stream().mapToInt(c -> c.organisation().length()).max().orElse(10);
         for (CaseInfo c : catalog.cases()) {
             int n = catalog.rulesForCase(c.id()).size();
-            out.printf(Locale.ROOT, "%s  %-" + dw + "s  %-" + ow + "s  %s (%d %s)%n", c.id(), c.date(), c.organisation(),
-                    c.title(), n, n == 1 ? "rule" : "rules");
+            out.printf(
+                    Locale.ROOT,
+                    "%s  %-" + dw + "s  %-" + ow + "s  %s (%d %s)%n",
+                    c.id(),
+                    c.date(),
+                    c.organisation(),
+                    c.title(),
+                    n,
+                    n == 1 ? "rule" : "rules");
         }
         out.println("'deja explain <case-id>' tells the story.");
         out.flush();

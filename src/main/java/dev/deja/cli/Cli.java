@@ -12,21 +12,28 @@ import java.util.Map;
 import picocli.CommandLine;
 
 /**
- * Builds the command line with injectable streams, so every command runs in-process in tests exactly as from the
- * shell. User errors become one line on stderr and exit 2; internal errors exit 4 (with a stack trace only under
- * {@code --verbose}).
+ * Builds the command line with injectable streams, so every command runs in-process in tests
+ * exactly as from the shell. User errors become one line on stderr and exit 2; internal errors exit
+ * 4 (with a stack trace only under {@code --verbose}).
  */
 public final class Cli {
-    private Cli() {
-    }
+    private Cli() {}
 
     /** Streams and environment a command runs with. */
-    public record Io(PrintWriter out, PrintWriter err, InputStream in, Map<String, String> env, boolean tty) {
+    public record Io(
+            PrintWriter out,
+            PrintWriter err,
+            InputStream in,
+            Map<String, String> env,
+            boolean tty) {
         public static Io system() {
             // the platform's encoding, as System.out and System.err themselves use on Java 17
-            return new Io(new PrintWriter(System.out, false, Charset.defaultCharset()),
-                    new PrintWriter(System.err, true, Charset.defaultCharset()), System.in,
-                    System.getenv(), System.console() != null && System.getenv("NO_COLOR") == null);
+            return new Io(
+                    new PrintWriter(System.out, false, Charset.defaultCharset()),
+                    new PrintWriter(System.err, true, Charset.defaultCharset()),
+                    System.in,
+                    System.getenv(),
+                    System.console() != null && System.getenv("NO_COLOR") == null);
         }
     }
 
@@ -56,20 +63,24 @@ public final class Cli {
     }
 
     /**
-     * The same streams with stderr passing no control character or escape sequence (a file name, a HAProxy
-     * {@code .notice} or a server's message holding ESC [2J or OSC sequences is shown with '?' in their place):
-     * diagnostics are read on a terminal. Newlines and tabs pass.
+     * The same streams with stderr passing no control character or escape sequence (a file name, a
+     * HAProxy {@code .notice} or a server's message holding ESC [2J or OSC sequences is shown with
+     * '?' in their place): diagnostics are read on a terminal. Newlines and tabs pass.
      */
     static Io printableErr(Io io) {
         PrintWriter err = new PrintWriter(new TextReporter.Printable(io.err(), false), true);
         return new Io(io.out(), err, io.in(), io.env(), io.tty());
     }
 
-    /** One line instead of the JVM's trace: how big the heap was and how to give it more; exit 4. */
+    /**
+     * One line instead of the JVM's trace: how big the heap was and how to give it more; exit 4.
+     */
     static int outOfMemory(PrintWriter err) {
         long max = Runtime.getRuntime().maxMemory();
-        err.println("deja: out of memory (Java heap of " + (max == Long.MAX_VALUE ? "unlimited" : (max >> 20) + " MiB")
-                + "): give it more, e.g. DEJA_JAVA_OPTS=-Xmx4g ./deja scan ... (or java -Xmx4g -jar deja.jar scan ...)");
+        err.println(
+                "deja: out of memory (Java heap of "
+                        + (max == Long.MAX_VALUE ? "unlimited" : (max >> 20) + " MiB")
+                        + "): give it more, e.g. DEJA_JAVA_OPTS=-Xmx4g ./deja scan ... (or java -Xmx4g -jar deja.jar scan ...)");
         err.flush();
         return ExitCodes.INTERNAL;
     }
@@ -84,19 +95,21 @@ public final class Cli {
     }
 
     /**
-     * The command line for these arguments. Start-up is part of the product, and picocli's reflection over a
-     * command's options is most of it: when the first argument names a subcommand only that one is built; usage,
-     * --help and errors get them all.
+     * The command line for these arguments. Start-up is part of the product, and picocli's
+     * reflection over a command's options is most of it: when the first argument names a subcommand
+     * only that one is built; usage, --help and errors get them all.
      */
     public static CommandLine commandLine(Io io, String... args) {
         Factory factory = new Factory(io);
         CommandLine cmd = new CommandLine(new DejaCommand(), factory);
         Class<?> only = args.length > 0 ? SUBCOMMANDS.get(args[0]) : null;
-        boolean versionOnly = args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"));
+        boolean versionOnly =
+                args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"));
         for (Map.Entry<String, Class<?>> e : SUBCOMMANDS.entrySet()) {
             if (!versionOnly && (only == null || only == e.getValue())) {
                 try {
-                    cmd.addSubcommand(e.getKey(), new CommandLine(factory.create(e.getValue()), factory));
+                    cmd.addSubcommand(
+                            e.getKey(), new CommandLine(factory.create(e.getValue()), factory));
                 } catch (Exception ex) {
                     throw new IllegalStateException("cannot create command " + e.getKey(), ex);
                 }
@@ -105,15 +118,20 @@ public final class Cli {
         cmd.setOut(io.out());
         cmd.setErr(io.err());
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
-        // deja --help and deja scan --help: the scan's codes; rules, cases and explain: their own (they never scan)
-        apply(cmd, "%nExit codes (deja scan; the other commands exit 0, 2 or 4):%n", codes(ExitCodes.LIST));
+        // deja --help and deja scan --help: the scan's codes; rules, cases and explain: their own
+        // (they never scan)
+        apply(
+                cmd,
+                "%nExit codes (deja scan; the other commands exit 0, 2 or 4):%n",
+                codes(ExitCodes.LIST));
         for (Map.Entry<String, CommandLine> sub : cmd.getSubcommands().entrySet()) {
-            String[] list = switch (sub.getKey()) {
-                case "scan" -> ExitCodes.LIST;
-                case "report" -> ExitCodes.LIST_REPORT;
-                case "rules", "cases", "explain" -> ExitCodes.LIST_CATALOG;
-                default -> null; // a command that declares its own (prove)
-            };
+            String[] list =
+                    switch (sub.getKey()) {
+                        case "scan" -> ExitCodes.LIST;
+                        case "report" -> ExitCodes.LIST_REPORT;
+                        case "rules", "cases", "explain" -> ExitCodes.LIST_CATALOG;
+                        default -> null; // a command that declares its own (prove)
+                    };
             if (list != null) {
                 apply(sub.getValue(), "%nExit codes:%n", codes(list));
             }
@@ -125,51 +143,88 @@ public final class Cli {
                 apply(merge, "%nExit codes:%n", codes(ExitCodes.LIST_MERGE));
             }
         }
-        cmd.setParameterExceptionHandler((ex, badArgs) -> {
-            CommandLine c = ex.getCommandLine();
-            if (c == cmd && ex instanceof CommandLine.UnmatchedArgumentException && badArgs.length > 0
-                    && !badArgs[0].startsWith("-") && !SUBCOMMANDS.containsKey(badArgs[0])) {
-                c.getErr().println("deja: unknown command '" + badArgs[0] + "' (expected "
-                        + String.join(", ", SUBCOMMANDS.keySet()).replaceFirst(", (\\w+)$", " or $1") + ")");
-            } else if (ex.getArgSpec() != null && ex.getArgSpec().isOption() && ex.getMessage() != null
-                    && ex.getMessage().contains("should be in KEY=VALUE format but was ")) {
-                // picocli says "Value for option option '--env' (KEY=VALUE) should be in KEY=VALUE format but was PORT"
-                String name = ((CommandLine.Model.OptionSpec) ex.getArgSpec()).longestName();
-                String bad = ex.getMessage().substring(ex.getMessage().lastIndexOf(" but was ") + 9);
-                c.getErr().println("deja: " + name + " " + bad + ": expected KEY=VALUE, e.g. " + name + " PORT=8080");
-            } else {
-                c.getErr().println("deja: " + ex.getMessage());
-            }
-            c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage.");
-            return ExitCodes.USAGE;
-        });
-        cmd.setExecutionExceptionHandler((ex, c, parsed) -> {
-            PrintWriter err = c.getErr();
-            if (ex instanceof InputException) {
-                err.println("deja: " + ex.getMessage());
-                return ExitCodes.USAGE;
-            }
-            if (outOfMemory(ex)) { // thrown on a worker thread and wrapped on its way here
-                return outOfMemory(err);
-            }
-            if (ex instanceof InvalidPathException bad) {
-                // a file name this JVM cannot turn into a path: under LC_ALL=C (or POSIX) Java 17 reads names as
-                // ASCII, so "dé.cfg" given or found in a folder is not a path it can open
-                err.println("deja: " + bad.getInput() + ": a file name the JVM cannot read in the locale's character set "
-                        + System.getProperty("sun.jnu.encoding", "?") + " (run with a UTF-8 locale, e.g. LC_ALL=C.UTF-8;"
-                        + " the ./deja launcher does so when the locale is C or POSIX)");
-                return ExitCodes.USAGE;
-            }
-            if (ex instanceof CatalogException) {
-                err.println("deja: internal error: " + ex.getMessage());
-                return ExitCodes.INTERNAL;
-            }
-            err.println("deja: internal error: " + ex + " (run with --verbose for details; please report it)");
-            if (verbose(parsed)) {
-                ex.printStackTrace(err);
-            }
-            return ExitCodes.INTERNAL;
-        });
+        cmd.setParameterExceptionHandler(
+                (ex, badArgs) -> {
+                    CommandLine c = ex.getCommandLine();
+                    if (c == cmd
+                            && ex instanceof CommandLine.UnmatchedArgumentException
+                            && badArgs.length > 0
+                            && !badArgs[0].startsWith("-")
+                            && !SUBCOMMANDS.containsKey(badArgs[0])) {
+                        c.getErr()
+                                .println(
+                                        "deja: unknown command '"
+                                                + badArgs[0]
+                                                + "' (expected "
+                                                + String.join(", ", SUBCOMMANDS.keySet())
+                                                        .replaceFirst(", (\\w+)$", " or $1")
+                                                + ")");
+                    } else if (ex.getArgSpec() != null
+                            && ex.getArgSpec().isOption()
+                            && ex.getMessage() != null
+                            && ex.getMessage().contains("should be in KEY=VALUE format but was ")) {
+                        // picocli says "Value for option option '--env' (KEY=VALUE) should be in
+                        // KEY=VALUE format but was PORT"
+                        String name =
+                                ((CommandLine.Model.OptionSpec) ex.getArgSpec()).longestName();
+                        String bad =
+                                ex.getMessage()
+                                        .substring(ex.getMessage().lastIndexOf(" but was ") + 9);
+                        c.getErr()
+                                .println(
+                                        "deja: "
+                                                + name
+                                                + " "
+                                                + bad
+                                                + ": expected KEY=VALUE, e.g. "
+                                                + name
+                                                + " PORT=8080");
+                    } else {
+                        c.getErr().println("deja: " + ex.getMessage());
+                    }
+                    c.getErr()
+                            .println(
+                                    "Try '"
+                                            + c.getCommandSpec().qualifiedName()
+                                            + " --help' for usage.");
+                    return ExitCodes.USAGE;
+                });
+        cmd.setExecutionExceptionHandler(
+                (ex, c, parsed) -> {
+                    PrintWriter err = c.getErr();
+                    if (ex instanceof InputException) {
+                        err.println("deja: " + ex.getMessage());
+                        return ExitCodes.USAGE;
+                    }
+                    if (outOfMemory(ex)) { // thrown on a worker thread and wrapped on its way here
+                        return outOfMemory(err);
+                    }
+                    if (ex instanceof InvalidPathException bad) {
+                        // a file name this JVM cannot turn into a path: under LC_ALL=C (or POSIX)
+                        // Java 17 reads names as
+                        // ASCII, so "dé.cfg" given or found in a folder is not a path it can open
+                        err.println(
+                                "deja: "
+                                        + bad.getInput()
+                                        + ": a file name the JVM cannot read in the locale's character set "
+                                        + System.getProperty("sun.jnu.encoding", "?")
+                                        + " (run with a UTF-8 locale, e.g. LC_ALL=C.UTF-8;"
+                                        + " the ./deja launcher does so when the locale is C or POSIX)");
+                        return ExitCodes.USAGE;
+                    }
+                    if (ex instanceof CatalogException) {
+                        err.println("deja: internal error: " + ex.getMessage());
+                        return ExitCodes.INTERNAL;
+                    }
+                    err.println(
+                            "deja: internal error: "
+                                    + ex
+                                    + " (run with --verbose for details; please report it)");
+                    if (verbose(parsed)) {
+                        ex.printStackTrace(err);
+                    }
+                    return ExitCodes.INTERNAL;
+                });
         return cmd;
     }
 

@@ -11,7 +11,6 @@ import dev.deja.report.Reporters;
 import dev.deja.source.Inputs;
 import java.io.IOException;
 import java.io.StringReader;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,10 +34,10 @@ import org.yaml.snakeyaml.nodes.Tag;
 import picocli.CommandLine;
 
 /**
- * {@code deja scan --config deja.yaml}: the options of a scan in a file (what a CronJob mounts from a ConfigMap).
- * Every key is checked: an unknown key, a wrong type or an unknown rule is an error naming file:line. Relative
- * paths are resolved against the file's folder. Command-line options override the file (a list given on the
- * command line replaces the file's list). The layout:
+ * {@code deja scan --config deja.yaml}: the options of a scan in a file (what a CronJob mounts from
+ * a ConfigMap). Every key is checked: an unknown key, a wrong type or an unknown rule is an error
+ * naming file:line. Relative paths are resolved against the file's folder. Command-line options
+ * override the file (a list given on the command line replaces the file's list). The layout:
  *
  * <pre>
  * sources:
@@ -73,31 +72,55 @@ import picocli.CommandLine;
  */
 public final class ConfigFile {
     /**
-     * Options of the file set by another option given on the command line: {@code --all-contexts} replaces the file's
-     * contexts (and {@code --context} its allContexts), {@code --all-namespaces} its namespaces.
+     * Options of the file set by another option given on the command line: {@code --all-contexts}
+     * replaces the file's contexts (and {@code --context} its allContexts), {@code
+     * --all-namespaces} its namespaces.
      */
-    static final List<Set<String>> SAME_SETTING = List.of(Set.of("--context", "--all-contexts"),
-            Set.of("--namespace", "--all-namespaces"));
+    static final List<Set<String>> SAME_SETTING =
+            List.of(
+                    Set.of("--context", "--all-contexts"),
+                    Set.of("--namespace", "--all-namespaces"));
 
     final String display;
     final Path dir;
+
     /**
-     * The file's option values by the scan's long option name, as they would be typed on the command line (paths
-     * resolved against the file's folder); what {@link #defaults} gives picocli. Only what the file sets.
+     * The file's option values by the scan's long option name, as they would be typed on the
+     * command line (paths resolved against the file's folder); what {@link #defaults} gives
+     * picocli. Only what the file sets.
      */
     private final Map<String, List<String>> options = new LinkedHashMap<>();
-    /** The line of the key that first set each option of {@link #options} (for errors found after parsing). */
+
+    /**
+     * The line of the key that first set each option of {@link #options} (for errors found after
+     * parsing).
+     */
     private final Map<String, Integer> lines = new LinkedHashMap<>();
+
     /** The node being read, whose line {@link #put} and {@link #add} record. */
     private Node at;
-    /** Positional paths (sources.paths, sources.haproxy.paths): used when the command line gives none. */
+
+    /**
+     * Positional paths (sources.paths, sources.haproxy.paths): used when the command line gives
+     * none.
+     */
     final List<String> paths = new ArrayList<>();
+
     final List<String> haproxyConfigMaps = new ArrayList<>();
-    /** sources.haproxy.env: --env entries given on the command line are added to these (the command line wins per key). */
+
+    /**
+     * sources.haproxy.env: --env entries given on the command line are added to these (the command
+     * line wins per key).
+     */
     final Map<String, String> env = new LinkedHashMap<>();
+
     final Map<String, Severity> severityOverrides = new LinkedHashMap<>();
-    /** Rule parameters set in the file, keyed as {@link dev.deja.engine.RuleContext#parameterKey}. */
+
+    /**
+     * Rule parameters set in the file, keyed as {@link dev.deja.engine.RuleContext#parameterKey}.
+     */
     final Map<String, String> ruleParameters = new LinkedHashMap<>();
+
     Suppressions suppressions = Suppressions.NONE;
 
     private ConfigFile(String display, Path dir) {
@@ -105,7 +128,10 @@ public final class ConfigFile {
         this.dir = dir;
     }
 
-    /** The values the file gives the option {@code name} (its longest name, e.g. --fail-on), or null. */
+    /**
+     * The values the file gives the option {@code name} (its longest name, e.g. --fail-on), or
+     * null.
+     */
     List<String> option(String name) {
         return options.get(name);
     }
@@ -116,18 +142,21 @@ public final class ConfigFile {
     }
 
     /**
-     * The file as picocli's defaults: an option the command line does not give takes the file's value, converted and
-     * validated like a typed one; the built-in default otherwise. {@code given} tells the options the command line
-     * gives (see {@link #SAME_SETTING}). A list is handed to picocli joined by the option's split regex, which must be
-     * a literal ("," or NUL, that no argument can hold).
+     * The file as picocli's defaults: an option the command line does not give takes the file's
+     * value, converted and validated like a typed one; the built-in default otherwise. {@code
+     * given} tells the options the command line gives (see {@link #SAME_SETTING}). A list is handed
+     * to picocli joined by the option's split regex, which must be a literal ("," or NUL, that no
+     * argument can hold).
      */
     CommandLine.IDefaultValueProvider defaults(Predicate<String> given) {
         return arg -> {
-            if (!(arg instanceof CommandLine.Model.OptionSpec o) || !options.containsKey(o.longestName())) {
+            if (!(arg instanceof CommandLine.Model.OptionSpec o)
+                    || !options.containsKey(o.longestName())) {
                 return null;
             }
             if (given.test(o.longestName())) {
-                return null; // given: picocli flips a boolean flag's default, so the file's value must not be it
+                return null; // given: picocli flips a boolean flag's default, so the file's value
+                // must not be it
             }
             for (Set<String> same : SAME_SETTING) {
                 if (same.contains(o.longestName()) && same.stream().anyMatch(given)) {
@@ -163,7 +192,10 @@ public final class ConfigFile {
         }
     }
 
-    /** A list option: {@code values} appended to what an earlier key gave it (context, then contexts). */
+    /**
+     * A list option: {@code values} appended to what an earlier key gave it (context, then
+     * contexts).
+     */
     private void add(String option, List<String> values) {
         options.computeIfAbsent(option, k -> new ArrayList<>()).addAll(values);
         line(option);
@@ -176,13 +208,15 @@ public final class ConfigFile {
     }
 
     /**
-     * An error about an option's value found after parsing (a time that is not one, an option only valid with
-     * another): when the option came from this file, not the command line, the same message prefixed with this file's
-     * {@code file:line}, as every other error of the file; {@code e} as it is otherwise.
+     * An error about an option's value found after parsing (a time that is not one, an option only
+     * valid with another): when the option came from this file, not the command line, the same
+     * message prefixed with this file's {@code file:line}, as every other error of the file; {@code
+     * e} as it is otherwise.
      */
     InputException locate(InputException e, Predicate<String> given) {
-        Matcher m = Pattern.compile("^(--[a-z0-9-]+)").matcher(
-                e.getMessage() == null ? "" : e.getMessage());
+        Matcher m =
+                Pattern.compile("^(--[a-z0-9-]+)")
+                        .matcher(e.getMessage() == null ? "" : e.getMessage());
         if (!m.find() || given.test(m.group(1)) || !lines.containsKey(m.group(1))) {
             return e;
         }
@@ -198,8 +232,10 @@ public final class ConfigFile {
         } catch (IOException e) {
             throw new InputException(file + ": cannot read config file: " + e.getMessage());
         }
-        // the config's folder as the user named it (relative stays relative): 'paths: [haproxy/]' in ./deja.yaml gives
-        // findings on haproxy/edge.cfg, as if typed on the command line, not /home/.../haproxy/edge.cfg (SARIF keeps
+        // the config's folder as the user named it (relative stays relative): 'paths: [haproxy/]'
+        // in ./deja.yaml gives
+        // findings on haproxy/edge.cfg, as if typed on the command line, not
+        // /home/.../haproxy/edge.cfg (SARIF keeps
         // relative URIs, which code scanning resolves against the checkout)
         Path parent = file.getParent();
         return parse(text, file.toString(), parent == null ? Path.of("") : parent, catalog);
@@ -215,20 +251,42 @@ public final class ConfigFile {
             o.setCodePointLimit(1 << 20);
             root = new Yaml(o).compose(new StringReader(text));
         } catch (MarkedYAMLException e) {
-            int line = e.getProblemMark() != null ? e.getProblemMark().getLine() + 1
-                    : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
-            throw new InputException(display + (line > 0 ? ":" + line : "") + ": not valid YAML: "
-                    + (e.getProblem() != null ? e.getProblem() : e.getContext()));
+            int line =
+                    e.getProblemMark() != null
+                            ? e.getProblemMark().getLine() + 1
+                            : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
+            throw new InputException(
+                    display
+                            + (line > 0 ? ":" + line : "")
+                            + ": not valid YAML: "
+                            + (e.getProblem() != null ? e.getProblem() : e.getContext()));
         } catch (RuntimeException e) {
             String msg = e.getMessage() == null ? e.toString() : e.getMessage();
-            throw new InputException(display + ": not valid YAML: " + String.join(" ", msg.lines().limit(3).map(String::strip).toList()));
+            throw new InputException(
+                    display
+                            + ": not valid YAML: "
+                            + String.join(" ", msg.lines().limit(3).map(String::strip).toList()));
         }
         ConfigFile c = new ConfigFile(display, dir);
         if (root == null) {
             return c;
         }
-        Map<String, Node> top = c.map(root, "the top level", "sources", "rules", "failOn", "allowPartial",
-                "suppressions", "ignoreFile", "outputs", "baseline", "reportConfigMap", "notify", "pushgateway", "snapshotOut");
+        Map<String, Node> top =
+                c.map(
+                        root,
+                        "the top level",
+                        "sources",
+                        "rules",
+                        "failOn",
+                        "allowPartial",
+                        "suppressions",
+                        "ignoreFile",
+                        "outputs",
+                        "baseline",
+                        "reportConfigMap",
+                        "notify",
+                        "pushgateway",
+                        "snapshotOut");
         if (top.containsKey("sources")) {
             c.sources(top.get("sources"));
         }
@@ -252,15 +310,22 @@ public final class ConfigFile {
                     throw c.error(m.get("format"), e.getMessage());
                 }
                 String p = c.required(m, "path", item);
-                outputs.add(fmt + "=" + (p.equals("-") || ReportStore.S3Uri.is(p) ? p
-                        : dir.resolve(p).normalize()));
+                outputs.add(
+                        fmt
+                                + "="
+                                + (p.equals("-") || ReportStore.S3Uri.is(p)
+                                        ? p
+                                        : dir.resolve(p).normalize()));
             }
             c.at = top.get("outputs");
             c.add("--output", outputs);
         }
         String baseline = c.str(top.get("baseline"));
-        c.put("--baseline", baseline == null || baseline.startsWith("configmap:") ? baseline
-                : dir.resolve(baseline).normalize().toString());
+        c.put(
+                "--baseline",
+                baseline == null || baseline.startsWith("configmap:")
+                        ? baseline
+                        : dir.resolve(baseline).normalize().toString());
         Node rcm = top.get("reportConfigMap");
         if (rcm != null) {
             c.at = rcm;
@@ -277,7 +342,8 @@ public final class ConfigFile {
     }
 
     private void sources(Node n) {
-        Map<String, Node> s = map(n, "sources", "paths", "haproxy", "helm", "cluster", "aws", "prometheus");
+        Map<String, Node> s =
+                map(n, "sources", "paths", "haproxy", "helm", "cluster", "aws", "prometheus");
         for (String p : strings(s.get("paths"))) {
             paths.add(resolve(p));
         }
@@ -289,20 +355,33 @@ public final class ConfigFile {
             if (h.containsKey("set")) {
                 Node setNode = h.get("set");
                 if (!(setNode instanceof MappingNode sm)) {
-                    throw error(setNode, "sources.helm.set must be a mapping of KEY: VALUE (as helm --set KEY=VALUE)");
+                    throw error(
+                            setNode,
+                            "sources.helm.set must be a mapping of KEY: VALUE (as helm --set KEY=VALUE)");
                 }
                 at = setNode;
-                add("--helm-set", sm.getValue().stream()
-                        .map(t -> scalar(t.getKeyNode()) + "=" + scalar(t.getValueNode())).toList());
+                add(
+                        "--helm-set",
+                        sm.getValue().stream()
+                                .map(t -> scalar(t.getKeyNode()) + "=" + scalar(t.getValueNode()))
+                                .toList());
             }
         }
         if (s.containsKey("haproxy")) {
-            Map<String, Node> h = map(s.get("haproxy"), "sources.haproxy", "paths", "configMaps", "version", "env",
-                    "assumeClientRps");
+            Map<String, Node> h =
+                    map(
+                            s.get("haproxy"),
+                            "sources.haproxy",
+                            "paths",
+                            "configMaps",
+                            "version",
+                            "env",
+                            "assumeClientRps");
             for (String p : strings(h.get("paths"))) {
                 paths.add(resolve(p));
             }
-            for (Node cm : h.containsKey("configMaps") ? seq(h.get("configMaps")) : List.<Node>of()) {
+            for (Node cm :
+                    h.containsKey("configMaps") ? seq(h.get("configMaps")) : List.<Node>of()) {
                 String v = scalar(cm);
                 if (!v.matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
                     throw error(cm, "ConfigMap '" + v + "' is not NAMESPACE/NAME");
@@ -325,9 +404,21 @@ public final class ConfigFile {
             }
         }
         if (s.containsKey("cluster")) {
-            Map<String, Node> k = map(s.get("cluster"), "sources.cluster", "enabled", "kubeconfig", "context",
-                    "contexts", "allContexts", "name", "namespaces", "selector", "annotationSuppressions", "liveMetrics",
-                    "liveMetricsTimeout");
+            Map<String, Node> k =
+                    map(
+                            s.get("cluster"),
+                            "sources.cluster",
+                            "enabled",
+                            "kubeconfig",
+                            "context",
+                            "contexts",
+                            "allContexts",
+                            "name",
+                            "namespaces",
+                            "selector",
+                            "annotationSuppressions",
+                            "liveMetrics",
+                            "liveMetricsTimeout");
             at = s.get("cluster");
             Boolean enabled = bool(k.get("enabled"));
             put("--cluster", enabled == null ? Boolean.TRUE : enabled);
@@ -350,8 +441,17 @@ public final class ConfigFile {
             put("--live-metrics-timeout", str(k.get("liveMetricsTimeout")));
         }
         if (s.containsKey("aws")) {
-            Map<String, Node> a = map(s.get("aws"), "sources.aws", "enabled", "profile", "profiles", "roleArns",
-                    "externalId", "regions", "endpoint");
+            Map<String, Node> a =
+                    map(
+                            s.get("aws"),
+                            "sources.aws",
+                            "enabled",
+                            "profile",
+                            "profiles",
+                            "roleArns",
+                            "externalId",
+                            "regions",
+                            "endpoint");
             at = s.get("aws");
             Boolean enabled = bool(a.get("enabled"));
             put("--aws", enabled == null ? Boolean.TRUE : enabled);
@@ -371,10 +471,19 @@ public final class ConfigFile {
             put("--aws-endpoint", str(a.get("endpoint")));
         }
         if (s.containsKey("prometheus")) {
-            Map<String, Node> p = map(s.get("prometheus"), "sources.prometheus", "url", "window", "bearerTokenFile",
-                    "basicAuthFile", "caFile");
+            Map<String, Node> p =
+                    map(
+                            s.get("prometheus"),
+                            "sources.prometheus",
+                            "url",
+                            "window",
+                            "bearerTokenFile",
+                            "basicAuthFile",
+                            "caFile");
             if (!p.containsKey("url")) {
-                throw error(s.get("prometheus"), "sources.prometheus needs url (the Prometheus-compatible API)");
+                throw error(
+                        s.get("prometheus"),
+                        "sources.prometheus needs url (the Prometheus-compatible API)");
             }
             put("--prometheus", str(p.get("url")));
             put("--window", str(p.get("window")));
@@ -388,7 +497,8 @@ public final class ConfigFile {
         if (!(n instanceof MappingNode rm)) {
             throw error(n, "rules must be a mapping");
         }
-        // besides the keys below, a rule id with its parameters: {k8s-lb-probe-fails-fast: {minWindowSeconds: 45}}
+        // besides the keys below, a rule id with its parameters: {k8s-lb-probe-fails-fast:
+        // {minWindowSeconds: 45}}
         List<String> keys = List.of("enabled", "disabled", "severity", "minSeverity");
         List<NodeTuple> plain = new ArrayList<>();
         for (NodeTuple t : rm.getValue()) {
@@ -398,12 +508,23 @@ public final class ConfigFile {
             } else if (catalog.rule(key).isPresent()) {
                 parameters(catalog.rule(key).get(), t.getValueNode());
             } else {
-                throw error(t.getKeyNode(), "unknown rule or key '" + key + "' in rules (expected "
-                        + String.join(", ", keys) + ", or a rule id with its parameters; see 'deja rules')");
+                throw error(
+                        t.getKeyNode(),
+                        "unknown rule or key '"
+                                + key
+                                + "' in rules (expected "
+                                + String.join(", ", keys)
+                                + ", or a rule id with its parameters; see 'deja rules')");
             }
         }
-        Map<String, Node> r = map(new MappingNode(rm.getTag(), plain, rm.getFlowStyle()), "rules", "enabled",
-                "disabled", "severity", "minSeverity");
+        Map<String, Node> r =
+                map(
+                        new MappingNode(rm.getTag(), plain, rm.getFlowStyle()),
+                        "rules",
+                        "enabled",
+                        "disabled",
+                        "severity",
+                        "minSeverity");
         if (r.containsKey("enabled")) {
             add("--rules", ruleIds(r.get("enabled"), catalog));
         }
@@ -427,9 +548,10 @@ public final class ConfigFile {
     }
 
     /**
-     * Parses {@code cl}'s arguments again with this file as picocli's defaults (precedence: command line, this file,
-     * built-in defaults; a list on the command line replaces the file's), then what is not an option value: the
-     * file's paths when the command line gives none, its env under --env (the command line wins per key).
+     * Parses {@code cl}'s arguments again with this file as picocli's defaults (precedence: command
+     * line, this file, built-in defaults; a list on the command line replaces the file's), then
+     * what is not an option value: the file's paths when the command line gives none, its env under
+     * --env (the command line wins per key).
      */
     void applyTo(ScanCommand cmd, CommandLine cl) {
         CommandLine.ParseResult given = cl.getParseResult();
@@ -439,8 +561,12 @@ public final class ConfigFile {
         } catch (CommandLine.ParameterException e) {
             throw new InputException(display + ": " + e.getMessage());
         }
-        if (given.hasMatchedOption("--cluster") && !cmd.kube.cluster && !given.hasMatchedOption("--all-contexts")) {
-            cmd.kube.allContexts = false; // --no-cluster: the file's allContexts (which implies --cluster) is unused
+        if (given.hasMatchedOption("--cluster")
+                && !cmd.kube.cluster
+                && !given.hasMatchedOption("--all-contexts")) {
+            cmd.kube.allContexts =
+                    false; // --no-cluster: the file's allContexts (which implies --cluster) is
+            // unused
         }
         if (cmd.paths.isEmpty()) {
             cmd.paths.addAll(paths);
@@ -449,8 +575,10 @@ public final class ConfigFile {
         mergedEnv.putAll(cmd.files.env);
         cmd.files.env = mergedEnv;
         if (!haproxyConfigMaps.isEmpty() && !cmd.kube.cluster) {
-            throw new InputException(display + ": sources.haproxy.configMaps are read from the cluster: enable"
-                    + " sources.cluster (or give --cluster)");
+            throw new InputException(
+                    display
+                            + ": sources.haproxy.configMaps are read from the cluster: enable"
+                            + " sources.cluster (or give --cluster)");
         }
     }
 
@@ -465,7 +593,15 @@ public final class ConfigFile {
         for (NodeTuple t : m.getValue()) {
             String key = scalar(t.getKeyNode());
             if (!ok.contains(key)) {
-                throw error(t.getKeyNode(), "unknown key '" + key + "' in " + what + " (expected " + String.join(", ", ok) + ")");
+                throw error(
+                        t.getKeyNode(),
+                        "unknown key '"
+                                + key
+                                + "' in "
+                                + what
+                                + " (expected "
+                                + String.join(", ", ok)
+                                + ")");
             }
             if (out.put(key, t.getValueNode()) != null) {
                 throw error(t.getKeyNode(), "duplicate key '" + key + "' in " + what);
@@ -499,12 +635,16 @@ public final class ConfigFile {
 
     private String scalar(Node n) {
         if (!(n instanceof ScalarNode s)) {
-            throw error(n, "expected a plain value, not a " + (n instanceof MappingNode ? "mapping" : "list"));
+            throw error(
+                    n,
+                    "expected a plain value, not a "
+                            + (n instanceof MappingNode ? "mapping" : "list"));
         }
         if (s.getTag().equals(Tag.NULL)) {
             throw error(n, "value is empty");
         }
-        if (s.getValue().indexOf('\0') >= 0) { // no path or name holds one; lists reach picocli joined by it
+        if (s.getValue().indexOf('\0')
+                >= 0) { // no path or name holds one; lists reach picocli joined by it
             throw error(n, "value holds a NUL character (\\0)");
         }
         return s.getValue();
@@ -580,19 +720,48 @@ public final class ConfigFile {
         return p.equals("-") ? p : dir.resolve(p).normalize().toString();
     }
 
-    /** {@code RULE-ID: {NAME: NUMBER}}: each name a parameter of the rule's YAML, each value a number of its kind. */
+    /**
+     * {@code RULE-ID: {NAME: NUMBER}}: each name a parameter of the rule's YAML, each value a
+     * number of its kind.
+     */
     private void parameters(RuleMetadata rule, Node value) {
         if (!(value instanceof MappingNode m)) {
-            throw error(value, "rules." + rule.id() + " must be a mapping of PARAMETER: VALUE" + parameterList(rule));
+            throw error(
+                    value,
+                    "rules."
+                            + rule.id()
+                            + " must be a mapping of PARAMETER: VALUE"
+                            + parameterList(rule));
         }
         for (NodeTuple t : m.getValue()) {
             String name = scalar(t.getKeyNode());
-            RuleMetadata.Parameter p = rule.parameter(name).orElseThrow(() -> error(t.getKeyNode(),
-                    "rule " + rule.id() + " has no parameter '" + name + "'" + parameterList(rule)));
+            RuleMetadata.Parameter p =
+                    rule.parameter(name)
+                            .orElseThrow(
+                                    () ->
+                                            error(
+                                                    t.getKeyNode(),
+                                                    "rule "
+                                                            + rule.id()
+                                                            + " has no parameter '"
+                                                            + name
+                                                            + "'"
+                                                            + parameterList(rule)));
             String v = scalar(t.getValueNode()).strip();
             if (!v.matches(p.integer() ? "\\d+" : "\\d+(\\.\\d+)?")) {
-                throw error(t.getValueNode(), "rules." + rule.id() + "." + name + ": '" + v + "' is not "
-                        + (p.integer() ? "a whole number" : "a number") + " (default " + p.defaultValue() + ")");
+                throw error(
+                        t.getValueNode(),
+                        "rules."
+                                + rule.id()
+                                + "."
+                                + name
+                                + ": '"
+                                + v
+                                + "' is not "
+                                + (p.integer() ? "a whole number" : "a number")
+                                + " (default "
+                                + p.defaultValue()
+                                + ")");
             }
             String key = RuleContext.parameterKey(rule.id(), name);
             if (ruleParameters.put(key, v) != null) {
@@ -602,8 +771,15 @@ public final class ConfigFile {
     }
 
     private static String parameterList(RuleMetadata rule) {
-        return rule.parameters().isEmpty() ? " (it has none)" : " (its parameters: " + String.join(", ",
-                rule.parameters().stream().map(RuleMetadata.Parameter::name).toList()) + ")";
+        return rule.parameters().isEmpty()
+                ? " (it has none)"
+                : " (its parameters: "
+                        + String.join(
+                                ", ",
+                                rule.parameters().stream()
+                                        .map(RuleMetadata.Parameter::name)
+                                        .toList())
+                        + ")";
     }
 
     private List<String> ruleIds(Node n, Catalog catalog) {
@@ -624,6 +800,7 @@ public final class ConfigFile {
     }
 
     private InputException error(Node n, String message) {
-        return new InputException(display + ":" + (n.getStartMark().getLine() + 1) + ": " + message);
+        return new InputException(
+                display + ":" + (n.getStartMark().getLine() + 1) + ": " + message);
     }
 }

@@ -7,15 +7,21 @@ import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Option;
 
-/** {@code deja scan --config deja.yaml}, or the deja.yaml found in the working directory or its repository. */
+/**
+ * {@code deja scan --config deja.yaml}, or the deja.yaml found in the working directory or its
+ * repository.
+ */
 final class ConfigOptions {
     /** The names a config file is found by when --config is not given, in this order. */
     static final List<String> CONFIG_NAMES = List.of(".deja.yaml", "deja.yaml");
 
-    @Option(names = "--config", paramLabel = "FILE",
-            description = "deja.yaml: sources, rules, severity overrides, suppressions, outputs; options given here override"
-                    + " it. Without it, .deja.yaml or deja.yaml is looked for in the working directory, then its parents"
-                    + " up to the repository root")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description =
+                    "deja.yaml: sources, rules, severity overrides, suppressions, outputs; options given here override"
+                            + " it. Without it, .deja.yaml or deja.yaml is looked for in the working directory, then its parents"
+                            + " up to the repository root")
     Path config;
 
     /** The config file in use (given or found), once {@link #load} ran; null when there is none. */
@@ -27,18 +33,23 @@ final class ConfigOptions {
         if (path == null) {
             path = discoverConfig(Path.of("").toAbsolutePath());
             if (path != null) {
-                err.println("deja: using the config file " + path + " (found in "
-                        + (path.getParent() == null ? "the working directory" : "a parent folder")
-                        + "; --config FILE picks another)");
+                err.println(
+                        "deja: using the config file "
+                                + path
+                                + " (found in "
+                                + (path.getParent() == null
+                                        ? "the working directory"
+                                        : "a parent folder")
+                                + "; --config FILE picks another)");
             }
         }
         return path == null ? null : ConfigFile.load(path, catalog);
     }
 
     /**
-     * {@code .deja.yaml} or {@code deja.yaml} in {@code cwd}, else in its parents up to the repository root (the
-     * first folder with a {@code .git}); outside a repository only {@code cwd} is looked at. Relative to {@code cwd}
-     * ("deja.yaml", "../.deja.yaml"), or null.
+     * {@code .deja.yaml} or {@code deja.yaml} in {@code cwd}, else in its parents up to the
+     * repository root (the first folder with a {@code .git}); outside a repository only {@code cwd}
+     * is looked at. Relative to {@code cwd} ("deja.yaml", "../.deja.yaml"), or null.
      */
     static Path discoverConfig(Path cwd) {
         boolean inRepo = false;

@@ -12,15 +12,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * After the report is written: {@code --notify} and {@code --pushgateway}. A failed delivery is one line on stderr;
- * the report is already written and the exit code stays the scan's (alert on a stale
- * {@code deja_last_scan_timestamp_seconds} to notice pushes that stopped).
+ * After the report is written: {@code --notify} and {@code --pushgateway}. A failed delivery is one
+ * line on stderr; the report is already written and the exit code stays the scan's (alert on a
+ * stale {@code deja_last_scan_timestamp_seconds} to notice pushes that stopped).
  */
 final class Deliveries {
-    private Deliveries() {
-    }
+    private Deliveries() {}
 
-    /** The URL of an option, resolving {@code env:VAR} (keeps webhook tokens out of ConfigMaps and shell history). */
+    /**
+     * The URL of an option, resolving {@code env:VAR} (keeps webhook tokens out of ConfigMaps and
+     * shell history).
+     */
     static String url(String value, String option, Map<String, String> env) {
         if (value == null || value.isBlank()) {
             return null;
@@ -30,7 +32,8 @@ final class Deliveries {
             String var = v.substring(4);
             String resolved = env.get(var);
             if (resolved == null || resolved.isBlank()) {
-                throw new InputException(option + " " + v + ": environment variable " + var + " is not set");
+                throw new InputException(
+                        option + " " + v + ": environment variable " + var + " is not set");
             }
             v = resolved.strip();
         }

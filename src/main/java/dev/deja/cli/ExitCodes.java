@@ -46,6 +46,5 @@ public final class ExitCodes {
         " 4:internal error",
     };
 
-    private ExitCodes() {
-    }
+    private ExitCodes() {}
 }

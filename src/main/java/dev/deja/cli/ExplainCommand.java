@@ -13,14 +13,20 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code deja explain <rule-id|case-id>}. */
-@Command(name = "explain", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Explain a rule (what it checks, the case behind it, how to fix) or a case (what happened,"
-                + " the numbers, the timeline, the follow-ups, the rules that check for it)."})
+@Command(
+        name = "explain",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        description = {
+            "Explain a rule (what it checks, the case behind it, how to fix) or a case (what happened,"
+                    + " the numbers, the timeline, the follow-ups, the rules that check for it)."
+        })
 public final class ExplainCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
-    @Parameters(paramLabel = "ID", description = "A rule id (haproxy-tarpit-holds-slots) or a case id (IL-0264)")
+    @Parameters(
+            paramLabel = "ID",
+            description = "A rule id (haproxy-tarpit-holds-slots) or a case id (IL-0264)")
     String id;
 
     @Override
@@ -31,8 +37,14 @@ public final class ExplainCommand implements Callable<Integer> {
         if (c != null) {
             explainCase(catalog, c, out);
         } else {
-            RuleMetadata r = catalog.rule(id.toLowerCase(Locale.ROOT)).orElseThrow(() -> new InputException(
-                    "unknown rule or case '" + id + "' (see 'deja rules' and 'deja cases')"));
+            RuleMetadata r =
+                    catalog.rule(id.toLowerCase(Locale.ROOT))
+                            .orElseThrow(
+                                    () ->
+                                            new InputException(
+                                                    "unknown rule or case '"
+                                                            + id
+                                                            + "' (see 'deja rules' and 'deja cases')"));
             explainRule(catalog, r, out);
         }
         out.flush();
@@ -41,7 +53,8 @@ public final class ExplainCommand implements Callable<Integer> {
 
     static void explainCase(Catalog catalog, CaseInfo c, PrintWriter out) {
         out.println(c.id() + "  " + c.title());
-        out.println(c.organisation() + ", " + c.date() + "   [" + String.join(", ", c.tags()) + "]");
+        out.println(
+                c.organisation() + ", " + c.date() + "   [" + String.join(", ", c.tags()) + "]");
         out.println();
         out.println(wrap(c.summary(), ""));
         if (!c.numbers().isEmpty()) {
@@ -75,7 +88,13 @@ public final class ExplainCommand implements Callable<Integer> {
 
     static void explainRule(Catalog catalog, RuleMetadata r, PrintWriter out) {
         out.println(r.id() + "  " + r.title());
-        out.println("severity " + r.severity().id() + ", source " + r.source().id() + ", cases " + String.join(", ", r.caseIds()));
+        out.println(
+                "severity "
+                        + r.severity().id()
+                        + ", source "
+                        + r.source().id()
+                        + ", cases "
+                        + String.join(", ", r.caseIds()));
         if (!r.aliases().isEmpty()) {
             out.println("formerly: " + String.join(", ", r.aliases()));
         }
@@ -85,10 +104,23 @@ public final class ExplainCommand implements Callable<Integer> {
         out.println();
         out.println("Why:");
         for (String id : r.caseIds()) {
-            catalog.caseInfo(id).ifPresent(c -> {
-                out.println(wrap(c.id() + " " + c.title() + " (" + c.organisation() + ", " + c.date() + "): " + c.oneLine(), "  "));
-                out.println("  'deja explain " + c.id() + "' for the whole story.");
-            });
+            catalog.caseInfo(id)
+                    .ifPresent(
+                            c -> {
+                                out.println(
+                                        wrap(
+                                                c.id()
+                                                        + " "
+                                                        + c.title()
+                                                        + " ("
+                                                        + c.organisation()
+                                                        + ", "
+                                                        + c.date()
+                                                        + "): "
+                                                        + c.oneLine(),
+                                                "  "));
+                                out.println("  'deja explain " + c.id() + "' for the whole story.");
+                            });
         }
         out.println();
         out.println("How to fix:");
@@ -96,8 +128,17 @@ public final class ExplainCommand implements Callable<Integer> {
         if (!r.parameters().isEmpty()) {
             out.println();
             out.println("Parameters (deja.yaml: rules: {" + r.id() + ": {NAME: VALUE}}):");
-            r.parameters().forEach(p -> out.println(wrap(p.name() + " (default " + p.defaultValue() + "): "
-                    + p.description(), "  ")));
+            r.parameters()
+                    .forEach(
+                            p ->
+                                    out.println(
+                                            wrap(
+                                                    p.name()
+                                                            + " (default "
+                                                            + p.defaultValue()
+                                                            + "): "
+                                                            + p.description(),
+                                                    "  ")));
         }
         if (!r.links().isEmpty()) {
             out.println();
@@ -116,7 +157,8 @@ public final class ExplainCommand implements Callable<Integer> {
                 sb.append(line.toString().stripTrailing()).append('\n');
                 line = new StringBuilder(pad);
             }
-            if (line.length() > pad.length() || (sb.length() == 0 && line.length() > prefix.length())) {
+            if (line.length() > pad.length()
+                    || (sb.length() == 0 && line.length() > prefix.length())) {
                 line.append(' ');
             }
             line.append(word);

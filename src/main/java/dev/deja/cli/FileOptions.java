@@ -9,54 +9,88 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Option;
 
-/** How {@code deja scan} reads the files it is given: HAProxy configs (variables, version, instances) and Helm charts. */
+/**
+ * How {@code deja scan} reads the files it is given: HAProxy configs (variables, version,
+ * instances) and Helm charts.
+ */
 final class FileOptions {
-    @Option(names = "--env", paramLabel = "KEY=VALUE",
+    @Option(
+            names = "--env",
+            paramLabel = "KEY=VALUE",
             description = "Value for an environment variable used in HAProxy configs (\"$${VAR}\")")
     Map<String, String> env = new LinkedHashMap<>();
 
-    @Option(names = "--haproxy-version", paramLabel = "X.Y",
-            description = "HAProxy version for .if version_atleast()/version_before() (default: current LTS)")
+    @Option(
+            names = "--haproxy-version",
+            paramLabel = "X.Y",
+            description =
+                    "HAProxy version for .if version_atleast()/version_before() (default: current LTS)")
     String haproxyVersion;
 
-    @Option(names = "--haproxy-one-instance",
-            description = "Read all HAProxy files given as one instance, in order (like haproxy -f a.cfg -f b.cfg);"
-                    + " by default each file is its own instance")
+    @Option(
+            names = "--haproxy-one-instance",
+            description =
+                    "Read all HAProxy files given as one instance, in order (like haproxy -f a.cfg -f b.cfg);"
+                            + " by default each file is its own instance")
     boolean haproxyOneInstance;
 
-    @Option(names = "--haproxy-instances", paramLabel = "N",
-            description = "How many HAProxy instances run each configuration scanned (a fleet of load balancers, one per"
-                    + " node); 2 or more lets haproxy-roundrobin-same-start judge configurations without a peers section")
+    @Option(
+            names = "--haproxy-instances",
+            paramLabel = "N",
+            description =
+                    "How many HAProxy instances run each configuration scanned (a fleet of load balancers, one per"
+                            + " node); 2 or more lets haproxy-roundrobin-same-start judge configurations without a peers section")
     Integer haproxyInstances;
 
-    @Option(names = "--assume-client-rps", paramLabel = "N", defaultValue = "300",
-            description = "Request rate of one abusive client, for tarpit arithmetic (default: ${DEFAULT-VALUE}, as in IL-0264)")
+    @Option(
+            names = "--assume-client-rps",
+            paramLabel = "N",
+            defaultValue = "300",
+            description =
+                    "Request rate of one abusive client, for tarpit arithmetic (default: ${DEFAULT-VALUE}, as in IL-0264)")
     int assumeClientRps;
 
-    @Option(names = "--helm-values", paramLabel = "FILE", split = "\u0000", splitSynopsisLabel = "",
-            description = "Values file for the Helm charts scanned (repeatable; as helm template -f)")
+    @Option(
+            names = "--helm-values",
+            paramLabel = "FILE",
+            split = "\u0000",
+            splitSynopsisLabel = "",
+            description =
+                    "Values file for the Helm charts scanned (repeatable; as helm template -f)")
     List<Path> helmValues = new ArrayList<>();
 
-    @Option(names = "--helm-set", paramLabel = "KEY=VALUE", split = "\u0000", splitSynopsisLabel = "",
+    @Option(
+            names = "--helm-set",
+            paramLabel = "KEY=VALUE",
+            split = "\u0000",
+            splitSynopsisLabel = "",
             description = "Value for the Helm charts scanned (repeatable; as helm template --set)")
     List<String> helmSet = new ArrayList<>();
 
     void check() {
         if (assumeClientRps < 1) {
-            throw new InputException("--assume-client-rps: must be at least 1 request per second, not " + assumeClientRps);
+            throw new InputException(
+                    "--assume-client-rps: must be at least 1 request per second, not "
+                            + assumeClientRps);
         }
         if (haproxyInstances != null && haproxyInstances < 1) {
-            throw new InputException("--haproxy-instances: must be at least 1, not " + haproxyInstances);
+            throw new InputException(
+                    "--haproxy-instances: must be at least 1, not " + haproxyInstances);
         }
-        if (haproxyVersion != null && !haproxyVersion.strip().matches("\\d+(\\.\\d+){0,3}(-[A-Za-z0-9.]+)?")) {
-            throw new InputException("--haproxy-version: '" + haproxyVersion + "' is not a HAProxy version (e.g. 2.8, 3.2.1)");
+        if (haproxyVersion != null
+                && !haproxyVersion.strip().matches("\\d+(\\.\\d+){0,3}(-[A-Za-z0-9.]+)?")) {
+            throw new InputException(
+                    "--haproxy-version: '"
+                            + haproxyVersion
+                            + "' is not a HAProxy version (e.g. 2.8, 3.2.1)");
         }
     }
 
     void checkHelmSet() {
         for (String s : helmSet) {
             if (s.indexOf('=') <= 0) {
-                throw new InputException("--helm-set '" + s + "': expected KEY=VALUE (as helm --set)");
+                throw new InputException(
+                        "--helm-set '" + s + "': expected KEY=VALUE (as helm --set)");
             }
         }
     }

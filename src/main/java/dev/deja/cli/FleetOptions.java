@@ -5,17 +5,26 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Option;
 
-/** {@code deja scan} over several clusters or accounts: how many at once, and how long one may take. */
+/**
+ * {@code deja scan} over several clusters or accounts: how many at once, and how long one may take.
+ */
 final class FleetOptions {
     private static final Pattern TIME = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
-    @Option(names = "--parallel", paramLabel = "N", defaultValue = "4",
+    @Option(
+            names = "--parallel",
+            paramLabel = "N",
+            defaultValue = "4",
             description = "Clusters and accounts read at the same time (default: ${DEFAULT-VALUE})")
     int parallel;
 
-    @Option(names = "--target-timeout", paramLabel = "TIME", defaultValue = "10m",
-            description = "Longest time one cluster or account may take to be read (e.g. 90s, 10m); past it, it is one"
-                    + " failed coverage entry and the others go on (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--target-timeout",
+            paramLabel = "TIME",
+            defaultValue = "10m",
+            description =
+                    "Longest time one cluster or account may take to be read (e.g. 90s, 10m); past it, it is one"
+                            + " failed coverage entry and the others go on (default: ${DEFAULT-VALUE})")
     String targetTimeout;
 
     /** --target-timeout in milliseconds, once {@link #check} passed. */
@@ -28,7 +37,10 @@ final class FleetOptions {
         targetTimeoutMillis = timeMillis(targetTimeout, "--target-timeout");
     }
 
-    /** Milliseconds of "90s", "10m", "1h", "500ms"; anything else is a usage error naming the option. */
+    /**
+     * Milliseconds of "90s", "10m", "1h", "500ms"; anything else is a usage error naming the
+     * option.
+     */
     static long timeMillis(String v, String option) {
         Matcher m = TIME.matcher(v == null ? "" : v.strip());
         if (!m.matches() || Long.parseLong(m.group(1)) == 0) {

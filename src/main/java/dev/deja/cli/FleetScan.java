@@ -33,42 +33,60 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * One run over many live targets (clusters by kubeconfig context, AWS accounts by profile or assumed role): each
- * target is read into a snapshot of its own with its own clients and timeouts, judged by the rules on its own (two
- * clusters' objects never meet in a rule), and dropped once its findings are computed; only small views for the
- * AWS <-> Kubernetes links are kept. At most {@code parallel} targets are read at once; a target that does not finish
- * within {@code timeoutMillis} (counted from its own start) is one failed coverage entry and never holds up the
- * others. The files given (and --haproxy-runtime) are one more snapshot, without a target.
+ * One run over many live targets (clusters by kubeconfig context, AWS accounts by profile or
+ * assumed role): each target is read into a snapshot of its own with its own clients and timeouts,
+ * judged by the rules on its own (two clusters' objects never meet in a rule), and dropped once its
+ * findings are computed; only small views for the AWS <-> Kubernetes links are kept. At most {@code
+ * parallel} targets are read at once; a target that does not finish within {@code timeoutMillis}
+ * (counted from its own start) is one failed coverage entry and never holds up the others. The
+ * files given (and --haproxy-runtime) are one more snapshot, without a target.
  */
 final class FleetScan {
     /** One live target to read: a kubeconfig context, or an AWS profile/role. */
-    /** @param lenient a context of --all-contexts: when it cannot be used, that is its coverage entry, not exit 2 */
-    record Spec(boolean kube, String context, String profile, String roleArn, String label, boolean lenient) {
+    /**
+     * @param lenient a context of --all-contexts: when it cannot be used, that is its coverage
+     *     entry, not exit 2
+     */
+    record Spec(
+            boolean kube,
+            String context,
+            String profile,
+            String roleArn,
+            String label,
+            boolean lenient) {
         String source() {
             return kube ? "kubernetes" : "aws";
         }
     }
 
     /** The outcome of one snapshot: its findings (stamped), and the link views. */
-    private record Part(ScanResult result, CrossLinks.KubeSide kube, CrossLinks.AwsSide aws,
-                        Predicate<Location> selected) {
-    }
+    private record Part(
+            ScanResult result,
+            CrossLinks.KubeSide kube,
+            CrossLinks.AwsSide aws,
+            Predicate<Location> selected) {}
 
-    private FleetScan() {
-    }
+    private FleetScan() {}
 
-    /** The merged result, plus (for baselines) whether a location lies in what the scan selected. */
-    record Outcome(ScanResult result, Predicate<Location> selected,
-                   List<Target> targets) {
-    }
+    /**
+     * The merged result, plus (for baselines) whether a location lies in what the scan selected.
+     */
+    record Outcome(ScanResult result, Predicate<Location> selected, List<Target> targets) {}
 
-    static Outcome run(ScanRequest base, List<Spec> specs, int parallel, long timeoutMillis,
-                       Function<Snapshot, ScanResult> judge,
-                       Function<Snapshot, Predicate<Location>> selectedBy) {
-        boolean links = specs.stream().anyMatch(Spec::kube) && specs.stream().anyMatch(s -> !s.kube());
+    static Outcome run(
+            ScanRequest base,
+            List<Spec> specs,
+            int parallel,
+            long timeoutMillis,
+            Function<Snapshot, ScanResult> judge,
+            Function<Snapshot, Predicate<Location>> selectedBy) {
+        boolean links =
+                specs.stream().anyMatch(Spec::kube) && specs.stream().anyMatch(s -> !s.kube());
         List<Part> parts = new ArrayList<>();
-        // the other live sources (HAProxy runtime API, Prometheus) belong to the cluster when the run reads one (its
-        // HAProxy configurations may be in its ConfigMaps); with several clusters they are read with the files
+        // the other live sources (HAProxy runtime API, Prometheus) belong to the cluster when the
+        // run reads one (its
+        // HAProxy configurations may be in its ConfigMaps); with several clusters they are read
+        // with the files
         boolean oneCluster = specs.stream().filter(Spec::kube).count() == 1;
         if (filesPart(base, specs)) {
             ScanRequest files = base.copy();
@@ -83,27 +101,45 @@ final class FleetScan {
             files.target = null;
             Snapshot s = Collector.collect(files);
             ScanResult r = judge.apply(s);
-            if (s.hasPart("dev.deja.aws.model.AwsInventory") && s.hasPart("dev.deja.kube.model.KubeInventory")) {
+            if (s.hasPart("dev.deja.aws.model.AwsInventory")
+                    && s.hasPart("dev.deja.kube.model.KubeInventory")) {
                 r = r.withFindings(CrossLinks.apply(s, r.findings()));
             }
             parts.add(new Part(r, null, null, selectedBy.apply(s)));
         }
         AtomicInteger no = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(parallel, specs.size())), r -> {
-            Thread t = new Thread(r, "deja-target-" + no.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        // each target's reading runs on a thread of its own, so that one that overruns its time can be left behind
-        ExecutorService readers = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "deja-target-read");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService pool =
+                Executors.newFixedThreadPool(
+                        Math.max(1, Math.min(parallel, specs.size())),
+                        r -> {
+                            Thread t = new Thread(r, "deja-target-" + no.incrementAndGet());
+                            t.setDaemon(true);
+                            return t;
+                        });
+        // each target's reading runs on a thread of its own, so that one that overruns its time can
+        // be left behind
+        ExecutorService readers =
+                Executors.newCachedThreadPool(
+                        r -> {
+                            Thread t = new Thread(r, "deja-target-read");
+                            t.setDaemon(true);
+                            return t;
+                        });
         try {
             List<Future<Part>> futures = new ArrayList<>();
             for (Spec spec : specs) {
-                futures.add(pool.submit(() -> one(base, spec, specs, timeoutMillis, judge, selectedBy, links, readers)));
+                futures.add(
+                        pool.submit(
+                                () ->
+                                        one(
+                                                base,
+                                                spec,
+                                                specs,
+                                                timeoutMillis,
+                                                judge,
+                                                selectedBy,
+                                                links,
+                                                readers)));
             }
             for (Future<Part> f : futures) {
                 try {
@@ -122,10 +158,15 @@ final class FleetScan {
         return merge(parts);
     }
 
-    private static Part one(ScanRequest base, Spec spec, List<Spec> specs, long timeoutMillis,
-                            Function<Snapshot, ScanResult> judge,
-                            Function<Snapshot, Predicate<Location>> selectedBy,
-                            boolean links, ExecutorService readers) {
+    private static Part one(
+            ScanRequest base,
+            Spec spec,
+            List<Spec> specs,
+            long timeoutMillis,
+            Function<Snapshot, ScanResult> judge,
+            Function<Snapshot, Predicate<Location>> selectedBy,
+            boolean links,
+            ExecutorService readers) {
         ScanRequest req = base.copy();
         req.paths = List.of();
         if (!spec.kube() || specs.stream().filter(Spec::kube).count() != 1) {
@@ -138,9 +179,16 @@ final class FleetScan {
         req.profile = spec.profile();
         req.roleArn = spec.roleArn();
         req.clusterName = spec.kube() ? base.clusterName : null;
-        req.target = spec.kube() ? Target.cluster(base.clusterName != null ? base.clusterName : spec.label()) : null;
-        req.err = specs.size() == 1 ? base.err
-                : prefixed(base.err, "[" + (spec.kube() ? "cluster " : "aws ") + spec.label() + "] ");
+        req.target =
+                spec.kube()
+                        ? Target.cluster(base.clusterName != null ? base.clusterName : spec.label())
+                        : null;
+        req.err =
+                specs.size() == 1
+                        ? base.err
+                        : prefixed(
+                                base.err,
+                                "[" + (spec.kube() ? "cluster " : "aws ") + spec.label() + "] ");
         req.snapshotOut = snapshotPath(base, specs, spec.label());
         long started = System.nanoTime();
         Future<Snapshot> read = readers.submit(() -> Collector.collect(req));
@@ -151,11 +199,15 @@ final class FleetScan {
         } catch (TimeoutException e) {
             read.cancel(true);
             snapshot = null;
-            failed = "not read within " + human(timeoutMillis) + " (--target-timeout): what it had read is left out";
+            failed =
+                    "not read within "
+                            + human(timeoutMillis)
+                            + " (--target-timeout): what it had read is left out";
         } catch (ExecutionException e) {
             snapshot = null;
             Throwable c = e.getCause();
-            if (c instanceof InputException ie && spec.lenient()) { // this context's kubeconfig entry cannot be used
+            if (c instanceof InputException ie
+                    && spec.lenient()) { // this context's kubeconfig entry cannot be used
                 failed = ie.getMessage();
             } else {
                 throw Futures.rethrow(e);
@@ -167,15 +219,31 @@ final class FleetScan {
         if (spec.kube() && specs.stream().filter(Spec::kube).count() == 1) {
             base.clusterRead = req.clusterRead; // the report's header names the context and server
         }
-        Target target = req.target != null ? req.target
-                : spec.kube() ? Target.cluster(spec.label()) : Target.account(req.accountRead != null ? req.accountRead
-                        : spec.label());
+        Target target =
+                req.target != null
+                        ? req.target
+                        : spec.kube()
+                                ? Target.cluster(spec.label())
+                                : Target.account(
+                                        req.accountRead != null ? req.accountRead : spec.label());
         if (snapshot == null) {
             req.err.println("deja: " + spec.source() + ": " + failed);
-            Coverage.Entry e = new Coverage.Entry(spec.source(), spec.kube() ? "context " + spec.context()
-                    : "all of aws", Coverage.Status.FAILED, failed, -1, target);
-            ScanResult r = new ScanResult(List.of(), List.of(), List.of(), List.of(), new Coverage(List.of(e)),
-                    (System.nanoTime() - started) / 1_000_000);
+            Coverage.Entry e =
+                    new Coverage.Entry(
+                            spec.source(),
+                            spec.kube() ? "context " + spec.context() : "all of aws",
+                            Coverage.Status.FAILED,
+                            failed,
+                            -1,
+                            target);
+            ScanResult r =
+                    new ScanResult(
+                            List.of(),
+                            List.of(),
+                            List.of(),
+                            List.of(),
+                            new Coverage(List.of(e)),
+                            (System.nanoTime() - started) / 1_000_000);
             return new Part(r, null, null, loc -> true);
         }
         ScanResult r = judge.apply(snapshot);
@@ -185,13 +253,17 @@ final class FleetScan {
         }
         List<ScanResult.Suppressed> sup = new ArrayList<>(r.suppressed().size());
         for (ScanResult.Suppressed s : r.suppressed()) {
-            sup.add(new ScanResult.Suppressed(s.finding().withTarget(target), s.reason(), s.origin()));
+            sup.add(
+                    new ScanResult.Suppressed(
+                            s.finding().withTarget(target), s.reason(), s.origin()));
         }
         List<Coverage.Entry> cov = new ArrayList<>(r.coverage().entries().size());
         for (Coverage.Entry e : r.coverage().entries()) {
             cov.add(e.withTarget(target));
         }
-        ScanResult stamped = new ScanResult(fs, sup, r.expired(), r.rulesRun(), new Coverage(cov), r.durationMillis());
+        ScanResult stamped =
+                new ScanResult(
+                        fs, sup, r.expired(), r.rulesRun(), new Coverage(cov), r.durationMillis());
         CrossLinks.KubeSide k = null;
         CrossLinks.AwsSide a = null;
         if (links) { // small views; the snapshot itself is dropped here
@@ -233,13 +305,20 @@ final class FleetScan {
         findings.sort(Finding.ORDER);
         suppressed.sort((x, y) -> x.finding().compareTo(y.finding()));
         findings = CrossLinks.apply(kubes, awss, findings);
-        ScanResult r = new ScanResult(findings, suppressed, expired, List.copyOf(ran), new Coverage(coverage), ms);
+        ScanResult r =
+                new ScanResult(
+                        findings,
+                        suppressed,
+                        expired,
+                        List.copyOf(ran),
+                        new Coverage(coverage),
+                        ms);
         return new Outcome(r, loc -> selected.stream().anyMatch(s -> s.test(loc)), r.targets());
     }
 
     /**
-     * --snapshot-out for one of several snapshots: the path with {target} replaced by the target's name, or the path
-     * itself when the run reads one snapshot only.
+     * --snapshot-out for one of several snapshots: the path with {target} replaced by the target's
+     * name, or the path itself when the run reads one snapshot only.
      */
     static Path snapshotPath(ScanRequest base, List<Spec> specs, String name) {
         if (base.snapshotOut == null) {
@@ -253,10 +332,14 @@ final class FleetScan {
         return Path.of(p.replace("{target}", name.replaceAll("[^A-Za-z0-9._-]", "_")));
     }
 
-    /** Whether the run has a part without target: files, or runtime/Prometheus sources not given to one cluster. */
+    /**
+     * Whether the run has a part without target: files, or runtime/Prometheus sources not given to
+     * one cluster.
+     */
     static boolean filesPart(ScanRequest base, List<Spec> specs) {
         boolean oneCluster = specs.stream().filter(Spec::kube).count() == 1;
-        return !base.paths.isEmpty() || !oneCluster && (!base.haproxyRuntime.isEmpty() || base.prometheus != null);
+        return !base.paths.isEmpty()
+                || !oneCluster && (!base.haproxyRuntime.isEmpty() || base.prometheus != null);
     }
 
     static String human(long ms) {
@@ -265,44 +348,49 @@ final class FleetScan {
 
     /** Stderr lines of one target, with the target named after "deja: ". */
     static PrintWriter prefixed(PrintWriter err, String prefix) {
-        return new PrintWriter(new Writer() {
-            private final StringBuilder line = new StringBuilder();
+        return new PrintWriter(
+                new Writer() {
+                    private final StringBuilder line = new StringBuilder();
 
-            @Override
-            public void write(char[] buf, int off, int len) {
-                synchronized (line) {
-                    for (int i = off; i < off + len; i++) {
-                        if (buf[i] == '\n') {
-                            flushLine();
-                        } else {
-                            line.append(buf[i]);
+                    @Override
+                    public void write(char[] buf, int off, int len) {
+                        synchronized (line) {
+                            for (int i = off; i < off + len; i++) {
+                                if (buf[i] == '\n') {
+                                    flushLine();
+                                } else {
+                                    line.append(buf[i]);
+                                }
+                            }
                         }
                     }
-                }
-            }
 
-            private void flushLine() {
-                String l = line.toString();
-                line.setLength(0);
-                synchronized (err) {
-                    err.println(l.startsWith("deja: ") ? "deja: " + prefix + l.substring(6) : prefix + l);
-                }
-            }
-
-            @Override
-            public void flush() {
-                err.flush();
-            }
-
-            @Override
-            public void close() {
-                synchronized (line) {
-                    if (line.length() > 0) {
-                        flushLine();
+                    private void flushLine() {
+                        String l = line.toString();
+                        line.setLength(0);
+                        synchronized (err) {
+                            err.println(
+                                    l.startsWith("deja: ")
+                                            ? "deja: " + prefix + l.substring(6)
+                                            : prefix + l);
+                        }
                     }
-                }
-            }
-        }, true);
+
+                    @Override
+                    public void flush() {
+                        err.flush();
+                    }
+
+                    @Override
+                    public void close() {
+                        synchronized (line) {
+                            if (line.length() > 0) {
+                                flushLine();
+                            }
+                        }
+                    }
+                },
+                true);
     }
 
     /** The names of the targets, for the report's header ("prod, stage"). */

@@ -18,50 +18,86 @@ final class KubeOptions {
     /** A namespace name as Kubernetes allows it (RFC 1123 label). */
     private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
-    @Option(names = "--cluster", negatable = true, description = "Scan the live cluster of the current kubeconfig context"
-            + " (--no-cluster: not even when deja.yaml has a cluster section)")
+    @Option(
+            names = "--cluster",
+            negatable = true,
+            description =
+                    "Scan the live cluster of the current kubeconfig context"
+                            + " (--no-cluster: not even when deja.yaml has a cluster section)")
     boolean cluster;
 
-    @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
+    @Option(
+            names = "--kubeconfig",
+            paramLabel = "FILE",
+            description = "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
     Path kubeconfig;
 
-    @Option(names = "--context", paramLabel = "NAME", split = "\u0000", splitSynopsisLabel = "",
-            description = "Kubeconfig context (default: current-context); repeat it to scan several clusters in one run")
+    @Option(
+            names = "--context",
+            paramLabel = "NAME",
+            split = "\u0000",
+            splitSynopsisLabel = "",
+            description =
+                    "Kubeconfig context (default: current-context); repeat it to scan several clusters in one run")
     List<String> contexts = new ArrayList<>();
 
-    @Option(names = "--all-contexts", negatable = true,
-            description = "Scan every context of the (merged) kubeconfig, each as its own cluster (implies --cluster)")
+    @Option(
+            names = "--all-contexts",
+            negatable = true,
+            description =
+                    "Scan every context of the (merged) kubeconfig, each as its own cluster (implies --cluster)")
     boolean allContexts;
 
-    @Option(names = "--cluster-name", paramLabel = "NAME",
-            description = "The cluster's name in the report and for matching load balancers' elbv2.k8s.aws/cluster tag"
-                    + " (default: the context name; one cluster only)")
+    @Option(
+            names = "--cluster-name",
+            paramLabel = "NAME",
+            description =
+                    "The cluster's name in the report and for matching load balancers' elbv2.k8s.aws/cluster tag"
+                            + " (default: the context name; one cluster only)")
     String clusterName;
 
-    @Option(names = {"-n", "--namespace"}, paramLabel = "NS", split = "\u0000", splitSynopsisLabel = "",
+    @Option(
+            names = {"-n", "--namespace"},
+            paramLabel = "NS",
+            split = "\u0000",
+            splitSynopsisLabel = "",
             description = "Namespace to scan (repeatable)")
     List<String> namespaces = new ArrayList<>();
 
-    @Option(names = {"-A", "--all-namespaces"}, description = "Scan every namespace (the default)")
+    @Option(
+            names = {"-A", "--all-namespaces"},
+            description = "Scan every namespace (the default)")
     boolean allNamespaces;
 
-    @Option(names = {"-l", "--selector"}, paramLabel = "SELECTOR", description = "Label selector for workloads")
+    @Option(
+            names = {"-l", "--selector"},
+            paramLabel = "SELECTOR",
+            description = "Label selector for workloads")
     String selector;
 
-    @Option(names = "--no-annotation-suppressions",
-            description = "Ignore deja.dev/ignore annotations on objects (anyone who can edit a workload could exempt it)")
+    @Option(
+            names = "--no-annotation-suppressions",
+            description =
+                    "Ignore deja.dev/ignore annotations on objects (anyone who can edit a workload could exempt it)")
     boolean noAnnotationSuppressions;
 
-    @Option(names = "--live-metrics", negatable = true,
-            description = "With --cluster: also read live figures from the proxy pods through the API server's pod proxy:"
-                    + " HAProxy's exporter or stats (sessions against limits) and ingress-nginx controllers' /metrics"
-                    + " (active connections against max-worker-connections x worker-processes); needs RBAC list on"
-                    + " pods and get on pods/proxy")
+    @Option(
+            names = "--live-metrics",
+            negatable = true,
+            description =
+                    "With --cluster: also read live figures from the proxy pods through the API server's pod proxy:"
+                            + " HAProxy's exporter or stats (sessions against limits) and ingress-nginx controllers' /metrics"
+                            + " (active connections against max-worker-connections x worker-processes); needs RBAC list on"
+                            + " pods and get on pods/proxy")
     boolean liveMetrics;
 
-    @Option(names = "--live-metrics-timeout", paramLabel = "TIME", defaultValue = "10s",
-            description = "With --live-metrics: bound on each pod's read through the API server (e.g. 500ms, 10s, 1m;"
-                    + " default: ${DEFAULT-VALUE}); a pod that does not answer within it is a coverage gap")
+    @Option(
+            names = "--live-metrics-timeout",
+            paramLabel = "TIME",
+            defaultValue = "10s",
+            description =
+                    "With --live-metrics: bound on each pod's read through the API server (e.g. 500ms, 10s, 1m;"
+                            + " default: ${DEFAULT-VALUE}); a pod that does not answer within it is a coverage gap")
     String liveMetricsTimeout;
 
     /** --live-metrics-timeout in milliseconds, once {@link #checkApplies} passed. */
@@ -75,40 +111,57 @@ final class KubeOptions {
     }
 
     /**
-     * Options that choose what the cluster source reads do nothing without it: say so instead of ignoring them.
-     * {@code usesCluster}: the run writes or reads a ConfigMap, so --context and --kubeconfig have a use.
+     * Options that choose what the cluster source reads do nothing without it: say so instead of
+     * ignoring them. {@code usesCluster}: the run writes or reads a ConfigMap, so --context and
+     * --kubeconfig have a use.
      */
     void checkApplies(ParseResult given, boolean usesCluster) {
         List<String> clusterOnly = new ArrayList<>();
-        for (String o : List.of("--namespace", "--all-namespaces", "--selector", "--context", "--kubeconfig",
-                "--cluster-name")) {
+        for (String o :
+                List.of(
+                        "--namespace",
+                        "--all-namespaces",
+                        "--selector",
+                        "--context",
+                        "--kubeconfig",
+                        "--cluster-name")) {
             boolean connection = o.equals("--context") || o.equals("--kubeconfig");
             if (given.hasMatchedOption(o) && !cluster && !(connection && usesCluster)) {
                 clusterOnly.add(o);
             }
         }
         if (!clusterOnly.isEmpty()) {
-            throw new InputException(String.join(", ", clusterOnly) + ": only with --cluster (choose what is read from"
-                    + " the live cluster; manifests and snapshots are scanned whole)");
+            throw new InputException(
+                    String.join(", ", clusterOnly)
+                            + ": only with --cluster (choose what is read from"
+                            + " the live cluster; manifests and snapshots are scanned whole)");
         }
         if (allContexts && !contexts.isEmpty()) {
             throw new InputException("--all-contexts and --context exclude each other");
         }
         if (liveMetrics && !cluster) {
-            throw new InputException("--live-metrics: only with --cluster (it reads the proxy pods through the API server)");
+            throw new InputException(
+                    "--live-metrics: only with --cluster (it reads the proxy pods through the API server)");
         }
         if (given.hasMatchedOption("--live-metrics-timeout") && !liveMetrics) {
             throw new InputException("--live-metrics-timeout: only with --live-metrics");
         }
-        liveMetricsTimeoutMillis = FleetOptions.timeMillis(liveMetricsTimeout, "--live-metrics-timeout");
+        liveMetricsTimeoutMillis =
+                FleetOptions.timeMillis(liveMetricsTimeout, "--live-metrics-timeout");
         if (selector != null && !selector.isBlank() && !KubeScope.valid(selector)) {
-            throw new InputException("--selector '" + selector + "': not a label selector (e.g. app=web,tier!=cache,"
-                    + " 'env in (prod,staging)', '!canary')");
+            throw new InputException(
+                    "--selector '"
+                            + selector
+                            + "': not a label selector (e.g. app=web,tier!=cache,"
+                            + " 'env in (prod,staging)', '!canary')");
         }
         for (String ns : namespaces) {
             if (!NAMESPACE.matcher(ns).matches()) {
-                throw new InputException("--namespace '" + ns + "': not a namespace name (lowercase letters, digits"
-                        + " and '-', at most 63; repeat -n for several)");
+                throw new InputException(
+                        "--namespace '"
+                                + ns
+                                + "': not a namespace name (lowercase letters, digits"
+                                + " and '-', at most 63; repeat -n for several)");
             }
         }
     }
@@ -126,9 +179,10 @@ final class KubeOptions {
     }
 
     /**
-     * The clusters this run reads: each --context (repeatable), every context of the merged kubeconfig with
-     * --all-contexts, else the current one. A context named on the command line that cannot be used is a usage error
-     * (exit 2) before any work; with --all-contexts a context that cannot be used is that cluster's coverage entry.
+     * The clusters this run reads: each --context (repeatable), every context of the merged
+     * kubeconfig with --all-contexts, else the current one. A context named on the command line
+     * that cannot be used is a usage error (exit 2) before any work; with --all-contexts a context
+     * that cannot be used is that cluster's coverage entry.
      */
     List<FleetScan.Spec> targets(ScanRequest req) {
         List<FleetScan.Spec> out = new ArrayList<>();
@@ -138,8 +192,12 @@ final class KubeOptions {
         if (allContexts) {
             var c = KubeClients.contexts(req);
             if (c == null || c.names().isEmpty()) {
-                throw new InputException("--all-contexts: " + (c == null ? "no kubeconfig (give --kubeconfig FILE or"
-                        + " set KUBECONFIG)" : c.origin() + " has no contexts"));
+                throw new InputException(
+                        "--all-contexts: "
+                                + (c == null
+                                        ? "no kubeconfig (give --kubeconfig FILE or"
+                                                + " set KUBECONFIG)"
+                                        : c.origin() + " has no contexts"));
             }
             c.names().forEach(n -> out.add(new FleetScan.Spec(true, n, null, null, n, true)));
         } else {
@@ -148,14 +206,20 @@ final class KubeOptions {
                 ScanRequest one = req.copy();
                 one.context = n;
                 var cfg = KubeClients.config(one); // exit 2 now for a context that cannot be used
-                String name = n != null ? n : cfg.getCurrentContext() == null ? "in-cluster"
-                        : cfg.getCurrentContext().getName();
+                String name =
+                        n != null
+                                ? n
+                                : cfg.getCurrentContext() == null
+                                        ? "in-cluster"
+                                        : cfg.getCurrentContext().getName();
                 out.add(new FleetScan.Spec(true, name, null, null, name, false));
             }
         }
         if (clusterName != null && out.size() > 1) {
-            throw new InputException("--cluster-name: names one cluster; this run reads " + out.size()
-                    + " contexts (their names are the context names)");
+            throw new InputException(
+                    "--cluster-name: names one cluster; this run reads "
+                            + out.size()
+                            + " contexts (their names are the context names)");
         }
         return out;
     }

@@ -14,47 +14,75 @@ import java.util.regex.Pattern;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;
 
-/** {@code deja scan}'s live proxy figures: HAProxy's runtime API, stats page or exporter, and Prometheus. */
+/**
+ * {@code deja scan}'s live proxy figures: HAProxy's runtime API, stats page or exporter, and
+ * Prometheus.
+ */
 final class LiveProxyOptions {
     /** A PromQL range: one or more number-unit pairs, largest unit first as Prometheus requires. */
-    static final Pattern WINDOW = Pattern.compile("(?=\\d)(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?");
+    static final Pattern WINDOW =
+            Pattern.compile("(?=\\d)(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?");
 
-    @Option(names = "--haproxy-runtime", paramLabel = "ADDR",
-            description = "Read HAProxy's live figures (sessions against limits) from its runtime API (unix:/path/admin.sock,"
-                    + " tcp:host:port: show info, show stat), its stats page's CSV (http://host:port/stats;csv) or its"
-                    + " Prometheus exporter (http://host:port/metrics) (repeatable)")
+    @Option(
+            names = "--haproxy-runtime",
+            paramLabel = "ADDR",
+            description =
+                    "Read HAProxy's live figures (sessions against limits) from its runtime API (unix:/path/admin.sock,"
+                            + " tcp:host:port: show info, show stat), its stats page's CSV (http://host:port/stats;csv) or its"
+                            + " Prometheus exporter (http://host:port/metrics) (repeatable)")
     List<String> haproxyRuntime = new ArrayList<>();
 
-    @Option(names = "--haproxy-runtime-timeout", paramLabel = "TIME", defaultValue = "5s",
-            description = "With --haproxy-runtime: bound on each runtime API step and on each HTTP exchange, in HAProxy's"
-                    + " time format (500ms, 5s, 1m; default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--haproxy-runtime-timeout",
+            paramLabel = "TIME",
+            defaultValue = "5s",
+            description =
+                    "With --haproxy-runtime: bound on each runtime API step and on each HTTP exchange, in HAProxy's"
+                            + " time format (500ms, 5s, 1m; default: ${DEFAULT-VALUE})")
     String haproxyRuntimeTimeout;
 
-    @Option(names = "--haproxy-runtime-auth", paramLabel = "FILE|env:VAR",
-            description = "With --haproxy-runtime: user:password for a stats page behind 'stats auth', read from FILE"
-                    + " (its first line) or the environment variable VAR, never from the command line")
+    @Option(
+            names = "--haproxy-runtime-auth",
+            paramLabel = "FILE|env:VAR",
+            description =
+                    "With --haproxy-runtime: user:password for a stats page behind 'stats auth', read from FILE"
+                            + " (its first line) or the environment variable VAR, never from the command line")
     String haproxyRuntimeAuth;
 
-    @Option(names = "--prometheus", paramLabel = "URL",
-            description = "Read the peak over --window of HAProxy's and ingress-nginx's connections against their limits"
-                    + " from a Prometheus-compatible HTTP API (http(s)://host:port[/prefix]; /api/v1/query is asked)")
+    @Option(
+            names = "--prometheus",
+            paramLabel = "URL",
+            description =
+                    "Read the peak over --window of HAProxy's and ingress-nginx's connections against their limits"
+                            + " from a Prometheus-compatible HTTP API (http(s)://host:port[/prefix]; /api/v1/query is asked)")
     String prometheus;
 
-    @Option(names = "--window", paramLabel = "RANGE", defaultValue = "7d",
-            description = "With --prometheus: the range of the peaks, as PromQL writes it (30m, 24h, 7d, 2w; default:"
-                    + " ${DEFAULT-VALUE})")
+    @Option(
+            names = "--window",
+            paramLabel = "RANGE",
+            defaultValue = "7d",
+            description =
+                    "With --prometheus: the range of the peaks, as PromQL writes it (30m, 24h, 7d, 2w; default:"
+                            + " ${DEFAULT-VALUE})")
     String window;
 
-    @Option(names = "--prometheus-bearer-token-file", paramLabel = "FILE",
+    @Option(
+            names = "--prometheus-bearer-token-file",
+            paramLabel = "FILE",
             description = "With --prometheus: send the token in FILE as 'Authorization: Bearer'")
     Path prometheusBearerTokenFile;
 
-    @Option(names = "--prometheus-basic-auth-file", paramLabel = "FILE",
-            description = "With --prometheus: basic auth from FILE (user:password on its first line; never on the"
-                    + " command line)")
+    @Option(
+            names = "--prometheus-basic-auth-file",
+            paramLabel = "FILE",
+            description =
+                    "With --prometheus: basic auth from FILE (user:password on its first line; never on the"
+                            + " command line)")
     Path prometheusBasicAuthFile;
 
-    @Option(names = "--prometheus-ca-file", paramLabel = "FILE",
+    @Option(
+            names = "--prometheus-ca-file",
+            paramLabel = "FILE",
             description = "With --prometheus: trust the CA certificate(s) in FILE (PEM) for https")
     Path prometheusCaFile;
 
@@ -63,7 +91,10 @@ final class LiveProxyOptions {
         return !haproxyRuntime.isEmpty() || prometheus != null;
     }
 
-    /** Bad addresses, ranges, URLs, unreadable or malformed credential or CA files: exit 2 before any work. */
+    /**
+     * Bad addresses, ranges, URLs, unreadable or malformed credential or CA files: exit 2 before
+     * any work.
+     */
     void check() {
         for (String a : haproxyRuntime) {
             try {
@@ -74,22 +105,40 @@ final class LiveProxyOptions {
         }
         if (prometheus != null) {
             if (!WINDOW.matcher(window.strip()).matches()) {
-                throw new InputException("--window '" + window + "': not a PromQL range (e.g. 30m, 24h, 7d, 2w, 1d12h)");
+                throw new InputException(
+                        "--window '"
+                                + window
+                                + "': not a PromQL range (e.g. 30m, 24h, 7d, 2w, 1d12h)");
             }
-            new PrometheusClient(prometheus, prometheusBearerTokenFile, prometheusBasicAuthFile,
-                    prometheusCaFile, Duration.ofSeconds(1));
+            new PrometheusClient(
+                    prometheus,
+                    prometheusBearerTokenFile,
+                    prometheusBasicAuthFile,
+                    prometheusCaFile,
+                    Duration.ofSeconds(1));
         }
     }
 
     /** Options of a live source given without it. */
     void checkApplies(ParseResult given) {
-        onlyWith(given, haproxyRuntime.isEmpty(), "--haproxy-runtime", "--haproxy-runtime-timeout",
+        onlyWith(
+                given,
+                haproxyRuntime.isEmpty(),
+                "--haproxy-runtime",
+                "--haproxy-runtime-timeout",
                 "--haproxy-runtime-auth");
-        onlyWith(given, prometheus == null, "--prometheus", "--window", "--prometheus-bearer-token-file",
-                "--prometheus-basic-auth-file", "--prometheus-ca-file");
+        onlyWith(
+                given,
+                prometheus == null,
+                "--prometheus",
+                "--window",
+                "--prometheus-bearer-token-file",
+                "--prometheus-basic-auth-file",
+                "--prometheus-ca-file");
     }
 
-    private static void onlyWith(ParseResult given, boolean absent, String source, String... options) {
+    private static void onlyWith(
+            ParseResult given, boolean absent, String source, String... options) {
         List<String> named = new ArrayList<>();
         for (String o : options) {
             if (given.hasMatchedOption(o) && absent) {
@@ -101,12 +150,19 @@ final class LiveProxyOptions {
         }
     }
 
-    /** The runtime sources' settings; a bad timeout or unreadable credentials: exit 2 before any work. */
+    /**
+     * The runtime sources' settings; a bad timeout or unreadable credentials: exit 2 before any
+     * work.
+     */
     void into(ScanRequest req, Map<String, String> env) {
-        long timeout = Times.millis(haproxyRuntimeTimeout == null ? null : haproxyRuntimeTimeout.strip());
+        long timeout =
+                Times.millis(haproxyRuntimeTimeout == null ? null : haproxyRuntimeTimeout.strip());
         if (timeout <= 0) {
-            throw new InputException("--haproxy-runtime-timeout: '" + haproxyRuntimeTimeout + "' is not a positive time"
-                    + " (e.g. 500ms, 5s, 1m)");
+            throw new InputException(
+                    "--haproxy-runtime-timeout: '"
+                            + haproxyRuntimeTimeout
+                            + "' is not a positive time"
+                            + " (e.g. 500ms, 5s, 1m)");
         }
         req.haproxyRuntimeTimeoutMillis = timeout;
         req.haproxyRuntimeAuth = RuntimeAuth.read(haproxyRuntimeAuth, env);

@@ -13,60 +13,98 @@ import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
- * {@code deja scan}'s outcome and outputs: the exit code's threshold, the report's formats and destinations (files, S3,
- * a ConfigMap), the baseline and the deliveries (logic in {@link Outputs}, {@link BaselineSources}, {@link Deliveries}).
+ * {@code deja scan}'s outcome and outputs: the exit code's threshold, the report's formats and
+ * destinations (files, S3, a ConfigMap), the baseline and the deliveries (logic in {@link Outputs},
+ * {@link BaselineSources}, {@link Deliveries}).
  */
 final class OutputOptions {
-    @Option(names = "--fail-on", paramLabel = "SEVERITY|none", defaultValue = "medium",
-            description = "Exit 1 when a finding is at or above this severity; 'none' never fails (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--fail-on",
+            paramLabel = "SEVERITY|none",
+            defaultValue = "medium",
+            description =
+                    "Exit 1 when a finding is at or above this severity; 'none' never fails (default: ${DEFAULT-VALUE})")
     String failOn;
 
-    @Option(names = "--allow-partial", negatable = true,
-            description = "Do not exit 3 when some source or kind could not be read"
-                    + " (--no-allow-partial: exit 3 even when deja.yaml says allowPartial)")
+    @Option(
+            names = "--allow-partial",
+            negatable = true,
+            description =
+                    "Do not exit 3 when some source or kind could not be read"
+                            + " (--no-allow-partial: exit 3 even when deja.yaml says allowPartial)")
     boolean allowPartial;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
-            description = "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            defaultValue = "text",
+            description =
+                    "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
     String format;
 
-    @Option(names = {"-o", "--output-file"}, paramLabel = "FILE", description = "Write the report to FILE instead of stdout")
+    @Option(
+            names = {"-o", "--output-file"},
+            paramLabel = "FILE",
+            description = "Write the report to FILE instead of stdout")
     Path outputFile;
 
-    @Option(names = "--output", paramLabel = "FORMAT=PATH", split = "\u0000", splitSynopsisLabel = "",
-            description = "Also write the report in FORMAT to PATH (repeatable; '-' is stdout),"
-                    + " e.g. --output json=/reports/deja.json --output html=/reports/deja.html; or upload it to S3:"
-                    + " --output json=s3://BUCKET/deja/{cluster}/{date}-{time}.json ({cluster}: the context's name,"
-                    + " {date}, {time}: the scan's start in UTC; credentials as for --aws: --profile, --region,"
-                    + " the environment). A failed upload exits 2 and says where the report was kept")
+    @Option(
+            names = "--output",
+            paramLabel = "FORMAT=PATH",
+            split = "\u0000",
+            splitSynopsisLabel = "",
+            description =
+                    "Also write the report in FORMAT to PATH (repeatable; '-' is stdout),"
+                            + " e.g. --output json=/reports/deja.json --output html=/reports/deja.html; or upload it to S3:"
+                            + " --output json=s3://BUCKET/deja/{cluster}/{date}-{time}.json ({cluster}: the context's name,"
+                            + " {date}, {time}: the scan's start in UTC; credentials as for --aws: --profile, --region,"
+                            + " the environment). A failed upload exits 2 and says where the report was kept")
     List<String> outputs = new ArrayList<>();
 
-    @Option(names = "--s3-endpoint", paramLabel = "URL",
-            description = "S3 endpoint for s3:// outputs (S3-compatible stores such as MinIO; path-style addressing)")
+    @Option(
+            names = "--s3-endpoint",
+            paramLabel = "URL",
+            description =
+                    "S3 endpoint for s3:// outputs (S3-compatible stores such as MinIO; path-style addressing)")
     String s3Endpoint;
 
-    @Option(names = "--snapshot-out", paramLabel = "FILE",
-            description = "Save what was read (live sources included) to FILE; scan it later offline with 'deja scan FILE'")
+    @Option(
+            names = "--snapshot-out",
+            paramLabel = "FILE",
+            description =
+                    "Save what was read (live sources included) to FILE; scan it later offline with 'deja scan FILE'")
     Path snapshotOut;
 
-    @Option(names = "--baseline", paramLabel = "FILE|configmap:NS/NAME",
-            description = "A previous JSON report (a file, or the ConfigMap kept by --report-configmap): only findings"
-                    + " not in it count for the exit code and --notify; the report marks them new (none yet: everything is new)")
+    @Option(
+            names = "--baseline",
+            paramLabel = "FILE|configmap:NS/NAME",
+            description =
+                    "A previous JSON report (a file, or the ConfigMap kept by --report-configmap): only findings"
+                            + " not in it count for the exit code and --notify; the report marks them new (none yet: everything is new)")
     String baseline;
 
-    @Option(names = "--report-configmap", paramLabel = "NAMESPACE/NAME",
-            description = "Keep the latest report in this ConfigMap (keys deja.json and summary.txt; created when absent);"
-                    + " a failed write is one line on stderr, the other outputs are still written, and the exit code is 2")
+    @Option(
+            names = "--report-configmap",
+            paramLabel = "NAMESPACE/NAME",
+            description =
+                    "Keep the latest report in this ConfigMap (keys deja.json and summary.txt; created when absent);"
+                            + " a failed write is one line on stderr, the other outputs are still written, and the exit code is 2")
     String reportConfigMap;
 
-    @Option(names = "--notify", paramLabel = "URL|env:VAR",
-            description = "POST the new findings as JSON with a Slack-compatible 'text' (nothing when nothing is new);"
-                    + " a failure is reported on stderr and does not change the exit code")
+    @Option(
+            names = "--notify",
+            paramLabel = "URL|env:VAR",
+            description =
+                    "POST the new findings as JSON with a Slack-compatible 'text' (nothing when nothing is new);"
+                            + " a failure is reported on stderr and does not change the exit code")
     String notify;
 
-    @Option(names = "--pushgateway", paramLabel = "URL|env:VAR",
-            description = "PUT the Prometheus metrics to this Pushgateway (group URL/metrics/job/deja unless the URL"
-                    + " names one); a failure is reported on stderr and does not change the exit code")
+    @Option(
+            names = "--pushgateway",
+            paramLabel = "URL|env:VAR",
+            description =
+                    "PUT the Prometheus metrics to this Pushgateway (group URL/metrics/job/deja unless the URL"
+                            + " names one); a failure is reported on stderr and does not change the exit code")
     String pushgateway;
 
     /** --fail-on as a severity; null for 'none'. */
@@ -74,29 +112,47 @@ final class OutputOptions {
         try {
             return "none".equalsIgnoreCase(failOn) ? null : Severity.parse(failOn);
         } catch (IllegalArgumentException e) {
-            throw new InputException("--fail-on: unknown severity '" + failOn
-                    + "' (expected info, low, medium, high, critical or none)");
+            throw new InputException(
+                    "--fail-on: unknown severity '"
+                            + failOn
+                            + "' (expected info, low, medium, high, critical or none)");
         }
     }
 
-    /** Whether this run writes to or reads from the cluster besides scanning it (--report-configmap, a ConfigMap baseline). */
+    /**
+     * Whether this run writes to or reads from the cluster besides scanning it (--report-configmap,
+     * a ConfigMap baseline).
+     */
     boolean usesCluster() {
         return reportConfigMap != null || baseline != null && baseline.startsWith("configmap:");
     }
 
-    /** Whether an --output goes to S3 (then --profile and --region choose its credentials and region). */
+    /**
+     * Whether an --output goes to S3 (then --profile and --region choose its credentials and
+     * region).
+     */
     boolean usesS3() {
-        return outputs.stream().anyMatch(o -> ReportStore.S3Uri.is(o.substring(o.indexOf('=') + 1)));
+        return outputs.stream()
+                .anyMatch(o -> ReportStore.S3Uri.is(o.substring(o.indexOf('=') + 1)));
     }
 
-    /** The report's destinations, checked before any work (unknown formats, a bad --s3-endpoint: exit 2). */
+    /**
+     * The report's destinations, checked before any work (unknown formats, a bad --s3-endpoint:
+     * exit 2).
+     */
     Outputs plan(Cli.Io io, AwsOptions aws, boolean verbose) {
         Outputs outs = Outputs.plan(format, outputFile, outputs, io);
         if (outs.usesS3()) {
-            outs.s3Options(new ReportStore.Options(aws.profiles.isEmpty() ? null : aws.profiles.get(0),
-                    aws.firstRegion(), s3Endpoint(), io.env(), verbose));
+            outs.s3Options(
+                    new ReportStore.Options(
+                            aws.profiles.isEmpty() ? null : aws.profiles.get(0),
+                            aws.firstRegion(),
+                            s3Endpoint(),
+                            io.env(),
+                            verbose));
         } else if (s3Endpoint != null) {
-            throw new InputException("--s3-endpoint: only with an s3:// output (--output json=s3://BUCKET/KEY)");
+            throw new InputException(
+                    "--s3-endpoint: only with an s3:// output (--output json=s3://BUCKET/KEY)");
         }
         return outs;
     }
@@ -131,7 +187,8 @@ final class OutputOptions {
         }
         try {
             URI u = new URI(s3Endpoint.strip());
-            if (u.getHost() != null && ("http".equals(u.getScheme()) || "https".equals(u.getScheme()))) {
+            if (u.getHost() != null
+                    && ("http".equals(u.getScheme()) || "https".equals(u.getScheme()))) {
                 return u.toString();
             }
         } catch (URISyntaxException e) {

@@ -35,13 +35,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Where a scan's report goes: the primary output ({@code --format}, {@code -o}, stdout by default) plus any number of
- * {@code --output FORMAT=PATH} (one run writes JSON for machines, HTML for people and metrics for Prometheus). Every
- * format is checked before the scan starts; every output is written even when another fails.
+ * Where a scan's report goes: the primary output ({@code --format}, {@code -o}, stdout by default)
+ * plus any number of {@code --output FORMAT=PATH} (one run writes JSON for machines, HTML for
+ * people and metrics for Prometheus). Every format is checked before the scan starts; every output
+ * is written even when another fails.
  *
  * <p>Extension point: more destinations (e.g. {@code --report-configmap NAMESPACE/NAME}) implement
- * {@link ReportSink} and are added with {@link #add(ReportSink)}; they run after the files, and their failures are
- * reported like these.
+ * {@link ReportSink} and are added with {@link #add(ReportSink)}; they run after the files, and
+ * their failures are reported like these.
  */
 public final class Outputs {
     /** A format written to a file, or to stdout when {@code path} is null. */
@@ -66,21 +67,29 @@ public final class Outputs {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            // written as it is made (a fleet report can be 100s of MB, several times that as one String); the file
-            // is opened at the first character, so a report that fails before it leaves the previous file as it was
+            // written as it is made (a fleet report can be 100s of MB, several times that as one
+            // String); the file
+            // is opened at the first character, so a report that fails before it leaves the
+            // previous file as it was
             try (LazyFile w = new LazyFile(path, OpenDeadline.millis(io.env()))) {
                 reporter.write(report.withColor(false), w);
             }
         }
     }
 
-    /** A UTF-8 file writer that creates (or truncates) the file only when the first character comes, or at close. */
+    /**
+     * A UTF-8 file writer that creates (or truncates) the file only when the first character comes,
+     * or at close.
+     */
     static final class LazyFile extends Writer {
         private final Path path;
         private final long openDeadlineMs;
         private Writer out;
 
-        /** A named pipe given as the file must get its reader within {@code openDeadlineMs} (DEJA_OPEN_DEADLINE). */
+        /**
+         * A named pipe given as the file must get its reader within {@code openDeadlineMs}
+         * (DEJA_OPEN_DEADLINE).
+         */
         LazyFile(Path path, long openDeadlineMs) {
             this.path = path;
             this.openDeadlineMs = openDeadlineMs;
@@ -88,8 +97,11 @@ public final class Outputs {
 
         private Writer out() throws IOException {
             if (out == null) {
-                out = new BufferedWriter(new OutputStreamWriter(
-                        OpenDeadline.create(path, openDeadlineMs), StandardCharsets.UTF_8));
+                out =
+                        new BufferedWriter(
+                                new OutputStreamWriter(
+                                        OpenDeadline.create(path, openDeadlineMs),
+                                        StandardCharsets.UTF_8));
             }
             return out;
         }
@@ -119,16 +131,16 @@ public final class Outputs {
 
     private final List<ReportSink> sinks = new ArrayList<>();
 
-    private Outputs() {
-    }
+    private Outputs() {}
 
     /**
-     * Plans the outputs of a run from its options; an unknown format or a bad path fails here, before any work.
+     * Plans the outputs of a run from its options; an unknown format or a bad path fails here,
+     * before any work.
      *
      * @param format primary format (--format)
-     * @param file   primary file (-o), null for stdout
-     * @param extra  --output FORMAT=PATH values; PATH "-" is stdout
-     * @param io     stdout for outputs without a file; colour for the primary text output on a terminal
+     * @param file primary file (-o), null for stdout
+     * @param extra --output FORMAT=PATH values; PATH "-" is stdout
+     * @param io stdout for outputs without a file; colour for the primary text output on a terminal
      */
     public static Outputs plan(String format, Path file, List<String> extra, Cli.Io io) {
         Outputs o = new Outputs();
@@ -148,7 +160,10 @@ public final class Outputs {
         for (String spec : extra) {
             int eq = spec.indexOf('=');
             if (eq <= 0 || eq == spec.length() - 1) {
-                throw new InputException("--output " + spec + ": expected FORMAT=PATH, e.g. --output html=/reports/deja.html");
+                throw new InputException(
+                        "--output "
+                                + spec
+                                + ": expected FORMAT=PATH, e.g. --output html=/reports/deja.html");
             }
             String fmt = spec.substring(0, eq).strip();
             String p = spec.substring(eq + 1).strip();
@@ -161,7 +176,8 @@ public final class Outputs {
                 ReportStore.S3Uri uri = ReportStore.S3Uri.parse(p, "--output " + spec);
                 checkTemplate(uri.key(), "--output " + spec);
                 if (!seen.add(uri.toString())) {
-                    throw new InputException("--output " + spec + ": " + p + " is already an output");
+                    throw new InputException(
+                            "--output " + spec + ": " + p + " is already an output");
                 }
                 o.sinks.add(new S3Sink(fmt, uri, o));
                 continue;
@@ -169,8 +185,12 @@ public final class Outputs {
             Path path = p.equals("-") ? null : Path.of(p);
             String key = path == null ? "-" : path.toAbsolutePath().normalize().toString();
             if (!seen.add(key)) {
-                throw new InputException("--output " + spec + ": " + (path == null ? "stdout" : p)
-                        + " is already an output (each output needs its own file)");
+                throw new InputException(
+                        "--output "
+                                + spec
+                                + ": "
+                                + (path == null ? "stdout" : p)
+                                + " is already an output (each output needs its own file)");
             }
             o.sinks.add(new FileSink(fmt, path, false, io));
         }
@@ -179,9 +199,10 @@ public final class Outputs {
     }
 
     /**
-     * A format uploaded to S3 ({@code --output json=s3://bucket/deja/{cluster}/{date}.json}): the key's placeholders
-     * are filled when the report is written ({@link #key}). A failed upload keeps the report in a local file and
-     * says where (the message of the {@link IOException}); {@link #write} then exits 2 like any unwritten output.
+     * A format uploaded to S3 ({@code --output json=s3://bucket/deja/{cluster}/{date}.json}): the
+     * key's placeholders are filled when the report is written ({@link #key}). A failed upload
+     * keeps the report in a local file and says where (the message of the {@link IOException});
+     * {@link #write} then exits 2 like any unwritten output.
      */
     record S3Sink(String format, ReportStore.S3Uri uri, Outputs plan) implements ReportSink {
         @Override
@@ -190,15 +211,16 @@ public final class Outputs {
         }
 
         /**
-         * Written to a file in the temporary folder first (a fleet report can be 100s of MB), uploaded from there and
-         * deleted; when the upload fails that file is the kept copy. Without a temporary folder: in memory, and
-         * printed on stdout if the upload fails.
+         * Written to a file in the temporary folder first (a fleet report can be 100s of MB),
+         * uploaded from there and deleted; when the upload fails that file is the kept copy.
+         * Without a temporary folder: in memory, and printed on stdout if the upload fails.
          */
         @Override
         public void deliver(Report report) throws IOException {
             String key = key(uri.key(), report);
             String type = CONTENT_TYPES.getOrDefault(format, "text/plain; charset=utf-8");
-            String name = key.substring(key.lastIndexOf('/') + 1).replaceAll("[^A-Za-z0-9._-]", "_");
+            String name =
+                    key.substring(key.lastIndexOf('/') + 1).replaceAll("[^A-Za-z0-9._-]", "_");
             Path tmp = null;
             try {
                 tmp = Files.createTempFile("deja-report-", "-" + name);
@@ -220,7 +242,9 @@ public final class Outputs {
                 } catch (IOException | RuntimeException e) {
                     plan.io.out().write(buf.toString());
                     plan.io.out().flush();
-                    throw new IOException(notWritten(key, e) + "; the report was printed on stdout (no temporary file)");
+                    throw new IOException(
+                            notWritten(key, e)
+                                    + "; the report was printed on stdout (no temporary file)");
                 }
                 return;
             }
@@ -233,38 +257,61 @@ public final class Outputs {
         }
 
         private String notWritten(String key, Exception e) {
-            return "s3://" + uri.bucket() + "/" + key + " not written: " + (e.getMessage() == null ? e.toString() : e.getMessage());
+            return "s3://"
+                    + uri.bucket()
+                    + "/"
+                    + key
+                    + " not written: "
+                    + (e.getMessage() == null ? e.toString() : e.getMessage());
         }
     }
 
-    static final Map<String, String> CONTENT_TYPES = Map.of(
-            "json", "application/json", "sarif", "application/sarif+json", "html", "text/html; charset=utf-8",
-            "junit", "application/xml", "prometheus", "text/plain; version=0.0.4");
+    static final Map<String, String> CONTENT_TYPES =
+            Map.of(
+                    "json",
+                    "application/json",
+                    "sarif",
+                    "application/sarif+json",
+                    "html",
+                    "text/html; charset=utf-8",
+                    "junit",
+                    "application/xml",
+                    "prometheus",
+                    "text/plain; version=0.0.4");
 
     /** The placeholders an S3 key may hold. */
     static final List<String> PLACEHOLDERS = List.of("{cluster}", "{date}", "{time}");
 
     static void checkTemplate(String key, String what) {
         if (key.isEmpty() || key.endsWith("/")) {
-            throw new InputException(what + ": give the object's key, e.g. s3://my-reports/deja/{cluster}/{date}.json");
+            throw new InputException(
+                    what
+                            + ": give the object's key, e.g. s3://my-reports/deja/{cluster}/{date}.json");
         }
         Matcher m = Pattern.compile("\\{[^}]*}").matcher(key);
         while (m.find()) {
             if (!PLACEHOLDERS.contains(m.group())) {
-                throw new InputException(what + ": unknown placeholder " + m.group() + " (expected "
-                        + String.join(", ", PLACEHOLDERS) + ")");
+                throw new InputException(
+                        what
+                                + ": unknown placeholder "
+                                + m.group()
+                                + " (expected "
+                                + String.join(", ", PLACEHOLDERS)
+                                + ")");
             }
         }
     }
 
     /**
-     * The key with its placeholders filled: {@code {cluster}} the cluster the scan read (its kubeconfig context;
-     * {@code in-cluster} in a pod; {@code local} when no live cluster was read), {@code {date}} and {@code {time}}
-     * when the scan started, in UTC (2026-12-01, 031700).
+     * The key with its placeholders filled: {@code {cluster}} the cluster the scan read (its
+     * kubeconfig context; {@code in-cluster} in a pod; {@code local} when no live cluster was
+     * read), {@code {date}} and {@code {time}} when the scan started, in UTC (2026-12-01, 031700).
      */
     static String key(String template, Report report) {
-        Instant at = report.run() != null && report.run().startedAt() != null ? report.run().startedAt()
-                : Instant.now();
+        Instant at =
+                report.run() != null && report.run().startedAt() != null
+                        ? report.run().startedAt()
+                        : Instant.now();
         ZonedDateTime utc = at.atZone(ZoneOffset.UTC);
         return template.replace("{cluster}", clusterName(report))
                 .replace("{date}", DateTimeFormatter.ISO_LOCAL_DATE.format(utc))
@@ -272,18 +319,25 @@ public final class Outputs {
     }
 
     /**
-     * The name of the live cluster a report is about, safe in a key: the cluster its target names (the context, or
-     * --cluster-name); "fleet" when the run read several clusters; else the context in the report's scope
-     * ("context prod (https://...)"); "local" when no live cluster was read.
+     * The name of the live cluster a report is about, safe in a key: the cluster its target names
+     * (the context, or --cluster-name); "fleet" when the run read several clusters; else the
+     * context in the report's scope ("context prod (https://...)"); "local" when no live cluster
+     * was read.
      */
     static String clusterName(Report report) {
-        List<String> clusters = report.result().targets().stream().map(Target::cluster)
-                .filter(Objects::nonNull).distinct().toList();
+        List<String> clusters =
+                report.result().targets().stream()
+                        .map(Target::cluster)
+                        .filter(Objects::nonNull)
+                        .distinct()
+                        .toList();
         if (clusters.size() > 1) {
             return "fleet";
         }
-        String c = !clusters.isEmpty() ? clusters.get(0)
-                : report.run() == null ? null : report.run().scope().get("cluster");
+        String c =
+                !clusters.isEmpty()
+                        ? clusters.get(0)
+                        : report.run() == null ? null : report.run().scope().get("cluster");
         if (c == null) {
             return "local";
         }
@@ -314,8 +368,11 @@ public final class Outputs {
 
     private synchronized ReportStore store() {
         if (store == null) {
-            store = ReportStore.s3(storeOptions == null ? new ReportStore.Options(null, null, null, io.env(), false)
-                    : storeOptions);
+            store =
+                    ReportStore.s3(
+                            storeOptions == null
+                                    ? new ReportStore.Options(null, null, null, io.env(), false)
+                                    : storeOptions);
         }
         return store;
     }
@@ -329,21 +386,26 @@ public final class Outputs {
 
     /**
      * {@code --report-configmap NAMESPACE/NAME}: served by {@value #CONFIGMAP_SINK} (constructor
-     * {@code (String namespace, String name, ScanRequest request)}), loaded by name so that only runs using the option
-     * load Fabric8's client.
+     * {@code (String namespace, String name, ScanRequest request)}), loaded by name so that only
+     * runs using the option load Fabric8's client.
      */
     public static ReportSink configMap(String spec, ScanRequest request) {
         String v = spec.strip();
         if (!v.matches(DNS_NAME + "/" + DNS_NAME)) {
-            throw new InputException("--report-configmap " + spec + ": expected NAMESPACE/NAME, e.g. deja/deja-report");
+            throw new InputException(
+                    "--report-configmap "
+                            + spec
+                            + ": expected NAMESPACE/NAME, e.g. deja/deja-report");
         }
         int slash = v.indexOf('/');
         try {
-            return (ReportSink) Class.forName(CONFIGMAP_SINK)
-                    .getConstructor(String.class, String.class, ScanRequest.class)
-                    .newInstance(v.substring(0, slash), v.substring(slash + 1), request);
+            return (ReportSink)
+                    Class.forName(CONFIGMAP_SINK)
+                            .getConstructor(String.class, String.class, ScanRequest.class)
+                            .newInstance(v.substring(0, slash), v.substring(slash + 1), request);
         } catch (ClassNotFoundException e) {
-            throw new InputException("--report-configmap " + spec + ": this build of deja cannot write ConfigMaps");
+            throw new InputException(
+                    "--report-configmap " + spec + ": this build of deja cannot write ConfigMaps");
         } catch (ReflectiveOperationException e) {
             Throwable c = e.getCause() != null ? e.getCause() : e;
             if (c instanceof RuntimeException re) {
@@ -362,10 +424,10 @@ public final class Outputs {
     }
 
     /**
-     * The line a run whose report goes to a file prints on stderr, so that a CI log says why a step failed (-o
-     * deja.sarif --fail-on high used to print nothing): "deja: 3 findings (1 high, 2 medium), 1 at or above --fail-on
-     * high; report: sarif to deja.sarif, html to r.html". Null when the primary report is on stdout (the text report
-     * ends with its own summary line).
+     * The line a run whose report goes to a file prints on stderr, so that a CI log says why a step
+     * failed (-o deja.sarif --fail-on high used to print nothing): "deja: 3 findings (1 high, 2
+     * medium), 1 at or above --fail-on high; report: sarif to deja.sarif, html to r.html". Null
+     * when the primary report is on stdout (the text report ends with its own summary line).
      */
     String fileSummary(Report report) {
         if (!(sinks.get(0) instanceof FileSink primary) || primary.path() == null) {
@@ -373,7 +435,8 @@ public final class Outputs {
         }
         ScanResult r = report.result();
         int n = r.findings().size();
-        StringBuilder sb = new StringBuilder("deja: ").append(n).append(n == 1 ? " finding" : " findings");
+        StringBuilder sb =
+                new StringBuilder("deja: ").append(n).append(n == 1 ? " finding" : " findings");
         List<String> parts = new ArrayList<>();
         for (int i = Severity.values().length - 1; i >= 0; i--) {
             Severity s = Severity.values()[i];
@@ -389,9 +452,14 @@ public final class Outputs {
             sb.append(", ").append(report.baseline().newFindings().size()).append(" new");
         }
         if (report.failOn() != null) {
-            long failing = r.findings().stream().filter(f -> report.isNew(f) && f.severity().atLeast(report.failOn()))
-                    .count();
-            sb.append(", ").append(failing).append(report.baseline() != null ? " new" : "").append(" at or above --fail-on ")
+            long failing =
+                    r.findings().stream()
+                            .filter(f -> report.isNew(f) && f.severity().atLeast(report.failOn()))
+                            .count();
+            sb.append(", ")
+                    .append(failing)
+                    .append(report.baseline() != null ? " new" : "")
+                    .append(" at or above --fail-on ")
                     .append(report.failOn().id());
         }
         if (!r.suppressed().isEmpty()) {
@@ -414,8 +482,8 @@ public final class Outputs {
     }
 
     /**
-     * Writes every output. A file that cannot be written is reported on stderr and the others are still written;
-     * then an {@link InputException} (exit 2) names the first failure.
+     * Writes every output. A file that cannot be written is reported on stderr and the others are
+     * still written; then an {@link InputException} (exit 2) names the first failure.
      */
     public void write(Report report, PrintWriter err) {
         List<String> failures = new ArrayList<>();
@@ -423,7 +491,10 @@ public final class Outputs {
             try {
                 s.deliver(report);
             } catch (IOException | RuntimeException e) {
-                String why = s.describe() + ": cannot write report: " + (e.getMessage() == null ? e.toString() : e.getMessage());
+                String why =
+                        s.describe()
+                                + ": cannot write report: "
+                                + (e.getMessage() == null ? e.toString() : e.getMessage());
                 failures.add(why);
             }
         }

@@ -16,19 +16,32 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code deja prove}: replay IL-0264 against the user's own HAProxy config on the real haproxy, before and after the fix. */
-@Command(name = "prove", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
-        description = {"Replay the IL-0264 outage against your own HAProxy config on the real haproxy, in a loopback"
-                + " sandbox: a before run on your config and an after run with the rule's fix applied, same workload,"
-                + " and a verdict per finding (reproduced, not-reproduced, could-not-run).",
+/**
+ * {@code deja prove}: replay IL-0264 against the user's own HAProxy config on the real haproxy,
+ * before and after the fix.
+ */
+@Command(
+        name = "prove",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        sortOptions = false,
+        description = {
+            "Replay the IL-0264 outage against your own HAProxy config on the real haproxy, in a loopback"
+                    + " sandbox: a before run on your config and an after run with the rule's fix applied, same workload,"
+                    + " and a verdict per finding (reproduced, not-reproduced, could-not-run).",
             "Proves haproxy-tarpit-holds-slots (a flood), haproxy-missing-http-request-timeout (slow clients) and"
                     + " haproxy-maxconn-headroom (when the flood fills the slots).",
             "Safe: loopback only, your servers are replaced by a local stub, every run is bounded, and haproxy, the"
-                    + " stub and the temporary folder are removed on every exit, Ctrl-C included."},
+                    + " stub and the temporary folder are removed on every exit, Ctrl-C included."
+        },
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {" 0:nothing reproduced", " 1:a finding was reproduced",
+        exitCodeList = {
+            " 0:nothing reproduced",
+            " 1:a finding was reproduced",
             " 2:usage or input error; no haproxy (install it or give --haproxy); haproxy -c rejected the sandbox copy",
-            " 3:a proof could not run (the report says why)", " 4:internal error"})
+            " 3:a proof could not run (the report says why)",
+            " 4:internal error"
+        })
 public final class ProveCommand implements Callable<Integer> {
     private final Cli.Io io;
 
@@ -39,72 +52,119 @@ public final class ProveCommand implements Callable<Integer> {
     @Parameters(paramLabel = "HAPROXY_CFG", description = "The haproxy.cfg to prove against")
     Path config;
 
-    @Option(names = "--frontend", paramLabel = "NAME",
-            description = "Frontend or listen under test (default: the first that tarpits, else the first HTTP one)")
+    @Option(
+            names = "--frontend",
+            paramLabel = "NAME",
+            description =
+                    "Frontend or listen under test (default: the first that tarpits, else the first HTTP one)")
     String frontend;
 
-    @Option(names = "--rule", paramLabel = "ID", description = "Prove only this rule (default: every provable rule that applies)")
+    @Option(
+            names = "--rule",
+            paramLabel = "ID",
+            description = "Prove only this rule (default: every provable rule that applies)")
     String rule;
 
-    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "8s",
+    @Option(
+            names = "--duration",
+            paramLabel = "TIME",
+            defaultValue = "8s",
             description = "Length of each run, at most 60s (default: ${DEFAULT-VALUE})")
     String duration;
 
-    @Option(names = "--client-rps", paramLabel = "N", defaultValue = "300",
-            description = "Request rate of the abusive client (default: ${DEFAULT-VALUE}, as in IL-0264)")
+    @Option(
+            names = "--client-rps",
+            paramLabel = "N",
+            defaultValue = "300",
+            description =
+                    "Request rate of the abusive client (default: ${DEFAULT-VALUE}, as in IL-0264)")
     double clientRps;
 
-    @Option(names = "--legit-rps", paramLabel = "N", defaultValue = "20",
-            description = "Request rate of the legitimate clients together (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--legit-rps",
+            paramLabel = "N",
+            defaultValue = "20",
+            description =
+                    "Request rate of the legitimate clients together (default: ${DEFAULT-VALUE})")
     double legitRps;
 
-    @Option(names = "--legit-timeout", paramLabel = "TIME", defaultValue = "2s",
-            description = "How long a legitimate client waits for an answer (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--legit-timeout",
+            paramLabel = "TIME",
+            defaultValue = "2s",
+            description =
+                    "How long a legitimate client waits for an answer (default: ${DEFAULT-VALUE})")
     String legitTimeout;
 
-    @Option(names = "--service-time", paramLabel = "TIME", defaultValue = "0ms",
+    @Option(
+            names = "--service-time",
+            paramLabel = "TIME",
+            defaultValue = "0ms",
             description = "How long the stub backend takes to answer (default: ${DEFAULT-VALUE})")
     String serviceTime;
 
-    @Option(names = "--find-limit",
-            description = "Also search (at most 6 more runs) the client rate at which legitimate traffic starts failing,"
-                    + " before and after the fix")
+    @Option(
+            names = "--find-limit",
+            description =
+                    "Also search (at most 6 more runs) the client rate at which legitimate traffic starts failing,"
+                            + " before and after the fix")
     boolean findLimit;
 
-    @Option(names = "--haproxy", paramLabel = "PATH", description = "The haproxy binary (default: haproxy on PATH)")
+    @Option(
+            names = "--haproxy",
+            paramLabel = "PATH",
+            description = "The haproxy binary (default: haproxy on PATH)")
     String haproxy;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            defaultValue = "text",
             description = "Output format: text, json, html (default: ${DEFAULT-VALUE})")
     String format;
 
-    @Option(names = {"-o", "--output-file"}, paramLabel = "FILE", description = "Write the report to FILE instead of stdout")
+    @Option(
+            names = {"-o", "--output-file"},
+            paramLabel = "FILE",
+            description = "Write the report to FILE instead of stdout")
     Path outputFile;
 
     @Override
     public Integer call() throws IOException {
         String fmt = format.toLowerCase(Locale.ROOT);
         if (!fmt.equals("text") && !fmt.equals("json") && !fmt.equals("html")) {
-            throw new InputException("--format: unknown format '" + format + "' (expected text, json or html)");
+            throw new InputException(
+                    "--format: unknown format '" + format + "' (expected text, json or html)");
         }
-        Prover.Options opts = options(frontend, rule, duration, clientRps, legitRps, legitTimeout, serviceTime,
-                findLimit, haproxy);
+        Prover.Options opts =
+                options(
+                        frontend,
+                        rule,
+                        duration,
+                        clientRps,
+                        legitRps,
+                        legitTimeout,
+                        serviceTime,
+                        findLimit,
+                        haproxy);
         String text = read(config);
         ProveReport report = Prover.prove(config.toString(), text, opts, io.env(), io.err());
-        String out = switch (fmt) {
-            case "json" -> {
-                StringWriter w = new StringWriter();
-                JsonText.writePretty(report.json(), w);
-                yield w.toString();
-            }
-            case "html" -> report.html();
-            default -> report.text();
-        };
+        String out =
+                switch (fmt) {
+                    case "json" -> {
+                        StringWriter w = new StringWriter();
+                        JsonText.writePretty(report.json(), w);
+                        yield w.toString();
+                    }
+                    case "html" -> report.html();
+                    default -> report.text();
+                };
         if (outputFile != null && !outputFile.toString().equals("-")) {
             try {
                 OpenDeadline.writeString(outputFile, out, OpenDeadline.millis(io.env()));
             } catch (IOException e) {
-                throw new InputException("-o " + outputFile + ": cannot write the report: " + e.getMessage());
+                throw new InputException(
+                        "-o " + outputFile + ": cannot write the report: " + e.getMessage());
             }
         } else {
             io.out().write(out);
@@ -114,8 +174,16 @@ public final class ProveCommand implements Callable<Integer> {
     }
 
     /** Checked options (exit 2 on a bad value); shared with {@code deja scan --prove}. */
-    static Prover.Options options(String frontend, String rule, String duration, double clientRps, double legitRps,
-                                  String legitTimeout, String serviceTime, boolean findLimit, String haproxy) {
+    static Prover.Options options(
+            String frontend,
+            String rule,
+            String duration,
+            double clientRps,
+            double legitRps,
+            String legitTimeout,
+            String serviceTime,
+            boolean findLimit,
+            String haproxy) {
         long d = time(duration, "--duration");
         if (d < 500 || d > 60_000) {
             throw new InputException("--duration " + duration + ": between 500ms and 60s");
@@ -135,9 +203,11 @@ public final class ProveCommand implements Callable<Integer> {
             throw new InputException("--service-time " + serviceTime + ": at most 10s");
         }
         if (rule != null && !Prover.RULES.contains(rule)) {
-            throw new InputException("--rule " + rule + ": deja proves " + String.join(", ", Prover.RULES));
+            throw new InputException(
+                    "--rule " + rule + ": deja proves " + String.join(", ", Prover.RULES));
         }
-        return new Prover.Options(frontend, rule, d, clientRps, legitRps, lt, st, findLimit, haproxy);
+        return new Prover.Options(
+                frontend, rule, d, clientRps, legitRps, lt, st, findLimit, haproxy);
     }
 
     private static long time(String v, String option) {
@@ -148,9 +218,11 @@ public final class ProveCommand implements Callable<Integer> {
         return ms;
     }
 
-    /** The config as text, bounded like every file deja reads (a pipe or /dev/zero ends with exit 2). */
+    /**
+     * The config as text, bounded like every file deja reads (a pipe or /dev/zero ends with exit
+     * 2).
+     */
     static String read(Path p) {
         return Inputs.read(p, p.toString()).text();
     }
-
 }

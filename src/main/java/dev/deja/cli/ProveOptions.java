@@ -7,25 +7,46 @@ import picocli.CommandLine.Option;
 
 /** {@code deja scan --prove}: replay findings on the real haproxy and attach the evidence. */
 final class ProveOptions {
-    @Option(names = "--prove",
-            description = "Replay the findings 'deja prove' covers on the real haproxy (loopback sandbox, before and after"
-                    + " the fix) and attach the evidence to them (JSON evidence, SARIF properties, HTML, text)")
+    @Option(
+            names = "--prove",
+            description =
+                    "Replay the findings 'deja prove' covers on the real haproxy (loopback sandbox, before and after"
+                            + " the fix) and attach the evidence to them (JSON evidence, SARIF properties, HTML, text)")
     boolean prove;
 
-    @Option(names = "--prove-duration", paramLabel = "TIME", defaultValue = "8s",
-            description = "With --prove: length of each run, at most 60s (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--prove-duration",
+            paramLabel = "TIME",
+            defaultValue = "8s",
+            description =
+                    "With --prove: length of each run, at most 60s (default: ${DEFAULT-VALUE})")
     String proveDuration;
 
-    @Option(names = "--prove-haproxy", paramLabel = "PATH", description = "With --prove: the haproxy binary (default: haproxy on PATH)")
+    @Option(
+            names = "--prove-haproxy",
+            paramLabel = "PATH",
+            description = "With --prove: the haproxy binary (default: haproxy on PATH)")
     String proveHaproxy;
 
-    /** The prover's options, or null without --prove; a bad duration or no haproxy is exit 2 before the scan. */
+    /**
+     * The prover's options, or null without --prove; a bad duration or no haproxy is exit 2 before
+     * the scan.
+     */
     Prover.Options options(int assumeClientRps, Map<String, String> env) {
         if (!prove) {
             return null;
         }
-        Prover.Options o = ProveCommand.options(null, null, proveDuration, assumeClientRps, 20, "2s", "0ms", false,
-                proveHaproxy);
+        Prover.Options o =
+                ProveCommand.options(
+                        null,
+                        null,
+                        proveDuration,
+                        assumeClientRps,
+                        20,
+                        "2s",
+                        "0ms",
+                        false,
+                        proveHaproxy);
         ScanProofs.checkHaproxy(proveHaproxy, env);
         return o;
     }

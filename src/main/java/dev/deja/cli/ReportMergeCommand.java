@@ -23,15 +23,22 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code deja report merge REPORT...}: the JSON reports of many scheduled scans (files, folders, {@code s3://}
- * prefixes) into one fleet report in any format. The latest report of each target wins; the same finding on several
- * targets is one finding listing them; targets whose latest report is older than {@code --stale} are flagged.
+ * {@code deja report merge REPORT...}: the JSON reports of many scheduled scans (files, folders,
+ * {@code s3://} prefixes) into one fleet report in any format. The latest report of each target
+ * wins; the same finding on several targets is one finding listing them; targets whose latest
+ * report is older than {@code --stale} are flagged.
  */
-@Command(name = "merge", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
-        description = {"Merge the JSON reports of many scans (one per cluster or account, e.g. written by scheduled"
-                + " scans with --output json=s3://...) into one fleet report.",
+@Command(
+        name = "merge",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        sortOptions = false,
+        description = {
+            "Merge the JSON reports of many scans (one per cluster or account, e.g. written by scheduled"
+                    + " scans with --output json=s3://...) into one fleet report.",
             "A target is the cluster/account a report names, else the folder (or S3 prefix) it is found under, else"
-                + " its file name (a date-named file: its folder). Its latest report (by modification time) wins."})
+                    + " its file name (a date-named file: its folder). Its latest report (by modification time) wins."
+        })
 public final class ReportMergeCommand implements Callable<Integer> {
     private final Cli.Io io;
 
@@ -39,46 +46,83 @@ public final class ReportMergeCommand implements Callable<Integer> {
         this.io = io;
     }
 
-    @Parameters(paramLabel = "REPORT", arity = "1..*",
-            description = "JSON reports: files, folders (every *.json below, recursively) or s3://BUCKET/PREFIX/")
+    @Parameters(
+            paramLabel = "REPORT",
+            arity = "1..*",
+            description =
+                    "JSON reports: files, folders (every *.json below, recursively) or s3://BUCKET/PREFIX/")
     List<String> inputs = new ArrayList<>();
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
-            description = "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            defaultValue = "text",
+            description =
+                    "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
     String format;
 
-    @Option(names = {"-o", "--output-file"}, paramLabel = "FILE", description = "Write the fleet report to FILE instead of stdout")
+    @Option(
+            names = {"-o", "--output-file"},
+            paramLabel = "FILE",
+            description = "Write the fleet report to FILE instead of stdout")
     Path outputFile;
 
-    @Option(names = "--output", paramLabel = "FORMAT=PATH",
-            description = "Also write the fleet report in FORMAT to PATH or s3://BUCKET/KEY (repeatable)")
+    @Option(
+            names = "--output",
+            paramLabel = "FORMAT=PATH",
+            description =
+                    "Also write the fleet report in FORMAT to PATH or s3://BUCKET/KEY (repeatable)")
     List<String> outputs = new ArrayList<>();
 
-    @Option(names = "--stale", paramLabel = "DURATION", defaultValue = "48h",
-            description = "Flag a target whose latest report is older than this: 48h, 2d, 90m (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--stale",
+            paramLabel = "DURATION",
+            defaultValue = "48h",
+            description =
+                    "Flag a target whose latest report is older than this: 48h, 2d, 90m (default: ${DEFAULT-VALUE})")
     String stale;
 
-    @Option(names = "--as-of", paramLabel = "TIME",
-            description = "Judge ages and staleness as of this time (ISO-8601, e.g. 2026-12-01T06:00:00Z; default: now)")
+    @Option(
+            names = "--as-of",
+            paramLabel = "TIME",
+            description =
+                    "Judge ages and staleness as of this time (ISO-8601, e.g. 2026-12-01T06:00:00Z; default: now)")
     String asOf;
 
-    @Option(names = "--fail-on", paramLabel = "SEVERITY|none", defaultValue = "none",
-            description = "Exit 1 when a merged finding is at or above this severity (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--fail-on",
+            paramLabel = "SEVERITY|none",
+            defaultValue = "none",
+            description =
+                    "Exit 1 when a merged finding is at or above this severity (default: ${DEFAULT-VALUE})")
     String failOn;
 
-    @Option(names = "--allow-partial", description = "Do not exit 3 for stale targets or targets whose scan was incomplete")
+    @Option(
+            names = "--allow-partial",
+            description = "Do not exit 3 for stale targets or targets whose scan was incomplete")
     boolean allowPartial;
 
-    @Option(names = "--profile", paramLabel = "NAME", description = "AWS profile for s3:// inputs and outputs")
+    @Option(
+            names = "--profile",
+            paramLabel = "NAME",
+            description = "AWS profile for s3:// inputs and outputs")
     String profile;
 
-    @Option(names = "--region", paramLabel = "REGION", description = "AWS region of the S3 client (default: AWS_REGION, the profile's)")
+    @Option(
+            names = "--region",
+            paramLabel = "REGION",
+            description = "AWS region of the S3 client (default: AWS_REGION, the profile's)")
     String region;
 
-    @Option(names = "--s3-endpoint", paramLabel = "URL", description = "S3-compatible endpoint (path-style addressing)")
+    @Option(
+            names = "--s3-endpoint",
+            paramLabel = "URL",
+            description = "S3-compatible endpoint (path-style addressing)")
     String s3Endpoint;
 
-    @Option(names = "--verbose", description = "Library logging on stderr; stack traces for internal errors")
+    @Option(
+            names = "--verbose",
+            description = "Library logging on stderr; stack traces for internal errors")
     boolean verbose;
 
     private ReportStore store;
@@ -95,17 +139,21 @@ public final class ReportMergeCommand implements Callable<Integer> {
         try {
             now = asOf == null ? Instant.now() : Instant.parse(asOf.strip());
         } catch (DateTimeParseException e) {
-            throw new InputException("--as-of " + asOf + ": not an ISO-8601 time (e.g. 2026-12-01T06:00:00Z)");
+            throw new InputException(
+                    "--as-of " + asOf + ": not an ISO-8601 time (e.g. 2026-12-01T06:00:00Z)");
         }
         Severity fail;
         try {
             fail = "none".equalsIgnoreCase(failOn) ? null : Severity.parse(failOn);
         } catch (IllegalArgumentException e) {
-            throw new InputException("--fail-on: unknown severity '" + failOn
-                    + "' (expected info, low, medium, high, critical or none)");
+            throw new InputException(
+                    "--fail-on: unknown severity '"
+                            + failOn
+                            + "' (expected info, low, medium, high, critical or none)");
         }
         if (region != null && !region.strip().matches("[a-z]{2}(-[a-z]+)+-\\d+")) {
-            throw new InputException("--region " + region + ": not an AWS region name (e.g. eu-west-2)");
+            throw new InputException(
+                    "--region " + region + ": not an AWS region name (e.g. eu-west-2)");
         }
         if (s3Endpoint != null && !s3Endpoint.strip().matches("https?://[^/\\s]+(/\\S*)?")) {
             throw new InputException("--s3-endpoint " + s3Endpoint + ": not an http(s) URL");
@@ -118,8 +166,13 @@ public final class ReportMergeCommand implements Callable<Integer> {
         for (String in : inputs) {
             found.addAll(ReportStore.S3Uri.is(in) ? s3(in) : local(in));
         }
-        FleetMerge merge = new FleetMerge(now, staleAfter, VersionProvider.version())
-                .addAll(found, inputs.stream().anyMatch(ReportStore.S3Uri::is) ? 8 : 1); // S3: 8 GETs at a time
+        FleetMerge merge =
+                new FleetMerge(now, staleAfter, VersionProvider.version())
+                        .addAll(
+                                found,
+                                inputs.stream().anyMatch(ReportStore.S3Uri::is)
+                                        ? 8
+                                        : 1); // S3: 8 GETs at a time
         Report report = merge.report(Catalog.packaged(), VersionProvider.version(), fail);
         for (String e : merge.errors()) {
             io.err().println("deja: " + e);
@@ -127,13 +180,25 @@ public final class ReportMergeCommand implements Callable<Integer> {
         outs.write(report, io.err()); // a failed output: exit 2
         String line = outs.fileSummary(report);
         if (line != null) {
-            io.err().println(line.replaceFirst("^deja: ", "deja: fleet of " + report.fleet().targets().size()
-                    + (report.fleet().targets().size() == 1 ? " target: " : " targets: ")));
+            io.err()
+                    .println(
+                            line.replaceFirst(
+                                    "^deja: ",
+                                    "deja: fleet of "
+                                            + report.fleet().targets().size()
+                                            + (report.fleet().targets().size() == 1
+                                                    ? " target: "
+                                                    : " targets: ")));
         }
         if (!merge.errors().isEmpty()) {
-            io.err().println("deja: " + merge.errors().size() + (merge.errors().size() == 1 ? " input is" : " inputs are")
-                    + " not a deja JSON report and " + (merge.errors().size() == 1 ? "was" : "were")
-                    + " not merged (named above)");
+            io.err()
+                    .println(
+                            "deja: "
+                                    + merge.errors().size()
+                                    + (merge.errors().size() == 1 ? " input is" : " inputs are")
+                                    + " not a deja JSON report and "
+                                    + (merge.errors().size() == 1 ? "was" : "were")
+                                    + " not merged (named above)");
             return ExitCodes.USAGE;
         }
         if (!report.result().coverage().complete() && !allowPartial) {
@@ -141,22 +206,36 @@ public final class ReportMergeCommand implements Callable<Integer> {
             long incomplete = report.fleet().targets().stream().filter(t -> !t.complete()).count();
             List<String> why = new ArrayList<>();
             if (staleN > 0) {
-                why.add(staleN + (staleN == 1 ? " target has" : " targets have") + " no report newer than --stale "
-                        + FleetMerge.duration(staleAfter));
+                why.add(
+                        staleN
+                                + (staleN == 1 ? " target has" : " targets have")
+                                + " no report newer than --stale "
+                                + FleetMerge.duration(staleAfter));
             }
             if (incomplete > 0) {
-                why.add(incomplete + (incomplete == 1 ? " target's" : " targets'") + " latest scan was incomplete");
+                why.add(
+                        incomplete
+                                + (incomplete == 1 ? " target's" : " targets'")
+                                + " latest scan was incomplete");
             }
-            io.err().println("deja: fleet incomplete: " + String.join(", ", why) + " (see the report; --allow-partial"
-                    + " accepts this)");
+            io.err()
+                    .println(
+                            "deja: fleet incomplete: "
+                                    + String.join(", ", why)
+                                    + " (see the report; --allow-partial"
+                                    + " accepts this)");
             return ExitCodes.INCOMPLETE;
         }
         return report.failed() ? ExitCodes.FINDINGS : ExitCodes.OK;
     }
 
     private ReportStore.Options options() {
-        return new ReportStore.Options(profile, region == null ? null : region.strip(),
-                s3Endpoint == null ? null : s3Endpoint.strip(), io.env(), verbose);
+        return new ReportStore.Options(
+                profile,
+                region == null ? null : region.strip(),
+                s3Endpoint == null ? null : s3Endpoint.strip(),
+                io.env(),
+                verbose);
     }
 
     private synchronized ReportStore store() {
@@ -178,15 +257,24 @@ public final class ReportMergeCommand implements Callable<Integer> {
         List<FleetMerge.Input> out = new ArrayList<>();
         String prefix = uri.key();
         if (items.stream().anyMatch(i -> i.key().equals(uri.key()) && !uri.key().isEmpty())) {
-            items = items.stream().filter(i -> i.key().equals(uri.key())).toList(); // the URI names one object
+            items =
+                    items.stream()
+                            .filter(i -> i.key().equals(uri.key()))
+                            .toList(); // the URI names one object
             prefix = uri.key().substring(0, uri.key().lastIndexOf('/') + 1);
         } else if (!prefix.isEmpty() && !prefix.endsWith("/")) {
             String p = prefix + "/";
-            items = items.stream().filter(i -> i.key().startsWith(p)).toList(); // deja/prod, not deja/prod-old
+            items =
+                    items.stream()
+                            .filter(i -> i.key().startsWith(p))
+                            .toList(); // deja/prod, not deja/prod-old
             prefix = p;
         }
         List<String> ignored = new ArrayList<>();
-        String root = prefix.isEmpty() ? uri.bucket() : lastSegment(prefix.substring(0, prefix.length() - 1));
+        String root =
+                prefix.isEmpty()
+                        ? uri.bucket()
+                        : lastSegment(prefix.substring(0, prefix.length() - 1));
         for (ReportStore.Item i : items) {
             if (!i.key().toLowerCase(Locale.ROOT).endsWith(".json")) {
                 if (!i.key().endsWith("/")) { // "folder" placeholder objects are not files
@@ -196,8 +284,12 @@ public final class ReportMergeCommand implements Callable<Integer> {
             }
             String origin = "s3://" + uri.bucket() + "/" + i.key();
             String bucket = uri.bucket();
-            out.add(new FleetMerge.Input(origin, i.lastModified(), placeTarget(i.key().substring(prefix.length()), root),
-                    () -> store().get(bucket, i.key())));
+            out.add(
+                    new FleetMerge.Input(
+                            origin,
+                            i.lastModified(),
+                            placeTarget(i.key().substring(prefix.length()), root),
+                            () -> store().get(bucket, i.key())));
         }
         ignoredLine(ignored, uri.toString(), "objects");
         if (out.isEmpty()) {
@@ -210,8 +302,14 @@ public final class ReportMergeCommand implements Callable<Integer> {
         Path p = Path.of(arg);
         if (Files.isRegularFile(p)) {
             Path parent = p.toAbsolutePath().getParent();
-            return List.of(file(p, placeTarget(p.getFileName().toString(),
-                    parent == null || parent.getFileName() == null ? null : parent.getFileName().toString())));
+            return List.of(
+                    file(
+                            p,
+                            placeTarget(
+                                    p.getFileName().toString(),
+                                    parent == null || parent.getFileName() == null
+                                            ? null
+                                            : parent.getFileName().toString())));
         }
         if (!Files.isDirectory(p)) {
             throw new InputException(arg + ": no such file or folder");
@@ -254,17 +352,29 @@ public final class ReportMergeCommand implements Callable<Integer> {
     /** Files that are not reports are said, never skipped silently. */
     private void ignoredLine(List<String> ignored, String where, String what) {
         if (!ignored.isEmpty()) {
-            io.err().println("deja: " + where + ": left out " + ignored.size() + " " + (ignored.size() == 1
-                    ? what.substring(0, what.length() - 1) + " that is" : what + " that are") + " not .json ("
-                    + String.join(", ", ignored.subList(0, Math.min(3, ignored.size())))
-                    + (ignored.size() > 3 ? ", ..." : "") + ")");
+            io.err()
+                    .println(
+                            "deja: "
+                                    + where
+                                    + ": left out "
+                                    + ignored.size()
+                                    + " "
+                                    + (ignored.size() == 1
+                                            ? what.substring(0, what.length() - 1) + " that is"
+                                            : what + " that are")
+                                    + " not .json ("
+                                    + String.join(
+                                            ", ", ignored.subList(0, Math.min(3, ignored.size())))
+                                    + (ignored.size() > 3 ? ", ..." : "")
+                                    + ")");
         }
     }
 
     /**
-     * The target a report's place names: its folders below the merged folder or prefix ("prod-eu/2026-12-01.json"
-     * is prod-eu); a report directly in it is its file name without .json, unless that name starts with a digit (a
-     * date: the report of the folder's own target, {@code root}).
+     * The target a report's place names: its folders below the merged folder or prefix
+     * ("prod-eu/2026-12-01.json" is prod-eu); a report directly in it is its file name without
+     * .json, unless that name starts with a digit (a date: the report of the folder's own target,
+     * {@code root}).
      */
     static String placeTarget(String relative, String root) {
         int slash = relative.lastIndexOf('/');

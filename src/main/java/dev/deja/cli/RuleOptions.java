@@ -12,19 +12,32 @@ import java.util.Set;
 import java.util.TreeSet;
 import picocli.CommandLine.Option;
 
-/** {@code deja scan}'s rule selection: which rules run, which findings are reported, which are suppressed. */
+/**
+ * {@code deja scan}'s rule selection: which rules run, which findings are reported, which are
+ * suppressed.
+ */
 final class RuleOptions {
     @Option(names = "--rules", split = ",", paramLabel = "ID", description = "Run only these rules")
     List<String> onlyRules = new ArrayList<>();
 
-    @Option(names = "--skip-rules", split = ",", paramLabel = "ID", description = "Do not run these rules")
+    @Option(
+            names = "--skip-rules",
+            split = ",",
+            paramLabel = "ID",
+            description = "Do not run these rules")
     List<String> skipRules = new ArrayList<>();
 
-    @Option(names = "--min-severity", paramLabel = "SEVERITY", defaultValue = "info",
-            description = "Report only findings at or above: info, low, medium, high, critical (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--min-severity",
+            paramLabel = "SEVERITY",
+            defaultValue = "info",
+            description =
+                    "Report only findings at or above: info, low, medium, high, critical (default: ${DEFAULT-VALUE})")
     String minSeverity;
 
-    @Option(names = "--ignore-file", paramLabel = "FILE",
+    @Option(
+            names = "--ignore-file",
+            paramLabel = "FILE",
             description = "YAML list of suppressions: {rule, object, reason, expires}")
     Path ignoreFile;
 
@@ -40,8 +53,14 @@ final class RuleOptions {
     List<Rule> select(Catalog catalog) {
         Set<String> only = canonical(catalog, onlyRules, "--rules");
         Set<String> skip = canonical(catalog, skipRules, "--skip-rules");
-        List<Rule> rules = RuleRegistry.load(catalog.rules().stream()
-                .filter(m -> (only.isEmpty() || only.contains(m.id())) && !skip.contains(m.id())).toList());
+        List<Rule> rules =
+                RuleRegistry.load(
+                        catalog.rules().stream()
+                                .filter(
+                                        m ->
+                                                (only.isEmpty() || only.contains(m.id()))
+                                                        && !skip.contains(m.id()))
+                                .toList());
         if (rules.isEmpty()) {
             throw new InputException("--rules/--skip-rules: no rule is left to run");
         }

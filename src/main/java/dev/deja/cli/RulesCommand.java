@@ -17,13 +17,19 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /** {@code deja rules}: the rule catalog. */
-@Command(name = "rules", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(
+        name = "rules",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
         description = "List the rules: id, severity, source, the cases they come from, and title.")
 public final class RulesCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
-    @Option(names = "--format", defaultValue = "text", paramLabel = "text|json", description = "Output format (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--format",
+            defaultValue = "text",
+            paramLabel = "text|json",
+            description = "Output format (default: ${DEFAULT-VALUE})")
     String format;
 
     @Override
@@ -53,17 +59,38 @@ public final class RulesCommand implements Callable<Integer> {
             JsonText.writePretty(arr, text);
             out.println(text);
         } else if ("text".equals(format)) {
-            // a header, and every column as wide as its widest cell (a rule from two cases has "IL-0495,IL-0364")
-            int w = Math.max("RULE".length(), catalog.rules().stream().mapToInt(r -> r.id().length()).max().orElse(10));
-            int cw = Math.max("CASES".length(), catalog.rules().stream()
-                    .mapToInt(r -> String.join(",", r.caseIds()).length()).max().orElse(8));
+            // a header, and every column as wide as its widest cell (a rule from two cases has
+            // "IL-0495,IL-0364")
+            int w =
+                    Math.max(
+                            "RULE".length(),
+                            catalog.rules().stream()
+                                    .mapToInt(r -> r.id().length())
+                                    .max()
+                                    .orElse(10));
+            int cw =
+                    Math.max(
+                            "CASES".length(),
+                            catalog.rules().stream()
+                                    .mapToInt(r -> String.join(",", r.caseIds()).length())
+                                    .max()
+                                    .orElse(8));
             String row = "%-" + w + "s  %-8s  %-10s  %-" + cw + "s  %s%n";
             out.printf(Locale.ROOT, row, "RULE", "SEVERITY", "SOURCE", "CASES", "TITLE");
             for (RuleMetadata r : catalog.rules()) {
-                out.printf(Locale.ROOT, row, r.id(), r.severity().id(), r.source().id(), String.join(",", r.caseIds()),
+                out.printf(
+                        Locale.ROOT,
+                        row,
+                        r.id(),
+                        r.severity().id(),
+                        r.source().id(),
+                        String.join(",", r.caseIds()),
                         r.title());
             }
-            out.printf(Locale.ROOT, "%d rules; 'deja explain <rule-id>' tells what one checks and why.%n", catalog.rules().size());
+            out.printf(
+                    Locale.ROOT,
+                    "%d rules; 'deja explain <rule-id>' tells what one checks and why.%n",
+                    catalog.rules().size());
         } else {
             throw new InputException("--format: expected text or json, not '" + format + "'");
         }

@@ -47,17 +47,23 @@ import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code deja scan}: read the sources, run the rules, report. The options come in groups (one mixin per concern) that
- * check themselves and fill the {@link ScanRequest}; deja.yaml gives the defaults of those not on the command line
- * ({@link ConfigFile#defaults}).
+ * {@code deja scan}: read the sources, run the rules, report. The options come in groups (one mixin
+ * per concern) that check themselves and fill the {@link ScanRequest}; deja.yaml gives the defaults
+ * of those not on the command line ({@link ConfigFile#defaults}).
  */
-@Command(name = "scan", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
-        description = {"Scan HAProxy configs, Kubernetes manifests, saved snapshots, a live cluster (--cluster), AWS"
-                + " load balancers (--aws) or HAProxy's live figures (--haproxy-runtime) for the risk patterns of real"
-                + " incidents.",
+@Command(
+        name = "scan",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        sortOptions = false,
+        description = {
+            "Scan HAProxy configs, Kubernetes manifests, saved snapshots, a live cluster (--cluster), AWS"
+                    + " load balancers (--aws) or HAProxy's live figures (--haproxy-runtime) for the risk patterns of real"
+                    + " incidents.",
             "Files are recognised by content; folders are read recursively; '-' reads standard input. A folder with"
                     + " Chart.yaml is a Helm chart, rendered as 'helm template' would; a folder with kustomization.yaml"
-                    + " is built with 'kubectl kustomize'."})
+                    + " is built with 'kubectl kustomize'."
+        })
 public final class ScanCommand implements Callable<Integer> {
     private final Cli.Io io;
 
@@ -65,43 +71,39 @@ public final class ScanCommand implements Callable<Integer> {
         this.io = io;
     }
 
-    @Parameters(paramLabel = "PATH", arity = "0..*",
-            description = "haproxy.cfg files, manifests (YAML/JSON), deja snapshots, or folders of them; Helm chart"
-                    + " and kustomize folders; '-' for stdin")
+    @Parameters(
+            paramLabel = "PATH",
+            arity = "0..*",
+            description =
+                    "haproxy.cfg files, manifests (YAML/JSON), deja snapshots, or folders of them; Helm chart"
+                            + " and kustomize folders; '-' for stdin")
     List<String> paths = new ArrayList<>();
 
-    @Mixin
-    RuleOptions rules = new RuleOptions();
+    @Mixin RuleOptions rules = new RuleOptions();
 
-    @Mixin
-    OutputOptions out = new OutputOptions();
+    @Mixin OutputOptions out = new OutputOptions();
 
-    @Mixin
-    FileOptions files = new FileOptions();
+    @Mixin FileOptions files = new FileOptions();
 
-    @Mixin
-    ProveOptions prove = new ProveOptions();
+    @Mixin ProveOptions prove = new ProveOptions();
 
-    @Mixin
-    KubeOptions kube = new KubeOptions();
+    @Mixin KubeOptions kube = new KubeOptions();
 
-    @Mixin
-    LiveProxyOptions live = new LiveProxyOptions();
+    @Mixin LiveProxyOptions live = new LiveProxyOptions();
 
-    @Mixin
-    AwsOptions aws = new AwsOptions();
+    @Mixin AwsOptions aws = new AwsOptions();
 
-    @Mixin
-    FleetOptions fleet = new FleetOptions();
+    @Mixin FleetOptions fleet = new FleetOptions();
 
-    @Mixin
-    ConfigOptions config = new ConfigOptions();
+    @Mixin ConfigOptions config = new ConfigOptions();
 
-    @Option(names = "--verbose", description = "Progress and library logging on stderr; stack traces for internal errors")
+    @Option(
+            names = "--verbose",
+            description =
+                    "Progress and library logging on stderr; stack traces for internal errors")
     boolean verbose;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     @Override
     public Integer call() throws IOException {
@@ -113,7 +115,8 @@ public final class ScanCommand implements Callable<Integer> {
         Catalog catalog = Catalog.packaged();
         ConfigFile configFile = config.load(catalog, io.err());
         if (configFile != null) {
-            configFile.applyTo(this, spec.commandLine()); // options not given take the file's values
+            configFile.applyTo(
+                    this, spec.commandLine()); // options not given take the file's values
         }
         ParseResult given = spec.commandLine().getParseResult();
         Severity min;
@@ -129,15 +132,17 @@ public final class ScanCommand implements Callable<Integer> {
             aws.check();
             fleet.check();
             if (paths.isEmpty() && !kube.cluster && !aws.aws && !live.any()) {
-                throw new InputException("nothing to scan: give a file or folder (deja scan haproxy.cfg), '-' for"
-                        + " stdin, --cluster, --aws, --haproxy-runtime or --prometheus");
+                throw new InputException(
+                        "nothing to scan: give a file or folder (deja scan haproxy.cfg), '-' for"
+                                + " stdin, --cluster, --aws, --haproxy-runtime or --prometheus");
             }
             kube.checkApplies(given, out.usesCluster());
             aws.checkApplies(given, out.usesS3());
             live.checkApplies(given);
             files.checkHelmSet();
         } catch (InputException e) {
-            // a value the config file gave (e.g. liveMetrics: true with enabled: false) names its file:line
+            // a value the config file gave (e.g. liveMetrics: true with enabled: false) names its
+            // file:line
             throw configFile == null ? e : configFile.locate(e, given::hasMatchedOption);
         }
         ScanRequest req = request(selected, configFile);
@@ -145,66 +150,124 @@ public final class ScanCommand implements Callable<Integer> {
             ListDeadline.millis(io.env()); // a malformed DEJA_LIST_DEADLINE: exit 2 before any work
         }
         Outputs outs = out.plan(io, aws, verbose); // unknown formats: exit 2 before any work
-        NoOverwrite.check(out.files(), paths, inputFiles(), io.env(), kube.cluster || out.usesCluster());
+        NoOverwrite.check(
+                out.files(), paths, inputFiles(), io.env(), kube.cluster || out.usesCluster());
         String notifyUrl = Deliveries.url(out.notify, "--notify", io.env());
         String pushUrl = Deliveries.url(out.pushgateway, "--pushgateway", io.env());
-        Suppressions ignores = rules.ignoreFile == null ? Suppressions.NONE : Suppressions.load(rules.ignoreFile, catalog);
+        Suppressions ignores =
+                rules.ignoreFile == null
+                        ? Suppressions.NONE
+                        : Suppressions.load(rules.ignoreFile, catalog);
         Map<String, Severity> overrides = Map.of();
         if (configFile != null) {
             ignores = Deliveries.merge(ignores, configFile.suppressions);
             overrides = configFile.severityOverrides;
         }
         Prover.Options proveOptions = prove.options(files.assumeClientRps, io.env());
-        List<FleetScan.Spec> specs = targets(req); // a context or profile that does not exist: exit 2 before any work
+        List<FleetScan.Spec> specs =
+                targets(req); // a context or profile that does not exist: exit 2 before any work
         if (out.reportConfigMap != null) {
-            outs.add(Outputs.configMap(out.reportConfigMap, req)); // bad NAMESPACE/NAME or kubeconfig: exit 2 early
+            outs.add(
+                    Outputs.configMap(
+                            out.reportConfigMap,
+                            req)); // bad NAMESPACE/NAME or kubeconfig: exit 2 early
         }
-        Baseline base = out.baseline == null ? null
-                : BaselineSources.load(BaselineSources.open(out.baseline, req), io.err()); // bad baseline: exit 2 early
-        Map<String, String> knobs = new TreeMap<>(configFile == null ? Map.of() : configFile.ruleParameters);
+        Baseline base =
+                out.baseline == null
+                        ? null
+                        : BaselineSources.load(
+                                BaselineSources.open(out.baseline, req),
+                                io.err()); // bad baseline: exit 2 early
+        Map<String, String> knobs =
+                new TreeMap<>(configFile == null ? Map.of() : configFile.ruleParameters);
         files.settings(knobs);
-        Engine.Options opts = new Engine.Options(min, overrides, ignores, new Settings(knobs), LocalDate.now());
+        Engine.Options opts =
+                new Engine.Options(min, overrides, ignores, new Settings(knobs), LocalDate.now());
         Engine engine = new Engine(catalog);
-        // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would "pass" unseen
-        Function<Snapshot, ScanResult> judge = snapshot -> engine.run(snapshot, selected.stream()
-                .filter(r -> !r.parts().isEmpty() ? r.parts().stream().anyMatch(snapshot::hasPart)
-                        : snapshot.hasPart(switch (r.source()) {
-                    case HAPROXY -> "dev.deja.haproxy.HaproxyConfigs";
-                    case KUBERNETES -> "dev.deja.kube.model.KubeInventory";
-                    case AWS -> "dev.deja.aws.model.AwsInventory";
-                })).toList(), opts);
+        // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would
+        // "pass" unseen
+        Function<Snapshot, ScanResult> judge =
+                snapshot ->
+                        engine.run(
+                                snapshot,
+                                selected.stream()
+                                        .filter(
+                                                r ->
+                                                        !r.parts().isEmpty()
+                                                                ? r.parts().stream()
+                                                                        .anyMatch(snapshot::hasPart)
+                                                                : snapshot.hasPart(
+                                                                        switch (r.source()) {
+                                                                            case HAPROXY ->
+                                                                                    "dev.deja.haproxy.HaproxyConfigs";
+                                                                            case KUBERNETES ->
+                                                                                    "dev.deja.kube.model.KubeInventory";
+                                                                            case AWS ->
+                                                                                    "dev.deja.aws.model.AwsInventory";
+                                                                        }))
+                                        .toList(),
+                                opts);
         ScanResult result;
         Predicate<Location> inScope;
         if (specs.isEmpty()) {
             Snapshot snapshot = Collector.collect(req);
             result = judge.apply(snapshot);
-            if (snapshot.hasPart("dev.deja.aws.model.AwsInventory") && snapshot.hasPart("dev.deja.kube.model.KubeInventory")) {
+            if (snapshot.hasPart("dev.deja.aws.model.AwsInventory")
+                    && snapshot.hasPart("dev.deja.kube.model.KubeInventory")) {
                 result = result.withFindings(CrossLinks.apply(snapshot, result.findings()));
             }
             inScope = base == null ? loc -> true : selectedBy(snapshot);
         } else {
-            FleetScan.Outcome o = FleetScan.run(req, specs, fleet.parallel, fleet.targetTimeoutMillis, judge,
-                    snapshot -> base == null ? loc -> true : selectedBy(snapshot));
+            FleetScan.Outcome o =
+                    FleetScan.run(
+                            req,
+                            specs,
+                            fleet.parallel,
+                            fleet.targetTimeoutMillis,
+                            judge,
+                            snapshot -> base == null ? loc -> true : selectedBy(snapshot));
             result = o.result();
             inScope = o.selected();
         }
         warnUnusedSuppressions(ignores, result, opts.today());
 
-        Report report = new Report(result, catalog, VersionProvider.version(), fail, false)
-                .withRun(new Report.RunInfo(started, Duration.ofNanos(System.nanoTime() - t0), ScanScope.of(req, specs)));
+        Report report =
+                new Report(result, catalog, VersionProvider.version(), fail, false)
+                        .withRun(
+                                new Report.RunInfo(
+                                        started,
+                                        Duration.ofNanos(System.nanoTime() - t0),
+                                        ScanScope.of(req, specs)));
         if (base != null) {
             Set<String> ran = Set.copyOf(result.rulesRun());
             Set<String> scannedNamespaces = Set.copyOf(kube.namespaces);
             Set<String> scannedRegions = new HashSet<>();
-            aws.regions.forEach(r -> Arrays.stream(r.split(",")).map(String::strip).forEach(scannedRegions::add));
-            report = report.withBaseline(base.compare(result.findings(), (rule, loc) -> ran.contains(rule)
-                    && inScope.test(loc)
-                    && (scannedNamespaces.isEmpty() || loc.namespace() == null || loc.arn() != null
-                            || scannedNamespaces.contains(loc.namespace()))
-                    && (scannedRegions.isEmpty() || loc.region() == null || scannedRegions.contains(loc.region()))));
+            aws.regions.forEach(
+                    r ->
+                            Arrays.stream(r.split(","))
+                                    .map(String::strip)
+                                    .forEach(scannedRegions::add));
+            report =
+                    report.withBaseline(
+                            base.compare(
+                                    result.findings(),
+                                    (rule, loc) ->
+                                            ran.contains(rule)
+                                                    && inScope.test(loc)
+                                                    && (scannedNamespaces.isEmpty()
+                                                            || loc.namespace() == null
+                                                            || loc.arn() != null
+                                                            || scannedNamespaces.contains(
+                                                                    loc.namespace()))
+                                                    && (scannedRegions.isEmpty()
+                                                            || loc.region() == null
+                                                            || scannedRegions.contains(
+                                                                    loc.region()))));
         }
         if (proveOptions != null) {
-            report = report.withEvidence(ScanProofs.attach(result.findings(), proveOptions, io.env(), io.err()));
+            report =
+                    report.withEvidence(
+                            ScanProofs.attach(result.findings(), proveOptions, io.env(), io.err()));
         }
         InputException notWritten = null;
         try {
@@ -223,35 +286,52 @@ public final class ScanCommand implements Callable<Integer> {
         return exitCode(report);
     }
 
-    /** An ignore-file entry that matched nothing is most often a typo in its object pattern: say so. */
+    /**
+     * An ignore-file entry that matched nothing is most often a typo in its object pattern: say so.
+     */
     private void warnUnusedSuppressions(Suppressions ignores, ScanResult result, LocalDate today) {
         Set<String> used = new TreeSet<>();
         result.suppressed().forEach(x -> used.add(x.origin()));
         for (Suppressions.Entry e : ignores.entries()) {
-            if (!used.contains(e.origin()) && (e.expires() == null || !today.isAfter(e.expires()))) {
-                io.err().println("deja: warning: " + e.origin() + ": suppression of " + e.rule() + " for object '"
-                        + e.object() + "' matched no finding of this scan");
+            if (!used.contains(e.origin())
+                    && (e.expires() == null || !today.isAfter(e.expires()))) {
+                io.err()
+                        .println(
+                                "deja: warning: "
+                                        + e.origin()
+                                        + ": suppression of "
+                                        + e.rule()
+                                        + " for object '"
+                                        + e.object()
+                                        + "' matched no finding of this scan");
             }
         }
     }
 
-    /** Incomplete (exit 3) unless allowed; else 1 when a finding that counts (a new one, with --baseline) fails. */
+    /**
+     * Incomplete (exit 3) unless allowed; else 1 when a finding that counts (a new one, with
+     * --baseline) fails.
+     */
     int exitCode(Report report) {
         ScanResult result = report.result();
         boolean nothingRead = result.coverage().sources().isEmpty();
         if (!result.coverage().complete() && (!out.allowPartial || nothingRead)) {
-            io.err().println("deja: scan incomplete: " + result.coverage().notChecked().size()
-                    + " source scope(s) could not be read " + (nothingRead
-                    ? "and nothing was read (--allow-partial accepts a partial scan, not an empty one)"
-                    : "(see the report; --allow-partial accepts this)"));
+            io.err()
+                    .println(
+                            "deja: scan incomplete: "
+                                    + result.coverage().notChecked().size()
+                                    + " source scope(s) could not be read "
+                                    + (nothingRead
+                                            ? "and nothing was read (--allow-partial accepts a partial scan, not an empty one)"
+                                            : "(see the report; --allow-partial accepts this)"));
             return ExitCodes.INCOMPLETE;
         }
         return report.failed() ? ExitCodes.FINDINGS : ExitCodes.OK;
     }
 
     /**
-     * With -l/--selector (a KubeScope part): whether a baseline finding's object lies in what this scan looked at.
-     * The Kubernetes classes are touched only when the scan has that part.
+     * With -l/--selector (a KubeScope part): whether a baseline finding's object lies in what this
+     * scan looked at. The Kubernetes classes are touched only when the scan has that part.
      */
     private static Predicate<Location> selectedBy(Snapshot snapshot) {
         if (!snapshot.hasPart("dev.deja.kube.model.KubeScope")) {
@@ -262,7 +342,10 @@ public final class ScanCommand implements Callable<Integer> {
         return loc -> scope.covers(inv, loc);
     }
 
-    /** The files this scan reads besides its paths, by option: a report or snapshot must not be written over them. */
+    /**
+     * The files this scan reads besides its paths, by option: a report or snapshot must not be
+     * written over them.
+     */
     private Map<String, Path> inputFiles() {
         Map<String, Path> named = new LinkedHashMap<>();
         named.put("--kubeconfig", kube.kubeconfig);
@@ -274,17 +357,26 @@ public final class ScanCommand implements Callable<Integer> {
 
     /**
      * The live targets of this run: the clusters ({@link KubeOptions#targets}) and AWS accounts
-     * ({@link AwsOptions#targets}); several of them (or one and files) need {target} in --snapshot-out.
+     * ({@link AwsOptions#targets}); several of them (or one and files) need {target} in
+     * --snapshot-out.
      */
     private List<FleetScan.Spec> targets(ScanRequest req) {
         List<FleetScan.Spec> specs = new ArrayList<>(kube.targets(req));
         specs.addAll(aws.targets());
         boolean withFiles = !specs.isEmpty() && FleetScan.filesPart(req, specs);
         Path snapshotOut = out.snapshotOut;
-        if (snapshotOut != null && specs.size() + (withFiles ? 1 : 0) > 1 && !snapshotOut.toString().contains("{target}")) {
-            throw new InputException("--snapshot-out " + snapshotOut + ": this run reads " + specs.size() + " target(s)"
-                    + (withFiles ? " and files" : "") + ", one snapshot each: put"
-                    + " {target} in the path (e.g. snapshots/{target}.json)");
+        if (snapshotOut != null
+                && specs.size() + (withFiles ? 1 : 0) > 1
+                && !snapshotOut.toString().contains("{target}")) {
+            throw new InputException(
+                    "--snapshot-out "
+                            + snapshotOut
+                            + ": this run reads "
+                            + specs.size()
+                            + " target(s)"
+                            + (withFiles ? " and files" : "")
+                            + ", one snapshot each: put"
+                            + " {target} in the path (e.g. snapshots/{target}.json)");
         }
         return specs;
     }
@@ -309,7 +401,8 @@ public final class ScanCommand implements Callable<Integer> {
             kinds.add("ConfigMap"); // HAProxy configurations kept in ConfigMaps are scanned too
         }
         if (kube.liveMetrics) {
-            // the proxy workloads, for their pods; ConfigMaps: ingress-nginx's capacity, HAProxy's exporter port
+            // the proxy workloads, for their pods; ConfigMaps: ingress-nginx's capacity, HAProxy's
+            // exporter port
             kinds.addAll(List.of("Deployment", "StatefulSet", "DaemonSet", "ConfigMap"));
         }
         req.kubeKinds = Set.copyOf(kinds);

@@ -7,10 +7,12 @@ import java.util.Map;
 
 /** The report header's account of what a scan looked at. */
 final class ScanScope {
-    private ScanScope() {
-    }
+    private ScanScope() {}
 
-    /** What this scan looked at, for the report's header: cluster and context, namespaces, selector, regions, files. */
+    /**
+     * What this scan looked at, for the report's header: cluster and context, namespaces, selector,
+     * regions, files.
+     */
     static Map<String, String> of(ScanRequest req, List<FleetScan.Spec> specs) {
         Map<String, String> m = new LinkedHashMap<>();
         long clusters = specs.stream().filter(FleetScan.Spec::kube).count();
@@ -23,24 +25,37 @@ final class ScanScope {
         }
         if (req.cluster) {
             if (clusters <= 1) {
-                m.put("cluster", req.clusterRead != null ? req.clusterRead
-                        : req.context != null ? "context " + req.context : "current context");
+                m.put(
+                        "cluster",
+                        req.clusterRead != null
+                                ? req.clusterRead
+                                : req.context != null
+                                        ? "context " + req.context
+                                        : "current context");
             }
-            m.put("namespaces", req.namespaces.isEmpty() ? "all" : String.join(", ", req.namespaces));
+            m.put(
+                    "namespaces",
+                    req.namespaces.isEmpty() ? "all" : String.join(", ", req.namespaces));
             if (req.selector != null && !req.selector.isBlank()) {
                 m.put("selector", req.selector);
             }
         }
         if (req.aws) {
-            m.put("AWS regions", req.regions.isEmpty() ? "the default region" : String.join(", ", req.regions));
+            m.put(
+                    "AWS regions",
+                    req.regions.isEmpty() ? "the default region" : String.join(", ", req.regions));
             if (req.profile != null && accounts <= 1) {
                 m.put("AWS profile", req.profile);
             }
         }
         if (!req.paths.isEmpty()) {
             List<String> shown = req.paths.stream().limit(5).toList();
-            m.put("files", String.join(", ", shown) + (req.paths.size() > 5 ? " and " + (req.paths.size() - 5)
-                    + " more" : ""));
+            m.put(
+                    "files",
+                    String.join(", ", shown)
+                            + (req.paths.size() > 5
+                                    ? " and " + (req.paths.size() - 5) + " more"
+                                    : ""));
         }
         if (req.prometheus != null) {
             m.put("Prometheus", req.prometheus + " (peaks over the last " + req.window + ")");

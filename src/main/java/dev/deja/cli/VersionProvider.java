@@ -13,7 +13,8 @@ public final class VersionProvider implements CommandLine.IVersionProvider {
         String v = version;
         if (v == null) {
             Properties p = new Properties();
-            try (InputStream in = VersionProvider.class.getResourceAsStream("/dev/deja/version.properties")) {
+            try (InputStream in =
+                    VersionProvider.class.getResourceAsStream("/dev/deja/version.properties")) {
                 if (in != null) {
                     p.load(in);
                 }

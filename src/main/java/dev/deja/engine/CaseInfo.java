@@ -26,12 +26,13 @@ public record CaseInfo(
         links = List.copyOf(links);
     }
 
-    /** First sentence of the summary: the one line the text report prints under the case heading. */
+    /**
+     * First sentence of the summary: the one line the text report prints under the case heading.
+     */
     public String oneLine() {
         int dot = summary.indexOf(". ");
         return dot < 0 ? summary.strip() : summary.substring(0, dot + 1).strip();
     }
 
-    public record TimelineEntry(String time, String event) {
-    }
+    public record TimelineEntry(String time, String event) {}
 }

@@ -28,8 +28,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Rule and case metadata: {@code rules/<rule-id>.yaml} and {@code rules/cases/<case-id>.yaml}, packaged into the jar
- * under {@code dev/deja/catalog/}. Loaded and validated once; every problem is reported with the file it is in.
+ * Rule and case metadata: {@code rules/<rule-id>.yaml} and {@code rules/cases/<case-id>.yaml},
+ * packaged into the jar under {@code dev/deja/catalog/}. Loaded and validated once; every problem
+ * is reported with the file it is in.
  */
 public final class Catalog {
     public static final String RESOURCE_ROOT = "dev/deja/catalog/";
@@ -42,7 +43,10 @@ public final class Catalog {
     private final Map<String, CaseInfo> cases;
     private final Map<String, String> aliases;
 
-    private Catalog(Map<String, RuleMetadata> rules, Map<String, CaseInfo> cases, Map<String, String> aliases) {
+    private Catalog(
+            Map<String, RuleMetadata> rules,
+            Map<String, CaseInfo> cases,
+            Map<String, String> aliases) {
         this.rules = Collections.unmodifiableMap(rules);
         this.cases = Collections.unmodifiableMap(cases);
         this.aliases = Collections.unmodifiableMap(aliases);
@@ -182,7 +186,8 @@ public final class Catalog {
 
     // ---------------------------------------------------------------- reading
 
-    private static void checkFileName(String display, String fileName, String id, List<String> errors) {
+    private static void checkFileName(
+            String display, String fileName, String id, List<String> errors) {
         if (!fileName.equals(id + ".yaml")) {
             errors.add(display + ": file name does not match id " + id);
         }
@@ -201,7 +206,11 @@ public final class Catalog {
         List<String> aliases = list(d, "aliases", f, errors, false);
         String implementation = d.containsKey("class") ? str(d, "class", f, errors) : null;
         if (implementation != null && !JAVA_CLASS.matcher(implementation).matches()) {
-            errors.add(f + ": class '" + implementation + "' is not a fully qualified Java class name");
+            errors.add(
+                    f
+                            + ": class '"
+                            + implementation
+                            + "' is not a fully qualified Java class name");
         }
         List<RuleMetadata.Parameter> parameters = parameters(d.get("parameters"), f, errors);
         Severity sev = null;
@@ -232,15 +241,28 @@ public final class Catalog {
         if (errors.size() > before) {
             return null;
         }
-        return new RuleMetadata(id, title.strip(), sev, src, caseIds, description.strip(), remediation.strip(),
-                links, aliases, implementation, parameters);
+        return new RuleMetadata(
+                id,
+                title.strip(),
+                sev,
+                src,
+                caseIds,
+                description.strip(),
+                remediation.strip(),
+                links,
+                aliases,
+                implementation,
+                parameters);
     }
 
     static final Pattern PARAMETER_NAME = Pattern.compile("[a-z][A-Za-z0-9]*");
     static final Pattern NUMBER = Pattern.compile("-?\\d+(\\.\\d+)?");
 
-    /** {@code parameters: {name: {default: N, description: text}}}: the thresholds a team may tune. */
-    private static List<RuleMetadata.Parameter> parameters(Object o, String f, List<String> errors) {
+    /**
+     * {@code parameters: {name: {default: N, description: text}}}: the thresholds a team may tune.
+     */
+    private static List<RuleMetadata.Parameter> parameters(
+            Object o, String f, List<String> errors) {
         List<RuleMetadata.Parameter> out = new ArrayList<>();
         if (o == null) {
             return out;
@@ -254,15 +276,23 @@ public final class Catalog {
             if (!PARAMETER_NAME.matcher(name).matches()) {
                 errors.add(f + ": parameter name '" + name + "' is not lowerCamelCase");
             }
-            if (!(e.getValue() instanceof Map<?, ?> p) || !p.keySet().equals(Set.of("default", "description"))) {
-                errors.add(f + ": parameter " + name + " needs exactly 'default' (a number) and 'description'");
+            if (!(e.getValue() instanceof Map<?, ?> p)
+                    || !p.keySet().equals(Set.of("default", "description"))) {
+                errors.add(
+                        f
+                                + ": parameter "
+                                + name
+                                + " needs exactly 'default' (a number) and 'description'");
                 continue;
             }
             String dflt = String.valueOf(p.get("default"));
             if (!(p.get("default") instanceof Number) || !NUMBER.matcher(dflt).matches()) {
                 errors.add(f + ": parameter " + name + ": default '" + dflt + "' is not a number");
             }
-            String description = p.get("description") == null ? "" : String.valueOf(p.get("description")).strip();
+            String description =
+                    p.get("description") == null
+                            ? ""
+                            : String.valueOf(p.get("description")).strip();
             if (description.isEmpty()) {
                 errors.add(f + ": parameter " + name + " has no description");
             }
@@ -277,8 +307,12 @@ public final class Catalog {
         String title = str(d, "title", f, errors);
         String org = str(d, "organisation", f, errors);
         Object dateObj = d.get("date");
-        String date = dateObj == null ? null : (dateObj instanceof Date dt
-                ? dt.toInstant().toString().substring(0, 10) : dateObj.toString());
+        String date =
+                dateObj == null
+                        ? null
+                        : (dateObj instanceof Date dt
+                                ? dt.toInstant().toString().substring(0, 10)
+                                : dateObj.toString());
         if (date == null) {
             errors.add(f + ": missing 'date'");
         }
@@ -296,7 +330,9 @@ public final class Catalog {
         } else {
             for (Object o : tlList) {
                 if (o instanceof Map<?, ?> m && m.get("time") != null && m.get("event") != null) {
-                    timeline.add(new CaseInfo.TimelineEntry(m.get("time").toString(), m.get("event").toString().strip()));
+                    timeline.add(
+                            new CaseInfo.TimelineEntry(
+                                    m.get("time").toString(), m.get("event").toString().strip()));
                 } else {
                     errors.add(f + ": timeline entries need 'time' and 'event'");
                 }
@@ -312,8 +348,19 @@ public final class Catalog {
         if (errors.size() > before) {
             return null;
         }
-        return new CaseInfo(id, title.strip(), org, date, tags, summary.strip(), numbers, timeline, failed,
-                followUps, links, libraryUrl);
+        return new CaseInfo(
+                id,
+                title.strip(),
+                org,
+                date,
+                tags,
+                summary.strip(),
+                numbers,
+                timeline,
+                failed,
+                followUps,
+                links,
+                libraryUrl);
     }
 
     private static void checkLinks(List<String> links, String f, List<String> errors) {
@@ -339,7 +386,8 @@ public final class Catalog {
         return o.toString();
     }
 
-    private static List<String> list(Map<String, Object> d, String key, String f, List<String> errors, boolean required) {
+    private static List<String> list(
+            Map<String, Object> d, String key, String f, List<String> errors, boolean required) {
         Object o = d.get(key);
         if (o == null) {
             if (required) {
@@ -369,9 +417,15 @@ public final class Catalog {
 
     // ---------------------------------------------------------------- packaged resources
 
-    /** The catalog compiled at build time ({@link CatalogCompiler}), or null when absent (e.g. in an IDE). */
+    /**
+     * The catalog compiled at build time ({@link CatalogCompiler}), or null when absent (e.g. in an
+     * IDE).
+     */
     private static Catalog readCompiled() {
-        try (InputStream in = Catalog.class.getClassLoader().getResourceAsStream(RESOURCE_ROOT + CatalogCompiler.INDEX)) {
+        try (InputStream in =
+                Catalog.class
+                        .getClassLoader()
+                        .getResourceAsStream(RESOURCE_ROOT + CatalogCompiler.INDEX)) {
             if (in == null) {
                 return null;
             }
@@ -379,14 +433,16 @@ public final class Catalog {
             p.load(new InputStreamReader(in, StandardCharsets.UTF_8));
             return CatalogCompiler.fromProperties(p);
         } catch (IOException | RuntimeException e) {
-            throw new CatalogException("the compiled rule catalog is unreadable: " + e.getMessage());
+            throw new CatalogException(
+                    "the compiled rule catalog is unreadable: " + e.getMessage());
         }
     }
 
     private static Map<String, String> readPackagedFiles() {
         URL root = Catalog.class.getClassLoader().getResource(RESOURCE_ROOT);
         if (root == null) {
-            throw new CatalogException("rule catalog missing from the classpath (" + RESOURCE_ROOT + ")");
+            throw new CatalogException(
+                    "rule catalog missing from the classpath (" + RESOURCE_ROOT + ")");
         }
         Map<String, String> files = new TreeMap<>();
         try {
@@ -404,7 +460,9 @@ public final class Catalog {
                 }
                 for (String n : names) {
                     try (InputStream in = jar.getInputStream(jar.getEntry(n))) {
-                        files.put(n.substring(RESOURCE_ROOT.length()), new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                        files.put(
+                                n.substring(RESOURCE_ROOT.length()),
+                                new String(in.readAllBytes(), StandardCharsets.UTF_8));
                     }
                 }
             } else {

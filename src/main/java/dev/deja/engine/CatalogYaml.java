@@ -5,10 +5,12 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
-/** YAML parsing of catalog files, kept apart so that loading the compiled catalog never loads SnakeYAML. */
+/**
+ * YAML parsing of catalog files, kept apart so that loading the compiled catalog never loads
+ * SnakeYAML.
+ */
 final class CatalogYaml {
-    private CatalogYaml() {
-    }
+    private CatalogYaml() {}
 
     @SuppressWarnings("unchecked")
     static Map<String, Object> parse(String text, String display) {
@@ -24,8 +26,8 @@ final class CatalogYaml {
             if (e instanceof CatalogException) {
                 throw e;
             }
-            throw new CatalogException(display + ": not valid YAML: " + Catalog.firstLine(e.getMessage()));
+            throw new CatalogException(
+                    display + ": not valid YAML: " + Catalog.firstLine(e.getMessage()));
         }
     }
-
 }

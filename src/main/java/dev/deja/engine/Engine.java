@@ -11,8 +11,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Runs the selected rules over a snapshot, applies severity overrides, the minimum severity and suppressions, and
- * sorts the result. Pure: no I/O.
+ * Runs the selected rules over a snapshot, applies severity overrides, the minimum severity and
+ * suppressions, and sorts the result. Pure: no I/O.
  */
 public final class Engine {
     private final Catalog catalog;
@@ -22,27 +22,35 @@ public final class Engine {
     }
 
     /** Options of one run. */
-    public record Options(Severity minSeverity, Map<String, Severity> severityOverrides, Suppressions ignoreFile,
-                          Settings settings, LocalDate today) {
+    public record Options(
+            Severity minSeverity,
+            Map<String, Severity> severityOverrides,
+            Suppressions ignoreFile,
+            Settings settings,
+            LocalDate today) {
         public static Options defaults() {
-            return new Options(Severity.INFO, Map.of(), Suppressions.NONE, Settings.EMPTY, LocalDate.now());
+            return new Options(
+                    Severity.INFO, Map.of(), Suppressions.NONE, Settings.EMPTY, LocalDate.now());
         }
     }
 
     /**
-     * Every rule's findings, in rule order, on threads of the engine's own (not the common fork-join pool, which
-     * other libraries may block).
+     * Every rule's findings, in rule order, on threads of the engine's own (not the common
+     * fork-join pool, which other libraries may block).
      */
     private List<List<Finding>> checkAll(List<Rule> rules, Snapshot snapshot, Settings settings) {
         int threads = Math.min(rules.size(), Runtime.getRuntime().availableProcessors());
         if (threads <= 1) {
             return rules.stream().map(rule -> check(rule, snapshot, settings)).toList();
         }
-        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "deja-rules");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService pool =
+                Executors.newFixedThreadPool(
+                        threads,
+                        r -> {
+                            Thread t = new Thread(r, "deja-rules");
+                            t.setDaemon(true);
+                            return t;
+                        });
         try {
             List<Future<List<Finding>>> futures = new ArrayList<>();
             for (Rule rule : rules) {
@@ -64,17 +72,20 @@ public final class Engine {
     }
 
     private List<Finding> check(Rule rule, Snapshot snapshot, Settings settings) {
-        return rule.check(snapshot, new RuleContext(catalog.rule(rule.id()).orElseThrow(), settings));
+        return rule.check(
+                snapshot, new RuleContext(catalog.rule(rule.id()).orElseThrow(), settings));
     }
 
     public ScanResult run(Snapshot snapshot, List<Rule> rules, Options opts) {
         long start = System.nanoTime();
         for (Rule rule : rules) { // an unknown rule fails before any runs
             if (catalog.rule(rule.id()).isEmpty()) {
-                throw new CatalogException("rule " + rule.id() + " has no rules/" + rule.id() + ".yaml");
+                throw new CatalogException(
+                        "rule " + rule.id() + " has no rules/" + rule.id() + ".yaml");
             }
         }
-        // a rule whose Kubernetes kinds were not read from the cluster is not run: the coverage says so instead
+        // a rule whose Kubernetes kinds were not read from the cluster is not run: the coverage
+        // says so instead
         UnreadKinds unreadKinds = new UnreadKinds(snapshot.coverage());
         List<Coverage.Entry> notRun = new ArrayList<>();
         List<Rule> runnable = new ArrayList<>();
@@ -83,12 +94,15 @@ public final class Engine {
             if (why == null) {
                 runnable.add(rule);
             } else {
-                // shown as skipped; a kind that could not be read already makes the scan incomplete by its own entry
-                notRun.add(new Coverage.Entry("rules", rule.id(), Coverage.Status.SKIPPED, why, -1));
+                // shown as skipped; a kind that could not be read already makes the scan incomplete
+                // by its own entry
+                notRun.add(
+                        new Coverage.Entry("rules", rule.id(), Coverage.Status.SKIPPED, why, -1));
             }
         }
         rules = runnable;
-        // rules are pure functions of the snapshot: they run on every core, and their findings are sorted below
+        // rules are pure functions of the snapshot: they run on every core, and their findings are
+        // sorted below
         List<List<Finding>> perRule = checkAll(rules, snapshot, opts.settings());
         List<Finding> raw = new ArrayList<>();
         List<String> ran = new ArrayList<>();
@@ -105,7 +119,11 @@ public final class Engine {
             if (!f.severity().atLeast(opts.minSeverity())) {
                 continue;
             }
-            InlineSuppression inline = snapshot.inlineSuppressions().stream().filter(s -> s.matches(f)).findFirst().orElse(null);
+            InlineSuppression inline =
+                    snapshot.inlineSuppressions().stream()
+                            .filter(s -> s.matches(f))
+                            .findFirst()
+                            .orElse(null);
             if (inline != null) {
                 suppressed.add(new ScanResult.Suppressed(f, inline.reason(), inline.origin()));
                 continue;
@@ -127,6 +145,7 @@ public final class Engine {
             all.addAll(notRun);
             coverage = new Coverage(all);
         }
-        return new ScanResult(kept, suppressed, opts.ignoreFile().expired(opts.today()), ran, coverage, ms);
+        return new ScanResult(
+                kept, suppressed, opts.ignoreFile().expired(opts.today()), ran, coverage, ms);
     }
 }

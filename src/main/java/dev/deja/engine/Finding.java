@@ -4,19 +4,29 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * One risk found in the user's infrastructure. The message names the object and shows the numbers behind the
- * verdict; {@code related} lists other objects involved (e.g. the other frontend, the AWS load balancer behind a
- * Service); {@code notes} carries caveats (an undecided {@code .if} branch, an unresolved variable).
+ * One risk found in the user's infrastructure. The message names the object and shows the numbers
+ * behind the verdict; {@code related} lists other objects involved (e.g. the other frontend, the
+ * AWS load balancer behind a Service); {@code notes} carries caveats (an undecided {@code .if}
+ * branch, an unresolved variable).
  *
- * @param key the stable part of the finding that tells it from the rule's other findings on the same object
- *            ("container envoy readinessProbe", "no-pdb"), never a number that changes with scale; null when the
- *            rule gives none (see {@link #fingerprint()})
- * @param target the cluster or AWS account the object belongs to when the run read live targets; null for files.
- *               Not part of the {@link #fingerprint()}: the same problem in two clusters has one fingerprint, and
- *               identity in a fleet is (target, fingerprint)
+ * @param key the stable part of the finding that tells it from the rule's other findings on the
+ *     same object ("container envoy readinessProbe", "no-pdb"), never a number that changes with
+ *     scale; null when the rule gives none (see {@link #fingerprint()})
+ * @param target the cluster or AWS account the object belongs to when the run read live targets;
+ *     null for files. Not part of the {@link #fingerprint()}: the same problem in two clusters has
+ *     one fingerprint, and identity in a fleet is (target, fingerprint)
  */
-public record Finding(String ruleId, Severity severity, List<String> caseIds, String message, String remediation,
-                      Location location, List<String> related, List<String> notes, String key, Target target)
+public record Finding(
+        String ruleId,
+        Severity severity,
+        List<String> caseIds,
+        String message,
+        String remediation,
+        Location location,
+        List<String> related,
+        List<String> notes,
+        String key,
+        Target target)
         implements Comparable<Finding> {
 
     public Finding {
@@ -26,31 +36,50 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
     }
 
     /** A finding without a target (files, or a run of one live target before it is stamped). */
-    public Finding(String ruleId, Severity severity, List<String> caseIds, String message, String remediation,
-                   Location location, List<String> related, List<String> notes, String key) {
+    public Finding(
+            String ruleId,
+            Severity severity,
+            List<String> caseIds,
+            String message,
+            String remediation,
+            Location location,
+            List<String> related,
+            List<String> notes,
+            String key) {
         this(ruleId, severity, caseIds, message, remediation, location, related, notes, key, null);
     }
 
     /** A finding without a key. */
-    public Finding(String ruleId, Severity severity, List<String> caseIds, String message, String remediation,
-                   Location location, List<String> related, List<String> notes) {
+    public Finding(
+            String ruleId,
+            Severity severity,
+            List<String> caseIds,
+            String message,
+            String remediation,
+            Location location,
+            List<String> related,
+            List<String> notes) {
         this(ruleId, severity, caseIds, message, remediation, location, related, notes, null, null);
     }
 
     public Finding withSeverity(Severity s) {
-        return new Finding(ruleId, s, caseIds, message, remediation, location, related, notes, key, target);
+        return new Finding(
+                ruleId, s, caseIds, message, remediation, location, related, notes, key, target);
     }
 
     public Finding withLocation(Location l) {
-        return new Finding(ruleId, severity, caseIds, message, remediation, l, related, notes, key, target);
+        return new Finding(
+                ruleId, severity, caseIds, message, remediation, l, related, notes, key, target);
     }
 
     public Finding withRelated(List<String> r) {
-        return new Finding(ruleId, severity, caseIds, message, remediation, location, r, notes, key, target);
+        return new Finding(
+                ruleId, severity, caseIds, message, remediation, location, r, notes, key, target);
     }
 
     public Finding withTarget(Target t) {
-        return new Finding(ruleId, severity, caseIds, message, remediation, location, related, notes, key, t);
+        return new Finding(
+                ruleId, severity, caseIds, message, remediation, location, related, notes, key, t);
     }
 
     /** The target's key ("c:prod") and the fingerprint: identity across the targets of a fleet. */
@@ -59,10 +88,11 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
     }
 
     /**
-     * Stable identity for baselines: rule, object (kind/namespace/name or ARN), file (and ConfigMap key), and the
-     * stable part of the finding: its {@link #key()} when the rule gives one, else the message without line numbers
-     * ("haproxy.cfg:12", "line 12") and with every other number masked. Never a number: scaling a Deployment from 3
-     * to 5 replicas, or a new maxconn, keeps an unchanged problem unchanged.
+     * Stable identity for baselines: rule, object (kind/namespace/name or ARN), file (and ConfigMap
+     * key), and the stable part of the finding: its {@link #key()} when the rule gives one, else
+     * the message without line numbers ("haproxy.cfg:12", "line 12") and with every other number
+     * masked. Never a number: scaling a Deployment from 3 to 5 replicas, or a new maxconn, keeps an
+     * unchanged problem unchanged.
      */
     public String fingerprint() {
         return fingerprint(ruleId, location, key, message);
@@ -70,13 +100,15 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
 
     /** The fingerprint of a finding given by its parts (e.g. read back from a JSON report). */
     public static String fingerprint(String ruleId, Location location, String key, String message) {
-        return identity(ruleId, location) + "|" + (key != null ? "k:" + key
-                : "m:" + maskNumbers(withoutLineNumbers(message)));
+        return identity(ruleId, location)
+                + "|"
+                + (key != null ? "k:" + key : "m:" + maskNumbers(withoutLineNumbers(message)));
     }
 
     /**
-     * The fingerprint deja 1.0 reports used (rule, object, file and the message without line numbers, its numbers
-     * kept), so that a baseline written by them still matches the findings that did not change.
+     * The fingerprint deja 1.0 reports used (rule, object, file and the message without line
+     * numbers, its numbers kept), so that a baseline written by them still matches the findings
+     * that did not change.
      */
     public String legacyFingerprint() {
         return legacyFingerprint(ruleId, location, message);
@@ -87,11 +119,20 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
     }
 
     private static String identity(String ruleId, Location location) {
-        String object = location.arn() != null ? location.arn()
-                : (location.kind() != null || location.name() != null)
-                        ? location.kind() + "/" + location.namespace() + "/" + location.name()
-                        : String.valueOf(location.file());
-        String where = location.file() == null ? "" : location.file() + (location.key() == null ? "" : "#" + location.key());
+        String object =
+                location.arn() != null
+                        ? location.arn()
+                        : (location.kind() != null || location.name() != null)
+                                ? location.kind()
+                                        + "/"
+                                        + location.namespace()
+                                        + "/"
+                                        + location.name()
+                                : String.valueOf(location.file());
+        String where =
+                location.file() == null
+                        ? ""
+                        : location.file() + (location.key() == null ? "" : "#" + location.key());
         return ruleId + "|" + object + "|" + where;
     }
 
@@ -121,10 +162,10 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
     }
 
     /**
-     * The message without line numbers: "haproxy.cfg:12" and "haproxy.cfg:12:5" -> "haproxy.cfg" (a file name's
-     * extension, or a ConfigMap key after '#', then ':' and digits), and "line 12", "lines 3-5" (also "3..5",
-     * "3 and 5", "3 to 5"; any case) -> "line _", "lines _". The same result as the regexes
-     * {@code (\.[A-Za-z0-9_-]+|#[^\s:]+):\d+(?::\d+)?} -> {@code $1}, then
+     * The message without line numbers: "haproxy.cfg:12" and "haproxy.cfg:12:5" -> "haproxy.cfg" (a
+     * file name's extension, or a ConfigMap key after '#', then ':' and digits), and "line 12",
+     * "lines 3-5" (also "3..5", "3 and 5", "3 to 5"; any case) -> "line _", "lines _". The same
+     * result as the regexes {@code (\.[A-Za-z0-9_-]+|#[^\s:]+):\d+(?::\d+)?} -> {@code $1}, then
      * {@code (?i)\b(lines?) \d+(?:(?:-|\.\.| and | to )\d+)?} -> {@code $1 _}.
      */
     static String withoutLineNumbers(String message) {
@@ -176,7 +217,9 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
         StringBuilder sb = null;
         int copied = 0;
         for (int i = 0; i + 4 <= n; i++) {
-            if (!s.regionMatches(true, i, "line", 0, 4) || !asciiLine(s, i) || !wordBoundaryBefore(s, i)) {
+            if (!s.regionMatches(true, i, "line", 0, 4)
+                    || !asciiLine(s, i)
+                    || !wordBoundaryBefore(s, i)) {
                 continue;
             }
             int word = i + 4;
@@ -191,7 +234,8 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
                 continue;
             }
             for (String sep : RANGE_SEPARATORS) {
-                if (s.regionMatches(true, end, sep, 0, sep.length()) && asciiOnly(s, end, sep.length())) {
+                if (s.regionMatches(true, end, sep, 0, sep.length())
+                        && asciiOnly(s, end, sep.length())) {
                     int to = digitsEnd(s, end + sep.length());
                     if (to >= 0) {
                         end = to;
@@ -211,7 +255,10 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
 
     private static final String[] RANGE_SEPARATORS = {"-", "..", " and ", " to "};
 
-    /** The regex's case-insensitive match is ASCII only: "line" in any ASCII case, never e.g. a Kelvin sign. */
+    /**
+     * The regex's case-insensitive match is ASCII only: "line" in any ASCII case, never e.g. a
+     * Kelvin sign.
+     */
     private static boolean asciiLine(String s, int i) {
         return asciiOnly(s, i, 4);
     }
@@ -261,8 +308,11 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
             return true;
         }
         int ch = Character.codePointBefore(s, i);
-        boolean left = ch == '_' || Character.isLetterOrDigit(ch)
-                || Character.getType(ch) == Character.NON_SPACING_MARK && hasBaseCharacter(s, i - 1);
+        boolean left =
+                ch == '_'
+                        || Character.isLetterOrDigit(ch)
+                        || Character.getType(ch) == Character.NON_SPACING_MARK
+                                && hasBaseCharacter(s, i - 1);
         return !left;
     }
 
@@ -279,13 +329,16 @@ public record Finding(String ruleId, Severity severity, List<String> caseIds, St
         return false;
     }
 
-    /** Most severe first, then by location, rule and message: the same input always gives the same order. */
-    public static final Comparator<Finding> ORDER = Comparator
-            .comparing(Finding::severity, Comparator.reverseOrder())
-            .thenComparing(Finding::target, Target.NULLS_FIRST)
-            .thenComparing(Finding::location)
-            .thenComparing(Finding::ruleId)
-            .thenComparing(Finding::message);
+    /**
+     * Most severe first, then by location, rule and message: the same input always gives the same
+     * order.
+     */
+    public static final Comparator<Finding> ORDER =
+            Comparator.comparing(Finding::severity, Comparator.reverseOrder())
+                    .thenComparing(Finding::target, Target.NULLS_FIRST)
+                    .thenComparing(Finding::location)
+                    .thenComparing(Finding::ruleId)
+                    .thenComparing(Finding::message);
 
     @Override
     public int compareTo(Finding o) {

@@ -3,10 +3,11 @@ package dev.deja.engine;
 import java.util.Objects;
 
 /**
- * A suppression written next to the object itself: {@code # deja:ignore <rule> <reason>} in a haproxy.cfg, or the
- * {@code deja.dev/ignore} annotation on a Kubernetes object. It applies to findings of {@code ruleId} whose location
- * matches {@code target}: same file and line, or same kind/namespace/name (and the same file, for an object read
- * from a manifest: another definition of it elsewhere is judged on its own).
+ * A suppression written next to the object itself: {@code # deja:ignore <rule> <reason>} in a
+ * haproxy.cfg, or the {@code deja.dev/ignore} annotation on a Kubernetes object. It applies to
+ * findings of {@code ruleId} whose location matches {@code target}: same file and line, or same
+ * kind/namespace/name (and the same file, for an object read from a manifest: another definition of
+ * it elsewhere is judged on its own).
  */
 public record InlineSuppression(String ruleId, Location target, String reason, String origin) {
 
@@ -22,7 +23,8 @@ public record InlineSuppression(String ruleId, Location target, String reason, S
                     && (target.file() == null || target.file().equals(l.file()));
         }
         if (target.file() != null && target.line() != null) {
-            return target.file().equals(l.file()) && target.line().equals(l.line())
+            return target.file().equals(l.file())
+                    && target.line().equals(l.line())
                     && Objects.equals(target.key(), l.key());
         }
         return false;

@@ -6,12 +6,21 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Where a finding is. Files: {@code file} and {@code line} (and {@code key} for a file kept inside a ConfigMap).
- * Objects: {@code kind}, {@code namespace}, {@code name} (Kubernetes objects, HAProxy sections such as
- * {@code frontend fe_ping}); AWS resources: {@code arn}, {@code name}, {@code region}. Unused fields are null.
+ * Where a finding is. Files: {@code file} and {@code line} (and {@code key} for a file kept inside
+ * a ConfigMap). Objects: {@code kind}, {@code namespace}, {@code name} (Kubernetes objects, HAProxy
+ * sections such as {@code frontend fe_ping}); AWS resources: {@code arn}, {@code name}, {@code
+ * region}. Unused fields are null.
  */
-public record Location(String file, Integer line, String kind, String namespace, String name, String key,
-                       String arn, String region) implements Comparable<Location> {
+public record Location(
+        String file,
+        Integer line,
+        String kind,
+        String namespace,
+        String name,
+        String key,
+        String arn,
+        String region)
+        implements Comparable<Location> {
 
     public static Location file(String file, int line) {
         return new Location(file, line, null, null, null, null, null, null);
@@ -38,7 +47,10 @@ public record Location(String file, Integer line, String kind, String namespace,
         return new Location(file, line, kind, namespace, name, key, arn, region);
     }
 
-    /** Human-readable: "Deployment ingress-nginx/controller (deploy.yaml:12)", "frontend fe (haproxy.cfg:3)". */
+    /**
+     * Human-readable: "Deployment ingress-nginx/controller (deploy.yaml:12)", "frontend fe
+     * (haproxy.cfg:3)".
+     */
     public String display() {
         StringBuilder sb = new StringBuilder();
         if (kind != null) {
@@ -98,17 +110,19 @@ public record Location(String file, Integer line, String kind, String namespace,
         return ids;
     }
 
-    private static final Comparator<String> NULLS_LAST = Comparator.nullsLast(Comparator.naturalOrder());
-    private static final Comparator<Integer> INT_NULLS_LAST = Comparator.nullsLast(Comparator.naturalOrder());
-    private static final Comparator<Location> ORDER = Comparator
-            .comparing((Location l) -> l.file(), NULLS_LAST)
-            .thenComparing(Location::key, NULLS_LAST)
-            .thenComparing(Location::line, INT_NULLS_LAST)
-            .thenComparing(Location::region, NULLS_LAST)
-            .thenComparing(Location::arn, NULLS_LAST)
-            .thenComparing(Location::kind, NULLS_LAST)
-            .thenComparing(Location::namespace, NULLS_LAST)
-            .thenComparing(Location::name, NULLS_LAST);
+    private static final Comparator<String> NULLS_LAST =
+            Comparator.nullsLast(Comparator.naturalOrder());
+    private static final Comparator<Integer> INT_NULLS_LAST =
+            Comparator.nullsLast(Comparator.naturalOrder());
+    private static final Comparator<Location> ORDER =
+            Comparator.comparing((Location l) -> l.file(), NULLS_LAST)
+                    .thenComparing(Location::key, NULLS_LAST)
+                    .thenComparing(Location::line, INT_NULLS_LAST)
+                    .thenComparing(Location::region, NULLS_LAST)
+                    .thenComparing(Location::arn, NULLS_LAST)
+                    .thenComparing(Location::kind, NULLS_LAST)
+                    .thenComparing(Location::namespace, NULLS_LAST)
+                    .thenComparing(Location::name, NULLS_LAST);
 
     @Override
     public int compareTo(Location o) {

@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** What a rule gets besides the snapshot: its metadata (defaults for findings) and the scan settings. */
+/**
+ * What a rule gets besides the snapshot: its metadata (defaults for findings) and the scan
+ * settings.
+ */
 public final class RuleContext {
     private final RuleMetadata meta;
     private final Settings settings;
@@ -30,14 +33,18 @@ public final class RuleContext {
         return settings;
     }
 
-    /** The settings key that overrides a rule's parameter (deja.yaml {@code rules: {RULE-ID: {NAME: VALUE}}}). */
+    /**
+     * The settings key that overrides a rule's parameter (deja.yaml {@code rules: {RULE-ID: {NAME:
+     * VALUE}}}).
+     */
     public static String parameterKey(String ruleId, String name) {
         return "rule." + ruleId + "." + name;
     }
 
     /**
-     * A numeric parameter declared in the rule's YAML: the scan's value when deja.yaml sets one, else the default
-     * there. A name the YAML does not declare is a bug in the rule ({@link IllegalStateException}).
+     * A numeric parameter declared in the rule's YAML: the scan's value when deja.yaml sets one,
+     * else the default there. A name the YAML does not declare is a bug in the rule ({@link
+     * IllegalStateException}).
      */
     public double parameter(String name) {
         return Double.parseDouble(parameterText(name));
@@ -51,7 +58,8 @@ public final class RuleContext {
         }
         RuleMetadata.Parameter p = declared(name);
         if (!p.integer()) {
-            throw new IllegalStateException("rules/" + meta.id() + ".yaml: parameter " + name + " is not a whole number");
+            throw new IllegalStateException(
+                    "rules/" + meta.id() + ".yaml: parameter " + name + " is not a whole number");
         }
         int v = Integer.parseInt(parameterText(name));
         intParameters.put(name, v);
@@ -64,11 +72,21 @@ public final class RuleContext {
     }
 
     private RuleMetadata.Parameter declared(String name) {
-        return meta.parameter(name).orElseThrow(() -> new IllegalStateException("rules/" + meta.id()
-                + ".yaml declares no parameter '" + name + "' (add it under parameters: with a default and a description)"));
+        return meta.parameter(name)
+                .orElseThrow(
+                        () ->
+                                new IllegalStateException(
+                                        "rules/"
+                                                + meta.id()
+                                                + ".yaml declares no parameter '"
+                                                + name
+                                                + "' (add it under parameters: with a default and a description)"));
     }
 
-    /** "minWindowSeconds 45 (default 30)" for every parameter this scan sets to another value than its default. */
+    /**
+     * "minWindowSeconds 45 (default 30)" for every parameter this scan sets to another value than
+     * its default.
+     */
     public List<String> nonDefaultParameters() {
         List<String> known = nonDefault;
         if (known != null) {
@@ -77,7 +95,8 @@ public final class RuleContext {
         List<String> out = new ArrayList<>();
         for (RuleMetadata.Parameter p : meta.parameters()) {
             String v = settings.get(parameterKey(meta.id(), p.name()), null);
-            if (v != null && new BigDecimal(v.strip()).compareTo(new BigDecimal(p.defaultValue())) != 0) {
+            if (v != null
+                    && new BigDecimal(v.strip()).compareTo(new BigDecimal(p.defaultValue())) != 0) {
                 out.add(p.name() + " " + v.strip() + " (default " + p.defaultValue() + ")");
             }
         }
@@ -132,9 +151,9 @@ public final class RuleContext {
         }
 
         /**
-         * The stable part that tells this finding from the rule's other findings on the same object ("container
-         * envoy readinessProbe"): part of the fingerprint instead of the message. Never a number that changes with
-         * scale or load.
+         * The stable part that tells this finding from the rule's other findings on the same object
+         * ("container envoy readinessProbe"): part of the fingerprint instead of the message. Never
+         * a number that changes with scale or load.
          */
         public FindingBuilder key(String k) {
             this.key = k;
@@ -151,9 +170,21 @@ public final class RuleContext {
             List<String> all = new ArrayList<>(notes);
             List<String> tuned = nonDefaultParameters();
             if (!tuned.isEmpty()) {
-                all.add("judged with " + String.join(", ", tuned) + ", as set in the configuration");
+                all.add(
+                        "judged with "
+                                + String.join(", ", tuned)
+                                + ", as set in the configuration");
             }
-            return new Finding(meta.id(), severity, caseIds, message, remediation, location, related, all, key);
+            return new Finding(
+                    meta.id(),
+                    severity,
+                    caseIds,
+                    message,
+                    remediation,
+                    location,
+                    related,
+                    all,
+                    key);
         }
     }
 }

@@ -4,8 +4,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Scan-wide knobs that rules read, e.g. {@code assume-client-rps}. Immutable; typed getters with defaults so a rule
- * states its own default next to its use.
+ * Scan-wide knobs that rules read, e.g. {@code assume-client-rps}. Immutable; typed getters with
+ * defaults so a rule states its own default next to its use.
  */
 public final class Settings {
     public static final Settings EMPTY = new Settings(Map.of());

@@ -4,7 +4,11 @@ import java.util.Locale;
 
 /** Finding severity, ordered from least to most severe. */
 public enum Severity {
-    INFO, LOW, MEDIUM, HIGH, CRITICAL;
+    INFO,
+    LOW,
+    MEDIUM,
+    HIGH,
+    CRITICAL;
 
     public String id() {
         return name().toLowerCase(Locale.ROOT);
@@ -14,7 +18,10 @@ public enum Severity {
         return compareTo(other) >= 0;
     }
 
-    /** Parses "info|low|medium|high|critical" (any case); throws IllegalArgumentException with the accepted values. */
+    /**
+     * Parses "info|low|medium|high|critical" (any case); throws IllegalArgumentException with the
+     * accepted values.
+     */
     public static Severity parse(String s) {
         if (s != null) {
             for (Severity v : values()) {
@@ -23,6 +30,7 @@ public enum Severity {
                 }
             }
         }
-        throw new IllegalArgumentException("unknown severity '" + s + "' (expected info, low, medium, high or critical)");
+        throw new IllegalArgumentException(
+                "unknown severity '" + s + "' (expected info, low, medium, high or critical)");
     }
 }

@@ -7,18 +7,25 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * Everything the sources read, as immutable typed parts (one per source: the HAProxy configs, the Kubernetes
- * inventory, the AWS inventory), plus coverage and the inline suppressions found next to the objects. Rules only
- * ever see this.
+ * Everything the sources read, as immutable typed parts (one per source: the HAProxy configs, the
+ * Kubernetes inventory, the AWS inventory), plus coverage and the inline suppressions found next to
+ * the objects. Rules only ever see this.
  */
 public final class Snapshot {
     private final Map<Class<?>, Object> parts;
     private final Coverage coverage;
     private final List<InlineSuppression> inlineSuppressions;
-    /** Views derived from the parts (e.g. which workloads are load balancers), computed once per snapshot. */
+
+    /**
+     * Views derived from the parts (e.g. which workloads are load balancers), computed once per
+     * snapshot.
+     */
     private final Map<Object, Object> derived = new ConcurrentHashMap<>();
 
-    Snapshot(Map<Class<?>, Object> parts, Coverage coverage, List<InlineSuppression> inlineSuppressions) {
+    Snapshot(
+            Map<Class<?>, Object> parts,
+            Coverage coverage,
+            List<InlineSuppression> inlineSuppressions) {
         this.parts = Map.copyOf(parts);
         this.coverage = coverage;
         this.inlineSuppressions = List.copyOf(inlineSuppressions);
@@ -47,13 +54,15 @@ public final class Snapshot {
     }
 
     /**
-     * A view derived from this snapshot by a pure function, computed at most once per snapshot and shared by the rules
-     * that ask for it (they may run in parallel). The key identifies the view (use the function's owner class); the
-     * function must only read the snapshot. Nothing is kept between snapshots.
+     * A view derived from this snapshot by a pure function, computed at most once per snapshot and
+     * shared by the rules that ask for it (they may run in parallel). The key identifies the view
+     * (use the function's owner class); the function must only read the snapshot. Nothing is kept
+     * between snapshots.
      */
     public <T> T derived(Class<T> key, Function<Snapshot, T> compute) {
         Object v = derived.get(key);
-        if (v == null) { // computed outside the map, so a view may itself ask for another; two racing rules may both compute it
+        if (v == null) { // computed outside the map, so a view may itself ask for another; two
+            // racing rules may both compute it
             v = compute.apply(this);
             Object first = derived.putIfAbsent(key, v);
             if (first != null) {

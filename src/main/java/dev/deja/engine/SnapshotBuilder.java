@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
-/** Collects parts, coverage and inline suppressions from the sources; thread-safe, as live sources run concurrently. */
+/**
+ * Collects parts, coverage and inline suppressions from the sources; thread-safe, as live sources
+ * run concurrently.
+ */
 public final class SnapshotBuilder {
     private final Map<Class<?>, Object> parts = new LinkedHashMap<>();
     private final Map<Class<?>, PartBuilder<?>> builders = new LinkedHashMap<>();
@@ -36,7 +39,8 @@ public final class SnapshotBuilder {
         return coverage(new Coverage.Entry(source, scope, Coverage.Status.READ, null, count));
     }
 
-    public synchronized SnapshotBuilder notRead(String source, String scope, Coverage.Status status, String why) {
+    public synchronized SnapshotBuilder notRead(
+            String source, String scope, Coverage.Status status, String why) {
         return coverage(new Coverage.Entry(source, scope, status, why, -1));
     }
 

@@ -4,7 +4,9 @@ import java.util.Locale;
 
 /** The three kinds of infrastructure deja reads. */
 public enum SourceKind {
-    HAPROXY, KUBERNETES, AWS;
+    HAPROXY,
+    KUBERNETES,
+    AWS;
 
     public String id() {
         return name().toLowerCase(Locale.ROOT);
@@ -16,6 +18,7 @@ public enum SourceKind {
                 return v;
             }
         }
-        throw new IllegalArgumentException("unknown source '" + s + "' (expected haproxy, kubernetes or aws)");
+        throw new IllegalArgumentException(
+                "unknown source '" + s + "' (expected haproxy, kubernetes or aws)");
     }
 }

@@ -3,7 +3,6 @@ package dev.deja.engine;
 import dev.deja.source.Inputs;
 import java.io.IOException;
 import java.io.StringReader;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -22,15 +21,16 @@ import org.yaml.snakeyaml.nodes.ScalarNode;
 import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
- * The {@code --ignore-file}: a YAML list of {@code {rule, object, reason, expires}}. {@code rule} is a rule id (or
- * {@code "*"}), {@code object} a glob ({@code *} and {@code ?}) matched against the finding's object identifiers
- * (Kind/namespace/name, namespace/name, name, ARN, file, file:line), {@code expires} an ISO date after which the
- * entry stops suppressing and is reported.
+ * The {@code --ignore-file}: a YAML list of {@code {rule, object, reason, expires}}. {@code rule}
+ * is a rule id (or {@code "*"}), {@code object} a glob ({@code *} and {@code ?}) matched against
+ * the finding's object identifiers (Kind/namespace/name, namespace/name, name, ARN, file,
+ * file:line), {@code expires} an ISO date after which the entry stops suppressing and is reported.
  */
 public final class Suppressions {
     public static final Suppressions NONE = new Suppressions(List.of());
 
-    public record Entry(String rule, String object, String reason, LocalDate expires, String origin) {
+    public record Entry(
+            String rule, String object, String reason, LocalDate expires, String origin) {
         boolean expiredOn(LocalDate today) {
             return expires != null && today.isAfter(expires);
         }
@@ -68,19 +68,25 @@ public final class Suppressions {
             o.setNestingDepthLimit(10);
             root = new Yaml(o).compose(new StringReader(text));
         } catch (MarkedYAMLException e) {
-            int line = e.getProblemMark() != null ? e.getProblemMark().getLine() + 1
-                    : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
-            throw new InputException(display + (line > 0 ? ":" + line : "") + ": not valid YAML: "
-                    + (e.getProblem() != null ? e.getProblem() : e.getContext()));
+            int line =
+                    e.getProblemMark() != null
+                            ? e.getProblemMark().getLine() + 1
+                            : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
+            throw new InputException(
+                    display
+                            + (line > 0 ? ":" + line : "")
+                            + ": not valid YAML: "
+                            + (e.getProblem() != null ? e.getProblem() : e.getContext()));
         } catch (RuntimeException e) {
-            throw new InputException(display + ": not valid YAML: " + e.getMessage().lines().findFirst().orElse(""));
+            throw new InputException(
+                    display + ": not valid YAML: " + e.getMessage().lines().findFirst().orElse(""));
         }
         return fromNode(root, display, catalog);
     }
 
     /**
-     * Suppressions from an already composed YAML node (e.g. the {@code suppressions:} list of a deja.yaml), with
-     * {@code display:line} taken from the node marks.
+     * Suppressions from an already composed YAML node (e.g. the {@code suppressions:} list of a
+     * deja.yaml), with {@code display:line} taken from the node marks.
      */
     public static Suppressions fromNode(Node root, String display, Catalog catalog) {
         List<Entry> out = new ArrayList<>();
@@ -88,11 +94,14 @@ public final class Suppressions {
             return new Suppressions(out);
         }
         if (!(root instanceof SequenceNode seq)) {
-            throw new InputException(at(display, root) + ": expected a list of {rule, object, reason, expires}");
+            throw new InputException(
+                    at(display, root) + ": expected a list of {rule, object, reason, expires}");
         }
         for (Node item : seq.getValue()) {
             if (!(item instanceof MappingNode map)) {
-                throw new InputException(at(display, item) + ": expected a mapping with rule, object, reason, expires");
+                throw new InputException(
+                        at(display, item)
+                                + ": expected a mapping with rule, object, reason, expires");
             }
             String rule = null;
             String object = "*";
@@ -102,8 +111,11 @@ public final class Suppressions {
                 String key = scalar(t.getKeyNode(), display);
                 String value = scalar(t.getValueNode(), display);
                 if (!KEYS.contains(key)) {
-                    throw new InputException(at(display, t.getKeyNode()) + ": unknown key '" + key
-                            + "' (expected rule, object, reason, expires)");
+                    throw new InputException(
+                            at(display, t.getKeyNode())
+                                    + ": unknown key '"
+                                    + key
+                                    + "' (expected rule, object, reason, expires)");
                 }
                 switch (key) {
                     case "rule" -> rule = value;
@@ -113,8 +125,11 @@ public final class Suppressions {
                         try {
                             expires = LocalDate.parse(value);
                         } catch (DateTimeParseException e) {
-                            throw new InputException(at(display, t.getValueNode()) + ": expires '" + value
-                                    + "' is not a date (YYYY-MM-DD)");
+                            throw new InputException(
+                                    at(display, t.getValueNode())
+                                            + ": expires '"
+                                            + value
+                                            + "' is not a date (YYYY-MM-DD)");
                         }
                     }
                 }
@@ -123,14 +138,21 @@ public final class Suppressions {
                 throw new InputException(at(display, item) + ": entry has no 'rule'");
             }
             if (reason == null || reason.isBlank()) {
-                throw new InputException(at(display, item) + ": entry for " + rule + " has no 'reason'");
+                throw new InputException(
+                        at(display, item) + ": entry for " + rule + " has no 'reason'");
             }
             if (!rule.equals("*") && catalog != null && catalog.rule(rule).isEmpty()) {
                 throw new InputException(at(display, item) + ": unknown rule '" + rule + "'");
             }
-            String canonical = rule.equals("*") || catalog == null ? rule : catalog.canonicalRuleId(rule);
-            out.add(new Entry(canonical, object, reason, expires,
-                    display + ":" + (item.getStartMark().getLine() + 1)));
+            String canonical =
+                    rule.equals("*") || catalog == null ? rule : catalog.canonicalRuleId(rule);
+            out.add(
+                    new Entry(
+                            canonical,
+                            object,
+                            reason,
+                            expires,
+                            display + ":" + (item.getStartMark().getLine() + 1)));
         }
         return new Suppressions(out);
     }

@@ -3,9 +3,10 @@ package dev.deja.engine;
 import java.util.Comparator;
 
 /**
- * Which live target a finding, coverage entry or snapshot part belongs to, when one run reads several: a Kubernetes
- * cluster ({@code cluster}: the kubeconfig context name, or {@code --cluster-name}) and/or an AWS account
- * ({@code account}: the 12-digit account id). Files have no target (null). At least one field is set.
+ * Which live target a finding, coverage entry or snapshot part belongs to, when one run reads
+ * several: a Kubernetes cluster ({@code cluster}: the kubeconfig context name, or {@code
+ * --cluster-name}) and/or an AWS account ({@code account}: the 12-digit account id). Files have no
+ * target (null). At least one field is set.
  */
 public record Target(String cluster, String account) implements Comparable<Target> {
 
@@ -37,17 +38,24 @@ public record Target(String cluster, String account) implements Comparable<Targe
         return cluster != null ? "cluster " + cluster : "account " + account;
     }
 
-    /** A stable key ("c:prod", "a:123456789012", "c:prod|a:1234..."): identity in a fleet is (key, fingerprint). */
+    /**
+     * A stable key ("c:prod", "a:123456789012", "c:prod|a:1234..."): identity in a fleet is (key,
+     * fingerprint).
+     */
     public String key() {
-        return (cluster == null ? "" : "c:" + cluster) + (cluster != null && account != null ? "|" : "")
+        return (cluster == null ? "" : "c:" + cluster)
+                + (cluster != null && account != null ? "|" : "")
                 + (account == null ? "" : "a:" + account);
     }
 
-    private static final Comparator<String> NULLS_LAST = Comparator.nullsLast(Comparator.naturalOrder());
+    private static final Comparator<String> NULLS_LAST =
+            Comparator.nullsLast(Comparator.naturalOrder());
+
     /** Clusters (by name) first, then accounts; null (no target: files) before every target. */
-    public static final Comparator<Target> ORDER = Comparator
-            .comparing((Target t) -> t.cluster(), NULLS_LAST)
-            .thenComparing(Target::account, NULLS_LAST);
+    public static final Comparator<Target> ORDER =
+            Comparator.comparing((Target t) -> t.cluster(), NULLS_LAST)
+                    .thenComparing(Target::account, NULLS_LAST);
+
     public static final Comparator<Target> NULLS_FIRST = Comparator.nullsFirst(ORDER);
 
     @Override

@@ -9,23 +9,35 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Which Kubernetes kinds a snapshot read from a cluster lacks: listed but denied or failed, or never listed (a
- * snapshot taken with other {@code --rules}). A rule that needs such a kind is not run, since its findings would
- * rest on objects that are missing rather than absent (e.g. "no PodDisruptionBudget selects its pods" when the
- * PodDisruptionBudgets could not be read). Manifests are not concerned: what a file does not hold, it does not have.
+ * Which Kubernetes kinds a snapshot read from a cluster lacks: listed but denied or failed, or
+ * never listed (a snapshot taken with other {@code --rules}). A rule that needs such a kind is not
+ * run, since its findings would rest on objects that are missing rather than absent (e.g. "no
+ * PodDisruptionBudget selects its pods" when the PodDisruptionBudgets could not be read). Manifests
+ * are not concerned: what a file does not hold, it does not have.
  */
 final class UnreadKinds {
-    /** The scopes of the live Kubernetes source: "Deployment in all namespaces", "IngressClass (cluster-scoped)". */
-    private static final Pattern LIVE = Pattern.compile(
-            "([A-Z][A-Za-z]+) (?:in all namespaces|in namespace \\S+|\\(cluster-scoped\\))(?: \\(saved in .+\\))?");
+    /**
+     * The scopes of the live Kubernetes source: "Deployment in all namespaces", "IngressClass
+     * (cluster-scoped)".
+     */
+    private static final Pattern LIVE =
+            Pattern.compile(
+                    "([A-Z][A-Za-z]+) (?:in all namespaces|in namespace \\S+|\\(cluster-scoped\\))(?: \\(saved in .+\\))?");
 
     private final boolean live;
+
     /** Manifests were read too: a kind the cluster part never listed may come from them. */
     private final boolean manifests;
+
     private final Set<String> listed = new LinkedHashSet<>();
     private final Map<String, String> unread = new TreeMap<>();
-    /** Namespaces given with -n that could not be read (404: "namespace X does not exist"): nothing was listed there. */
+
+    /**
+     * Namespaces given with -n that could not be read (404: "namespace X does not exist"): nothing
+     * was listed there.
+     */
     private final Set<String> unreadNamespaces = new LinkedHashSet<>();
+
     private static final Pattern NAMESPACE = Pattern.compile("namespace (\\S+)");
 
     UnreadKinds(Coverage coverage) {
@@ -38,12 +50,15 @@ final class UnreadKinds {
             }
             if (!m.matches()) {
                 Matcher ns = NAMESPACE.matcher(e.scope());
-                if (ns.matches() && (e.status() == Coverage.Status.DENIED || e.status() == Coverage.Status.FAILED)) {
+                if (ns.matches()
+                        && (e.status() == Coverage.Status.DENIED
+                                || e.status() == Coverage.Status.FAILED)) {
                     unreadNamespaces.add(ns.group(1));
                     any = true;
                     continue;
                 }
-                manifests |= e.status() == Coverage.Status.READ; // a manifest file: it may hold any kind
+                manifests |=
+                        e.status() == Coverage.Status.READ; // a manifest file: it may hold any kind
                 continue;
             }
             any = true;
@@ -66,11 +81,16 @@ final class UnreadKinds {
                 return "not run: it needs " + kind + " and " + unread.get(kind);
             }
             if (!listed.contains(kind) && !manifests && !unreadNamespaces.isEmpty()) {
-                return "not run: it needs " + kind + ", and none was listed (namespace "
-                        + String.join(", ", unreadNamespaces) + " could not be read)";
+                return "not run: it needs "
+                        + kind
+                        + ", and none was listed (namespace "
+                        + String.join(", ", unreadNamespaces)
+                        + " could not be read)";
             }
             if (!listed.contains(kind) && !manifests) {
-                return "not run: it needs " + kind + ", which this snapshot of the cluster does not hold (taken with"
+                return "not run: it needs "
+                        + kind
+                        + ", which this snapshot of the cluster does not hold (taken with"
                         + " other rules selected)";
             }
         }

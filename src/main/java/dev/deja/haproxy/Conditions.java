@@ -5,16 +5,19 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * Evaluates the expression of a {@code .if}/{@code .elif} line (HAProxy manual 2.4): terms joined by {@code &&},
- * {@code ||}, {@code !} and parentheses; a term is a number (non-zero is true), {@code defined(NAME)},
- * {@code streq(a,b)}, {@code strneq(a,b)}, {@code strstr(a,b)}, {@code version_atleast(X)},
- * {@code version_before(X)}, or a predicate deja cannot know on this machine ({@code feature()}, {@code enabled()},
- * {@code openssl_version_*()}, {@code ssllib_name_startswith()}, ...), which is undecided. The result is
- * three-valued: TRUE, FALSE or UNKNOWN.
+ * Evaluates the expression of a {@code .if}/{@code .elif} line (HAProxy manual 2.4): terms joined
+ * by {@code &&}, {@code ||}, {@code !} and parentheses; a term is a number (non-zero is true),
+ * {@code defined(NAME)}, {@code streq(a,b)}, {@code strneq(a,b)}, {@code strstr(a,b)}, {@code
+ * version_atleast(X)}, {@code version_before(X)}, or a predicate deja cannot know on this machine
+ * ({@code feature()}, {@code enabled()}, {@code openssl_version_*()}, {@code
+ * ssllib_name_startswith()}, ...), which is undecided. The result is three-valued: TRUE, FALSE or
+ * UNKNOWN.
  */
 final class Conditions {
     enum Tri {
-        TRUE, FALSE, UNKNOWN;
+        TRUE,
+        FALSE,
+        UNKNOWN;
 
         static Tri of(boolean b) {
             return b ? TRUE : FALSE;
@@ -52,22 +55,31 @@ final class Conditions {
     private final Function<String, String> variable;
     private final String version;
     private final List<String> unresolved;
+
     /** Why the result is undecided (for notes). */
     final List<String> reasons = new ArrayList<>();
+
     private int p;
     private int depth;
+
     /** Deepest nesting of '(' and '!' accepted in one condition. */
     static final int MAX_DEPTH = 100;
 
-    private Conditions(String s, Function<String, String> variable, String version, List<String> unresolved) {
+    private Conditions(
+            String s, Function<String, String> variable, String version, List<String> unresolved) {
         this.s = s;
         this.variable = variable;
         this.version = version;
         this.unresolved = unresolved;
     }
 
-    static Conditions evaluate(String expr, Function<String, String> variable, String version,
-                               List<String> unresolved, Tri[] out) throws SyntaxError {
+    static Conditions evaluate(
+            String expr,
+            Function<String, String> variable,
+            String version,
+            List<String> unresolved,
+            Tri[] out)
+            throws SyntaxError {
         Conditions c = new Conditions(expr, variable, version, unresolved);
         c.skip();
         if (c.p >= c.s.length()) {
@@ -76,7 +88,10 @@ final class Conditions {
         Tri t = c.or();
         c.skip();
         if (c.p < c.s.length()) {
-            throw new SyntaxError("unexpected '" + c.s.substring(c.p, Math.min(c.s.length(), c.p + 20)) + "' in condition");
+            throw new SyntaxError(
+                    "unexpected '"
+                            + c.s.substring(c.p, Math.min(c.s.length(), c.p + 20))
+                            + "' in condition");
         }
         out[0] = t;
         return c;
@@ -214,16 +229,21 @@ final class Conditions {
             }
         }
         switch (name) {
-            case "defined": {
-                need(name, args, 1);
-                String v = variable.apply(args.get(0).strip());
-                if (v != null) {
-                    return Tri.TRUE;
+            case "defined":
+                {
+                    need(name, args, 1);
+                    String v = variable.apply(args.get(0).strip());
+                    if (v != null) {
+                        return Tri.TRUE;
+                    }
+                    reasons.add(
+                            "defined("
+                                    + args.get(0).strip()
+                                    + "): the variable is not set here (give --env "
+                                    + args.get(0).strip()
+                                    + "=... to decide)");
+                    return Tri.UNKNOWN;
                 }
-                reasons.add("defined(" + args.get(0).strip() + "): the variable is not set here (give --env "
-                        + args.get(0).strip() + "=... to decide)");
-                return Tri.UNKNOWN;
-            }
             case "streq":
                 need(name, args, 2);
                 return Tri.of(args.get(0).equals(args.get(1)));
@@ -240,18 +260,31 @@ final class Conditions {
                 need(name, args, 1);
                 return Tri.of(compareVersions(version, args.get(0).strip()) < 0);
             default:
-                reasons.add(name + "(" + String.join(",", args) + ") depends on the HAProxy build or host");
+                reasons.add(
+                        name
+                                + "("
+                                + String.join(",", args)
+                                + ") depends on the HAProxy build or host");
                 return Tri.UNKNOWN;
         }
     }
 
     private static void need(String name, List<String> args, int n) throws SyntaxError {
         if (args.size() != n) {
-            throw new SyntaxError(name + "() takes " + n + (n == 1 ? " argument" : " arguments") + ", got " + args.size());
+            throw new SyntaxError(
+                    name
+                            + "() takes "
+                            + n
+                            + (n == 1 ? " argument" : " arguments")
+                            + ", got "
+                            + args.size());
         }
     }
 
-    /** Compares dotted versions numerically ("2.10" > "2.9"); a -dev/-rc suffix sorts before the release. */
+    /**
+     * Compares dotted versions numerically ("2.10" > "2.9"); a -dev/-rc suffix sorts before the
+     * release.
+     */
     static int compareVersions(String a, String b) {
         long[] x = parts(a);
         long[] y = parts(b);

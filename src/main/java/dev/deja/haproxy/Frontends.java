@@ -9,14 +9,16 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The effective settings of every frontend and listen of a configuration (own directive, else its defaults
- * chain, else HAProxy's default): the traversal the HAProxy rules share.
+ * The effective settings of every frontend and listen of a configuration (own directive, else its
+ * defaults chain, else HAProxy's default): the traversal the HAProxy rules share.
  */
 public final class Frontends {
-    private Frontends() {
-    }
+    private Frontends() {}
 
-    /** A time setting: the directive it comes from (null when unset) and its value (-1 when unknown). */
+    /**
+     * A time setting: the directive it comes from (null when unset) and its value (-1 when
+     * unknown).
+     */
     public record Setting(Directive directive, long millis) {
         static final Setting UNSET = new Setting(null, -1);
 
@@ -36,16 +38,20 @@ public final class Frontends {
     }
 
     /** A {@code bind} line and its own {@code maxconn} (-1 when it has none). */
-    public record Bind(Directive directive, long maxconn) {
-    }
+    public record Bind(Directive directive, long maxconn) {}
 
     /**
-     * Connection limits: the global maxconn (-1 when implicit: HAProxy derives it from the file-descriptor
-     * limit), the frontend's own or inherited maxconn (-1 when unset: it then defaults to the global one), each
-     * bind's, and the effective limit of the frontend (the frontend's capped by the global; -1 when unknown).
+     * Connection limits: the global maxconn (-1 when implicit: HAProxy derives it from the
+     * file-descriptor limit), the frontend's own or inherited maxconn (-1 when unset: it then
+     * defaults to the global one), each bind's, and the effective limit of the frontend (the
+     * frontend's capped by the global; -1 when unknown).
      */
-    public record Maxconn(long global, Directive globalDirective, long frontend, Directive frontendDirective,
-                          List<Bind> binds) {
+    public record Maxconn(
+            long global,
+            Directive globalDirective,
+            long frontend,
+            Directive frontendDirective,
+            List<Bind> binds) {
         /** No global maxconn at all: HAProxy derives it from the file-descriptor limit. */
         public boolean globalImplicit() {
             return globalDirective == null;
@@ -66,7 +72,10 @@ public final class Frontends {
             return frontendUnknown() || globalUnknown();
         }
 
-        /** The slots this frontend can hold, or -1 when HAProxy derives them at start-up or deja cannot read them. */
+        /**
+         * The slots this frontend can hold, or -1 when HAProxy derives them at start-up or deja
+         * cannot read them.
+         */
         public long effective() {
             if (unknown()) {
                 return -1;
@@ -91,43 +100,76 @@ public final class Frontends {
             }
             if (frontend >= 0 && global >= 0) {
                 if (frontend > global) {
-                    return global + " (frontend maxconn " + frontend + " at " + frontendDirective.where()
-                            + " is silently capped by global maxconn " + global + ")";
+                    return global
+                            + " (frontend maxconn "
+                            + frontend
+                            + " at "
+                            + frontendDirective.where()
+                            + " is silently capped by global maxconn "
+                            + global
+                            + ")";
                 }
                 return frontend + " at " + frontendDirective.where();
             }
             if (frontend >= 0) {
-                return frontend + " at " + frontendDirective.where()
+                return frontend
+                        + " at "
+                        + frontendDirective.where()
                         + " (global maxconn is implicit, derived from the file-descriptor limit)";
             }
             if (global >= 0) {
-                return global + " (no frontend maxconn: the global one at " + globalDirective.where() + ")";
+                return global
+                        + " (no frontend maxconn: the global one at "
+                        + globalDirective.where()
+                        + ")";
             }
             return "implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)";
         }
     }
 
     /**
-     * Why a set value cannot be read: "'maxconn ${MAXCONN}' at a.cfg:3 uses unset variable MAXCONN (give --env
-     * MAXCONN=VALUE)", or "... is not a number".
+     * Why a set value cannot be read: "'maxconn ${MAXCONN}' at a.cfg:3 uses unset variable MAXCONN
+     * (give --env MAXCONN=VALUE)", or "... is not a number".
      */
     public static String unreadable(Directive d) {
         if (!d.unresolved().isEmpty()) {
-            return "'" + d.text() + "' at " + d.where() + " uses unset variable" + (d.unresolved().size() > 1 ? "s " : " ")
-                    + String.join(", ", d.unresolved()) + " (give --env " + d.unresolved().get(0) + "=VALUE)";
+            return "'"
+                    + d.text()
+                    + "' at "
+                    + d.where()
+                    + " uses unset variable"
+                    + (d.unresolved().size() > 1 ? "s " : " ")
+                    + String.join(", ", d.unresolved())
+                    + " (give --env "
+                    + d.unresolved().get(0)
+                    + "=VALUE)";
         }
         return "'" + d.text() + "' at " + d.where() + " is not a number";
     }
 
     /**
-     * One frontend or listen with its effective settings on one path through undecided {@code .if} blocks;
-     * {@code path} is null when the settings are the same on every path, else it says which branches were taken.
+     * One frontend or listen with its effective settings on one path through undecided {@code .if}
+     * blocks; {@code path} is null when the settings are the same on every path, else it says which
+     * branches were taken.
      */
-    public record Frontend(HaproxyConfig config, Section section, String mode, Directive modeDirective,
-                           Setting httpRequest, Setting client, Setting keepAlive, Setting tarpit, Setting connect,
-                           Maxconn maxconn, List<Directive> tarpits, List<Directive> rateRules,
-                           List<Directive> trackers, List<Directive> stickTables, List<String> backends,
-                           boolean dynamicBackends, String path) {
+    public record Frontend(
+            HaproxyConfig config,
+            Section section,
+            String mode,
+            Directive modeDirective,
+            Setting httpRequest,
+            Setting client,
+            Setting keepAlive,
+            Setting tarpit,
+            Setting connect,
+            Maxconn maxconn,
+            List<Directive> tarpits,
+            List<Directive> rateRules,
+            List<Directive> trackers,
+            List<Directive> stickTables,
+            List<String> backends,
+            boolean dynamicBackends,
+            String path) {
         public boolean http() {
             return mode.equals("http");
         }
@@ -136,15 +178,19 @@ public final class Frontends {
             return section.name() == null ? "(unnamed)" : section.name();
         }
 
-        /** Whether requests are rate limited: a deny/tarpit/return/reject rule whose condition reads a rate. */
+        /**
+         * Whether requests are rate limited: a deny/tarpit/return/reject rule whose condition reads
+         * a rate.
+         */
         public boolean rateLimited() {
             return !rateRules.isEmpty();
         }
 
         /**
-         * How long a tarpitted request holds its slot, in ms: timeout tarpit, else (unset or 0, as HAProxy copies
-         * it then) timeout connect of a listen, else 0 (no wait); -1 when the value is unknown. A frontend has no
-         * timeout connect (HAProxy ignores it there and does not inherit it), so its unset tarpit answers at once.
+         * How long a tarpitted request holds its slot, in ms: timeout tarpit, else (unset or 0, as
+         * HAProxy copies it then) timeout connect of a listen, else 0 (no wait); -1 when the value
+         * is unknown. A frontend has no timeout connect (HAProxy ignores it there and does not
+         * inherit it), so its unset tarpit answers at once.
          */
         public long tarpitHoldMillis() {
             return holdMillis(tarpit, connect, section);
@@ -156,9 +202,10 @@ public final class Frontends {
     }
 
     /**
-     * The hold of a tarpit whose rule runs in section {@code s} (a frontend or listen for its own rules, a backend
-     * for the rules of a backend: HAProxy waits the timeout tarpit of the proxy the rule belongs to, which a
-     * backend also inherits from its defaults): timeout tarpit, else timeout connect, else 0; -1 when unknown.
+     * The hold of a tarpit whose rule runs in section {@code s} (a frontend or listen for its own
+     * rules, a backend for the rules of a backend: HAProxy waits the timeout tarpit of the proxy
+     * the rule belongs to, which a backend also inherits from its defaults): timeout tarpit, else
+     * timeout connect, else 0; -1 when unknown.
      */
     public static long tarpitHoldMillis(Section s) {
         return holdMillis(time(s, "tarpit"), time(s, "connect"), s);
@@ -172,13 +219,16 @@ public final class Frontends {
     /** The directive the hold of a tarpit in section {@code s} comes from, or null. */
     public static Directive tarpitHoldDirective(Section s) {
         Setting t = time(s, "tarpit");
-        return t.set() && t.millis() != 0 ? t.directive() : hasConnect(s) ? time(s, "connect").directive() : null;
+        return t.set() && t.millis() != 0
+                ? t.directive()
+                : hasConnect(s) ? time(s, "connect").directive() : null;
     }
 
     /**
-     * Whether the proxy has a timeout connect: backends and listens. HAProxy ignores {@code timeout connect} in a
-     * frontend (with a warning) and copies it from defaults only into proxies with a backend side, so a
-     * frontend's unset timeout tarpit falls back to 0 (cfgparse.c: tarpit = connect when unset).
+     * Whether the proxy has a timeout connect: backends and listens. HAProxy ignores {@code timeout
+     * connect} in a frontend (with a warning) and copies it from defaults only into proxies with a
+     * backend side, so a frontend's unset timeout tarpit falls back to 0 (cfgparse.c: tarpit =
+     * connect when unset).
      */
     static boolean hasConnect(Section s) {
         return !s.kind().equals("frontend");
@@ -198,9 +248,13 @@ public final class Frontends {
         if (tarpit.set() && tarpit.millis() != 0) {
             return "timeout tarpit at " + tarpit.directive().where();
         }
-        String why = tarpit.set() ? "timeout tarpit is 0 at " + tarpit.directive().where() : "timeout tarpit is unset";
+        String why =
+                tarpit.set()
+                        ? "timeout tarpit is 0 at " + tarpit.directive().where()
+                        : "timeout tarpit is unset";
         if (!hasConnect(s)) {
-            return why + " and a frontend has no timeout connect to fall back to: HAProxy answers at once";
+            return why
+                    + " and a frontend has no timeout connect to fall back to: HAProxy answers at once";
         }
         if (connect.set()) {
             return "timeout connect at " + connect.directive().where() + ", as " + why;
@@ -209,14 +263,17 @@ public final class Frontends {
     }
 
     /**
-     * Every frontend and listen of the configuration with its effective settings, once per path through the
-     * undecided {@code .if} blocks its settings depend on (computed once per configuration).
+     * Every frontend and listen of the configuration with its effective settings, once per path
+     * through the undecided {@code .if} blocks its settings depend on (computed once per
+     * configuration).
      */
     public static List<Frontend> of(HaproxyConfig config) {
         return config.frontendViews();
     }
 
-    /** One view per frontend or listen: the first path's (for checks over the whole configuration). */
+    /**
+     * One view per frontend or listen: the first path's (for checks over the whole configuration).
+     */
     public static List<Frontend> primary(HaproxyConfig config) {
         List<Frontend> out = new ArrayList<>();
         Section last = null;
@@ -245,9 +302,13 @@ public final class Frontends {
             }
             List<Guard> guards = new ArrayList<>();
             guards.add(s.guard());
-            int[] blocks = s.chainBlocks(); // memoised per section: a long defaults chain is walked once
+            int[] blocks =
+                    s.chainBlocks(); // memoised per section: a long defaults chain is walked once
             if (blocks.length > 0) {
-                guards.add(new Guard(blocks, new int[blocks.length])); // only the block ids matter to Paths.of
+                guards.add(
+                        new Guard(
+                                blocks,
+                                new int[blocks.length])); // only the block ids matter to Paths.of
             }
             gmaxes.forEach(d -> guards.add(d.guard()));
             List<Paths.Path> paths = Paths.of(config, guards);
@@ -273,15 +334,25 @@ public final class Frontends {
 
     /** What a view resolved to: the directives it chose. */
     private static List<Object> signature(Frontend f) {
-        return List.of(String.valueOf(f.modeDirective()), String.valueOf(f.httpRequest().directive()),
-                String.valueOf(f.client().directive()), String.valueOf(f.keepAlive().directive()),
-                String.valueOf(f.tarpit().directive()), String.valueOf(f.connect().directive()),
-                String.valueOf(f.maxconn().frontendDirective()), String.valueOf(f.maxconn().globalDirective()),
-                f.maxconn().binds().toString(), f.tarpits().toString(), f.rateRules().toString(),
-                f.trackers().toString(), f.stickTables().toString(), f.backends().toString());
+        return List.of(
+                String.valueOf(f.modeDirective()),
+                String.valueOf(f.httpRequest().directive()),
+                String.valueOf(f.client().directive()),
+                String.valueOf(f.keepAlive().directive()),
+                String.valueOf(f.tarpit().directive()),
+                String.valueOf(f.connect().directive()),
+                String.valueOf(f.maxconn().frontendDirective()),
+                String.valueOf(f.maxconn().globalDirective()),
+                f.maxconn().binds().toString(),
+                f.tarpits().toString(),
+                f.rateRules().toString(),
+                f.trackers().toString(),
+                f.stickTables().toString(),
+                f.backends().toString());
     }
 
-    static Frontend frontend(HaproxyConfig config, Section full, Paths.Path path, List<Directive> gmaxes) {
+    static Frontend frontend(
+            HaproxyConfig config, Section full, Paths.Path path, List<Directive> gmaxes) {
         Directive gmax = null;
         for (Directive d : gmaxes) {
             if (path.applies(d)) {
@@ -315,13 +386,15 @@ public final class Frontends {
                         if (acls == null) {
                             acls = new HashMap<>();
                         }
-                        acls.merge(d.word(1), String.join(" ", d.words().subList(2, d.size())), (a, b) -> a + " " + b);
+                        acls.merge(
+                                d.word(1),
+                                String.join(" ", d.words().subList(2, d.size())),
+                                (a, b) -> a + " " + b);
                     }
                 }
                 case "http-request", "tcp-request" -> requestRules.add(d);
                 case "stick-table" -> tables.add(d);
-                default -> {
-                }
+                default -> {}
             }
         }
         List<Directive> tarpits = new ArrayList<>();
@@ -348,10 +421,11 @@ public final class Frontends {
                     }
                 }
             }
-            boolean limiting = switch (action) {
-                case "deny", "tarpit", "return", "reject", "silent-drop" -> true;
-                default -> false;
-            };
+            boolean limiting =
+                    switch (action) {
+                        case "deny", "tarpit", "return", "reject", "silent-drop" -> true;
+                        default -> false;
+                    };
             if (limiting && readsRate(d, a + 1, acls == null ? Map.of() : acls)) {
                 rate.add(d);
             }
@@ -375,9 +449,22 @@ public final class Frontends {
                 }
             }
         }
-        return new Frontend(config, full, m, mode, time(s, "http-request"), time(s, "client"),
-                time(s, "http-keep-alive"), time(s, "tarpit"), time(s, "connect"),
-                new Maxconn(global, gmax, fe, fmax, binds), tarpits, rate, trackers, List.copyOf(tables), List.copyOf(backends),
+        return new Frontend(
+                config,
+                full,
+                m,
+                mode,
+                time(s, "http-request"),
+                time(s, "client"),
+                time(s, "http-keep-alive"),
+                time(s, "tarpit"),
+                time(s, "connect"),
+                new Maxconn(global, gmax, fe, fmax, binds),
+                tarpits,
+                rate,
+                trackers,
+                List.copyOf(tables),
+                List.copyOf(backends),
                 dynamic,
                 path.description());
     }
@@ -397,22 +484,34 @@ public final class Frontends {
                     kept.add(d);
                 }
             }
-            parent = new Section(x.kind(), x.name(), x.from(), x.file(), x.line(), x.condition(), kept, parent,
-                    x.guard());
+            parent =
+                    new Section(
+                            x.kind(),
+                            x.name(),
+                            x.from(),
+                            x.file(),
+                            x.line(),
+                            x.condition(),
+                            kept,
+                            parent,
+                            x.guard());
         }
         return parent;
     }
 
     /**
-     * The rate-limiting rules of a section's own directives (deny, tarpit, return, reject or silent-drop whose
-     * condition reads a rate or counter, directly or through one of the section's ACLs): for a backend, the limits
-     * it enforces itself on every request routed to it.
+     * The rate-limiting rules of a section's own directives (deny, tarpit, return, reject or
+     * silent-drop whose condition reads a rate or counter, directly or through one of the section's
+     * ACLs): for a backend, the limits it enforces itself on every request routed to it.
      */
     public static List<Directive> rateRules(Section s) {
         Map<String, String> acls = new HashMap<>();
         for (Directive d : s.directives()) {
             if (d.is("acl") && d.size() > 2) {
-                acls.merge(d.word(1), String.join(" ", d.words().subList(2, d.size())), (a, b) -> a + " " + b);
+                acls.merge(
+                        d.word(1),
+                        String.join(" ", d.words().subList(2, d.size())),
+                        (a, b) -> a + " " + b);
             }
         }
         List<Directive> out = new ArrayList<>();
@@ -422,10 +521,12 @@ public final class Frontends {
             }
             int a = d.is("tcp-request") ? 2 : 1;
             String action = d.word(a);
-            boolean limiting = action != null && switch (action) {
-                case "deny", "tarpit", "return", "reject", "silent-drop" -> true;
-                default -> false;
-            };
+            boolean limiting =
+                    action != null
+                            && switch (action) {
+                                case "deny", "tarpit", "return", "reject", "silent-drop" -> true;
+                                default -> false;
+                            };
             if (limiting && readsRate(d, a + 1, acls)) {
                 out.add(d);
             }
@@ -436,7 +537,8 @@ public final class Frontends {
     /** Whether a section's own request rules track counters ({@code track-scN}). */
     public static boolean tracks(Section s) {
         for (Directive d : s.directives()) {
-            String action = d.is("http-request") ? d.word(1) : d.is("tcp-request") ? d.word(2) : null;
+            String action =
+                    d.is("http-request") ? d.word(1) : d.is("tcp-request") ? d.word(2) : null;
             if (action != null && action.startsWith("track-sc")) {
                 return true;
             }
@@ -444,7 +546,10 @@ public final class Frontends {
         return false;
     }
 
-    /** Whether the condition of a rule (words from {@code from}) reads a rate or counter of a stick table. */
+    /**
+     * Whether the condition of a rule (words from {@code from}) reads a rate or counter of a stick
+     * table.
+     */
     static boolean readsRate(Directive d, int from, Map<String, String> acls) {
         boolean cond = false;
         for (int i = from; i < d.size(); i++) {
@@ -477,8 +582,14 @@ public final class Frontends {
 
     static boolean rateFetch(String w) {
         String t = w.toLowerCase(Locale.ROOT);
-        return t.contains("_rate") || t.startsWith("sc_") || t.startsWith("src_") || t.startsWith("table_")
-                || (t.length() > 3 && t.startsWith("sc") && Character.isDigit(t.charAt(2)) && t.charAt(3) == '_');
+        return t.contains("_rate")
+                || t.startsWith("sc_")
+                || t.startsWith("src_")
+                || t.startsWith("table_")
+                || (t.length() > 3
+                        && t.startsWith("sc")
+                        && Character.isDigit(t.charAt(2))
+                        && t.charAt(3) == '_');
     }
 
     static Setting time(Section s, String which) {
@@ -507,19 +618,27 @@ public final class Frontends {
     }
 
     /**
-     * The directives that let one watch sessions against the limit (stats socket, stats page, Prometheus
-     * exporter); stops at the first that applies on every path (then it is the only one returned).
+     * The directives that let one watch sessions against the limit (stats socket, stats page,
+     * Prometheus exporter); stops at the first that applies on every path (then it is the only one
+     * returned).
      */
     public static List<Directive> saturationVisibility(HaproxyConfig config) {
         List<Directive> out = new ArrayList<>();
         for (Section s : config.sections()) {
             for (Directive d : s.directives()) {
-                boolean visible = s.kind().equals("global") && d.is("stats", "socket")
-                        || (s.isProxy() || s.kind().equals("defaults")) && d.is("stats") && d.word(1) != null
-                                && !d.word(1).equals("auth") && !d.word(1).equals("realm")
-                                && !d.word(1).equals("timeout") && !d.word(1).equals("maxconn")
-                        || d.is("http-request") && "use-service".equals(d.word(1)) && d.word(2) != null
-                                && d.word(2).startsWith("prometheus-exporter");
+                boolean visible =
+                        s.kind().equals("global") && d.is("stats", "socket")
+                                || (s.isProxy() || s.kind().equals("defaults"))
+                                        && d.is("stats")
+                                        && d.word(1) != null
+                                        && !d.word(1).equals("auth")
+                                        && !d.word(1).equals("realm")
+                                        && !d.word(1).equals("timeout")
+                                        && !d.word(1).equals("maxconn")
+                                || d.is("http-request")
+                                        && "use-service".equals(d.word(1))
+                                        && d.word(2) != null
+                                        && d.word(2).startsWith("prometheus-exporter");
                 if (visible) {
                     if (d.guard() == null && s.guard() == null) {
                         return List.of(d);

@@ -3,9 +3,10 @@ package dev.deja.haproxy;
 import java.util.Arrays;
 
 /**
- * The undecided {@code .if} branches a directive or section sits in: for each enclosing undecided block (by its
- * index in {@link HaproxyConfig#undecided()}), the branch it is in. A directive applies on a path (one choice of
- * branch per block) when the path chose its branch in every one of its blocks.
+ * The undecided {@code .if} branches a directive or section sits in: for each enclosing undecided
+ * block (by its index in {@link HaproxyConfig#undecided()}), the branch it is in. A directive
+ * applies on a path (one choice of branch per block) when the path chose its branch in every one of
+ * its blocks.
  */
 public final class Guard {
     private final int[] blocks;
@@ -30,7 +31,9 @@ public final class Guard {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Guard g && Arrays.equals(blocks, g.blocks) && Arrays.equals(branches, g.branches);
+        return o instanceof Guard g
+                && Arrays.equals(blocks, g.blocks)
+                && Arrays.equals(branches, g.branches);
     }
 
     @Override

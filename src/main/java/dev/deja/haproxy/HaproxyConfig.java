@@ -8,9 +8,10 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
- * One HAProxy instance's configuration: the files loaded together (in {@code -f} order), their sections in order,
- * notes about what could not be decided (undecided {@code .if} branches, unresolved variables, {@code .warning}
- * messages, keywords outside any section) and the inline {@code # deja:ignore} suppressions found in comments.
+ * One HAProxy instance's configuration: the files loaded together (in {@code -f} order), their
+ * sections in order, notes about what could not be decided (undecided {@code .if} branches,
+ * unresolved variables, {@code .warning} messages, keywords outside any section) and the inline
+ * {@code # deja:ignore} suppressions found in comments.
  */
 public final class HaproxyConfig {
     private final String name;
@@ -20,12 +21,20 @@ public final class HaproxyConfig {
     private final List<InlineSuppression> suppressions;
     private final int directiveCount;
     private final List<UndecidedBlock> undecided;
+
     /** The effective view of the frontends, computed once for all rules. */
     private volatile List<Frontends.Frontend> frontendViews;
+
     private volatile Map<String, Section> backendsByName;
 
-    public HaproxyConfig(String name, List<String> files, List<Section> sections, List<String> notes,
-                         List<InlineSuppression> suppressions, int directiveCount, List<UndecidedBlock> undecided) {
+    public HaproxyConfig(
+            String name,
+            List<String> files,
+            List<Section> sections,
+            List<String> notes,
+            List<InlineSuppression> suppressions,
+            int directiveCount,
+            List<UndecidedBlock> undecided) {
         this.undecided = List.copyOf(undecided);
         this.name = name;
         this.files = List.copyOf(files);
@@ -35,7 +44,10 @@ public final class HaproxyConfig {
         this.directiveCount = directiveCount;
     }
 
-    /** How findings name the configuration: its file, or the first file of an instance read from several. */
+    /**
+     * How findings name the configuration: its file, or the first file of an instance read from
+     * several.
+     */
     public String name() {
         return name;
     }
@@ -118,7 +130,9 @@ public final class HaproxyConfig {
         return sections.stream().filter(Section::isProxy).toList();
     }
 
-    /** The backend or listen section of that name (the first one, as HAProxy names must be unique). */
+    /**
+     * The backend or listen section of that name (the first one, as HAProxy names must be unique).
+     */
     public Optional<Section> backend(String name) {
         Map<String, Section> m = backendsByName;
         if (m == null) {
@@ -133,7 +147,10 @@ public final class HaproxyConfig {
         return Optional.ofNullable(m.get(name));
     }
 
-    /** Where findings about the whole configuration point: the global section, else the first section. */
+    /**
+     * Where findings about the whole configuration point: the global section, else the first
+     * section.
+     */
     public Section anchor() {
         return global().orElse(sections.isEmpty() ? null : sections.get(0));
     }

@@ -13,16 +13,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Loads haproxy.cfg files. Each file given (or found in a folder) is its own HAProxy instance, so unrelated configs
- * side by side are never merged; with {@code --haproxy-one-instance} all of them are read together, in the order
- * given (folders in C-locale order), as {@code haproxy -f a.cfg -f conf.d/} would.
+ * Loads haproxy.cfg files. Each file given (or found in a folder) is its own HAProxy instance, so
+ * unrelated configs side by side are never merged; with {@code --haproxy-one-instance} all of them
+ * are read together, in the order given (folders in C-locale order), as {@code haproxy -f a.cfg -f
+ * conf.d/} would.
  */
 public final class HaproxyFileLoader implements FileLoader {
     @Override
     public void load(List<SourceFile> files, ScanRequest request, SnapshotBuilder out) {
         List<HaproxyConfig> configs = new ArrayList<>();
         if (request.haproxyOneInstance && files.size() > 1) {
-            String name = files.get(0).display() + " (+" + (files.size() - 1) + " more, one instance)";
+            String name =
+                    files.get(0).display() + " (+" + (files.size() - 1) + " more, one instance)";
             configs.add(HaproxyParser.parse(name, files, request));
         } else {
             for (SourceFile f : files) {
@@ -42,8 +44,12 @@ public final class HaproxyFileLoader implements FileLoader {
                     catalog = Catalog.packaged();
                 }
                 if (catalog.rule(s.ruleId()).isEmpty()) {
-                    request.err.println("deja: warning: " + s.origin() + ": deja:ignore names unknown rule '"
-                            + s.ruleId() + "' (see 'deja rules')");
+                    request.err.println(
+                            "deja: warning: "
+                                    + s.origin()
+                                    + ": deja:ignore names unknown rule '"
+                                    + s.ruleId()
+                                    + "' (see 'deja rules')");
                 }
                 out.suppress(s);
             }
@@ -64,10 +70,12 @@ public final class HaproxyFileLoader implements FileLoader {
     }
 
     /**
-     * A section's directives: numbers that are not numbers, unset variables. A method per section rather than a nested
-     * loop in {@link #load}: called once per section it is compiled early, a loop in a method called once is not.
+     * A section's directives: numbers that are not numbers, unset variables. A method per section
+     * rather than a nested loop in {@link #load}: called once per section it is compiled early, a
+     * loop in a method called once is not.
      */
-    private static void checkDirectives(Section s, Map<String, List<String>> unset, ScanRequest request) {
+    private static void checkDirectives(
+            Section s, Map<String, List<String>> unset, ScanRequest request) {
         for (Directive d : s.directives()) {
             warnIfNotANumber(d, request);
             for (String v : d.unresolved()) {
@@ -77,38 +85,68 @@ public final class HaproxyFileLoader implements FileLoader {
     }
 
     /**
-     * Variables a configuration uses that the scan does not know: the directives holding them are set, to a value
-     * deja cannot read, and the rules say so instead of treating them as absent. Said once per configuration, on
-     * stderr and in the report's notes, with how to give the values.
+     * Variables a configuration uses that the scan does not know: the directives holding them are
+     * set, to a value deja cannot read, and the rules say so instead of treating them as absent.
+     * Said once per configuration, on stderr and in the report's notes, with how to give the
+     * values.
      */
-    private static void noteUnsetVariables(HaproxyConfig c, Map<String, List<String>> unset, ScanRequest request,
-                                           SnapshotBuilder out) {
+    private static void noteUnsetVariables(
+            HaproxyConfig c,
+            Map<String, List<String>> unset,
+            ScanRequest request,
+            SnapshotBuilder out) {
         if (unset.isEmpty()) {
             return;
         }
         List<String> parts = new ArrayList<>();
-        unset.forEach((v, where) -> parts.add(v + " (" + (where.size() <= 3 ? String.join(", ", where)
-                : String.join(", ", where.subList(0, 3)) + " and " + (where.size() - 3) + " more") + ")"));
+        unset.forEach(
+                (v, where) ->
+                        parts.add(
+                                v
+                                        + " ("
+                                        + (where.size() <= 3
+                                                ? String.join(", ", where)
+                                                : String.join(", ", where.subList(0, 3))
+                                                        + " and "
+                                                        + (where.size() - 3)
+                                                        + " more")
+                                        + ")"));
         String first = unset.keySet().iterator().next();
-        String detail = (unset.size() == 1 ? "variable " : "variables ") + String.join(", ", parts) + " not set: the"
-                + " directives using " + (unset.size() == 1 ? "it" : "them") + " are read as set to an unknown value,"
-                + " never as absent; give the value" + (unset.size() == 1 ? "" : "s") + " with --env " + first + "=VALUE";
+        String detail =
+                (unset.size() == 1 ? "variable " : "variables ")
+                        + String.join(", ", parts)
+                        + " not set: the"
+                        + " directives using "
+                        + (unset.size() == 1 ? "it" : "them")
+                        + " are read as set to an unknown value,"
+                        + " never as absent; give the value"
+                        + (unset.size() == 1 ? "" : "s")
+                        + " with --env "
+                        + first
+                        + "=VALUE";
         request.err.println("deja: note: " + c.name() + ": " + detail);
-        out.coverage(new Coverage.Entry("haproxy", c.name(), Coverage.Status.NOTE,
-                detail, -1));
+        out.coverage(new Coverage.Entry("haproxy", c.name(), Coverage.Status.NOTE, detail, -1));
     }
 
     /**
-     * A connection limit the rules read that is not a number ("maxconn abc"): HAProxy refuses such a configuration;
-     * deja reads it as unset and says so.
+     * A connection limit the rules read that is not a number ("maxconn abc"): HAProxy refuses such
+     * a configuration; deja reads it as unset and says so.
      */
     private static void warnIfNotANumber(Directive d, ScanRequest request) {
         for (int i = 1; i < d.size(); i++) {
-            boolean limit = i == 1 && d.keyword().equals("maxconn") || d.keyword().equals("bind") && i > 1
-                    && "maxconn".equals(d.word(i - 1));
+            boolean limit =
+                    i == 1 && d.keyword().equals("maxconn")
+                            || d.keyword().equals("bind")
+                                    && i > 1
+                                    && "maxconn".equals(d.word(i - 1));
             if (limit && d.word(i) != null && !d.unresolved(i) && Frontends.number(d, i) < 0) {
-                request.err.println("deja: warning: " + d.where() + ": maxconn '" + d.word(i) + "' is not a number"
-                        + " (HAProxy refuses this configuration; read as unset)");
+                request.err.println(
+                        "deja: warning: "
+                                + d.where()
+                                + ": maxconn '"
+                                + d.word(i)
+                                + "' is not a number"
+                                + " (HAProxy refuses this configuration; read as unset)");
             }
         }
     }

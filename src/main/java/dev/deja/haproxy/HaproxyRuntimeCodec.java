@@ -12,10 +12,11 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The live figures in a saved snapshot: {@code "haproxyRuntime": {"instances": [{"address": ..., "showInfo": "...",
- * "showStat": "..."}]}} for the runtime API; {@code "format": "statsCsv"} with {@code "showStat"} (the CSV) for the
- * stats page; {@code "format": "prometheus"} with {@code "metrics"} for the exporter. The text exactly as HAProxy
- * answered it; no credentials. A snapshot without "format" was read from the runtime API (as before the HTTP forms).
+ * The live figures in a saved snapshot: {@code "haproxyRuntime": {"instances": [{"address": ...,
+ * "showInfo": "...", "showStat": "..."}]}} for the runtime API; {@code "format": "statsCsv"} with
+ * {@code "showStat"} (the CSV) for the stats page; {@code "format": "prometheus"} with {@code
+ * "metrics"} for the exporter. The text exactly as HAProxy answered it; no credentials. A snapshot
+ * without "format" was read from the runtime API (as before the HTTP forms).
  */
 public final class HaproxyRuntimeCodec implements SnapshotCodec {
     @Override
@@ -56,23 +57,33 @@ public final class HaproxyRuntimeCodec implements SnapshotCodec {
         for (JsonNode o : arr) {
             String where = display + ": haproxyRuntime.instances[" + i++ + "]";
             HaproxyRuntime.Format format = format(o.path("format"), where);
-            List<String> need = switch (format) {
-                case RUNTIME_API -> List.of("address", "showInfo", "showStat");
-                case STATS_CSV -> List.of("address", "showStat");
-                case PROMETHEUS -> List.of("address", "metrics");
-            };
+            List<String> need =
+                    switch (format) {
+                        case RUNTIME_API -> List.of("address", "showInfo", "showStat");
+                        case STATS_CSV -> List.of("address", "showStat");
+                        case PROMETHEUS -> List.of("address", "metrics");
+                    };
             for (String k : need) {
                 if (!o.path(k).isString()) {
-                    throw new InputException(where + ": needs " + String.join(", ", need) + " (strings)");
+                    throw new InputException(
+                            where + ": needs " + String.join(", ", need) + " (strings)");
                 }
             }
             String address = o.get("address").asString();
-            HaproxyRuntime.Instance in = switch (format) {
-                case RUNTIME_API -> new HaproxyRuntime.Instance(address, o.get("showInfo").asString(),
-                        o.get("showStat").asString());
-                case STATS_CSV -> HaproxyRuntime.Instance.statsCsv(address, o.get("showStat").asString());
-                case PROMETHEUS -> HaproxyRuntime.Instance.prometheus(address, o.get("metrics").asString());
-            };
+            HaproxyRuntime.Instance in =
+                    switch (format) {
+                        case RUNTIME_API ->
+                                new HaproxyRuntime.Instance(
+                                        address,
+                                        o.get("showInfo").asString(),
+                                        o.get("showStat").asString());
+                        case STATS_CSV ->
+                                HaproxyRuntime.Instance.statsCsv(
+                                        address, o.get("showStat").asString());
+                        case PROMETHEUS ->
+                                HaproxyRuntime.Instance.prometheus(
+                                        address, o.get("metrics").asString());
+                    };
             try {
                 in.check();
             } catch (IllegalArgumentException e) {
@@ -100,6 +111,7 @@ public final class HaproxyRuntimeCodec implements SnapshotCodec {
                 return f;
             }
         }
-        throw new InputException(where + ": format must be runtimeApi, statsCsv or prometheus, not " + n);
+        throw new InputException(
+                where + ": format must be runtimeApi, statsCsv or prometheus, not " + n);
     }
 }

@@ -23,12 +23,13 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * {@code --haproxy-runtime ADDR}: reads {@code show info} and {@code show stat} from HAProxy's runtime API
- * ({@code unix:/path/admin.sock} or {@code tcp:host:port}), one command per connection (the non-interactive CLI
- * answers and closes), or, for an http(s) URL, the stats page's CSV export or the Prometheus exporter's metrics
- * ({@link HttpStats}). Every wait is bounded by {@link ScanRequest#haproxyRuntimeTimeoutMillis}. An address that
- * cannot be read (refused, permission denied, HTTP 401/404, timeout, malformed answer) is a coverage entry naming it,
- * never an exception.
+ * {@code --haproxy-runtime ADDR}: reads {@code show info} and {@code show stat} from HAProxy's
+ * runtime API ({@code unix:/path/admin.sock} or {@code tcp:host:port}), one command per connection
+ * (the non-interactive CLI answers and closes), or, for an http(s) URL, the stats page's CSV export
+ * or the Prometheus exporter's metrics ({@link HttpStats}). Every wait is bounded by {@link
+ * ScanRequest#haproxyRuntimeTimeoutMillis}. An address that cannot be read (refused, permission
+ * denied, HTTP 401/404, timeout, malformed answer) is a coverage entry naming it, never an
+ * exception.
  */
 public final class HaproxyRuntimeSource implements LiveSource {
     static final int MAX_ANSWER = 16 * 1024 * 1024;
@@ -44,7 +45,10 @@ public final class HaproxyRuntimeSource implements LiveSource {
                     HaproxyRuntime.Instance in;
                     if (isUrl(addr)) {
                         if (http == null) {
-                            http = new HttpStats(req.haproxyRuntimeTimeoutMillis, req.haproxyRuntimeAuth);
+                            http =
+                                    new HttpStats(
+                                            req.haproxyRuntimeTimeoutMillis,
+                                            req.haproxyRuntimeAuth);
                         }
                         in = http.read(addr);
                     } else {
@@ -61,7 +65,8 @@ public final class HaproxyRuntimeSource implements LiveSource {
                 } catch (HttpStats.Denied e) {
                     out.notRead("haproxy", scope, Coverage.Status.DENIED, e.getMessage());
                 } catch (IOException e) {
-                    String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                    String why =
+                            e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
                     out.notRead("haproxy", scope, status(e), why);
                 }
             }
@@ -74,8 +79,9 @@ public final class HaproxyRuntimeSource implements LiveSource {
     }
 
     /**
-     * How coverage names an address: "runtime API unix:/...", "stats page http://.../stats;csv", "Prometheus exporter
-     * http://.../metrics" (what a URL serves is decided by its answer; the name follows the usual paths).
+     * How coverage names an address: "runtime API unix:/...", "stats page http://.../stats;csv",
+     * "Prometheus exporter http://.../metrics" (what a URL serves is decided by its answer; the
+     * name follows the usual paths).
      */
     public static String scope(String addr) {
         if (!isUrl(addr)) {
@@ -99,8 +105,9 @@ public final class HaproxyRuntimeSource implements LiveSource {
     }
 
     /**
-     * Checks an ADDR of any form (the CLI calls it before any work: exit 2 on a bad one): a socket address, or an
-     * http(s) URL with a host and no credentials in it (they would show in the process list and in reports).
+     * Checks an ADDR of any form (the CLI calls it before any work: exit 2 on a bad one): a socket
+     * address, or an http(s) URL with a host and no credentials in it (they would show in the
+     * process list and in reports).
      */
     public static void check(String addr) {
         if (!isUrl(addr)) {
@@ -111,15 +118,18 @@ public final class HaproxyRuntimeSource implements LiveSource {
         try {
             u = URI.create(addr);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--haproxy-runtime " + addr + ": not a URL (" + e.getMessage() + ")");
+            throw new IllegalArgumentException(
+                    "--haproxy-runtime " + addr + ": not a URL (" + e.getMessage() + ")");
         }
         if (u.getRawUserInfo() != null) {
-            throw new IllegalArgumentException("--haproxy-runtime: the URL holds a user and password, which would show"
-                    + " in the process list and in reports: put user:password in a file and give"
-                    + " --haproxy-runtime-auth FILE (or env:VAR)");
+            throw new IllegalArgumentException(
+                    "--haproxy-runtime: the URL holds a user and password, which would show"
+                            + " in the process list and in reports: put user:password in a file and give"
+                            + " --haproxy-runtime-auth FILE (or env:VAR)");
         }
         if (u.getHost() == null || u.getHost().isEmpty()) {
-            throw new IllegalArgumentException("--haproxy-runtime " + addr + ": the URL has no host");
+            throw new IllegalArgumentException(
+                    "--haproxy-runtime " + addr + ": the URL has no host");
         }
     }
 
@@ -127,10 +137,14 @@ public final class HaproxyRuntimeSource implements LiveSource {
     static Coverage.Status status(IOException e) {
         String m = e.getMessage() == null ? "" : e.getMessage().toLowerCase(Locale.ROOT);
         return m.contains("permission denied") || e instanceof AccessDeniedException
-                ? Coverage.Status.DENIED : Coverage.Status.FAILED;
+                ? Coverage.Status.DENIED
+                : Coverage.Status.FAILED;
     }
 
-    /** {@code unix:/path} or {@code tcp:host:port}; anything else is an {@link IllegalArgumentException}. */
+    /**
+     * {@code unix:/path} or {@code tcp:host:port}; anything else is an {@link
+     * IllegalArgumentException}.
+     */
     public static SocketAddress address(String addr) {
         if (addr.startsWith("unix:") && addr.length() > 5) {
             return UnixDomainSocketAddress.of(Path.of(addr.substring(5)));
@@ -153,9 +167,11 @@ public final class HaproxyRuntimeSource implements LiveSource {
                 }
             }
         }
-        throw new IllegalArgumentException("--haproxy-runtime " + addr
-                + ": expected unix:/path/admin.sock, tcp:host:port, or the http(s) URL of the stats page's CSV"
-                + " (http://host:port/stats;csv) or of the Prometheus exporter (http://host:port/metrics)");
+        throw new IllegalArgumentException(
+                "--haproxy-runtime "
+                        + addr
+                        + ": expected unix:/path/admin.sock, tcp:host:port, or the http(s) URL of the stats page's CSV"
+                        + " (http://host:port/stats;csv) or of the Prometheus exporter (http://host:port/metrics)");
     }
 
     /** Sends one command and reads the answer to the end, every step within the deadline. */
@@ -165,9 +181,11 @@ public final class HaproxyRuntimeSource implements LiveSource {
         if (addr instanceof InetSocketAddress isa && isa.isUnresolved()) {
             target = new InetSocketAddress(isa.getHostString(), isa.getPort());
         }
-        try (SocketChannel ch = addr instanceof UnixDomainSocketAddress
-                ? SocketChannel.open(StandardProtocolFamily.UNIX) : SocketChannel.open();
-             Selector sel = Selector.open()) {
+        try (SocketChannel ch =
+                        addr instanceof UnixDomainSocketAddress
+                                ? SocketChannel.open(StandardProtocolFamily.UNIX)
+                                : SocketChannel.open();
+                Selector sel = Selector.open()) {
             ch.configureBlocking(false);
             if (!ch.connect(target)) {
                 ch.register(sel, SelectionKey.OP_CONNECT);
@@ -198,7 +216,8 @@ public final class HaproxyRuntimeSource implements LiveSource {
                 out.write(buf.array(), 0, buf.position());
                 buf.clear();
                 if (out.size() > MAX_ANSWER) {
-                    throw new IOException("the answer to '" + cmd + "' exceeds " + MAX_ANSWER + " bytes");
+                    throw new IOException(
+                            "the answer to '" + cmd + "' exceeds " + MAX_ANSWER + " bytes");
                 }
             }
             return out.toString(StandardCharsets.UTF_8);

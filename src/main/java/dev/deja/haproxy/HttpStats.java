@@ -25,13 +25,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The HTTP side of {@code --haproxy-runtime}: one GET of the stats page's CSV export ({@code stats uri} with
- * {@code ;csv}) or of the built-in Prometheus exporter, told apart by the answer (the CSV starts with
- * {@code # pxname,}; the exporter's lines are {@code haproxy_*} series). HTTP/1.1 on plain http (as
- * {@code dev.deja.notify.Delivery}: an HTTP/2 upgrade request is refused by some proxies), no redirects, the whole
- * exchange (connect, headers, body) within the timeout, the body capped at
- * {@link HaproxyRuntimeSource#MAX_ANSWER} bytes. Basic credentials ({@code stats auth}) come from
- * {@code --haproxy-runtime-auth}, never from the URL, and are never printed.
+ * The HTTP side of {@code --haproxy-runtime}: one GET of the stats page's CSV export ({@code stats
+ * uri} with {@code ;csv}) or of the built-in Prometheus exporter, told apart by the answer (the CSV
+ * starts with {@code # pxname,}; the exporter's lines are {@code haproxy_*} series). HTTP/1.1 on
+ * plain http (as {@code dev.deja.notify.Delivery}: an HTTP/2 upgrade request is refused by some
+ * proxies), no redirects, the whole exchange (connect, headers, body) within the timeout, the body
+ * capped at {@link HaproxyRuntimeSource#MAX_ANSWER} bytes. Basic credentials ({@code stats auth})
+ * come from {@code --haproxy-runtime-auth}, never from the URL, and are never printed.
  */
 public final class HttpStats implements AutoCloseable {
     /** HTTP 401/403: the scan was not allowed to read the page (coverage DENIED, not FAILED). */
@@ -49,33 +49,56 @@ public final class HttpStats implements AutoCloseable {
     /** {@code userPassword}: "user:password" for the stats page's {@code stats auth}, or null. */
     HttpStats(long timeoutMillis, String userPassword) {
         this.timeoutMillis = timeoutMillis;
-        this.authorization = userPassword == null ? null : "Basic "
-                + Base64.getEncoder().encodeToString(userPassword.getBytes(StandardCharsets.UTF_8));
-        this.pool = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "deja-haproxy-http");
-            t.setDaemon(true);
-            return t;
-        });
-        this.client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(timeoutMillis))
-                .followRedirects(HttpClient.Redirect.NEVER).executor(pool).build();
+        this.authorization =
+                userPassword == null
+                        ? null
+                        : "Basic "
+                                + Base64.getEncoder()
+                                        .encodeToString(
+                                                userPassword.getBytes(StandardCharsets.UTF_8));
+        this.pool =
+                Executors.newCachedThreadPool(
+                        r -> {
+                            Thread t = new Thread(r, "deja-haproxy-http");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        this.client =
+                HttpClient.newBuilder()
+                        .connectTimeout(Duration.ofMillis(timeoutMillis))
+                        .followRedirects(HttpClient.Redirect.NEVER)
+                        .executor(pool)
+                        .build();
     }
 
-    /** Reads one URL into an instance; a failure is an IOException (or IllegalArgumentException) in one line. */
+    /**
+     * Reads one URL into an instance; a failure is an IOException (or IllegalArgumentException) in
+     * one line.
+     */
     HaproxyRuntime.Instance read(String url) throws IOException {
         URI uri = URI.create(url);
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofMillis(timeoutMillis))
-                .version(uri.getScheme().equalsIgnoreCase("http") ? HttpClient.Version.HTTP_1_1 : HttpClient.Version.HTTP_2)
-                .header("User-Agent", "deja").header("Accept", "text/plain, text/csv, */*;q=0.5").GET();
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(uri)
+                        .timeout(Duration.ofMillis(timeoutMillis))
+                        .version(
+                                uri.getScheme().equalsIgnoreCase("http")
+                                        ? HttpClient.Version.HTTP_1_1
+                                        : HttpClient.Version.HTTP_2)
+                        .header("User-Agent", "deja")
+                        .header("Accept", "text/plain, text/csv, */*;q=0.5")
+                        .GET();
         if (authorization != null) {
             b.header("Authorization", authorization);
         }
-        CompletableFuture<HttpResponse<byte[]>> sent = client.sendAsync(b.build(), info -> new Capped());
+        CompletableFuture<HttpResponse<byte[]>> sent =
+                client.sendAsync(b.build(), info -> new Capped());
         HttpResponse<byte[]> resp;
         try {
             resp = sent.get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             sent.cancel(true);
-            throw new IOException("no complete answer within the timeout (" + timeoutMillis + " ms)");
+            throw new IOException(
+                    "no complete answer within the timeout (" + timeoutMillis + " ms)");
         } catch (InterruptedException e) {
             sent.cancel(true);
             Thread.currentThread().interrupt();
@@ -87,34 +110,51 @@ public final class HttpStats implements AutoCloseable {
         String body = new String(resp.body(), StandardCharsets.UTF_8);
         String type = resp.headers().firstValue("content-type").orElse("");
         if (code == 401 || code == 403) {
-            throw new Denied("answered HTTP " + code + (authorization == null
-                    ? " (the stats page asks for a user and password: put user:password in a file and give"
-                    + " --haproxy-runtime-auth FILE)" : " (the user and password of --haproxy-runtime-auth were refused)"));
+            throw new Denied(
+                    "answered HTTP "
+                            + code
+                            + (authorization == null
+                                    ? " (the stats page asks for a user and password: put user:password in a file and give"
+                                            + " --haproxy-runtime-auth FILE)"
+                                    : " (the user and password of --haproxy-runtime-auth were refused)"));
         }
         if (code / 100 != 2) {
-            throw new IOException("answered HTTP " + code + firstLine(body) + (code == 404
-                    ? " (not the stats URI with ';csv' nor the exporter's path?)" : ""));
+            throw new IOException(
+                    "answered HTTP "
+                            + code
+                            + firstLine(body)
+                            + (code == 404
+                                    ? " (not the stats URI with ';csv' nor the exporter's path?)"
+                                    : ""));
         }
         return parse(url, type, body);
     }
 
-    /** Which answer it is, by its content: the stats CSV, the exporter's metrics, or neither (one-line reason). */
+    /**
+     * Which answer it is, by its content: the stats CSV, the exporter's metrics, or neither
+     * (one-line reason).
+     */
     public static HaproxyRuntime.Instance parse(String url, String contentType, String body) {
         String head = body.stripLeading();
         if (head.startsWith("# pxname,")) {
             return HaproxyRuntime.Instance.statsCsv(url, body);
         }
         for (String l : head.split("\n", 200)) {
-            if (l.startsWith("haproxy_") || l.startsWith("# HELP haproxy_") || l.startsWith("# TYPE haproxy_")) {
+            if (l.startsWith("haproxy_")
+                    || l.startsWith("# HELP haproxy_")
+                    || l.startsWith("# TYPE haproxy_")) {
                 return HaproxyRuntime.Instance.prometheus(url, body);
             }
         }
         if (head.startsWith("<") || contentType.toLowerCase(Locale.ROOT).startsWith("text/html")) {
-            throw new IllegalArgumentException("an HTML page, not the stats page's CSV nor the Prometheus exporter:"
-                    + " for the stats page add ';csv' to its URI (e.g. http://host:8404/stats;csv)");
+            throw new IllegalArgumentException(
+                    "an HTML page, not the stats page's CSV nor the Prometheus exporter:"
+                            + " for the stats page add ';csv' to its URI (e.g. http://host:8404/stats;csv)");
         }
-        throw new IllegalArgumentException("neither the stats page's CSV ('# pxname,svname,...') nor HAProxy's"
-                + " Prometheus metrics (haproxy_* series)" + (head.isEmpty() ? " (empty answer)" : firstLine(head)));
+        throw new IllegalArgumentException(
+                "neither the stats page's CSV ('# pxname,svname,...') nor HAProxy's"
+                        + " Prometheus metrics (haproxy_* series)"
+                        + (head.isEmpty() ? " (empty answer)" : firstLine(head)));
     }
 
     private static IOException failure(Throwable c) {
@@ -125,11 +165,14 @@ public final class HttpStats implements AutoCloseable {
             return new IOException("no answer within the timeout");
         }
         if (c instanceof ConnectException) {
-            return new IOException("cannot connect (" + (c.getMessage() == null ? "connection refused" : c.getMessage())
-                    + ")");
+            return new IOException(
+                    "cannot connect ("
+                            + (c.getMessage() == null ? "connection refused" : c.getMessage())
+                            + ")");
         }
         if (c instanceof IOException io) {
-            return new IOException(io.getMessage() == null ? io.getClass().getSimpleName() : io.getMessage(), io);
+            return new IOException(
+                    io.getMessage() == null ? io.getClass().getSimpleName() : io.getMessage(), io);
         }
         return new IOException(String.valueOf(c));
     }
@@ -147,7 +190,10 @@ public final class HttpStats implements AutoCloseable {
         pool.shutdownNow();
     }
 
-    /** A body subscriber that keeps at most MAX_ANSWER bytes and fails beyond, instead of reading on. */
+    /**
+     * A body subscriber that keeps at most MAX_ANSWER bytes and fails beyond, instead of reading
+     * on.
+     */
     static final class Capped implements HttpResponse.BodySubscriber<byte[]> {
         private final CompletableFuture<byte[]> body = new CompletableFuture<>();
         private final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -176,8 +222,11 @@ public final class HttpStats implements AutoCloseable {
             }
             if (out.size() > HaproxyRuntimeSource.MAX_ANSWER) {
                 sub.cancel();
-                body.completeExceptionally(new IOException("the answer exceeds " + HaproxyRuntimeSource.MAX_ANSWER
-                        + " bytes"));
+                body.completeExceptionally(
+                        new IOException(
+                                "the answer exceeds "
+                                        + HaproxyRuntimeSource.MAX_ANSWER
+                                        + " bytes"));
             }
         }
 

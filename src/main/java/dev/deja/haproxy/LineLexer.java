@@ -5,36 +5,48 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * The lexer of haproxy.cfg (HAProxy configuration manual 2.2 and 2.3): one line at a time, into words.
+ * The lexer of haproxy.cfg (HAProxy configuration manual 2.2 and 2.3): one line at a time, into
+ * words.
  *
  * <ul>
- *   <li>Words are separated by spaces and tabs; an unprotected {@code #} starts a comment.</li>
- *   <li>{@code "..."} (weak) and {@code '...'} (strong) quoting; quoted and unquoted parts next to each other form
- *       one word; quotes do not span lines.</li>
- *   <li>Backslash escapes {@code \ }, {@code \#}, {@code \\}, {@code \'}, {@code \"}, {@code \$}, {@code \n},
- *       {@code \r}, {@code \t}, {@code \xNN} outside strong quotes; other backslashes are kept.</li>
- *   <li>Environment variables inside double quotes: {@code $NAME}, {@code ${NAME}}, {@code ${NAME-default}}; an
- *       unset one stays in the word as {@code ${NAME}} and is listed in {@link #unresolved()}.</li>
+ *   <li>Words are separated by spaces and tabs; an unprotected {@code #} starts a comment.
+ *   <li>{@code "..."} (weak) and {@code '...'} (strong) quoting; quoted and unquoted parts next to
+ *       each other form one word; quotes do not span lines.
+ *   <li>Backslash escapes {@code \ }, {@code \#}, {@code \\}, {@code \'}, {@code \"}, {@code \$},
+ *       {@code \n}, {@code \r}, {@code \t}, {@code \xNN} outside strong quotes; other backslashes
+ *       are kept.
+ *   <li>Environment variables inside double quotes: {@code $NAME}, {@code ${NAME}}, {@code
+ *       ${NAME-default}}; an unset one stays in the word as {@code ${NAME}} and is listed in {@link
+ *       #unresolved()}.
  * </ul>
- * The lexer keeps its buffers from line to line (a plain word is cut out of the text in one piece), so a line costs
- * time linear in its length; {@link #words()} and {@link #unresolved()} hold the last line until the next
- * {@link #lex}. Errors are {@link HaproxyParseException}s naming file:line.
+ *
+ * The lexer keeps its buffers from line to line (a plain word is cut out of the text in one piece),
+ * so a line costs time linear in its length; {@link #words()} and {@link #unresolved()} hold the
+ * last line until the next {@link #lex}. Errors are {@link HaproxyParseException}s naming
+ * file:line.
  */
 final class LineLexer {
     /** A {@code # deja:ignore RULE REASON} comment; {@code origin} is "file:line". */
-    record Ignore(String rule, String reason, String origin) {
-    }
+    record Ignore(String rule, String reason, String origin) {}
 
     private final Function<String, String> variable;
     private final ArrayList<String> words = new ArrayList<>();
     private final ArrayList<String> unresolved = new ArrayList<>();
     private final StringBuilder word = new StringBuilder();
     private int commentStart;
+
     /** Whether the last line expanded a variable to a value (or its default). */
     private boolean expanded;
-    /** While re-reading a line for {@link #written()}: variables are kept as written, not expanded. */
+
+    /**
+     * While re-reading a line for {@link #written()}: variables are kept as written, not expanded.
+     */
     private boolean asWritten;
-    /** The last line's words as written (variables not expanded), or null when no variable had a value. */
+
+    /**
+     * The last line's words as written (variables not expanded), or null when no variable had a
+     * value.
+     */
     private List<String> written;
 
     /** {@code variable} gives an environment variable's value, or null when it is not set. */
@@ -48,9 +60,10 @@ final class LineLexer {
     }
 
     /**
-     * The last line's words with every variable as written ({@code "${API_SECRET}"}, {@code $NAME}), quotes and
-     * escapes resolved as in {@link #words()}, one for each of its words; null when the line expanded no variable to
-     * a value (then {@link #words()} is as written). What messages quote: a variable's value is never printed.
+     * The last line's words with every variable as written ({@code "${API_SECRET}"}, {@code
+     * $NAME}), quotes and escapes resolved as in {@link #words()}, one for each of its words; null
+     * when the line expanded no variable to a value (then {@link #words()} is as written). What
+     * messages quote: a variable's value is never printed.
      */
     List<String> written() {
         return written;
@@ -67,26 +80,32 @@ final class LineLexer {
     }
 
     /**
-     * For a line whose first word starts with '.' ({@code .if}, {@code .notice}, ...): its arguments as written in
-     * text[start, end), before unquoting and variable expansion, without the comment (what messages show: a
-     * variable's value is never printed). Null for any other line.
+     * For a line whose first word starts with '.' ({@code .if}, {@code .notice}, ...): its
+     * arguments as written in text[start, end), before unquoting and variable expansion, without
+     * the comment (what messages show: a variable's value is never printed). Null for any other
+     * line.
      */
     String rawArgs(String text, int start, int end) {
         if (words.isEmpty() || !words.get(0).startsWith(".")) {
             return null;
         }
         // the comment's '#' is at commentStart - 1
-        return text.substring(start, commentStart >= 0 ? commentStart - 1 : end).strip()
+        return text.substring(start, commentStart >= 0 ? commentStart - 1 : end)
+                .strip()
                 .replaceFirst("^\\S+\\s*", "");
     }
 
     /**
-     * {@code # deja:ignore <rule-id> <reason>} in the comment text[from, end) of a line, or null. A reason is
-     * required (one rule for every kind of suppression).
+     * {@code # deja:ignore <rule-id> <reason>} in the comment text[from, end) of a line, or null. A
+     * reason is required (one rule for every kind of suppression).
      */
     static Ignore ignore(String text, int from, int end, String display, int line) {
-        int at = -1; // searched within this line only: a search to the end of the text was quadratic in comments
-        for (int i = text.indexOf('d', from); i >= 0 && i + "deja:ignore".length() <= end; i = text.indexOf('d', i + 1)) {
+        int at =
+                -1; // searched within this line only: a search to the end of the text was quadratic
+        // in comments
+        for (int i = text.indexOf('d', from);
+                i >= 0 && i + "deja:ignore".length() <= end;
+                i = text.indexOf('d', i + 1)) {
             if (text.startsWith("deja:ignore", i)) {
                 at = i;
                 break;
@@ -105,17 +124,23 @@ final class LineLexer {
         }
         String rule = rest.substring(0, sp);
         String reason = rest.substring(sp).strip();
-        if (reason.isEmpty()) { // one rule for every suppression (--ignore-file, annotations): a reason is required
-            throw new HaproxyParseException(display, line, "deja:ignore " + rule + " gives no reason (write"
-                    + " '# deja:ignore <rule-id> <reason>': why the risk is accepted)");
+        if (reason.isEmpty()) { // one rule for every suppression (--ignore-file, annotations): a
+            // reason is required
+            throw new HaproxyParseException(
+                    display,
+                    line,
+                    "deja:ignore "
+                            + rule
+                            + " gives no reason (write"
+                            + " '# deja:ignore <rule-id> <reason>': why the risk is accepted)");
         }
         return new Ignore(rule, reason, display + ":" + line);
     }
 
     /**
-     * Splits text[start, end) (one line, without its line end) into {@link #words()}; sets {@link #commentStart()}
-     * (index after '#', or -1) and {@link #unresolved()}. A word
-     * made of plain characters only is cut out of the text in one piece; the builder is used from the first quote
+     * Splits text[start, end) (one line, without its line end) into {@link #words()}; sets {@link
+     * #commentStart()} (index after '#', or -1) and {@link #unresolved()}. A word made of plain
+     * characters only is cut out of the text in one piece; the builder is used from the first quote
      * or backslash on.
      */
     void lex(String text, int start, int end, String display, int line) {
@@ -124,7 +149,8 @@ final class LineLexer {
         written = null;
         expanded = false;
         scan(text, start, end, display, line);
-        if (expanded) { // rare: read the line again keeping its variables as written (same words, one for one)
+        if (expanded) { // rare: read the line again keeping its variables as written (same words,
+            // one for one)
             List<String> values = List.copyOf(words);
             words.clear();
             asWritten = true;
@@ -224,8 +250,12 @@ final class LineLexer {
             }
         }
         if (quote != 0) {
-            throw new HaproxyParseException(display, line, "unterminated " + (quote == '"' ? "double" : "single")
-                    + " quote (quotes do not span lines)");
+            throw new HaproxyParseException(
+                    display,
+                    line,
+                    "unterminated "
+                            + (quote == '"' ? "double" : "single")
+                            + " quote (quotes do not span lines)");
         }
         if (plain) {
             words.add(text.substring(wordStart, end));
@@ -236,9 +266,9 @@ final class LineLexer {
     }
 
     /**
-     * Appends the escape at text[i] (a backslash with a character after it) to the word: {@code \ }, {@code \#},
-     * {@code \\}, {@code \'}, {@code \"}, {@code \$}, {@code \n}, {@code \r}, {@code \t}, {@code \xNN};
-     * any other backslash is kept. Returns the index after it.
+     * Appends the escape at text[i] (a backslash with a character after it) to the word: {@code \
+     * }, {@code \#}, {@code \\}, {@code \'}, {@code \"}, {@code \$}, {@code \n}, {@code \r}, {@code
+     * \t}, {@code \xNN}; any other backslash is kept. Returns the index after it.
      */
     private int escape(String text, int i, int end, String display, int line) {
         StringBuilder w = word;
@@ -264,7 +294,10 @@ final class LineLexer {
                 int h1 = i + 2 < end ? Character.digit(text.charAt(i + 2), 16) : -1;
                 int h2 = i + 3 < end ? Character.digit(text.charAt(i + 3), 16) : -1;
                 if (h1 < 0 || h2 < 0) {
-                    throw new HaproxyParseException(display, line, "invalid escape '\\x' (two hexadecimal digits expected)");
+                    throw new HaproxyParseException(
+                            display,
+                            line,
+                            "invalid escape '\\x' (two hexadecimal digits expected)");
                 }
                 w.append((char) (h1 * 16 + h2));
                 return i + 4;
@@ -294,7 +327,8 @@ final class LineLexer {
         if (i + 1 < end && text.charAt(i + 1) == '{') {
             int close = text.indexOf('}', i + 2);
             if (close < 0 || close >= end) {
-                throw new HaproxyParseException(display, line, "unterminated variable '${' (missing '}')");
+                throw new HaproxyParseException(
+                        display, line, "unterminated variable '${' (missing '}')");
             }
             String inner = text.substring(i + 2, close);
             String name = inner;
@@ -309,7 +343,8 @@ final class LineLexer {
                 name = name.substring(0, br);
             }
             if (name.isEmpty() || !validName(name)) {
-                throw new HaproxyParseException(display, line, "invalid variable name '${" + inner + "}'");
+                throw new HaproxyParseException(
+                        display, line, "invalid variable name '${" + inner + "}'");
             }
             if (asWritten) {
                 w.append(text, i, close + 1);
@@ -357,7 +392,10 @@ final class LineLexer {
     }
 
     private static boolean isNameChar(char c) {
-        return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        return c == '_'
+                || (c >= 'a' && c <= 'z')
+                || (c >= 'A' && c <= 'Z')
+                || (c >= '0' && c <= '9');
     }
 
     private static boolean validName(String n) {

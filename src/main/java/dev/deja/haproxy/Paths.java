@@ -6,18 +6,24 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * Paths through undecided {@code .if} blocks: one choice per block (one of its undecided branches, or none of
- * them). Settings are resolved on every path, so a rule sees each configuration HAProxy could end up with.
+ * Paths through undecided {@code .if} blocks: one choice per block (one of its undecided branches,
+ * or none of them). Settings are resolved on every path, so a rule sees each configuration HAProxy
+ * could end up with.
  */
 public final class Paths {
-    /** More paths than this and the blocks are analysed together (every branch kept), with a note. */
+    /**
+     * More paths than this and the blocks are analysed together (every branch kept), with a note.
+     */
     public static final int MAX_PATHS = 64;
 
-    private Paths() {
-    }
+    private Paths() {}
 
-    /** One path: for each block in {@code blocks}, the choice in {@code choices}; {@code description} null = every path. */
-    @SuppressWarnings("ArrayRecordComponent") // never compared or hashed: ALL is matched by identity
+    /**
+     * One path: for each block in {@code blocks}, the choice in {@code choices}; {@code
+     * description} null = every path.
+     */
+    @SuppressWarnings(
+            "ArrayRecordComponent") // never compared or hashed: ALL is matched by identity
     public record Path(int[] blocks, int[] choices, String description) {
         public static final Path ALL = new Path(new int[0], new int[0], null);
 
@@ -41,7 +47,10 @@ public final class Paths {
         }
     }
 
-    /** Every path through the blocks named by these guards (nulls ignored); {@link Path#ALL} when there are none. */
+    /**
+     * Every path through the blocks named by these guards (nulls ignored); {@link Path#ALL} when
+     * there are none.
+     */
     public static List<Path> of(HaproxyConfig config, Collection<Guard> guards) {
         TreeSet<Integer> ids = new TreeSet<>();
         for (Guard g : guards) {

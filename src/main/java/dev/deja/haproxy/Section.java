@@ -9,9 +9,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
- * One section of a configuration: {@code global}, {@code defaults [name] [from X]}, {@code frontend NAME}, ...,
- * including sections deja does not know (kept as they are). {@code defaults} is the defaults section this one
- * inherits from (the {@code from} one, or the last {@code defaults} above an anonymous proxy), or null.
+ * One section of a configuration: {@code global}, {@code defaults [name] [from X]}, {@code frontend
+ * NAME}, ..., including sections deja does not know (kept as they are). {@code defaults} is the
+ * defaults section this one inherits from (the {@code from} one, or the last {@code defaults} above
+ * an anonymous proxy), or null.
  */
 public final class Section {
     private final String kind;
@@ -24,8 +25,16 @@ public final class Section {
     private final Section defaults;
     private final Guard guard;
 
-    public Section(String kind, String name, String from, String file, int line, String condition,
-                   List<Directive> directives, Section defaults, Guard guard) {
+    public Section(
+            String kind,
+            String name,
+            String from,
+            String file,
+            int line,
+            String condition,
+            List<Directive> directives,
+            Section defaults,
+            Guard guard) {
         this.guard = guard;
         this.kind = kind;
         this.name = name;
@@ -105,11 +114,16 @@ public final class Section {
         return null;
     }
 
-    /** Lookups along the defaults chain, memoised: a long chain of {@code defaults ... from} is walked once, not per frontend. */
+    /**
+     * Lookups along the defaults chain, memoised: a long chain of {@code defaults ... from} is
+     * walked once, not per frontend.
+     */
     private final ConcurrentHashMap<String, Directive> chainMemo = new ConcurrentHashMap<>();
+
     private volatile Map<String, List<Directive>> byKeyword;
     private volatile int[] chainBlocks;
-    private static final Directive NONE = new Directive("", 0, List.of("\0"), null, List.of(), null);
+    private static final Directive NONE =
+            new Directive("", 0, List.of("\0"), null, List.of(), null);
 
     private List<Directive> ownByKeyword(String kw) {
         Map<String, List<Directive>> m = byKeyword;
@@ -133,7 +147,10 @@ public final class Section {
         return null;
     }
 
-    /** The effective directive by keyword (and second word), iteratively up the chain, memoised on every section passed. */
+    /**
+     * The effective directive by keyword (and second word), iteratively up the chain, memoised on
+     * every section passed.
+     */
     @SuppressWarnings("ReferenceEquality") // NONE is the memo's sentinel for "looked up, not found"
     private Directive chainLookup(String kw, String second) {
         String key = second == null ? kw : kw + '\0' + second;
@@ -159,8 +176,8 @@ public final class Section {
     }
 
     /**
-     * The undecided .if blocks (ids, sorted) that directives of this section and of its defaults chain sit in,
-     * memoised on every section of the chain.
+     * The undecided .if blocks (ids, sorted) that directives of this section and of its defaults
+     * chain sit in, memoised on every section of the chain.
      */
     int[] chainBlocks() {
         int[] b = chainBlocks;

@@ -8,19 +8,25 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Assembles the directives of one HAProxy instance into sections (HAProxy configuration manual 2.5 and 4).
+ * Assembles the directives of one HAProxy instance into sections (HAProxy configuration manual 2.5
+ * and 4).
  *
  * <ul>
- *   <li>A section starts at its keyword and ends at the next section keyword or at the end of its file.</li>
- *   <li>{@code defaults}, {@code frontend}, {@code backend} and {@code listen} inherit the last anonymous or named
- *       {@code defaults} above them, or the one named by {@code from NAME}; the last {@code defaults} carries over to
- *       the next files of the same instance, as with {@code haproxy -f a.cfg -f b.cfg}.</li>
- *   <li>A directive before any section is HAProxy's fatal "unknown keyword out of section"; under an undecided
- *       {@code .if} branch it is a note (HAProxy refuses it only when that branch is taken).</li>
- *   <li>{@code # deja:ignore RULE REASON} comments apply to the next directive HAProxy reads; on a section's header
- *       line, to the header and every directive of the section.</li>
+ *   <li>A section starts at its keyword and ends at the next section keyword or at the end of its
+ *       file.
+ *   <li>{@code defaults}, {@code frontend}, {@code backend} and {@code listen} inherit the last
+ *       anonymous or named {@code defaults} above them, or the one named by {@code from NAME}; the
+ *       last {@code defaults} carries over to the next files of the same instance, as with {@code
+ *       haproxy -f a.cfg -f b.cfg}.
+ *   <li>A directive before any section is HAProxy's fatal "unknown keyword out of section"; under
+ *       an undecided {@code .if} branch it is a note (HAProxy refuses it only when that branch is
+ *       taken).
+ *   <li>{@code # deja:ignore RULE REASON} comments apply to the next directive HAProxy reads; on a
+ *       section's header line, to the header and every directive of the section.
  * </ul>
- * Adding a directive or opening a section takes constant time (named defaults are found through a map).
+ *
+ * Adding a directive or opening a section takes constant time (named defaults are found through a
+ * map).
  */
 final class SectionAssembler {
     private final List<String> notes;
@@ -31,7 +37,10 @@ final class SectionAssembler {
     private Section lastDefaults;
     private Builder current;
 
-    /** Notes (a {@code from} naming no defaults, ignores that suppress nothing, ...) are added to {@code notes}. */
+    /**
+     * Notes (a {@code from} naming no defaults, ignores that suppress nothing, ...) are added to
+     * {@code notes}.
+     */
     SectionAssembler(List<String> notes) {
         this.notes = notes;
     }
@@ -48,7 +57,14 @@ final class SectionAssembler {
         final List<Directive> directives = new ArrayList<>();
         final List<LineLexer.Ignore> headerIgnores = new ArrayList<>();
 
-        Builder(String kind, String name, String from, String file, int line, String condition, Guard guard,
+        Builder(
+                String kind,
+                String name,
+                String from,
+                String file,
+                int line,
+                String condition,
+                Guard guard,
                 Section defaults) {
             this.guard = guard;
             this.kind = kind;
@@ -61,12 +77,18 @@ final class SectionAssembler {
         }
 
         Section build() {
-            Section s = new Section(kind, name, from, file, line, condition, directives, defaults, guard);
+            Section s =
+                    new Section(
+                            kind, name, from, file, line, condition, directives, defaults, guard);
             for (LineLexer.Ignore ig : headerIgnores) {
                 // an ignore on the header covers the whole section
                 for (Directive d : directives) {
-                    suppressions.add(new InlineSuppression(ig.rule(), Location.file(file, d.line()), ig.reason(),
-                            ig.origin()));
+                    suppressions.add(
+                            new InlineSuppression(
+                                    ig.rule(),
+                                    Location.file(file, d.line()),
+                                    ig.reason(),
+                                    ig.origin()));
                 }
             }
             return s;
@@ -81,8 +103,12 @@ final class SectionAssembler {
     /** A line HAProxy skips (in a FALSE {@code .if} branch): pending ignores suppress nothing. */
     void skipped() {
         for (LineLexer.Ignore ig : pendingIgnores) {
-            notes.add(ig.origin() + ": deja:ignore " + ig.rule() + " is followed by a line HAProxy skips (false .if"
-                    + " branch); it suppresses nothing");
+            notes.add(
+                    ig.origin()
+                            + ": deja:ignore "
+                            + ig.rule()
+                            + " is followed by a line HAProxy skips (false .if"
+                            + " branch); it suppresses nothing");
         }
         pendingIgnores.clear();
     }
@@ -107,13 +133,27 @@ final class SectionAssembler {
             }
         }
         Section defaults = null;
-        boolean inherits = kw.equals("defaults") || kw.equals("frontend") || kw.equals("backend") || kw.equals("listen");
+        boolean inherits =
+                kw.equals("defaults")
+                        || kw.equals("frontend")
+                        || kw.equals("backend")
+                        || kw.equals("listen");
         if (inherits) {
             if (from != null) {
                 defaults = namedDefaults.get(from);
                 if (defaults == null) {
-                    notes.add(display + ":" + line + ": " + kw + (name == null ? "" : " " + name) + " from " + from
-                            + ": no defaults section named '" + from + "' above (HAProxy would refuse it)");
+                    notes.add(
+                            display
+                                    + ":"
+                                    + line
+                                    + ": "
+                                    + kw
+                                    + (name == null ? "" : " " + name)
+                                    + " from "
+                                    + from
+                                    + ": no defaults section named '"
+                                    + from
+                                    + "' above (HAProxy would refuse it)");
                 }
             } else if (!kw.equals("defaults")) {
                 defaults = lastDefaults;
@@ -121,7 +161,9 @@ final class SectionAssembler {
         }
         current = new Builder(kw, name, from, display, line, condition, guard, defaults);
         for (LineLexer.Ignore ig : pendingIgnores) {
-            suppressions.add(new InlineSuppression(ig.rule(), Location.file(display, line), ig.reason(), ig.origin()));
+            suppressions.add(
+                    new InlineSuppression(
+                            ig.rule(), Location.file(display, line), ig.reason(), ig.origin()));
             current.headerIgnores.add(ig);
         }
         pendingIgnores.clear();
@@ -130,18 +172,31 @@ final class SectionAssembler {
     /** A directive that is not a section keyword: it joins the current section. */
     void directive(Directive d) {
         for (LineLexer.Ignore ig : pendingIgnores) {
-            suppressions.add(new InlineSuppression(ig.rule(), Location.file(d.file(), d.line()), ig.reason(),
-                    ig.origin()));
+            suppressions.add(
+                    new InlineSuppression(
+                            ig.rule(),
+                            Location.file(d.file(), d.line()),
+                            ig.reason(),
+                            ig.origin()));
         }
         pendingIgnores.clear();
         if (current == null && d.condition() == null) {
             // HAProxy: "unknown keyword 'x' out of section", a fatal error in every version
-            throw new HaproxyParseException(d.file(), d.line(), "unknown keyword '"
-                    + HaproxyParser.abbrev(d.keyword()) + "' out of section (HAProxy refuses the file: a file must open"
-                    + " a section such as global, defaults or frontend before its first directive)");
+            throw new HaproxyParseException(
+                    d.file(),
+                    d.line(),
+                    "unknown keyword '"
+                            + HaproxyParser.abbrev(d.keyword())
+                            + "' out of section (HAProxy refuses the file: a file must open"
+                            + " a section such as global, defaults or frontend before its first directive)");
         } else if (current == null) {
-            notes.add(d.where() + ": keyword '" + d.keyword() + "' outside any section (HAProxy refuses it when "
-                    + d.condition() + " holds); ignored");
+            notes.add(
+                    d.where()
+                            + ": keyword '"
+                            + d.keyword()
+                            + "' outside any section (HAProxy refuses it when "
+                            + d.condition()
+                            + " holds); ignored");
         } else {
             badTime(d);
             current.directives.add(d);
@@ -149,34 +204,58 @@ final class SectionAssembler {
     }
 
     /**
-     * {@code timeout NAME VALUE} whose value is not a time. HAProxy 2.6.12 (checked with it) refuses the file when no
-     * unit follows the digits ("unexpected character 'x' in 'timeout http-request'", '5x', '1.5s', '5S'), and only
-     * warns when a unit is followed by more ('5sec' is read as 5s: "This will be reported as an error in next
-     * versions"). deja refuses the first (exit 2) and notes the second; under an undecided .if both are notes. A
-     * value from an unset variable is unknown, not wrong.
+     * {@code timeout NAME VALUE} whose value is not a time. HAProxy 2.6.12 (checked with it)
+     * refuses the file when no unit follows the digits ("unexpected character 'x' in 'timeout
+     * http-request'", '5x', '1.5s', '5S'), and only warns when a unit is followed by more ('5sec'
+     * is read as 5s: "This will be reported as an error in next versions"). deja refuses the first
+     * (exit 2) and notes the second; under an undecided .if both are notes. A value from an unset
+     * variable is unknown, not wrong.
      */
     private void badTime(Directive d) {
         String v = d.word(2);
         if (!d.is("timeout") || v == null || d.unresolved(2) || Times.millis(v) >= 0) {
             return;
         }
-        String what = "'" + HaproxyParser.abbrev(v) + "' in 'timeout " + HaproxyParser.abbrev(d.word(1))
-                + "' is not a time (digits and an optional unit: us, ms, s, m, h, d)";
+        String what =
+                "'"
+                        + HaproxyParser.abbrev(v)
+                        + "' in 'timeout "
+                        + HaproxyParser.abbrev(d.word(1))
+                        + "' is not a time (digits and an optional unit: us, ms, s, m, h, d)";
         String unit = Times.unitPrefix(v);
         if (unit != null) {
-            notes.add(d.where() + ": " + what + ": HAProxy 2.6 reads it as " + unit + " and warns that later versions"
-                    + " refuse it; deja does not read it");
+            notes.add(
+                    d.where()
+                            + ": "
+                            + what
+                            + ": HAProxy 2.6 reads it as "
+                            + unit
+                            + " and warns that later versions"
+                            + " refuse it; deja does not read it");
         } else if (d.condition() == null) {
-            throw new HaproxyParseException(d.file(), d.line(), what + ": HAProxy refuses the file");
+            throw new HaproxyParseException(
+                    d.file(), d.line(), what + ": HAProxy refuses the file");
         } else {
-            notes.add(d.where() + ": " + what + ": HAProxy refuses the file when " + d.condition() + " holds");
+            notes.add(
+                    d.where()
+                            + ": "
+                            + what
+                            + ": HAProxy refuses the file when "
+                            + d.condition()
+                            + " holds");
         }
     }
 
-    /** The end of a file: its last section ends; ignores after the last directive suppress nothing. */
+    /**
+     * The end of a file: its last section ends; ignores after the last directive suppress nothing.
+     */
     void endFile() {
         for (LineLexer.Ignore ig : pendingIgnores) {
-            notes.add(ig.origin() + ": deja:ignore " + ig.rule() + " is followed by no directive; it suppresses nothing");
+            notes.add(
+                    ig.origin()
+                            + ": deja:ignore "
+                            + ig.rule()
+                            + " is followed by no directive; it suppresses nothing");
         }
         pendingIgnores.clear();
         if (current != null) {

@@ -2,10 +2,12 @@ package dev.deja.haproxy;
 
 import java.util.Locale;
 
-/** HAProxy time values: a number with an optional unit (us, ms, s, m, h, d); a bare number is milliseconds. */
+/**
+ * HAProxy time values: a number with an optional unit (us, ms, s, m, h, d); a bare number is
+ * milliseconds.
+ */
 public final class Times {
-    private Times() {
-    }
+    private Times() {}
 
     /** Milliseconds (microseconds rounded up), or -1 when the text is not a time value. */
     public static long millis(String text) {
@@ -26,15 +28,16 @@ public final class Times {
             return -1;
         }
         String unit = text.substring(i);
-        long per = switch (unit) {
-            case "", "ms" -> 1;
-            case "us" -> 0;
-            case "s" -> 1000;
-            case "m" -> 60_000;
-            case "h" -> 3_600_000;
-            case "d" -> 86_400_000;
-            default -> -1;
-        };
+        long per =
+                switch (unit) {
+                    case "", "ms" -> 1;
+                    case "us" -> 0;
+                    case "s" -> 1000;
+                    case "m" -> 60_000;
+                    case "h" -> 3_600_000;
+                    case "d" -> 86_400_000;
+                    default -> -1;
+                };
         if (per < 0) {
             return -1;
         }
@@ -43,8 +46,8 @@ public final class Times {
     }
 
     /**
-     * For a value that is not a time but starts with one (digits and a unit followed by more, '5sec'), that time as
-     * HAProxy reads it ('5s'); null otherwise.
+     * For a value that is not a time but starts with one (digits and a unit followed by more,
+     * '5sec'), that time as HAProxy reads it ('5s'); null otherwise.
      */
     public static String unitPrefix(String text) {
         int i = 0;
@@ -62,7 +65,9 @@ public final class Times {
         return null;
     }
 
-    /** The longest time HAProxy keeps (2^31-1 ms, about 24.8 days); longer values are read as this. */
+    /**
+     * The longest time HAProxy keeps (2^31-1 ms, about 24.8 days); longer values are read as this.
+     */
     public static final long MAX = Integer.MAX_VALUE;
 
     /** "1s", "500ms", "2m", "1.5s" style rendering of milliseconds. */

@@ -3,9 +3,9 @@ package dev.deja.haproxy;
 import java.util.List;
 
 /**
- * An {@code .if} block with branches deja could not decide. {@code branches} describes each undecided branch
- * (".if defined(X) (a.cfg:3)", ".else (a.cfg:5, ...)"); {@code noneTaken} says whether a path may also take none of
- * them (no {@code .else}, or only undecided conditions).
+ * An {@code .if} block with branches deja could not decide. {@code branches} describes each
+ * undecided branch (".if defined(X) (a.cfg:3)", ".else (a.cfg:5, ...)"); {@code noneTaken} says
+ * whether a path may also take none of them (no {@code .else}, or only undecided conditions).
  */
 public record UndecidedBlock(int id, String where, List<String> branches, boolean noneTaken) {
     public UndecidedBlock {

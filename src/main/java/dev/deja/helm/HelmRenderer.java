@@ -19,29 +19,41 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Renders a Helm chart folder as {@code helm template release-name CHART --namespace default} would, with Helm itself (helm-java: Helm's Go
- * code in a native library, through JNA). Only loaded when a chart is scanned (by name, from
- * {@link dev.deja.source.Inputs}), so other scans load neither helm-java nor JNA.
+ * Renders a Helm chart folder as {@code helm template release-name CHART --namespace default}
+ * would, with Helm itself (helm-java: Helm's Go code in a native library, through JNA). Only loaded
+ * when a chart is scanned (by name, from {@link dev.deja.source.Inputs}), so other scans load
+ * neither helm-java nor JNA.
  *
- * <p>The output is split by Helm's {@code # Source: CHART/templates/x.yaml} comments into one file per template,
- * named {@code <chart folder>/templates/x.yaml}, holding that template's documents exactly as Helm printed them
- * (each with its {@code ---} and {@code # Source:} lines): a line number is the line in the output of
- * {@code helm template release-name CHART --show-only templates/x.yaml}, not in the template's source, which Helm's
- * output does not map.
+ * <p>The output is split by Helm's {@code # Source: CHART/templates/x.yaml} comments into one file
+ * per template, named {@code <chart folder>/templates/x.yaml}, holding that template's documents
+ * exactly as Helm printed them (each with its {@code ---} and {@code # Source:} lines): a line
+ * number is the line in the output of {@code helm template release-name CHART --show-only
+ * templates/x.yaml}, not in the template's source, which Helm's output does not map.
  */
 public final class HelmRenderer {
     static final Pattern SOURCE = Pattern.compile("^# Source: ([^/\\n]+)/(.+)$");
     static final Pattern KUBE_VERSION = Pattern.compile("chart requires kubeVersion: (\\S+)");
+
     /** The release name of {@code helm template} without one. */
     static final String RELEASE = "release-name";
-    /** The namespace {@code helm template} renders into outside any kubeconfig context ({@code .Release.Namespace}). */
+
+    /**
+     * The namespace {@code helm template} renders into outside any kubeconfig context ({@code
+     * .Release.Namespace}).
+     */
     static final String NAMESPACE = "default";
 
-    private HelmRenderer() {
-    }
+    private HelmRenderer() {}
 
-    /** Called by reflection from Inputs: the chart's templates as files, or an input error naming the chart. */
-    public static List<SourceFile> render(Path chart, String display, List<Path> valuesFiles, List<String> sets,
+    /**
+     * Called by reflection from Inputs: the chart's templates as files, or an input error naming
+     * the chart.
+     */
+    public static List<SourceFile> render(
+            Path chart,
+            String display,
+            List<Path> valuesFiles,
+            List<String> sets,
             PrintWriter err) {
         for (Path v : valuesFiles) {
             if (!Files.isRegularFile(v)) {
@@ -56,11 +68,17 @@ public final class HelmRenderer {
             if (!m.find()) {
                 throw failed(display, e);
             }
-            // Helm for the JVM renders as Kubernetes v1.20.0 and cannot be told another version: render a copy
+            // Helm for the JVM renders as Kubernetes v1.20.0 and cannot be told another version:
+            // render a copy
             // without the constraint, and say so
-            err.println("deja: note: " + display + ": the chart requires kubeVersion " + m.group(1) + "; rendered as"
-                    + " Kubernetes v1.20.0 without that check (Helm for the JVM cannot render for another version):"
-                    + " templates that test .Capabilities.KubeVersion may differ from an install on your cluster");
+            err.println(
+                    "deja: note: "
+                            + display
+                            + ": the chart requires kubeVersion "
+                            + m.group(1)
+                            + "; rendered as"
+                            + " Kubernetes v1.20.0 without that check (Helm for the JVM cannot render for another version):"
+                            + " templates that test .Capabilities.KubeVersion may differ from an install on your cluster");
             Path copy = null;
             try {
                 copy = copyWithoutKubeVersion(chart);
@@ -68,7 +86,8 @@ public final class HelmRenderer {
             } catch (IllegalStateException again) {
                 throw failed(display, again);
             } catch (IOException io) {
-                throw new InputException(display + ": cannot render the Helm chart: " + io.getMessage());
+                throw new InputException(
+                        display + ": cannot render the Helm chart: " + io.getMessage());
             } finally {
                 deleteTree(copy);
             }
@@ -76,8 +95,11 @@ public final class HelmRenderer {
             if (e instanceof InputException ie) {
                 throw ie;
             }
-            throw new InputException(display + ": cannot render the Helm chart: Helm for the JVM is not usable here ("
-                    + oneLine(String.valueOf(e.getMessage())) + ")");
+            throw new InputException(
+                    display
+                            + ": cannot render the Helm chart: Helm for the JVM is not usable here ("
+                            + oneLine(String.valueOf(e.getMessage()))
+                            + ")");
         }
         List<SourceFile> files = split(out, display);
         if (files.isEmpty()) {
@@ -99,28 +121,41 @@ public final class HelmRenderer {
     }
 
     static InputException failed(String display, Exception e) {
-        return new InputException(display + ": cannot render the Helm chart: " + oneLine(String.valueOf(e.getMessage())));
+        return new InputException(
+                display
+                        + ": cannot render the Helm chart: "
+                        + oneLine(String.valueOf(e.getMessage())));
     }
 
     /** Helm's message (several lines, with a hint to use --debug) as one line. */
     static String oneLine(String message) {
-        String first = message.strip().lines().map(String::strip).filter(l -> !l.isEmpty()
-                && !l.startsWith("Use --debug")).findFirst().orElse("unknown error");
+        String first =
+                message.strip()
+                        .lines()
+                        .map(String::strip)
+                        .filter(l -> !l.isEmpty() && !l.startsWith("Use --debug"))
+                        .findFirst()
+                        .orElse("unknown error");
         return first.length() > 300 ? first.substring(0, 297) + "..." : first;
     }
 
-    /** One file per template, in the order Helm printed them; each document keeps its own "---" and "# Source:". */
+    /**
+     * One file per template, in the order Helm printed them; each document keeps its own "---" and
+     * "# Source:".
+     */
     static List<SourceFile> split(String out, String display) {
         Map<String, StringBuilder> byTemplate = new LinkedHashMap<>();
         String base = display.endsWith("/") ? display.substring(0, display.length() - 1) : display;
         StringBuilder doc = new StringBuilder();
-        for (String block : (out.startsWith("---\n") ? out.substring(4) : out).split("(?m)^---\n", -1)) {
+        for (String block :
+                (out.startsWith("---\n") ? out.substring(4) : out).split("(?m)^---\n", -1)) {
             if (block.isBlank()) {
                 continue;
             }
             String first = block.lines().findFirst().orElse("");
             Matcher m = SOURCE.matcher(first);
-            // a document without a Source comment (none in Helm 3's output) is kept under the chart's name
+            // a document without a Source comment (none in Helm 3's output) is kept under the
+            // chart's name
             String file = m.matches() ? base + "/" + m.group(2) : base;
             doc.setLength(0);
             doc.append("---\n").append(block);

@@ -11,11 +11,12 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * {@code --baseline configmap:NAMESPACE/NAME}: the previous report kept by {@code --report-configmap}, read from the
- * key {@value ConfigMapReportSink#JSON_KEY}. An absent ConfigMap, or one without that key (the empty ConfigMap the
- * kustomization ships), is no baseline yet: every finding is new. A refused or failed read is an {@link IOException}
- * with one line (the CLI reports it as an input error before the scan). Loaded by name from
- * {@code dev.deja.cli.BaselineSources}.
+ * {@code --baseline configmap:NAMESPACE/NAME}: the previous report kept by {@code
+ * --report-configmap}, read from the key {@value ConfigMapReportSink#JSON_KEY}. An absent
+ * ConfigMap, or one without that key (the empty ConfigMap the kustomization ships), is no baseline
+ * yet: every finding is new. A refused or failed read is an {@link IOException} with one line (the
+ * CLI reports it as an input error before the scan). Loaded by name from {@code
+ * dev.deja.cli.BaselineSources}.
  */
 public final class ConfigMapBaselineSource implements BaselineSource {
     private final String namespace;
@@ -45,7 +46,10 @@ public final class ConfigMapBaselineSource implements BaselineSource {
         try {
             cfg = KubeClients.config(request);
         } catch (InputException e) {
-            String m = e.getMessage().startsWith("--cluster: ") ? e.getMessage().substring(11) : e.getMessage();
+            String m =
+                    e.getMessage().startsWith("--cluster: ")
+                            ? e.getMessage().substring(11)
+                            : e.getMessage();
             throw new InputException("--baseline " + describe() + ": " + m);
         }
         cfg.setRequestRetryBackoffLimit(ConfigMapReportSink.WRITE_RETRIES);
@@ -56,18 +60,30 @@ public final class ConfigMapBaselineSource implements BaselineSource {
                 absence = "not found";
                 return Optional.empty();
             }
-            String json = cm.getData() == null ? null : cm.getData().get(ConfigMapReportSink.JSON_KEY);
+            String json =
+                    cm.getData() == null ? null : cm.getData().get(ConfigMapReportSink.JSON_KEY);
             if (json == null || json.isBlank()) {
-                // the empty ConfigMap the example ships: there, but no run has written a report into it yet
-                absence = "holds no report yet (no " + ConfigMapReportSink.JSON_KEY + " key: a first run)";
+                // the empty ConfigMap the example ships: there, but no run has written a report
+                // into it yet
+                absence =
+                        "holds no report yet (no "
+                                + ConfigMapReportSink.JSON_KEY
+                                + " key: a first run)";
                 return Optional.empty();
             }
             return Optional.of(json);
         } catch (KubernetesClientException e) {
             String msg = ConfigMapReportSink.message(e);
-            throw new IOException(e.getCode() == 403 ? "forbidden: " + msg
-                    : e.getCode() <= 0 ? "cannot reach the API server " + cfg.getMasterUrl() + ": " + msg
-                    : "HTTP " + e.getCode() + ": " + msg, e);
+            throw new IOException(
+                    e.getCode() == 403
+                            ? "forbidden: " + msg
+                            : e.getCode() <= 0
+                                    ? "cannot reach the API server "
+                                            + cfg.getMasterUrl()
+                                            + ": "
+                                            + msg
+                                    : "HTTP " + e.getCode() + ": " + msg,
+                    e);
         }
     }
 }

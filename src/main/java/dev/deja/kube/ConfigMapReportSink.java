@@ -35,31 +35,42 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * {@code --report-configmap NAMESPACE/NAME}: keeps the latest report in a ConfigMap, under {@value #JSON_KEY} (the
- * JSON report, also what {@code --baseline configmap:NAMESPACE/NAME} reads back) and {@value #SUMMARY_KEY} (the
- * summary line, counts by severity, what is new). Labelled {@code app.kubernetes.io/managed-by: deja} and annotated
- * with the scan's time ({@value #LAST_SCAN}).
+ * {@code --report-configmap NAMESPACE/NAME}: keeps the latest report in a ConfigMap, under {@value
+ * #JSON_KEY} (the JSON report, also what {@code --baseline configmap:NAMESPACE/NAME} reads back)
+ * and {@value #SUMMARY_KEY} (the summary line, counts by severity, what is new). Labelled {@code
+ * app.kubernetes.io/managed-by: deja} and annotated with the scan's time ({@value #LAST_SCAN}).
  *
- * <p>An existing ConfigMap has its data replaced (get + update, which the shipped Role allows on the one
- * resourceName, retried on a conflict); an absent one is created (which needs {@code create} on configmaps in that
- * namespace). The data must fit the API server's 1 MiB limit for a ConfigMap: the JSON is pretty-printed when that
- * fits, else compact, else cut to the first findings that fit (most severe first) with {@code "truncated": true}
- * and a {@code truncation} object giving the counts; it is always a complete, valid document.
+ * <p>An existing ConfigMap has its data replaced (get + update, which the shipped Role allows on
+ * the one resourceName, retried on a conflict); an absent one is created (which needs {@code
+ * create} on configmaps in that namespace). The data must fit the API server's 1 MiB limit for a
+ * ConfigMap: the JSON is pretty-printed when that fits, else compact, else cut to the first
+ * findings that fit (most severe first) with {@code "truncated": true} and a {@code truncation}
+ * object giving the counts; it is always a complete, valid document.
  *
- * <p>Loaded by name from the CLI ({@code dev.deja.cli.Outputs}) only when the option is used, so no other run loads
- * Fabric8's typed client. Failures (403, unreachable API) surface as one-line {@link IOException}s.
+ * <p>Loaded by name from the CLI ({@code dev.deja.cli.Outputs}) only when the option is used, so no
+ * other run loads Fabric8's typed client. Failures (403, unreachable API) surface as one-line
+ * {@link IOException}s.
  */
 public final class ConfigMapReportSink implements ReportSink {
     public static final String JSON_KEY = "deja.json";
     public static final String SUMMARY_KEY = "summary.txt";
-    /** binaryData: the HTML report, gzip-compressed ({@code deja report --from-configmap NS/NAME} reads it back). */
+
+    /**
+     * binaryData: the HTML report, gzip-compressed ({@code deja report --from-configmap NS/NAME}
+     * reads it back).
+     */
     public static final String HTML_KEY = "report.html.gz";
+
     public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
     public static final String LAST_SCAN = "deja.dev/last-scan";
     public static final String FINDINGS = "deja.dev/findings";
     public static final String TRUNCATED = "deja.dev/truncated";
-    /** The API server refuses a ConfigMap whose data (keys and values) exceeds 1 MiB; keep a margin. */
+
+    /**
+     * The API server refuses a ConfigMap whose data (keys and values) exceeds 1 MiB; keep a margin.
+     */
     static final int DEFAULT_LIMIT = 1024 * 1024 - 8 * 1024;
+
     static final int WRITE_RETRIES = 2;
     private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
@@ -68,7 +79,9 @@ public final class ConfigMapReportSink implements ReportSink {
     private final Config config;
     private final int limitBytes;
 
-    /** Resolves the kubeconfig now (a bad one is an input error before the scan); contacts nothing. */
+    /**
+     * Resolves the kubeconfig now (a bad one is an input error before the scan); contacts nothing.
+     */
     public ConfigMapReportSink(String namespace, String name, ScanRequest request) {
         this(namespace, name, request, DEFAULT_LIMIT);
     }
@@ -80,10 +93,14 @@ public final class ConfigMapReportSink implements ReportSink {
         try {
             this.config = KubeClients.config(request);
         } catch (InputException e) {
-            String m = e.getMessage().startsWith("--cluster: ") ? e.getMessage().substring(11) : e.getMessage();
+            String m =
+                    e.getMessage().startsWith("--cluster: ")
+                            ? e.getMessage().substring(11)
+                            : e.getMessage();
             throw new InputException("--report-configmap " + namespace + "/" + name + ": " + m);
         }
-        // the collector retries itself; this single write gets Fabric8's retries for 5xx and connection failures
+        // the collector retries itself; this single write gets Fabric8's retries for 5xx and
+        // connection failures
         config.setRequestRetryBackoffLimit(WRITE_RETRIES);
         config.setRequestRetryBackoffInterval(500);
     }
@@ -109,7 +126,8 @@ public final class ConfigMapReportSink implements ReportSink {
                     write(client, content, annotations, truncated);
                     return;
                 } catch (KubernetesClientException e) {
-                    if (e.getCode() == 409 && attempt < 3) { // changed or created meanwhile: read it again
+                    if (e.getCode() == 409
+                            && attempt < 3) { // changed or created meanwhile: read it again
                         continue;
                     }
                     throw new IOException(why(e), e);
@@ -118,27 +136,44 @@ public final class ConfigMapReportSink implements ReportSink {
         }
     }
 
-    private void write(KubernetesClient client, Content content, Map<String, String> annotations,
-                       boolean truncated) {
+    private void write(
+            KubernetesClient client,
+            Content content,
+            Map<String, String> annotations,
+            boolean truncated) {
         Map<String, String> data = content.data();
         Map<String, String> binary = content.binaryData();
         ConfigMap current = client.configMaps().inNamespace(namespace).withName(name).get();
         if (current == null) {
-            ConfigMap cm = new ConfigMapBuilder().withNewMetadata().withNamespace(namespace).withName(name)
-                    .addToLabels(MANAGED_BY, "deja").addToLabels("app.kubernetes.io/name", "deja")
-                    .addToAnnotations(annotations).endMetadata().withData(data)
-                    .withBinaryData(binary.isEmpty() ? null : binary).build();
+            ConfigMap cm =
+                    new ConfigMapBuilder()
+                            .withNewMetadata()
+                            .withNamespace(namespace)
+                            .withName(name)
+                            .addToLabels(MANAGED_BY, "deja")
+                            .addToLabels("app.kubernetes.io/name", "deja")
+                            .addToAnnotations(annotations)
+                            .endMetadata()
+                            .withData(data)
+                            .withBinaryData(binary.isEmpty() ? null : binary)
+                            .build();
             if (truncated) {
                 cm.getMetadata().getAnnotations().put(TRUNCATED, "true");
             }
             client.configMaps().inNamespace(namespace).resource(cm).create();
             return;
         }
-        Map<String, String> labels = new LinkedHashMap<>(
-                current.getMetadata().getLabels() == null ? Map.of() : current.getMetadata().getLabels());
+        Map<String, String> labels =
+                new LinkedHashMap<>(
+                        current.getMetadata().getLabels() == null
+                                ? Map.of()
+                                : current.getMetadata().getLabels());
         labels.put(MANAGED_BY, "deja");
-        Map<String, String> ann = new LinkedHashMap<>(
-                current.getMetadata().getAnnotations() == null ? Map.of() : current.getMetadata().getAnnotations());
+        Map<String, String> ann =
+                new LinkedHashMap<>(
+                        current.getMetadata().getAnnotations() == null
+                                ? Map.of()
+                                : current.getMetadata().getAnnotations());
         ann.putAll(annotations);
         if (truncated) {
             ann.put(TRUNCATED, "true");
@@ -157,8 +192,12 @@ public final class ConfigMapReportSink implements ReportSink {
         int code = e.getCode();
         String msg = message(e);
         if (code == 403) {
-            return "forbidden (the service account needs get and update on configmaps/" + name + " in namespace "
-                    + namespace + ", and create when it does not exist yet): " + msg;
+            return "forbidden (the service account needs get and update on configmaps/"
+                    + name
+                    + " in namespace "
+                    + namespace
+                    + ", and create when it does not exist yet): "
+                    + msg;
         }
         if (code <= 0) {
             return "cannot reach the API server " + config.getMasterUrl() + ": " + msg;
@@ -166,7 +205,10 @@ public final class ConfigMapReportSink implements ReportSink {
         return "HTTP " + code + ": " + msg;
     }
 
-    /** The API server's Status message, or the root cause (connection refused, timeout), on one line. */
+    /**
+     * The API server's Status message, or the root cause (connection refused, timeout), on one
+     * line.
+     */
     static String message(KubernetesClientException e) {
         if (e.getCode() > 0 && e.getStatus() != null && e.getStatus().getMessage() != null) {
             String msg = e.getStatus().getMessage();
@@ -189,13 +231,12 @@ public final class ConfigMapReportSink implements ReportSink {
     // ------------------------------------------------------------------ content
 
     /** A ConfigMap's content: text data, and binaryData (base64, as the API carries it). */
-    record Content(Map<String, String> data, Map<String, String> binaryData) {
-    }
+    record Content(Map<String, String> data, Map<String, String> binaryData) {}
 
     /**
-     * The JSON report and summary, plus the HTML report gzip-compressed when both fit the limit with the JSON whole
-     * (the JSON is the next run's baseline: it comes first; the HTML is left out, and summary.txt says so, rather
-     * than cutting findings from the JSON).
+     * The JSON report and summary, plus the HTML report gzip-compressed when both fit the limit
+     * with the JSON whole (the JSON is the next run's baseline: it comes first; the HTML is left
+     * out, and summary.txt says so, rather than cutting findings from the JSON).
      */
     static Content content(Report report, int limitBytes, String where) {
         byte[] gz = gzip(html(report));
@@ -204,14 +245,25 @@ public final class ConfigMapReportSink implements ReportSink {
         if (htmlCost < limitBytes) {
             Map<String, String> data = data(report, limitBytes - htmlCost - 200);
             if (!MAPPER.readTree(data.get(JSON_KEY)).path("truncated").asBoolean(false)) {
-                data.put(SUMMARY_KEY, data.get(SUMMARY_KEY) + "html: " + HTML_KEY + " (" + gz.length
-                        + " bytes gzip): " + fetch + "\n");
+                data.put(
+                        SUMMARY_KEY,
+                        data.get(SUMMARY_KEY)
+                                + "html: "
+                                + HTML_KEY
+                                + " ("
+                                + gz.length
+                                + " bytes gzip): "
+                                + fetch
+                                + "\n");
                 return new Content(data, Map.of(HTML_KEY, Base64.getEncoder().encodeToString(gz)));
             }
         }
         Map<String, String> data = data(report, limitBytes);
-        data.put(SUMMARY_KEY, data.get(SUMMARY_KEY) + "html: left out (with it the JSON report would not fit the"
-                + " ConfigMap size limit)\n");
+        data.put(
+                SUMMARY_KEY,
+                data.get(SUMMARY_KEY)
+                        + "html: left out (with it the JSON report would not fit the"
+                        + " ConfigMap size limit)\n");
         return new Content(data, Map.of());
     }
 
@@ -235,7 +287,10 @@ public final class ConfigMapReportSink implements ReportSink {
         return bytes.toByteArray();
     }
 
-    /** The ConfigMap's data for a report, within {@code limitBytes} (keys and UTF-8 values together). */
+    /**
+     * The ConfigMap's data for a report, within {@code limitBytes} (keys and UTF-8 values
+     * together).
+     */
     static Map<String, String> data(Report report, int limitBytes) {
         String summary = summary(report);
         int budget = limitBytes - bytes(JSON_KEY) - bytes(SUMMARY_KEY) - bytes(summary);
@@ -246,9 +301,15 @@ public final class ConfigMapReportSink implements ReportSink {
         }
         if (bytes(json) > budget) {
             json = truncated(full, budget, limitBytes);
-            summary = summary + "truncated: " + JSON_KEY + " keeps "
-                    + MAPPER.readTree(json).path("truncation").path("findingsKept").asInt() + " of "
-                    + report.result().findings().size() + " findings (ConfigMap size limit)\n";
+            summary =
+                    summary
+                            + "truncated: "
+                            + JSON_KEY
+                            + " keeps "
+                            + MAPPER.readTree(json).path("truncation").path("findingsKept").asInt()
+                            + " of "
+                            + report.result().findings().size()
+                            + " findings (ConfigMap size limit)\n";
         }
         Map<String, String> data = new LinkedHashMap<>();
         data.put(JSON_KEY, json);
@@ -256,7 +317,10 @@ public final class ConfigMapReportSink implements ReportSink {
         return data;
     }
 
-    /** The longest prefix of the findings (most severe first) whose compact document fits; suppressed ones dropped. */
+    /**
+     * The longest prefix of the findings (most severe first) whose compact document fits;
+     * suppressed ones dropped.
+     */
     private static String truncated(ObjectNode full, int budget, int limitBytes) {
         ArrayNode findings = (ArrayNode) full.path("findings");
         ArrayNode suppressed = (ArrayNode) full.path("suppressed");
@@ -274,12 +338,14 @@ public final class ConfigMapReportSink implements ReportSink {
             }
         }
         if (best == null) {
-            throw new IllegalStateException("the report does not fit a ConfigMap even without findings");
+            throw new IllegalStateException(
+                    "the report does not fit a ConfigMap even without findings");
         }
         return best;
     }
 
-    private static ObjectNode cut(ObjectNode full, ArrayNode findings, ArrayNode suppressed, int keep, int limitBytes) {
+    private static ObjectNode cut(
+            ObjectNode full, ArrayNode findings, ArrayNode suppressed, int keep, int limitBytes) {
         ObjectNode o = full.deepCopy();
         ArrayNode f = o.putArray("findings");
         for (int i = 0; i < keep; i++) {
@@ -297,7 +363,10 @@ public final class ConfigMapReportSink implements ReportSink {
         return o;
     }
 
-    /** summary.txt: the text report's summary line, counts by severity, the baseline comparison, the outcome. */
+    /**
+     * summary.txt: the text report's summary line, counts by severity, the baseline comparison, the
+     * outcome.
+     */
     static String summary(Report report) {
         ScanResult r = report.result();
         StringBuilder sb = new StringBuilder();
@@ -309,15 +378,32 @@ public final class ConfigMapReportSink implements ReportSink {
         sb.append("suppressed: ").append(r.suppressed().size()).append('\n');
         BaselineDiff b = report.baseline();
         if (b != null) {
-            sb.append("new: ").append(b.newFindings().size()).append(b.found()
-                    ? " (against " + b.source() + ": " + b.unchanged() + " unchanged, " + b.fixed() + " fixed)"
-                    : " (no baseline at " + b.source() + " yet: every finding is new)").append('\n');
+            sb.append("new: ")
+                    .append(b.newFindings().size())
+                    .append(
+                            b.found()
+                                    ? " (against "
+                                            + b.source()
+                                            + ": "
+                                            + b.unchanged()
+                                            + " unchanged, "
+                                            + b.fixed()
+                                            + " fixed)"
+                                    : " (no baseline at "
+                                            + b.source()
+                                            + " yet: every finding is new)")
+                    .append('\n');
         }
         sb.append("complete: ").append(r.coverage().complete()).append('\n');
-        sb.append("failed: ").append(report.failed()).append(" (fail-on ")
-                .append(report.failOn() == null ? "none" : report.failOn().id()).append(")\n");
+        sb.append("failed: ")
+                .append(report.failed())
+                .append(" (fail-on ")
+                .append(report.failOn() == null ? "none" : report.failOn().id())
+                .append(")\n");
         if (report.run() != null) {
-            sb.append("scanned at: ").append(report.run().startedAt().truncatedTo(ChronoUnit.SECONDS)).append('\n');
+            sb.append("scanned at: ")
+                    .append(report.run().startedAt().truncatedTo(ChronoUnit.SECONDS))
+                    .append('\n');
         }
         sb.append("deja ").append(report.toolVersion()).append('\n');
         return sb.toString();

@@ -15,17 +15,21 @@ import org.yaml.snakeyaml.nodes.ScalarNode;
 import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
- * A key written twice in one mapping ({@code replicas: 1} then {@code replicas: 5}) is refused as kubectl refuses it
- * (its YAML decoding is strict about duplicate keys): the API server's JSON decoding would keep the last value while a
- * lenient reader keeps the first, so the manifest does not say one thing. Merge keys ({@code <<}) are not counted.
+ * A key written twice in one mapping ({@code replicas: 1} then {@code replicas: 5}) is refused as
+ * kubectl refuses it (its YAML decoding is strict about duplicate keys): the API server's JSON
+ * decoding would keep the last value while a lenient reader keeps the first, so the manifest does
+ * not say one thing. Merge keys ({@code <<}) are not counted.
  */
 final class DuplicateKeys {
-    private DuplicateKeys() {
-    }
+    private DuplicateKeys() {}
 
-    /** Throws an {@link InputException} naming file:line of the second key and the line of the first. */
+    /**
+     * Throws an {@link InputException} naming file:line of the second key and the line of the
+     * first.
+     */
     static void check(Node root, String display) {
-        Set<Node> seen = Collections.newSetFromMap(new IdentityHashMap<>()); // an alias is walked once
+        Set<Node> seen =
+                Collections.newSetFromMap(new IdentityHashMap<>()); // an alias is walked once
         Deque<Node> todo = new ArrayDeque<>();
         todo.push(root);
         while (!todo.isEmpty()) {
@@ -40,9 +44,16 @@ final class DuplicateKeys {
                         int line = k.getStartMark() == null ? 0 : k.getStartMark().getLine() + 1;
                         Integer first = keys.putIfAbsent(k.getValue(), line);
                         if (first != null) {
-                            throw new InputException(display + ":" + line + ": key \"" + shorten(k.getValue())
-                                    + "\" already set in this mapping (line " + first + "); kubectl refuses duplicate"
-                                    + " keys and the API server would keep the last value");
+                            throw new InputException(
+                                    display
+                                            + ":"
+                                            + line
+                                            + ": key \""
+                                            + shorten(k.getValue())
+                                            + "\" already set in this mapping (line "
+                                            + first
+                                            + "); kubectl refuses duplicate"
+                                            + " keys and the API server would keep the last value");
                         }
                     }
                     todo.push(t.getValueNode());

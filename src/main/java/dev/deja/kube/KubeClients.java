@@ -30,42 +30,46 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
- * Creates a Fabric8 client for a scan the way kubectl finds its cluster: {@code --kubeconfig FILE}, else every file
- * of {@code KUBECONFIG} (merged as kubectl merges them: the first file that defines a cluster, user, context or
- * current-context wins; relative certificate paths stay relative to their own file), else {@code ~/.kube/config},
- * else the pod's service account when running in a cluster. {@code --context} picks the context (default: the
- * current context). Connection timeout {@value #CONNECT_TIMEOUT_MS} ms, request timeout
- * {@value #REQUEST_TIMEOUT_MS} ms, no client-side retries (the collector retries 429 and 5xx itself), the JDK HTTP
- * client.
+ * Creates a Fabric8 client for a scan the way kubectl finds its cluster: {@code --kubeconfig FILE},
+ * else every file of {@code KUBECONFIG} (merged as kubectl merges them: the first file that defines
+ * a cluster, user, context or current-context wins; relative certificate paths stay relative to
+ * their own file), else {@code ~/.kube/config}, else the pod's service account when running in a
+ * cluster. {@code --context} picks the context (default: the current context). Connection timeout
+ * {@value #CONNECT_TIMEOUT_MS} ms, request timeout {@value #REQUEST_TIMEOUT_MS} ms, no client-side
+ * retries (the collector retries 429 and 5xx itself), the JDK HTTP client.
  *
- * <p>Public so that other parts of deja (e.g. writing a report into a ConfigMap) connect the same way:
- * {@code try (KubernetesClient c = KubeClients.create(request)) { ... }}.
+ * <p>Public so that other parts of deja (e.g. writing a report into a ConfigMap) connect the same
+ * way: {@code try (KubernetesClient c = KubeClients.create(request)) { ... }}.
  */
 public final class KubeClients {
     public static final int CONNECT_TIMEOUT_MS = 5_000;
     public static final int REQUEST_TIMEOUT_MS = 30_000;
     static final String SA_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
-    private KubeClients() {
-    }
+    private KubeClients() {}
 
-    /** A client for the cluster the request names; bad kubeconfig or context: {@link InputException}. */
+    /**
+     * A client for the cluster the request names; bad kubeconfig or context: {@link
+     * InputException}.
+     */
     public static KubernetesClient create(ScanRequest req) {
         return create(config(req));
     }
 
     /**
-     * Fabric8's HTTP client (JDK) with the kubeconfig's TLS and authentication applied, without the cost of a full
-     * {@link KubernetesClient} (whose typed model takes a second to load): what the live collector uses.
+     * Fabric8's HTTP client (JDK) with the kubeconfig's TLS and authentication applied, without the
+     * cost of a full {@link KubernetesClient} (whose typed model takes a second to load): what the
+     * live collector uses.
      */
     public static io.fabric8.kubernetes.client.http.HttpClient httpClient(Config cfg) {
         return new NoRedirects().newBuilder(plainHttp11(cfg)).build();
     }
 
     /**
-     * HTTP/1.1 for a server on plain {@code http://} (e.g. {@code kubectl proxy}): the JDK client's default, HTTP/2,
-     * asks a cleartext server to switch with {@code Upgrade: h2c}, which {@code kubectl proxy} takes for a
-     * protocol upgrade (like exec's) and fails with HTTP 500. Over TLS, HTTP/2 stays (negotiated by ALPN, no upgrade).
+     * HTTP/1.1 for a server on plain {@code http://} (e.g. {@code kubectl proxy}): the JDK client's
+     * default, HTTP/2, asks a cleartext server to switch with {@code Upgrade: h2c}, which {@code
+     * kubectl proxy} takes for a protocol upgrade (like exec's) and fails with HTTP 500. Over TLS,
+     * HTTP/2 stays (negotiated by ALPN, no upgrade).
      */
     static Config plainHttp11(Config cfg) {
         String url = cfg.getMasterUrl();
@@ -76,8 +80,9 @@ public final class KubeClients {
     }
 
     /**
-     * Fabric8's JDK client with redirects off: a redirect would carry the kubeconfig's credentials (a bearer token)
-     * to whatever host it names. kubectl does not follow them either; deja reports the redirect instead.
+     * Fabric8's JDK client with redirects off: a redirect would carry the kubeconfig's credentials
+     * (a bearer token) to whatever host it names. kubectl does not follow them either; deja reports
+     * the redirect instead.
      */
     static final class NoRedirects extends JdkHttpClientFactory {
         @Override
@@ -87,43 +92,59 @@ public final class KubeClients {
     }
 
     /**
-     * Loads and initialises what a live scan needs first (Fabric8's configuration, the JDK HTTP client with the
-     * default TLS trust store, the list parser and the views), on a second core while the main thread is still parsing
-     * the command line. No I/O beyond the JDK's own files: the client built here is never used. The view of a sample
-     * Deployment goes into {@code out}.
+     * Loads and initialises what a live scan needs first (Fabric8's configuration, the JDK HTTP
+     * client with the default TLS trust store, the list parser and the views), on a second core
+     * while the main thread is still parsing the command line. No I/O beyond the JDK's own files:
+     * the client built here is never used. The view of a sample Deployment goes into {@code out}.
      */
     public static void warmUp(SnapshotBuilder out) {
         Config c = Config.empty();
         c.setMasterUrl("https://127.0.0.1:1");
         c.setOauthToken("warm-up");
         try (io.fabric8.kubernetes.client.http.HttpClient http = httpClient(c)) {
-            http.newHttpRequestBuilder().uri("https://127.0.0.1:1/api/v1/services?limit=1")
-                    .header("Accept", "application/json").build();
+            http.newHttpRequestBuilder()
+                    .uri("https://127.0.0.1:1/api/v1/services?limit=1")
+                    .header("Accept", "application/json")
+                    .build();
         }
-        new Yaml(new SafeConstructor(new LoaderOptions())).load("clusters: [{name: a, cluster: {server: x}}]");
-        KubeInventory.Builder inv = out.builder(KubeInventory.Builder.class,
-                KubeInventory.Builder::new);
-        ListPageParser.parse(WARM_UP_PAGE, token -> { }, item -> inv.add(ViewReader.read(new MapTree(item)
-                .withKind("Deployment", "apps/v1"), null)));
+        new Yaml(new SafeConstructor(new LoaderOptions()))
+                .load("clusters: [{name: a, cluster: {server: x}}]");
+        KubeInventory.Builder inv =
+                out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
+        ListPageParser.parse(
+                WARM_UP_PAGE,
+                token -> {},
+                item ->
+                        inv.add(
+                                ViewReader.read(
+                                        new MapTree(item).withKind("Deployment", "apps/v1"),
+                                        null)));
     }
 
-    private static final byte[] WARM_UP_PAGE = ("{\"metadata\":{\"continue\":\"x\"},\"items\":[{\"metadata\":{\"name\":\"a\","
-            + "\"namespace\":\"b\",\"labels\":{\"app\":\"a\"}},\"spec\":{\"replicas\":2,\"selector\":{\"matchLabels\":"
-            + "{\"app\":\"a\"}},\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"envoyproxy/envoy:v1\","
-            + "\"readinessProbe\":{\"httpGet\":{\"path\":\"/ready\",\"port\":9901}}}]}}}}]}")
-            .getBytes(StandardCharsets.UTF_8);
+    private static final byte[] WARM_UP_PAGE =
+            ("{\"metadata\":{\"continue\":\"x\"},\"items\":[{\"metadata\":{\"name\":\"a\","
+                            + "\"namespace\":\"b\",\"labels\":{\"app\":\"a\"}},\"spec\":{\"replicas\":2,\"selector\":{\"matchLabels\":"
+                            + "{\"app\":\"a\"}},\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"envoyproxy/envoy:v1\","
+                            + "\"readinessProbe\":{\"httpGet\":{\"path\":\"/ready\",\"port\":9901}}}]}}}}]}")
+                    .getBytes(StandardCharsets.UTF_8);
 
     public static KubernetesClient create(Config cfg) {
-        return new KubernetesClientBuilder().withConfig(plainHttp11(cfg)).withHttpClientFactory(new NoRedirects())
+        return new KubernetesClientBuilder()
+                .withConfig(plainHttp11(cfg))
+                .withHttpClientFactory(new NoRedirects())
                 .build();
     }
 
-    /** The variable that overrides the connection timeout (seconds), e.g. for a slow VPN or a busy test machine. */
+    /**
+     * The variable that overrides the connection timeout (seconds), e.g. for a slow VPN or a busy
+     * test machine.
+     */
     public static final String CONNECT_TIMEOUT_ENV = "DEJA_KUBE_CONNECT_TIMEOUT";
 
     /**
-     * The connection timeout (which also covers the TLS handshake): {@value #CONNECT_TIMEOUT_ENV} seconds when set,
-     * else {@value #CONNECT_TIMEOUT_MS} ms; a value that is not 1 to 600 seconds is an {@link InputException}.
+     * The connection timeout (which also covers the TLS handshake): {@value #CONNECT_TIMEOUT_ENV}
+     * seconds when set, else {@value #CONNECT_TIMEOUT_MS} ms; a value that is not 1 to 600 seconds
+     * is an {@link InputException}.
      */
     public static int connectTimeoutMs(Map<String, String> env) {
         String v = env.get(CONNECT_TIMEOUT_ENV);
@@ -138,12 +159,14 @@ public final class KubeClients {
         } catch (NumberFormatException ignored) {
             // reported below
         }
-        throw new InputException(CONNECT_TIMEOUT_ENV + "=" + v + ": not a number of seconds from 1 to 600");
+        throw new InputException(
+                CONNECT_TIMEOUT_ENV + "=" + v + ": not a number of seconds from 1 to 600");
     }
 
-    /** The kubeconfig files a scan reads (kubectl's order) and how they were named, for messages. */
-    record KubeconfigFiles(List<Path> files, String origin) {
-    }
+    /**
+     * The kubeconfig files a scan reads (kubectl's order) and how they were named, for messages.
+     */
+    record KubeconfigFiles(List<Path> files, String origin) {}
 
     static KubeconfigFiles kubeconfigFiles(ScanRequest req) {
         Map<String, String> env = req.processEnv == null ? Map.of() : req.processEnv;
@@ -151,10 +174,15 @@ public final class KubeClients {
         String origin;
         if (req.kubeconfig != null) {
             if (!Files.isRegularFile(req.kubeconfig)) {
-                throw new InputException("--kubeconfig " + req.kubeconfig + (Files.isDirectory(req.kubeconfig)
-                        ? ": a folder, not a kubeconfig file" : Files.exists(req.kubeconfig)
-                        ? ": not a regular file (a pipe, <(command) or device: deja reads the kubeconfig more than"
-                                + " once; write it to a file)" : ": no such file"));
+                throw new InputException(
+                        "--kubeconfig "
+                                + req.kubeconfig
+                                + (Files.isDirectory(req.kubeconfig)
+                                        ? ": a folder, not a kubeconfig file"
+                                        : Files.exists(req.kubeconfig)
+                                                ? ": not a regular file (a pipe, <(command) or device: deja reads the kubeconfig more than"
+                                                        + " once; write it to a file)"
+                                                : ": no such file"));
             }
             files.add(req.kubeconfig);
             origin = req.kubeconfig.toString();
@@ -165,7 +193,8 @@ public final class KubeClients {
                 }
             }
             if (files.isEmpty()) {
-                throw new InputException("KUBECONFIG=" + env.get("KUBECONFIG") + ": none of its files exists");
+                throw new InputException(
+                        "KUBECONFIG=" + env.get("KUBECONFIG") + ": none of its files exists");
             }
             origin = "KUBECONFIG=" + env.get("KUBECONFIG");
         } else {
@@ -180,12 +209,11 @@ public final class KubeClients {
     }
 
     /**
-     * The contexts of the merged kubeconfig (kubectl's merge of --kubeconfig, else every KUBECONFIG file, else
-     * ~/.kube/config) in their order, and the current context (null when unset); null when there is no kubeconfig
-     * (in-cluster).
+     * The contexts of the merged kubeconfig (kubectl's merge of --kubeconfig, else every KUBECONFIG
+     * file, else ~/.kube/config) in their order, and the current context (null when unset); null
+     * when there is no kubeconfig (in-cluster).
      */
-    public record Contexts(List<String> names, String current, String origin) {
-    }
+    public record Contexts(List<String> names, String current, String origin) {}
 
     public static Contexts contexts(ScanRequest req) {
         KubeconfigFiles f = kubeconfigFiles(req);
@@ -194,7 +222,10 @@ public final class KubeClients {
         }
         Map<String, Object> merged = merge(f.files());
         Object cc = merged.get("current-context");
-        return new Contexts(names(merged.get("contexts")), cc instanceof String c && !c.isBlank() ? c : null, f.origin());
+        return new Contexts(
+                names(merged.get("contexts")),
+                cc instanceof String c && !c.isBlank() ? c : null,
+                f.origin());
     }
 
     /** Resolves the kubeconfig as kubectl does and applies deja's timeouts. */
@@ -205,40 +236,70 @@ public final class KubeClients {
         String origin = found.origin();
         Config cfg;
         if (files.isEmpty()) {
-            if (env.get("KUBERNETES_SERVICE_HOST") == null || !Files.isReadable(Path.of(SA_TOKEN))) {
-                throw new InputException("--cluster: no kubeconfig (give --kubeconfig FILE, set KUBECONFIG or create "
-                        + origin + ") and not running in a pod with a service account");
+            if (env.get("KUBERNETES_SERVICE_HOST") == null
+                    || !Files.isReadable(Path.of(SA_TOKEN))) {
+                throw new InputException(
+                        "--cluster: no kubeconfig (give --kubeconfig FILE, set KUBECONFIG or create "
+                                + origin
+                                + ") and not running in a pod with a service account");
             }
             if (req.context != null) {
-                throw new InputException("--context " + req.context + ": running in-cluster without a kubeconfig");
+                throw new InputException(
+                        "--context " + req.context + ": running in-cluster without a kubeconfig");
             }
             cfg = Config.autoConfigure(null);
         } else {
             Map<String, Object> merged = merge(files);
-            String context = req.context != null ? req.context : (String) merged.get("current-context");
+            String context =
+                    req.context != null ? req.context : (String) merged.get("current-context");
             List<String> names = names(merged.get("contexts"));
             if (context == null || context.isBlank()) {
-                throw new InputException(origin + ": no current-context set; pick one with --context (contexts: "
-                        + String.join(", ", names) + ")");
+                throw new InputException(
+                        origin
+                                + ": no current-context set; pick one with --context (contexts: "
+                                + String.join(", ", names)
+                                + ")");
             }
             if (!names.contains(context)) {
-                throw new InputException((req.context != null ? "--context " + context : "current-context " + context)
-                        + ": no such context in " + origin + " (contexts: " + String.join(", ", names) + ")");
+                throw new InputException(
+                        (req.context != null
+                                        ? "--context " + context
+                                        : "current-context " + context)
+                                + ": no such context in "
+                                + origin
+                                + " (contexts: "
+                                + String.join(", ", names)
+                                + ")");
             }
             Object exec = execOf(merged, context);
             if (exec != null && !onPath(exec.toString(), env)) {
-                throw new InputException(origin + ": context " + context + ": the exec credential plugin " + exec
-                        + " is not " + (exec.toString().contains("/") ? "an executable file" : "on the PATH"));
+                throw new InputException(
+                        origin
+                                + ": context "
+                                + context
+                                + ": the exec credential plugin "
+                                + exec
+                                + " is not "
+                                + (exec.toString().contains("/")
+                                        ? "an executable file"
+                                        : "on the PATH"));
             }
             cfg = direct(merged, context, origin);
             if (cfg == null) { // exec plugins, auth providers: Fabric8's full kubeconfig support
-                // The merged kubeconfig as text, with the context to use as its current-context, through
-                // Config.fromKubeconfig(String contents). Not the 3-argument fromKubeconfig(context, contents, path):
-                // @Deprecated(since = "7.0.0", forRemoval = true) in Fabric8 8.0, which also applied Fabric8's own
-                // system properties and environment variables on top (KUBERNETES_MASTER, KUBERNETES_NAMESPACE,
-                // HTTPS_PROXY over the kubeconfig's proxy-url, ...), unlike kubectl and deja's direct path. Not
-                // fromKubeconfig(context, File) either: the merge of several KUBECONFIG files would need a temporary
-                // file holding credentials. Relative paths (certificates, token file, exec command) were made absolute
+                // The merged kubeconfig as text, with the context to use as its current-context,
+                // through
+                // Config.fromKubeconfig(String contents). Not the 3-argument
+                // fromKubeconfig(context, contents, path):
+                // @Deprecated(since = "7.0.0", forRemoval = true) in Fabric8 8.0, which also
+                // applied Fabric8's own
+                // system properties and environment variables on top (KUBERNETES_MASTER,
+                // KUBERNETES_NAMESPACE,
+                // HTTPS_PROXY over the kubeconfig's proxy-url, ...), unlike kubectl and deja's
+                // direct path. Not
+                // fromKubeconfig(context, File) either: the merge of several KUBECONFIG files would
+                // need a temporary
+                // file holding credentials. Relative paths (certificates, token file, exec command)
+                // were made absolute
                 // against their own file while merging, as kubectl does.
                 Map<String, Object> chosen = new LinkedHashMap<>(merged);
                 chosen.put("current-context", context);
@@ -246,9 +307,9 @@ public final class KubeClients {
                 try {
                     cfg = Config.fromKubeconfig(text);
                 } catch (RuntimeException e) {
-                    throw new InputException(origin + ": cannot use context " + context + ": " + rootMessage(e));
+                    throw new InputException(
+                            origin + ": cannot use context " + context + ": " + rootMessage(e));
                 }
-
             }
         }
         proxies(cfg, env);
@@ -261,9 +322,10 @@ public final class KubeClients {
     }
 
     /**
-     * The common kubeconfig cases (token, token file, client certificate, basic auth, CA, insecure-skip-tls-verify)
-     * turned into a Config directly: Fabric8's own kubeconfig parser initialises its whole typed model (over half a
-     * second). Null for what only Fabric8 handles (exec plugins, auth providers).
+     * The common kubeconfig cases (token, token file, client certificate, basic auth, CA,
+     * insecure-skip-tls-verify) turned into a Config directly: Fabric8's own kubeconfig parser
+     * initialises its whole typed model (over half a second). Null for what only Fabric8 handles
+     * (exec plugins, auth providers).
      */
     @SuppressWarnings("unchecked")
     static Config direct(Map<String, Object> merged, String context, String origin) {
@@ -271,14 +333,25 @@ public final class KubeClients {
         String clusterName = str(ctx, "cluster");
         String userName = str(ctx, "user");
         Map<String, Object> cluster = body(named(merged.get("clusters"), clusterName), "cluster");
-        Map<String, Object> user = userName == null ? Map.of() : body(named(merged.get("users"), userName), "user");
+        Map<String, Object> user =
+                userName == null ? Map.of() : body(named(merged.get("users"), userName), "user");
         if (cluster.isEmpty() || str(cluster, "server") == null) {
-            throw new InputException(origin + ": context " + context + " names cluster " + clusterName
-                    + ", which has no server");
+            throw new InputException(
+                    origin
+                            + ": context "
+                            + context
+                            + " names cluster "
+                            + clusterName
+                            + ", which has no server");
         }
         if (userName != null && user.isEmpty() && named(merged.get("users"), userName).isEmpty()) {
-            throw new InputException(origin + ": context " + context + " names user " + userName
-                    + ", which is not defined");
+            throw new InputException(
+                    origin
+                            + ": context "
+                            + context
+                            + " names user "
+                            + userName
+                            + ", which is not defined");
         }
         String server = str(cluster, "server");
         URI uri;
@@ -287,30 +360,74 @@ public final class KubeClients {
         } catch (URISyntaxException e) {
             uri = null;
         }
-        if (uri == null || uri.getHost() == null || !("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))) {
-            throw new InputException(origin + ": cluster " + clusterName + ": server \"" + server
-                    + "\" is not an http(s) URL such as https://api.example.com:6443");
+        if (uri == null
+                || uri.getHost() == null
+                || !("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))) {
+            throw new InputException(
+                    origin
+                            + ": cluster "
+                            + clusterName
+                            + ": server \""
+                            + server
+                            + "\" is not an http(s) URL such as https://api.example.com:6443");
         }
-        for (String[] f : new String[][] {{"cluster " + clusterName, "certificate-authority", str(cluster, "certificate-authority")},
-                {"user " + userName, "client-certificate", str(user, "client-certificate")},
-                {"user " + userName, "client-key", str(user, "client-key")}}) {
+        for (String[] f :
+                new String[][] {
+                    {
+                        "cluster " + clusterName,
+                        "certificate-authority",
+                        str(cluster, "certificate-authority")
+                    },
+                    {"user " + userName, "client-certificate", str(user, "client-certificate")},
+                    {"user " + userName, "client-key", str(user, "client-key")}
+                }) {
             if (f[2] != null && !Files.isReadable(Path.of(f[2]))) {
-                throw new InputException(origin + ": " + f[0] + ": " + f[1] + " " + f[2] + ": no such readable file");
+                throw new InputException(
+                        origin
+                                + ": "
+                                + f[0]
+                                + ": "
+                                + f[1]
+                                + " "
+                                + f[2]
+                                + ": no such readable file");
             }
         }
-        for (String[] d : new String[][] {{"cluster " + clusterName, "certificate-authority-data", str(cluster, "certificate-authority-data")},
-                {"user " + userName, "client-certificate-data", str(user, "client-certificate-data")},
-                {"user " + userName, "client-key-data", str(user, "client-key-data")}}) {
+        for (String[] d :
+                new String[][] {
+                    {
+                        "cluster " + clusterName,
+                        "certificate-authority-data",
+                        str(cluster, "certificate-authority-data")
+                    },
+                    {
+                        "user " + userName,
+                        "client-certificate-data",
+                        str(user, "client-certificate-data")
+                    },
+                    {"user " + userName, "client-key-data", str(user, "client-key-data")}
+                }) {
             if (d[2] != null) {
                 try {
                     Base64.getDecoder().decode(d[2].replaceAll("\\s", ""));
                 } catch (IllegalArgumentException e) {
-                    throw new InputException(origin + ": " + d[0] + ": " + d[1] + " is not base64 (" + e.getMessage() + ")");
+                    throw new InputException(
+                            origin
+                                    + ": "
+                                    + d[0]
+                                    + ": "
+                                    + d[1]
+                                    + " is not base64 ("
+                                    + e.getMessage()
+                                    + ")");
                 }
             }
         }
-        if (user.containsKey("exec") || user.containsKey("auth-provider") || cluster.containsKey("proxy-url")
-                || user.containsKey("as") || user.containsKey("as-groups")) {
+        if (user.containsKey("exec")
+                || user.containsKey("auth-provider")
+                || cluster.containsKey("proxy-url")
+                || user.containsKey("as")
+                || user.containsKey("as-groups")) {
             return null;
         }
         Config c = Config.empty();
@@ -333,7 +450,8 @@ public final class KubeClients {
             try {
                 token = Inputs.readText(Path.of(tokenFile)).strip();
             } catch (IOException e) {
-                throw new InputException(origin + ": cannot read tokenFile " + tokenFile + " of user " + userName);
+                throw new InputException(
+                        origin + ": cannot read tokenFile " + tokenFile + " of user " + userName);
             }
         }
         c.setOauthToken(token);
@@ -342,7 +460,10 @@ public final class KubeClients {
         return c;
     }
 
-    /** Whether a command can be run: an executable file when it has a slash, else one found on the PATH. */
+    /**
+     * Whether a command can be run: an executable file when it has a slash, else one found on the
+     * PATH.
+     */
     private static boolean onPath(String command, Map<String, String> env) {
         if (command.contains("/")) {
             return Files.isExecutable(Path.of(command));
@@ -363,8 +484,10 @@ public final class KubeClients {
     private static Object execOf(Map<String, Object> merged, String context) {
         Map<String, Object> ctx = body(named(merged.get("contexts"), context), "context");
         String userName = str(ctx, "user");
-        Map<String, Object> user = userName == null ? Map.of() : body(named(merged.get("users"), userName), "user");
-        return user.get("exec") instanceof Map<?, ?> e ? (e.get("command") == null ? "(no command)" : e.get("command"))
+        Map<String, Object> user =
+                userName == null ? Map.of() : body(named(merged.get("users"), userName), "user");
+        return user.get("exec") instanceof Map<?, ?> e
+                ? (e.get("command") == null ? "(no command)" : e.get("command"))
                 : null;
     }
 
@@ -391,7 +514,10 @@ public final class KubeClients {
         return v == null ? null : v.toString();
     }
 
-    /** HTTPS_PROXY / HTTP_PROXY / NO_PROXY from the environment, as kubectl honours them (unless the kubeconfig sets one). */
+    /**
+     * HTTPS_PROXY / HTTP_PROXY / NO_PROXY from the environment, as kubectl honours them (unless the
+     * kubeconfig sets one).
+     */
     static void proxies(Config cfg, Map<String, String> env) {
         String https = firstNonBlank(env.get("HTTPS_PROXY"), env.get("https_proxy"));
         String http = firstNonBlank(env.get("HTTP_PROXY"), env.get("http_proxy"));
@@ -403,8 +529,11 @@ public final class KubeClients {
             cfg.setHttpProxy(http);
         }
         if (no != null && (cfg.getNoProxy() == null || cfg.getNoProxy().length == 0)) {
-            cfg.setNoProxy(Arrays.stream(no.split(",")).map(String::strip).filter(x -> !x.isEmpty())
-                    .toArray(String[]::new));
+            cfg.setNoProxy(
+                    Arrays.stream(no.split(","))
+                            .map(String::strip)
+                            .filter(x -> !x.isEmpty())
+                            .toArray(String[]::new));
         }
     }
 
@@ -413,8 +542,8 @@ public final class KubeClients {
     }
 
     /**
-     * kubectl's merge of several kubeconfig files; relative file paths (and an exec command with a separator) made
-     * absolute against their own file ({@link KubeconfigRefs}).
+     * kubectl's merge of several kubeconfig files; relative file paths (and an exec command with a
+     * separator) made absolute against their own file ({@link KubeconfigRefs}).
      */
     @SuppressWarnings("unchecked")
     static Map<String, Object> merge(List<Path> files) {
@@ -433,10 +562,15 @@ public final class KubeClients {
             } catch (IOException e) {
                 throw new InputException(f + ": cannot read kubeconfig: " + e.getMessage());
             } catch (MarkedYAMLException e) {
-                int line = e.getProblemMark() != null ? e.getProblemMark().getLine() + 1
-                        : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
-                throw new InputException(f + (line > 0 ? ":" + line : "") + ": not a valid kubeconfig: "
-                        + (e.getProblem() != null ? e.getProblem() : e.getContext()));
+                int line =
+                        e.getProblemMark() != null
+                                ? e.getProblemMark().getLine() + 1
+                                : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
+                throw new InputException(
+                        f
+                                + (line > 0 ? ":" + line : "")
+                                + ": not a valid kubeconfig: "
+                                + (e.getProblem() != null ? e.getProblem() : e.getContext()));
             } catch (RuntimeException e) {
                 throw new InputException(f + ": not a valid kubeconfig: " + rootMessage(e));
             }
@@ -447,7 +581,9 @@ public final class KubeClients {
                 throw new InputException(f + ": not a valid kubeconfig (expected a mapping)");
             }
             Path dir = f.toAbsolutePath().getParent();
-            if (!out.containsKey("current-context") && m.get("current-context") instanceof String cc && !cc.isBlank()) {
+            if (!out.containsKey("current-context")
+                    && m.get("current-context") instanceof String cc
+                    && !cc.isBlank()) {
                 out.put("current-context", cc);
             }
             addNamed(m.get("clusters"), "cluster", clusters, dir, KubeconfigRefs.CLUSTER_FILES);
@@ -461,13 +597,19 @@ public final class KubeClients {
     }
 
     @SuppressWarnings("unchecked")
-    private static void addNamed(Object list, String inner, Map<String, Map<String, Object>> into, Path dir,
-                                 List<String> pathKeys) {
+    private static void addNamed(
+            Object list,
+            String inner,
+            Map<String, Map<String, Object>> into,
+            Path dir,
+            List<String> pathKeys) {
         if (!(list instanceof List<?> l)) {
             return;
         }
         for (Object o : l) {
-            if (o instanceof Map<?, ?> m && m.get("name") instanceof String name && !into.containsKey(name)) {
+            if (o instanceof Map<?, ?> m
+                    && m.get("name") instanceof String name
+                    && !into.containsKey(name)) {
                 Map<String, Object> copy = new LinkedHashMap<>((Map<String, Object>) m);
                 if (copy.get(inner) instanceof Map<?, ?> body) {
                     Map<String, Object> b = new LinkedHashMap<>((Map<String, Object>) body);
@@ -476,8 +618,10 @@ public final class KubeClients {
                             b.put(k, KubeconfigRefs.resolve(dir, p));
                         }
                     }
-                    if (b.get("exec") instanceof Map<?, ?> exec && exec.get("command") instanceof String cmd) {
-                        // a command with a separator is a path, relative to this file (kubectl, Fabric8 with a file)
+                    if (b.get("exec") instanceof Map<?, ?> exec
+                            && exec.get("command") instanceof String cmd) {
+                        // a command with a separator is a path, relative to this file (kubectl,
+                        // Fabric8 with a file)
                         Map<String, Object> e = new LinkedHashMap<>((Map<String, Object>) exec);
                         e.put("command", KubeconfigRefs.resolveCommand(dir, cmd));
                         b.put("exec", e);

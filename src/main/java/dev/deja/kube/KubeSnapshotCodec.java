@@ -19,29 +19,41 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The {@code "kubernetes"} part of a saved snapshot: the {@link KubeInventory} views as JSON (record components by
- * name; unset values omitted), so {@code deja scan snapshot.json} reruns the rules offline on exactly what was read.
+ * The {@code "kubernetes"} part of a saved snapshot: the {@link KubeInventory} views as JSON
+ * (record components by name; unset values omitted), so {@code deja scan snapshot.json} reruns the
+ * rules offline on exactly what was read.
  */
 public final class KubeSnapshotCodec implements SnapshotCodec {
     /** Field of the part that keeps the scan's label selector (absent without -l). */
     static final String SELECTOR = "selector";
-    static final JsonMapper MAPPER = JsonMapper.builder()
-            .changeDefaultVisibility(v -> v.withIsGetterVisibility(JsonAutoDetect.Visibility.NONE))
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .changeDefaultPropertyInclusion(i -> i.withValueInclusion(JsonInclude.Include.NON_NULL))
-            .build();
 
-    /** First line of a parser message, without where Jackson read it from, at most 200 characters. */
+    static final JsonMapper MAPPER =
+            JsonMapper.builder()
+                    .changeDefaultVisibility(
+                            v -> v.withIsGetterVisibility(JsonAutoDetect.Visibility.NONE))
+                    .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                    .changeDefaultPropertyInclusion(
+                            i -> i.withValueInclusion(JsonInclude.Include.NON_NULL))
+                    .build();
+
+    /**
+     * First line of a parser message, without where Jackson read it from, at most 200 characters.
+     */
     static String oneLine(String m) {
-        String t = String.valueOf(m).lines().findFirst().orElse("").replaceAll("\\p{Cntrl}", "?")
-                .replaceAll("`?java\\.lang\\.\\w+Exception`?", "a missing or invalid value")
-                .replace("`dev.deja.kube.model.", "`");
+        String t =
+                String.valueOf(m)
+                        .lines()
+                        .findFirst()
+                        .orElse("")
+                        .replaceAll("\\p{Cntrl}", "?")
+                        .replaceAll("`?java\\.lang\\.\\w+Exception`?", "a missing or invalid value")
+                        .replace("`dev.deja.kube.model.", "`");
         return t.length() <= 200 ? t : t.substring(0, 197) + "...";
     }
 
     /**
-     * What the rules rely on, checked once on read: no null entry in a list, every object with its metadata, a kind
-     * and a name.
+     * What the rules rely on, checked once on read: no null entry in a list, every object with its
+     * metadata, a kind and a name.
      */
     static void validate(KubeInventory inv, String display) {
         for (RecordComponent rc : KubeInventory.class.getRecordComponents()) {
@@ -56,7 +68,14 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
             }
             for (int i = 0; i < list.size(); i++) {
                 Object o = list.get(i);
-                String where = "snapshot malformed: " + display + ": kubernetes." + rc.getName() + "[" + i + "]: ";
+                String where =
+                        "snapshot malformed: "
+                                + display
+                                + ": kubernetes."
+                                + rc.getName()
+                                + "["
+                                + i
+                                + "]: ";
                 if (o == null) {
                     throw new InputException(where + "null");
                 }
@@ -69,7 +88,10 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
                 if (m == null) {
                     throw new InputException(where + "no meta");
                 }
-                if (m.kind() == null || m.kind().isBlank() || m.name() == null || m.name().isBlank()) {
+                if (m.kind() == null
+                        || m.kind().isBlank()
+                        || m.name() == null
+                        || m.name().isBlank()) {
                     throw new InputException(where + "meta without kind or name");
                 }
             }
@@ -78,13 +100,18 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
 
     @Override
     public JsonNode write(Snapshot snapshot, JsonNodeFactory nodes) {
-        return snapshot.part(KubeInventory.class).map(inv -> {
-            JsonNode node = MAPPER.valueToTree(inv);
-            // the -l/--selector the cluster was read with: an offline scan reports on the same objects
-            snapshot.part(KubeScope.class).ifPresent(s -> ((ObjectNode) node)
-                    .put(SELECTOR, s.selector()));
-            return node;
-        }).orElse(null);
+        return snapshot.part(KubeInventory.class)
+                .map(
+                        inv -> {
+                            JsonNode node = MAPPER.valueToTree(inv);
+                            // the -l/--selector the cluster was read with: an offline scan reports
+                            // on the same objects
+                            snapshot.part(KubeScope.class)
+                                    .ifPresent(
+                                            s -> ((ObjectNode) node).put(SELECTOR, s.selector()));
+                            return node;
+                        })
+                .orElse(null);
     }
 
     @Override
@@ -93,13 +120,21 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
         try {
             inv = MAPPER.treeToValue(part, KubeInventory.class);
         } catch (JacksonException e) {
-            throw new InputException("snapshot malformed: " + display + ": kubernetes part: "
-                    + oneLine(e.getOriginalMessage()));
+            throw new InputException(
+                    "snapshot malformed: "
+                            + display
+                            + ": kubernetes part: "
+                            + oneLine(e.getOriginalMessage()));
         } catch (RuntimeException e) {
-            throw new InputException("snapshot malformed: " + display + ": kubernetes part: " + oneLine(String.valueOf(e.getMessage())));
+            throw new InputException(
+                    "snapshot malformed: "
+                            + display
+                            + ": kubernetes part: "
+                            + oneLine(String.valueOf(e.getMessage())));
         }
         if (inv == null) {
-            throw new InputException("snapshot malformed: " + display + ": kubernetes part is null");
+            throw new InputException(
+                    "snapshot malformed: " + display + ": kubernetes part is null");
         }
         validate(inv, display);
         out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new).addAll(inv);

@@ -40,51 +40,66 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code deja scan --cluster --live-metrics}: reads HAProxy's live figures from the proxy pods themselves, through
- * the API server's pod proxy ({@code GET /api/v1/namespaces/NS/pods/NAME:PORT/proxy/metrics}), so that a cluster
- * scan judges sessions against limits without a route to the pods. Which pods: those of the workloads
- * {@link LoadBalancers} counts as HAProxy (plain HAProxy and its two ingress controllers), listed by the workload's
- * selector, running; which ports: their proxy containers' ports named like a stats or metrics port ({@code stat},
- * {@code stats}, {@code metrics}, {@code prometheus}, {@code exporter}...), else the container ports on which a
- * HAProxy configuration kept in a ConfigMap of the same namespace binds a frontend serving the exporter
- * ({@code http-request use-service prometheus-exporter}, asked on the path of its condition). Each answer is read as
- * {@code --haproxy-runtime http://.../metrics} reads it ({@link HttpStats#parse}: the Prometheus exporter's series or
- * the stats page's CSV) and joins the {@link HaproxyRuntime} part as {@code pod NS/NAME:PORT via API server}.
+ * {@code deja scan --cluster --live-metrics}: reads HAProxy's live figures from the proxy pods
+ * themselves, through the API server's pod proxy ({@code GET
+ * /api/v1/namespaces/NS/pods/NAME:PORT/proxy/metrics}), so that a cluster scan judges sessions
+ * against limits without a route to the pods. Which pods: those of the workloads {@link
+ * LoadBalancers} counts as HAProxy (plain HAProxy and its two ingress controllers), listed by the
+ * workload's selector, running; which ports: their proxy containers' ports named like a stats or
+ * metrics port ({@code stat}, {@code stats}, {@code metrics}, {@code prometheus}, {@code
+ * exporter}...), else the container ports on which a HAProxy configuration kept in a ConfigMap of
+ * the same namespace binds a frontend serving the exporter ({@code http-request use-service
+ * prometheus-exporter}, asked on the path of its condition). Each answer is read as {@code
+ * --haproxy-runtime http://.../metrics} reads it ({@link HttpStats#parse}: the Prometheus
+ * exporter's series or the stats page's CSV) and joins the {@link HaproxyRuntime} part as {@code
+ * pod NS/NAME:PORT via API server}.
  *
- * <p>ingress-nginx controller pods: the controller's own endpoint, {@code /metrics} on the port it serves /healthz
- * on (cmd/nginx/main.go registers both on one mux served on {@code --healthz-port}, default 10254; the Helm chart
- * declares it as the container port named {@code metrics} when controller.metrics.enabled), read for the gauge
- * {@code nginx_ingress_controller_nginx_process_connections} into the {@link PodMetrics} part, judged by
- * lb-connections-near-capacity. Only pods whose capacity that rule can compute (the controller's ConfigMap in the
- * scan, a numeric worker-processes) are read; the others are a note.
+ * <p>ingress-nginx controller pods: the controller's own endpoint, {@code /metrics} on the port it
+ * serves /healthz on (cmd/nginx/main.go registers both on one mux served on {@code --healthz-port},
+ * default 10254; the Helm chart declares it as the container port named {@code metrics} when
+ * controller.metrics.enabled), read for the gauge {@code
+ * nginx_ingress_controller_nginx_process_connections} into the {@link PodMetrics} part, judged by
+ * lb-connections-near-capacity. Only pods whose capacity that rule can compute (the controller's
+ * ConfigMap in the scan, a numeric worker-processes) are read; the others are a note.
  *
- * <p>RBAC beyond the default scan: {@code list} on pods and {@code get} on {@code pods/proxy}. A pod that cannot be
- * read (403, 404, the pod's port refusing, no answer within the bound) is a coverage entry naming it (exit 3 unless
- * --allow-partial); no HAProxy or ingress-nginx workload, or a HAProxy one without such a port, is a note.
+ * <p>RBAC beyond the default scan: {@code list} on pods and {@code get} on {@code pods/proxy}. A
+ * pod that cannot be read (403, 404, the pod's port refusing, no answer within the bound) is a
+ * coverage entry naming it (exit 3 unless --allow-partial); no HAProxy or ingress-nginx workload,
+ * or a HAProxy one without such a port, is a note.
  */
 public final class LiveMetrics {
     /** Container port names taken for a stats/metrics port. */
     static final Pattern PORT_NAME = Pattern.compile("(?i).*(stat|metric|prom|exporter).*");
+
     /** The path asked on that port: HAProxy's exporter as the HAProxy ingress charts serve it. */
     static final String PATH = "/metrics";
+
     static final String SOURCE = "kubernetes";
+
     /** The product name {@link LoadBalancers} gives ingress-nginx. */
     static final String NGINX = "ingress-nginx";
+
     /**
-     * The ingress controllers' own process metrics (HAProxy Ingress's "ingress-stats", ingress-nginx): Go metrics
-     * of the controller, not HAProxy's figures, so never read as HAProxy's.
+     * The ingress controllers' own process metrics (HAProxy Ingress's "ingress-stats",
+     * ingress-nginx): Go metrics of the controller, not HAProxy's figures, so never read as
+     * HAProxy's.
      */
     static final int CONTROLLER_METRICS_PORT = 10254;
+
     /** Pod reads sent at once. */
     static final int MAX_IN_FLIGHT = 8;
+
     /** The container port name ingress-nginx's Helm chart gives the controller's metrics port. */
     static final String NGINX_PORT_NAME = "metrics";
 
-    private LiveMetrics() {
-    }
+    private LiveMetrics() {}
 
-    /** A pod port to read; {@code nginx} is the ingress-nginx workload it was listed from, null for HAProxy. */
-    record Target(String namespace, String pod, int port, String path, String workload, Workload nginx) {
+    /**
+     * A pod port to read; {@code nginx} is the ingress-nginx workload it was listed from, null for
+     * HAProxy.
+     */
+    record Target(
+            String namespace, String pod, int port, String path, String workload, Workload nginx) {
         String address() {
             return "pod " + namespace + "/" + pod + ":" + port + " via API server";
         }
@@ -94,7 +109,10 @@ public final class LiveMetrics {
         }
     }
 
-    /** Called by the collector once the inventory is read; adds the instances read to the HaproxyRuntime part. */
+    /**
+     * Called by the collector once the inventory is read; adds the instances read to the
+     * HaproxyRuntime part.
+     */
     public static void collect(Snapshot partial, ScanRequest req, SnapshotBuilder out) {
         KubeInventory inv = partial.part(KubeInventory.class).orElse(null);
         if (inv == null) {
@@ -103,22 +121,35 @@ public final class LiveMetrics {
         Config cfg = KubeClients.config(req);
         String server = cfg.getMasterUrl();
         server = server.endsWith("/") ? server.substring(0, server.length() - 1) : server;
-        String context = cfg.getCurrentContext() == null ? "in-cluster" : cfg.getCurrentContext().getName();
-        List<HaproxyRuntime.Instance> read = new ArrayList<>(partial.part(HaproxyRuntime.class)
-                .map(HaproxyRuntime::instances).orElse(List.of()));
+        String context =
+                cfg.getCurrentContext() == null ? "in-cluster" : cfg.getCurrentContext().getName();
+        List<HaproxyRuntime.Instance> read =
+                new ArrayList<>(
+                        partial.part(HaproxyRuntime.class)
+                                .map(HaproxyRuntime::instances)
+                                .orElse(List.of()));
         int before = read.size();
         List<LoadBalancers.Lb> lbs = LoadBalancers.of(inv);
-        List<LoadBalancers.Lb> haproxy = lbs.stream()
-                .filter(lb -> lb.product() != null && lb.product().startsWith("HAProxy")).toList();
-        List<LoadBalancers.Lb> nginx = lbs.stream().filter(lb -> NGINX.equals(lb.product())).toList();
+        List<LoadBalancers.Lb> haproxy =
+                lbs.stream()
+                        .filter(lb -> lb.product() != null && lb.product().startsWith("HAProxy"))
+                        .toList();
+        List<LoadBalancers.Lb> nginx =
+                lbs.stream().filter(lb -> NGINX.equals(lb.product())).toList();
         if (haproxy.isEmpty() && nginx.isEmpty()) {
-            out.notRead(SOURCE, "live metrics", Coverage.Status.NOTE, "--live-metrics: no HAProxy or ingress-nginx"
-                    + " workload in the cluster" + (req.namespaces.isEmpty() ? "" : " namespaces read")
-                    + ", so no pod was read");
+            out.notRead(
+                    SOURCE,
+                    "live metrics",
+                    Coverage.Status.NOTE,
+                    "--live-metrics: no HAProxy or ingress-nginx"
+                            + " workload in the cluster"
+                            + (req.namespaces.isEmpty() ? "" : " namespaces read")
+                            + ", so no pod was read");
             return;
         }
-        List<PodMetrics.Pod> nginxRead = new ArrayList<>(partial.part(PodMetrics.class).map(PodMetrics::pods)
-                .orElse(List.of()));
+        List<PodMetrics.Pod> nginxRead =
+                new ArrayList<>(
+                        partial.part(PodMetrics.class).map(PodMetrics::pods).orElse(List.of()));
         int nginxBefore = nginxRead.size();
         try (HttpClient http = KubeClients.httpClient(cfg)) {
             List<Target> targets = new ArrayList<>();
@@ -126,32 +157,49 @@ public final class LiveMetrics {
                 Workload w = lb.workload();
                 String wl = w.kind() + " " + w.namespace() + "/" + w.name();
                 if ("false".equalsIgnoreCase(flag(lb, "--enable-metrics"))) {
-                    out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: the controller"
-                            + " runs with --enable-metrics=false, so it serves no connection figures; its pods were"
-                            + " not read");
+                    out.notRead(
+                            SOURCE,
+                            "live metrics of " + wl,
+                            Coverage.Status.NOTE,
+                            "--live-metrics: the controller"
+                                    + " runs with --enable-metrics=false, so it serves no connection figures; its pods were"
+                                    + " not read");
                     continue;
                 }
                 if (LbConnectionsNearCapacity.capacity(w, inv) == null) {
-                    out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: its capacity is"
-                            + " not known (the ConfigMap its --configmap names is not in the scan, or its"
-                            + " worker-processes is \"auto\", or unset without a CPU limit or on a controller before"
-                            + " v1.10.4/v1.11.2, or max-worker-connections is 0), so"
-                            + " lb-connections-near-capacity could not judge its pods; they were not read");
+                    out.notRead(
+                            SOURCE,
+                            "live metrics of " + wl,
+                            Coverage.Status.NOTE,
+                            "--live-metrics: its capacity is"
+                                    + " not known (the ConfigMap its --configmap names is not in the scan, or its"
+                                    + " worker-processes is \"auto\", or unset without a CPU limit or on a controller before"
+                                    + " v1.10.4/v1.11.2, or max-worker-connections is 0), so"
+                                    + " lb-connections-near-capacity could not judge its pods; they were not read");
                     continue;
                 }
                 Integer port = nginxPort(lb);
                 if (port == null) {
-                    out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: its"
-                            + " --healthz-port (where the controller serves /metrics) is not a number: "
-                            + flag(lb, "--healthz-port"));
+                    out.notRead(
+                            SOURCE,
+                            "live metrics of " + wl,
+                            Coverage.Status.NOTE,
+                            "--live-metrics: its"
+                                    + " --healthz-port (where the controller serves /metrics) is not a number: "
+                                    + flag(lb, "--healthz-port"));
                     continue;
                 }
-                List<String> pods = runningPods(http, server, context, w.namespace(), w.selector(), wl, out);
+                List<String> pods =
+                        runningPods(http, server, context, w.namespace(), w.selector(), wl, out);
                 if (pods == null) {
                     continue;
                 }
                 if (pods.isEmpty()) {
-                    out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: no running pod");
+                    out.notRead(
+                            SOURCE,
+                            "live metrics of " + wl,
+                            Coverage.Status.NOTE,
+                            "--live-metrics: no running pod");
                 }
                 for (String pod : pods) {
                     targets.add(new Target(w.namespace(), pod, port, PATH, wl, w));
@@ -159,25 +207,37 @@ public final class LiveMetrics {
             }
             List<Exporter> exporters = haproxy.isEmpty() ? List.of() : exporters(partial);
             for (LoadBalancers.Lb lb : haproxy) {
-                String wl = lb.workload().kind() + " " + lb.workload().namespace() + "/" + lb.workload().name();
+                String wl =
+                        lb.workload().kind()
+                                + " "
+                                + lb.workload().namespace()
+                                + "/"
+                                + lb.workload().name();
                 Map<String, Integer> ports = new LinkedHashMap<>();
                 for (Container c : lb.proxies()) {
-                    c.ports().forEach((name, port) -> {
-                        if (port != null && port != CONTROLLER_METRICS_PORT && PORT_NAME.matcher(name).matches()) {
-                            ports.putIfAbsent(name, port);
-                        }
-                    });
+                    c.ports()
+                            .forEach(
+                                    (name, port) -> {
+                                        if (port != null
+                                                && port != CONTROLLER_METRICS_PORT
+                                                && PORT_NAME.matcher(name).matches()) {
+                                            ports.putIfAbsent(name, port);
+                                        }
+                                    });
                 }
                 // port -> path asked on it
                 Map<Integer, String> asked = new TreeMap<>();
                 ports.values().forEach(port -> asked.put(port, PATH));
                 if (asked.isEmpty()) {
-                    // no port named so: a container port on which a HAProxy configuration kept in a ConfigMap of the
+                    // no port named so: a container port on which a HAProxy configuration kept in a
+                    // ConfigMap of the
                     // workload's namespace binds a frontend serving the exporter
                     for (Container c : lb.proxies()) {
                         for (Integer port : c.ports().values()) {
                             for (Exporter x : exporters) {
-                                if (port != null && x.namespace().equals(lb.workload().namespace()) && x.port() == port) {
+                                if (port != null
+                                        && x.namespace().equals(lb.workload().namespace())
+                                        && x.port() == port) {
                                     asked.putIfAbsent(port, x.path());
                                 }
                             }
@@ -185,49 +245,103 @@ public final class LiveMetrics {
                     }
                 }
                 if (asked.isEmpty()) {
-                    out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: no container"
-                            + " port of its HAProxy container is named like a stats or metrics port (stat, metrics,"
-                            + " prometheus, exporter), nor is one the port of a frontend serving 'http-request"
-                            + " use-service prometheus-exporter' in a HAProxy configuration kept in a ConfigMap of "
-                            + lb.workload().namespace() + ", so its pods were not read");
+                    out.notRead(
+                            SOURCE,
+                            "live metrics of " + wl,
+                            Coverage.Status.NOTE,
+                            "--live-metrics: no container"
+                                    + " port of its HAProxy container is named like a stats or metrics port (stat, metrics,"
+                                    + " prometheus, exporter), nor is one the port of a frontend serving 'http-request"
+                                    + " use-service prometheus-exporter' in a HAProxy configuration kept in a ConfigMap of "
+                                    + lb.workload().namespace()
+                                    + ", so its pods were not read");
                     continue;
                 }
-                List<String> pods = runningPods(http, server, context, lb.workload().namespace(),
-                        lb.workload().selector(), wl, out);
+                List<String> pods =
+                        runningPods(
+                                http,
+                                server,
+                                context,
+                                lb.workload().namespace(),
+                                lb.workload().selector(),
+                                wl,
+                                out);
                 if (pods == null) {
                     continue;
                 }
                 if (pods.isEmpty()) {
-                    out.notRead(SOURCE, "live metrics of " + wl, Coverage.Status.NOTE, "--live-metrics: no running pod");
+                    out.notRead(
+                            SOURCE,
+                            "live metrics of " + wl,
+                            Coverage.Status.NOTE,
+                            "--live-metrics: no running pod");
                 }
                 for (String pod : pods) {
-                    asked.forEach((port, path) -> targets.add(new Target(lb.workload().namespace(), pod, port, path,
-                            wl, null)));
+                    asked.forEach(
+                            (port, path) ->
+                                    targets.add(
+                                            new Target(
+                                                    lb.workload().namespace(),
+                                                    pod,
+                                                    port,
+                                                    path,
+                                                    wl,
+                                                    null)));
                 }
             }
             // at most MAX_IN_FLIGHT pod reads at a time: the API server proxies each one
             for (int from = 0; from < targets.size(); from += MAX_IN_FLIGHT) {
                 Map<Target, CompletableFuture<KubeLiveSource.Answer>> sent = new LinkedHashMap<>();
-                for (Target t : targets.subList(from, Math.min(targets.size(), from + MAX_IN_FLIGHT))) {
-                    String url = server + "/api/v1/namespaces/" + enc(t.namespace()) + "/pods/" + enc(t.pod()) + ":"
-                            + t.port() + "/proxy" + t.path();
-                    sent.put(t, KubeLiveSource.send(http, url, "text/plain;version=0.0.4, */*;q=0.1",
-                            req.liveMetricsTimeoutMillis));
+                for (Target t :
+                        targets.subList(from, Math.min(targets.size(), from + MAX_IN_FLIGHT))) {
+                    String url =
+                            server
+                                    + "/api/v1/namespaces/"
+                                    + enc(t.namespace())
+                                    + "/pods/"
+                                    + enc(t.pod())
+                                    + ":"
+                                    + t.port()
+                                    + "/proxy"
+                                    + t.path();
+                    sent.put(
+                            t,
+                            KubeLiveSource.send(
+                                    http,
+                                    url,
+                                    "text/plain;version=0.0.4, */*;q=0.1",
+                                    req.liveMetricsTimeoutMillis));
                 }
-                for (Map.Entry<Target, CompletableFuture<KubeLiveSource.Answer>> e : sent.entrySet()) {
+                for (Map.Entry<Target, CompletableFuture<KubeLiveSource.Answer>> e :
+                        sent.entrySet()) {
                     Target t = e.getKey();
                     try {
-                        KubeLiveSource.Answer a = answer(t, e.getValue(), context, req.liveMetricsTimeoutMillis,
-                                server);
+                        KubeLiveSource.Answer a =
+                                answer(
+                                        t,
+                                        e.getValue(),
+                                        context,
+                                        req.liveMetricsTimeoutMillis,
+                                        server);
                         String body = new String(a.body(), StandardCharsets.UTF_8);
-                        String type = a.header("Content-Type") == null ? "" : a.header("Content-Type");
+                        String type =
+                                a.header("Content-Type") == null ? "" : a.header("Content-Type");
                         if (t.nginx() != null) {
                             if (type.toLowerCase(Locale.ROOT).startsWith("text/html")) {
-                                throw new Failed(Coverage.Status.FAILED, "an HTML page, not Prometheus metrics");
+                                throw new Failed(
+                                        Coverage.Status.FAILED,
+                                        "an HTML page, not Prometheus metrics");
                             }
-                            List<PrometheusPeaks.Sample> samples = PodMetrics.nginxConnections(body);
-                            nginxRead.add(new PodMetrics.Pod(t.namespace(), t.pod(), t.port(), t.nginx().kind(),
-                                    t.nginx().name(), samples));
+                            List<PrometheusPeaks.Sample> samples =
+                                    PodMetrics.nginxConnections(body);
+                            nginxRead.add(
+                                    new PodMetrics.Pod(
+                                            t.namespace(),
+                                            t.pod(),
+                                            t.port(),
+                                            t.nginx().kind(),
+                                            t.nginx().name(),
+                                            samples));
                             out.read(SOURCE, t.scope(), samples.size());
                             continue;
                         }
@@ -243,8 +357,12 @@ public final class LiveMetrics {
                 }
             }
             if (req.verbose) {
-                req.err.println("deja: kubernetes: --live-metrics: " + targets.size() + " pod port(s) asked, "
-                        + (read.size() - before + nginxRead.size() - nginxBefore) + " read");
+                req.err.println(
+                        "deja: kubernetes: --live-metrics: "
+                                + targets.size()
+                                + " pod port(s) asked, "
+                                + (read.size() - before + nginxRead.size() - nginxBefore)
+                                + " read");
             }
         }
         if (!haproxy.isEmpty() || !read.isEmpty()) {
@@ -267,8 +385,13 @@ public final class LiveMetrics {
     }
 
     /** A pod's 200 answer; any other outcome is {@link Failed} with its coverage status. */
-    private static KubeLiveSource.Answer answer(Target t, CompletableFuture<KubeLiveSource.Answer> f, String context,
-                                 long timeoutMillis, String server) throws Failed {
+    private static KubeLiveSource.Answer answer(
+            Target t,
+            CompletableFuture<KubeLiveSource.Answer> f,
+            String context,
+            long timeoutMillis,
+            String server)
+            throws Failed {
         KubeLiveSource.Answer a;
         try {
             a = f.get(timeoutMillis + 1_000L, TimeUnit.MILLISECONDS);
@@ -281,15 +404,20 @@ public final class LiveMetrics {
         } catch (ExecutionException | RuntimeException x) {
             for (Throwable c = x; c != null; c = c.getCause() == c ? null : c.getCause()) {
                 if (c instanceof HttpTimeoutException) {
-                    throw new Failed(Coverage.Status.FAILED, "no answer within " + timeoutMillis + " ms");
+                    throw new Failed(
+                            Coverage.Status.FAILED, "no answer within " + timeoutMillis + " ms");
                 }
             }
-            throw new Failed(Coverage.Status.FAILED, KubeLiveSource.transport(x, server, context,
-                    KubeClients.CONNECT_TIMEOUT_MS));
+            throw new Failed(
+                    Coverage.Status.FAILED,
+                    KubeLiveSource.transport(x, server, context, KubeClients.CONNECT_TIMEOUT_MS));
         }
         if (a.over()) {
-            throw new Failed(Coverage.Status.FAILED, "the answer was larger than "
-                    + (KubeLiveSource.maxResponseBytes >> 20) + " MiB: not read");
+            throw new Failed(
+                    Coverage.Status.FAILED,
+                    "the answer was larger than "
+                            + (KubeLiveSource.maxResponseBytes >> 20)
+                            + " MiB: not read");
         }
         int code = a.code();
         if (code == 200) {
@@ -298,31 +426,50 @@ public final class LiveMetrics {
         String why = KubeLiveSource.statusMessage(a.body());
         String tail = why == null ? "" : ": " + why;
         if (code == 403) {
-            throw new Failed(Coverage.Status.DENIED, "403 Forbidden: the credentials of context " + context
-                    + " may not get pods/proxy in " + t.namespace() + " (RBAC: get on pods/proxy, core; see the"
-                    + " README, --live-metrics)" + tail);
+            throw new Failed(
+                    Coverage.Status.DENIED,
+                    "403 Forbidden: the credentials of context "
+                            + context
+                            + " may not get pods/proxy in "
+                            + t.namespace()
+                            + " (RBAC: get on pods/proxy, core; see the"
+                            + " README, --live-metrics)"
+                            + tail);
         }
         if (code == 401) {
             throw new Failed(Coverage.Status.DENIED, "401 Unauthorized" + tail);
         }
         if (code >= 300 && code < 400) {
-            throw new Failed(Coverage.Status.FAILED, "HTTP " + code + " (a redirect); deja does not follow redirects");
+            throw new Failed(
+                    Coverage.Status.FAILED,
+                    "HTTP " + code + " (a redirect); deja does not follow redirects");
         }
-        throw new Failed(Coverage.Status.FAILED, "HTTP " + code + (code == 404 ? " (no such pod, or the port does not"
-                + " serve " + t.path() + ")" : code == 503 || code == 502 ? " (the API server could not reach the pod's port)"
-                : "") + tail);
+        throw new Failed(
+                Coverage.Status.FAILED,
+                "HTTP "
+                        + code
+                        + (code == 404
+                                ? " (no such pod, or the port does not" + " serve " + t.path() + ")"
+                                : code == 503 || code == 502
+                                        ? " (the API server could not reach the pod's port)"
+                                        : "")
+                        + tail);
     }
 
     /**
-     * A frontend serving HAProxy's Prometheus exporter ({@code http-request use-service prometheus-exporter}) in a
-     * configuration kept in a ConfigMap: the ConfigMap's namespace, a port it binds, and the path its condition asks
-     * for ({@code { path /metrics }}; /metrics when the condition names none).
+     * A frontend serving HAProxy's Prometheus exporter ({@code http-request use-service
+     * prometheus-exporter}) in a configuration kept in a ConfigMap: the ConfigMap's namespace, a
+     * port it binds, and the path its condition asks for ({@code { path /metrics }}; /metrics when
+     * the condition names none).
      */
-    record Exporter(String namespace, int port, String path) {
-    }
+    record Exporter(String namespace, int port, String path) {}
 
-    /** "ConfigMap NS/NAME#KEY", optionally prefixed by "[manifest] ": how {@link HaproxyConfigMaps} names them. */
-    private static final Pattern CONFIGMAP_FILE = Pattern.compile("^(?:\\[[^\\]]*\\] )?ConfigMap ([^/#]+)/.*");
+    /**
+     * "ConfigMap NS/NAME#KEY", optionally prefixed by "[manifest] ": how {@link HaproxyConfigMaps}
+     * names them.
+     */
+    private static final Pattern CONFIGMAP_FILE =
+            Pattern.compile("^(?:\\[[^\\]]*\\] )?ConfigMap ([^/#]+)/.*");
 
     static List<Exporter> exporters(Snapshot partial) {
         List<Exporter> out = new ArrayList<>();
@@ -337,7 +484,9 @@ public final class LiveMetrics {
                 }
                 Directive ex = null;
                 for (Directive d : s.directives()) {
-                    if (d.is("http-request") && "use-service".equals(d.word(1)) && d.word(2) != null
+                    if (d.is("http-request")
+                            && "use-service".equals(d.word(1))
+                            && d.word(2) != null
                             && d.word(2).startsWith("prometheus-exporter")) {
                         ex = d;
                         break;
@@ -364,7 +513,10 @@ public final class LiveMetrics {
         return out;
     }
 
-    /** The path in the exporter rule's condition ({@code if { path /metrics }}, path_beg too), else /metrics. */
+    /**
+     * The path in the exporter rule's condition ({@code if { path /metrics }}, path_beg too), else
+     * /metrics.
+     */
     static String exporterPath(Directive d) {
         for (int i = 3; i + 1 < d.size(); i++) {
             String w = d.word(i);
@@ -376,8 +528,9 @@ public final class LiveMetrics {
     }
 
     /**
-     * The port an ingress-nginx controller serves /metrics on: the container port named {@code metrics} (the Helm
-     * chart's), else its {@code --healthz-port}, else 10254 (the flag's default); null when the flag is not a number.
+     * The port an ingress-nginx controller serves /metrics on: the container port named {@code
+     * metrics} (the Helm chart's), else its {@code --healthz-port}, else 10254 (the flag's
+     * default); null when the flag is not a number.
      */
     static Integer nginxPort(LoadBalancers.Lb lb) {
         for (Container c : lb.proxies()) {
@@ -403,19 +556,37 @@ public final class LiveMetrics {
         return null;
     }
 
-    /** The running pods a workload's selector selects; null when they could not be listed (a coverage entry). */
-    static List<String> runningPods(HttpClient http, String server, String context, String namespace,
-                                    Selector selector, String workload, SnapshotBuilder out) {
+    /**
+     * The running pods a workload's selector selects; null when they could not be listed (a
+     * coverage entry).
+     */
+    static List<String> runningPods(
+            HttpClient http,
+            String server,
+            String context,
+            String namespace,
+            Selector selector,
+            String workload,
+            SnapshotBuilder out) {
         String scope = "pods of " + workload;
         if (selector == null || selector.isEmpty()) {
-            out.notRead(SOURCE, "live metrics of " + workload, Coverage.Status.NOTE, "--live-metrics: the workload"
-                    + " has no selector, so its pods cannot be found");
+            out.notRead(
+                    SOURCE,
+                    "live metrics of " + workload,
+                    Coverage.Status.NOTE,
+                    "--live-metrics: the workload"
+                            + " has no selector, so its pods cannot be found");
             return null;
         }
-        String url = server + "/api/v1/namespaces/" + enc(namespace) + "/pods?labelSelector=" + enc(labelSelector(selector));
+        String url =
+                server
+                        + "/api/v1/namespaces/"
+                        + enc(namespace)
+                        + "/pods?labelSelector="
+                        + enc(labelSelector(selector));
         KubeLiveSource.Answer a;
-        CompletableFuture<KubeLiveSource.Answer> f = KubeLiveSource.send(http, url, "application/json",
-                KubeClients.REQUEST_TIMEOUT_MS);
+        CompletableFuture<KubeLiveSource.Answer> f =
+                KubeLiveSource.send(http, url, "application/json", KubeClients.REQUEST_TIMEOUT_MS);
         try {
             a = f.get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
         } catch (InterruptedException x) {
@@ -424,23 +595,32 @@ public final class LiveMetrics {
             return null;
         } catch (TimeoutException | ExecutionException | RuntimeException x) {
             f.cancel(true);
-            out.notRead(SOURCE, scope, Coverage.Status.FAILED, KubeLiveSource.transport(x, server, context,
-                    KubeClients.CONNECT_TIMEOUT_MS));
+            out.notRead(
+                    SOURCE,
+                    scope,
+                    Coverage.Status.FAILED,
+                    KubeLiveSource.transport(x, server, context, KubeClients.CONNECT_TIMEOUT_MS));
             return null;
         }
         if (a.code() != 200 || a.over()) {
             String why = KubeLiveSource.statusMessage(a.body());
-            out.notRead(SOURCE, scope, a.code() == 403 ? Coverage.Status.DENIED : Coverage.Status.FAILED,
-                    (a.code() == 403 ? "403 Forbidden: the credentials of context " + context + " may not list pods in "
-                            + namespace + " (RBAC: list on pods, core; needed by --live-metrics)"
-                            : a.over() ? "the pod list was too large" : "HTTP " + a.code())
+            out.notRead(
+                    SOURCE,
+                    scope,
+                    a.code() == 403 ? Coverage.Status.DENIED : Coverage.Status.FAILED,
+                    (a.code() == 403
+                                    ? "403 Forbidden: the credentials of context "
+                                            + context
+                                            + " may not list pods in "
+                                            + namespace
+                                            + " (RBAC: list on pods, core; needed by --live-metrics)"
+                                    : a.over() ? "the pod list was too large" : "HTTP " + a.code())
                             + (why == null ? "" : ": " + why));
             return null;
         }
         List<String> pods = new ArrayList<>();
         try {
-            JsonNode list = JsonMapper.builder().build()
-                    .readTree(a.body());
+            JsonNode list = JsonMapper.builder().build().readTree(a.body());
             if (!list.path("items").isArray()) {
                 throw new IllegalArgumentException("no items");
             }
@@ -448,15 +628,24 @@ public final class LiveMetrics {
                 JsonNode md = item.path("metadata");
                 String name = md.path("name").asString(null);
                 Map<String, String> labels = new LinkedHashMap<>();
-                md.path("labels").properties().forEach(e -> labels.put(e.getKey(), e.getValue().asString()));
-                // a pod the selector selects, not being deleted, running (a Pending pod has no port to ask)
-                if (name != null && md.path("deletionTimestamp").isMissingNode()
-                        && "Running".equals(item.path("status").path("phase").asString(null)) && selector.matches(labels)) {
+                md.path("labels")
+                        .properties()
+                        .forEach(e -> labels.put(e.getKey(), e.getValue().asString()));
+                // a pod the selector selects, not being deleted, running (a Pending pod has no port
+                // to ask)
+                if (name != null
+                        && md.path("deletionTimestamp").isMissingNode()
+                        && "Running".equals(item.path("status").path("phase").asString(null))
+                        && selector.matches(labels)) {
                     pods.add(name);
                 }
             }
         } catch (RuntimeException x) {
-            out.notRead(SOURCE, scope, Coverage.Status.FAILED, "the server's answer is not a JSON pod list");
+            out.notRead(
+                    SOURCE,
+                    scope,
+                    Coverage.Status.FAILED,
+                    "the server's answer is not a JSON pod list");
             return null;
         }
         out.read(SOURCE, scope, pods.size());
@@ -471,10 +660,11 @@ public final class LiveMetrics {
         for (Selector.Expression x : s.expressions()) {
             switch (x.operator() == null ? "" : x.operator()) {
                 case "In" -> parts.add(x.key() + " in (" + String.join(",", x.values()) + ")");
-                case "NotIn" -> parts.add(x.key() + " notin (" + String.join(",", x.values()) + ")");
+                case "NotIn" ->
+                        parts.add(x.key() + " notin (" + String.join(",", x.values()) + ")");
                 case "Exists" -> parts.add(x.key());
                 case "DoesNotExist" -> parts.add("!" + x.key());
-                default -> { }
+                default -> {}
             }
         }
         return String.join(",", parts);

@@ -24,13 +24,15 @@ import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.reader.ReaderException;
 
 /**
- * Reads Kubernetes manifests (YAML or JSON; several documents per file; {@code kind: List} and other {@code *List}
- * kinds with {@code items}; a JSON array of objects) into the {@link KubeInventory}. Every view keeps the file and
- * the line where its object starts. Kinds without a dedicated view (CRDs, RBAC, Jobs, ...) are kept generically.
+ * Reads Kubernetes manifests (YAML or JSON; several documents per file; {@code kind: List} and
+ * other {@code *List} kinds with {@code items}; a JSON array of objects) into the {@link
+ * KubeInventory}. Every view keeps the file and the line where its object starts. Kinds without a
+ * dedicated view (CRDs, RBAC, Jobs, ...) are kept generically.
  *
- * <p>Parsing uses SnakeYAML's node API with limits: at most {@value #MAX_ALIASES} aliases to collections (a "billion
- * laughs" bomb is refused before it is expanded), nesting depth {@value #MAX_DEPTH}, and {@value #MAX_DOC_MIB} MiB
- * per document (the API server refuses objects over 1.5 MiB anyway).
+ * <p>Parsing uses SnakeYAML's node API with limits: at most {@value #MAX_ALIASES} aliases to
+ * collections (a "billion laughs" bomb is refused before it is expanded), nesting depth {@value
+ * #MAX_DEPTH}, and {@value #MAX_DOC_MIB} MiB per document (the API server refuses objects over 1.5
+ * MiB anyway).
  */
 public final class ManifestLoader implements FileLoader {
     static final int MAX_ALIASES = 20;
@@ -39,7 +41,8 @@ public final class ManifestLoader implements FileLoader {
 
     @Override
     public void load(List<SourceFile> files, ScanRequest request, SnapshotBuilder out) {
-        KubeInventory.Builder inv = out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
+        KubeInventory.Builder inv =
+                out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
         // "Kind namespace/name" -> where each definition is ("file:line"), for the duplicate note
         Map<String, List<String>> definitions = new TreeMap<>();
         for (SourceFile f : files) {
@@ -51,8 +54,13 @@ public final class ManifestLoader implements FileLoader {
             int count = 0;
             for (Object v : views) {
                 if (v instanceof String skipped) {
-                    out.coverage(new Coverage.Entry("kubernetes", skipped, Coverage.Status.SKIPPED,
-                            "document has no kind, not a Kubernetes object", -1));
+                    out.coverage(
+                            new Coverage.Entry(
+                                    "kubernetes",
+                                    skipped,
+                                    Coverage.Status.SKIPPED,
+                                    "document has no kind, not a Kubernetes object",
+                                    -1));
                     continue;
                 }
                 inv.add(v);
@@ -60,7 +68,8 @@ public final class ManifestLoader implements FileLoader {
                 Meta m = metaOf(v);
                 AnnotationSuppressions.record(m, request, out);
                 if (!(v instanceof Meta)) { // the kinds rules read
-                    definitions.computeIfAbsent(m.display(), k -> new ArrayList<>())
+                    definitions
+                            .computeIfAbsent(m.display(), k -> new ArrayList<>())
                             .add(m.file() + (m.line() == null ? "" : ":" + m.line()));
                 }
             }
@@ -70,19 +79,27 @@ public final class ManifestLoader implements FileLoader {
     }
 
     /**
-     * One object (kind, namespace, name) defined more than once: each definition is judged on its own, with the
-     * related objects nearest to it ({@link KubeInventory#nearest}); said once, on stderr and in the report.
+     * One object (kind, namespace, name) defined more than once: each definition is judged on its
+     * own, with the related objects nearest to it ({@link KubeInventory#nearest}); said once, on
+     * stderr and in the report.
      */
-    static void noteDuplicates(Map<String, List<String>> definitions, ScanRequest request, SnapshotBuilder out) {
+    static void noteDuplicates(
+            Map<String, List<String>> definitions, ScanRequest request, SnapshotBuilder out) {
         for (Map.Entry<String, List<String>> e : definitions.entrySet()) {
             List<String> where = e.getValue();
             if (where.size() < 2) {
                 continue;
             }
-            String detail = "defined " + where.size() + " times (" + String.join(", ", where) + "): each is judged on"
-                    + " its own, with the related objects nearest to it";
+            String detail =
+                    "defined "
+                            + where.size()
+                            + " times ("
+                            + String.join(", ", where)
+                            + "): each is judged on"
+                            + " its own, with the related objects nearest to it";
             request.err.println("deja: note: " + e.getKey() + " is " + detail);
-            out.coverage(new Coverage.Entry("kubernetes", e.getKey(), Coverage.Status.NOTE, detail, -1));
+            out.coverage(
+                    new Coverage.Entry("kubernetes", e.getKey(), Coverage.Status.NOTE, detail, -1));
         }
     }
 
@@ -108,13 +125,17 @@ public final class ManifestLoader implements FileLoader {
     }
 
     /**
-     * The views of one file, in order; a document without a kind yields a String naming it (for the coverage).
+     * The views of one file, in order; a document without a kind yields a String naming it (for the
+     * coverage).
      */
     static List<Object> parse(SourceFile f) {
         return parse(f, null);
     }
 
-    /** As {@link #parse(SourceFile)}; values of the wrong type ("line: key: what") go to {@code problems}. */
+    /**
+     * As {@link #parse(SourceFile)}; values of the wrong type ("line: key: what") go to {@code
+     * problems}.
+     */
     static List<Object> parse(SourceFile f, List<String> problems) {
         List<Object> out = new ArrayList<>();
         checkDocumentSizes(f);
@@ -130,18 +151,27 @@ public final class ManifestLoader implements FileLoader {
         } catch (MarkedYAMLException e) {
             Mark m = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
             String where = m == null ? f.display() : f.display() + ":" + (m.getLine() + 1);
-            throw new InputException(where + ": not valid YAML: " + oneLine(e.getProblem() != null ? e.getProblem()
-                    : e.getMessage()));
+            throw new InputException(
+                    where
+                            + ": not valid YAML: "
+                            + oneLine(e.getProblem() != null ? e.getProblem() : e.getMessage()));
         } catch (ReaderException e) { // a character YAML forbids: name its line
             int line = 1;
             String t = f.text();
-            for (int i = 0, cp = 0; i < t.length() && cp < e.getPosition(); i += Character.charCount(t.codePointAt(i)), cp++) {
+            for (int i = 0, cp = 0;
+                    i < t.length() && cp < e.getPosition();
+                    i += Character.charCount(t.codePointAt(i)), cp++) {
                 if (t.charAt(i) == '\n') {
                     line++;
                 }
             }
-            throw new InputException(f.display() + ":" + line + ": not valid YAML: character U+"
-                    + String.format(Locale.ROOT, "%04X", e.getCodePoint()) + " is not allowed (binary content?)");
+            throw new InputException(
+                    f.display()
+                            + ":"
+                            + line
+                            + ": not valid YAML: character U+"
+                            + String.format(Locale.ROOT, "%04X", e.getCodePoint())
+                            + " is not allowed (binary content?)");
         } catch (YAMLException e) {
             throw new InputException(f.display() + ": " + limitMessage(e.getMessage()));
         } catch (StackOverflowError e) {
@@ -151,8 +181,8 @@ public final class ManifestLoader implements FileLoader {
     }
 
     /**
-     * Refuses an oversized document before parsing: SnakeYAML enforces the same limit, but only after scanning up to
-     * it, which for one enormous scalar takes seconds.
+     * Refuses an oversized document before parsing: SnakeYAML enforces the same limit, but only
+     * after scanning up to it, which for one enormous scalar takes seconds.
      */
     static void checkDocumentSizes(SourceFile f) {
         String t = f.text();
@@ -171,8 +201,13 @@ public final class ManifestLoader implements FileLoader {
             if (separator || nl < 0) {
                 int docEnd = separator ? i : end;
                 if (docEnd - start > limit) {
-                    throw new InputException(f.display() + ":" + startLine + ": refused: a document is larger than "
-                            + MAX_DOC_MIB + " MiB (Kubernetes objects are at most 1.5 MiB)");
+                    throw new InputException(
+                            f.display()
+                                    + ":"
+                                    + startLine
+                                    + ": refused: a document is larger than "
+                                    + MAX_DOC_MIB
+                                    + " MiB (Kubernetes objects are at most 1.5 MiB)");
                 }
                 start = i;
                 startLine = line;
@@ -208,7 +243,8 @@ public final class ManifestLoader implements FileLoader {
             return;
         }
         Tree items = t.get("items");
-        if (kind.endsWith("List") && (items != null || t.get("metadata") == null || kind.equals("List"))) {
+        if (kind.endsWith("List")
+                && (items != null || t.get("metadata") == null || kind.equals("List"))) {
             if (items != null) {
                 for (Tree i : items.items()) {
                     collect(i, file, out, depth + 1);
@@ -223,13 +259,17 @@ public final class ManifestLoader implements FileLoader {
         String m = oneLine(msg);
         String low = m.toLowerCase(Locale.ROOT);
         if (low.contains("aliases")) {
-            return "refused: more than " + MAX_ALIASES + " aliases to collections (a YAML \"billion laughs\" bomb?)";
+            return "refused: more than "
+                    + MAX_ALIASES
+                    + " aliases to collections (a YAML \"billion laughs\" bomb?)";
         }
         if (low.contains("nesting depth")) {
             return "refused: nested deeper than " + MAX_DEPTH + " levels";
         }
         if (low.contains("code points") || low.contains("exceeds the limit")) {
-            return "refused: a document is larger than " + MAX_DOC_MIB + " MiB (Kubernetes objects are at most 1.5 MiB)";
+            return "refused: a document is larger than "
+                    + MAX_DOC_MIB
+                    + " MiB (Kubernetes objects are at most 1.5 MiB)";
         }
         return "not valid YAML: " + m;
     }

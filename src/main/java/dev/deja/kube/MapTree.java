@@ -5,7 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** A JSON-like tree of maps, lists and scalars (an object from the API server) as a {@link Tree}; no lines. */
+/**
+ * A JSON-like tree of maps, lists and scalars (an object from the API server) as a {@link Tree}; no
+ * lines.
+ */
 final class MapTree implements Tree {
     private final Object value;
     private final String kind;
@@ -21,7 +24,10 @@ final class MapTree implements Tree {
         this.apiVersion = apiVersion;
     }
 
-    /** The same object with a kind and an apiVersion to assume when it has none (list items usually omit them). */
+    /**
+     * The same object with a kind and an apiVersion to assume when it has none (list items usually
+     * omit them).
+     */
     MapTree withKind(String kind, String apiVersion) {
         return new MapTree(value, kind, apiVersion);
     }
@@ -69,7 +75,9 @@ final class MapTree implements Tree {
         if (value instanceof Map<?, ?> m) {
             List<Map.Entry<String, Tree>> out = new ArrayList<>(m.size());
             for (Map.Entry<?, ?> e : m.entrySet()) {
-                out.add(new AbstractMap.SimpleImmutableEntry<>(String.valueOf(e.getKey()), of(e.getValue())));
+                out.add(
+                        new AbstractMap.SimpleImmutableEntry<>(
+                                String.valueOf(e.getKey()), of(e.getValue())));
             }
             return out;
         }

@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A read-only view of a parsed object tree, so that one {@link ViewReader} turns both manifests (SnakeYAML nodes,
- * with lines) and live objects (maps from the API server, without lines) into the same views.
+ * A read-only view of a parsed object tree, so that one {@link ViewReader} turns both manifests
+ * (SnakeYAML nodes, with lines) and live objects (maps from the API server, without lines) into the
+ * same views.
  */
 interface Tree {
     /** The child under a key, or null. */
@@ -59,11 +60,15 @@ interface Tree {
         }
     }
 
-    /** A value under {@code key} that is not a whole number: read as unset; manifests warn about it. */
-    default void notANumber(String key, String value) {
-    }
+    /**
+     * A value under {@code key} that is not a whole number: read as unset; manifests warn about it.
+     */
+    default void notANumber(String key, String value) {}
 
-    /** A mapping of scalars (labels, annotations, selectors, data) as strings; non-scalar values are skipped. */
+    /**
+     * A mapping of scalars (labels, annotations, selectors, data) as strings; non-scalar values are
+     * skipped.
+     */
     default Map<String, String> strings(String key) {
         Tree t = get(key);
         if (t == null) {

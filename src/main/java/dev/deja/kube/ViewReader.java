@@ -22,13 +22,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Turns one object (a manifest document or an object from the API server) into its view: only the fields the rules
- * read are kept. Objects of kinds without a dedicated view are kept as their {@link Meta}.
+ * Turns one object (a manifest document or an object from the API server) into its view: only the
+ * fields the rules read are kept. Objects of kinds without a dedicated view are kept as their
+ * {@link Meta}.
  */
 final class ViewReader {
     static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
-    private ViewReader() {
-    }
+
+    private ViewReader() {}
 
     /** The view of an object; {@code file} is null for live objects. */
     static Object read(Tree obj, String file) {
@@ -58,12 +59,20 @@ final class ViewReader {
             name = md.text("generateName") + "*";
         }
         Map<String, String> annotations = md == null ? Map.of() : md.strings("annotations");
-        if (annotations.containsKey(LAST_APPLIED)) { // a copy of the whole object: not worth keeping
+        if (annotations.containsKey(
+                LAST_APPLIED)) { // a copy of the whole object: not worth keeping
             annotations = new LinkedHashMap<>(annotations);
             annotations.remove(LAST_APPLIED);
         }
-        return new Meta(obj.text("apiVersion"), kind, ns, name, md == null ? Map.of() : md.strings("labels"),
-                annotations, file, file == null ? null : obj.line());
+        return new Meta(
+                obj.text("apiVersion"),
+                kind,
+                ns,
+                name,
+                md == null ? Map.of() : md.strings("labels"),
+                annotations,
+                file,
+                file == null ? null : obj.line());
     }
 
     private static String text(Tree t) {
@@ -73,7 +82,8 @@ final class ViewReader {
     private static Workload workload(Tree obj, Meta meta) {
         Tree spec = obj.get("spec");
         if (spec == null) {
-            return new Workload(meta, null, null, null, null, null, null, null, null, null, null, null);
+            return new Workload(
+                    meta, null, null, null, null, null, null, null, null, null, null, null);
         }
         Integer replicas = spec.integer("replicas");
         String strategy = null;
@@ -81,7 +91,10 @@ final class ViewReader {
         Integer strategyLine = null;
         Tree st = spec.get("strategy") != null ? spec.get("strategy") : spec.get("updateStrategy");
         if (st != null) {
-            strategyLine = spec.get("strategy") != null ? spec.keyLine("strategy") : spec.keyLine("updateStrategy");
+            strategyLine =
+                    spec.get("strategy") != null
+                            ? spec.keyLine("strategy")
+                            : spec.keyLine("updateStrategy");
             strategy = st.text("type");
             Tree ru = st.get("rollingUpdate");
             if (ru != null) {
@@ -108,8 +121,11 @@ final class ViewReader {
             Tree t = pod.get("topologySpreadConstraints");
             if (t != null) {
                 for (Tree c : t.items()) {
-                    tsc.add(new Workload.Spread(c.text("topologyKey"),
-                            !"ScheduleAnyway".equals(c.text("whenUnsatisfiable")), selector(c.get("labelSelector"))));
+                    tsc.add(
+                            new Workload.Spread(
+                                    c.text("topologyKey"),
+                                    !"ScheduleAnyway".equals(c.text("whenUnsatisfiable")),
+                                    selector(c.get("labelSelector"))));
                 }
             }
             Tree pa = pod.path("affinity", "podAntiAffinity");
@@ -117,7 +133,11 @@ final class ViewReader {
                 Tree req = pa.get("requiredDuringSchedulingIgnoredDuringExecution");
                 if (req != null) {
                     for (Tree term : req.items()) {
-                        anti.add(new Workload.Spread(term.text("topologyKey"), true, selector(term.get("labelSelector"))));
+                        anti.add(
+                                new Workload.Spread(
+                                        term.text("topologyKey"),
+                                        true,
+                                        selector(term.get("labelSelector"))));
                     }
                 }
                 Tree pref = pa.get("preferredDuringSchedulingIgnoredDuringExecution");
@@ -125,17 +145,36 @@ final class ViewReader {
                     for (Tree w : pref.items()) {
                         Tree term = w.get("podAffinityTerm");
                         if (term != null) {
-                            anti.add(new Workload.Spread(term.text("topologyKey"), false, selector(term.get("labelSelector"))));
+                            anti.add(
+                                    new Workload.Spread(
+                                            term.text("topologyKey"),
+                                            false,
+                                            selector(term.get("labelSelector"))));
                         }
                     }
                 }
             }
         }
-        String sa = pod == null ? null : pod.text("serviceAccountName") != null ? pod.text("serviceAccountName")
-                : pod.text("serviceAccount"); // the deprecated alias
-        return new Workload(meta, replicas, strategy, maxUnavailable, selector(spec.get("selector")),
-                tmd == null ? Map.of() : tmd.strings("labels"), tmd == null ? Map.of() : tmd.strings("annotations"),
-                containers, tsc, anti, spec.keyLine("replicas"), strategyLine, sa);
+        String sa =
+                pod == null
+                        ? null
+                        : pod.text("serviceAccountName") != null
+                                ? pod.text("serviceAccountName")
+                                : pod.text("serviceAccount"); // the deprecated alias
+        return new Workload(
+                meta,
+                replicas,
+                strategy,
+                maxUnavailable,
+                selector(spec.get("selector")),
+                tmd == null ? Map.of() : tmd.strings("labels"),
+                tmd == null ? Map.of() : tmd.strings("annotations"),
+                containers,
+                tsc,
+                anti,
+                spec.keyLine("replicas"),
+                strategyLine,
+                sa);
     }
 
     static Selector selector(Tree sel) {
@@ -146,23 +185,45 @@ final class ViewReader {
         Tree me = sel.get("matchExpressions");
         if (me != null) {
             for (Tree e : me.items()) {
-                exprs.add(new Selector.Expression(e.text("key"), e.text("operator"), e.texts("values")));
+                exprs.add(
+                        new Selector.Expression(
+                                e.text("key"), e.text("operator"), e.texts("values")));
             }
         }
         return new Selector(sel.strings("matchLabels"), exprs);
     }
 
     /**
-     * The fields of a container that {@link #container} reads: a live scan's parser builds no others (environment,
-     * volume mounts and resources are most of a container's size). Read a new field here, add it here.
+     * The fields of a container that {@link #container} reads: a live scan's parser builds no
+     * others (environment, volume mounts and resources are most of a container's size). Read a new
+     * field here, add it here.
      */
-    static final Set<String> CONTAINER_FIELDS = Set.of("name", "image", "command", "args", "ports",
-            "readinessProbe", "livenessProbe", "startupProbe", "resources");
+    static final Set<String> CONTAINER_FIELDS =
+            Set.of(
+                    "name",
+                    "image",
+                    "command",
+                    "args",
+                    "ports",
+                    "readinessProbe",
+                    "livenessProbe",
+                    "startupProbe",
+                    "resources");
 
     /** Fields of a pod spec no view reads, which a live scan's parser skips. */
-    static final Set<String> POD_SPEC_SKIPPED = Set.of("initContainers", "ephemeralContainers",
-            "volumes", "tolerations", "imagePullSecrets", "hostAliases", "securityContext", "dnsConfig", "readinessGates",
-            "resourceClaims", "overhead");
+    static final Set<String> POD_SPEC_SKIPPED =
+            Set.of(
+                    "initContainers",
+                    "ephemeralContainers",
+                    "volumes",
+                    "tolerations",
+                    "imagePullSecrets",
+                    "hostAliases",
+                    "securityContext",
+                    "dnsConfig",
+                    "readinessGates",
+                    "resourceClaims",
+                    "overhead");
 
     private static Container container(Tree c) {
         Map<String, Integer> ports = new LinkedHashMap<>();
@@ -176,8 +237,16 @@ final class ViewReader {
                 }
             }
         }
-        return new Container(c.text("name"), c.text("image"), c.texts("command"), c.texts("args"), ports,
-                probe(c, "readinessProbe"), probe(c, "livenessProbe"), probe(c, "startupProbe"), c.line(),
+        return new Container(
+                c.text("name"),
+                c.text("image"),
+                c.texts("command"),
+                c.texts("args"),
+                ports,
+                probe(c, "readinessProbe"),
+                probe(c, "livenessProbe"),
+                probe(c, "startupProbe"),
+                c.line(),
                 cpuLimit(c));
     }
 
@@ -212,8 +281,17 @@ final class ViewReader {
             handler = "exec";
             command = p.get("exec").texts("command");
         }
-        return new Probe(handler, path, port, scheme, command, p.integer("timeoutSeconds"), p.integer("periodSeconds"),
-                p.integer("failureThreshold"), p.integer("initialDelaySeconds"), c.keyLine(key));
+        return new Probe(
+                handler,
+                path,
+                port,
+                scheme,
+                command,
+                p.integer("timeoutSeconds"),
+                p.integer("periodSeconds"),
+                p.integer("failureThreshold"),
+                p.integer("initialDelaySeconds"),
+                c.keyLine(key));
     }
 
     private static Service service(Tree obj, Meta meta) {
@@ -221,8 +299,13 @@ final class ViewReader {
         if (spec == null) {
             return new Service(meta, null, Map.of(), null, null);
         }
-        return new Service(meta, spec.text("type") == null ? "ClusterIP" : spec.text("type"), spec.strings("selector"),
-                spec.text("loadBalancerClass"), spec.text("externalTrafficPolicy"), spec.texts("externalIPs"));
+        return new Service(
+                meta,
+                spec.text("type") == null ? "ClusterIP" : spec.text("type"),
+                spec.strings("selector"),
+                spec.text("loadBalancerClass"),
+                spec.text("externalTrafficPolicy"),
+                spec.texts("externalIPs"));
     }
 
     private static Hpa hpa(Tree obj, Meta meta) {
@@ -231,8 +314,12 @@ final class ViewReader {
             return new Hpa(meta, null, null, null, null);
         }
         Tree ref = spec.get("scaleTargetRef");
-        return new Hpa(meta, ref == null ? null : ref.text("kind"), ref == null ? null : ref.text("name"),
-                spec.integer("minReplicas"), spec.integer("maxReplicas"));
+        return new Hpa(
+                meta,
+                ref == null ? null : ref.text("kind"),
+                ref == null ? null : ref.text("name"),
+                spec.integer("minReplicas"),
+                spec.integer("maxReplicas"));
     }
 
     private static Pdb pdb(Tree obj, Meta meta) {
@@ -240,7 +327,11 @@ final class ViewReader {
         if (spec == null) {
             return new Pdb(meta, Selector.EMPTY, null, null);
         }
-        return new Pdb(meta, selector(spec.get("selector")), spec.text("minAvailable"), spec.text("maxUnavailable"));
+        return new Pdb(
+                meta,
+                selector(spec.get("selector")),
+                spec.text("minAvailable"),
+                spec.text("maxUnavailable"));
     }
 
     private static ConfigMap configMap(Tree obj, Meta meta) {
@@ -262,7 +353,10 @@ final class ViewReader {
         return new ConfigMap(meta, values, lines);
     }
 
-    /** A selector that is absent stays null; {@code {}} is an empty selector (it selects everything). */
+    /**
+     * A selector that is absent stays null; {@code {}} is an empty selector (it selects
+     * everything).
+     */
     private static Selector optionalSelector(Tree sel) {
         return sel == null ? null : selector(sel);
     }
@@ -280,7 +374,9 @@ final class ViewReader {
                 Tree ps = r.get("ports");
                 if (ps != null) {
                     for (Tree p : ps.items()) {
-                        ports.add(new NetworkPolicy.Port(p.text("protocol"), p.text("port"), p.integer("endPort")));
+                        ports.add(
+                                new NetworkPolicy.Port(
+                                        p.text("protocol"), p.text("port"), p.integer("endPort")));
                     }
                 }
                 List<NetworkPolicy.Peer> from = new ArrayList<>();
@@ -288,15 +384,19 @@ final class ViewReader {
                 if (fs != null) {
                     for (Tree f : fs.items()) {
                         Tree ip = f.get("ipBlock");
-                        from.add(new NetworkPolicy.Peer(optionalSelector(f.get("podSelector")),
-                                optionalSelector(f.get("namespaceSelector")), ip == null ? null : ip.text("cidr"),
-                                ip == null ? List.of() : ip.texts("except")));
+                        from.add(
+                                new NetworkPolicy.Peer(
+                                        optionalSelector(f.get("podSelector")),
+                                        optionalSelector(f.get("namespaceSelector")),
+                                        ip == null ? null : ip.text("cidr"),
+                                        ip == null ? List.of() : ip.texts("except")));
                     }
                 }
                 rules.add(new NetworkPolicy.Rule(ports, from));
             }
         }
-        return new NetworkPolicy(meta, selector(spec.get("podSelector")), spec.texts("policyTypes"), rules);
+        return new NetworkPolicy(
+                meta, selector(spec.get("podSelector")), spec.texts("policyTypes"), rules);
     }
 
     private static WebhookConfiguration webhooks(Tree obj, Meta meta) {
@@ -306,9 +406,15 @@ final class ViewReader {
             for (Tree w : ws.items()) {
                 Tree cc = w.get("clientConfig");
                 Tree svc = cc == null ? null : cc.get("service");
-                hooks.add(new WebhookConfiguration.Webhook(w.text("name"), svc == null ? null : svc.text("namespace"),
-                        svc == null ? null : svc.text("name"), svc == null ? null : svc.integer("port"),
-                        cc == null ? null : cc.text("url"), w.text("failurePolicy"), w.line()));
+                hooks.add(
+                        new WebhookConfiguration.Webhook(
+                                w.text("name"),
+                                svc == null ? null : svc.text("namespace"),
+                                svc == null ? null : svc.text("name"),
+                                svc == null ? null : svc.integer("port"),
+                                cc == null ? null : cc.text("url"),
+                                w.text("failurePolicy"),
+                                w.line()));
             }
         }
         return new WebhookConfiguration(meta, hooks);
@@ -319,8 +425,12 @@ final class ViewReader {
         Tree rs = obj.get("rules");
         if (rs != null) {
             for (Tree r : rs.items()) {
-                rules.add(new ClusterRole.PolicyRule(r.texts("apiGroups"), r.texts("resources"), r.texts("verbs"),
-                        r.texts("resourceNames")));
+                rules.add(
+                        new ClusterRole.PolicyRule(
+                                r.texts("apiGroups"),
+                                r.texts("resources"),
+                                r.texts("verbs"),
+                                r.texts("resourceNames")));
             }
         }
         return new ClusterRole(meta, rules);
@@ -332,10 +442,15 @@ final class ViewReader {
         Tree ss = obj.get("subjects");
         if (ss != null) {
             for (Tree s : ss.items()) {
-                subjects.add(new ClusterRoleBinding.Subject(s.text("kind"), s.text("name"), s.text("namespace")));
+                subjects.add(
+                        new ClusterRoleBinding.Subject(
+                                s.text("kind"), s.text("name"), s.text("namespace")));
             }
         }
-        return new ClusterRoleBinding(meta, ref == null ? null : ref.text("kind"), ref == null ? null : ref.text("name"),
+        return new ClusterRoleBinding(
+                meta,
+                ref == null ? null : ref.text("kind"),
+                ref == null ? null : ref.text("name"),
                 subjects);
     }
 }

@@ -13,8 +13,10 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 /** A SnakeYAML node (from {@code compose}, so with marks) as a {@link Tree}. */
 final class YamlTree implements Tree {
     private final Node node;
+
     /** The key that holds this node (for a sequence's items, the sequence's key), for messages. */
     private final String key;
+
     /** Where values of the wrong type are reported ("line: key: what"), or null. */
     private final List<String> problems;
 
@@ -32,20 +34,28 @@ final class YamlTree implements Tree {
         return of(n, null);
     }
 
-    /** A document whose values of the wrong type (a word where a number or a list belongs) go to {@code problems}. */
+    /**
+     * A document whose values of the wrong type (a word where a number or a list belongs) go to
+     * {@code problems}.
+     */
     static Tree of(Node n, List<String> problems) {
         return n == null ? null : new YamlTree(n, null, problems);
     }
 
     private void problem(Node at, String what) {
         if (problems != null) {
-            problems.add((at.getStartMark() == null ? "?" : at.getStartMark().getLine() + 1) + ": " + what);
+            problems.add(
+                    (at.getStartMark() == null ? "?" : at.getStartMark().getLine() + 1)
+                            + ": "
+                            + what);
         }
     }
 
     @Override
     public void notANumber(String k, String value) {
-        problem(tuple(k).getValueNode(), k + ": '" + value + "' is not a whole number (read as unset)");
+        problem(
+                tuple(k).getValueNode(),
+                k + ": '" + value + "' is not a whole number (read as unset)");
     }
 
     Node node() {
@@ -108,8 +118,10 @@ final class YamlTree implements Tree {
             List<Map.Entry<String, Tree>> out = new ArrayList<>(m.getValue().size());
             for (NodeTuple t : m.getValue()) {
                 if (t.getKeyNode() instanceof ScalarNode k) {
-                    out.add(new AbstractMap.SimpleImmutableEntry<>(k.getValue(),
-                            new YamlTree(t.getValueNode(), k.getValue(), problems)));
+                    out.add(
+                            new AbstractMap.SimpleImmutableEntry<>(
+                                    k.getValue(),
+                                    new YamlTree(t.getValueNode(), k.getValue(), problems)));
                 }
             }
             return out;
@@ -133,6 +145,8 @@ final class YamlTree implements Tree {
     @Override
     public Integer keyLine(String key) {
         NodeTuple t = tuple(key);
-        return t == null || t.getKeyNode().getStartMark() == null ? null : t.getKeyNode().getStartMark().getLine() + 1;
+        return t == null || t.getKeyNode().getStartMark() == null
+                ? null
+                : t.getKeyNode().getStartMark().getLine() + 1;
     }
 }

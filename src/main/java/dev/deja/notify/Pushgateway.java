@@ -8,13 +8,13 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 
 /**
- * {@code --pushgateway URL}: PUTs the metrics of {@link PrometheusReporter} to a Prometheus Pushgateway, replacing
- * the group (so findings that went away disappear too). The group is {@code URL/metrics/job/deja}, unless the URL
- * already names one ({@code .../metrics/job/NAME[/LABEL/VALUE...]}).
+ * {@code --pushgateway URL}: PUTs the metrics of {@link PrometheusReporter} to a Prometheus
+ * Pushgateway, replacing the group (so findings that went away disappear too). The group is {@code
+ * URL/metrics/job/deja}, unless the URL already names one ({@code
+ * .../metrics/job/NAME[/LABEL/VALUE...]}).
  */
 public final class Pushgateway {
-    private Pushgateway() {
-    }
+    private Pushgateway() {}
 
     public static String groupUrl(String url) {
         if (url.contains("/metrics/job/")) {
@@ -31,6 +31,7 @@ public final class Pushgateway {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return Delivery.send("PUT", groupUrl(url), PrometheusReporter.CONTENT_TYPE, w.toString(), timeout);
+        return Delivery.send(
+                "PUT", groupUrl(url), PrometheusReporter.CONTENT_TYPE, w.toString(), timeout);
     }
 }

@@ -6,31 +6,40 @@ import java.util.List;
 import java.util.OptionalDouble;
 
 /**
- * What ingress-nginx controller pods' own Prometheus endpoints answered at scan time ({@code deja scan --cluster
- * --live-metrics}, read through the API server's pod proxy): per pod, the series of
- * {@code nginx_ingress_controller_nginx_process_connections} (one per {@code state}: active, reading, writing,
- * waiting), kept as read. These are gauges at the moment of the read, not peaks. Immutable; judged by
- * lb-connections-near-capacity against the capacity its controller's ConfigMap gives.
+ * What ingress-nginx controller pods' own Prometheus endpoints answered at scan time ({@code deja
+ * scan --cluster --live-metrics}, read through the API server's pod proxy): per pod, the series of
+ * {@code nginx_ingress_controller_nginx_process_connections} (one per {@code state}: active,
+ * reading, writing, waiting), kept as read. These are gauges at the moment of the read, not peaks.
+ * Immutable; judged by lb-connections-near-capacity against the capacity its controller's ConfigMap
+ * gives.
  */
 public record PodMetrics(List<Pod> pods) {
     /**
-     * The gauge of client connections, by state (internal/ingress/metric/collectors/nginx_status.go: subsystem
-     * {@code nginx_process}, name {@code connections}, "current number of client connections with state {active,
-     * reading, writing, waiting}", const labels controller_namespace, controller_class, controller_pod).
+     * The gauge of client connections, by state
+     * (internal/ingress/metric/collectors/nginx_status.go: subsystem {@code nginx_process}, name
+     * {@code connections}, "current number of client connections with state {active, reading,
+     * writing, waiting}", const labels controller_namespace, controller_class, controller_pod).
      */
-    public static final String NGINX_CONNECTIONS = "nginx_ingress_controller_nginx_process_connections";
+    public static final String NGINX_CONNECTIONS =
+            "nginx_ingress_controller_nginx_process_connections";
 
     public PodMetrics {
         pods = List.copyOf(pods);
     }
 
     /**
-     * One pod read: where it was read, the workload it belongs to (its namespace is the pod's), and the samples.
+     * One pod read: where it was read, the workload it belongs to (its namespace is the pod's), and
+     * the samples.
      *
      * @param workloadKind Deployment, DaemonSet or StatefulSet
      */
-    public record Pod(String namespace, String name, int port, String workloadKind, String workloadName,
-                      List<PrometheusPeaks.Sample> samples) {
+    public record Pod(
+            String namespace,
+            String name,
+            int port,
+            String workloadKind,
+            String workloadName,
+            List<PrometheusPeaks.Sample> samples) {
         public Pod {
             samples = List.copyOf(samples);
         }
@@ -56,8 +65,9 @@ public record PodMetrics(List<Pod> pods) {
     }
 
     /**
-     * The {@value #NGINX_CONNECTIONS} series of an ingress-nginx controller's /metrics text; one line of reason
-     * (IllegalArgumentException) when the text is not Prometheus text or holds no such series with state="active".
+     * The {@value #NGINX_CONNECTIONS} series of an ingress-nginx controller's /metrics text; one
+     * line of reason (IllegalArgumentException) when the text is not Prometheus text or holds no
+     * such series with state="active".
      */
     public static List<PrometheusPeaks.Sample> nginxConnections(String text) {
         List<PrometheusPeaks.Sample> out = new ArrayList<>();
@@ -86,12 +96,17 @@ public record PodMetrics(List<Pod> pods) {
             }
         }
         if (out.stream().noneMatch(s -> "active".equals(s.labels().get("state")))) {
-            throw new IllegalArgumentException(first == null ? "empty answer" : controller
-                    ? "ingress-nginx's metrics hold no " + NGINX_CONNECTIONS + "{state=\"active\"} series (the"
-                    + " controller serves it from nginx's stub_status; --enable-metrics=false, or a controller"
-                    + " older than the gauge?)"
-                    : "not ingress-nginx's metrics (no nginx_ingress_controller_* series): "
-                    + clip(first));
+            throw new IllegalArgumentException(
+                    first == null
+                            ? "empty answer"
+                            : controller
+                                    ? "ingress-nginx's metrics hold no "
+                                            + NGINX_CONNECTIONS
+                                            + "{state=\"active\"} series (the"
+                                            + " controller serves it from nginx's stub_status; --enable-metrics=false, or a controller"
+                                            + " older than the gauge?)"
+                                    : "not ingress-nginx's metrics (no nginx_ingress_controller_* series): "
+                                            + clip(first));
         }
         return out;
     }
@@ -107,7 +122,10 @@ public record PodMetrics(List<Pod> pods) {
         for (String st : List.of("reading", "writing", "waiting")) {
             OptionalDouble v = p.state(st);
             if (v.isPresent()) {
-                b.append(b.length() == 0 ? "" : ", ").append(st).append(' ').append(LivePeaks.num(v.getAsDouble()));
+                b.append(b.length() == 0 ? "" : ", ")
+                        .append(st)
+                        .append(' ')
+                        .append(LivePeaks.num(v.getAsDouble()));
             }
         }
         return b.toString();

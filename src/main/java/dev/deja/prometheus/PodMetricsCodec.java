@@ -14,9 +14,9 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The ingress-nginx pods read by --live-metrics in a saved snapshot: {@code "podMetrics": {"pods": [{"namespace":
- * ..., "name": ..., "port": 10254, "workloadKind": "Deployment", "workloadName": ..., "samples": [{"labels": {...},
- * "value": 1900}]}]}}.
+ * The ingress-nginx pods read by --live-metrics in a saved snapshot: {@code "podMetrics": {"pods":
+ * [{"namespace": ..., "name": ..., "port": 10254, "workloadKind": "Deployment", "workloadName":
+ * ..., "samples": [{"labels": {...}, "value": 1900}]}]}}.
  */
 public final class PodMetricsCodec implements SnapshotCodec {
     @Override
@@ -68,7 +68,8 @@ public final class PodMetricsCodec implements SnapshotCodec {
             for (JsonNode s : p.path("samples")) {
                 String sw = pw + ".samples[" + k++ + "]";
                 if (!s.path("labels").isObject() || !s.path("value").isNumber()) {
-                    throw new InputException(sw + ": needs labels (an object of strings) and value (a number)");
+                    throw new InputException(
+                            sw + ": needs labels (an object of strings) and value (a number)");
                 }
                 Map<String, String> labels = new LinkedHashMap<>();
                 for (Map.Entry<String, JsonNode> l : s.path("labels").properties()) {
@@ -79,8 +80,14 @@ public final class PodMetricsCodec implements SnapshotCodec {
                 }
                 ss.add(new PrometheusPeaks.Sample(labels, s.path("value").asDouble()));
             }
-            pods.add(new PodMetrics.Pod(p.path("namespace").asString(), p.path("name").asString(),
-                    p.path("port").asInt(), p.path("workloadKind").asString(), p.path("workloadName").asString(), ss));
+            pods.add(
+                    new PodMetrics.Pod(
+                            p.path("namespace").asString(),
+                            p.path("name").asString(),
+                            p.path("port").asInt(),
+                            p.path("workloadKind").asString(),
+                            p.path("workloadName").asString(),
+                            ss));
         }
         out.put(PodMetrics.class, new PodMetrics(pods));
     }

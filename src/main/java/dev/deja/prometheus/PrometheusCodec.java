@@ -14,8 +14,9 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The Prometheus answers in a saved snapshot: {@code "prometheus": {"url": ..., "window": "7d", "queries": [{"name":
- * "frontendPeak", "promql": "...", "samples": [{"labels": {...}, "value": 790}]}]}}.
+ * The Prometheus answers in a saved snapshot: {@code "prometheus": {"url": ..., "window": "7d",
+ * "queries": [{"name": "frontendPeak", "promql": "...", "samples": [{"labels": {...}, "value":
+ * 790}]}]}}.
  */
 public final class PrometheusCodec implements SnapshotCodec {
     @Override
@@ -46,7 +47,9 @@ public final class PrometheusCodec implements SnapshotCodec {
     @Override
     public void read(JsonNode part, String display, SnapshotBuilder out) {
         String where = display + ": prometheus";
-        if (!part.path("url").isString() || !part.path("window").isString() || !part.path("queries").isArray()) {
+        if (!part.path("url").isString()
+                || !part.path("window").isString()
+                || !part.path("queries").isArray()) {
             throw new InputException(where + ": needs url, window (strings) and queries (a list)");
         }
         List<PrometheusPeaks.Query> qs = new ArrayList<>();
@@ -55,8 +58,13 @@ public final class PrometheusCodec implements SnapshotCodec {
             String qw = where + ".queries[" + i++ + "]";
             String name = q.path("name").asString("");
             if (!PrometheusPeaks.METRICS.containsKey(name)) {
-                throw new InputException(qw + ": unknown query name '" + name + "' (expected one of "
-                        + String.join(", ", PrometheusPeaks.METRICS.keySet()) + ")");
+                throw new InputException(
+                        qw
+                                + ": unknown query name '"
+                                + name
+                                + "' (expected one of "
+                                + String.join(", ", PrometheusPeaks.METRICS.keySet())
+                                + ")");
             }
             if (!q.path("promql").isString() || !q.path("samples").isArray()) {
                 throw new InputException(qw + ": needs promql (a string) and samples (a list)");
@@ -66,7 +74,8 @@ public final class PrometheusCodec implements SnapshotCodec {
             for (JsonNode s : q.path("samples")) {
                 String sw = qw + ".samples[" + k++ + "]";
                 if (!s.path("labels").isObject() || !s.path("value").isNumber()) {
-                    throw new InputException(sw + ": needs labels (an object of strings) and value (a number)");
+                    throw new InputException(
+                            sw + ": needs labels (an object of strings) and value (a number)");
                 }
                 Map<String, String> labels = new LinkedHashMap<>();
                 for (Map.Entry<String, JsonNode> l : s.path("labels").properties()) {
@@ -79,6 +88,9 @@ public final class PrometheusCodec implements SnapshotCodec {
             }
             qs.add(new PrometheusPeaks.Query(name, q.path("promql").asString(), ss));
         }
-        out.put(PrometheusPeaks.class, new PrometheusPeaks(part.path("url").asString(), part.path("window").asString(), qs));
+        out.put(
+                PrometheusPeaks.class,
+                new PrometheusPeaks(
+                        part.path("url").asString(), part.path("window").asString(), qs));
     }
 }

@@ -8,20 +8,25 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * What a Prometheus-compatible API answered at scan time ({@code --prometheus URL --window 7d}): per query deja asks
- * (peaks over the window of HAProxy's and ingress-nginx's connection gauges, and their limits), the PromQL text and
- * the instant vector it returned, kept as received (label sets as the exporter and the scraper made them). Immutable;
- * {@link LivePeaks} pairs peaks with limits for the rules.
+ * What a Prometheus-compatible API answered at scan time ({@code --prometheus URL --window 7d}):
+ * per query deja asks (peaks over the window of HAProxy's and ingress-nginx's connection gauges,
+ * and their limits), the PromQL text and the instant vector it returned, kept as received (label
+ * sets as the exporter and the scraper made them). Immutable; {@link LivePeaks} pairs peaks with
+ * limits for the rules.
  */
 public record PrometheusPeaks(String url, String window, List<Query> queries) {
     /** Peak of a frontend's current sessions over the window. */
     public static final String FRONTEND_PEAK = "frontendPeak";
+
     /** A frontend's session limit (its maxconn), the last value in the window. */
     public static final String FRONTEND_LIMIT = "frontendLimit";
+
     /** Peak of a HAProxy process's current connections over the window. */
     public static final String PROCESS_PEAK = "processPeak";
+
     /** A HAProxy process's connection limit (global maxconn), the last value in the window. */
     public static final String PROCESS_LIMIT = "processLimit";
+
     /** Peak of an ingress-nginx controller's active client connections over the window. */
     public static final String NGINX_PEAK = "nginxPeak";
 
@@ -43,9 +48,12 @@ public record PrometheusPeaks(String url, String window, List<Query> queries) {
     /** The PromQL deja sends for a query name over a window ("7d"). */
     public static String promql(String name, String window) {
         return switch (name) {
-            case FRONTEND_PEAK, PROCESS_PEAK -> "max_over_time(" + METRICS.get(name) + "[" + window + "])";
-            case FRONTEND_LIMIT, PROCESS_LIMIT -> "last_over_time(" + METRICS.get(name) + "[" + window + "])";
-            case NGINX_PEAK -> "max_over_time(" + METRICS.get(name) + "{state=\"active\"}[" + window + "])";
+            case FRONTEND_PEAK, PROCESS_PEAK ->
+                    "max_over_time(" + METRICS.get(name) + "[" + window + "])";
+            case FRONTEND_LIMIT, PROCESS_LIMIT ->
+                    "last_over_time(" + METRICS.get(name) + "[" + window + "])";
+            case NGINX_PEAK ->
+                    "max_over_time(" + METRICS.get(name) + "{state=\"active\"}[" + window + "])";
             default -> throw new IllegalArgumentException("unknown query " + name);
         };
     }

@@ -14,24 +14,45 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * How the sandbox's abuser is recognised, derived from the frontend's own rate-limit rule: the key its stick
- * counter tracks ({@code src}, a header, {@code path}, {@code url_param}, a cookie...) decides whether the abuser
- * gets its own loopback source address, its own header value or its own URL; an abuser named by address in an ACL
- * is mapped to the abuser's loopback address in the sandbox's copy of that ACL. Where the key cannot be given
- * distinct values by a loopback client, {@link #unsatisfiable()} says why. Pure: reads the parsed configuration.
+ * How the sandbox's abuser is recognised, derived from the frontend's own rate-limit rule: the key
+ * its stick counter tracks ({@code src}, a header, {@code path}, {@code url_param}, a cookie...)
+ * decides whether the abuser gets its own loopback source address, its own header value or its own
+ * URL; an abuser named by address in an ACL is mapped to the abuser's loopback address in the
+ * sandbox's copy of that ACL. Where the key cannot be given distinct values by a loopback client,
+ * {@link #unsatisfiable()} says why. Pure: reads the parsed configuration.
  */
-record AbuserPlan(String key, String how, Kind kind, String header, String param, String host, String pathPrefix,
-                  Map<Integer, String> aclRewrites, List<String> notes, String unsatisfiable) {
+record AbuserPlan(
+        String key,
+        String how,
+        Kind kind,
+        String header,
+        String param,
+        String host,
+        String pathPrefix,
+        Map<Integer, String> aclRewrites,
+        List<String> notes,
+        String unsatisfiable) {
 
-    enum Kind { SRC, HEADER, PATH, URL_PARAM, COOKIE, NONE }
+    enum Kind {
+        SRC,
+        HEADER,
+        PATH,
+        URL_PARAM,
+        COOKIE,
+        NONE
+    }
 
     /** The abuser's loopback address; legitimate clients use 127.1.0.1 and up (a different /16). */
     static final String ABUSER_ADDRESS = "127.0.0.2";
+
     static final int LEGIT_ADDRESSES = 64;
 
     private static final Pattern COUNTER = Pattern.compile("(?i)^sc(\\d)_|^sc_[a-z0-9_]+\\((\\d)");
 
-    /** The plan for a rule (a tarpit or rate-limit directive) of this frontend; null rule: no abuser-specific rule. */
+    /**
+     * The plan for a rule (a tarpit or rate-limit directive) of this frontend; null rule: no
+     * abuser-specific rule.
+     */
     static AbuserPlan of(Frontends.Frontend f, Directive rule) {
         List<String> notes = new ArrayList<>();
         Map<String, Directive> acls = acls(f.section());
@@ -39,13 +60,27 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
         String prefix = null;
         Map<Integer, String> rewrites = new LinkedHashMap<>();
         if (rule == null) {
-            return new AbuserPlan("none", "no rule singles the abuser out", Kind.NONE, null, null, null, null,
-                    Map.of(), notes, null);
+            return new AbuserPlan(
+                    "none",
+                    "no rule singles the abuser out",
+                    Kind.NONE,
+                    null,
+                    null,
+                    null,
+                    null,
+                    Map.of(),
+                    notes,
+                    null);
         }
         List<String> cond = condition(rule);
         if (cond.isEmpty()) {
-            notes.add("'" + rule.text() + "' (" + rule.where() + ") has no condition: every request, legitimate ones"
-                    + " too, is caught by it");
+            notes.add(
+                    "'"
+                            + rule.text()
+                            + "' ("
+                            + rule.where()
+                            + ") has no condition: every request, legitimate ones"
+                            + " too, is caught by it");
         }
         Integer counter = null;
         boolean srcFetch = false;
@@ -60,7 +95,8 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
                 srcFetch = true;
             }
         }
-        // host and path conditions the abuser's requests must meet, and ACLs that name the abuser by address
+        // host and path conditions the abuser's requests must meet, and ACLs that name the abuser
+        // by address
         for (int i = 0; i < cond.size(); i++) {
             String w = cond.get(i).replaceFirst("^!+", "");
             Directive acl = acls.get(w);
@@ -68,8 +104,17 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
             if (acl != null && !words.isEmpty() && isSrc(words.get(0))) {
                 addressAcl = w;
                 rewrites.put(acl.line(), "    acl " + w + " src " + ABUSER_ADDRESS);
-                notes.add("acl " + w + " (" + acl.where() + ": '" + acl.text() + "') names the abuser by address: in the"
-                        + " sandbox it is 'src " + ABUSER_ADDRESS + "', the abuser's loopback address");
+                notes.add(
+                        "acl "
+                                + w
+                                + " ("
+                                + acl.where()
+                                + ": '"
+                                + acl.text()
+                                + "') names the abuser by address: in the"
+                                + " sandbox it is 'src "
+                                + ABUSER_ADDRESS
+                                + "', the abuser's loopback address");
             }
             String[] hp = hostAndPath(acl != null ? words : cond.subList(i, cond.size()));
             if (hp[0] != null && host == null) {
@@ -81,17 +126,40 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
         }
         unmet(rule, expand(cond, acls), notes);
         if (addressAcl != null) {
-            return new AbuserPlan("acl " + addressAcl, "from " + ABUSER_ADDRESS + " (acl " + addressAcl
-                    + " mapped to it in the sandbox)", Kind.SRC, null, null, host, prefix, rewrites, notes, null);
+            return new AbuserPlan(
+                    "acl " + addressAcl,
+                    "from "
+                            + ABUSER_ADDRESS
+                            + " (acl "
+                            + addressAcl
+                            + " mapped to it in the sandbox)",
+                    Kind.SRC,
+                    null,
+                    null,
+                    host,
+                    prefix,
+                    rewrites,
+                    notes,
+                    null);
         }
         if (srcFetch && counter == null) {
-            return new AbuserPlan("src", "its own source address " + ABUSER_ADDRESS, Kind.SRC, null, null, host, prefix,
-                    rewrites, notes, null);
+            return new AbuserPlan(
+                    "src",
+                    "its own source address " + ABUSER_ADDRESS,
+                    Kind.SRC,
+                    null,
+                    null,
+                    host,
+                    prefix,
+                    rewrites,
+                    notes,
+                    null);
         }
         Directive tracker = null;
         for (Directive d : f.trackers()) {
             String action = d.word(d.is("tcp-request") ? 2 : 1);
-            if (action != null && action.startsWith("track-sc")
+            if (action != null
+                    && action.startsWith("track-sc")
                     && (counter == null || action.equals("track-sc" + counter))) {
                 tracker = d;
                 break;
@@ -99,12 +167,35 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
         }
         if (tracker == null) {
             if (counter == null && !cond.isEmpty()) {
-                return new AbuserPlan("none", "no tracked key in '" + rule.text() + "'", Kind.NONE, null, null, host,
-                        prefix, rewrites, notes, null);
+                return new AbuserPlan(
+                        "none",
+                        "no tracked key in '" + rule.text() + "'",
+                        Kind.NONE,
+                        null,
+                        null,
+                        host,
+                        prefix,
+                        rewrites,
+                        notes,
+                        null);
             }
-            return new AbuserPlan("?", null, Kind.NONE, null, null, host, prefix, rewrites, notes,
-                    "'" + rule.text() + "' (" + rule.where() + ") reads a stick counter that no track-sc rule of "
-                            + f.section().label() + " fills, so what singles a client out is unknown");
+            return new AbuserPlan(
+                    "?",
+                    null,
+                    Kind.NONE,
+                    null,
+                    null,
+                    host,
+                    prefix,
+                    rewrites,
+                    notes,
+                    "'"
+                            + rule.text()
+                            + "' ("
+                            + rule.where()
+                            + ") reads a stick counter that no track-sc rule of "
+                            + f.section().label()
+                            + " fills, so what singles a client out is unknown");
         }
         int a = tracker.is("tcp-request") ? 3 : 2;
         String expr = tracker.word(a);
@@ -114,36 +205,114 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
         String arg = argument(fetch);
         String at = " (" + tracker.where() + ")";
         if (lower.equals("src")) {
-            return new AbuserPlan(key, "its own source address " + ABUSER_ADDRESS + " (tracked key '" + key + "'" + at + ")",
-                    Kind.SRC, null, null, host, prefix, rewrites, notes, null);
+            return new AbuserPlan(
+                    key,
+                    "its own source address "
+                            + ABUSER_ADDRESS
+                            + " (tracked key '"
+                            + key
+                            + "'"
+                            + at
+                            + ")",
+                    Kind.SRC,
+                    null,
+                    null,
+                    host,
+                    prefix,
+                    rewrites,
+                    notes,
+                    null);
         }
-        if ((lower.startsWith("req.hdr(") || lower.startsWith("hdr(") || lower.startsWith("req.fhdr(")
-                || lower.startsWith("req.hdr_ip(") || lower.startsWith("hdr_ip(")) && arg != null) {
-            return new AbuserPlan(key, "its own " + arg + " header value (tracked key '" + key + "'" + at + ")",
-                    Kind.HEADER, arg.split(",")[0], null, host, prefix, rewrites, notes, null);
+        if ((lower.startsWith("req.hdr(")
+                        || lower.startsWith("hdr(")
+                        || lower.startsWith("req.fhdr(")
+                        || lower.startsWith("req.hdr_ip(")
+                        || lower.startsWith("hdr_ip("))
+                && arg != null) {
+            return new AbuserPlan(
+                    key,
+                    "its own " + arg + " header value (tracked key '" + key + "'" + at + ")",
+                    Kind.HEADER,
+                    arg.split(",")[0],
+                    null,
+                    host,
+                    prefix,
+                    rewrites,
+                    notes,
+                    null);
         }
-        if (lower.equals("path") || lower.equals("url") || lower.equals("base") || lower.equals("base32")
-                || lower.equals("base32+src") || lower.equals("url32") || lower.equals("url32+src")) {
-            return new AbuserPlan(key, "its own URL path (tracked key '" + key + "'" + at + ")", Kind.PATH, null, null,
-                    host, prefix, rewrites, notes, null);
+        if (lower.equals("path")
+                || lower.equals("url")
+                || lower.equals("base")
+                || lower.equals("base32")
+                || lower.equals("base32+src")
+                || lower.equals("url32")
+                || lower.equals("url32+src")) {
+            return new AbuserPlan(
+                    key,
+                    "its own URL path (tracked key '" + key + "'" + at + ")",
+                    Kind.PATH,
+                    null,
+                    null,
+                    host,
+                    prefix,
+                    rewrites,
+                    notes,
+                    null);
         }
         if ((lower.startsWith("url_param(") || lower.startsWith("urlp(")) && arg != null) {
-            return new AbuserPlan(key, "its own ?" + arg + "= value (tracked key '" + key + "'" + at + ")", Kind.URL_PARAM,
-                    null, arg.split(",")[0], host, prefix, rewrites, notes, null);
+            return new AbuserPlan(
+                    key,
+                    "its own ?" + arg + "= value (tracked key '" + key + "'" + at + ")",
+                    Kind.URL_PARAM,
+                    null,
+                    arg.split(",")[0],
+                    host,
+                    prefix,
+                    rewrites,
+                    notes,
+                    null);
         }
         if ((lower.startsWith("req.cook(") || lower.startsWith("cook(")) && arg != null) {
-            return new AbuserPlan(key, "its own " + arg + " cookie (tracked key '" + key + "'" + at + ")", Kind.COOKIE,
-                    null, arg.split(",")[0], host, prefix, rewrites, notes, null);
+            return new AbuserPlan(
+                    key,
+                    "its own " + arg + " cookie (tracked key '" + key + "'" + at + ")",
+                    Kind.COOKIE,
+                    null,
+                    arg.split(",")[0],
+                    host,
+                    prefix,
+                    rewrites,
+                    notes,
+                    null);
         }
-        return new AbuserPlan(key, null, Kind.NONE, null, null, host, prefix, rewrites, notes,
-                "the tracked key '" + key + "'" + at + " cannot be given a value of the abuser's own by a plain HTTP"
+        return new AbuserPlan(
+                key,
+                null,
+                Kind.NONE,
+                null,
+                null,
+                host,
+                prefix,
+                rewrites,
+                notes,
+                "the tracked key '"
+                        + key
+                        + "'"
+                        + at
+                        + " cannot be given a value of the abuser's own by a plain HTTP"
                         + " client on loopback (deja sets source addresses, headers, paths, URL parameters and cookies)");
     }
 
-    /** Request fetches deja's clients do not shape (beyond Host, the path prefix and the tracked key). */
-    private static final Pattern UNMET = Pattern.compile("(?i)^(method|meth_[a-z]+|ssl_fc[a-z_]*|req\\.ssl_[a-z_]+|"
-            + "url_beg|url_end|url_sub|url_reg|path_end|path_sub|path_reg|path_dir|path_dom|req\\.body[a-z_]*|"
-            + "http_auth[a-z_]*|req\\.cook[a-z_]*|cook[a-z_]*|query|urlp[a-z_]*|url_param[a-z_]*)(\\(.*)?$");
+    /**
+     * Request fetches deja's clients do not shape (beyond Host, the path prefix and the tracked
+     * key).
+     */
+    private static final Pattern UNMET =
+            Pattern.compile(
+                    "(?i)^(method|meth_[a-z]+|ssl_fc[a-z_]*|req\\.ssl_[a-z_]+|"
+                            + "url_beg|url_end|url_sub|url_reg|path_end|path_sub|path_reg|path_dir|path_dom|req\\.body[a-z_]*|"
+                            + "http_auth[a-z_]*|req\\.cook[a-z_]*|cook[a-z_]*|query|urlp[a-z_]*|url_param[a-z_]*)(\\(.*)?$");
 
     /** Notes for the parts of the rule's condition the abuser's requests do not set. */
     private static void unmet(Directive rule, List<String> words, List<String> notes) {
@@ -155,9 +324,15 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
             }
         }
         if (!seen.isEmpty()) {
-            notes.add("the condition of '" + rule.text() + "' (" + rule.where() + ") also reads " + String.join(", ", seen)
-                    + ", which deja's abuser requests (plain HTTP GET) do not set: if the rule never fires in the"
-                    + " sandbox, that is why");
+            notes.add(
+                    "the condition of '"
+                            + rule.text()
+                            + "' ("
+                            + rule.where()
+                            + ") also reads "
+                            + String.join(", ", seen)
+                            + ", which deja's abuser requests (plain HTTP GET) do not set: if the rule never fires in the"
+                            + " sandbox, that is why");
         }
     }
 
@@ -166,7 +341,10 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
         return f.equals("src");
     }
 
-    /** {@code hdr(host) -i a.example} / {@code path_beg /ping}: what the abuser's requests must look like. */
+    /**
+     * {@code hdr(host) -i a.example} / {@code path_beg /ping}: what the abuser's requests must look
+     * like.
+     */
     private static String[] hostAndPath(List<String> words) {
         String host = null;
         String prefix = null;
@@ -186,11 +364,17 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
             if (value.equals("}")) {
                 continue;
             }
-            if (host == null && (w.startsWith("hdr(host)") || w.startsWith("req.hdr(host)") || w.startsWith("hdr_dom(host)")
-                    || w.startsWith("hdr_end(host)") || w.startsWith("hdr_beg(host)") || w.startsWith("req.hdr(host),"))) {
+            if (host == null
+                    && (w.startsWith("hdr(host)")
+                            || w.startsWith("req.hdr(host)")
+                            || w.startsWith("hdr_dom(host)")
+                            || w.startsWith("hdr_end(host)")
+                            || w.startsWith("hdr_beg(host)")
+                            || w.startsWith("req.hdr(host),"))) {
                 host = value.startsWith(".") ? "x" + value : value;
             }
-            if (prefix == null && (w.equals("path_beg") || w.equals("path") || w.equals("path,lower"))
+            if (prefix == null
+                    && (w.equals("path_beg") || w.equals("path") || w.equals("path,lower"))
                     && value.startsWith("/")) {
                 prefix = value;
             }
@@ -244,10 +428,14 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
     }
 
     AbuserPlan withPathPrefix(String prefix) {
-        return new AbuserPlan(key, how, kind, header, param, host, prefix, aclRewrites, notes, unsatisfiable);
+        return new AbuserPlan(
+                key, how, kind, header, param, host, prefix, aclRewrites, notes, unsatisfiable);
     }
 
-    /** The request one client sends: its path, Host, and key value; {@code n} varies it per legitimate client. */
+    /**
+     * The request one client sends: its path, Host, and key value; {@code n} varies it per
+     * legitimate client.
+     */
     String request(boolean abuser, int n) {
         String id = abuser ? "abuser" : "legit-" + n;
         String path = pathPrefix == null ? "/" : pathPrefix;
@@ -257,10 +445,17 @@ record AbuserPlan(String key, String how, Kind kind, String header, String param
         if (kind == Kind.URL_PARAM) {
             path = path + "?" + param + "=" + id;
         }
-        StringBuilder r = new StringBuilder("GET ").append(path).append(" HTTP/1.1\r\nHost: ")
-                .append(host == null ? "deja-prove.test" : host).append("\r\nUser-Agent: deja-prove\r\n");
+        StringBuilder r =
+                new StringBuilder("GET ")
+                        .append(path)
+                        .append(" HTTP/1.1\r\nHost: ")
+                        .append(host == null ? "deja-prove.test" : host)
+                        .append("\r\nUser-Agent: deja-prove\r\n");
         if (kind == Kind.HEADER) {
-            r.append(header).append(": ").append(abuser ? "203.0.113.7" : "198.51.100." + (1 + n % 250)).append("\r\n");
+            r.append(header)
+                    .append(": ")
+                    .append(abuser ? "203.0.113.7" : "198.51.100." + (1 + n % 250))
+                    .append("\r\n");
         }
         if (kind == Kind.COOKIE) {
             r.append("Cookie: ").append(param).append('=').append(id).append("\r\n");

@@ -11,8 +11,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Everything a proof starts, stopped on every exit path: the haproxy processes, the stub and the temporary folder.
- * {@link #close()} on the normal paths; a JVM shutdown hook for Ctrl-C (SIGINT/SIGTERM), removed again by close().
+ * Everything a proof starts, stopped on every exit path: the haproxy processes, the stub and the
+ * temporary folder. {@link #close()} on the normal paths; a JVM shutdown hook for Ctrl-C
+ * (SIGINT/SIGTERM), removed again by close().
  */
 final class Cleanup implements AutoCloseable {
     private final Path dir;
@@ -35,7 +36,10 @@ final class Cleanup implements AutoCloseable {
         return closed;
     }
 
-    /** Registers a process to stop; one started after the clean-up ran (a race with Ctrl-C) is stopped at once. */
+    /**
+     * Registers a process to stop; one started after the clean-up ran (a race with Ctrl-C) is
+     * stopped at once.
+     */
     void add(Process p) {
         processes.add(p);
         if (closed) {
@@ -86,7 +90,8 @@ final class Cleanup implements AutoCloseable {
                 // stopping anyway
             }
         }
-        // the proof's own thread may still write into the folder while it is deleted (Ctrl-C arrives mid-run):
+        // the proof's own thread may still write into the folder while it is deleted (Ctrl-C
+        // arrives mid-run):
         // walk it again until it is gone, a bounded number of times
         for (int attempt = 0; attempt < 20 && Files.exists(dir); attempt++) {
             delete(dir);
@@ -107,19 +112,23 @@ final class Cleanup implements AutoCloseable {
             return;
         }
         try {
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
+            Files.walkFileTree(
+                    dir,
+                    new SimpleFileVisitor<>() {
+                        @Override
+                        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+                                throws IOException {
+                            Files.deleteIfExists(file);
+                            return FileVisitResult.CONTINUE;
+                        }
 
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
-                    Files.deleteIfExists(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+                        @Override
+                        public FileVisitResult postVisitDirectory(Path d, IOException exc)
+                                throws IOException {
+                            Files.deleteIfExists(d);
+                            return FileVisitResult.CONTINUE;
+                        }
+                    });
         } catch (IOException e) {
             // best effort
         }

@@ -11,10 +11,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** The real haproxy binary: found on PATH or given with --haproxy; version, {@code -c} check, foreground start. */
+/**
+ * The real haproxy binary: found on PATH or given with --haproxy; version, {@code -c} check,
+ * foreground start.
+ */
 final class HaproxyBinary {
-    static final String INSTALL_HINT = "install it (Debian/Ubuntu: apt-get install haproxy; Fedora: dnf install haproxy;"
-            + " macOS: brew install haproxy) or give its path with --haproxy PATH";
+    static final String INSTALL_HINT =
+            "install it (Debian/Ubuntu: apt-get install haproxy; Fedora: dnf install haproxy;"
+                    + " macOS: brew install haproxy) or give its path with --haproxy PATH";
     private final Path path;
 
     private HaproxyBinary(Path path) {
@@ -25,12 +29,16 @@ final class HaproxyBinary {
         return path;
     }
 
-    /** --haproxy PATH, else the first haproxy on PATH; exit 2 with the install hint when there is none. */
+    /**
+     * --haproxy PATH, else the first haproxy on PATH; exit 2 with the install hint when there is
+     * none.
+     */
     static HaproxyBinary locate(String explicit, Map<String, String> env) {
         if (explicit != null) {
             Path p = Path.of(explicit);
             if (!Files.isRegularFile(p) || !Files.isExecutable(p)) {
-                throw new InputException("--haproxy " + explicit + ": not an executable file; " + INSTALL_HINT);
+                throw new InputException(
+                        "--haproxy " + explicit + ": not an executable file; " + INSTALL_HINT);
             }
             return new HaproxyBinary(p);
         }
@@ -44,8 +52,9 @@ final class HaproxyBinary {
                 return new HaproxyBinary(p);
             }
         }
-        throw new InputException("haproxy is not on PATH: deja prove runs your configuration on the real haproxy; "
-                + INSTALL_HINT);
+        throw new InputException(
+                "haproxy is not on PATH: deja prove runs your configuration on the real haproxy; "
+                        + INSTALL_HINT);
     }
 
     /** "2.6.12-1+deb12u4" from {@code haproxy -v}, or "unknown". */
@@ -66,8 +75,7 @@ final class HaproxyBinary {
         return "unknown";
     }
 
-    record Result(int exit, String output) {
-    }
+    record Result(int exit, String output) {}
 
     /** {@code haproxy -c -f cfg}: exit 0 when the configuration is valid. */
     Result check(Path cfg) throws IOException {

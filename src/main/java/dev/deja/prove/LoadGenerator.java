@@ -17,37 +17,52 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
- * The workload: open-loop HTTP/1.1 clients on one NIO selector thread (Java 17 has no virtual threads, and a thread
- * per held connection would not scale to a flood). Each client opens a new connection per request from its own
- * loopback source address at a fixed rate, sends its request ({@code Connection: close}) and waits for the response
- * until its timeout. A slow client ({@link Client#slowBytesEveryMs()} > 0) instead opens its connections once, at
- * the start, and sends one header byte per interval, never finishing its request (Slowloris).
+ * The workload: open-loop HTTP/1.1 clients on one NIO selector thread (Java 17 has no virtual
+ * threads, and a thread per held connection would not scale to a flood). Each client opens a new
+ * connection per request from its own loopback source address at a fixed rate, sends its request
+ * ({@code Connection: close}) and waits for the response until its timeout. A slow client ({@link
+ * Client#slowBytesEveryMs()} > 0) instead opens its connections once, at the start, and sends one
+ * header byte per interval, never finishing its request (Slowloris).
  *
- * <p>Bounded: at most {@code maxOpen} connections are open at once (requests that would exceed it are counted as
- * not sent); nothing starts after the duration; what is still open when the last timeout has passed is closed.
+ * <p>Bounded: at most {@code maxOpen} connections are open at once (requests that would exceed it
+ * are counted as not sent); nothing starts after the duration; what is still open when the last
+ * timeout has passed is closed.
  */
 final class LoadGenerator {
     /** Hard cap on connections open at once, whatever is asked. */
     static final int MAX_OPEN = 4096;
 
     /**
-     * One client: a name, the loopback address it connects from, its rate, its request, its timeout.
-     * {@code connections} is only used by slow clients (how many to hold).
+     * One client: a name, the loopback address it connects from, its rate, its request, its
+     * timeout. {@code connections} is only used by slow clients (how many to hold).
      */
-    record Client(String name, List<InetAddress> sources, List<String> requests, double rps, long timeoutMs,
-                  long slowBytesEveryMs, int connections) {
+    record Client(
+            String name,
+            List<InetAddress> sources,
+            List<String> requests,
+            double rps,
+            long timeoutMs,
+            long slowBytesEveryMs,
+            int connections) {
         Client {
             sources = List.copyOf(sources);
             requests = List.copyOf(requests);
         }
 
         /** Requests take turns through the sources and the request variants. */
-        static Client http(String name, List<InetAddress> sources, List<String> requests, double rps, long timeoutMs) {
+        static Client http(
+                String name,
+                List<InetAddress> sources,
+                List<String> requests,
+                double rps,
+                long timeoutMs) {
             return new Client(name, sources, requests, rps, timeoutMs, 0, 0);
         }
 
-        static Client slow(String name, List<InetAddress> sources, int connections, long byteEveryMs) {
-            return new Client(name, sources, List.of(""), 0, Long.MAX_VALUE, byteEveryMs, connections);
+        static Client slow(
+                String name, List<InetAddress> sources, int connections, long byteEveryMs) {
+            return new Client(
+                    name, sources, List.of(""), 0, Long.MAX_VALUE, byteEveryMs, connections);
         }
     }
 
@@ -55,12 +70,12 @@ final class LoadGenerator {
     static final class Outcome {
         final String name;
         int sent;
-        int ok;           // 2xx/3xx
-        int limited;      // 429
-        int otherStatus;  // any other status (4xx/5xx from HAProxy, e.g. 503, 408)
+        int ok; // 2xx/3xx
+        int limited; // 429
+        int otherStatus; // any other status (4xx/5xx from HAProxy, e.g. 503, 408)
         int timedOut;
-        int refused;      // connect refused or reset before any answer
-        int notSent;      // connection cap reached
+        int refused; // connect refused or reset before any answer
+        int notSent; // connection cap reached
         int closedByServer; // slow clients: connection closed by HAProxy (with or without a 408)
         final List<Long> latencies = new ArrayList<>();
         final List<Long> limitedLatencies = new ArrayList<>();
@@ -129,11 +144,12 @@ final class LoadGenerator {
     }
 
     /**
-     * Runs every client for {@code durationMs}, then waits for the requests of the last client still in flight (each
-     * until its own timeout; the others' are closed uncounted), and returns one outcome per client in order.
-     * {@code stop} is checked between events.
+     * Runs every client for {@code durationMs}, then waits for the requests of the last client
+     * still in flight (each until its own timeout; the others' are closed uncounted), and returns
+     * one outcome per client in order. {@code stop} is checked between events.
      */
-    List<Outcome> run(List<Client> clients, long durationMs, BooleanSupplier stop) throws IOException {
+    List<Outcome> run(List<Client> clients, long durationMs, BooleanSupplier stop)
+            throws IOException {
         int n = clients.size();
         List<Outcome> outcomes = new ArrayList<>();
         List<ArrayDeque<Conn>> open = new ArrayList<>();
@@ -164,7 +180,18 @@ final class LoadGenerator {
                         Client c = clients.get(i);
                         if (c.slowBytesEveryMs() > 0) {
                             while (started[i] < c.connections() && openCount[0] < maxOpen) {
-                                start(selector, c, i, (int) started[i], requests[i], now, Long.MAX_VALUE, outcomes.get(i), open.get(i), openCount, t0);
+                                start(
+                                        selector,
+                                        c,
+                                        i,
+                                        (int) started[i],
+                                        requests[i],
+                                        now,
+                                        Long.MAX_VALUE,
+                                        outcomes.get(i),
+                                        open.get(i),
+                                        openCount,
+                                        t0);
                                 started[i]++;
                             }
                             if (started[i] < c.connections()) {
@@ -183,8 +210,18 @@ final class LoadGenerator {
                                 outcomes.get(i).notSent++;
                                 continue;
                             }
-                            start(selector, c, i, (int) (started[i] - 1), requests[i], now, now + c.timeoutMs() * 1_000_000L, outcomes.get(i),
-                                    open.get(i), openCount, t0);
+                            start(
+                                    selector,
+                                    c,
+                                    i,
+                                    (int) (started[i] - 1),
+                                    requests[i],
+                                    now,
+                                    now + c.timeoutMs() * 1_000_000L,
+                                    outcomes.get(i),
+                                    open.get(i),
+                                    openCount,
+                                    t0);
                         }
                         nextWake = Math.min(nextWake, t0 + started[i] * interval);
                     }
@@ -208,7 +245,8 @@ final class LoadGenerator {
                         q.removeIf(k -> k.done);
                         continue;
                     }
-                    while (!q.isEmpty() && (q.peekFirst().done || q.peekFirst().deadlineNanos <= nowAfter)) {
+                    while (!q.isEmpty()
+                            && (q.peekFirst().done || q.peekFirst().deadlineNanos <= nowAfter)) {
                         Conn k = q.pollFirst();
                         if (!k.done) {
                             finish(k, outcomes.get(i), EV_TIMEOUT, nowAfter, t0, openCount);
@@ -221,8 +259,11 @@ final class LoadGenerator {
                 if (!starting) {
                     boolean anyOpen = false;
                     for (int i = 0; i < n; i++) {
-                        // slow clients and the abuser are not waited for: only legitimate requests in flight are
-                        if (clients.get(i).slowBytesEveryMs() > 0 || i < n - 1 || stop.getAsBoolean()) {
+                        // slow clients and the abuser are not waited for: only legitimate requests
+                        // in flight are
+                        if (clients.get(i).slowBytesEveryMs() > 0
+                                || i < n - 1
+                                || stop.getAsBoolean()) {
                             for (Conn k : open.get(i)) {
                                 if (!k.done) { // closed by us at the end, not by HAProxy
                                     k.done = true;
@@ -251,10 +292,12 @@ final class LoadGenerator {
                     try {
                         if (key.isConnectable()) {
                             k.ch.finishConnect();
-                            key.interestOps(k.out != null ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+                            key.interestOps(
+                                    k.out != null ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
                             if (k.out == null) {
                                 slowByte(k, o, openCount);
-                                k.nextSlowByte = at + clients.get(k.client).slowBytesEveryMs() * 1_000_000L;
+                                k.nextSlowByte =
+                                        at + clients.get(k.client).slowBytesEveryMs() * 1_000_000L;
                             }
                             continue;
                         }
@@ -279,14 +322,21 @@ final class LoadGenerator {
                                     k.status = status(k.head);
                                 }
                                 if (k.status >= 0 && k.out != null) {
-                                    // the status line is the answer: do not wait for the body or the close
+                                    // the status line is the answer: do not wait for the body or
+                                    // the close
                                     finish(k, o, code(k.status), at, t0, openCount);
                                 }
                             } else if (r < 0) {
                                 if (k.out == null) {
                                     finishSlow(k, o, openCount);
                                 } else {
-                                    finish(k, o, k.status >= 0 ? code(k.status) : EV_REFUSED, at, t0, openCount);
+                                    finish(
+                                            k,
+                                            o,
+                                            k.status >= 0 ? code(k.status) : EV_REFUSED,
+                                            at,
+                                            t0,
+                                            openCount);
                                 }
                             }
                         }
@@ -294,7 +344,13 @@ final class LoadGenerator {
                         if (k.out == null) {
                             finishSlow(k, o, openCount);
                         } else {
-                            finish(k, o, k.status >= 0 ? code(k.status) : EV_REFUSED, at, t0, openCount);
+                            finish(
+                                    k,
+                                    o,
+                                    k.status >= 0 ? code(k.status) : EV_REFUSED,
+                                    at,
+                                    t0,
+                                    openCount);
                         }
                     }
                 }
@@ -312,22 +368,43 @@ final class LoadGenerator {
         return outcomes;
     }
 
-    private void start(Selector selector, Client c, int i, int seq, byte[][] variants, long now, long deadline, Outcome o,
-                       ArrayDeque<Conn> q, int[] openCount, long t0) {
+    private void start(
+            Selector selector,
+            Client c,
+            int i,
+            int seq,
+            byte[][] variants,
+            long now,
+            long deadline,
+            Outcome o,
+            ArrayDeque<Conn> q,
+            int[] openCount,
+            long t0) {
         o.sent++;
         SocketChannel ch = null;
         try {
             ch = SocketChannel.open();
             ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.SO_LINGER, 0); // no TIME_WAIT pile-up on the client side
+            ch.setOption(
+                    StandardSocketOptions.SO_LINGER, 0); // no TIME_WAIT pile-up on the client side
             if (!c.sources().isEmpty()) {
                 ch.bind(new InetSocketAddress(c.sources().get(seq % c.sources().size()), 0));
             }
             byte[] request = variants[seq % variants.length];
             boolean connected = ch.connect(target);
-            Conn k = new Conn(i, now, deadline, ch, c.slowBytesEveryMs() > 0 ? null : ByteBuffer.wrap(request));
-            ch.register(selector, !connected ? SelectionKey.OP_CONNECT
-                    : k.out != null ? SelectionKey.OP_WRITE : SelectionKey.OP_READ, k);
+            Conn k =
+                    new Conn(
+                            i,
+                            now,
+                            deadline,
+                            ch,
+                            c.slowBytesEveryMs() > 0 ? null : ByteBuffer.wrap(request));
+            ch.register(
+                    selector,
+                    !connected
+                            ? SelectionKey.OP_CONNECT
+                            : k.out != null ? SelectionKey.OP_WRITE : SelectionKey.OP_READ,
+                    k);
             openCount[0]++;
             q.addLast(k);
         } catch (IOException e) {
@@ -342,7 +419,8 @@ final class LoadGenerator {
         if (k.done || !k.ch.isConnected()) {
             return;
         }
-        String piece = k.head.length() == 0 ? "GET / HTTP/1.1\r\nHost: deja-prove\r\nX-Slow: " : "a";
+        String piece =
+                k.head.length() == 0 ? "GET / HTTP/1.1\r\nHost: deja-prove\r\nX-Slow: " : "a";
         if (k.head.length() == 0) {
             k.head.append('>');
         }

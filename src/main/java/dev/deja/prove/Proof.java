@@ -3,11 +3,21 @@ package dev.deja.prove;
 import java.util.Locale;
 
 /**
- * The evidence for one finding: before and after runs, the remediation applied, the verdict
- * ({@code reproduced}, {@code not-reproduced} or {@code could-not-run}) with its reason, and whether the fix held.
+ * The evidence for one finding: before and after runs, the remediation applied, the verdict ({@code
+ * reproduced}, {@code not-reproduced} or {@code could-not-run}) with its reason, and whether the
+ * fix held.
  */
-record Proof(String ruleId, String frontend, String verdict, String reason, RunResult before, RunResult after,
-             Remedy remedy, Boolean fixWorks, String fixNote, FindLimit findLimit) {
+record Proof(
+        String ruleId,
+        String frontend,
+        String verdict,
+        String reason,
+        RunResult before,
+        RunResult after,
+        Remedy remedy,
+        Boolean fixWorks,
+        String fixNote,
+        FindLimit findLimit) {
 
     static final String REPRODUCED = "reproduced";
     static final String NOT_REPRODUCED = "not-reproduced";
@@ -17,50 +27,131 @@ record Proof(String ruleId, String frontend, String verdict, String reason, RunR
         return new Proof(ruleId, frontend, COULD_NOT_RUN, why, null, null, null, null, null, null);
     }
 
-    /** Flood proofs: reproduced when the before run degraded legitimate traffic; the fix works when the after did not. */
-    static Proof of(String ruleId, String frontend, RunResult before, RunResult after, Remedy remedy) {
+    /**
+     * Flood proofs: reproduced when the before run degraded legitimate traffic; the fix works when
+     * the after did not.
+     */
+    static Proof of(
+            String ruleId, String frontend, RunResult before, RunResult after, Remedy remedy) {
         if (!before.ran()) {
-            return new Proof(ruleId, frontend, COULD_NOT_RUN, before.error(), before, after, remedy, null, null, null);
+            return new Proof(
+                    ruleId,
+                    frontend,
+                    COULD_NOT_RUN,
+                    before.error(),
+                    before,
+                    after,
+                    remedy,
+                    null,
+                    null,
+                    null);
         }
         if (before.calmFailure() != null) {
-            return new Proof(ruleId, frontend, COULD_NOT_RUN, before.calmFailure(), before, after, remedy, null, null, null);
+            return new Proof(
+                    ruleId,
+                    frontend,
+                    COULD_NOT_RUN,
+                    before.calmFailure(),
+                    before,
+                    after,
+                    remedy,
+                    null,
+                    null,
+                    null);
         }
         if (after != null && after.ran() && after.baselineP50Micros() >= 0) {
-            long base = before.baselineP50Micros() < 0 ? after.baselineP50Micros()
-                    : Math.min(before.baselineP50Micros(), after.baselineP50Micros());
+            long base =
+                    before.baselineP50Micros() < 0
+                            ? after.baselineP50Micros()
+                            : Math.min(before.baselineP50Micros(), after.baselineP50Micros());
             before = before.withBaseline(base);
             after = after.withBaseline(base);
         }
         Boolean works = after != null && after.ran() ? !after.degraded() : null;
-        String note = after == null ? null : !after.ran() ? "the after run could not run: " + after.error()
-                : works ? String.format(Locale.ROOT, "after the fix %.0f%% of legitimate requests succeeded,"
-                        + " median %s", after.legitSuccessPct(), RunResult.ms(after.p50Micros()))
-                : "the fix was not enough at this rate: " + after.degradedWhy();
+        String note =
+                after == null
+                        ? null
+                        : !after.ran()
+                                ? "the after run could not run: " + after.error()
+                                : works
+                                        ? String.format(
+                                                Locale.ROOT,
+                                                "after the fix %.0f%% of legitimate requests succeeded,"
+                                                        + " median %s",
+                                                after.legitSuccessPct(),
+                                                RunResult.ms(after.p50Micros()))
+                                        : "the fix was not enough at this rate: "
+                                                + after.degradedWhy();
         if (before.degraded()) {
-            return new Proof(ruleId, frontend, REPRODUCED, before.degradedWhy() + slotsNote(before), before, after, remedy,
-                    works, note, null);
+            return new Proof(
+                    ruleId,
+                    frontend,
+                    REPRODUCED,
+                    before.degradedWhy() + slotsNote(before),
+                    before,
+                    after,
+                    remedy,
+                    works,
+                    note,
+                    null);
         }
-        return new Proof(ruleId, frontend, NOT_REPRODUCED, String.format(Locale.ROOT,
-                "the headroom was enough at %s req/s: %.0f%% of legitimate requests succeeded, median %s (peak %d of %d"
-                        + " slots)", Prover.fmt(before.clientRps()), before.legitSuccessPct(), RunResult.ms(before.p50Micros()),
-                before.peakSessions(), before.slots()), before, after, remedy, works, note, null);
+        return new Proof(
+                ruleId,
+                frontend,
+                NOT_REPRODUCED,
+                String.format(
+                        Locale.ROOT,
+                        "the headroom was enough at %s req/s: %.0f%% of legitimate requests succeeded, median %s (peak %d of %d"
+                                + " slots)",
+                        Prover.fmt(before.clientRps()),
+                        before.legitSuccessPct(),
+                        RunResult.ms(before.p50Micros()),
+                        before.peakSessions(),
+                        before.slots()),
+                before,
+                after,
+                remedy,
+                works,
+                note,
+                null);
     }
 
     /**
-     * Slow-client proofs: reproduced like a flood; the fix is judged on the legitimate requests sent after the
-     * timeout has had time to cut the slow connections (it cannot show in a run shorter than the timeout + 1 s).
+     * Slow-client proofs: reproduced like a flood; the fix is judged on the legitimate requests
+     * sent after the timeout has had time to cut the slow connections (it cannot show in a run
+     * shorter than the timeout + 1 s).
      */
-    static Proof slow(String ruleId, String frontend, RunResult before, RunResult after, Remedy remedy, long durationMs,
-                      long timeoutMs) {
+    static Proof slow(
+            String ruleId,
+            String frontend,
+            RunResult before,
+            RunResult after,
+            Remedy remedy,
+            long durationMs,
+            long timeoutMs) {
         Proof p = of(ruleId, frontend, before, after, remedy);
         if (after == null || !after.ran()) {
             return p;
         }
         long from = timeoutMs + 1000;
         if (durationMs <= from) {
-            return new Proof(p.ruleId, frontend, p.verdict, p.reason, before, after, remedy, null,
-                    "the fix (timeout http-request " + timeoutMs / 1000 + "s) cannot show in a " + durationMs / 1000.0
-                            + " s run: use --duration " + (from / 1000 + 3) + "s or more", null);
+            return new Proof(
+                    p.ruleId,
+                    frontend,
+                    p.verdict,
+                    p.reason,
+                    before,
+                    after,
+                    remedy,
+                    null,
+                    "the fix (timeout http-request "
+                            + timeoutMs / 1000
+                            + "s) cannot show in a "
+                            + durationMs / 1000.0
+                            + " s run: use --duration "
+                            + (from / 1000 + 3)
+                            + "s or more",
+                    null);
         }
         int ok = 0;
         int all = 0;
@@ -71,13 +162,22 @@ record Proof(String ruleId, String frontend, String verdict, String reason, RunR
             }
         }
         boolean works = all > 0 && ok * 100.0 / all >= 95.0;
-        String note = String.format(Locale.ROOT, "HAProxy closed %d slow connections; of the legitimate"
-                + " requests sent after %d s, %d of %d succeeded", after.abuser().closedByServer, from / 1000, ok, all);
-        return new Proof(p.ruleId, frontend, p.verdict, p.reason, before, after, remedy, works, note, null);
+        String note =
+                String.format(
+                        Locale.ROOT,
+                        "HAProxy closed %d slow connections; of the legitimate"
+                                + " requests sent after %d s, %d of %d succeeded",
+                        after.abuser().closedByServer,
+                        from / 1000,
+                        ok,
+                        all);
+        return new Proof(
+                p.ruleId, frontend, p.verdict, p.reason, before, after, remedy, works, note, null);
     }
 
     Proof withFindLimit(FindLimit f) {
-        return new Proof(ruleId, frontend, verdict, reason, before, after, remedy, fixWorks, fixNote, f);
+        return new Proof(
+                ruleId, frontend, verdict, reason, before, after, remedy, fixWorks, fixNote, f);
     }
 
     private static String slotsNote(RunResult r) {

@@ -6,12 +6,24 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
-/** What {@code deja prove} found: the proofs of one frontend, the workload, the haproxy version, the sandbox changes. */
-public record ProveReport(String config, String frontend, String haproxyVersion, AbuserPlan abuser, String workload,
-                          List<String> sandboxChanges, List<Proof> proofs) {
+/**
+ * What {@code deja prove} found: the proofs of one frontend, the workload, the haproxy version, the
+ * sandbox changes.
+ */
+public record ProveReport(
+        String config,
+        String frontend,
+        String haproxyVersion,
+        AbuserPlan abuser,
+        String workload,
+        List<String> sandboxChanges,
+        List<Proof> proofs) {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
-    /** Exit code: 1 when a finding was reproduced, 3 when a proof could not run (and none was reproduced), else 0. */
+    /**
+     * Exit code: 1 when a finding was reproduced, 3 when a proof could not run (and none was
+     * reproduced), else 0.
+     */
     public int exitCode() {
         if (proofs.stream().anyMatch(p -> p.verdict().equals(Proof.REPRODUCED))) {
             return 1;
@@ -28,22 +40,39 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
 
     public String text() {
         StringBuilder t = new StringBuilder();
-        t.append("deja prove ").append(config).append(": frontend ").append(frontend).append(" on HAProxy ")
-                .append(haproxyVersion).append(" (loopback sandbox)\n");
+        t.append("deja prove ")
+                .append(config)
+                .append(": frontend ")
+                .append(frontend)
+                .append(" on HAProxy ")
+                .append(haproxyVersion)
+                .append(" (loopback sandbox)\n");
         t.append("workload: ").append(workload).append('\n');
         for (String n : abuser == null ? List.<String>of() : abuser.notes()) {
             t.append("note: ").append(n).append('\n');
         }
         for (Proof p : proofs) {
-            t.append('\n').append(p.ruleId()).append(": ").append(p.verdict().toUpperCase(Locale.ROOT));
+            t.append('\n')
+                    .append(p.ruleId())
+                    .append(": ")
+                    .append(p.verdict().toUpperCase(Locale.ROOT));
             if (p.fixWorks() != null) {
                 t.append(p.fixWorks() ? ", the fix works" : ", the fix did not hold");
             }
             t.append('\n').append("  ").append(p.reason()).append('\n');
             if (p.before() != null && p.before().ran()) {
-                t.append(String.format(Locale.ROOT, "  %-34s %10s %9s %8s %9s %9s %10s  %s%n", "run", "legit ok",
-                        "timed out", "refused", "p50", "p99", "slots full", p.ruleId().equals(Prover.TIMEOUT)
-                                ? "slow clients" : "abuser"));
+                t.append(
+                        String.format(
+                                Locale.ROOT,
+                                "  %-34s %10s %9s %8s %9s %9s %10s  %s%n",
+                                "run",
+                                "legit ok",
+                                "timed out",
+                                "refused",
+                                "p50",
+                                "p99",
+                                "slots full",
+                                p.ruleId().equals(Prover.TIMEOUT) ? "slow clients" : "abuser"));
                 row(t, p.before(), p.ruleId());
                 if (p.after() != null) {
                     row(t, p.after(), p.ruleId());
@@ -63,7 +92,8 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
             }
         }
         if (!sandboxChanges.isEmpty()) {
-            t.append("\nsandbox (your config, made safe to run; maxconn, timeouts, stick tables, ACLs and rules unchanged):\n");
+            t.append(
+                    "\nsandbox (your config, made safe to run; maxconn, timeouts, stick tables, ACLs and rules unchanged):\n");
             for (String c : sandboxChanges) {
                 t.append("  - ").append(c).append('\n');
             }
@@ -73,18 +103,41 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
 
     private static void row(StringBuilder t, RunResult r, String rule) {
         if (!r.ran()) {
-            t.append(String.format(Locale.ROOT, "  %-34s could not run: %s%n", r.label(), r.error()));
+            t.append(
+                    String.format(
+                            Locale.ROOT, "  %-34s could not run: %s%n", r.label(), r.error()));
             return;
         }
         LoadGenerator.Outcome a = r.abuser();
-        String abuser = rule.equals(Prover.TIMEOUT)
-                ? a.sent + " held, " + a.closedByServer + " closed by HAProxy"
-                : a.sent + " sent: " + a.limited + " x 429 (median wait " + RunResult.ms(a.limitedP50Micros()) + "), " + a.ok + " ok, " + a.timedOut + " timed out"
-                        + (a.refused > 0 ? ", " + a.refused + " refused" : "") + (a.notSent > 0 ? ", " + a.notSent
-                        + " not sent (connection cap)" : "");
-        t.append(String.format(Locale.ROOT, "  %-34s %10s %9d %8d %9s %9s %9.1fs  %s%n", r.label(),
-                r.legit().ok + "/" + r.legitTotal(), r.legit().timedOut, r.legit().refused + r.legit().otherStatus,
-                RunResult.ms(r.p50Micros()), RunResult.ms(r.p99Micros()), r.fullMillis() / 1000.0, abuser));
+        String abuser =
+                rule.equals(Prover.TIMEOUT)
+                        ? a.sent + " held, " + a.closedByServer + " closed by HAProxy"
+                        : a.sent
+                                + " sent: "
+                                + a.limited
+                                + " x 429 (median wait "
+                                + RunResult.ms(a.limitedP50Micros())
+                                + "), "
+                                + a.ok
+                                + " ok, "
+                                + a.timedOut
+                                + " timed out"
+                                + (a.refused > 0 ? ", " + a.refused + " refused" : "")
+                                + (a.notSent > 0
+                                        ? ", " + a.notSent + " not sent (connection cap)"
+                                        : "");
+        t.append(
+                String.format(
+                        Locale.ROOT,
+                        "  %-34s %10s %9d %8d %9s %9s %9.1fs  %s%n",
+                        r.label(),
+                        r.legit().ok + "/" + r.legitTotal(),
+                        r.legit().timedOut,
+                        r.legit().refused + r.legit().otherStatus,
+                        RunResult.ms(r.p50Micros()),
+                        RunResult.ms(r.p99Micros()),
+                        r.fullMillis() / 1000.0,
+                        abuser));
     }
 
     // ---------------------------------------------------------------- JSON
@@ -101,7 +154,10 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
         return root;
     }
 
-    /** One finding's {@code evidence}: verdict, figures, workload, haproxy version, sandbox changes, applied diff. */
+    /**
+     * One finding's {@code evidence}: verdict, figures, workload, haproxy version, sandbox changes,
+     * applied diff.
+     */
     public ObjectNode evidence(Proof p) {
         ObjectNode o = F.objectNode();
         o.put("ruleId", p.ruleId());
@@ -188,7 +244,9 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
         ObjectNode a = o.putObject("abuser");
         a.put("sent", r.abuser().sent);
         a.put("limited429", r.abuser().limited);
-        a.put("limitedP50Ms", r.abuser().limitedP50Micros() < 0 ? -1 : r.abuser().limitedP50Micros() / 1000.0);
+        a.put(
+                "limitedP50Ms",
+                r.abuser().limitedP50Micros() < 0 ? -1 : r.abuser().limitedP50Micros() / 1000.0);
         a.put("ok", r.abuser().ok);
         a.put("timedOut", r.abuser().timedOut);
         a.put("refused", r.abuser().refused);
@@ -210,11 +268,23 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
     // ---------------------------------------------------------------- HTML
 
     public String html() {
-        StringBuilder h = new StringBuilder("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                + "<title>deja prove " + esc(config) + "</title><style>" + CSS + "</style></head><body>\n");
-        h.append("<h1>deja prove ").append(esc(config)).append("</h1>\n<p>frontend <code>").append(esc(frontend))
-                .append("</code> on HAProxy ").append(esc(haproxyVersion)).append(" in a loopback sandbox</p>\n<p>")
-                .append(esc(workload)).append("</p>\n");
+        StringBuilder h =
+                new StringBuilder(
+                        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                                + "<title>deja prove "
+                                + esc(config)
+                                + "</title><style>"
+                                + CSS
+                                + "</style></head><body>\n");
+        h.append("<h1>deja prove ")
+                .append(esc(config))
+                .append("</h1>\n<p>frontend <code>")
+                .append(esc(frontend))
+                .append("</code> on HAProxy ")
+                .append(esc(haproxyVersion))
+                .append(" in a loopback sandbox</p>\n<p>")
+                .append(esc(workload))
+                .append("</p>\n");
         for (Proof p : proofs) {
             h.append(evidenceHtml(p));
         }
@@ -225,31 +295,53 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
         return h.append("</ul></body></html>\n").toString();
     }
 
-    static final String CSS = "body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
-            + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}"
-            + "td:first-child,th:first-child{text-align:left}.reproduced{color:#b00}.not-reproduced{color:#070}"
-            + ".could-not-run{color:#777}pre{background:#f6f6f6;padding:.5em}";
+    static final String CSS =
+            "body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
+                    + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}"
+                    + "td:first-child,th:first-child{text-align:left}.reproduced{color:#b00}.not-reproduced{color:#070}"
+                    + ".could-not-run{color:#777}pre{background:#f6f6f6;padding:.5em}";
 
-    /** One proof as an HTML fragment: verdict, before/after table, sessions-vs-limit charts, applied diff. */
+    /**
+     * One proof as an HTML fragment: verdict, before/after table, sessions-vs-limit charts, applied
+     * diff.
+     */
     public String evidenceHtml(Proof p) {
-        StringBuilder h = new StringBuilder("<div class=\"evidence\"><h3>").append(esc(p.ruleId())).append(": <span class=\"")
-                .append(p.verdict()).append("\">").append(esc(p.verdict())).append("</span>");
+        StringBuilder h =
+                new StringBuilder("<div class=\"evidence\"><h3>")
+                        .append(esc(p.ruleId()))
+                        .append(": <span class=\"")
+                        .append(p.verdict())
+                        .append("\">")
+                        .append(esc(p.verdict()))
+                        .append("</span>");
         if (p.fixWorks() != null) {
             h.append(p.fixWorks() ? ", the fix works" : ", the fix did not hold");
         }
         h.append("</h3><p>").append(esc(p.reason())).append("</p>");
         if (p.before() != null && p.before().ran()) {
-            h.append("<table><tr><th>run</th><th>legit ok</th><th>timed out</th><th>refused</th><th>p50</th><th>p99</th>"
-                    + "<th>slots full</th></tr>");
+            h.append(
+                    "<table><tr><th>run</th><th>legit ok</th><th>timed out</th><th>refused</th><th>p50</th><th>p99</th>"
+                            + "<th>slots full</th></tr>");
             for (RunResult r : new RunResult[] {p.before(), p.after()}) {
                 if (r == null || !r.ran()) {
                     continue;
                 }
-                h.append("<tr><td>").append(esc(r.label())).append("</td><td>").append(r.legit().ok).append('/')
-                        .append(r.legitTotal()).append("</td><td>").append(r.legit().timedOut).append("</td><td>")
-                        .append(r.legit().refused + r.legit().otherStatus).append("</td><td>")
-                        .append(RunResult.ms(r.p50Micros())).append("</td><td>").append(RunResult.ms(r.p99Micros()))
-                        .append("</td><td>").append(String.format(Locale.ROOT, "%.1f s", r.fullMillis() / 1000.0))
+                h.append("<tr><td>")
+                        .append(esc(r.label()))
+                        .append("</td><td>")
+                        .append(r.legit().ok)
+                        .append('/')
+                        .append(r.legitTotal())
+                        .append("</td><td>")
+                        .append(r.legit().timedOut)
+                        .append("</td><td>")
+                        .append(r.legit().refused + r.legit().otherStatus)
+                        .append("</td><td>")
+                        .append(RunResult.ms(r.p50Micros()))
+                        .append("</td><td>")
+                        .append(RunResult.ms(r.p99Micros()))
+                        .append("</td><td>")
+                        .append(String.format(Locale.ROOT, "%.1f s", r.fullMillis() / 1000.0))
                         .append("</td></tr>");
             }
             h.append("</table>");
@@ -275,7 +367,9 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
         return h.append("</div>\n").toString();
     }
 
-    /** Current sessions (scur) against the limit (slim) over the run, as an inline SVG (no scripts). */
+    /**
+     * Current sessions (scur) against the limit (slim) over the run, as an inline SVG (no scripts).
+     */
     static String svg(RunResult r) {
         int w = 480;
         int ht = 120;
@@ -294,13 +388,27 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
             pts.append(String.format(Locale.ROOT, "%.1f,%.1f ", px, py));
         }
         double ly = ht - limit * (double) (ht - 10) / max;
-        return String.format(Locale.ROOT, "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
-                + " viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"sessions against the limit, %s\">"
-                + "<rect width=\"%d\" height=\"%d\" fill=\"#fafafa\" stroke=\"#ccc\"/>"
-                + "<line x1=\"0\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#b00\" stroke-dasharray=\"4 3\"/>"
-                + "<polyline fill=\"none\" stroke=\"#036\" stroke-width=\"1.5\" points=\"%s\"/></svg>"
-                + "<figcaption>%s: current sessions (blue) against the limit %d (red), %.1f s</figcaption></figure>",
-                w, ht, w, ht, esc(r.label()), w, ht, ly, w, ly, pts.toString().strip(), esc(r.label()), limit,
+        return String.format(
+                Locale.ROOT,
+                "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+                        + " viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"sessions against the limit, %s\">"
+                        + "<rect width=\"%d\" height=\"%d\" fill=\"#fafafa\" stroke=\"#ccc\"/>"
+                        + "<line x1=\"0\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#b00\" stroke-dasharray=\"4 3\"/>"
+                        + "<polyline fill=\"none\" stroke=\"#036\" stroke-width=\"1.5\" points=\"%s\"/></svg>"
+                        + "<figcaption>%s: current sessions (blue) against the limit %d (red), %.1f s</figcaption></figure>",
+                w,
+                ht,
+                w,
+                ht,
+                esc(r.label()),
+                w,
+                ht,
+                ly,
+                w,
+                ly,
+                pts.toString().strip(),
+                esc(r.label()),
+                limit,
                 (end - start) / 1000.0);
     }
 
@@ -308,6 +416,9 @@ public record ProveReport(String config, String frontend, String haproxyVersion,
         if (s == null) {
             return "";
         }
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+        return s.replace("&", "&amp;")
+                .replace("<", "&lt;")
+                .replace(">", "&gt;")
+                .replace("\"", "&quot;");
     }
 }

@@ -19,24 +19,37 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /**
- * Replays IL-0264 against a configuration: for each provable rule that applies to the frontend under test, a
- * <b>before</b> run on the user's configuration and an <b>after</b> run with the rule's remediation applied, same
- * workload, in a loopback sandbox on the real haproxy; then a verdict. Every phase is bounded; everything started is
- * stopped and the temporary folder deleted on every exit path ({@link Cleanup}).
+ * Replays IL-0264 against a configuration: for each provable rule that applies to the frontend
+ * under test, a <b>before</b> run on the user's configuration and an <b>after</b> run with the
+ * rule's remediation applied, same workload, in a loopback sandbox on the real haproxy; then a
+ * verdict. Every phase is bounded; everything started is stopped and the temporary folder deleted
+ * on every exit path ({@link Cleanup}).
  */
 public final class Prover {
     public static final String TARPIT = "haproxy-tarpit-holds-slots";
     public static final String TIMEOUT = "haproxy-missing-http-request-timeout";
     public static final String MAXCONN = "haproxy-maxconn-headroom";
     public static final List<String> RULES = List.of(TARPIT, TIMEOUT, MAXCONN);
+
     /** The search ceiling of --find-limit, in requests per second. */
     static final double CEILING_RPS = 5000;
+
     static final long HTTP_REQUEST_TIMEOUT_MS = 5000;
 
-    /** What to run: the frontend (null: the first one a provable rule applies to), the rule (null: all), the workload. */
-    public record Options(String frontend, String rule, long durationMs, double clientRps, double legitRps,
-                          long legitTimeoutMs, long serviceTimeMs, boolean findLimit, String haproxy) {
-    }
+    /**
+     * What to run: the frontend (null: the first one a provable rule applies to), the rule (null:
+     * all), the workload.
+     */
+    public record Options(
+            String frontend,
+            String rule,
+            long durationMs,
+            double clientRps,
+            double legitRps,
+            long legitTimeoutMs,
+            long serviceTimeMs,
+            boolean findLimit,
+            String haproxy) {}
 
     private final Options o;
     private final HaproxyBinary haproxy;
@@ -52,8 +65,9 @@ public final class Prover {
     }
 
     /** Locates haproxy (exit 2 with the install hint when absent) and proves {@code text}. */
-    public static ProveReport prove(String display, String text, Options o, Map<String, String> env,
-                                    PrintWriter progress) throws IOException {
+    public static ProveReport prove(
+            String display, String text, Options o, Map<String, String> env, PrintWriter progress)
+            throws IOException {
         HaproxyBinary hb = HaproxyBinary.locate(o.haproxy(), env);
         return new Prover(o, hb, progress, () -> false).run(display, text);
     }
@@ -64,7 +78,9 @@ public final class Prover {
         return HaproxyParser.parse(display, text, req);
     }
 
-    /** The frontend under test: --frontend, else the first that tarpits, else the first HTTP one. */
+    /**
+     * The frontend under test: --frontend, else the first that tarpits, else the first HTTP one.
+     */
     static Frontends.Frontend target(HaproxyConfig cfg, String name) {
         List<Frontends.Frontend> all = Frontends.primary(cfg);
         if (name != null) {
@@ -73,8 +89,14 @@ public final class Prover {
                     return f;
                 }
             }
-            throw new InputException("--frontend " + name + ": no frontend or listen of that name in "
-                    + cfg.name() + " (there are: " + String.join(", ", all.stream().map(Frontends.Frontend::name).toList()) + ")");
+            throw new InputException(
+                    "--frontend "
+                            + name
+                            + ": no frontend or listen of that name in "
+                            + cfg.name()
+                            + " (there are: "
+                            + String.join(", ", all.stream().map(Frontends.Frontend::name).toList())
+                            + ")");
         }
         for (Frontends.Frontend f : all) {
             if (!f.tarpits().isEmpty() && f.tarpitHoldMillis() > 0) {
@@ -83,10 +105,14 @@ public final class Prover {
         }
         for (int pass = 0; pass < 2; pass++) {
             for (Frontends.Frontend f : all) {
-                // first one that routes to a backend (a stats-only frontend is a poor stand-in for the site)
-                boolean routes = f.backends().stream().anyMatch(b -> !b.equals(f.section().name()))
-                        || !f.section().all(d -> d.is("server")).isEmpty();
-                if (f.http() && (!f.httpRequest().set() || f.httpRequest().millis() == 0) && (routes || pass == 1)) {
+                // first one that routes to a backend (a stats-only frontend is a poor stand-in for
+                // the site)
+                boolean routes =
+                        f.backends().stream().anyMatch(b -> !b.equals(f.section().name()))
+                                || !f.section().all(d -> d.is("server")).isEmpty();
+                if (f.http()
+                        && (!f.httpRequest().set() || f.httpRequest().millis() == 0)
+                        && (routes || pass == 1)) {
                     return f;
                 }
             }
@@ -96,10 +122,14 @@ public final class Prover {
                 return f;
             }
         }
-        throw new InputException(cfg.name() + ": no frontend or listen with a bind line to prove against");
+        throw new InputException(
+                cfg.name() + ": no frontend or listen with a bind line to prove against");
     }
 
-    /** The rule that singles the abuser out: the first tarpit, else the first rate-limit rule, else the first deny. */
+    /**
+     * The rule that singles the abuser out: the first tarpit, else the first rate-limit rule, else
+     * the first deny.
+     */
     static Directive abuserRule(Frontends.Frontend f) {
         if (!f.tarpits().isEmpty()) {
             return f.tarpits().get(0);
@@ -109,8 +139,10 @@ public final class Prover {
         }
         for (Directive d : f.section().directives()) {
             String a = d.word(d.is("tcp-request") ? 2 : 1);
-            if ((d.is("http-request") || d.is("tcp-request")) && a != null
-                    && (a.equals("deny") || a.equals("reject") || a.equals("tarpit")) && d.words().contains("if")) {
+            if ((d.is("http-request") || d.is("tcp-request"))
+                    && a != null
+                    && (a.equals("deny") || a.equals("reject") || a.equals("tarpit"))
+                    && d.words().contains("if")) {
                 return d;
             }
         }
@@ -125,7 +157,8 @@ public final class Prover {
         String version = haproxy.version();
         List<Proof> proofs = new ArrayList<>();
         List<String> sandboxChanges = new ArrayList<>();
-        try (Cleanup cleanup = new Cleanup(); StubBackend stub = new StubBackend(o.serviceTimeMs(), 32)) {
+        try (Cleanup cleanup = new Cleanup();
+                StubBackend stub = new StubBackend(o.serviceTimeMs(), 32)) {
             cleanup.add(stub);
             Ctx ctx = new Ctx(cleanup, stub, f.name(), display, sandboxChanges);
             boolean hasTarpit = !f.tarpits().isEmpty();
@@ -134,7 +167,10 @@ public final class Prover {
             long slots = f.maxconn().effective();
             long held = (long) Math.ceil(o.clientRps() * hold / 1000.0);
             boolean maxconn = want(MAXCONN) && hasTarpit && slots > 0 && held * 4 >= slots;
-            boolean timeout = want(TIMEOUT) && f.http() && (!f.httpRequest().set() || f.httpRequest().millis() == 0);
+            boolean timeout =
+                    want(TIMEOUT)
+                            && f.http()
+                            && (!f.httpRequest().set() || f.httpRequest().millis() == 0);
             RunResult before = null;
             if (tarpit || maxconn) {
                 if (plan.unsatisfiable() != null) {
@@ -150,7 +186,8 @@ public final class Prover {
                 }
             }
             if (want(TARPIT) && !hasTarpit && rule != null) {
-                // rate-limited without a tarpit (the fixed config): the same flood, to show that it holds
+                // rate-limited without a tarpit (the fixed config): the same flood, to show that it
+                // holds
                 if (plan.unsatisfiable() != null) {
                     proofs.add(Proof.couldNotRun(TARPIT, f.name(), plan.unsatisfiable()));
                 } else {
@@ -173,7 +210,8 @@ public final class Prover {
             if (maxconn && before != null) {
                 long wanted = Math.max(slots, held * 4);
                 Remedy r = Remedy.raiseMaxconn(text, f, wanted);
-                RunResult after = flood(ctx, "after (maxconn " + wanted + ")", r.text(), o.clientRps());
+                RunResult after =
+                        flood(ctx, "after (maxconn " + wanted + ")", r.text(), o.clientRps());
                 proofs.add(Proof.of(MAXCONN, f.name(), before, after, r));
             }
             if (timeout) {
@@ -183,17 +221,40 @@ public final class Prover {
                 }
                 Remedy r = Remedy.httpRequestTimeout(text, f);
                 RunResult sa = slow(ctx, "after (timeout http-request 5s)", r.text());
-                proofs.add(Proof.slow(TIMEOUT, f.name(), sb, sa, r, o.durationMs(), HTTP_REQUEST_TIMEOUT_MS));
+                proofs.add(
+                        Proof.slow(
+                                TIMEOUT,
+                                f.name(),
+                                sb,
+                                sa,
+                                r,
+                                o.durationMs(),
+                                HTTP_REQUEST_TIMEOUT_MS));
             }
             if (proofs.isEmpty()) {
-                proofs.add(Proof.couldNotRun(o.rule() == null ? "(none)" : o.rule(), f.name(), "no provable rule applies to "
-                        + f.section().label() + (o.rule() == null ? "" : " for --rule " + o.rule())
-                        + " (deja proves " + String.join(", ", RULES) + ")"));
+                proofs.add(
+                        Proof.couldNotRun(
+                                o.rule() == null ? "(none)" : o.rule(),
+                                f.name(),
+                                "no provable rule applies to "
+                                        + f.section().label()
+                                        + (o.rule() == null ? "" : " for --rule " + o.rule())
+                                        + " (deja proves "
+                                        + String.join(", ", RULES)
+                                        + ")"));
             }
         }
-        boolean flood = proofs.stream().anyMatch(p -> !p.ruleId().equals(TIMEOUT) && p.before() != null);
-        boolean slow = proofs.stream().anyMatch(p -> p.ruleId().equals(TIMEOUT) && p.before() != null);
-        return new ProveReport(display, f.name(), version, plan, workload(plan, flood, slow), List.copyOf(sandboxChanges),
+        boolean flood =
+                proofs.stream().anyMatch(p -> !p.ruleId().equals(TIMEOUT) && p.before() != null);
+        boolean slow =
+                proofs.stream().anyMatch(p -> p.ruleId().equals(TIMEOUT) && p.before() != null);
+        return new ProveReport(
+                display,
+                f.name(),
+                version,
+                plan,
+                workload(plan, flood, slow),
+                List.copyOf(sandboxChanges),
                 proofs);
     }
 
@@ -211,22 +272,49 @@ public final class Prover {
     }
 
     private String workload(AbuserPlan plan, boolean flood, boolean slow) {
-        String attack = (flood ? "abuser " + fmt(o.clientRps()) + " req/s, " + (plan.how() == null ? "not singled out"
-                : plan.how()) + "; " : "") + (slow ? "slow clients as many as the frontend's slots, one header byte"
-                + " per second, from " + AbuserPlan.ABUSER_ADDRESS + "; " : "");
-        return attack + "legitimate clients " + fmt(o.legitRps()) + " req/s from 127.1.0.1-" + AbuserPlan.LEGIT_ADDRESSES
-                + " with a " + o.legitTimeoutMs() / 1000.0 + " s timeout; stub backend answers 200 after "
-                + o.serviceTimeMs() + " ms; " + o.durationMs() / 1000.0 + " s per run";
+        String attack =
+                (flood
+                                ? "abuser "
+                                        + fmt(o.clientRps())
+                                        + " req/s, "
+                                        + (plan.how() == null ? "not singled out" : plan.how())
+                                        + "; "
+                                : "")
+                        + (slow
+                                ? "slow clients as many as the frontend's slots, one header byte"
+                                        + " per second, from "
+                                        + AbuserPlan.ABUSER_ADDRESS
+                                        + "; "
+                                : "");
+        return attack
+                + "legitimate clients "
+                + fmt(o.legitRps())
+                + " req/s from 127.1.0.1-"
+                + AbuserPlan.LEGIT_ADDRESSES
+                + " with a "
+                + o.legitTimeoutMs() / 1000.0
+                + " s timeout; stub backend answers 200 after "
+                + o.serviceTimeMs()
+                + " ms; "
+                + o.durationMs() / 1000.0
+                + " s per run";
     }
 
     static String fmt(double rps) {
         return rps == Math.rint(rps) ? String.valueOf((long) rps) : String.valueOf(rps);
     }
 
-    private record Ctx(Cleanup cleanup, StubBackend stub, String frontend, String display, List<String> changes) {
-    }
+    private record Ctx(
+            Cleanup cleanup,
+            StubBackend stub,
+            String frontend,
+            String display,
+            List<String> changes) {}
 
-    /** Sets up haproxy on the sandbox copy of {@code text}; returns null and a failed result through {@code fail}. */
+    /**
+     * Sets up haproxy on the sandbox copy of {@code text}; returns null and a failed result through
+     * {@code fail}.
+     */
     private final class Instance implements AutoCloseable {
         Process process;
         Sandbox sandbox;
@@ -239,8 +327,10 @@ public final class Prover {
             Frontends.Frontend f = target(cfg, ctx.frontend());
             AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
             Path dir = ctx.cleanup().dir().resolve("r" + (++runs));
-            // not createDirectories: after Ctrl-C the clean-up hook deletes the sandbox folder, and a run starting
-            // meanwhile must fail instead of creating it again (it was left behind when that happened after the hook)
+            // not createDirectories: after Ctrl-C the clean-up hook deletes the sandbox folder, and
+            // a run starting
+            // meanwhile must fail instead of creating it again (it was left behind when that
+            // happened after the hook)
             Files.createDirectory(dir);
             sandbox = Sandbox.write(text, cfg, dir, ctx.stub().port(), plan.aclRewrites());
             if (ctx.changes().isEmpty()) {
@@ -251,10 +341,18 @@ public final class Prover {
             Files.writeString(file, sandbox.text());
             HaproxyBinary.Result check = haproxy.check(file);
             if (check.exit() != 0) {
-                error = "haproxy -c rejected the sandbox copy of " + ctx.display() + ": " + firstErrors(check.output());
+                error =
+                        "haproxy -c rejected the sandbox copy of "
+                                + ctx.display()
+                                + ": "
+                                + firstErrors(check.output());
                 return;
             }
-            progress.println("deja: prove: " + label + ": haproxy on 127.0.0.1:" + sandbox.frontendPorts().get(ctx.frontend()));
+            progress.println(
+                    "deja: prove: "
+                            + label
+                            + ": haproxy on 127.0.0.1:"
+                            + sandbox.frontendPorts().get(ctx.frontend()));
             progress.flush();
             process = haproxy.start(file, dir.resolve("haproxy.log"));
             ctx.cleanup().add(process);
@@ -263,7 +361,10 @@ public final class Prover {
                 try {
                     String info = StatsSampler.command(sandbox.socket(), "show info");
                     long max = parseLong(StatsSampler.info(info).get("MaxConn"));
-                    long[] fe = StatsSampler.frontendRow(StatsSampler.command(sandbox.socket(), "show stat"), ctx.frontend());
+                    long[] fe =
+                            StatsSampler.frontendRow(
+                                    StatsSampler.command(sandbox.socket(), "show stat"),
+                                    ctx.frontend());
                     slots = fe[1] > 0 ? (max > 0 ? Math.min(fe[1], max) : fe[1]) : max;
                     break;
                 } catch (IOException e) {
@@ -305,7 +406,8 @@ public final class Prover {
         return exercise(ctx, label, text, 0, true);
     }
 
-    private RunResult exercise(Ctx ctx, String label, String text, double rps, boolean slowClients) throws IOException {
+    private RunResult exercise(Ctx ctx, String label, String text, double rps, boolean slowClients)
+            throws IOException {
         try (Instance in = new Instance(ctx, label, text)) {
             if (in.error != null) {
                 return RunResult.failed(label, in.error);
@@ -314,9 +416,19 @@ public final class Prover {
             Frontends.Frontend f = target(cfg, ctx.frontend());
             AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
             Directive statsUri = f.section().effective("stats", "uri");
-            if (plan.pathPrefix() == null && f.backends().stream().allMatch(b -> b.equals(f.section().name())
-                    && f.section().all(d -> d.is("server")).isEmpty()) && statsUri != null && statsUri.word(2) != null) {
-                plan = plan.withPathPrefix(statsUri.word(2)); // a stats page: the legitimate clients read it
+            if (plan.pathPrefix() == null
+                    && f.backends().stream()
+                            .allMatch(
+                                    b ->
+                                            b.equals(f.section().name())
+                                                    && f.section()
+                                                            .all(d -> d.is("server"))
+                                                            .isEmpty())
+                    && statsUri != null
+                    && statsUri.word(2) != null) {
+                plan =
+                        plan.withPathPrefix(
+                                statsUri.word(2)); // a stats page: the legitimate clients read it
             }
             List<InetAddress> legitSources = new ArrayList<>();
             List<String> legitRequests = new ArrayList<>();
@@ -324,8 +436,13 @@ public final class Prover {
                 legitSources.add(InetAddress.getByName("127.1.0." + (i + 1)));
                 legitRequests.add(plan.request(false, i));
             }
-            LoadGenerator.Client legit = LoadGenerator.Client.http("legitimate", legitSources, legitRequests,
-                    o.legitRps(), o.legitTimeoutMs());
+            LoadGenerator.Client legit =
+                    LoadGenerator.Client.http(
+                            "legitimate",
+                            legitSources,
+                            legitRequests,
+                            o.legitRps(),
+                            o.legitTimeoutMs());
             LoadGenerator gen = new LoadGenerator(in.address(), LoadGenerator.MAX_OPEN);
             // calm baseline: legitimate clients alone
             long calm = Math.min(500, o.durationMs() / 4);
@@ -335,14 +452,28 @@ public final class Prover {
             long slots = in.slots;
             if (slowClients) {
                 if (slots <= 0 || slots > LoadGenerator.MAX_OPEN - 64) {
-                    return RunResult.failed(label, "the frontend's slots (" + (slots <= 0 ? "unknown" : slots)
-                            + ") are more than the " + (LoadGenerator.MAX_OPEN - 64) + " slow connections deja opens at most");
+                    return RunResult.failed(
+                            label,
+                            "the frontend's slots ("
+                                    + (slots <= 0 ? "unknown" : slots)
+                                    + ") are more than the "
+                                    + (LoadGenerator.MAX_OPEN - 64)
+                                    + " slow connections deja opens at most");
                 }
-                attacker = LoadGenerator.Client.slow("slow clients", List.of(InetAddress.getByName(AbuserPlan.ABUSER_ADDRESS)),
-                        (int) slots, 1000);
+                attacker =
+                        LoadGenerator.Client.slow(
+                                "slow clients",
+                                List.of(InetAddress.getByName(AbuserPlan.ABUSER_ADDRESS)),
+                                (int) slots,
+                                1000);
             } else {
-                attacker = LoadGenerator.Client.http("abuser", List.of(InetAddress.getByName(AbuserPlan.ABUSER_ADDRESS)),
-                        List.of(plan.request(true, 0)), rps, o.legitTimeoutMs());
+                attacker =
+                        LoadGenerator.Client.http(
+                                "abuser",
+                                List.of(InetAddress.getByName(AbuserPlan.ABUSER_ADDRESS)),
+                                List.of(plan.request(true, 0)),
+                                rps,
+                                o.legitTimeoutMs());
             }
             List<LoadGenerator.Outcome> out;
             List<StatsSampler.Sample> samples;
@@ -350,16 +481,28 @@ public final class Prover {
                 out = gen.run(List.of(attacker, legit), o.durationMs(), stop);
                 samples = sampler.samples();
             }
-            return new RunResult(label, null, rps, o.durationMs(), out.get(1), out.get(0), samples, slots, baseP50, null,
+            return new RunResult(
+                    label,
+                    null,
+                    rps,
+                    o.durationMs(),
+                    out.get(1),
+                    out.get(0),
+                    samples,
+                    slots,
+                    baseP50,
+                    null,
                     base.get(0));
         }
     }
 
     /**
-     * --find-limit: the client rate at which legitimate traffic starts failing, before and after the fix, in at most
-     * 6 more runs (3 before, 2 after, beside the two runs already made), between 1 req/s and {@value #CEILING_RPS}.
+     * --find-limit: the client rate at which legitimate traffic starts failing, before and after
+     * the fix, in at most 6 more runs (3 before, 2 after, beside the two runs already made),
+     * between 1 req/s and {@value #CEILING_RPS}.
      */
-    private FindLimit findLimit(Ctx ctx, String beforeText, String afterText, RunResult before, RunResult after)
+    private FindLimit findLimit(
+            Ctx ctx, String beforeText, String afterText, RunResult before, RunResult after)
             throws IOException {
         List<double[]> points = new ArrayList<>();
         Double beforeLimit = search(ctx, beforeText, before, 3, points, "before");
@@ -368,13 +511,17 @@ public final class Prover {
     }
 
     /** The lowest rate seen failing after bisecting (null: none failed up to the ceiling). */
-    private Double search(Ctx ctx, String text, RunResult first, int budget, List<double[]> points, String which)
+    private Double search(
+            Ctx ctx, String text, RunResult first, int budget, List<double[]> points, String which)
             throws IOException {
         double ok = 0;
         double bad = Double.NaN;
         double r = first.clientRps();
         boolean isBad = first.degraded();
-        points.add(new double[] {which.equals("before") ? 0 : 1, r, isBad ? 1 : 0, first.legitSuccessPct()});
+        points.add(
+                new double[] {
+                    which.equals("before") ? 0 : 1, r, isBad ? 1 : 0, first.legitSuccessPct()
+                });
         if (isBad) {
             bad = r;
         } else {
@@ -386,8 +533,12 @@ public final class Prover {
                 if (ok >= CEILING_RPS) {
                     break;
                 }
-                // after the fix, straight to the ceiling ("not up to 5,000 req/s"); before it, climb by 4x
-                next = which.equals("after") || ok * 4 >= CEILING_RPS || i == budget - 1 ? CEILING_RPS : ok * 4;
+                // after the fix, straight to the ceiling ("not up to 5,000 req/s"); before it,
+                // climb by 4x
+                next =
+                        which.equals("after") || ok * 4 >= CEILING_RPS || i == budget - 1
+                                ? CEILING_RPS
+                                : ok * 4;
             } else if (ok == 0) {
                 next = Math.max(1, Math.floor(bad / 4));
             } else {
@@ -401,7 +552,10 @@ public final class Prover {
                 break;
             }
             boolean d = rr.degraded();
-            points.add(new double[] {which.equals("before") ? 0 : 1, next, d ? 1 : 0, rr.legitSuccessPct()});
+            points.add(
+                    new double[] {
+                        which.equals("before") ? 0 : 1, next, d ? 1 : 0, rr.legitSuccessPct()
+                    });
             if (d) {
                 bad = next;
             } else {

@@ -9,8 +9,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A rule's remediation applied to the user's configuration text (the "after" of a proof), and the change as a
- * unified-style diff of the lines touched. Pure: text in, text out.
+ * A rule's remediation applied to the user's configuration text (the "after" of a proof), and the
+ * change as a unified-style diff of the lines touched. Pure: text in, text out.
  */
 record Remedy(String description, String text, List<String> diff) {
 
@@ -27,25 +27,33 @@ record Remedy(String description, String text, List<String> diff) {
             if (!m.find()) {
                 continue;
             }
-            String now = old.substring(0, m.start()) + (old.contains("deny_status") ? "deny" : "deny deny_status 429")
-                    + old.substring(m.end());
+            String now =
+                    old.substring(0, m.start())
+                            + (old.contains("deny_status") ? "deny" : "deny deny_status 429")
+                            + old.substring(m.end());
             lines[i] = now;
             diff.add("@@ " + d.where() + " @@");
             diff.add("-" + old);
             diff.add("+" + now);
         }
-        return new Remedy("tarpit -> deny deny_status 429 (an immediate 429 holds no slot)", join(lines), diff);
+        return new Remedy(
+                "tarpit -> deny deny_status 429 (an immediate 429 holds no slot)",
+                join(lines),
+                diff);
     }
 
     /** {@code timeout http-request 5s} in the frontend. */
     static Remedy httpRequestTimeout(String original, Frontends.Frontend f) {
-        return insertAfterHeader(original, f.section(), "timeout http-request 5s",
+        return insertAfterHeader(
+                original,
+                f.section(),
+                "timeout http-request 5s",
                 "timeout http-request 5s added to " + f.section().label());
     }
 
     /**
-     * maxconn raised so that the flood holds at most a quarter of the slots (the tarpit rule's threshold for high):
-     * the frontend's maxconn, and the global one when it would cap it.
+     * maxconn raised so that the flood holds at most a quarter of the slots (the tarpit rule's
+     * threshold for high): the frontend's maxconn, and the global one when it would cap it.
      */
     static Remedy raiseMaxconn(String original, Frontends.Frontend f, long wanted) {
         String[] lines = split(original);
@@ -56,7 +64,9 @@ record Remedy(String description, String text, List<String> diff) {
         if (gd != null && f.maxconn().global() < wanted) {
             replace(lines, gd, "maxconn " + wanted, diff);
         }
-        if (fd != null && fd.file().equals(f.section().file()) && f.section().directives().contains(fd)) {
+        if (fd != null
+                && fd.file().equals(f.section().file())
+                && f.section().directives().contains(fd)) {
             replace(lines, fd, "maxconn " + wanted, diff);
             result = join(lines);
         } else {
@@ -65,8 +75,16 @@ record Remedy(String description, String text, List<String> diff) {
             result = r.text();
             diff.addAll(r.diff());
         }
-        return new Remedy("maxconn " + wanted + " for " + f.section().label()
-                + (gd != null && f.maxconn().global() < wanted ? " and global maxconn " + wanted : ""), result, diff);
+        return new Remedy(
+                "maxconn "
+                        + wanted
+                        + " for "
+                        + f.section().label()
+                        + (gd != null && f.maxconn().global() < wanted
+                                ? " and global maxconn " + wanted
+                                : ""),
+                result,
+                diff);
     }
 
     private static void replace(String[] lines, Directive d, String with, List<String> diff) {
@@ -79,7 +97,8 @@ record Remedy(String description, String text, List<String> diff) {
         diff.add("+" + lines[i]);
     }
 
-    private static Remedy insertAfterHeader(String original, Section s, String directive, String description) {
+    private static Remedy insertAfterHeader(
+            String original, Section s, String directive, String description) {
         String[] lines = split(original);
         List<String> out = new ArrayList<>(List.of(lines));
         int at = s.line(); // 0-based index of the line after the header
@@ -90,7 +109,11 @@ record Remedy(String description, String text, List<String> diff) {
             break;
         }
         out.add(at, indent + directive);
-        List<String> diff = List.of("@@ " + s.where() + " @@", " " + lines[s.line() - 1], "+" + indent + directive);
+        List<String> diff =
+                List.of(
+                        "@@ " + s.where() + " @@",
+                        " " + lines[s.line() - 1],
+                        "+" + indent + directive);
         return new Remedy(description, String.join("\n", out), diff);
     }
 

@@ -23,66 +23,270 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The user's configuration made safe to run: a copy, line by line, in which every {@code bind} listens on
- * 127.0.0.1 on a free port (plain HTTP: TLS options dropped), every {@code server} points at the loopback stub,
- * what would touch the host or the network ({@code chroot}, {@code user}/{@code group}, {@code daemon},
- * {@code pidfile}, log targets, Lua, resolvers, peers, programs, missing files...) is removed, and the stats socket
- * is in the temporary folder. Everything that decides the outcome (maxconn, timeouts, stick tables, ACLs, tarpit,
- * deny and track rules) stays exactly as written. Every change is listed in {@link #changes()}.
+ * The user's configuration made safe to run: a copy, line by line, in which every {@code bind}
+ * listens on 127.0.0.1 on a free port (plain HTTP: TLS options dropped), every {@code server}
+ * points at the loopback stub, what would touch the host or the network ({@code chroot}, {@code
+ * user}/{@code group}, {@code daemon}, {@code pidfile}, log targets, Lua, resolvers, peers,
+ * programs, missing files...) is removed, and the stats socket is in the temporary folder.
+ * Everything that decides the outcome (maxconn, timeouts, stick tables, ACLs, tarpit, deny and
+ * track rules) stays exactly as written. Every change is listed in {@link #changes()}.
  */
 record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> changes, Path socket) {
 
     /** Sections that reach the network or the host and play no part in the connection slots. */
-    static final Set<String> DROPPED_SECTIONS = Set.of("resolvers", "crt-store", "peers", "mailers", "program",
-            "log-forward", "ring", "acme", "traces", "dynamic-update");
+    static final Set<String> DROPPED_SECTIONS =
+            Set.of(
+                    "resolvers",
+                    "crt-store",
+                    "peers",
+                    "mailers",
+                    "program",
+                    "log-forward",
+                    "ring",
+                    "acme",
+                    "traces",
+                    "dynamic-update");
+
     /** global keywords that touch the host or the outside. */
-    static final Set<String> DROPPED_GLOBAL = Set.of("chroot", "user", "group", "uid", "gid", "daemon", "pidfile",
-            "lua-load", "lua-load-per-thread", "lua-prepend-path", "master-worker", "cpu-map", "ca-base", "crt-base",
-            "key-base", "server-state-file", "server-state-base", "localpeer", "unix-bind", "external-check",
-            "ssl-engine", "ssl-dh-param-file", "issuers-chain-path", "h1-case-adjust-file", "setcap",
-            "node", "log-send-hostname", "zero-warning", "default-path", "quic-socket", "httpclient.resolvers.id", "ssl-load-extra-files");
+    static final Set<String> DROPPED_GLOBAL =
+            Set.of(
+                    "chroot",
+                    "user",
+                    "group",
+                    "uid",
+                    "gid",
+                    "daemon",
+                    "pidfile",
+                    "lua-load",
+                    "lua-load-per-thread",
+                    "lua-prepend-path",
+                    "master-worker",
+                    "cpu-map",
+                    "ca-base",
+                    "crt-base",
+                    "key-base",
+                    "server-state-file",
+                    "server-state-base",
+                    "localpeer",
+                    "unix-bind",
+                    "external-check",
+                    "ssl-engine",
+                    "ssl-dh-param-file",
+                    "issuers-chain-path",
+                    "h1-case-adjust-file",
+                    "setcap",
+                    "node",
+                    "log-send-hostname",
+                    "zero-warning",
+                    "default-path",
+                    "quic-socket",
+                    "httpclient.resolvers.id",
+                    "ssl-load-extra-files");
+
     /** bind options kept, with how many arguments they take. */
-    static final Map<String, Integer> BIND_KEPT = Map.ofEntries(Map.entry("maxconn", 1), Map.entry("backlog", 1),
-            Map.entry("name", 1), Map.entry("id", 1), Map.entry("nice", 1), Map.entry("process", 1),
-            Map.entry("thread", 1), Map.entry("tcp-ut", 1), Map.entry("defer-accept", 0), Map.entry("v4v6", 0),
-            Map.entry("v6only", 0));
+    static final Map<String, Integer> BIND_KEPT =
+            Map.ofEntries(
+                    Map.entry("maxconn", 1),
+                    Map.entry("backlog", 1),
+                    Map.entry("name", 1),
+                    Map.entry("id", 1),
+                    Map.entry("nice", 1),
+                    Map.entry("process", 1),
+                    Map.entry("thread", 1),
+                    Map.entry("tcp-ut", 1),
+                    Map.entry("defer-accept", 0),
+                    Map.entry("v4v6", 0),
+                    Map.entry("v6only", 0));
+
     /** Options of bind/server/default-server that take one argument (for dropping them with it). */
-    static final Set<String> ONE_ARG = Set.of("crt", "crt-list", "ca-file", "ca-verify-file", "crl-file", "ciphers",
-            "ciphersuites", "curves", "ecdhe", "verify", "verifyhost", "alpn", "npn", "ssl-min-ver", "ssl-max-ver",
-            "interface", "namespace", "mode", "uid", "gid", "user", "group", "tls-ticket-keys", "sigalgs",
-            "client-sigalgs", "ca-sign-file", "ca-sign-pass", "proto", "severity-output", "expose-fd",
-            "accept-netscaler-cip", "label", "quic-cc-algo", "quic-socket", "level", "ca-ignore-err",
-            "crt-ignore-err", "sni", "resolvers", "resolve-prefer", "resolve-net", "resolve-opts", "init-addr", "source",
-            "usesrc", "socks4", "addr", "port", "agent-port", "agent-addr", "agent-send", "agent-inter", "check-sni",
-            "check-alpn", "check-proto", "proxy-v2-options", "set-proxy-v2-tlv-fmt", "mss", "shards", "nbconn",
-            "idle-ping", "guid", "pool-conn-name", "hash-key", "ws", "cookie", "weight", "maxconn", "maxqueue",
-            "minconn", "inter", "fastinter", "downinter", "rise", "fall", "slowstart", "on-error", "on-marked-down",
-            "on-marked-up", "error-limit", "observe", "track", "pool-max-conn", "pool-purge-delay", "pool-low-conn",
-            "max-reuse", "redir", "id", "tcp-ut", "log-proto", "ssl-reuse", "tfo", "check-pool-conn-name");
-    /** server options dropped (TLS, DNS, PROXY protocol, health checks against something else than the stub). */
-    static final Set<String> SERVER_DROPPED = Set.of("ssl", "check", "check-ssl", "agent-check", "send-proxy",
-            "send-proxy-v2", "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn", "check-send-proxy", "no-ssl-reuse",
-            "no-tls-tickets", "tls-tickets", "force-sslv3", "force-tlsv10", "force-tlsv11", "force-tlsv12",
-            "force-tlsv13", "no-sslv3", "no-tlsv10", "no-tlsv11", "no-tlsv12", "no-tlsv13", "allow-0rtt",
-            "check-via-socks4", "ca-file", "crt", "crl-file", "sni", "verify", "verifyhost", "ciphers", "ciphersuites",
-            "alpn", "npn", "proto", "resolvers", "resolve-prefer", "resolve-net", "resolve-opts", "init-addr",
-            "source", "usesrc", "namespace", "socks4", "addr", "port", "agent-port", "agent-addr", "agent-send",
-            "agent-inter", "check-sni", "check-alpn", "check-proto", "ssl-min-ver", "ssl-max-ver", "curves",
-            "sigalgs", "client-sigalgs", "proxy-v2-options", "set-proxy-v2-tlv-fmt", "interface", "ws",
-            "tfo", "check-pool-conn-name", "no-check", "no-check-ssl");
+    static final Set<String> ONE_ARG =
+            Set.of(
+                    "crt",
+                    "crt-list",
+                    "ca-file",
+                    "ca-verify-file",
+                    "crl-file",
+                    "ciphers",
+                    "ciphersuites",
+                    "curves",
+                    "ecdhe",
+                    "verify",
+                    "verifyhost",
+                    "alpn",
+                    "npn",
+                    "ssl-min-ver",
+                    "ssl-max-ver",
+                    "interface",
+                    "namespace",
+                    "mode",
+                    "uid",
+                    "gid",
+                    "user",
+                    "group",
+                    "tls-ticket-keys",
+                    "sigalgs",
+                    "client-sigalgs",
+                    "ca-sign-file",
+                    "ca-sign-pass",
+                    "proto",
+                    "severity-output",
+                    "expose-fd",
+                    "accept-netscaler-cip",
+                    "label",
+                    "quic-cc-algo",
+                    "quic-socket",
+                    "level",
+                    "ca-ignore-err",
+                    "crt-ignore-err",
+                    "sni",
+                    "resolvers",
+                    "resolve-prefer",
+                    "resolve-net",
+                    "resolve-opts",
+                    "init-addr",
+                    "source",
+                    "usesrc",
+                    "socks4",
+                    "addr",
+                    "port",
+                    "agent-port",
+                    "agent-addr",
+                    "agent-send",
+                    "agent-inter",
+                    "check-sni",
+                    "check-alpn",
+                    "check-proto",
+                    "proxy-v2-options",
+                    "set-proxy-v2-tlv-fmt",
+                    "mss",
+                    "shards",
+                    "nbconn",
+                    "idle-ping",
+                    "guid",
+                    "pool-conn-name",
+                    "hash-key",
+                    "ws",
+                    "cookie",
+                    "weight",
+                    "maxconn",
+                    "maxqueue",
+                    "minconn",
+                    "inter",
+                    "fastinter",
+                    "downinter",
+                    "rise",
+                    "fall",
+                    "slowstart",
+                    "on-error",
+                    "on-marked-down",
+                    "on-marked-up",
+                    "error-limit",
+                    "observe",
+                    "track",
+                    "pool-max-conn",
+                    "pool-purge-delay",
+                    "pool-low-conn",
+                    "max-reuse",
+                    "redir",
+                    "id",
+                    "tcp-ut",
+                    "log-proto",
+                    "ssl-reuse",
+                    "tfo",
+                    "check-pool-conn-name");
 
     /**
-     * Writes the sandbox copy of {@code original} (the text {@code config} was parsed from) for a stub on
-     * {@code stubPort}. {@code rewrites} replaces whole lines (1-based), e.g. an abuser ACL mapped to loopback.
+     * server options dropped (TLS, DNS, PROXY protocol, health checks against something else than
+     * the stub).
      */
-    static Sandbox write(String original, HaproxyConfig config, Path dir, int stubPort, Map<Integer, String> rewrites)
+    static final Set<String> SERVER_DROPPED =
+            Set.of(
+                    "ssl",
+                    "check",
+                    "check-ssl",
+                    "agent-check",
+                    "send-proxy",
+                    "send-proxy-v2",
+                    "send-proxy-v2-ssl",
+                    "send-proxy-v2-ssl-cn",
+                    "check-send-proxy",
+                    "no-ssl-reuse",
+                    "no-tls-tickets",
+                    "tls-tickets",
+                    "force-sslv3",
+                    "force-tlsv10",
+                    "force-tlsv11",
+                    "force-tlsv12",
+                    "force-tlsv13",
+                    "no-sslv3",
+                    "no-tlsv10",
+                    "no-tlsv11",
+                    "no-tlsv12",
+                    "no-tlsv13",
+                    "allow-0rtt",
+                    "check-via-socks4",
+                    "ca-file",
+                    "crt",
+                    "crl-file",
+                    "sni",
+                    "verify",
+                    "verifyhost",
+                    "ciphers",
+                    "ciphersuites",
+                    "alpn",
+                    "npn",
+                    "proto",
+                    "resolvers",
+                    "resolve-prefer",
+                    "resolve-net",
+                    "resolve-opts",
+                    "init-addr",
+                    "source",
+                    "usesrc",
+                    "namespace",
+                    "socks4",
+                    "addr",
+                    "port",
+                    "agent-port",
+                    "agent-addr",
+                    "agent-send",
+                    "agent-inter",
+                    "check-sni",
+                    "check-alpn",
+                    "check-proto",
+                    "ssl-min-ver",
+                    "ssl-max-ver",
+                    "curves",
+                    "sigalgs",
+                    "client-sigalgs",
+                    "proxy-v2-options",
+                    "set-proxy-v2-tlv-fmt",
+                    "interface",
+                    "ws",
+                    "tfo",
+                    "check-pool-conn-name",
+                    "no-check",
+                    "no-check-ssl");
+
+    /**
+     * Writes the sandbox copy of {@code original} (the text {@code config} was parsed from) for a
+     * stub on {@code stubPort}. {@code rewrites} replaces whole lines (1-based), e.g. an abuser ACL
+     * mapped to loopback.
+     */
+    static Sandbox write(
+            String original,
+            HaproxyConfig config,
+            Path dir,
+            int stubPort,
+            Map<Integer, String> rewrites)
             throws IOException {
         return write(original, config, dir, stubPort, rewrites, globalMaxconnCap());
     }
 
     /**
-     * The highest global maxconn haproxy can start with here: it needs about two file descriptors per connection,
-     * and an unprivileged process cannot raise its hard limit (haproxy refuses to start instead).
+     * The highest global maxconn haproxy can start with here: it needs about two file descriptors
+     * per connection, and an unprivileged process cannot raise its hard limit (haproxy refuses to
+     * start instead).
      */
     static long globalMaxconnCap() {
         OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
@@ -92,8 +296,14 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
         return Long.MAX_VALUE;
     }
 
-    static Sandbox write(String original, HaproxyConfig config, Path dir, int stubPort, Map<Integer, String> rewrites,
-                         long maxconnCap) throws IOException {
+    static Sandbox write(
+            String original,
+            HaproxyConfig config,
+            Path dir,
+            int stubPort,
+            Map<Integer, String> rewrites,
+            long maxconnCap)
+            throws IOException {
         String[] lines = original.split("\r?\n", -1);
         Map<Integer, Directive> byLine = new HashMap<>();
         Map<Integer, Section> headers = new HashMap<>();
@@ -126,7 +336,11 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
             if (header != null) {
                 dropping = DROPPED_SECTIONS.contains(header.kind());
                 if (dropping) {
-                    changes.add(header.label() + " (" + header.where() + ") removed: the sandbox reaches no other host");
+                    changes.add(
+                            header.label()
+                                    + " ("
+                                    + header.where()
+                                    + ") removed: the sandbox reaches no other host");
                     out.add("# deja-prove: removed " + header.label());
                     continue;
                 }
@@ -134,7 +348,10 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
                 if (header.kind().equals("global") && !globalSeen) {
                     globalSeen = true;
                     out.add(stats);
-                    changes.add("stats socket " + socket + " (deja reads show info / show stat from it every 100 ms)");
+                    changes.add(
+                            "stats socket "
+                                    + socket
+                                    + " (deja reads show info / show stat from it every 100 ms)");
                 }
                 continue;
             }
@@ -150,16 +367,28 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
             }
             String kw = d.keyword();
             String indent = line.substring(0, line.length() - line.stripLeading().length());
-            if (s.kind().equals("global") && (DROPPED_GLOBAL.contains(kw) || d.is("stats", "socket"))) {
+            if (s.kind().equals("global")
+                    && (DROPPED_GLOBAL.contains(kw) || d.is("stats", "socket"))) {
                 changes.add("'" + d.text() + "' (" + d.where() + ") removed");
                 out.add("# deja-prove: removed " + kw);
                 continue;
             }
-            if (s.kind().equals("global") && kw.equals("maxconn") && d.size() > 1 && d.word(1).matches("\\d{1,12}")
+            if (s.kind().equals("global")
+                    && kw.equals("maxconn")
+                    && d.size() > 1
+                    && d.word(1).matches("\\d{1,12}")
                     && Long.parseLong(d.word(1)) > maxconnCap) {
-                changes.add("global maxconn " + d.word(1) + " (" + d.where() + ") lowered to " + maxconnCap + ": haproxy"
-                        + " needs two file descriptors per connection and this host allows it " + (maxconnCap * 2 + 200)
-                        + " (ulimit -n); frontends whose slots are above it are capped in the sandbox");
+                changes.add(
+                        "global maxconn "
+                                + d.word(1)
+                                + " ("
+                                + d.where()
+                                + ") lowered to "
+                                + maxconnCap
+                                + ": haproxy"
+                                + " needs two file descriptors per connection and this host allows it "
+                                + (maxconnCap * 2 + 200)
+                                + " (ulimit -n); frontends whose slots are above it are capped in the sandbox");
                 out.add(indent + "maxconn " + maxconnCap);
                 continue;
             }
@@ -175,21 +404,41 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
                 out.add(indent + bind(d, port, changes));
                 continue;
             }
-            if ((kw.equals("server") || kw.equals("server-template") || kw.equals("default-server")) && s.isProxy()
+            if ((kw.equals("server") || kw.equals("server-template") || kw.equals("default-server"))
+                            && s.isProxy()
                     || kw.equals("default-server") && s.kind().equals("defaults")) {
                 out.add(indent + server(d, stubPort, changes));
                 continue;
             }
-            if (kw.equals("dispatch") || kw.equals("source") || kw.equals("email-alert") || kw.equals("external-check")
+            if (kw.equals("dispatch")
+                    || kw.equals("source")
+                    || kw.equals("email-alert")
+                    || kw.equals("external-check")
                     || d.is("option", "external-check")
-                    || d.words().stream().anyMatch(w -> w.startsWith("lua.") || w.equals("do-resolve")
-                            || w.startsWith("do-resolve("))) {
-                changes.add("'" + d.text() + "' (" + d.where() + ") removed: it reaches outside the sandbox");
+                    || d.words().stream()
+                            .anyMatch(
+                                    w ->
+                                            w.startsWith("lua.")
+                                                    || w.equals("do-resolve")
+                                                    || w.startsWith("do-resolve("))) {
+                changes.add(
+                        "'"
+                                + d.text()
+                                + "' ("
+                                + d.where()
+                                + ") removed: it reaches outside the sandbox");
                 out.add("# deja-prove: removed " + kw);
                 continue;
             }
-            if (kw.equals("errorfile") && d.size() > 2 && !Files.isRegularFile(Path.of(d.word(2)))) {
-                changes.add("'" + d.text() + "' (" + d.where() + ") removed: the file does not exist here");
+            if (kw.equals("errorfile")
+                    && d.size() > 2
+                    && !Files.isRegularFile(Path.of(d.word(2)))) {
+                changes.add(
+                        "'"
+                                + d.text()
+                                + "' ("
+                                + d.where()
+                                + ") removed: the file does not exist here");
                 out.add("# deja-prove: removed errorfile");
                 continue;
             }
@@ -210,7 +459,11 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
                         Path empty = dir.resolve("missing-" + (++missing) + ".lst");
                         Files.writeString(empty, "");
                         rewritten = rewritten.replace(p, empty.toString());
-                        changes.add(p + " (" + d.where() + ") does not exist here: an empty file in the sandbox");
+                        changes.add(
+                                p
+                                        + " ("
+                                        + d.where()
+                                        + ") does not exist here: an empty file in the sandbox");
                     }
                 }
             }
@@ -222,7 +475,11 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
             changes.add("stats socket " + socket + " (a global section added for it)");
         }
         if (logLines > 0) {
-            changes.add(logLines + " log target line" + (logLines == 1 ? "" : "s") + " removed (log global kept)");
+            changes.add(
+                    logLines
+                            + " log target line"
+                            + (logLines == 1 ? "" : "s")
+                            + " removed (log global kept)");
         }
         changes.add("every server points at the loopback stub 127.0.0.1:" + stubPort);
         return new Sandbox(String.join("\n", out) + "\n", ports, List.copyOf(changes), socket);
@@ -230,7 +487,10 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
 
     private static final Pattern MAP_FILE = Pattern.compile("map(?:_[a-z_]+)?\\((/[^,)]+)");
 
-    /** {@code bind ADDR [options]} on 127.0.0.1:port with only the options that shape connection slots. */
+    /**
+     * {@code bind ADDR [options]} on 127.0.0.1:port with only the options that shape connection
+     * slots.
+     */
     static String bind(Directive d, int port, Set<String> changes) {
         StringBuilder b = new StringBuilder("bind 127.0.0.1:" + port);
         List<String> dropped = new ArrayList<>();
@@ -247,24 +507,50 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
                 continue;
             }
             int n = ONE_ARG.contains(w) ? 1 : 0;
-            dropped.add(n == 1 && i + 1 < d.size() ? d.written(i) + " " + d.written(i + 1) : d.written(i));
+            dropped.add(
+                    n == 1 && i + 1 < d.size()
+                            ? d.written(i) + " " + d.written(i + 1)
+                            : d.written(i));
             i += 1 + n;
         }
-        changes.add("bind " + d.written(1) + " (" + d.where() + ") listens on 127.0.0.1:" + port
-                + (dropped.isEmpty() ? "" : "; dropped: " + String.join(", ", dropped)
-                + (dropped.stream().anyMatch(x -> x.equals("ssl") || x.startsWith("crt"))
-                        ? " (TLS: the sandbox speaks plain HTTP; certificate files are not read)" : "")));
+        changes.add(
+                "bind "
+                        + d.written(1)
+                        + " ("
+                        + d.where()
+                        + ") listens on 127.0.0.1:"
+                        + port
+                        + (dropped.isEmpty()
+                                ? ""
+                                : "; dropped: "
+                                        + String.join(", ", dropped)
+                                        + (dropped.stream()
+                                                        .anyMatch(
+                                                                x ->
+                                                                        x.equals("ssl")
+                                                                                || x.startsWith(
+                                                                                        "crt"))
+                                                ? " (TLS: the sandbox speaks plain HTTP; certificate files are not read)"
+                                                : "")));
         return b.toString();
     }
 
-    /** {@code server NAME ADDR [options]} against the stub; options that reach elsewhere are dropped. */
+    /**
+     * {@code server NAME ADDR [options]} against the stub; options that reach elsewhere are
+     * dropped.
+     */
     static String server(Directive d, int stubPort, Set<String> changes) {
         StringBuilder b = new StringBuilder(d.keyword());
         int first;
         if (d.is("default-server")) {
             first = 1;
         } else if (d.is("server-template")) {
-            b.append(' ').append(d.word(1)).append(' ').append(d.word(2)).append(" 127.0.0.1:").append(stubPort);
+            b.append(' ')
+                    .append(d.word(1))
+                    .append(' ')
+                    .append(d.word(2))
+                    .append(" 127.0.0.1:")
+                    .append(stubPort);
             first = 4;
         } else {
             b.append(' ').append(d.word(1)).append(" 127.0.0.1:").append(stubPort);
@@ -276,7 +562,10 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
             String w = d.word(i);
             int n = ONE_ARG.contains(w) ? 1 : 0;
             if (SERVER_DROPPED.contains(w)) {
-                dropped.add(n == 1 && i + 1 < d.size() ? d.written(i) + " " + d.written(i + 1) : d.written(i));
+                dropped.add(
+                        n == 1 && i + 1 < d.size()
+                                ? d.written(i) + " " + d.written(i + 1)
+                                : d.written(i));
             } else {
                 b.append(' ').append(w);
                 if (n == 1 && i + 1 < d.size()) {
@@ -286,8 +575,14 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
             i += 1 + n;
         }
         if (!dropped.isEmpty()) {
-            changes.add(d.keyword() + (d.is("default-server") ? "" : " " + d.written(1)) + " (" + d.where() + "): dropped "
-                    + String.join(", ", dropped) + " (health checks off: the stub always answers)");
+            changes.add(
+                    d.keyword()
+                            + (d.is("default-server") ? "" : " " + d.written(1))
+                            + " ("
+                            + d.where()
+                            + "): dropped "
+                            + String.join(", ", dropped)
+                            + " (health checks off: the stub always answers)");
         }
         return b.toString();
     }

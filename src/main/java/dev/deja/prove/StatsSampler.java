@@ -15,9 +15,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads HAProxy's stats socket every 100 ms during a run: {@code show info} (CurrConns, MaxConn) and
- * {@code show stat} (scur and slim of the frontend under test). The CLI listener is not subject to the global
- * maxconn, so it answers while the proxies are saturated.
+ * Reads HAProxy's stats socket every 100 ms during a run: {@code show info} (CurrConns, MaxConn)
+ * and {@code show stat} (scur and slim of the frontend under test). The CLI listener is not subject
+ * to the global maxconn, so it answers while the proxies are saturated.
  */
 final class StatsSampler implements AutoCloseable {
     /** One reading; -1 where the value was not available. */

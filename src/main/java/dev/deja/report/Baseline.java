@@ -14,24 +14,32 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A previous JSON report used as a baseline ({@code --baseline}). Findings are matched by
- * {@link Finding#fingerprint()} recomputed from each baseline finding's rule, location, key and message (so a
- * baseline written by an older deja matches as long as those agree), as a multiset: two identical findings in this
- * scan and one in the baseline make one new finding. A report of schema 1.0 (before findings had keys) is matched
- * by {@link Finding#legacyFingerprint()}, the identity deja used then. A finding whose rule now gives a key also
- * matches a baseline finding of the same rule and object written without one (by an older deja) by its message.
+ * A previous JSON report used as a baseline ({@code --baseline}). Findings are matched by {@link
+ * Finding#fingerprint()} recomputed from each baseline finding's rule, location, key and message
+ * (so a baseline written by an older deja matches as long as those agree), as a multiset: two
+ * identical findings in this scan and one in the baseline make one new finding. A report of schema
+ * 1.0 (before findings had keys) is matched by {@link Finding#legacyFingerprint()}, the identity
+ * deja used then. A finding whose rule now gives a key also matches a baseline finding of the same
+ * rule and object written without one (by an older deja) by its message.
  */
 public final class Baseline {
     private final String source;
     private final List<String> fingerprints;
+
     /** The rule and location of each baseline finding, in the order of {@link #fingerprints}. */
     private final List<Map.Entry<String, Location>> where;
+
     private final boolean found;
+
     /** A schema 1.0 report: fingerprints with the message's numbers. */
     private final boolean legacy;
 
-    private Baseline(String source, List<String> fingerprints, List<Map.Entry<String, Location>> where, boolean found,
-                     boolean legacy) {
+    private Baseline(
+            String source,
+            List<String> fingerprints,
+            List<Map.Entry<String, Location>> where,
+            boolean found,
+            boolean legacy) {
         this.legacy = legacy;
         this.source = source;
         this.fingerprints = List.copyOf(fingerprints);
@@ -58,15 +66,23 @@ public final class Baseline {
         try {
             root = JsonMapper.builder().build().readTree(json);
         } catch (JacksonException e) {
-            throw new InputException(source + ": baseline is not a deja JSON report (not valid JSON: "
-                    + e.getOriginalMessage().lines().findFirst().orElse("") + ")");
+            throw new InputException(
+                    source
+                            + ": baseline is not a deja JSON report (not valid JSON: "
+                            + e.getOriginalMessage().lines().findFirst().orElse("")
+                            + ")");
         }
-        if (root == null || !root.isObject() || !root.has("schemaVersion") || !root.path("findings").isArray()) {
-            throw new InputException(source + ": baseline is not a deja JSON report (write one with --format json)");
+        if (root == null
+                || !root.isObject()
+                || !root.has("schemaVersion")
+                || !root.path("findings").isArray()) {
+            throw new InputException(
+                    source + ": baseline is not a deja JSON report (write one with --format json)");
         }
         String version = root.path("schemaVersion").asString("");
         if (!version.startsWith("1.")) {
-            throw new InputException(source + ": baseline has report schema " + version + "; this deja reads 1.x");
+            throw new InputException(
+                    source + ": baseline has report schema " + version + "; this deja reads 1.x");
         }
         boolean legacy = version.equals("1.0");
         List<String> fps = new ArrayList<>();
@@ -77,16 +93,29 @@ public final class Baseline {
             String message = f.path("message").asString(null);
             JsonNode l = f.path("location");
             if (rule == null || message == null || !l.isObject()) {
-                throw new InputException(source + ": baseline finding " + i + " has no ruleId, message or location");
+                throw new InputException(
+                        source + ": baseline finding " + i + " has no ruleId, message or location");
             }
-            Location loc = new Location(text(l, "file"), l.has("line") ? l.path("line").asInt() : null,
-                    text(l, "kind"), text(l, "namespace"), text(l, "name"), text(l, "key"), text(l, "arn"),
-                    text(l, "region"));
+            Location loc =
+                    new Location(
+                            text(l, "file"),
+                            l.has("line") ? l.path("line").asInt() : null,
+                            text(l, "kind"),
+                            text(l, "namespace"),
+                            text(l, "name"),
+                            text(l, "key"),
+                            text(l, "arn"),
+                            text(l, "region"));
             JsonNode t = f.path("target");
-            String targetKey = t.isObject() && (t.has("cluster") || t.has("account"))
-                    ? new Target(text(t, "cluster"), text(t, "account")).key() + "|" : "";
-            fps.add(targetKey + (legacy ? Finding.legacyFingerprint(rule, loc, message)
-                    : Finding.fingerprint(rule, loc, text(f, "key"), message)));
+            String targetKey =
+                    t.isObject() && (t.has("cluster") || t.has("account"))
+                            ? new Target(text(t, "cluster"), text(t, "account")).key() + "|"
+                            : "";
+            fps.add(
+                    targetKey
+                            + (legacy
+                                    ? Finding.legacyFingerprint(rule, loc, message)
+                                    : Finding.fingerprint(rule, loc, text(f, "key"), message)));
             where.add(Map.entry(rule, loc));
             i++;
         }
@@ -98,15 +127,19 @@ public final class Baseline {
         return v == null || v.isNull() ? null : v.asString();
     }
 
-    /** Which of {@code findings} are new against this baseline; every baseline finding counts as in scope. */
+    /**
+     * Which of {@code findings} are new against this baseline; every baseline finding counts as in
+     * scope.
+     */
     public BaselineDiff compare(List<Finding> findings) {
         return compare(findings, (rule, loc) -> true);
     }
 
     /**
-     * Which of {@code findings} are new against this baseline. A baseline finding that this scan did not
-     * reproduce counts as fixed only when {@code inScope} says this scan looked where it was (its rule ran, its
-     * namespace or region was read): a scan of one namespace does not "fix" the findings of the others.
+     * Which of {@code findings} are new against this baseline. A baseline finding that this scan
+     * did not reproduce counts as fixed only when {@code inScope} says this scan looked where it
+     * was (its rule ran, its namespace or region was read): a scan of one namespace does not "fix"
+     * the findings of the others.
      */
     public BaselineDiff compare(List<Finding> findings, BiPredicate<String, Location> inScope) {
         Map<String, Integer> left = new HashMap<>();
@@ -124,8 +157,10 @@ public final class Baseline {
             String fp = target + (legacy ? f.legacyFingerprint() : f.fingerprint());
             Integer n = left.get(fp);
             if ((n == null || n <= 0) && !legacy && f.key() != null) {
-                // a baseline written before this rule gave its findings a key holds the message form
-                String unkeyed = target + Finding.fingerprint(f.ruleId(), f.location(), null, f.message());
+                // a baseline written before this rule gave its findings a key holds the message
+                // form
+                String unkeyed =
+                        target + Finding.fingerprint(f.ruleId(), f.location(), null, f.message());
                 Integer m = left.get(unkeyed);
                 if (m != null && m > 0) {
                     fp = unkeyed;

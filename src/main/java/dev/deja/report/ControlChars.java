@@ -6,7 +6,10 @@ import java.util.Locale;
 final class ControlChars {
     private ControlChars() {}
 
-    /** Control characters (a terminal escape in an object name, say) shown as \\xNN, never passed through. */
+    /**
+     * Control characters (a terminal escape in an object name, say) shown as \\xNN, never passed
+     * through.
+     */
     static String asHex(String s) {
         StringBuilder sb = new StringBuilder(s.length());
         for (int i = 0; i < s.length(); i++) {

@@ -8,21 +8,28 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What {@code deja report merge} adds to a report: the status of each target (its latest report, when it was
- * written, its findings by severity, whether its scan was complete, whether it is stale), and which targets each
- * finding was found on (by fingerprint). The findings themselves are the report's, one per fingerprint.
+ * What {@code deja report merge} adds to a report: the status of each target (its latest report,
+ * when it was written, its findings by severity, whether its scan was complete, whether it is
+ * stale), and which targets each finding was found on (by fingerprint). The findings themselves are
+ * the report's, one per fingerprint.
  *
- * @param asOf       the time the merge judged staleness against
- * @param stale      a target whose latest report is older than this is stale
- * @param targets    by name
- * @param findingTargets each finding of the report (by identity) -> the names of the targets it was found on, in
- *                   target order
- * @param reportsRead reports read (all targets), of which {@code superseded} were older reports of a target
+ * @param asOf the time the merge judged staleness against
+ * @param stale a target whose latest report is older than this is stale
+ * @param targets by name
+ * @param findingTargets each finding of the report (by identity) -> the names of the targets it was
+ *     found on, in target order
+ * @param reportsRead reports read (all targets), of which {@code superseded} were older reports of
+ *     a target
  * @param unreadable "origin: why" of each input that is not a deja JSON report
  */
-public record Fleet(Instant asOf, Duration stale, List<TargetStatus> targets,
-                    Map<Finding, List<String>> findingTargets,
-                    int reportsRead, int superseded, List<String> unreadable) {
+public record Fleet(
+        Instant asOf,
+        Duration stale,
+        List<TargetStatus> targets,
+        Map<Finding, List<String>> findingTargets,
+        int reportsRead,
+        int superseded,
+        List<String> unreadable) {
 
     public Fleet {
         targets = List.copyOf(targets);
@@ -32,18 +39,28 @@ public record Fleet(Instant asOf, Duration stale, List<TargetStatus> targets,
     /**
      * One target's latest report.
      *
-     * @param name       the target's name: its cluster and/or account from the report, else from where the report
-     *                   was found (the folder under the merged prefix, or the file's name)
-     * @param cluster    the cluster the report names, or null
-     * @param account    the AWS account the report names, or null
-     * @param origin     the file or s3:// object of the latest report
-     * @param lastScan   when it was written (the object's last-modified time)
-     * @param bySeverity findings of this target, by severity (after de-duplication within the report)
-     * @param complete   the scan read everything it was asked to
-     * @param gaps       the scan's coverage entries that were not read ("kubernetes: Secret in all namespaces: denied")
+     * @param name the target's name: its cluster and/or account from the report, else from where
+     *     the report was found (the folder under the merged prefix, or the file's name)
+     * @param cluster the cluster the report names, or null
+     * @param account the AWS account the report names, or null
+     * @param origin the file or s3:// object of the latest report
+     * @param lastScan when it was written (the object's last-modified time)
+     * @param bySeverity findings of this target, by severity (after de-duplication within the
+     *     report)
+     * @param complete the scan read everything it was asked to
+     * @param gaps the scan's coverage entries that were not read ("kubernetes: Secret in all
+     *     namespaces: denied")
      */
-    public record TargetStatus(String name, String cluster, String account, String origin, Instant lastScan,
-                               boolean isStale, Map<Severity, Integer> bySeverity, boolean complete, List<String> gaps) {
+    public record TargetStatus(
+            String name,
+            String cluster,
+            String account,
+            String origin,
+            Instant lastScan,
+            boolean isStale,
+            Map<Severity, Integer> bySeverity,
+            boolean complete,
+            List<String> gaps) {
         public TargetStatus {
             gaps = List.copyOf(gaps);
             bySeverity = Map.copyOf(bySeverity);
@@ -58,7 +75,10 @@ public record Fleet(Instant asOf, Duration stale, List<TargetStatus> targets,
         }
     }
 
-    /** The targets of one of the report's findings (the same object: findings are matched by identity). */
+    /**
+     * The targets of one of the report's findings (the same object: findings are matched by
+     * identity).
+     */
     public List<String> targetsOf(Finding f) {
         return findingTargets.getOrDefault(f, List.of());
     }
@@ -67,7 +87,10 @@ public record Fleet(Instant asOf, Duration stale, List<TargetStatus> targets,
         return targets.stream().filter(TargetStatus::isStale).count();
     }
 
-    /** "3d 4h", "5h 2m", "12m", "40s"; "in the future" for a negative age (a clock ahead of this one). */
+    /**
+     * "3d 4h", "5h 2m", "12m", "40s"; "in the future" for a negative age (a clock ahead of this
+     * one).
+     */
     public static String age(Duration d) {
         if (d.isNegative()) {
             return "in the future";

@@ -18,12 +18,10 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -37,20 +35,23 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code deja report merge}: many scan reports (JSON, schema 1.x) into one fleet report. Pure: the caller lists the
- * reports (files, folders, S3) with when each was written and the target name their place gives them; this reads
- * them newest first, so that a target's latest report wins and its older ones are only counted; the same finding
- * (same fingerprint) on several targets is one finding that lists them. Memory: one report's tree at a time, plus
- * the distinct findings (their text shared through one table of strings) and the target lists.
+ * {@code deja report merge}: many scan reports (JSON, schema 1.x) into one fleet report. Pure: the
+ * caller lists the reports (files, folders, S3) with when each was written and the target name
+ * their place gives them; this reads them newest first, so that a target's latest report wins and
+ * its older ones are only counted; the same finding (same fingerprint) on several targets is one
+ * finding that lists them. Memory: one report's tree at a time, plus the distinct findings (their
+ * text shared through one table of strings) and the target lists.
  *
- * <p>Where a report names its target (the {@code targets} list and each finding's and coverage entry's
- * {@code target} of reports written by a multi-target run) that is its target; a report that names none (schema 1.1
- * and files) is the target its place gives it.
+ * <p>Where a report names its target (the {@code targets} list and each finding's and coverage
+ * entry's {@code target} of reports written by a multi-target run) that is its target; a report
+ * that names none (schema 1.1 and files) is the target its place gives it.
  */
 public final class FleetMerge {
-    /** A report to read: where it is, when it was written, the target its place names, how to read it. */
-    public record Input(String origin, Instant storedAt, String placeTarget, Content content) {
-    }
+    /**
+     * A report to read: where it is, when it was written, the target its place names, how to read
+     * it.
+     */
+    public record Input(String origin, Instant storedAt, String placeTarget, Content content) {}
 
     /** The bytes of a report, read only when it is merged. */
     @FunctionalInterface
@@ -67,10 +68,13 @@ public final class FleetMerge {
     private final Duration stale;
 
     private final Map<String, String> strings = new HashMap<>();
+
     /** Accepted targets by key, in the order they were met (newest report first). */
     private final Map<String, TargetState> targets = new LinkedHashMap<>();
+
     /** fingerprint -> merged finding */
     private final Map<String, Merged> findings = new HashMap<>();
+
     private final Set<String> rulesRun = new TreeSet<>();
     private int read;
     private int superseded;
@@ -87,7 +91,13 @@ public final class FleetMerge {
         final Set<String> sources = new TreeSet<>();
         boolean complete = true;
 
-        TargetState(int index, String name, String cluster, String account, String origin, Instant storedAt) {
+        TargetState(
+                int index,
+                String name,
+                String cluster,
+                String account,
+                String origin,
+                Instant storedAt) {
             this.index = index;
             this.name = name;
             this.cluster = cluster;
@@ -99,13 +109,16 @@ public final class FleetMerge {
 
     private static final class Merged {
         Finding finding;
+
         /** Target indexes, ascending as added (each once). */
         int[] targets = new int[2];
+
         int n;
 
         /**
-         * Adds target {@code t} unless already there; false when it was. Targets are numbered as their (one) report
-         * is read, so a repeat can only be among those of the report being read: indexes from {@code base} on.
+         * Adds target {@code t} unless already there; false when it was. Targets are numbered as
+         * their (one) report is read, so a repeat can only be among those of the report being read:
+         * indexes from {@code base} on.
          */
         boolean add(int t, int base) {
             for (int i = n - 1; i >= 0 && targets[i] >= base; i--) {
@@ -124,9 +137,10 @@ public final class FleetMerge {
     private final String toolVersion;
 
     /**
-     * @param now         what ages and staleness are judged against
-     * @param stale       a target whose latest report is older is stale
-     * @param toolVersion this deja's version: reports it wrote are matched by their own fingerprints
+     * @param now what ages and staleness are judged against
+     * @param stale a target whose latest report is older is stale
+     * @param toolVersion this deja's version: reports it wrote are matched by their own
+     *     fingerprints
      */
     public FleetMerge(Instant now, Duration stale, String toolVersion) {
         this.now = now;
@@ -145,8 +159,9 @@ public final class FleetMerge {
     }
 
     /**
-     * As {@link #addAll(List)}, fetching up to {@code readAhead} reports ahead of the one being merged on as many
-     * threads (S3: one GET at a time would wait a round trip per report); they are still merged one by one in order.
+     * As {@link #addAll(List)}, fetching up to {@code readAhead} reports ahead of the one being
+     * merged on as many threads (S3: one GET at a time would wait a round trip per report); they
+     * are still merged one by one in order.
      */
     public FleetMerge addAll(List<Input> inputs, int readAhead) {
         List<Input> order = new ArrayList<>(inputs);
@@ -158,11 +173,14 @@ public final class FleetMerge {
             return this;
         }
         AtomicInteger n = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(readAhead, r -> {
-            Thread t = new Thread(r, "deja-merge-read-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService pool =
+                Executors.newFixedThreadPool(
+                        readAhead,
+                        r -> {
+                            Thread t = new Thread(r, "deja-merge-read-" + n.incrementAndGet());
+                            t.setDaemon(true);
+                            return t;
+                        });
         try {
             ArrayDeque<Future<byte[]>> ahead = new ArrayDeque<>();
             int next = 0;
@@ -185,8 +203,11 @@ public final class FleetMerge {
             byte[] bytes = fetched == null ? in.content().read() : fetched(fetched);
             root = JSON.readTree(bytes);
         } catch (JacksonException e) {
-            errors.add(in.origin() + ": not a deja JSON report (not valid JSON: "
-                    + e.getOriginalMessage().lines().findFirst().orElse("") + ")");
+            errors.add(
+                    in.origin()
+                            + ": not a deja JSON report (not valid JSON: "
+                            + e.getOriginalMessage().lines().findFirst().orElse("")
+                            + ")");
             return;
         } catch (IOException e) {
             errors.add(in.origin() + ": cannot read: " + e.getMessage());
@@ -198,12 +219,16 @@ public final class FleetMerge {
             return;
         }
         boolean legacy = root.path("schemaVersion").asString("").equals("1.0");
-        // the fingerprint a report of this very deja version wrote is the one it would compute; any other version's
-        // is recomputed from the finding's parts (as --baseline does), so a fleet of mixed versions still matches
-        boolean sameVersion = !legacy && root.path("tool").path("version").asString("").equals(toolVersion);
+        // the fingerprint a report of this very deja version wrote is the one it would compute; any
+        // other version's
+        // is recomputed from the finding's parts (as --baseline does), so a fleet of mixed versions
+        // still matches
+        boolean sameVersion =
+                !legacy && root.path("tool").path("version").asString("").equals(toolVersion);
         // targets this report names (a multi-target run), else the one its place gives it
         List<JsonNode> parsed = new ArrayList<>();
-        List<Finding> built = new ArrayList<>(); // null: not built yet (its stored fingerprint was enough)
+        List<Finding> built =
+                new ArrayList<>(); // null: not built yet (its stored fingerprint was enough)
         List<Severity> parsedSev = new ArrayList<>();
         List<String> parsedTarget = new ArrayList<>();
         List<String> parsedFp = new ArrayList<>();
@@ -214,10 +239,12 @@ public final class FleetMerge {
                 named.add(ca);
             }
         }
-        // a finding or gap without a target belongs to the report's one target, else to the target its place names
+        // a finding or gap without a target belongs to the report's one target, else to the target
+        // its place names
         String placeKey = "n:" + in.placeTarget();
         String defaultKey = named.size() == 1 ? key(named.get(0)) : placeKey;
-        // the report's targets: those it names, those its findings and gaps name, and its place when something
+        // the report's targets: those it names, those its findings and gaps name, and its place
+        // when something
         // names none: nothing in it is left without a target
         Map<String, String[]> wanted = new LinkedHashMap<>();
         for (String[] ca : named) {
@@ -227,7 +254,11 @@ public final class FleetMerge {
         for (JsonNode f : root.path("findings")) {
             Severity sev = valid(f);
             if (sev == null) {
-                errors.add(in.origin() + ": finding " + i + " has no ruleId, severity, message or location");
+                errors.add(
+                        in.origin()
+                                + ": finding "
+                                + i
+                                + " has no ruleId, severity, message or location");
                 return;
             }
             String stored = sameVersion ? text(f, "fingerprint") : null;
@@ -235,7 +266,10 @@ public final class FleetMerge {
             parsed.add(f);
             built.add(finding);
             parsedSev.add(sev);
-            parsedFp.add(stored != null ? stored : legacy ? finding.legacyFingerprint() : finding.fingerprint());
+            parsedFp.add(
+                    stored != null
+                            ? stored
+                            : legacy ? finding.legacyFingerprint() : finding.fingerprint());
             parsedTarget.add(want(wanted, f, defaultKey, in.placeTarget()));
             i++;
         }
@@ -245,7 +279,9 @@ public final class FleetMerge {
             want(wanted, e, defaultKey, in.placeTarget());
         }
         if (wanted.isEmpty()) {
-            wanted.put(placeKey, new String[] {in.placeTarget(), null, null}); // a report with nothing in it
+            wanted.put(
+                    placeKey,
+                    new String[] {in.placeTarget(), null, null}); // a report with nothing in it
         }
         for (Map.Entry<String, String[]> w : wanted.entrySet()) {
             accept(here, w.getKey(), w.getValue()[0], w.getValue()[1], w.getValue()[2], in);
@@ -267,10 +303,15 @@ public final class FleetMerge {
             String status = e.path("status").asString("");
             if (status.equals("denied") || status.equals("failed")) {
                 t.complete = false;
-                t.gaps.add(new Coverage.Entry(e.path("source").asString("kubernetes"),
-                        t.name + ": " + e.path("scope").asString(""),
-                        status.equals("denied") ? Coverage.Status.DENIED : Coverage.Status.FAILED,
-                        e.has("detail") ? e.path("detail").asString() : null, -1));
+                t.gaps.add(
+                        new Coverage.Entry(
+                                e.path("source").asString("kubernetes"),
+                                t.name + ": " + e.path("scope").asString(""),
+                                status.equals("denied")
+                                        ? Coverage.Status.DENIED
+                                        : Coverage.Status.FAILED,
+                                e.has("detail") ? e.path("detail").asString() : null,
+                                -1));
             }
         }
         int base = targets.size() - here.size(); // this report's targets have the last indexes
@@ -283,7 +324,8 @@ public final class FleetMerge {
             Merged m = findings.computeIfAbsent(parsedFp.get(k), x -> new Merged());
             boolean added = m.add(t.index, base);
             if (m.finding == null || sev.compareTo(m.finding.severity()) > 0) {
-                // the most severe verdict among the targets (severity overrides differ); built only when kept
+                // the most severe verdict among the targets (severity overrides differ); built only
+                // when kept
                 m.finding = built.get(k) != null ? built.get(k) : finding(parsed.get(k));
             }
             if (added) {
@@ -309,19 +351,30 @@ public final class FleetMerge {
         }
     }
 
-    private void accept(Map<String, TargetState> here, String key, String name, String cluster, String account, Input in) {
+    private void accept(
+            Map<String, TargetState> here,
+            String key,
+            String name,
+            String cluster,
+            String account,
+            Input in) {
         if (targets.containsKey(key)) {
             superseded++; // a newer report of this target was read first
             return;
         }
-        TargetState t = new TargetState(targets.size(), intern(name), cluster, account, in.origin(), in.storedAt());
+        TargetState t =
+                new TargetState(
+                        targets.size(), intern(name), cluster, account, in.origin(), in.storedAt());
         targets.put(key, t);
         here.put(key, t);
     }
 
     /** Why this is not a deja JSON report deja can merge, or null. */
     private static String check(JsonNode root) {
-        if (root == null || !root.isObject() || !root.has("schemaVersion") || !root.path("findings").isArray()
+        if (root == null
+                || !root.isObject()
+                || !root.has("schemaVersion")
+                || !root.path("findings").isArray()
                 || !root.path("tool").path("name").asString("").equals("deja")) {
             return "not a deja JSON report (write one with --format json or --output json=...)";
         }
@@ -353,17 +406,24 @@ public final class FleetMerge {
     }
 
     private static String label(String[] ca) {
-        return ca[0] != null && ca[1] != null ? ca[0] + " (" + ca[1] + ")" : ca[0] != null ? ca[0] : ca[1];
+        return ca[0] != null && ca[1] != null
+                ? ca[0] + " (" + ca[1] + ")"
+                : ca[0] != null ? ca[0] : ca[1];
     }
 
-    /** The key of the target a finding or coverage entry belongs to, added to {@code wanted} when new. */
-    private static String want(Map<String, String[]> wanted, JsonNode n, String defaultKey, String place) {
+    /**
+     * The key of the target a finding or coverage entry belongs to, added to {@code wanted} when
+     * new.
+     */
+    private static String want(
+            Map<String, String[]> wanted, JsonNode n, String defaultKey, String place) {
         String[] ca = targetOf(n.get("target"));
         if (ca != null) {
             wanted.putIfAbsent(key(ca), new String[] {label(ca), ca[0], ca[1]});
             return key(ca);
         }
-        wanted.putIfAbsent(defaultKey, new String[] {place, null, null}); // (a named one is there already)
+        wanted.putIfAbsent(
+                defaultKey, new String[] {place, null, null}); // (a named one is there already)
         return defaultKey;
     }
 
@@ -374,7 +434,9 @@ public final class FleetMerge {
 
     /** The finding's severity when it has the fields a finding needs, else null. */
     private static Severity valid(JsonNode f) {
-        if (!f.path("ruleId").isString() || !f.path("message").isString() || !f.path("location").isObject()) {
+        if (!f.path("ruleId").isString()
+                || !f.path("message").isString()
+                || !f.path("location").isObject()) {
             return null;
         }
         try {
@@ -397,11 +459,25 @@ public final class FleetMerge {
         if (rule == null || message == null || !l.isObject() || sev == null) {
             return null;
         }
-        Location loc = new Location(intern(text(l, "file")), l.has("line") ? l.path("line").asInt() : null,
-                intern(text(l, "kind")), intern(text(l, "namespace")), intern(text(l, "name")), intern(text(l, "key")),
-                intern(text(l, "arn")), intern(text(l, "region")));
-        return new Finding(intern(rule), sev, strings(f.path("caseIds")), intern(message),
-                intern(f.path("remediation").asString("")), loc, strings(f.path("related")), strings(f.path("notes")),
+        Location loc =
+                new Location(
+                        intern(text(l, "file")),
+                        l.has("line") ? l.path("line").asInt() : null,
+                        intern(text(l, "kind")),
+                        intern(text(l, "namespace")),
+                        intern(text(l, "name")),
+                        intern(text(l, "key")),
+                        intern(text(l, "arn")),
+                        intern(text(l, "region")));
+        return new Finding(
+                intern(rule),
+                sev,
+                strings(f.path("caseIds")),
+                intern(message),
+                intern(f.path("remediation").asString("")),
+                loc,
+                strings(f.path("related")),
+                strings(f.path("notes")),
                 intern(text(f, "key")));
     }
 
@@ -430,8 +506,9 @@ public final class FleetMerge {
     }
 
     /**
-     * The fleet report: one finding per fingerprint with a note naming its targets, one coverage entry per target
-     * (read; its scan's gaps; "stale" when its latest report is older than the limit), and the {@link Fleet}.
+     * The fleet report: one finding per fingerprint with a note naming its targets, one coverage
+     * entry per target (read; its scan's gaps; "stale" when its latest report is older than the
+     * limit), and the {@link Fleet}.
      */
     public Report report(Catalog catalog, String toolVersion, Severity failOn) {
         List<TargetState> byName = new ArrayList<>(targets.values());
@@ -460,8 +537,17 @@ public final class FleetMerge {
             List<String> notes = new ArrayList<>(m.finding.notes().size() + 1);
             notes.add(onTargets(on, targets.size()));
             notes.addAll(m.finding.notes());
-            Finding f = new Finding(m.finding.ruleId(), m.finding.severity(), m.finding.caseIds(), m.finding.message(),
-                    m.finding.remediation(), m.finding.location(), m.finding.related(), notes, m.finding.key());
+            Finding f =
+                    new Finding(
+                            m.finding.ruleId(),
+                            m.finding.severity(),
+                            m.finding.caseIds(),
+                            m.finding.message(),
+                            m.finding.remediation(),
+                            m.finding.location(),
+                            m.finding.related(),
+                            notes,
+                            m.finding.key());
             out.add(f);
             where.put(f, List.copyOf(on));
         }
@@ -471,39 +557,95 @@ public final class FleetMerge {
         for (TargetState t : byName) {
             boolean isStale = Duration.between(t.storedAt, now).compareTo(stale) > 0;
             String source = t.sources.isEmpty() ? "kubernetes" : t.sources.iterator().next();
-            coverage.add(new Coverage.Entry(source, t.name + ": report " + t.origin, Coverage.Status.READ, null,
-                    t.bySeverity.values().stream().mapToInt(Integer::intValue).sum()));
+            coverage.add(
+                    new Coverage.Entry(
+                            source,
+                            t.name + ": report " + t.origin,
+                            Coverage.Status.READ,
+                            null,
+                            t.bySeverity.values().stream().mapToInt(Integer::intValue).sum()));
             coverage.addAll(t.gaps);
             if (isStale) {
-                coverage.add(new Coverage.Entry(source, t.name + ": latest report", Coverage.Status.FAILED,
-                        "stale: written " + t.storedAt + ", " + Fleet.age(Duration.between(t.storedAt, now))
-                                + " ago, older than --stale " + duration(stale), -1));
+                coverage.add(
+                        new Coverage.Entry(
+                                source,
+                                t.name + ": latest report",
+                                Coverage.Status.FAILED,
+                                "stale: written "
+                                        + t.storedAt
+                                        + ", "
+                                        + Fleet.age(Duration.between(t.storedAt, now))
+                                        + " ago, older than --stale "
+                                        + duration(stale),
+                                -1));
             }
             List<String> gaps = new ArrayList<>();
             for (Coverage.Entry g : t.gaps) {
-                gaps.add(g.source() + ": " + g.scope().substring(t.name.length() + 2) + ": "
-                        + g.status().name().toLowerCase(Locale.ROOT) + (g.detail() == null ? "" : " (" + g.detail() + ")"));
+                gaps.add(
+                        g.source()
+                                + ": "
+                                + g.scope().substring(t.name.length() + 2)
+                                + ": "
+                                + g.status().name().toLowerCase(Locale.ROOT)
+                                + (g.detail() == null ? "" : " (" + g.detail() + ")"));
             }
-            status.add(new Fleet.TargetStatus(t.name, t.cluster, t.account, t.origin, t.storedAt, isStale,
-                    t.bySeverity, t.complete, gaps));
+            status.add(
+                    new Fleet.TargetStatus(
+                            t.name,
+                            t.cluster,
+                            t.account,
+                            t.origin,
+                            t.storedAt,
+                            isStale,
+                            t.bySeverity,
+                            t.complete,
+                            gaps));
         }
-        ScanResult result = new ScanResult(out, List.of(), List.of(), List.copyOf(rulesRun), new Coverage(coverage), 0);
+        ScanResult result =
+                new ScanResult(
+                        out,
+                        List.of(),
+                        List.of(),
+                        List.copyOf(rulesRun),
+                        new Coverage(coverage),
+                        0);
         Fleet fleet = new Fleet(now, stale, status, where, read, superseded, errors);
         Map<String, String> scope = new LinkedHashMap<>();
         long staleN = fleet.staleCount();
-        scope.put("fleet", status.size() + (status.size() == 1 ? " target" : " targets")
-                + (staleN > 0 ? " (" + staleN + " stale: no report for more than " + duration(stale) + ")" : ""));
-        scope.put("reports", read + " read, the latest of each target merged" + (superseded > 0 ? " (" + superseded
-                + " older ones left out)" : "") + (errors.isEmpty() ? "" : "; " + errors.size() + " unreadable"));
+        scope.put(
+                "fleet",
+                status.size()
+                        + (status.size() == 1 ? " target" : " targets")
+                        + (staleN > 0
+                                ? " ("
+                                        + staleN
+                                        + " stale: no report for more than "
+                                        + duration(stale)
+                                        + ")"
+                                : ""));
+        scope.put(
+                "reports",
+                read
+                        + " read, the latest of each target merged"
+                        + (superseded > 0 ? " (" + superseded + " older ones left out)" : "")
+                        + (errors.isEmpty() ? "" : "; " + errors.size() + " unreadable"));
         scope.put("as of", now.toString());
-        return new Report(result, catalog, toolVersion, failOn, false, null, new Report.RunInfo(now, Duration.ZERO, scope))
+        return new Report(
+                        result,
+                        catalog,
+                        toolVersion,
+                        failOn,
+                        false,
+                        null,
+                        new Report.RunInfo(now, Duration.ZERO, scope))
                 .withFleet(fleet);
     }
 
     /** "on 3 of 5 targets: a, b, c" (at most 10 names, then "and N more"). */
     static String onTargets(List<String> on, int of) {
-        String names = String.join(", ", on.subList(0, Math.min(10, on.size())))
-                + (on.size() > 10 ? " and " + (on.size() - 10) + " more" : "");
+        String names =
+                String.join(", ", on.subList(0, Math.min(10, on.size())))
+                        + (on.size() > 10 ? " and " + (on.size() - 10) + " more" : "");
         return "on " + on.size() + " of " + of + (of == 1 ? " target: " : " targets: ") + names;
     }
 
@@ -515,8 +657,9 @@ public final class FleetMerge {
 
     /** Parses --stale: 48h, 2d, 90m, 3600s. */
     public static Duration parseDuration(String v) {
-        Matcher m = Pattern.compile("(\\d{1,9})\\s*([smhd])").matcher(v.strip()
-                .toLowerCase(Locale.ROOT));
+        Matcher m =
+                Pattern.compile("(\\d{1,9})\\s*([smhd])")
+                        .matcher(v.strip().toLowerCase(Locale.ROOT));
         if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
             throw new IllegalArgumentException("'" + v + "' is not a duration (e.g. 48h, 2d, 90m)");
         }

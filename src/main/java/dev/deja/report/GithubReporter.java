@@ -10,22 +10,24 @@ import java.io.Writer;
 import java.util.Locale;
 
 /**
- * {@code --format github}: GitHub Actions workflow commands, one per finding, so that findings show up inline on a
- * pull request's changed files without code scanning: {@code ::error file=F,line=N,title=T::message}. Critical and
- * high are {@code error}, medium {@code warning}, low and info {@code notice}. A finding on a live object (no file)
- * is annotated without a file. Values are escaped as the Actions toolkit does ({@code %}, CR and LF everywhere;
- * also {@code :} and {@code ,} in properties). Then the summary line and what was not checked, as plain lines.
+ * {@code --format github}: GitHub Actions workflow commands, one per finding, so that findings show
+ * up inline on a pull request's changed files without code scanning: {@code ::error
+ * file=F,line=N,title=T::message}. Critical and high are {@code error}, medium {@code warning}, low
+ * and info {@code notice}. A finding on a live object (no file) is annotated without a file. Values
+ * are escaped as the Actions toolkit does ({@code %}, CR and LF everywhere; also {@code :} and
+ * {@code ,} in properties). Then the summary line and what was not checked, as plain lines.
  */
 public final class GithubReporter implements Reporter {
     @Override
     public void write(Report report, Writer w) throws IOException {
         ScanResult r = report.result();
         for (Finding f : r.findings()) {
-            String level = switch (f.severity()) {
-                case CRITICAL, HIGH -> "error";
-                case MEDIUM -> "warning";
-                case LOW, INFO -> "notice";
-            };
+            String level =
+                    switch (f.severity()) {
+                        case CRITICAL, HIGH -> "error";
+                        case MEDIUM -> "warning";
+                        case LOW, INFO -> "notice";
+                    };
             StringBuilder cmd = new StringBuilder("::").append(level).append(' ');
             Location l = f.location();
             boolean onFile = l.file() != null && l.key() == null && !l.file().startsWith("<");
@@ -36,8 +38,18 @@ public final class GithubReporter implements Reporter {
                 }
                 cmd.append(',');
             }
-            String title = report.catalog().rule(f.ruleId()).map(RuleMetadata::title).orElse(f.ruleId());
-            cmd.append("title=").append(property("deja " + f.severity().id() + ": " + f.ruleId() + " (" + title + ")"));
+            String title =
+                    report.catalog().rule(f.ruleId()).map(RuleMetadata::title).orElse(f.ruleId());
+            cmd.append("title=")
+                    .append(
+                            property(
+                                    "deja "
+                                            + f.severity().id()
+                                            + ": "
+                                            + f.ruleId()
+                                            + " ("
+                                            + title
+                                            + ")"));
             StringBuilder msg = new StringBuilder();
             if (!onFile && !l.display().isEmpty()) {
                 msg.append(l.display()).append(": ");
@@ -46,22 +58,41 @@ public final class GithubReporter implements Reporter {
             f.notes().forEach(n -> msg.append("\nNote: ").append(n));
             msg.append("\nFix: ").append(f.remediation());
             if (!f.caseIds().isEmpty()) {
-                msg.append("\nIncident: ").append(String.join(", ", f.caseIds())).append(" (deja explain ")
-                        .append(f.caseIds().get(0)).append(')');
+                msg.append("\nIncident: ")
+                        .append(String.join(", ", f.caseIds()))
+                        .append(" (deja explain ")
+                        .append(f.caseIds().get(0))
+                        .append(')');
             }
             cmd.append("::").append(data(msg.toString()));
             w.write(cmd.append('\n').toString());
         }
         w.write("deja: " + TextReporter.summary(r) + "\n");
-        r.coverage().notChecked().forEach(e -> {
-            try {
-                w.write("::warning title=" + property("deja: not checked") + "::" + data(e.source() + ": " + e.scope()
-                        + ": " + e.status().name().toLowerCase(Locale.ROOT)
-                        + (e.detail() == null ? "" : " (" + e.detail() + ")")) + "\n");
-            } catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            }
-        });
+        r.coverage()
+                .notChecked()
+                .forEach(
+                        e -> {
+                            try {
+                                w.write(
+                                        "::warning title="
+                                                + property("deja: not checked")
+                                                + "::"
+                                                + data(
+                                                        e.source()
+                                                                + ": "
+                                                                + e.scope()
+                                                                + ": "
+                                                                + e.status()
+                                                                        .name()
+                                                                        .toLowerCase(Locale.ROOT)
+                                                                + (e.detail() == null
+                                                                        ? ""
+                                                                        : " (" + e.detail() + ")"))
+                                                + "\n");
+                            } catch (IOException ex) {
+                                throw new UncheckedIOException(ex);
+                            }
+                        });
         w.flush();
     }
 

@@ -25,11 +25,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * {@code --format html}: one self-contained page (inline CSS, no script, nothing loaded from elsewhere: a
- * Content-Security-Policy forbids it), readable on a phone. A summary by severity and by incident case, filters by
- * minimum severity and by source (radio buttons and CSS {@code :checked} selectors, no JavaScript), then each finding
- * with its case story, its numbers (the message), the fix and the object; what could not be checked. Every text is
- * HTML-escaped.
+ * {@code --format html}: one self-contained page (inline CSS, no script, nothing loaded from
+ * elsewhere: a Content-Security-Policy forbids it), readable on a phone. A summary by severity and
+ * by incident case, filters by minimum severity and by source (radio buttons and CSS {@code
+ * :checked} selectors, no JavaScript), then each finding with its case story, its numbers (the
+ * message), the fix and the object; what could not be checked. Every text is HTML-escaped.
  */
 public final class HtmlReporter implements Reporter {
     private static final List<String> SOURCES = List.of("haproxy", "kubernetes", "aws");
@@ -39,46 +39,78 @@ public final class HtmlReporter implements Reporter {
         ScanResult r = report.result();
         StringBuilder h = new StringBuilder(16_384);
         h.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-                .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-                .append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n")
-                .append("<meta name=\"generator\" content=\"deja ").append(esc(report.toolVersion())).append("\">\n")
-                .append("<title>deja report: ").append(esc(headline(report))).append("</title>\n<style>\n")
-                .append(CSS).append(filterCss()).append("</style>\n</head>\n<body>\n");
+                .append(
+                        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+                .append(
+                        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n")
+                .append("<meta name=\"generator\" content=\"deja ")
+                .append(esc(report.toolVersion()))
+                .append("\">\n")
+                .append("<title>deja report: ")
+                .append(esc(headline(report)))
+                .append("</title>\n<style>\n")
+                .append(CSS)
+                .append(filterCss())
+                .append("</style>\n</head>\n<body>\n");
         // filter state: inputs first, so every later element can be styled from :checked with "~"
         for (String s : severityFilterIds()) {
-            h.append("<input type=\"radio\" name=\"min-severity\" class=\"filter\" id=\"sev-").append(s).append('"')
-                    .append(s.equals("all") ? " checked" : "").append(">\n");
+            h.append("<input type=\"radio\" name=\"min-severity\" class=\"filter\" id=\"sev-")
+                    .append(s)
+                    .append('"')
+                    .append(s.equals("all") ? " checked" : "")
+                    .append(">\n");
         }
         List<String> sources = sourcesIn(report);
         if (sources.size() > 1) { // a source filter only when there is something to choose between
-            h.append("<input type=\"radio\" name=\"source\" class=\"filter\" id=\"src-all\" checked>\n");
+            h.append(
+                    "<input type=\"radio\" name=\"source\" class=\"filter\" id=\"src-all\" checked>\n");
             for (String s : sources) {
-                h.append("<input type=\"radio\" name=\"source\" class=\"filter\" id=\"src-").append(s).append("\">\n");
+                h.append("<input type=\"radio\" name=\"source\" class=\"filter\" id=\"src-")
+                        .append(s)
+                        .append("\">\n");
             }
         }
-        h.append("<header>\n<h1>deja report</h1>\n<p class=\"headline\" id=\"headline\">").append(esc(headline(report)))
+        h.append("<header>\n<h1>deja report</h1>\n<p class=\"headline\" id=\"headline\">")
+                .append(esc(headline(report)))
                 .append("</p>\n");
         // when, what and by which deja: a report kept after its pod is gone must say it itself
         if (report.run() != null) {
             h.append("<dl class=\"scan\" id=\"scan\"><dt>scanned</dt><dd>")
-                    .append(esc(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT)
-                            .format(report.run().startedAt().atZone(ZoneOffset.UTC))))
+                    .append(
+                            esc(
+                                    DateTimeFormatter.ofPattern(
+                                                    "yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT)
+                                            .format(
+                                                    report.run()
+                                                            .startedAt()
+                                                            .atZone(ZoneOffset.UTC))))
                     .append("</dd>");
-            report.run().scope().forEach((k, v) -> h.append("<dt>").append(esc(k)).append("</dt><dd>").append(esc(v))
-                    .append("</dd>"));
+            report.run()
+                    .scope()
+                    .forEach(
+                            (k, v) ->
+                                    h.append("<dt>")
+                                            .append(esc(k))
+                                            .append("</dt><dd>")
+                                            .append(esc(v))
+                                            .append("</dd>"));
             h.append("<dt>deja</dt><dd>").append(esc(report.toolVersion())).append("</dd></dl>\n");
         }
         if (!r.coverage().complete()) {
-            h.append("<p class=\"warn\" id=\"incomplete\">Scan incomplete: ").append(r.coverage().notChecked().size())
-                    .append(" source scope(s) could not be read. See <a href=\"#coverage\">Not checked</a>.</p>\n");
+            h.append("<p class=\"warn\" id=\"incomplete\">Scan incomplete: ")
+                    .append(r.coverage().notChecked().size())
+                    .append(
+                            " source scope(s) could not be read. See <a href=\"#coverage\">Not checked</a>.</p>\n");
         }
         h.append("</header>\n<main>\n");
         summary(h, report);
         filters(h, sources);
         findings(h, report, w);
         coverage(h, report);
-        h.append("</main>\n<footer><p>Generated by deja ").append(esc(report.toolVersion()))
-                .append(". Each rule encodes the risk pattern of a real, publicly documented incident.</p></footer>\n")
+        h.append("</main>\n<footer><p>Generated by deja ")
+                .append(esc(report.toolVersion()))
+                .append(
+                        ". Each rule encodes the risk pattern of a real, publicly documented incident.</p></footer>\n")
                 .append("</body>\n</html>\n");
         w.write(h.toString());
         w.flush();
@@ -113,17 +145,30 @@ public final class HtmlReporter implements Reporter {
         h.append("<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"cards\">\n");
         for (int i = Severity.values().length - 1; i >= 0; i--) {
             Severity s = Severity.values()[i];
-            h.append("<div class=\"card sev-").append(s.id()).append("\"><span class=\"count\" id=\"count-")
-                    .append(s.id()).append("\">").append(r.count(s)).append("</span><span class=\"label\">")
-                    .append(s.id()).append("</span></div>\n");
+            h.append("<div class=\"card sev-")
+                    .append(s.id())
+                    .append("\"><span class=\"count\" id=\"count-")
+                    .append(s.id())
+                    .append("\">")
+                    .append(r.count(s))
+                    .append("</span><span class=\"label\">")
+                    .append(s.id())
+                    .append("</span></div>\n");
         }
         h.append("</div>\n");
         if (report.baseline() != null) {
             BaselineDiff b = report.baseline();
-            h.append("<p id=\"baseline\">Against the baseline <code>").append(esc(b.source())).append("</code>: ");
+            h.append("<p id=\"baseline\">Against the baseline <code>")
+                    .append(esc(b.source()))
+                    .append("</code>: ");
             if (b.found()) {
-                h.append("<strong>").append(b.newFindings().size()).append(" new</strong>, ").append(b.unchanged())
-                        .append(" unchanged, ").append(b.fixed()).append(" fixed.");
+                h.append("<strong>")
+                        .append(b.newFindings().size())
+                        .append(" new</strong>, ")
+                        .append(b.unchanged())
+                        .append(" unchanged, ")
+                        .append(b.fixed())
+                        .append(" fixed.");
             } else {
                 h.append("no baseline yet, so every finding is new.");
             }
@@ -134,17 +179,38 @@ public final class HtmlReporter implements Reporter {
         }
         Map<String, List<Finding>> byCase = byCase(r.findings());
         if (!byCase.isEmpty()) {
-            h.append("<table class=\"by-case\">\n<caption>By incident case</caption>\n<thead><tr><th scope=\"col\">Case</th>")
-                    .append("<th scope=\"col\">What happened</th><th scope=\"col\">Findings</th><th scope=\"col\">Worst</th></tr></thead>\n<tbody>\n");
+            h.append(
+                            "<table class=\"by-case\">\n<caption>By incident case</caption>\n<thead><tr><th scope=\"col\">Case</th>")
+                    .append(
+                            "<th scope=\"col\">What happened</th><th scope=\"col\">Findings</th><th scope=\"col\">Worst</th></tr></thead>\n<tbody>\n");
             for (Map.Entry<String, List<Finding>> e : byCase.entrySet()) {
                 CaseInfo ci = report.catalog().caseInfo(e.getKey()).orElse(null);
-                Severity worst = e.getValue().stream().map(Finding::severity).max(Enum::compareTo).orElse(Severity.INFO);
-                h.append("<tr><td><a href=\"#case-").append(esc(e.getKey())).append("\">").append(esc(e.getKey()))
+                Severity worst =
+                        e.getValue().stream()
+                                .map(Finding::severity)
+                                .max(Enum::compareTo)
+                                .orElse(Severity.INFO);
+                h.append("<tr><td><a href=\"#case-")
+                        .append(esc(e.getKey()))
+                        .append("\">")
+                        .append(esc(e.getKey()))
                         .append("</a></td><td>")
-                        .append(ci == null ? "" : esc(ci.title()) + " <span class=\"muted\">(" + esc(ci.organisation())
-                                + ", " + esc(ci.date()) + ")</span>")
-                        .append("</td><td class=\"num\">").append(e.getValue().size()).append("</td><td><span class=\"badge sev-")
-                        .append(worst.id()).append("\">").append(worst.id()).append("</span></td></tr>\n");
+                        .append(
+                                ci == null
+                                        ? ""
+                                        : esc(ci.title())
+                                                + " <span class=\"muted\">("
+                                                + esc(ci.organisation())
+                                                + ", "
+                                                + esc(ci.date())
+                                                + ")</span>")
+                        .append("</td><td class=\"num\">")
+                        .append(e.getValue().size())
+                        .append("</td><td><span class=\"badge sev-")
+                        .append(worst.id())
+                        .append("\">")
+                        .append(worst.id())
+                        .append("</span></td></tr>\n");
             }
             h.append("</tbody>\n</table>\n");
         }
@@ -152,9 +218,14 @@ public final class HtmlReporter implements Reporter {
     }
 
     private static void filters(StringBuilder h, List<String> sources) {
-        h.append("<nav class=\"filters\" aria-label=\"Filters\">\n<div class=\"group\"><span class=\"group-label\">Severity</span>");
+        h.append(
+                "<nav class=\"filters\" aria-label=\"Filters\">\n<div class=\"group\"><span class=\"group-label\">Severity</span>");
         for (String s : severityFilterIds()) {
-            h.append("<label for=\"sev-").append(s).append("\">").append(s.equals("all") ? "all" : s + "+").append("</label>");
+            h.append("<label for=\"sev-")
+                    .append(s)
+                    .append("\">")
+                    .append(s.equals("all") ? "all" : s + "+")
+                    .append("</label>");
         }
         h.append("</div>\n");
         if (sources.size() > 1) {
@@ -169,8 +240,8 @@ public final class HtmlReporter implements Reporter {
     }
 
     /**
-     * The sources this report is about, in the usual order: those the scan read or tried to read, and those of its
-     * findings (no "aws" chip on a scan that never looked at AWS).
+     * The sources this report is about, in the usual order: those the scan read or tried to read,
+     * and those of its findings (no "aws" chip on a scan that never looked at AWS).
      */
     static List<String> sourcesIn(Report report) {
         ScanResult r = report.result();
@@ -193,34 +264,55 @@ public final class HtmlReporter implements Reporter {
     }
 
     /**
-     * The findings under their incident case: each case once (title, one line, the full story folded, a link), then
-     * the findings it explains, most severe case first. A finding from several cases is listed under its first and
-     * names the others; a case that is only ever second gets its story at the end.
+     * The findings under their incident case: each case once (title, one line, the full story
+     * folded, a link), then the findings it explains, most severe case first. A finding from
+     * several cases is listed under its first and names the others; a case that is only ever second
+     * gets its story at the end.
      */
     private static void findings(StringBuilder h, Report report, Writer w) throws IOException {
         ScanResult r = report.result();
         List<Target> targets = r.targets();
-        if (targets.size() <= 1 || report.fleet() != null) { // a merged fleet report has its own per-target table
+        if (targets.size() <= 1
+                || report.fleet() != null) { // a merged fleet report has its own per-target table
             h.append("<section id=\"findings\">\n<h2>Findings by incident</h2>\n");
-            findings(h, report, w, r.findings(), r.coverage().complete(), new int[1], new TreeSet<>(), "");
+            findings(
+                    h,
+                    report,
+                    w,
+                    r.findings(),
+                    r.coverage().complete(),
+                    new int[1],
+                    new TreeSet<>(),
+                    "");
             h.append("</section>\n");
             return;
         }
-        // several clusters/accounts: a section each (files first), the findings under their cases inside it
+        // several clusters/accounts: a section each (files first), the findings under their cases
+        // inside it
         h.append("<section id=\"findings\">\n<h2>Findings by cluster</h2>\n");
-        h.append("<table class=\"by-target\">\n<caption>By cluster and account</caption>\n<thead><tr>"
-                + "<th scope=\"col\">Target</th><th scope=\"col\">Read in full</th>");
+        h.append(
+                "<table class=\"by-target\">\n<caption>By cluster and account</caption>\n<thead><tr>"
+                        + "<th scope=\"col\">Target</th><th scope=\"col\">Read in full</th>");
         for (int i = Severity.values().length - 1; i >= 0; i--) {
-            h.append("<th scope=\"col\" class=\"num\">").append(Severity.values()[i].id()).append("</th>");
+            h.append("<th scope=\"col\" class=\"num\">")
+                    .append(Severity.values()[i].id())
+                    .append("</th>");
         }
         h.append("</tr></thead>\n<tbody>\n");
         List<Target> groups = PrometheusReporter.groups(report);
         for (int k = 0; k < groups.size(); k++) {
             Target t = groups.get(k);
-            h.append("<tr><td><a href=\"#target-").append(k).append("\">").append(esc(t == null ? "files" : t.label()))
-                    .append("</a></td><td>").append(r.coverage().complete(t) ? "yes" : "<strong>no</strong>").append("</td>");
+            h.append("<tr><td><a href=\"#target-")
+                    .append(k)
+                    .append("\">")
+                    .append(esc(t == null ? "files" : t.label()))
+                    .append("</a></td><td>")
+                    .append(r.coverage().complete(t) ? "yes" : "<strong>no</strong>")
+                    .append("</td>");
             for (int i = Severity.values().length - 1; i >= 0; i--) {
-                h.append("<td class=\"num\">").append(r.count(t, Severity.values()[i])).append("</td>");
+                h.append("<td class=\"num\">")
+                        .append(r.count(t, Severity.values()[i]))
+                        .append("</td>");
             }
             h.append("</tr>\n");
         }
@@ -229,11 +321,16 @@ public final class HtmlReporter implements Reporter {
         Set<String> ids = new TreeSet<>();
         for (int k = 0; k < groups.size(); k++) {
             Target t = groups.get(k);
-            List<Finding> mine = r.findings().stream().filter(f -> Objects.equals(f.target(), t)).toList();
-            h.append("<section class=\"target\" id=\"target-").append(k).append("\">\n<h3 class=\"target-title\">")
-                    .append(esc(t == null ? "Files" : t.label())).append("</h3>\n");
+            List<Finding> mine =
+                    r.findings().stream().filter(f -> Objects.equals(f.target(), t)).toList();
+            h.append("<section class=\"target\" id=\"target-")
+                    .append(k)
+                    .append("\">\n<h3 class=\"target-title\">")
+                    .append(esc(t == null ? "Files" : t.label()))
+                    .append("</h3>\n");
             if (!r.coverage().complete(t)) {
-                h.append("<p class=\"warn\">Not read in full: see <a href=\"#coverage\">Not checked</a>.</p>\n");
+                h.append(
+                        "<p class=\"warn\">Not read in full: see <a href=\"#coverage\">Not checked</a>.</p>\n");
             }
             findings(h, report, w, mine, r.coverage().complete(t), counter, ids, "-t" + k);
             h.append("</section>\n");
@@ -242,44 +339,82 @@ public final class HtmlReporter implements Reporter {
     }
 
     /**
-     * Findings under their cases. {@code ids} holds the case-group ids already used (the first group of a case keeps
-     * "case-ID", the summary's links land there; later ones get {@code suffix}).
+     * Findings under their cases. {@code ids} holds the case-group ids already used (the first
+     * group of a case keeps "case-ID", the summary's links land there; later ones get {@code
+     * suffix}).
      */
-    private static void findings(StringBuilder h, Report report, Writer w, List<Finding> list, boolean complete,
-                                 int[] counter, Set<String> ids, String suffix) throws IOException {
+    private static void findings(
+            StringBuilder h,
+            Report report,
+            Writer w,
+            List<Finding> list,
+            boolean complete,
+            int[] counter,
+            Set<String> ids,
+            String suffix)
+            throws IOException {
         ScanResult r = report.result();
         if (list.isEmpty()) {
-            boolean nothingRead = r.coverage().sources().isEmpty() && !r.coverage().notChecked().isEmpty();
-            h.append("<p class=\"none\">").append(complete ? "No findings."
-                    : nothingRead ? "Nothing could be read, so nothing was checked (see <a href=\"#coverage\">Not checked</a>)."
-                    : "No findings in what could be read; some of the scan was not checked (see"
-                            + " <a href=\"#coverage\">Not checked</a>).").append("</p>\n");
+            boolean nothingRead =
+                    r.coverage().sources().isEmpty() && !r.coverage().notChecked().isEmpty();
+            h.append("<p class=\"none\">")
+                    .append(
+                            complete
+                                    ? "No findings."
+                                    : nothingRead
+                                            ? "Nothing could be read, so nothing was checked (see <a href=\"#coverage\">Not checked</a>)."
+                                            : "No findings in what could be read; some of the scan was not checked (see"
+                                                    + " <a href=\"#coverage\">Not checked</a>).")
+                    .append("</p>\n");
         }
         Map<String, List<Finding>> groups = new LinkedHashMap<>();
         Map<String, List<Finding>> byFirst = new TreeMap<>();
         for (Finding f : list) {
-            byFirst.computeIfAbsent(f.caseIds().isEmpty() ? "" : f.caseIds().get(0), k -> new ArrayList<>()).add(f);
+            byFirst.computeIfAbsent(
+                            f.caseIds().isEmpty() ? "" : f.caseIds().get(0), k -> new ArrayList<>())
+                    .add(f);
         }
-        byFirst.entrySet().stream().sorted((a, b) -> {
-            int c = worst(b.getValue()).compareTo(worst(a.getValue()));
-            return c != 0 ? c : a.getKey().isEmpty() ? 1 : b.getKey().isEmpty() ? -1 : a.getKey().compareTo(b.getKey());
-        }).forEach(e -> groups.put(e.getKey(), e.getValue()));
+        byFirst.entrySet().stream()
+                .sorted(
+                        (a, b) -> {
+                            int c = worst(b.getValue()).compareTo(worst(a.getValue()));
+                            return c != 0
+                                    ? c
+                                    : a.getKey().isEmpty()
+                                            ? 1
+                                            : b.getKey().isEmpty()
+                                                    ? -1
+                                                    : a.getKey().compareTo(b.getKey());
+                        })
+                .forEach(e -> groups.put(e.getKey(), e.getValue()));
         for (Map.Entry<String, List<Finding>> g : groups.entrySet()) {
-            CaseInfo ci = g.getKey().isEmpty() ? null : report.catalog().caseInfo(g.getKey()).orElse(null);
+            CaseInfo ci =
+                    g.getKey().isEmpty()
+                            ? null
+                            : report.catalog().caseInfo(g.getKey()).orElse(null);
             h.append("<section class=\"case-group\"");
             if (!g.getKey().isEmpty()) {
-                h.append(" id=\"case-").append(esc(g.getKey())).append(ids.add(g.getKey()) ? "" : esc(suffix)).append('"');
+                h.append(" id=\"case-")
+                        .append(esc(g.getKey()))
+                        .append(ids.add(g.getKey()) ? "" : esc(suffix))
+                        .append('"');
             }
             h.append(">\n");
             if (ci != null) {
                 story(h, ci, g.getValue().size());
             } else {
-                h.append("<h3 class=\"case-title\">").append(g.getKey().isEmpty() ? "Other findings"
-                        : "<span class=\"case-id\">" + esc(g.getKey()) + "</span>").append("</h3>\n");
+                h.append("<h3 class=\"case-title\">")
+                        .append(
+                                g.getKey().isEmpty()
+                                        ? "Other findings"
+                                        : "<span class=\"case-id\">" + esc(g.getKey()) + "</span>")
+                        .append("</h3>\n");
             }
             for (Finding f : g.getValue()) {
                 finding(h, report, f, ++counter[0]);
-                if (h.length() > FLUSH_AT) { // a fleet report's 100,000s of findings are written as they are made
+                if (h.length()
+                        > FLUSH_AT) { // a fleet report's 100,000s of findings are written as they
+                    // are made
                     w.append(h);
                     h.setLength(0);
                 }
@@ -288,18 +423,31 @@ public final class HtmlReporter implements Reporter {
         }
         // cases that only ever come second: their story, so that every "also" link lands somewhere
         TreeSet<String> secondOnly = new TreeSet<>();
-        list.forEach(f -> f.caseIds().stream().skip(1).filter(c -> !groups.containsKey(c)).forEach(secondOnly::add));
+        list.forEach(
+                f ->
+                        f.caseIds().stream()
+                                .skip(1)
+                                .filter(c -> !groups.containsKey(c))
+                                .forEach(secondOnly::add));
         for (String c : secondOnly) {
             CaseInfo ci = report.catalog().caseInfo(c).orElse(null);
-            h.append("<section class=\"case-group also\" id=\"case-").append(esc(c)).append(ids.add(c) ? "" : esc(suffix))
+            h.append("<section class=\"case-group also\" id=\"case-")
+                    .append(esc(c))
+                    .append(ids.add(c) ? "" : esc(suffix))
                     .append("\">\n");
             if (ci != null) {
                 story(h, ci, 0);
             } else {
-                h.append("<h3 class=\"case-title\"><span class=\"case-id\">").append(esc(c)).append("</span></h3>\n");
+                h.append("<h3 class=\"case-title\"><span class=\"case-id\">")
+                        .append(esc(c))
+                        .append("</span></h3>\n");
             }
-            h.append("<p class=\"muted\">Its findings are listed above, under the case they come from first:");
-            list.stream().filter(f -> f.caseIds().indexOf(c) > 0).map(Finding::ruleId).distinct()
+            h.append(
+                    "<p class=\"muted\">Its findings are listed above, under the case they come from first:");
+            list.stream()
+                    .filter(f -> f.caseIds().indexOf(c) > 0)
+                    .map(Finding::ruleId)
+                    .distinct()
                     .forEach(id -> h.append(" <code>").append(esc(id)).append("</code>"));
             h.append(".</p>\n</section>\n");
         }
@@ -312,17 +460,30 @@ public final class HtmlReporter implements Reporter {
         return fs.stream().map(Finding::severity).max(Enum::compareTo).orElse(Severity.INFO);
     }
 
-    /** A case, once: id, title, organisation and date, one line, the full story folded, the link. */
+    /**
+     * A case, once: id, title, organisation and date, one line, the full story folded, the link.
+     */
     private static void story(StringBuilder h, CaseInfo ci, int findings) {
-        h.append("<div class=\"story\">\n<h3 class=\"case-title\"><span class=\"case-id\">").append(esc(ci.id()))
-                .append("</span> ").append(md(ci.title())).append(" <span class=\"muted\">(").append(esc(ci.organisation()))
-                .append(", ").append(esc(ci.date())).append(")</span>");
+        h.append("<div class=\"story\">\n<h3 class=\"case-title\"><span class=\"case-id\">")
+                .append(esc(ci.id()))
+                .append("</span> ")
+                .append(md(ci.title()))
+                .append(" <span class=\"muted\">(")
+                .append(esc(ci.organisation()))
+                .append(", ")
+                .append(esc(ci.date()))
+                .append(")</span>");
         if (findings > 0) {
-            h.append(" <span class=\"muted count\">").append(findings).append(findings == 1 ? " finding" : " findings")
+            h.append(" <span class=\"muted count\">")
+                    .append(findings)
+                    .append(findings == 1 ? " finding" : " findings")
                     .append("</span>");
         }
-        h.append("</h3>\n<p>").append(md(ci.oneLine())).append("</p>\n<details><summary>What happened</summary>\n<p>")
-                .append(md(ci.summary())).append("</p>\n");
+        h.append("</h3>\n<p>")
+                .append(md(ci.oneLine()))
+                .append("</p>\n<details><summary>What happened</summary>\n<p>")
+                .append(md(ci.summary()))
+                .append("</p>\n");
         if (!ci.numbers().isEmpty()) {
             h.append("<ul class=\"numbers\">");
             for (String n : ci.numbers()) {
@@ -330,7 +491,9 @@ public final class HtmlReporter implements Reporter {
             }
             h.append("</ul>\n");
         }
-        h.append("</details>\n<p><a href=\"").append(esc(ci.libraryUrl())).append("\" rel=\"noopener noreferrer\">Read the")
+        h.append("</details>\n<p><a href=\"")
+                .append(esc(ci.libraryUrl()))
+                .append("\" rel=\"noopener noreferrer\">Read the")
                 .append(" case</a></p>\n</div>\n");
     }
 
@@ -338,10 +501,20 @@ public final class HtmlReporter implements Reporter {
         RuleMetadata meta = report.catalog().rule(f.ruleId()).orElse(null);
         String source = meta == null ? "unknown" : meta.source().id();
         boolean isNew = report.baseline() != null && report.isNew(f);
-        h.append("<article class=\"finding sev-").append(f.severity().id()).append(" src-").append(esc(source))
-                .append(isNew ? " new" : "").append("\" id=\"finding-").append(i).append("\" data-rule=\"")
-                .append(esc(f.ruleId())).append("\">\n<h4><span class=\"badge sev-").append(f.severity().id())
-                .append("\">").append(f.severity().id()).append("</span>");
+        h.append("<article class=\"finding sev-")
+                .append(f.severity().id())
+                .append(" src-")
+                .append(esc(source))
+                .append(isNew ? " new" : "")
+                .append("\" id=\"finding-")
+                .append(i)
+                .append("\" data-rule=\"")
+                .append(esc(f.ruleId()))
+                .append("\">\n<h4><span class=\"badge sev-")
+                .append(f.severity().id())
+                .append("\">")
+                .append(f.severity().id())
+                .append("</span>");
         if (isNew) {
             h.append(" <span class=\"badge new\">new</span>");
         }
@@ -349,26 +522,44 @@ public final class HtmlReporter implements Reporter {
         if (meta != null) {
             h.append(" <span class=\"title\">").append(md(meta.title())).append("</span>");
         }
-        h.append("</h4>\n<p class=\"object\"><span class=\"k\">Object</span> <code>").append(esc(f.location().display()))
-                .append("</code> <span class=\"muted\">(").append(esc(source))
-                .append(f.target() == null ? "" : ", " + esc(f.target().label())).append(")</span></p>\n")
-                .append("<p class=\"message\">").append(md(f.message())).append("</p>\n");
+        h.append("</h4>\n<p class=\"object\"><span class=\"k\">Object</span> <code>")
+                .append(esc(f.location().display()))
+                .append("</code> <span class=\"muted\">(")
+                .append(esc(source))
+                .append(f.target() == null ? "" : ", " + esc(f.target().label()))
+                .append(")</span></p>\n")
+                .append("<p class=\"message\">")
+                .append(md(f.message()))
+                .append("</p>\n");
         for (String n : f.notes()) {
-            h.append("<p class=\"note\"><span class=\"k\">Note</span> ").append(md(n)).append("</p>\n");
+            h.append("<p class=\"note\"><span class=\"k\">Note</span> ")
+                    .append(md(n))
+                    .append("</p>\n");
         }
         for (String rel : f.related()) {
-            h.append("<p class=\"related\"><span class=\"k\">See also</span> ").append(md(rel)).append("</p>\n");
+            h.append("<p class=\"related\"><span class=\"k\">See also</span> ")
+                    .append(md(rel))
+                    .append("</p>\n");
         }
-        h.append("<p class=\"fix\"><span class=\"k\">Fix</span> ").append(md(f.remediation())).append("</p>\n");
+        h.append("<p class=\"fix\"><span class=\"k\">Fix</span> ")
+                .append(md(f.remediation()))
+                .append("</p>\n");
         Evidence ev = report.evidence(f);
         if (ev != null) {
-            h.append("<div class=\"proof\"><p><span class=\"k\">Replayed</span> ").append(esc(ev.summary()))
-                    .append("</p>\n").append(ev.html()).append("</div>\n");
+            h.append("<div class=\"proof\"><p><span class=\"k\">Replayed</span> ")
+                    .append(esc(ev.summary()))
+                    .append("</p>\n")
+                    .append(ev.html())
+                    .append("</div>\n");
         }
         if (f.caseIds().size() > 1) {
             h.append("<p class=\"also\"><span class=\"k\">Also</span>");
             for (String c : f.caseIds().subList(1, f.caseIds().size())) {
-                h.append(" <a href=\"#case-").append(esc(c)).append("\" class=\"case-id\">").append(esc(c)).append("</a>");
+                h.append(" <a href=\"#case-")
+                        .append(esc(c))
+                        .append("\" class=\"case-id\">")
+                        .append(esc(c))
+                        .append("</a>");
             }
             h.append("</p>\n");
         }
@@ -384,16 +575,25 @@ public final class HtmlReporter implements Reporter {
         } else {
             h.append("<h3>Not checked</h3>\n<ul class=\"not-checked\">\n");
             for (Coverage.Entry e : missing) {
-                h.append("<li><strong>").append(esc(e.source())).append("</strong>: ").append(esc(e.scope())).append(": ")
+                h.append("<li><strong>")
+                        .append(esc(e.source()))
+                        .append("</strong>: ")
+                        .append(esc(e.scope()))
+                        .append(": ")
                         .append(e.status().name().toLowerCase(Locale.ROOT))
-                        .append(e.detail() == null ? "" : " (" + esc(e.detail()) + ")").append("</li>\n");
+                        .append(e.detail() == null ? "" : " (" + esc(e.detail()) + ")")
+                        .append("</li>\n");
             }
             h.append("</ul>\n");
         }
         if (!r.coverage().notes().isEmpty()) {
             h.append("<h3>Notes</h3>\n<ul class=\"notes\">\n");
             for (Coverage.Entry e : r.coverage().notes()) {
-                h.append("<li>").append(esc(e.scope())).append(": ").append(esc(String.valueOf(e.detail()))).append("</li>\n");
+                h.append("<li>")
+                        .append(esc(e.scope()))
+                        .append(": ")
+                        .append(esc(String.valueOf(e.detail())))
+                        .append("</li>\n");
             }
             h.append("</ul>\n");
         }
@@ -405,22 +605,39 @@ public final class HtmlReporter implements Reporter {
         }
         if (!read.isEmpty()) {
             List<String> parts = new ArrayList<>();
-            read.forEach((k, v) -> parts.add(esc(k) + " (" + v + (v == 1 ? " scope" : " scopes") + ")"));
-            h.append("<p>Read: ").append(String.join(", ", parts)).append("; ").append(r.rulesRun().size())
+            read.forEach(
+                    (k, v) -> parts.add(esc(k) + " (" + v + (v == 1 ? " scope" : " scopes") + ")"));
+            h.append("<p>Read: ")
+                    .append(String.join(", ", parts))
+                    .append("; ")
+                    .append(r.rulesRun().size())
                     .append(r.rulesRun().size() == 1 ? " rule run.</p>\n" : " rules run.</p>\n");
         }
         if (!r.suppressed().isEmpty()) {
-            h.append("<details><summary>").append(r.suppressed().size()).append(" suppressed</summary><ul>\n");
+            h.append("<details><summary>")
+                    .append(r.suppressed().size())
+                    .append(" suppressed</summary><ul>\n");
             for (ScanResult.Suppressed s : r.suppressed()) {
-                h.append("<li><code>").append(esc(s.finding().ruleId())).append("</code> ")
-                        .append(esc(s.finding().location().display())).append(": ").append(esc(s.reason()))
-                        .append(" <span class=\"muted\">(").append(esc(s.origin())).append(")</span></li>\n");
+                h.append("<li><code>")
+                        .append(esc(s.finding().ruleId()))
+                        .append("</code> ")
+                        .append(esc(s.finding().location().display()))
+                        .append(": ")
+                        .append(esc(s.reason()))
+                        .append(" <span class=\"muted\">(")
+                        .append(esc(s.origin()))
+                        .append(")</span></li>\n");
             }
             h.append("</ul></details>\n");
         }
         for (Suppressions.Entry e : r.expired()) {
-            h.append("<p class=\"warn\">Suppression at ").append(esc(e.origin())).append(" for ").append(esc(e.rule()))
-                    .append(" expired on ").append(esc(String.valueOf(e.expires()))).append(" and no longer applies.</p>\n");
+            h.append("<p class=\"warn\">Suppression at ")
+                    .append(esc(e.origin()))
+                    .append(" for ")
+                    .append(esc(e.rule()))
+                    .append(" expired on ")
+                    .append(esc(String.valueOf(e.expires())))
+                    .append(" and no longer applies.</p>\n");
         }
         h.append("</section>\n");
     }
@@ -451,7 +668,10 @@ public final class HtmlReporter implements Reporter {
         return out;
     }
 
-    /** Hides findings below the chosen minimum severity or from another source; highlights the chosen labels. */
+    /**
+     * Hides findings below the chosen minimum severity or from another source; highlights the
+     * chosen labels.
+     */
     static String filterCss() {
         StringBuilder css = new StringBuilder();
         Severity[] all = Severity.values();
@@ -460,26 +680,49 @@ public final class HtmlReporter implements Reporter {
             for (int j = 0; j < i; j++) {
                 below.add(".finding.sev-" + all[j].id());
             }
-            css.append("#sev-").append(all[i].id()).append(":checked ~ main :is(").append(String.join(",", below))
+            css.append("#sev-")
+                    .append(all[i].id())
+                    .append(":checked ~ main :is(")
+                    .append(String.join(",", below))
                     .append("){display:none}\n");
         }
         for (String s : SOURCES) {
-            css.append("#src-").append(s).append(":checked ~ main .finding:not(.src-").append(s).append("){display:none}\n");
+            css.append("#src-")
+                    .append(s)
+                    .append(":checked ~ main .finding:not(.src-")
+                    .append(s)
+                    .append("){display:none}\n");
         }
         for (String s : severityFilterIds()) {
-            css.append("#sev-").append(s).append(":checked ~ main label[for=sev-").append(s).append("]");
+            css.append("#sev-")
+                    .append(s)
+                    .append(":checked ~ main label[for=sev-")
+                    .append(s)
+                    .append("]");
             css.append(",");
         }
         for (String s : sourceFilterIds()) {
-            css.append("#src-").append(s).append(":checked ~ main label[for=src-").append(s).append("]");
+            css.append("#src-")
+                    .append(s)
+                    .append(":checked ~ main label[for=src-")
+                    .append(s)
+                    .append("]");
             css.append(s.equals(SOURCES.get(SOURCES.size() - 1)) ? "" : ",");
         }
         css.append("{background:var(--accent);color:var(--bg);border-color:var(--accent)}\n");
         for (String s : severityFilterIds()) {
-            css.append("#sev-").append(s).append(":focus-visible ~ main label[for=sev-").append(s).append("],");
+            css.append("#sev-")
+                    .append(s)
+                    .append(":focus-visible ~ main label[for=sev-")
+                    .append(s)
+                    .append("],");
         }
         for (String s : sourceFilterIds()) {
-            css.append("#src-").append(s).append(":focus-visible ~ main label[for=src-").append(s).append("]")
+            css.append("#src-")
+                    .append(s)
+                    .append(":focus-visible ~ main label[for=src-")
+                    .append(s)
+                    .append("]")
                     .append(s.equals(SOURCES.get(SOURCES.size() - 1)) ? "" : ",");
         }
         css.append("{outline:2px solid var(--accent);outline-offset:2px}\n");
@@ -487,8 +730,8 @@ public final class HtmlReporter implements Reporter {
     }
 
     /**
-     * HTML-escaped text with the one piece of Markdown that rule and case texts use: {@code `code`} becomes
-     * {@code <code>code</code>} (an unpaired backtick stays as it is).
+     * HTML-escaped text with the one piece of Markdown that rule and case texts use: {@code `code`}
+     * becomes {@code <code>code</code>} (an unpaired backtick stays as it is).
      */
     static String md(String s) {
         String e = esc(s);
@@ -508,28 +751,48 @@ public final class HtmlReporter implements Reporter {
     }
 
     /** HTML-escapes text for element content and quoted attribute values. */
-    /** A fleet report's targets: last scan, age (stale ones marked), findings by severity, complete or not. */
+    /**
+     * A fleet report's targets: last scan, age (stale ones marked), findings by severity, complete
+     * or not.
+     */
     private static void fleet(StringBuilder h, Fleet fl) {
-        h.append("<table class=\"fleet\" id=\"targets\">\n<caption>Targets (latest report of each; stale after ")
-                .append(esc(FleetMerge.duration(fl.stale()))).append(")</caption>\n<thead><tr><th scope=\"col\">Target</th>")
+        h.append(
+                        "<table class=\"fleet\" id=\"targets\">\n<caption>Targets (latest report of each; stale after ")
+                .append(esc(FleetMerge.duration(fl.stale())))
+                .append(")</caption>\n<thead><tr><th scope=\"col\">Target</th>")
                 .append("<th scope=\"col\">Last scan</th><th scope=\"col\">Findings</th>");
         for (int i = Severity.values().length - 1; i >= 0; i--) {
             h.append("<th scope=\"col\">").append(Severity.values()[i].id()).append("</th>");
         }
         h.append("<th scope=\"col\">Coverage</th></tr></thead>\n<tbody>\n");
         for (Fleet.TargetStatus t : fl.targets()) {
-            h.append("<tr").append(t.isStale() ? " class=\"stale\"" : "").append("><td>").append(esc(t.name()))
-                    .append("<br><span class=\"muted\">").append(esc(t.origin())).append("</span></td><td>")
-                    .append(esc(t.lastScan().truncatedTo(ChronoUnit.SECONDS).toString())).append("<br>").append(t.isStale() ? "<strong>STALE</strong>, " : "")
-                    .append(esc(Fleet.age(t.age(fl.asOf())))).append(" ago</td><td>").append(t.total()).append("</td>");
+            h.append("<tr")
+                    .append(t.isStale() ? " class=\"stale\"" : "")
+                    .append("><td>")
+                    .append(esc(t.name()))
+                    .append("<br><span class=\"muted\">")
+                    .append(esc(t.origin()))
+                    .append("</span></td><td>")
+                    .append(esc(t.lastScan().truncatedTo(ChronoUnit.SECONDS).toString()))
+                    .append("<br>")
+                    .append(t.isStale() ? "<strong>STALE</strong>, " : "")
+                    .append(esc(Fleet.age(t.age(fl.asOf()))))
+                    .append(" ago</td><td>")
+                    .append(t.total())
+                    .append("</td>");
             for (int i = Severity.values().length - 1; i >= 0; i--) {
-                h.append("<td>").append(t.bySeverity().getOrDefault(Severity.values()[i], 0)).append("</td>");
+                h.append("<td>")
+                        .append(t.bySeverity().getOrDefault(Severity.values()[i], 0))
+                        .append("</td>");
             }
-            h.append("<td>").append(t.complete() ? "complete" : esc(t.gaps().size() + " not checked")).append("</td></tr>\n");
+            h.append("<td>")
+                    .append(t.complete() ? "complete" : esc(t.gaps().size() + " not checked"))
+                    .append("</td></tr>\n");
         }
         h.append("</tbody>\n</table>\n");
         if (!fl.unreadable().isEmpty()) {
-            h.append("<p id=\"unreadable\"><strong>Not merged</strong> (not deja JSON reports):</p>\n<ul>\n");
+            h.append(
+                    "<p id=\"unreadable\"><strong>Not merged</strong> (not deja JSON reports):</p>\n<ul>\n");
             fl.unreadable().forEach(u -> h.append("<li>").append(esc(u)).append("</li>\n"));
             h.append("</ul>\n");
         }
@@ -548,13 +811,18 @@ public final class HtmlReporter implements Reporter {
                 case '>' -> sb.append("&gt;");
                 case '"' -> sb.append("&quot;");
                 case '\'' -> sb.append("&#39;");
-                default -> sb.append(c < 0x20 && c != '\n' && c != '\t' || c >= 0x7f && c <= 0x9f ? '\uFFFD' : c);
+                default ->
+                        sb.append(
+                                c < 0x20 && c != '\n' && c != '\t' || c >= 0x7f && c <= 0x9f
+                                        ? '\uFFFD'
+                                        : c);
             }
         }
         return sb.toString();
     }
 
-    private static final String CSS = """
+    private static final String CSS =
+            """
             :root{--bg:#fff;--fg:#1b1f24;--muted:#5b6570;--line:#d8dee4;--card:#f6f8fa;--accent:#0b57d0;
             --critical:#8b0000;--high:#c62828;--medium:#b45309;--low:#0e7490;--info:#4b5563;color-scheme:light dark}
             @media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9aa4ae;--line:#30363d;

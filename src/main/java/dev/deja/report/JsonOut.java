@@ -9,9 +9,9 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Where a report's JSON goes, event by event: straight to text ({@link #to(JsonGenerator)}, nothing held) or into a
- * tree ({@link Tree}, for outputs that embed the report). The report's shape is written once, against this, so both
- * give the same document.
+ * Where a report's JSON goes, event by event: straight to text ({@link #to(JsonGenerator)}, nothing
+ * held) or into a tree ({@link Tree}, for outputs that embed the report). The report's shape is
+ * written once, against this, so both give the same document.
  */
 abstract class JsonOut {
     abstract JsonOut startObject();
@@ -144,8 +144,9 @@ abstract class JsonOut {
     }
 
     /**
-     * Builds the tree: each value goes into the innermost open object (under the pending name) or array. Numbers keep
-     * their Java type (int -> IntNode, long -> LongNode) as {@code ObjectNode.put} gives them.
+     * Builds the tree: each value goes into the innermost open object (under the pending name) or
+     * array. Numbers keep their Java type (int -> IntNode, long -> LongNode) as {@code
+     * ObjectNode.put} gives them.
      */
     static final class Tree extends JsonOut {
         private static final JsonNodeFactory F = JsonNodeFactory.instance;
@@ -156,7 +157,8 @@ abstract class JsonOut {
         /** The finished tree (the first value written). */
         JsonNode root() {
             if (!open.isEmpty()) {
-                throw new IllegalStateException("JSON tree not finished: " + open.size() + " containers open");
+                throw new IllegalStateException(
+                        "JSON tree not finished: " + open.size() + " containers open");
             }
             return root;
         }

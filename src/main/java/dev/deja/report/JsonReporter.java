@@ -18,16 +18,18 @@ import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The JSON report, schema {@value #SCHEMA_VERSION} (src/main/resources/dev/deja/report/deja-report.schema.json).
- * Deterministic: no timestamps or durations, findings in engine order, so the same input gives the same bytes.
+ * The JSON report, schema {@value #SCHEMA_VERSION}
+ * (src/main/resources/dev/deja/report/deja-report.schema.json). Deterministic: no timestamps or
+ * durations, findings in engine order, so the same input gives the same bytes.
  */
 public final class JsonReporter implements Reporter {
     public static final String SCHEMA_VERSION = "1.2";
 
     /**
-     * Writes the report as it is made, straight through the streaming generator: no tree, not even per finding (a
-     * fleet report holds 100,000s of findings; a scan with thousands of findings paid more for the tree than for the
-     * text). Same bytes as {@link #tree} printed by {@link JsonText#writePretty}.
+     * Writes the report as it is made, straight through the streaming generator: no tree, not even
+     * per finding (a fleet report holds 100,000s of findings; a scan with thousands of findings
+     * paid more for the tree than for the text). Same bytes as {@link #tree} printed by {@link
+     * JsonText#writePretty}.
      */
     @Override
     public void write(Report report, Writer out) throws IOException {
@@ -166,7 +168,10 @@ public final class JsonReporter implements Reporter {
         o.endObject();
     }
 
-    /** The {@code fleet} object of a merged report: when, the stale limit, each target's status, what was read. */
+    /**
+     * The {@code fleet} object of a merged report: when, the stale limit, each target's status,
+     * what was read.
+     */
     private static void fleet(Fleet fl, JsonOut o) {
         o.startObject();
         o.put("asOf", fl.asOf().toString());
@@ -192,7 +197,9 @@ public final class JsonReporter implements Reporter {
             o.put("total", t.total());
             o.startObject("bySeverity");
             for (int i = Severity.values().length - 1; i >= 0; i--) {
-                o.put(Severity.values()[i].id(), t.bySeverity().getOrDefault(Severity.values()[i], 0).intValue());
+                o.put(
+                        Severity.values()[i].id(),
+                        t.bySeverity().getOrDefault(Severity.values()[i], 0).intValue());
             }
             o.endObject();
             o.strings("notChecked", t.gaps());
@@ -202,7 +209,10 @@ public final class JsonReporter implements Reporter {
         o.endObject();
     }
 
-    /** One finding as in the report's {@code findings} (used by --notify), with "new" when there is a baseline. */
+    /**
+     * One finding as in the report's {@code findings} (used by --notify), with "new" when there is
+     * a baseline.
+     */
     public static ObjectNode findingNode(Finding f, Report report) {
         JsonOut.Tree t = new JsonOut.Tree();
         finding(f, report, t, false);
@@ -210,8 +220,8 @@ public final class JsonReporter implements Reporter {
     }
 
     /**
-     * A finding as listed in {@code findings}: with "new" against a baseline and, with {@code targets}, its targets
-     * in a fleet report.
+     * A finding as listed in {@code findings}: with "new" against a baseline and, with {@code
+     * targets}, its targets in a fleet report.
      */
     private static void finding(Finding f, Report report, JsonOut o, boolean targets) {
         findingMembers(f, report, o.startObject());

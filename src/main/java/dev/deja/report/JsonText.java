@@ -12,16 +12,15 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Writes a JSON tree as indented text with Jackson's streaming generator: the same text as an
- * {@code ObjectMapper}'s default pretty printer, without starting the mapper's serializer machinery (tens of
- * milliseconds of a short scan's start-up).
+ * {@code ObjectMapper}'s default pretty printer, without starting the mapper's serializer machinery
+ * (tens of milliseconds of a short scan's start-up).
  */
 public final class JsonText {
     /** Leaves the writer open: the caller writes after it and closes it. */
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
+    private static final JsonFactory JSON =
+            JsonFactory.builder().disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
 
-    private JsonText() {
-    }
+    private JsonText() {}
 
     public static void writePretty(JsonNode tree, Writer out) {
         try (JsonGenerator g = generator(out)) {
@@ -30,24 +29,25 @@ public final class JsonText {
     }
 
     /**
-     * A generator writing indented text to {@code out} (left open when the generator is closed), the same text as an
-     * {@code ObjectMapper}'s default pretty printer.
+     * A generator writing indented text to {@code out} (left open when the generator is closed),
+     * the same text as an {@code ObjectMapper}'s default pretty printer.
      */
     static JsonGenerator generator(Writer out) {
         return JSON.createGenerator(PRETTY, out);
     }
 
-    private static final ObjectWriteContext PRETTY = new ObjectWriteContext.Base() {
-        @Override
-        public PrettyPrinter getPrettyPrinter() {
-            return new DefaultPrettyPrinter();
-        }
+    private static final ObjectWriteContext PRETTY =
+            new ObjectWriteContext.Base() {
+                @Override
+                public PrettyPrinter getPrettyPrinter() {
+                    return new DefaultPrettyPrinter();
+                }
 
-        @Override
-        public boolean hasPrettyPrinter() {
-            return true;
-        }
-    };
+                @Override
+                public boolean hasPrettyPrinter() {
+                    return true;
+                }
+            };
 
     static void write(JsonGenerator g, JsonNode n) {
         switch (n.getNodeType()) {

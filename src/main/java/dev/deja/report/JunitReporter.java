@@ -16,11 +16,12 @@ import java.util.Objects;
 import java.util.TreeSet;
 
 /**
- * JUnit XML (GitLab, Jenkins, Azure DevOps test reports): one testsuite per rule, one testcase per finding (a
- * {@code <failure>} at or above {@code --fail-on}, a passing case with the message in {@code system-out} below it),
- * a {@code <skipped>} case per suppressed finding, and one passing case for a rule that found nothing. When the scan
- * read live targets (clusters, AWS accounts), each target is one testsuite ("cluster prod") holding its findings,
- * suppressed findings and the scopes that could not be read (an error each); files keep a testsuite per rule.
+ * JUnit XML (GitLab, Jenkins, Azure DevOps test reports): one testsuite per rule, one testcase per
+ * finding (a {@code <failure>} at or above {@code --fail-on}, a passing case with the message in
+ * {@code system-out} below it), a {@code <skipped>} case per suppressed finding, and one passing
+ * case for a rule that found nothing. When the scan read live targets (clusters, AWS accounts),
+ * each target is one testsuite ("cluster prod") holding its findings, suppressed findings and the
+ * scopes that could not be read (an error each); files keep a testsuite per rule.
  */
 public final class JunitReporter implements Reporter {
 
@@ -41,7 +42,13 @@ public final class JunitReporter implements Reporter {
             supByRule.put(id, new ArrayList<>());
         }
         r.findings().forEach(f -> byRule.get(f.ruleId()).add(f));
-        r.suppressed().forEach(s -> supByRule.computeIfAbsent(s.finding().ruleId(), k -> new ArrayList<>()).add(s));
+        r.suppressed()
+                .forEach(
+                        s ->
+                                supByRule
+                                        .computeIfAbsent(
+                                                s.finding().ruleId(), k -> new ArrayList<>())
+                                        .add(s));
         int total = 0;
         int failures = 0;
         int skipped = 0;
@@ -50,39 +57,71 @@ public final class JunitReporter implements Reporter {
             List<Finding> fs = byRule.get(id);
             List<ScanResult.Suppressed> ss = supByRule.getOrDefault(id, List.of());
             int tests = Math.max(1, fs.size() + ss.size());
-            int fails = (int) fs.stream().filter(f -> failOn != null && f.severity().atLeast(failOn)).count();
+            int fails =
+                    (int)
+                            fs.stream()
+                                    .filter(f -> failOn != null && f.severity().atLeast(failOn))
+                                    .count();
             total += tests;
             failures += fails;
             skipped += ss.size();
             String title = report.catalog().rule(id).map(m -> m.title()).orElse(id);
-            body.append("  <testsuite name=\"").append(attr(id)).append("\" tests=\"").append(tests)
-                    .append("\" failures=\"").append(fails).append("\" errors=\"0\" skipped=\"").append(ss.size())
+            body.append("  <testsuite name=\"")
+                    .append(attr(id))
+                    .append("\" tests=\"")
+                    .append(tests)
+                    .append("\" failures=\"")
+                    .append(fails)
+                    .append("\" errors=\"0\" skipped=\"")
+                    .append(ss.size())
                     .append("\">\n");
             if (fs.isEmpty() && ss.isEmpty()) {
-                body.append("    <testcase classname=\"deja.").append(attr(id)).append("\" name=\"")
-                        .append(attr(title + ": no findings")).append("\"/>\n");
+                body.append("    <testcase classname=\"deja.")
+                        .append(attr(id))
+                        .append("\" name=\"")
+                        .append(attr(title + ": no findings"))
+                        .append("\"/>\n");
             }
             findingCases(body, fs, ss, failOn);
             body.append("  </testsuite>\n");
         }
-        // what could not be read: an error each, so that a CI test report does not look green on a partial scan
+        // what could not be read: an error each, so that a CI test report does not look green on a
+        // partial scan
         List<Coverage.Entry> notChecked = r.coverage().notChecked();
         if (!notChecked.isEmpty()) {
             total += notChecked.size();
-            body.append("  <testsuite name=\"deja.coverage\" tests=\"").append(notChecked.size())
-                    .append("\" failures=\"0\" errors=\"").append(notChecked.size()).append("\" skipped=\"0\">\n");
+            body.append("  <testsuite name=\"deja.coverage\" tests=\"")
+                    .append(notChecked.size())
+                    .append("\" failures=\"0\" errors=\"")
+                    .append(notChecked.size())
+                    .append("\" skipped=\"0\">\n");
             for (Coverage.Entry e : notChecked) {
-                body.append("    <testcase classname=\"deja.coverage\" name=\"").append(attr(e.source() + ": " + e.scope()))
-                        .append("\">\n      <error type=\"").append(attr(e.status().name().toLowerCase(Locale.ROOT)))
-                        .append("\" message=\"").append(attr("not checked: " + (e.detail() == null ? e.status().name()
-                                .toLowerCase(Locale.ROOT) : e.detail()))).append("\"/>\n    </testcase>\n");
+                body.append("    <testcase classname=\"deja.coverage\" name=\"")
+                        .append(attr(e.source() + ": " + e.scope()))
+                        .append("\">\n      <error type=\"")
+                        .append(attr(e.status().name().toLowerCase(Locale.ROOT)))
+                        .append("\" message=\"")
+                        .append(
+                                attr(
+                                        "not checked: "
+                                                + (e.detail() == null
+                                                        ? e.status().name().toLowerCase(Locale.ROOT)
+                                                        : e.detail())))
+                        .append("\"/>\n    </testcase>\n");
             }
             body.append("  </testsuite>\n");
         }
         w.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        w.write("<testsuites name=\"deja\" tests=\"" + total + "\" failures=\"" + failures + "\" errors=\""
-                + notChecked.size() + "\" skipped=\""
-                + skipped + "\">\n");
+        w.write(
+                "<testsuites name=\"deja\" tests=\""
+                        + total
+                        + "\" failures=\""
+                        + failures
+                        + "\" errors=\""
+                        + notChecked.size()
+                        + "\" skipped=\""
+                        + skipped
+                        + "\">\n");
         w.write(body.toString());
         w.write("</testsuites>\n");
         w.flush();
@@ -99,67 +138,121 @@ public final class JunitReporter implements Reporter {
         int skipped = 0;
         StringBuilder body = new StringBuilder();
         for (Target t : groups) {
-            List<Finding> fs = r.findings().stream().filter(f -> Objects.equals(f.target(), t)).toList();
-            List<ScanResult.Suppressed> ss = r.suppressed().stream()
-                    .filter(x -> Objects.equals(x.finding().target(), t)).toList();
-            List<Coverage.Entry> gaps = r.coverage().notChecked().stream()
-                    .filter(e -> Objects.equals(e.target(), t)).toList();
-            int fails = (int) fs.stream().filter(f -> failOn != null && f.severity().atLeast(failOn)).count();
+            List<Finding> fs =
+                    r.findings().stream().filter(f -> Objects.equals(f.target(), t)).toList();
+            List<ScanResult.Suppressed> ss =
+                    r.suppressed().stream()
+                            .filter(x -> Objects.equals(x.finding().target(), t))
+                            .toList();
+            List<Coverage.Entry> gaps =
+                    r.coverage().notChecked().stream()
+                            .filter(e -> Objects.equals(e.target(), t))
+                            .toList();
+            int fails =
+                    (int)
+                            fs.stream()
+                                    .filter(f -> failOn != null && f.severity().atLeast(failOn))
+                                    .count();
             int tests = Math.max(1, fs.size() + ss.size() + gaps.size());
             total += tests;
             failures += fails;
             errors += gaps.size();
             skipped += ss.size();
             String name = t == null ? "deja.files" : t.label();
-            body.append("  <testsuite name=\"").append(attr(name)).append("\" tests=\"").append(tests)
-                    .append("\" failures=\"").append(fails).append("\" errors=\"").append(gaps.size())
-                    .append("\" skipped=\"").append(ss.size()).append("\">\n");
+            body.append("  <testsuite name=\"")
+                    .append(attr(name))
+                    .append("\" tests=\"")
+                    .append(tests)
+                    .append("\" failures=\"")
+                    .append(fails)
+                    .append("\" errors=\"")
+                    .append(gaps.size())
+                    .append("\" skipped=\"")
+                    .append(ss.size())
+                    .append("\">\n");
             if (tests == 1 && fs.isEmpty() && ss.isEmpty() && gaps.isEmpty()) {
-                body.append("    <testcase classname=\"deja\" name=\"").append(attr(name + ": no findings"))
+                body.append("    <testcase classname=\"deja\" name=\"")
+                        .append(attr(name + ": no findings"))
                         .append("\"/>\n");
             }
             findingCases(body, fs, ss, failOn);
             for (Coverage.Entry e : gaps) {
-                body.append("    <testcase classname=\"deja.coverage\" name=\"").append(attr(e.source() + ": " + e.scope()))
-                        .append("\">\n      <error type=\"").append(attr(e.status().name().toLowerCase(Locale.ROOT)))
-                        .append("\" message=\"").append(attr("not checked: " + (e.detail() == null ? e.status().name()
-                                .toLowerCase(Locale.ROOT) : e.detail()))).append("\"/>\n    </testcase>\n");
+                body.append("    <testcase classname=\"deja.coverage\" name=\"")
+                        .append(attr(e.source() + ": " + e.scope()))
+                        .append("\">\n      <error type=\"")
+                        .append(attr(e.status().name().toLowerCase(Locale.ROOT)))
+                        .append("\" message=\"")
+                        .append(
+                                attr(
+                                        "not checked: "
+                                                + (e.detail() == null
+                                                        ? e.status().name().toLowerCase(Locale.ROOT)
+                                                        : e.detail())))
+                        .append("\"/>\n    </testcase>\n");
             }
             body.append("  </testsuite>\n");
         }
         w.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        w.write("<testsuites name=\"deja\" tests=\"" + total + "\" failures=\"" + failures + "\" errors=\"" + errors
-                + "\" skipped=\"" + skipped + "\">\n");
+        w.write(
+                "<testsuites name=\"deja\" tests=\""
+                        + total
+                        + "\" failures=\""
+                        + failures
+                        + "\" errors=\""
+                        + errors
+                        + "\" skipped=\""
+                        + skipped
+                        + "\">\n");
         w.write(body.toString());
         w.write("</testsuites>\n");
         w.flush();
     }
 
-    /** A test case per finding (a failure at or above --fail-on, else its text as output) and per suppressed one. */
-    private static void findingCases(StringBuilder body, List<Finding> fs, List<ScanResult.Suppressed> ss,
-            Severity failOn) {
+    /**
+     * A test case per finding (a failure at or above --fail-on, else its text as output) and per
+     * suppressed one.
+     */
+    private static void findingCases(
+            StringBuilder body, List<Finding> fs, List<ScanResult.Suppressed> ss, Severity failOn) {
         for (Finding f : fs) {
             testcase(body, f);
             String text = text(f);
             if (failOn != null && f.severity().atLeast(failOn)) {
-                body.append(">\n      <failure type=\"").append(f.severity().id()).append("\" message=\"")
-                        .append(attr(f.severity().id().toUpperCase(Locale.ROOT) + ": " + f.message()))
-                        .append("\">").append(text(text)).append("</failure>\n    </testcase>\n");
+                body.append(">\n      <failure type=\"")
+                        .append(f.severity().id())
+                        .append("\" message=\"")
+                        .append(
+                                attr(
+                                        f.severity().id().toUpperCase(Locale.ROOT)
+                                                + ": "
+                                                + f.message()))
+                        .append("\">")
+                        .append(text(text))
+                        .append("</failure>\n    </testcase>\n");
             } else {
-                body.append(">\n      <system-out>").append(text(f.severity().id().toUpperCase(Locale.ROOT)
-                        + " (below --fail-on): " + text)).append("</system-out>\n    </testcase>\n");
+                body.append(">\n      <system-out>")
+                        .append(
+                                text(
+                                        f.severity().id().toUpperCase(Locale.ROOT)
+                                                + " (below --fail-on): "
+                                                + text))
+                        .append("</system-out>\n    </testcase>\n");
             }
         }
         for (ScanResult.Suppressed s : ss) {
             testcase(body, s.finding());
-            body.append(">\n      <skipped message=\"").append(attr("suppressed at " + s.origin() + ": " + s.reason()))
+            body.append(">\n      <skipped message=\"")
+                    .append(attr("suppressed at " + s.origin() + ": " + s.reason()))
                     .append("\"/>\n    </testcase>\n");
         }
     }
 
     private static void testcase(StringBuilder b, Finding f) {
-        b.append("    <testcase classname=\"deja.").append(attr(f.ruleId())).append("\" name=\"")
-                .append(attr(f.location().display())).append('"');
+        b.append("    <testcase classname=\"deja.")
+                .append(attr(f.ruleId()))
+                .append("\" name=\"")
+                .append(attr(f.location().display()))
+                .append('"');
         if (f.location().file() != null) {
             b.append(" file=\"").append(attr(f.location().file())).append('"');
             if (f.location().line() != null) {
@@ -176,7 +269,9 @@ public final class JunitReporter implements Reporter {
         }
         sb.append("fix: ").append(f.remediation()).append('\n');
         if (!f.caseIds().isEmpty()) {
-            sb.append("incident: https://incidentlib-api.benchlet.com/cases/").append(f.caseIds().get(0)).append('\n');
+            sb.append("incident: https://incidentlib-api.benchlet.com/cases/")
+                    .append(f.caseIds().get(0))
+                    .append('\n');
         }
         return sb.toString();
     }
@@ -205,7 +300,9 @@ public final class JunitReporter implements Reporter {
                 default -> {
                     if (c < 0x20 || c == 0xFFFE || c == 0xFFFF) {
                         sb.append('\uFFFD');
-                    } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    } else if (Character.isHighSurrogate(c)
+                            && i + 1 < s.length()
+                            && Character.isLowSurrogate(s.charAt(i + 1))) {
                         sb.append(c).append(s.charAt(++i));
                     } else if (Character.isSurrogate(c)) {
                         sb.append('\uFFFD');

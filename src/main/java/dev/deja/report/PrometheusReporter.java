@@ -16,20 +16,24 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * Prometheus text exposition format 0.0.4, for {@code --format prometheus} and {@code --pushgateway}:
+ * Prometheus text exposition format 0.0.4, for {@code --format prometheus} and {@code
+ * --pushgateway}:
+ *
  * <ul>
- *   <li>{@code deja_findings{rule,severity,case,source}}: findings per label set; a finding linked to several cases
- *       counts once under each case (so {@code sum by (case)} is per case; count findings per rule with
- *       {@code deja_findings_by_severity} or by one case).</li>
- *   <li>{@code deja_findings_by_severity{severity}}: findings per severity, every severity present (0 included), so
- *       alerts need no {@code absent()}.</li>
- *   <li>{@code deja_new_findings{rule,severity,case,source}}: only with a baseline, the new ones.</li>
- *   <li>{@code deja_scan_duration_seconds}, {@code deja_scan_incomplete} (0/1),
- *       {@code deja_last_scan_timestamp_seconds}.</li>
+ *   <li>{@code deja_findings{rule,severity,case,source}}: findings per label set; a finding linked
+ *       to several cases counts once under each case (so {@code sum by (case)} is per case; count
+ *       findings per rule with {@code deja_findings_by_severity} or by one case).
+ *   <li>{@code deja_findings_by_severity{severity}}: findings per severity, every severity present
+ *       (0 included), so alerts need no {@code absent()}.
+ *   <li>{@code deja_new_findings{rule,severity,case,source}}: only with a baseline, the new ones.
+ *   <li>{@code deja_scan_duration_seconds}, {@code deja_scan_incomplete} (0/1), {@code
+ *       deja_last_scan_timestamp_seconds}.
  * </ul>
- * When the scan read live targets, every series carries its target: {@code cluster="prod"} (the context name or
- * --cluster-name) or {@code account="123456789012"}; the run's duration and time are given for each target, and
- * {@code deja_scan_incomplete} says whether that target was read in full. Series of files have no target label.
+ *
+ * When the scan read live targets, every series carries its target: {@code cluster="prod"} (the
+ * context name or --cluster-name) or {@code account="123456789012"}; the run's duration and time
+ * are given for each target, and {@code deja_scan_incomplete} says whether that target was read in
+ * full. Series of files have no target label.
  */
 public final class PrometheusReporter implements Reporter {
     public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -38,7 +42,10 @@ public final class PrometheusReporter implements Reporter {
     public void write(Report report, Writer w) throws IOException {
         List<Finding> findings = report.result().findings();
         List<Target> groups = groups(report);
-        family(w, "deja_findings", "gauge",
+        family(
+                w,
+                "deja_findings",
+                "gauge",
                 "Findings of the last deja scan by rule, severity, incident case and source (a finding linked to"
                         + " several cases counts under each)");
         for (Target t : groups) {
@@ -46,48 +53,98 @@ public final class PrometheusReporter implements Reporter {
                 w.write("deja_findings" + e.getKey() + " " + e.getValue() + "\n");
             }
         }
-        family(w, "deja_findings_by_severity", "gauge", "Findings of the last deja scan by severity");
+        family(
+                w,
+                "deja_findings_by_severity",
+                "gauge",
+                "Findings of the last deja scan by severity");
         for (Target t : groups) {
             for (int i = Severity.values().length - 1; i >= 0; i--) {
                 Severity s = Severity.values()[i];
-                long n = groups.size() == 1 && t == null ? report.result().count(s) : report.result().count(t, s);
-                w.write("deja_findings_by_severity{" + targetLabels(t) + "severity=\"" + s.id() + "\"} " + n + "\n");
+                long n =
+                        groups.size() == 1 && t == null
+                                ? report.result().count(s)
+                                : report.result().count(t, s);
+                w.write(
+                        "deja_findings_by_severity{"
+                                + targetLabels(t)
+                                + "severity=\""
+                                + s.id()
+                                + "\"} "
+                                + n
+                                + "\n");
             }
         }
         if (report.baseline() != null) {
-            family(w, "deja_new_findings", "gauge", "Findings of the last deja scan that are not in the baseline");
+            family(
+                    w,
+                    "deja_new_findings",
+                    "gauge",
+                    "Findings of the last deja scan that are not in the baseline");
             for (Target t : groups) {
-                for (Map.Entry<String, Long> e : byLabels(report, of(report.baseline().newFindings(), t), t).entrySet()) {
+                for (Map.Entry<String, Long> e :
+                        byLabels(report, of(report.baseline().newFindings(), t), t).entrySet()) {
                     w.write("deja_new_findings" + e.getKey() + " " + e.getValue() + "\n");
                 }
             }
         }
-        Duration d = report.run() != null ? report.run().duration() : Duration.ofMillis(report.result().durationMillis());
+        Duration d =
+                report.run() != null
+                        ? report.run().duration()
+                        : Duration.ofMillis(report.result().durationMillis());
         Instant at = report.run() != null ? report.run().startedAt() : Instant.now();
-        family(w, "deja_scan_duration_seconds", "gauge", "How long the last deja scan took, sources included");
+        family(
+                w,
+                "deja_scan_duration_seconds",
+                "gauge",
+                "How long the last deja scan took, sources included");
         for (Target t : groups) {
-            w.write("deja_scan_duration_seconds" + braces(t) + " " + seconds(d.toNanos() / 1e9) + "\n");
+            w.write(
+                    "deja_scan_duration_seconds"
+                            + braces(t)
+                            + " "
+                            + seconds(d.toNanos() / 1e9)
+                            + "\n");
         }
-        family(w, "deja_scan_incomplete", "gauge",
+        family(
+                w,
+                "deja_scan_incomplete",
+                "gauge",
                 "1 when the last deja scan could not read some source or kind (see the report's coverage), else 0");
         for (Target t : groups) {
-            boolean complete = groups.size() == 1 && t == null ? report.result().coverage().complete()
-                    : report.result().coverage().complete(t);
+            boolean complete =
+                    groups.size() == 1 && t == null
+                            ? report.result().coverage().complete()
+                            : report.result().coverage().complete(t);
             w.write("deja_scan_incomplete" + braces(t) + " " + (complete ? 0 : 1) + "\n");
         }
-        family(w, "deja_last_scan_timestamp_seconds", "gauge", "When the last deja scan started, in Unix seconds");
+        family(
+                w,
+                "deja_last_scan_timestamp_seconds",
+                "gauge",
+                "When the last deja scan started, in Unix seconds");
         for (Target t : groups) {
-            w.write("deja_last_scan_timestamp_seconds" + braces(t) + " " + seconds(at.toEpochMilli() / 1000.0) + "\n");
+            w.write(
+                    "deja_last_scan_timestamp_seconds"
+                            + braces(t)
+                            + " "
+                            + seconds(at.toEpochMilli() / 1000.0)
+                            + "\n");
         }
         w.flush();
     }
 
-    /** The targets of the run, and null for the files when there are any (or when there is no target at all). */
+    /**
+     * The targets of the run, and null for the files when there are any (or when there is no target
+     * at all).
+     */
     static List<Target> groups(Report report) {
         List<Target> out = new ArrayList<>();
-        boolean files = report.result().targets().isEmpty()
-                || report.result().coverage().entries().stream().anyMatch(e -> e.target() == null && !"rules".equals(e.source()))
-                || report.result().findings().stream().anyMatch(f -> f.target() == null);
+        boolean files =
+                report.result().targets().isEmpty()
+                        || report.result().coverage().entries().stream()
+                                .anyMatch(e -> e.target() == null && !"rules".equals(e.source()))
+                        || report.result().findings().stream().anyMatch(f -> f.target() == null);
         if (files) {
             out.add(null);
         }
@@ -99,7 +156,9 @@ public final class PrometheusReporter implements Reporter {
         return findings.stream().filter(f -> Objects.equals(f.target(), t)).toList();
     }
 
-    /** {@code cluster="prod",} or {@code account="123",} (both when both are set), or "" for files. */
+    /**
+     * {@code cluster="prod",} or {@code account="123",} (both when both are set), or "" for files.
+     */
     static String targetLabels(Target t) {
         if (t == null) {
             return "";
@@ -120,8 +179,18 @@ public final class PrometheusReporter implements Reporter {
             String source = meta == null ? "" : meta.source().id();
             List<String> cases = f.caseIds().isEmpty() ? List.of("") : f.caseIds();
             for (String c : cases) {
-                String labels = "{" + targetLabels(t) + "rule=\"" + label(f.ruleId()) + "\",severity=\""
-                        + f.severity().id() + "\",case=\"" + label(c) + "\",source=\"" + label(source) + "\"}";
+                String labels =
+                        "{"
+                                + targetLabels(t)
+                                + "rule=\""
+                                + label(f.ruleId())
+                                + "\",severity=\""
+                                + f.severity().id()
+                                + "\",case=\""
+                                + label(c)
+                                + "\",source=\""
+                                + label(source)
+                                + "\"}";
                 counts.merge(labels, 1L, Long::sum);
             }
         }

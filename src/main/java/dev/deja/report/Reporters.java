@@ -7,7 +7,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-/** Output formats by name; implementations are created by class name so that unused formats load nothing. */
+/**
+ * Output formats by name; implementations are created by class name so that unused formats load
+ * nothing.
+ */
 public final class Reporters {
     private static final Map<String, String> FORMATS = new LinkedHashMap<>();
 
@@ -22,8 +25,7 @@ public final class Reporters {
         FORMATS.put("table", "dev.deja.report.TableReporter");
     }
 
-    private Reporters() {
-    }
+    private Reporters() {}
 
     /** Formats this build can write. */
     public static Set<String> available() {
@@ -48,6 +50,11 @@ public final class Reporters {
                 // fall through to the error below
             }
         }
-        throw new InputException("unknown format '" + format + "' (expected " + String.join(", ", available()) + ")");
+        throw new InputException(
+                "unknown format '"
+                        + format
+                        + "' (expected "
+                        + String.join(", ", available())
+                        + ")");
     }
 }

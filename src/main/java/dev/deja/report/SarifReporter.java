@@ -22,11 +22,12 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * SARIF 2.1.0 (what GitHub code scanning and other CI dashboards read). One run; every rule that ran or found
- * something is a {@code reportingDescriptor} whose {@code helpUri} is the incident case page; file findings sit at
- * a {@code file:line} region, Kubernetes and AWS findings (no file) at a {@code logicalLocation} (kind/namespace/
- * name, ARN). Suppressed findings are kept with a {@code suppressions} entry (inline or ignore file), as code
- * scanning expects. Deterministic: no timestamps.
+ * SARIF 2.1.0 (what GitHub code scanning and other CI dashboards read). One run; every rule that
+ * ran or found something is a {@code reportingDescriptor} whose {@code helpUri} is the incident
+ * case page; file findings sit at a {@code file:line} region, Kubernetes and AWS findings (no file)
+ * at a {@code logicalLocation} (kind/namespace/ name, ARN). Suppressed findings are kept with a
+ * {@code suppressions} entry (inline or ignore file), as code scanning expects. Deterministic: no
+ * timestamps.
  */
 public final class SarifReporter implements Reporter {
     public static final String SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -39,7 +40,10 @@ public final class SarifReporter implements Reporter {
         out.flush();
     }
 
-    /** The base of relative artifact URIs (SARIF 2.1.0 3.4.4, the name GitHub code scanning documents). */
+    /**
+     * The base of relative artifact URIs (SARIF 2.1.0 3.4.4, the name GitHub code scanning
+     * documents).
+     */
     static final String SRCROOT = "%SRCROOT%";
 
     static ObjectNode tree(Report report) {
@@ -78,23 +82,42 @@ public final class SarifReporter implements Reporter {
         if (results.findValue("uriBaseId") != null) {
             ObjectNode base = run.putObject("originalUriBaseIds").putObject(SRCROOT);
             base.put("uri", Path.of("").toAbsolutePath().toUri().toString());
-            base.putObject("description").put("text", "The folder deja ran in: relative paths are as given on the"
-                    + " command line or in deja.yaml's paths (relative to that file's folder, as given)");
+            base.putObject("description")
+                    .put(
+                            "text",
+                            "The folder deja ran in: relative paths are as given on the"
+                                    + " command line or in deja.yaml's paths (relative to that file's folder, as given)");
         }
         ObjectNode inv = run.putArray("invocations").addObject();
         inv.put("executionSuccessful", r.coverage().complete());
         ArrayNode notes = F.arrayNode();
-        r.coverage().notChecked().forEach(e -> {
-            ObjectNode n = notes.addObject();
-            n.put("level", "warning");
-            n.putObject("message").put("text", e.source() + ": " + e.scope() + ": "
-                    + e.status().name().toLowerCase(Locale.ROOT) + (e.detail() == null ? "" : " (" + e.detail() + ")"));
-        });
-        r.coverage().notes().forEach(e -> {
-            ObjectNode n = notes.addObject();
-            n.put("level", "note");
-            n.putObject("message").put("text", e.source() + ": " + e.scope() + ": " + e.detail());
-        });
+        r.coverage()
+                .notChecked()
+                .forEach(
+                        e -> {
+                            ObjectNode n = notes.addObject();
+                            n.put("level", "warning");
+                            n.putObject("message")
+                                    .put(
+                                            "text",
+                                            e.source()
+                                                    + ": "
+                                                    + e.scope()
+                                                    + ": "
+                                                    + e.status().name().toLowerCase(Locale.ROOT)
+                                                    + (e.detail() == null
+                                                            ? ""
+                                                            : " (" + e.detail() + ")"));
+                        });
+        r.coverage()
+                .notes()
+                .forEach(
+                        e -> {
+                            ObjectNode n = notes.addObject();
+                            n.put("level", "note");
+                            n.putObject("message")
+                                    .put("text", e.source() + ": " + e.scope() + ": " + e.detail());
+                        });
         if (!notes.isEmpty()) {
             inv.set("toolExecutionNotifications", notes);
         }
@@ -116,15 +139,24 @@ public final class SarifReporter implements Reporter {
             o.put("helpUri", caseUrl(m.caseIds().get(0)));
         }
         StringBuilder md = new StringBuilder();
-        md.append(m.description()).append("\n\n**Fix:** ").append(m.remediation()).append("\n\nIncident cases: ");
+        md.append(m.description())
+                .append("\n\n**Fix:** ")
+                .append(m.remediation())
+                .append("\n\nIncident cases: ");
         List<String> links = new ArrayList<>();
         for (String c : m.caseIds()) {
             links.add("[" + c + "](" + caseUrl(c) + ")");
         }
         md.append(String.join(", ", links));
         ObjectNode help = o.putObject("help");
-        help.put("text", m.description() + "\n\nFix: " + m.remediation() + "\n\nIncident cases: "
-                + String.join(", ", m.caseIds().stream().map(SarifReporter::caseUrl).toList()));
+        help.put(
+                "text",
+                m.description()
+                        + "\n\nFix: "
+                        + m.remediation()
+                        + "\n\nIncident cases: "
+                        + String.join(
+                                ", ", m.caseIds().stream().map(SarifReporter::caseUrl).toList()));
         help.put("markdown", md.toString());
         o.putObject("defaultConfiguration").put("level", level(m.severity()));
         ObjectNode props = o.putObject("properties");
@@ -137,7 +169,8 @@ public final class SarifReporter implements Reporter {
         return o;
     }
 
-    private static ObjectNode result(Finding f, Map<String, Integer> index, String suppressedWhy, String suppressedBy) {
+    private static ObjectNode result(
+            Finding f, Map<String, Integer> index, String suppressedWhy, String suppressedBy) {
         ObjectNode o = F.objectNode();
         o.put("ruleId", f.ruleId());
         Integer i = index.get(f.ruleId());
@@ -162,7 +195,9 @@ public final class SarifReporter implements Reporter {
             ObjectNode phys = loc.putObject("physicalLocation");
             ObjectNode art = phys.putObject("artifactLocation").put("uri", uri);
             if (!uri.startsWith("file:")) {
-                art.put("uriBaseId", SRCROOT); // relative as the user gave it: to the folder deja ran in
+                art.put(
+                        "uriBaseId",
+                        SRCROOT); // relative as the user gave it: to the folder deja ran in
             }
             if (l.line() != null && l.line() > 0) {
                 phys.putObject("region").put("startLine", l.line());
@@ -173,12 +208,18 @@ public final class SarifReporter implements Reporter {
             loc.putArray("logicalLocations").add(logical);
         }
         if (uri == null && logical == null) {
-            loc.putObject("message").put("text", l.display().isEmpty() ? "(no location)" : l.display());
+            loc.putObject("message")
+                    .put("text", l.display().isEmpty() ? "(no location)" : l.display());
         }
         // the same problem in two clusters is two alerts: the target is part of the identity
         String fp = f.targetedFingerprint();
-        o.putObject("partialFingerprints").put("dejaFingerprint/v2", Integer.toHexString(fp.hashCode())
-                + "-" + Integer.toHexString(new StringBuilder(fp).reverse().toString().hashCode()));
+        o.putObject("partialFingerprints")
+                .put(
+                        "dejaFingerprint/v2",
+                        Integer.toHexString(fp.hashCode())
+                                + "-"
+                                + Integer.toHexString(
+                                        new StringBuilder(fp).reverse().toString().hashCode()));
         ObjectNode props = o.putObject("properties");
         props.put("severity", f.severity().id());
         props.put("security-severity", securitySeverity(f.severity()));
@@ -194,15 +235,23 @@ public final class SarifReporter implements Reporter {
         }
         if (suppressedWhy != null) {
             ObjectNode s = o.putArray("suppressions").addObject();
-            s.put("kind", suppressedBy != null && suppressedBy.contains(":") && !suppressedBy.startsWith("annotation")
-                    ? "inSource" : "external");
+            s.put(
+                    "kind",
+                    suppressedBy != null
+                                    && suppressedBy.contains(":")
+                                    && !suppressedBy.startsWith("annotation")
+                            ? "inSource"
+                            : "external");
             s.put("justification", suppressedWhy);
             s.putObject("properties").put("origin", String.valueOf(suppressedBy));
         }
         return o;
     }
 
-    /** Kubernetes object, HAProxy section or AWS resource as a SARIF logical location; null when there is none. */
+    /**
+     * Kubernetes object, HAProxy section or AWS resource as a SARIF logical location; null when
+     * there is none.
+     */
     private static ObjectNode logical(Location l) {
         if (l.arn() == null && l.name() == null && l.kind() == null) {
             return null;
@@ -241,7 +290,10 @@ public final class SarifReporter implements Reporter {
         return o;
     }
 
-    /** A relative or absolute URI reference for a file path; null for pseudo-files such as {@code <stdin>}. */
+    /**
+     * A relative or absolute URI reference for a file path; null for pseudo-files such as {@code
+     * <stdin>}.
+     */
     static String uri(String file) {
         if (file.startsWith("<")) {
             return null;

@@ -10,9 +10,10 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * {@code --format table}: one line per finding for a terminal: severity, rule, object (file:line or kind
- * namespace/name), and the message's first line cut at {@value #MESSAGE_WIDTH} characters; then the summary line and
- * what was not checked. {@code --format text} (or {@code deja explain RULE}) has the whole message and the fix.
+ * {@code --format table}: one line per finding for a terminal: severity, rule, object (file:line or
+ * kind namespace/name), and the message's first line cut at {@value #MESSAGE_WIDTH} characters;
+ * then the summary line and what was not checked. {@code --format text} (or {@code deja explain
+ * RULE}) has the whole message and the fix.
  */
 public final class TableReporter implements Reporter {
     static final int MESSAGE_WIDTH = 100;
@@ -28,7 +29,13 @@ public final class TableReporter implements Reporter {
             if (msg.length() > MESSAGE_WIDTH) {
                 msg = msg.substring(0, MESSAGE_WIDTH - 3) + "...";
             }
-            rows.add(new String[] {f.severity().id() + fresh, f.ruleId(), ControlChars.asHex(f.location().display()), ControlChars.asHex(msg)});
+            rows.add(
+                    new String[] {
+                        f.severity().id() + fresh,
+                        f.ruleId(),
+                        ControlChars.asHex(f.location().display()),
+                        ControlChars.asHex(msg)
+                    });
         }
         int[] width = new int[3];
         for (String[] row : rows) {
@@ -37,23 +44,43 @@ public final class TableReporter implements Reporter {
             }
         }
         if (r.findings().isEmpty()) {
-            w.write(r.coverage().complete() ? "No findings.\n" : "No findings in what could be read.\n");
+            w.write(
+                    r.coverage().complete()
+                            ? "No findings.\n"
+                            : "No findings in what could be read.\n");
         } else {
             for (String[] row : rows) {
-                w.write(String.format(Locale.ROOT, "%-" + width[0] + "s  %-" + width[1] + "s  %-" + width[2] + "s  %s",
-                        (Object[]) row).stripTrailing() + "\n");
+                w.write(
+                        String.format(
+                                                Locale.ROOT,
+                                                "%-" + width[0] + "s  %-" + width[1] + "s  %-"
+                                                        + width[2] + "s  %s",
+                                                (Object[]) row)
+                                        .stripTrailing()
+                                + "\n");
             }
         }
         w.write(TextReporter.summary(r) + "\n");
-        r.coverage().notChecked().forEach(e -> {
-            try {
-                w.write("not checked: " + e.source() + ": " + e.scope() + ": "
-                        + e.status().name().toLowerCase(Locale.ROOT) + (e.detail() == null ? "" : " (" + e.detail() + ")")
-                        + "\n");
-            } catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            }
-        });
+        r.coverage()
+                .notChecked()
+                .forEach(
+                        e -> {
+                            try {
+                                w.write(
+                                        "not checked: "
+                                                + e.source()
+                                                + ": "
+                                                + e.scope()
+                                                + ": "
+                                                + e.status().name().toLowerCase(Locale.ROOT)
+                                                + (e.detail() == null
+                                                        ? ""
+                                                        : " (" + e.detail() + ")")
+                                                + "\n");
+                            } catch (IOException ex) {
+                                throw new UncheckedIOException(ex);
+                            }
+                        });
         w.flush();
     }
 }

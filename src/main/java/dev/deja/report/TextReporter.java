@@ -19,19 +19,31 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The default human report: findings grouped by case (case id, title, one line of what happened), each with its
- * object, message and fix; then a summary line and what could not be checked. Colour only when asked (a TTY).
+ * The default human report: findings grouped by case (case id, title, one line of what happened),
+ * each with its object, message and fix; then a summary line and what could not be checked. Colour
+ * only when asked (a TTY).
  */
 public final class TextReporter implements Reporter {
     private static final String RESET = "\u001B[0m";
     private static final String BOLD = "\u001B[1m";
     private static final String DIM = "\u001B[2m";
 
-    /** A fleet report's targets, one line each: name, last scan and age, findings by severity, coverage. */
+    /**
+     * A fleet report's targets, one line each: name, last scan and age, findings by severity,
+     * coverage.
+     */
     private static void fleet(Writer w, Fleet fl, boolean c) throws IOException {
-        w.write(style(c, BOLD, "Targets") + " (latest report of each, stale after " + FleetMerge.duration(fl.stale())
-                + "; " + fl.reportsRead() + " reports read" + (fl.superseded() > 0 ? ", " + fl.superseded()
-                + " older ones left out" : "") + "):\n");
+        w.write(
+                style(c, BOLD, "Targets")
+                        + " (latest report of each, stale after "
+                        + FleetMerge.duration(fl.stale())
+                        + "; "
+                        + fl.reportsRead()
+                        + " reports read"
+                        + (fl.superseded() > 0
+                                ? ", " + fl.superseded() + " older ones left out"
+                                : "")
+                        + "):\n");
         for (Fleet.TargetStatus t : fl.targets()) {
             List<String> sev = new ArrayList<>();
             for (int i = Severity.values().length - 1; i >= 0; i--) {
@@ -40,10 +52,20 @@ public final class TextReporter implements Reporter {
                     sev.add(n + " " + Severity.values()[i].id());
                 }
             }
-            w.write("  " + (t.isStale() ? "STALE " : "") + t.name() + ": last scan " + t.lastScan().truncatedTo(ChronoUnit.SECONDS) + " ("
-                    + Fleet.age(t.age(fl.asOf())) + " ago), " + t.total() + (t.total() == 1 ? " finding" : " findings")
-                    + (sev.isEmpty() ? "" : " (" + String.join(", ", sev) + ")")
-                    + (t.complete() ? "" : ", " + t.gaps().size() + " not checked") + "\n");
+            w.write(
+                    "  "
+                            + (t.isStale() ? "STALE " : "")
+                            + t.name()
+                            + ": last scan "
+                            + t.lastScan().truncatedTo(ChronoUnit.SECONDS)
+                            + " ("
+                            + Fleet.age(t.age(fl.asOf()))
+                            + " ago), "
+                            + t.total()
+                            + (t.total() == 1 ? " finding" : " findings")
+                            + (sev.isEmpty() ? "" : " (" + String.join(", ", sev) + ")")
+                            + (t.complete() ? "" : ", " + t.gaps().size() + " not checked")
+                            + "\n");
         }
         for (String u : fl.unreadable()) {
             w.write("  not merged: " + u + "\n");
@@ -55,30 +77,61 @@ public final class TextReporter implements Reporter {
         ScanResult r = report.result();
         boolean c = report.color();
         Writer w = new Printable(out, c);
-        // several clusters/accounts in one scan: each finding and gap names its own (a merged report shows its own table)
+        // several clusters/accounts in one scan: each finding and gap names its own (a merged
+        // report shows its own table)
         boolean fleet = report.fleet() == null && r.targets().size() > 1;
         Map<String, List<Finding>> byCase = new TreeMap<>();
         for (Finding f : r.findings()) {
-            byCase.computeIfAbsent(f.caseIds().isEmpty() ? "-" : f.caseIds().get(0), k -> new ArrayList<>()).add(f);
+            byCase.computeIfAbsent(
+                            f.caseIds().isEmpty() ? "-" : f.caseIds().get(0),
+                            k -> new ArrayList<>())
+                    .add(f);
         }
         // cases with the most severe findings first, then by id
         List<Map.Entry<String, List<Finding>>> groups = new ArrayList<>(byCase.entrySet());
-        groups.sort((a, b) -> {
-            int s = b.getValue().get(0).severity().compareTo(a.getValue().get(0).severity());
-            return s != 0 ? s : a.getKey().compareTo(b.getKey());
-        });
+        groups.sort(
+                (a, b) -> {
+                    int s =
+                            b.getValue()
+                                    .get(0)
+                                    .severity()
+                                    .compareTo(a.getValue().get(0).severity());
+                    return s != 0 ? s : a.getKey().compareTo(b.getKey());
+                });
         for (Map.Entry<String, List<Finding>> g : groups) {
             CaseInfo ci = report.catalog().caseInfo(g.getKey()).orElse(null);
             if (ci != null) {
-                w.write(style(c, BOLD, ci.id() + "  " + ci.title() + " (" + ci.organisation() + ", " + ci.date() + ")") + "\n");
+                w.write(
+                        style(
+                                        c,
+                                        BOLD,
+                                        ci.id()
+                                                + "  "
+                                                + ci.title()
+                                                + " ("
+                                                + ci.organisation()
+                                                + ", "
+                                                + ci.date()
+                                                + ")")
+                                + "\n");
                 w.write("  " + style(c, DIM, ci.oneLine()) + "\n");
             } else {
                 w.write(style(c, BOLD, g.getKey()) + "\n");
             }
             for (Finding f : g.getValue()) {
                 String fresh = report.baseline() != null && report.isNew(f) ? "NEW  " : "";
-                w.write("\n  " + sev(c, f.severity()) + "  " + fresh + f.ruleId() + "  " + f.location().display()
-                        + (fleet && f.target() != null ? "  [" + f.target().label() + "]" : "") + "\n");
+                w.write(
+                        "\n  "
+                                + sev(c, f.severity())
+                                + "  "
+                                + fresh
+                                + f.ruleId()
+                                + "  "
+                                + f.location().display()
+                                + (fleet && f.target() != null
+                                        ? "  [" + f.target().label() + "]"
+                                        : "")
+                                + "\n");
                 w.write(indent(f.message(), "      ") + "\n");
                 for (String n : f.notes()) {
                     w.write(indent("note: " + n, "      ") + "\n");
@@ -87,7 +140,10 @@ public final class TextReporter implements Reporter {
                     w.write(indent("see also: " + rel, "      ") + "\n");
                 }
                 if (f.caseIds().size() > 1) {
-                    w.write("      also: " + String.join(", ", f.caseIds().subList(1, f.caseIds().size())) + "\n");
+                    w.write(
+                            "      also: "
+                                    + String.join(", ", f.caseIds().subList(1, f.caseIds().size()))
+                                    + "\n");
                 }
                 w.write(indent("fix: " + f.remediation(), "      ") + "\n");
                 Evidence ev = report.evidence(f);
@@ -98,18 +154,27 @@ public final class TextReporter implements Reporter {
             w.write("\n");
         }
         if (r.findings().isEmpty()) {
-            // "No findings." alone would read as a clean bill of health when the scan could not read everything
+            // "No findings." alone would read as a clean bill of health when the scan could not
+            // read everything
             if (r.coverage().sources().isEmpty() && !r.coverage().notChecked().isEmpty()) {
-                w.write("Nothing could be read, so nothing was checked (see \"Not checked\" below).\n");
+                w.write(
+                        "Nothing could be read, so nothing was checked (see \"Not checked\" below).\n");
             } else if (!r.coverage().notChecked().isEmpty()) {
-                w.write("No findings in what could be read; some of the scan was not checked (see below).\n");
+                w.write(
+                        "No findings in what could be read; some of the scan was not checked (see below).\n");
             } else {
                 w.write("No findings.\n");
             }
         }
         for (Suppressions.Entry e : r.expired()) {
-            w.write("warning: suppression at " + e.origin() + " for " + e.rule() + " expired on " + e.expires()
-                    + " and no longer applies\n");
+            w.write(
+                    "warning: suppression at "
+                            + e.origin()
+                            + " for "
+                            + e.rule()
+                            + " expired on "
+                            + e.expires()
+                            + " and no longer applies\n");
         }
         w.write(summary(r) + "\n");
         if (report.fleet() != null) {
@@ -125,35 +190,60 @@ public final class TextReporter implements Reporter {
                         counts.add(k + " " + Severity.values()[i].id());
                     }
                 }
-                w.write("  " + t.label() + ": " + total + (total == 1 ? " finding" : " findings")
-                        + (counts.isEmpty() ? "" : " (" + String.join(", ", counts) + ")")
-                        + (r.coverage().complete(t) ? "" : "; not read in full (see below)") + "\n");
+                w.write(
+                        "  "
+                                + t.label()
+                                + ": "
+                                + total
+                                + (total == 1 ? " finding" : " findings")
+                                + (counts.isEmpty() ? "" : " (" + String.join(", ", counts) + ")")
+                                + (r.coverage().complete(t) ? "" : "; not read in full (see below)")
+                                + "\n");
             }
         }
         BaselineDiff b = report.baseline();
         if (b != null) {
-            w.write(b.found()
-                    ? "Against the baseline " + b.source() + ": " + b.newFindings().size() + " new, " + b.unchanged()
-                            + " unchanged, " + b.fixed() + " fixed\n"
-                    : "No baseline at " + b.source() + " yet: every finding is new\n");
+            w.write(
+                    b.found()
+                            ? "Against the baseline "
+                                    + b.source()
+                                    + ": "
+                                    + b.newFindings().size()
+                                    + " new, "
+                                    + b.unchanged()
+                                    + " unchanged, "
+                                    + b.fixed()
+                                    + " fixed\n"
+                            : "No baseline at " + b.source() + " yet: every finding is new\n");
         }
         List<Coverage.Entry> missing = r.coverage().notChecked();
         if (!missing.isEmpty()) {
             w.write(style(c, BOLD, "Not checked:") + "\n");
             for (Coverage.Entry e : missing) {
-                w.write("  - " + (!fleet || e.target() == null ? "" : e.target().label() + ": ") + e.source() + ": " + e.scope() + ": " + e.status().name().toLowerCase(Locale.ROOT)
-                        + (e.detail() == null ? "" : " (" + e.detail() + ")") + "\n");
+                w.write(
+                        "  - "
+                                + (!fleet || e.target() == null ? "" : e.target().label() + ": ")
+                                + e.source()
+                                + ": "
+                                + e.scope()
+                                + ": "
+                                + e.status().name().toLowerCase(Locale.ROOT)
+                                + (e.detail() == null ? "" : " (" + e.detail() + ")")
+                                + "\n");
             }
         }
         for (Coverage.Entry e : r.coverage().notes()) {
             w.write("Note: " + e.scope() + ": " + e.detail() + "\n");
         }
-        List<Coverage.Entry> skipped = r.coverage().entries().stream()
-                .filter(e -> e.status() == Coverage.Status.SKIPPED).toList();
+        List<Coverage.Entry> skipped =
+                r.coverage().entries().stream()
+                        .filter(e -> e.status() == Coverage.Status.SKIPPED)
+                        .toList();
         // one line per reason: "Skipped (not a ...): a.yml, b.json"
         Map<String, List<String>> byReason = new LinkedHashMap<>();
         for (Coverage.Entry e : skipped) {
-            byReason.computeIfAbsent(String.valueOf(e.detail()), k -> new ArrayList<>()).add(e.scope());
+            byReason.computeIfAbsent(String.valueOf(e.detail()), k -> new ArrayList<>())
+                    .add(e.scope());
         }
         for (Map.Entry<String, List<String>> e : byReason.entrySet()) {
             w.write("Skipped (" + e.getKey() + "): " + String.join(", ", e.getValue()) + "\n");
@@ -161,7 +251,10 @@ public final class TextReporter implements Reporter {
         w.flush();
     }
 
-    /** "5 findings (1 critical, 2 high, 2 medium), 1 suppressed; read: haproxy 2, kubernetes 14; incomplete: ..." */
+    /**
+     * "5 findings (1 critical, 2 high, 2 medium), 1 suppressed; read: haproxy 2, kubernetes 14;
+     * incomplete: ..."
+     */
     public static String summary(ScanResult r) {
         StringBuilder sb = new StringBuilder();
         int n = r.findings().size();
@@ -189,9 +282,14 @@ public final class TextReporter implements Reporter {
         List<String> src = new ArrayList<>();
         read.forEach((k, v) -> src.add(k + " (" + v + (v == 1 ? " scope" : " scopes") + ")"));
         sb.append("; sources: ").append(src.isEmpty() ? "none" : String.join(", ", src));
-        sb.append("; ").append(r.rulesRun().size()).append(r.rulesRun().size() == 1 ? " rule run" : " rules run");
+        sb.append("; ")
+                .append(r.rulesRun().size())
+                .append(r.rulesRun().size() == 1 ? " rule run" : " rules run");
         int missing = r.coverage().notChecked().size();
-        sb.append(missing == 0 ? "; everything requested was read" : "; " + missing + " not checked (see below)");
+        sb.append(
+                missing == 0
+                        ? "; everything requested was read"
+                        : "; " + missing + " not checked (see below)");
         return sb.toString();
     }
 
@@ -200,19 +298,21 @@ public final class TextReporter implements Reporter {
         if (!color) {
             return label;
         }
-        String code = switch (s) {
-            case CRITICAL -> "\u001B[1;31m";
-            case HIGH -> "\u001B[31m";
-            case MEDIUM -> "\u001B[33m";
-            case LOW -> "\u001B[36m";
-            case INFO -> "\u001B[2m";
-        };
+        String code =
+                switch (s) {
+                    case CRITICAL -> "\u001B[1;31m";
+                    case HIGH -> "\u001B[31m";
+                    case MEDIUM -> "\u001B[33m";
+                    case LOW -> "\u001B[36m";
+                    case INFO -> "\u001B[2m";
+                };
         return code + label + RESET;
     }
 
     /**
-     * Untrusted text (server messages, names from configs) reaches the terminal: control characters become '?', and
-     * escape sequences are dropped except, with colour on, plain SGR colour codes (ESC [ digits/; m), which are ours.
+     * Untrusted text (server messages, names from configs) reaches the terminal: control characters
+     * become '?', and escape sequences are dropped except, with colour on, plain SGR colour codes
+     * (ESC [ digits/; m), which are ours.
      */
     public static final class Printable extends FilterWriter {
         private final boolean color;

@@ -21,23 +21,27 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * When a scan holds both a Kubernetes and an AWS inventory ({@code --cluster --aws}, several clusters and accounts,
- * or a snapshot of both), the AWS findings about a load balancer and the Kubernetes findings about the Service behind
- * it (named by the load balancer's tags) and the workloads that Service selects point at each other through
- * {@code related}: the zone that lost its healthy targets and the ingress Deployment that is not spread over zones
- * are one story (IL-0364).
+ * When a scan holds both a Kubernetes and an AWS inventory ({@code --cluster --aws}, several
+ * clusters and accounts, or a snapshot of both), the AWS findings about a load balancer and the
+ * Kubernetes findings about the Service behind it (named by the load balancer's tags) and the
+ * workloads that Service selects point at each other through {@code related}: the zone that lost
+ * its healthy targets and the ingress Deployment that is not spread over zones are one story
+ * (IL-0364).
  *
  * <p>With live targets, a load balancer is joined only with a Service of its own cluster: its
- * {@code elbv2.k8s.aws/cluster} tag (or the in-tree {@code kubernetes.io/cluster/NAME} tag) must name the cluster
- * (the context name or {@code --cluster-name}; an EKS context named by the cluster's ARN matches the name after
- * {@code :cluster/}). A load balancer without a cluster tag is joined only when the run read one cluster.
- * Pure: reads small views of the inventories, returns new findings.
+ * {@code elbv2.k8s.aws/cluster} tag (or the in-tree {@code kubernetes.io/cluster/NAME} tag) must
+ * name the cluster (the context name or {@code --cluster-name}; an EKS context named by the
+ * cluster's ARN matches the name after {@code :cluster/}). A load balancer without a cluster tag is
+ * joined only when the run read one cluster. Pure: reads small views of the inventories, returns
+ * new findings.
  */
 public final class CrossLinks {
-    private CrossLinks() {
-    }
+    private CrossLinks() {}
 
-    /** One snapshot holding both inventories (no targets: every load balancer may name any Service in it). */
+    /**
+     * One snapshot holding both inventories (no targets: every load balancer may name any Service
+     * in it).
+     */
     public static List<Finding> apply(Snapshot s, List<Finding> findings) {
         AwsInventory aws = s.part(AwsInventory.class).orElse(null);
         KubeInventory kube = s.part(KubeInventory.class).orElse(null);
@@ -48,8 +52,9 @@ public final class CrossLinks {
     }
 
     /**
-     * The Kubernetes side of one cluster, kept after its snapshot is dropped: Service "namespace/name" -> the
-     * definitions of the Service and of the workloads it selects ("Kind/ns/name[@file]").
+     * The Kubernetes side of one cluster, kept after its snapshot is dropped: Service
+     * "namespace/name" -> the definitions of the Service and of the workloads it selects
+     * ("Kind/ns/name[@file]").
      */
     public record KubeSide(Target target, Map<String, Set<String>> behindService) {
         public static KubeSide of(Target target, KubeInventory kube) {
@@ -66,10 +71,12 @@ public final class CrossLinks {
                 if (svc.selector().isEmpty()) {
                     continue;
                 }
-                // the workloads this definition of the Service selects (KubeInventory#nearest: a workload defined in
+                // the workloads this definition of the Service selects (KubeInventory#nearest: a
+                // workload defined in
                 // several manifests relates to the Service of its own definition)
                 for (Workload w : byNamespace.getOrDefault(ns, List.of())) {
-                    if (w.podLabels().entrySet().containsAll(svc.selector().entrySet()) && kube.servicesOf(w).contains(svc)) {
+                    if (w.podLabels().entrySet().containsAll(svc.selector().entrySet())
+                            && kube.servicesOf(w).contains(svc)) {
                         objs.add(key(w.kind(), ns, w.name(), w.meta().file()));
                     }
                 }
@@ -77,7 +84,10 @@ public final class CrossLinks {
             return new KubeSide(target, Map.copyOf(behind));
         }
 
-        /** Whether a load balancer tagged for {@code tagged} (null: no cluster tag) belongs to this cluster. */
+        /**
+         * Whether a load balancer tagged for {@code tagged} (null: no cluster tag) belongs to this
+         * cluster.
+         */
         boolean owns(String tagged, int clustersInRun) {
             if (target == null || target.cluster() == null) {
                 return true; // a snapshot or manifests: no cluster name to compare
@@ -87,16 +97,25 @@ public final class CrossLinks {
             }
             String c = target.cluster();
             int i = c.lastIndexOf(":cluster/"); // arn:aws:eks:REGION:ACCOUNT:cluster/NAME
-            return tagged.equals(c) || c.startsWith("arn:") && i > 0 && tagged.equals(c.substring(i + 9));
+            return tagged.equals(c)
+                    || c.startsWith("arn:") && i > 0 && tagged.equals(c.substring(i + 9));
         }
     }
 
-    /** The AWS side of one account: its load balancers (with their tags) and target group -> load balancers. */
-    public record AwsSide(Target target, List<LoadBalancerView> loadBalancers, Map<String, List<String>> lbsOfTargetGroup) {
+    /**
+     * The AWS side of one account: its load balancers (with their tags) and target group -> load
+     * balancers.
+     */
+    public record AwsSide(
+            Target target,
+            List<LoadBalancerView> loadBalancers,
+            Map<String, List<String>> lbsOfTargetGroup) {
         public static AwsSide of(Target target, AwsInventory aws) {
             Map<String, List<String>> tg = new HashMap<>();
             for (TargetGroupView t : aws.targetGroups()) {
-                tg.put(t.arn(), aws.loadBalancersOf(t).stream().map(LoadBalancerView::arn).toList());
+                tg.put(
+                        t.arn(),
+                        aws.loadBalancersOf(t).stream().map(LoadBalancerView::arn).toList());
             }
             return new AwsSide(target, List.copyOf(aws.loadBalancers()), Map.copyOf(tg));
         }
@@ -119,8 +138,11 @@ public final class CrossLinks {
         }
     }
 
-    /** Links across every (account, cluster) pair; a finding belongs to the side of its own target. */
-    public static List<Finding> apply(List<KubeSide> clusters, List<AwsSide> accounts, List<Finding> findings) {
+    /**
+     * Links across every (account, cluster) pair; a finding belongs to the side of its own target.
+     */
+    public static List<Finding> apply(
+            List<KubeSide> clusters, List<AwsSide> accounts, List<Finding> findings) {
         if (clusters.isEmpty() || accounts.isEmpty()) {
             return findings;
         }
@@ -137,7 +159,8 @@ public final class CrossLinks {
                 for (KubeSide k : clusters) {
                     Set<String> objs = k.behindService().get(ref);
                     if (objs != null && k.owns(tagged, clusters.size())) {
-                        behind.computeIfAbsent(lb.arn(), x -> new ArrayList<>()).add(Map.entry(k, objs));
+                        behind.computeIfAbsent(lb.arn(), x -> new ArrayList<>())
+                                .add(Map.entry(k, objs));
                     }
                 }
             }
@@ -149,17 +172,46 @@ public final class CrossLinks {
                     continue;
                 }
                 for (LoadBalancerView lb : acc.loadBalancersOf(a.location().arn())) {
-                    for (Map.Entry<KubeSide, Set<String>> side : behind.getOrDefault(lb.arn(), List.of())) {
+                    for (Map.Entry<KubeSide, Set<String>> side :
+                            behind.getOrDefault(lb.arn(), List.of())) {
                         for (Finding k : findings) {
                             Location l = k.location();
-                            if (l.arn() == null && l.kind() != null && Objects.equals(k.target(), side.getKey().target())
-                                    && side.getValue().contains(key(l.kind(), l.namespace(), l.name(), l.file()))) {
-                                String where = k.target() == null || k.target().cluster() == null ? ""
-                                        : " in cluster " + k.target().cluster();
-                                add.computeIfAbsent(a, x -> new TreeSet<>()).add("Kubernetes finding " + k.ruleId()
-                                        + " on " + l.kind() + " " + l.namespace() + "/" + l.name() + where);
-                                add.computeIfAbsent(k, x -> new TreeSet<>()).add("AWS finding " + a.ruleId() + " on "
-                                        + lb.label() + " " + lb.name() + " (" + lb.arn() + ")");
+                            if (l.arn() == null
+                                    && l.kind() != null
+                                    && Objects.equals(k.target(), side.getKey().target())
+                                    && side.getValue()
+                                            .contains(
+                                                    key(
+                                                            l.kind(),
+                                                            l.namespace(),
+                                                            l.name(),
+                                                            l.file()))) {
+                                String where =
+                                        k.target() == null || k.target().cluster() == null
+                                                ? ""
+                                                : " in cluster " + k.target().cluster();
+                                add.computeIfAbsent(a, x -> new TreeSet<>())
+                                        .add(
+                                                "Kubernetes finding "
+                                                        + k.ruleId()
+                                                        + " on "
+                                                        + l.kind()
+                                                        + " "
+                                                        + l.namespace()
+                                                        + "/"
+                                                        + l.name()
+                                                        + where);
+                                add.computeIfAbsent(k, x -> new TreeSet<>())
+                                        .add(
+                                                "AWS finding "
+                                                        + a.ruleId()
+                                                        + " on "
+                                                        + lb.label()
+                                                        + " "
+                                                        + lb.name()
+                                                        + " ("
+                                                        + lb.arn()
+                                                        + ")");
                             }
                         }
                     }
@@ -183,7 +235,10 @@ public final class CrossLinks {
         return out;
     }
 
-    /** One definition of an object: kind, namespace, name and the manifest it is in (null when read live). */
+    /**
+     * One definition of an object: kind, namespace, name and the manifest it is in (null when read
+     * live).
+     */
     private static String key(String kind, String ns, String name, String file) {
         return kind + "/" + ns + "/" + name + (file == null ? "" : "@" + file);
     }

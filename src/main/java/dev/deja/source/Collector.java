@@ -15,9 +15,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Reads every source of a scan into one immutable snapshot: the files (by kind, each kind's loader created only
- * when needed) and the live sources ({@code --cluster}, {@code --aws}, concurrently). A live source that cannot be
- * used at all is recorded as not checked, with its one-line reason on stderr; the other sources go on.
+ * Reads every source of a scan into one immutable snapshot: the files (by kind, each kind's loader
+ * created only when needed) and the live sources ({@code --cluster}, {@code --aws}, concurrently).
+ * A live source that cannot be used at all is recorded as not checked, with its one-line reason on
+ * stderr; the other sources go on.
  */
 public final class Collector {
     static final String KUBE_LIVE = "dev.deja.kube.KubeLiveSource";
@@ -28,14 +29,14 @@ public final class Collector {
     static final String HAPROXY_CONFIGMAPS = "dev.deja.kube.HaproxyConfigMaps";
     static final String LIVE_METRICS = "dev.deja.kube.LiveMetrics";
 
-    private Collector() {
-    }
+    private Collector() {}
 
     public static Snapshot collect(ScanRequest req) {
         SnapshotBuilder out = new SnapshotBuilder();
         Inputs.Collected in = Inputs.collect(req);
         in.skipped().forEach(out::coverage);
-        // HAProxy last: configurations kept in ConfigMaps (of the manifests or the cluster) join the files given
+        // HAProxy last: configurations kept in ConfigMaps (of the manifests or the cluster) join
+        // the files given
         for (Map.Entry<FileKind, List<SourceFile>> e : in.files().entrySet()) {
             if (e.getKey() != FileKind.HAPROXY && !e.getValue().isEmpty()) {
                 e.getKey().newLoader().load(e.getValue(), req, out);
@@ -57,11 +58,14 @@ public final class Collector {
         if (live.size() == 1) {
             runLive(live.get(0)[0], live.get(0)[1], req, out);
         } else if (live.size() > 1) {
-            ExecutorService pool = Executors.newFixedThreadPool(live.size(), r -> {
-                Thread t = new Thread(r, "deja-source");
-                t.setDaemon(true);
-                return t;
-            });
+            ExecutorService pool =
+                    Executors.newFixedThreadPool(
+                            live.size(),
+                            r -> {
+                                Thread t = new Thread(r, "deja-source");
+                                t.setDaemon(true);
+                                return t;
+                            });
             try {
                 List<Future<?>> fs = new ArrayList<>();
                 for (String[] l : live) {
@@ -85,7 +89,8 @@ public final class Collector {
                 pool.shutdownNow();
             }
         }
-        List<SourceFile> haproxy = new ArrayList<>(in.files().getOrDefault(FileKind.HAPROXY, List.of()));
+        List<SourceFile> haproxy =
+                new ArrayList<>(in.files().getOrDefault(FileKind.HAPROXY, List.of()));
         Snapshot partial = out.build();
         if (partial.hasPart(KUBE_INVENTORY)) {
             haproxy.addAll(embeddedHaproxy(partial, req, out));
@@ -94,7 +99,10 @@ public final class Collector {
             FileKind.HAPROXY.newLoader().load(haproxy, req, out);
         }
         if (req.cluster && req.liveMetrics && partial.hasPart(KUBE_INVENTORY)) {
-            liveMetrics(out.build(), req, out); // after the live sources: joins --haproxy-runtime's instances
+            liveMetrics(
+                    out.build(),
+                    req,
+                    out); // after the live sources: joins --haproxy-runtime's instances
         }
         if (req.target == null && req.aws && !req.cluster && req.accountRead != null) {
             req.target = Target.account(req.accountRead);
@@ -106,19 +114,28 @@ public final class Collector {
         if (req.snapshotOut != null) {
             SnapshotFile.write(snapshot, req.snapshotOut);
             if (snapshot.hasPart("dev.deja.haproxy.HaproxyConfigs")) {
-                req.err.println("deja: note: " + req.snapshotOut + " keeps the Kubernetes and AWS inventories;"
-                        + " HAProxy configurations are not saved in it (scan their files again)");
+                req.err.println(
+                        "deja: note: "
+                                + req.snapshotOut
+                                + " keeps the Kubernetes and AWS inventories;"
+                                + " HAProxy configurations are not saved in it (scan their files again)");
             }
         }
         return snapshot;
     }
 
     @SuppressWarnings("unchecked")
-    private static List<SourceFile> embeddedHaproxy(Snapshot partial, ScanRequest req, SnapshotBuilder out) {
+    private static List<SourceFile> embeddedHaproxy(
+            Snapshot partial, ScanRequest req, SnapshotBuilder out) {
         try {
-            return (List<SourceFile>) Class.forName(HAPROXY_CONFIGMAPS)
-                    .getMethod("extract", Snapshot.class, ScanRequest.class, SnapshotBuilder.class)
-                    .invoke(null, partial, req, out);
+            return (List<SourceFile>)
+                    Class.forName(HAPROXY_CONFIGMAPS)
+                            .getMethod(
+                                    "extract",
+                                    Snapshot.class,
+                                    ScanRequest.class,
+                                    SnapshotBuilder.class)
+                            .invoke(null, partial, req, out);
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
@@ -131,7 +148,8 @@ public final class Collector {
 
     private static void liveMetrics(Snapshot partial, ScanRequest req, SnapshotBuilder out) {
         try {
-            Class.forName(LIVE_METRICS).getMethod("collect", Snapshot.class, ScanRequest.class, SnapshotBuilder.class)
+            Class.forName(LIVE_METRICS)
+                    .getMethod("collect", Snapshot.class, ScanRequest.class, SnapshotBuilder.class)
                     .invoke(null, partial, req, out);
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof RuntimeException re) {
@@ -148,14 +166,24 @@ public final class Collector {
         try {
             s = (LiveSource) Class.forName(cls).getDeclaredConstructor().newInstance();
         } catch (ReflectiveOperationException e) {
-            throw new InputException("--" + (source.equals("kubernetes") ? "cluster" : source)
-                    + ": this build of deja has no " + source + " support");
+            throw new InputException(
+                    "--"
+                            + (source.equals("kubernetes") ? "cluster" : source)
+                            + ": this build of deja has no "
+                            + source
+                            + " support");
         }
         try {
             s.collect(req, out);
         } catch (SourceUnavailableException e) {
             req.err.println("deja: " + e.source() + ": " + e.getMessage());
-            out.coverage(new Coverage.Entry(e.source(), "all of " + e.source(), Coverage.Status.FAILED, e.getMessage(), -1));
+            out.coverage(
+                    new Coverage.Entry(
+                            e.source(),
+                            "all of " + e.source(),
+                            Coverage.Status.FAILED,
+                            e.getMessage(),
+                            -1));
         }
     }
 }

@@ -25,9 +25,10 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * Turns the paths a user gave into files of each kind. Folders are walked recursively in C-locale (byte) order,
- * hidden entries skipped, as HAProxy does for {@code -f folder}. Files found in folders that are none of deja's
- * formats are listed as skipped in the coverage (never dropped silently); a file named explicitly must be one.
+ * Turns the paths a user gave into files of each kind. Folders are walked recursively in C-locale
+ * (byte) order, hidden entries skipped, as HAProxy does for {@code -f folder}. Files found in
+ * folders that are none of deja's formats are listed as skipped in the coverage (never dropped
+ * silently); a file named explicitly must be one.
  */
 public final class Inputs {
     /** Largest file deja reads. */
@@ -40,8 +41,7 @@ public final class Inputs {
         }
     }
 
-    private Inputs() {
-    }
+    private Inputs() {}
 
     public static Collected collect(List<String> paths, InputStream stdin) {
         ScanRequest req = new ScanRequest();
@@ -51,19 +51,21 @@ public final class Inputs {
     }
 
     /**
-     * As {@link #collect(List, InputStream)}, with the request's Helm values, environment (PATH for kubectl) and
-     * stderr: a folder with {@code Chart.yaml} is a Helm chart, rendered; a folder with a kustomization is built
-     * with {@code kubectl kustomize}.
+     * As {@link #collect(List, InputStream)}, with the request's Helm values, environment (PATH for
+     * kubectl) and stderr: a folder with {@code Chart.yaml} is a Helm chart, rendered; a folder
+     * with a kustomization is built with {@code kubectl kustomize}.
      */
     public static Collected collect(ScanRequest req) {
         List<String> paths = req.paths;
         InputStream stdin = req.stdin;
-        long openDeadlineMs = OpenDeadline.millis(req.processEnv); // malformed: exit 2 before any read
+        long openDeadlineMs =
+                OpenDeadline.millis(req.processEnv); // malformed: exit 2 before any read
         boolean[] chartSeen = {false};
         Map<FileKind, List<SourceFile>> byKind = new EnumMap<>(FileKind.class);
         List<Coverage.Entry> skipped = new ArrayList<>();
         boolean stdinUsed = false;
-        Set<Path> seen = new HashSet<>(); // a file named twice (or inside a folder also given) is read once
+        Set<Path> seen =
+                new HashSet<>(); // a file named twice (or inside a folder also given) is read once
         for (String p : paths) {
             if (p.equals("-")) {
                 if (stdinUsed) {
@@ -80,19 +82,23 @@ public final class Inputs {
                 if (k == null) {
                     throw FileKind.unrecognized("<stdin>", text);
                 }
-                byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(new SourceFile("<stdin>", text));
+                byKind.computeIfAbsent(k, x -> new ArrayList<>())
+                        .add(new SourceFile("<stdin>", text));
                 continue;
             }
             Path path = Path.of(p);
             if (Files.isDirectory(path) && Files.isRegularFile(path.resolve("Chart.yaml"))) {
                 chartSeen[0] = true;
-                byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>()).addAll(renderChart(path, p, req));
+                byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
+                        .addAll(renderChart(path, p, req));
             } else if (Files.isDirectory(path) && Kustomize.isKustomization(path)) {
                 byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
                         .add(Kustomize.build(path, p, req.processEnv));
             } else if (Files.isDirectory(path)) {
                 if (walk(path, byKind, skipped, seen, req, chartSeen) == 0) {
-                    throw new InputException(p + ": folder holds no HAProxy configuration (*.cfg), Kubernetes manifest or deja snapshot");
+                    throw new InputException(
+                            p
+                                    + ": folder holds no HAProxy configuration (*.cfg), Kubernetes manifest or deja snapshot");
                 }
             } else if (Files.exists(path, LinkOption.NOFOLLOW_LINKS) || Files.exists(path)) {
                 if (!seen.add(key(path))) {
@@ -101,8 +107,12 @@ public final class Inputs {
                 }
                 Path chart = chartOfTemplate(path);
                 if (chart != null) {
-                    throw new InputException(p + ": a Helm template (Go template, not a manifest): scan its chart,"
-                            + " 'deja scan " + chart + "', which renders it");
+                    throw new InputException(
+                            p
+                                    + ": a Helm template (Go template, not a manifest): scan its chart,"
+                                    + " 'deja scan "
+                                    + chart
+                                    + "', which renders it");
                 }
                 SourceFile f = read(path, p, openDeadlineMs);
                 FileKind k = FileKind.recognize(path.getFileName().toString(), f.text());
@@ -115,19 +125,26 @@ public final class Inputs {
             }
         }
         if (!chartSeen[0] && (!req.helmValues.isEmpty() || !req.helmSet.isEmpty())) {
-            throw new InputException((req.helmValues.isEmpty() ? "--helm-set" : "--helm-values")
-                    + ": only with a Helm chart to scan (a folder with Chart.yaml)");
+            throw new InputException(
+                    (req.helmValues.isEmpty() ? "--helm-set" : "--helm-values")
+                            + ": only with a Helm chart to scan (a folder with Chart.yaml)");
         }
         return new Collected(byKind, skipped);
     }
 
     static final String HELM_RENDERER = "dev.deja.helm.HelmRenderer";
 
-    /** The chart folder when the file is under its templates/ folder (CHART/templates/.../x.yaml), else null. */
+    /**
+     * The chart folder when the file is under its templates/ folder (CHART/templates/.../x.yaml),
+     * else null.
+     */
     static Path chartOfTemplate(Path file) {
         Path abs = file.toAbsolutePath().normalize();
-        for (Path dir = abs.getParent(); dir != null && dir.getParent() != null; dir = dir.getParent()) {
-            if (dir.getFileName().toString().equals("templates") && Files.isRegularFile(dir.getParent().resolve("Chart.yaml"))) {
+        for (Path dir = abs.getParent();
+                dir != null && dir.getParent() != null;
+                dir = dir.getParent()) {
+            if (dir.getFileName().toString().equals("templates")
+                    && Files.isRegularFile(dir.getParent().resolve("Chart.yaml"))) {
                 Path rel = Path.of("").toAbsolutePath().relativize(dir.getParent());
                 return rel.toString().isEmpty() ? Path.of(".") : rel;
             }
@@ -135,29 +152,48 @@ public final class Inputs {
         return null;
     }
 
-    /** The chart's templates rendered by Helm, one file per template (loaded by name: only chart scans load Helm). */
+    /**
+     * The chart's templates rendered by Helm, one file per template (loaded by name: only chart
+     * scans load Helm).
+     */
     @SuppressWarnings("unchecked")
     static List<SourceFile> renderChart(Path chart, String display, ScanRequest req) {
         try {
-            return (List<SourceFile>) Class.forName(HELM_RENDERER)
-                    .getMethod("render", Path.class, String.class, List.class, List.class, PrintWriter.class)
-                    .invoke(null, chart, display, req.helmValues, req.helmSet, req.err);
+            return (List<SourceFile>)
+                    Class.forName(HELM_RENDERER)
+                            .getMethod(
+                                    "render",
+                                    Path.class,
+                                    String.class,
+                                    List.class,
+                                    List.class,
+                                    PrintWriter.class)
+                            .invoke(null, chart, display, req.helmValues, req.helmSet, req.err);
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }
             throw new InputException(display + ": cannot render the Helm chart: " + e.getCause());
         } catch (ReflectiveOperationException | LinkageError e) {
-            throw new InputException(display + ": a Helm chart; this build of deja cannot render charts (scan"
-                    + " 'helm template " + display + " | deja scan -')");
+            throw new InputException(
+                    display
+                            + ": a Helm chart; this build of deja cannot render charts (scan"
+                            + " 'helm template "
+                            + display
+                            + " | deja scan -')");
         }
     }
 
-    /** One line naming the entry that could not be read (a subfolder without permission), not the exception class. */
+    /**
+     * One line naming the entry that could not be read (a subfolder without permission), not the
+     * exception class.
+     */
     static InputException folderError(Path dir, Exception e) {
-        Throwable c = e instanceof UncheckedIOException u && u.getCause() != null ? u.getCause() : e;
+        Throwable c =
+                e instanceof UncheckedIOException u && u.getCause() != null ? u.getCause() : e;
         if (c instanceof AccessDeniedException a) {
-            return new InputException((a.getFile() != null ? a.getFile() : dir.toString()) + ": permission denied");
+            return new InputException(
+                    (a.getFile() != null ? a.getFile() : dir.toString()) + ": permission denied");
         }
         return new InputException(dir + ": cannot read folder: " + c.getMessage());
     }
@@ -171,35 +207,53 @@ public final class Inputs {
     }
 
     private static Coverage.Entry duplicate(String display) {
-        return new Coverage.Entry("files", display, Coverage.Status.SKIPPED, "given more than once; read once", -1);
+        return new Coverage.Entry(
+                "files", display, Coverage.Status.SKIPPED, "given more than once; read once", -1);
     }
 
-    /** Reads the folder's files into byKind; returns how many it recognised (those already read included). */
-    private static int walk(Path dir, Map<FileKind, List<SourceFile>> byKind, List<Coverage.Entry> skipped,
-            Set<Path> seen, ScanRequest req, boolean[] chartSeen) {
+    /**
+     * Reads the folder's files into byKind; returns how many it recognised (those already read
+     * included).
+     */
+    private static int walk(
+            Path dir,
+            Map<FileKind, List<SourceFile>> byKind,
+            List<Coverage.Entry> skipped,
+            Set<Path> seen,
+            ScanRequest req,
+            boolean[] chartSeen) {
         int found = 0;
         List<Path> files = new ArrayList<>();
-        List<String> special = new ArrayList<>(); // FIFOs, devices, sockets (or links to them): never opened
+        List<String> special =
+                new ArrayList<>(); // FIFOs, devices, sockets (or links to them): never opened
         try (Stream<Path> s = Files.walk(dir)) {
-            s.filter(x -> !hidden(dir, x)).forEach(x -> {
-                if (Files.isRegularFile(x)) {
-                    files.add(x);
-                } else if (!Files.isDirectory(x) && Files.exists(x)) {
-                    special.add(x.toString());
-                }
-            });
+            s.filter(x -> !hidden(dir, x))
+                    .forEach(
+                            x -> {
+                                if (Files.isRegularFile(x)) {
+                                    files.add(x);
+                                } else if (!Files.isDirectory(x) && Files.exists(x)) {
+                                    special.add(x.toString());
+                                }
+                            });
         } catch (IOException | UncheckedIOException e) {
             throw folderError(dir, e);
         }
-        // a Helm chart inside the folder: its templates are Go templates, not manifests; it is rendered like a chart
+        // a Helm chart inside the folder: its templates are Go templates, not manifests; it is
+        // rendered like a chart
         // named on the command line (its subcharts with it)
-        List<Path> charts = files.stream().filter(f -> f.getFileName().toString().equals("Chart.yaml"))
-                .map(Path::getParent).sorted((a, b) -> compareBytes(a.toString(), b.toString())).toList();
+        List<Path> charts =
+                files.stream()
+                        .filter(f -> f.getFileName().toString().equals("Chart.yaml"))
+                        .map(Path::getParent)
+                        .sorted((a, b) -> compareBytes(a.toString(), b.toString()))
+                        .toList();
         if (!charts.isEmpty()) {
             files.removeIf(f -> charts.stream().anyMatch(f::startsWith));
             for (Path c : charts) {
                 if (charts.stream().noneMatch(o -> o != c && c.startsWith(o))) {
-                    byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>()).addAll(renderChart(c, c.toString(), req));
+                    byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
+                            .addAll(renderChart(c, c.toString(), req));
                     chartSeen[0] = true;
                     found++;
                 }
@@ -207,11 +261,17 @@ public final class Inputs {
         }
         special.sort(Inputs::compareBytes);
         for (String sp : special) {
-            skipped.add(new Coverage.Entry("files", sp, Coverage.Status.SKIPPED,
-                    "not a regular file: a pipe, device or socket", -1));
+            skipped.add(
+                    new Coverage.Entry(
+                            "files",
+                            sp,
+                            Coverage.Status.SKIPPED,
+                            "not a regular file: a pipe, device or socket",
+                            -1));
         }
         // C-locale order of the relative path: byte order, as HAProxy sorts a -f folder
-        files.sort((a, b) -> compareBytes(dir.relativize(a).toString(), dir.relativize(b).toString()));
+        files.sort(
+                (a, b) -> compareBytes(dir.relativize(a).toString(), dir.relativize(b).toString()));
         List<String> others = new ArrayList<>();
         for (Path f : files) {
             String display = f.toString();
@@ -227,18 +287,31 @@ public final class Inputs {
             SourceFile sf = read(f, display);
             FileKind k = FileKind.recognize(f.getFileName().toString(), sf.text());
             if (k == null) {
-                skipped.add(new Coverage.Entry("files", display, Coverage.Status.SKIPPED,
-                        "not a HAProxy configuration, Kubernetes manifest or deja snapshot", -1));
+                skipped.add(
+                        new Coverage.Entry(
+                                "files",
+                                display,
+                                Coverage.Status.SKIPPED,
+                                "not a HAProxy configuration, Kubernetes manifest or deja snapshot",
+                                -1));
                 continue;
             }
             byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(sf);
             found++;
         }
-        if (!others.isEmpty()) { // named when few (a haproxy.conf left out should be seen), else counted
-            String scope = others.size() <= 5 ? String.join(", ", others)
-                    : dir + " (" + others.size() + " other files)";
-            skipped.add(new Coverage.Entry("files", scope, Coverage.Status.SKIPPED,
-                    "names not ending in .cfg, .yaml, .yml or .json", -1));
+        if (!others.isEmpty()) { // named when few (a haproxy.conf left out should be seen), else
+            // counted
+            String scope =
+                    others.size() <= 5
+                            ? String.join(", ", others)
+                            : dir + " (" + others.size() + " other files)";
+            skipped.add(
+                    new Coverage.Entry(
+                            "files",
+                            scope,
+                            Coverage.Status.SKIPPED,
+                            "names not ending in .cfg, .yaml, .yml or .json",
+                            -1));
         }
         return found;
     }
@@ -260,21 +333,24 @@ public final class Inputs {
     }
 
     /**
-     * Reads a file as text; binary content (a NUL byte) and oversized files are input errors. The size limit counts
-     * the bytes actually read (a pipe, a device or process substitution claims a size of 0), never more than
-     * {@link #MAX_FILE_BYTES} + 1. A named pipe nothing opens for writing is an input error after
-     * {@link OpenDeadline} (from the process environment).
+     * Reads a file as text; binary content (a NUL byte) and oversized files are input errors. The
+     * size limit counts the bytes actually read (a pipe, a device or process substitution claims a
+     * size of 0), never more than {@link #MAX_FILE_BYTES} + 1. A named pipe nothing opens for
+     * writing is an input error after {@link OpenDeadline} (from the process environment).
      */
     public static SourceFile read(Path path, String display) {
         return read(path, display, OpenDeadline.millis(System.getenv()));
     }
 
-    /** As {@link #read(Path, String)}, waiting at most {@code openDeadlineMs} for a FIFO's writer. */
+    /**
+     * As {@link #read(Path, String)}, waiting at most {@code openDeadlineMs} for a FIFO's writer.
+     */
     public static SourceFile read(Path path, String display, long openDeadlineMs) {
         byte[] bytes;
         try {
             if (Files.isRegularFile(path) && Files.size(path) > MAX_FILE_BYTES) {
-                throw new InputException(display + ": file is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
+                throw new InputException(
+                        display + ": file is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
             }
             try (InputStream in = OpenDeadline.open(path, openDeadlineMs)) {
                 bytes = readBounded(in, display);
@@ -292,9 +368,10 @@ public final class Inputs {
     }
 
     /**
-     * A small file deja reads besides the scanned ones (kubeconfig, token, ignore file, config, baseline) as UTF-8,
-     * bounded like scanned files by the bytes actually read: a pipe or {@code /dev/zero} given as one of them ends,
-     * and a named pipe nothing writes to is an IOException after {@link OpenDeadline}.
+     * A small file deja reads besides the scanned ones (kubeconfig, token, ignore file, config,
+     * baseline) as UTF-8, bounded like scanned files by the bytes actually read: a pipe or {@code
+     * /dev/zero} given as one of them ends, and a named pipe nothing writes to is an IOException
+     * after {@link OpenDeadline}.
      */
     public static String readText(Path path) throws IOException {
         byte[] bytes;
@@ -304,36 +381,50 @@ public final class Inputs {
         if (bytes.length > MAX_FILE_BYTES) {
             throw new IOException("larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
         }
-        return StandardCharsets.UTF_8.newDecoder()
+        return StandardCharsets.UTF_8
+                .newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(bytes)).toString();
+                .decode(ByteBuffer.wrap(bytes))
+                .toString();
     }
 
-    /** At most {@link #MAX_FILE_BYTES} bytes of a stream; more is an input error (read no further than one byte past). */
+    /**
+     * At most {@link #MAX_FILE_BYTES} bytes of a stream; more is an input error (read no further
+     * than one byte past).
+     */
     static byte[] readBounded(InputStream in, String display) throws IOException {
         byte[] bytes = in.readNBytes((int) MAX_FILE_BYTES + 1);
         if (bytes.length > MAX_FILE_BYTES) {
-            throw new InputException(display + ": input is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
+            throw new InputException(
+                    display + ": input is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
         }
         return bytes;
     }
 
     static String decode(String display, byte[] bytes) {
         if (bytes.length > MAX_FILE_BYTES) {
-            throw new InputException(display + ": input is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
+            throw new InputException(
+                    display + ": input is larger than " + (MAX_FILE_BYTES >> 20) + " MiB");
         }
         String s = new String(bytes, StandardCharsets.UTF_8);
-        // the String's own search (compiled early, as the JDK uses it everywhere) instead of a loop over the bytes
-        // here, which a short-lived JVM runs interpreted for its first tens of thousands of turns; the line number is
-        // counted only for the message. A NUL byte is a NUL char: UTF-8 encodes nothing else with a 0 byte.
+        // the String's own search (compiled early, as the JDK uses it everywhere) instead of a loop
+        // over the bytes
+        // here, which a short-lived JVM runs interpreted for its first tens of thousands of turns;
+        // the line number is
+        // counted only for the message. A NUL byte is a NUL char: UTF-8 encodes nothing else with a
+        // 0 byte.
         int nul = s.indexOf('\0');
         if (nul >= 0) {
             int line = 1;
             for (int i = s.indexOf('\n'); i >= 0 && i < nul; i = s.indexOf('\n', i + 1)) {
                 line++;
             }
-            throw new InputException(display + ":" + line + ": binary file (NUL byte), not a configuration or manifest");
+            throw new InputException(
+                    display
+                            + ":"
+                            + line
+                            + ": binary file (NUL byte), not a configuration or manifest");
         }
         return s.startsWith("\uFEFF") ? s.substring(1) : s;
     }

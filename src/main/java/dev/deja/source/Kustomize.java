@@ -15,18 +15,20 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A folder with a kustomization ({@code kustomization.yaml}, {@code kustomization.yml} or {@code Kustomization}) is
- * built with {@code kubectl kustomize FOLDER}, as {@code kubectl apply -k} would, when kubectl is on the PATH. The
- * output is one pseudo-file {@code <kustomize FOLDER>}: a line number is the line in the output of
- * {@code kubectl kustomize FOLDER} (kustomize keeps no trace of the file each object came from).
+ * A folder with a kustomization ({@code kustomization.yaml}, {@code kustomization.yml} or {@code
+ * Kustomization}) is built with {@code kubectl kustomize FOLDER}, as {@code kubectl apply -k}
+ * would, when kubectl is on the PATH. The output is one pseudo-file {@code <kustomize FOLDER>}: a
+ * line number is the line in the output of {@code kubectl kustomize FOLDER} (kustomize keeps no
+ * trace of the file each object came from).
  */
 final class Kustomize {
-    static final List<String> FILES = List.of("kustomization.yaml", "kustomization.yml", "Kustomization");
+    static final List<String> FILES =
+            List.of("kustomization.yaml", "kustomization.yml", "Kustomization");
+
     /** How long a build may take (remote bases are fetched by kustomize itself). */
     static final long TIMEOUT_SECONDS = 120;
 
-    private Kustomize() {
-    }
+    private Kustomize() {}
 
     static boolean isKustomization(Path dir) {
         return FILES.stream().anyMatch(f -> Files.isRegularFile(dir.resolve(f)));
@@ -35,27 +37,43 @@ final class Kustomize {
     static SourceFile build(Path dir, String display, Map<String, String> env) {
         Path kubectl = onPath("kubectl", env.get("PATH"));
         if (kubectl == null) {
-            throw new InputException(display + ": a kustomization; building it needs kubectl on the PATH (or scan"
-                    + " 'kubectl kustomize " + display + " | deja scan -')");
+            throw new InputException(
+                    display
+                            + ": a kustomization; building it needs kubectl on the PATH (or scan"
+                            + " 'kubectl kustomize "
+                            + display
+                            + " | deja scan -')");
         }
         Process p;
         try {
-            p = new ProcessBuilder(kubectl.toString(), "kustomize", dir.toString()).redirectInput(ProcessBuilder.Redirect.from(
-                    new File("/dev/null"))).start();
+            p =
+                    new ProcessBuilder(kubectl.toString(), "kustomize", dir.toString())
+                            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                            .start();
         } catch (IOException e) {
             throw new InputException(display + ": cannot run " + kubectl + ": " + e.getMessage());
         }
-        CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> readAll(p.getInputStream()));
-        CompletableFuture<byte[]> errOut = CompletableFuture.supplyAsync(() -> readAll(p.getErrorStream()));
+        CompletableFuture<byte[]> out =
+                CompletableFuture.supplyAsync(() -> readAll(p.getInputStream()));
+        CompletableFuture<byte[]> errOut =
+                CompletableFuture.supplyAsync(() -> readAll(p.getErrorStream()));
         try {
             if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new InputException(display + ": kubectl kustomize did not finish within " + TIMEOUT_SECONDS + " s");
+                throw new InputException(
+                        display
+                                + ": kubectl kustomize did not finish within "
+                                + TIMEOUT_SECONDS
+                                + " s");
             }
             String stderr = new String(errOut.get(), StandardCharsets.UTF_8);
             if (p.exitValue() != 0) {
-                String first = stderr.lines().map(String::strip).filter(l -> !l.isEmpty()).findFirst()
-                        .orElse("exit " + p.exitValue());
+                String first =
+                        stderr.lines()
+                                .map(String::strip)
+                                .filter(l -> !l.isEmpty())
+                                .findFirst()
+                                .orElse("exit " + p.exitValue());
                 if (first.length() > 300) {
                     first = first.substring(0, 297) + "...";
                 }
@@ -72,7 +90,10 @@ final class Kustomize {
             Thread.currentThread().interrupt();
             throw new InputException(display + ": interrupted while kubectl kustomize ran");
         } catch (ExecutionException e) {
-            throw new InputException(display + ": cannot read kubectl kustomize's output: " + e.getCause().getMessage());
+            throw new InputException(
+                    display
+                            + ": cannot read kubectl kustomize's output: "
+                            + e.getCause().getMessage());
         }
     }
 

@@ -4,19 +4,21 @@ import dev.deja.engine.InputException;
 import java.util.Map;
 
 /**
- * How long one list of a live source (a Kubernetes kind in a namespace, an AWS Describe call followed through its
- * pages) may take in all, retries included, before it is stopped and reported as failed (exit 3): a server that
- * answers every page with one more page never ends a scan. {@value #ENV} (seconds, 1 to 86400) sets it; default
- * {@value #DEFAULT_SECONDS} s.
+ * How long one list of a live source (a Kubernetes kind in a namespace, an AWS Describe call
+ * followed through its pages) may take in all, retries included, before it is stopped and reported
+ * as failed (exit 3): a server that answers every page with one more page never ends a scan.
+ * {@value #ENV} (seconds, 1 to 86400) sets it; default {@value #DEFAULT_SECONDS} s.
  */
 public final class ListDeadline {
     public static final String ENV = "DEJA_LIST_DEADLINE";
     public static final int DEFAULT_SECONDS = 600;
 
-    private ListDeadline() {
-    }
+    private ListDeadline() {}
 
-    /** The deadline in milliseconds; a value that is not a number of seconds from 1 to 86400 is a usage error. */
+    /**
+     * The deadline in milliseconds; a value that is not a number of seconds from 1 to 86400 is a
+     * usage error.
+     */
     public static long millis(Map<String, String> env) {
         String v = env == null ? null : env.get(ENV);
         if (v == null || v.isBlank()) {

@@ -20,21 +20,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Opens a file named by the user for reading without waiting forever for a FIFO's writer. Opening a named pipe for
- * reading blocks in open(2) until something opens it for writing; {@code mkfifo f; deja scan f} with no writer would
- * wait forever, as {@code cat f} does. A file that is not a regular one (a FIFO, a device, {@code /dev/stdin},
- * {@code <(command)}) is opened on a daemon thread and given {@value #DEFAULT_SECONDS} s ({@value #ENV}, 1 to 86400)
- * to open; after that it is an input error naming the path. Only the open is bounded: once a writer has the pipe
- * open, it may take its time (a {@code helm template} behind a process substitution).
+ * Opens a file named by the user for reading without waiting forever for a FIFO's writer. Opening a
+ * named pipe for reading blocks in open(2) until something opens it for writing; {@code mkfifo f;
+ * deja scan f} with no writer would wait forever, as {@code cat f} does. A file that is not a
+ * regular one (a FIFO, a device, {@code /dev/stdin}, {@code <(command)}) is opened on a daemon
+ * thread and given {@value #DEFAULT_SECONDS} s ({@value #ENV}, 1 to 86400) to open; after that it
+ * is an input error naming the path. Only the open is bounded: once a writer has the pipe open, it
+ * may take its time (a {@code helm template} behind a process substitution).
  */
 public final class OpenDeadline {
     public static final String ENV = "DEJA_OPEN_DEADLINE";
     public static final int DEFAULT_SECONDS = 30;
 
-    private OpenDeadline() {
-    }
+    private OpenDeadline() {}
 
-    /** The deadline in milliseconds; a value that is not a number of seconds from 1 to 86400 is a usage error. */
+    /**
+     * The deadline in milliseconds; a value that is not a number of seconds from 1 to 86400 is a
+     * usage error.
+     */
     public static long millis(Map<String, String> env) {
         String v = env == null ? null : env.get(ENV);
         if (v == null || v.isBlank()) {
@@ -51,7 +54,10 @@ public final class OpenDeadline {
         throw new InputException(ENV + "=" + v + ": expected a number of seconds from 1 to 86400");
     }
 
-    /** The open took longer than the deadline: a FIFO with no other end (the message names no path: callers do). */
+    /**
+     * The open took longer than the deadline: a FIFO with no other end (the message names no path:
+     * callers do).
+     */
     public static final class NoWriter extends IOException {
         NoWriter(String message) {
             super(message);
@@ -59,26 +65,33 @@ public final class OpenDeadline {
     }
 
     /**
-     * The file open for reading: a regular file (or a folder, which fails as usual) at once; anything else within
-     * {@code deadlineMs}, else {@link NoWriter}.
+     * The file open for reading: a regular file (or a folder, which fails as usual) at once;
+     * anything else within {@code deadlineMs}, else {@link NoWriter}.
      */
     public static InputStream open(Path path, long deadlineMs) throws IOException {
         if (!special(path)) {
             return Files.newInputStream(path);
         }
-        return within(path, deadlineMs, () -> Files.newInputStream(path),
+        return within(
+                path,
+                deadlineMs,
+                () -> Files.newInputStream(path),
                 "a named pipe (FIFO) that nothing opened for writing within ");
     }
 
     /**
-     * The file open for writing (created or truncated): a named pipe nothing opens for reading is {@link NoWriter}
-     * after {@code deadlineMs} (as {@code deja scan -o fifo} with no reader), anything else at once.
+     * The file open for writing (created or truncated): a named pipe nothing opens for reading is
+     * {@link NoWriter} after {@code deadlineMs} (as {@code deja scan -o fifo} with no reader),
+     * anything else at once.
      */
     public static OutputStream create(Path path, long deadlineMs) throws IOException {
         if (!special(path)) {
             return Files.newOutputStream(path);
         }
-        return within(path, deadlineMs, () -> Files.newOutputStream(path),
+        return within(
+                path,
+                deadlineMs,
+                () -> Files.newOutputStream(path),
                 "a named pipe (FIFO) that nothing opened for reading within ");
     }
 
@@ -102,16 +115,19 @@ public final class OpenDeadline {
         T open() throws IOException;
     }
 
-    private static <T extends Closeable> T within(Path path, long deadlineMs, Opener<T> opener, String what)
-            throws IOException {
+    private static <T extends Closeable> T within(
+            Path path, long deadlineMs, Opener<T> opener, String what) throws IOException {
         CompletableFuture<T> opened = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                opened.complete(opener.open());
-            } catch (Throwable e) {
-                opened.completeExceptionally(e);
-            }
-        }, "deja-open");
+        Thread t =
+                new Thread(
+                        () -> {
+                            try {
+                                opened.complete(opener.open());
+                            } catch (Throwable e) {
+                                opened.completeExceptionally(e);
+                            }
+                        },
+                        "deja-open");
         t.setDaemon(true);
         t.start();
         try {
@@ -136,9 +152,9 @@ public final class OpenDeadline {
     }
 
     /**
-     * Lets the thread blocked opening a FIFO go: on Linux, opening a FIFO for reading and writing never blocks and
-     * gives the blocked reader its writer (or the blocked writer its reader); both ends are then closed. Other systems: the daemon
-     * thread stays blocked until the process ends.
+     * Lets the thread blocked opening a FIFO go: on Linux, opening a FIFO for reading and writing
+     * never blocks and gives the blocked reader its writer (or the blocked writer its reader); both
+     * ends are then closed. Other systems: the daemon thread stays blocked until the process ends.
      */
     private static void release(Path path) {
         try {
@@ -146,10 +162,14 @@ public final class OpenDeadline {
             if (!(mode instanceof Integer m) || (m & 0170000) != 0010000 || !isLinux()) {
                 return;
             }
-            try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            try (FileChannel c =
+                    FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 // opened and closed: the reader's open(2) returns
             }
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException | SecurityException e) {
+        } catch (IOException
+                | UnsupportedOperationException
+                | IllegalArgumentException
+                | SecurityException e) {
             // best effort
         }
     }

@@ -20,9 +20,10 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The saved-snapshot format: {@code {"format": "deja-snapshot", "version": 1, "target": {"cluster": ...}, "parts": {"kubernetes": ...,
- * "aws": ...}, "coverage": [...]}}. Each part is written and read by the source's {@link SnapshotCodec}; coverage
- * is kept so that an offline re-scan still says what the live scan could not read.
+ * The saved-snapshot format: {@code {"format": "deja-snapshot", "version": 1, "target": {"cluster":
+ * ...}, "parts": {"kubernetes": ..., "aws": ...}, "coverage": [...]}}. Each part is written and
+ * read by the source's {@link SnapshotCodec}; coverage is kept so that an offline re-scan still
+ * says what the live scan could not read.
  */
 public final class SnapshotFile {
     public static final String FORMAT = "deja-snapshot";
@@ -39,8 +40,7 @@ public final class SnapshotFile {
         CODECS.put("podMetrics", "dev.deja.prometheus.PodMetricsCodec");
     }
 
-    private SnapshotFile() {
-    }
+    private SnapshotFile() {}
 
     static SnapshotCodec codec(String part) {
         String cls = CODECS.get(part);
@@ -64,15 +64,20 @@ public final class SnapshotFile {
         ObjectNode root = f.objectNode();
         root.put("format", FORMAT);
         root.put("version", VERSION);
-        snapshot.part(Target.class).ifPresent(t -> {
-            ObjectNode o = root.putObject("target"); // the cluster or account this snapshot was read from
-            if (t.cluster() != null) {
-                o.put("cluster", t.cluster());
-            }
-            if (t.account() != null) {
-                o.put("account", t.account());
-            }
-        });
+        snapshot.part(Target.class)
+                .ifPresent(
+                        t -> {
+                            ObjectNode o =
+                                    root.putObject(
+                                            "target"); // the cluster or account this snapshot was
+                            // read from
+                            if (t.cluster() != null) {
+                                o.put("cluster", t.cluster());
+                            }
+                            if (t.account() != null) {
+                                o.put("account", t.account());
+                            }
+                        });
         ObjectNode parts = root.putObject("parts");
         for (String name : CODECS.keySet()) {
             SnapshotCodec c = codec(name);
@@ -97,7 +102,9 @@ public final class SnapshotFile {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            Files.writeString(file, mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
+            Files.writeString(
+                    file,
+                    mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
         } catch (IOException e) {
             throw new InputException(file + ": cannot write snapshot: " + e.getMessage());
         }
@@ -110,44 +117,77 @@ public final class SnapshotFile {
             root = mapper().readTree(file.text());
         } catch (JacksonException e) {
             long line = e.getLocation() == null ? 0 : e.getLocation().getLineNr();
-            throw new InputException(file.display() + ":" + line + ": not valid JSON: " + e.getOriginalMessage());
+            throw new InputException(
+                    file.display() + ":" + line + ": not valid JSON: " + e.getOriginalMessage());
         }
         if (!FORMAT.equals(root.path("format").asString(""))) {
-            throw new InputException(file.display() + ": not a deja snapshot (\"format\" is not \"" + FORMAT + "\")");
+            throw new InputException(
+                    file.display()
+                            + ": not a deja snapshot (\"format\" is not \""
+                            + FORMAT
+                            + "\")");
         }
         int v = root.path("version").asInt(-1);
         if (v != VERSION) {
-            throw new InputException(file.display() + ": snapshot version " + v + " is not supported (expected " + VERSION + ")");
+            throw new InputException(
+                    file.display()
+                            + ": snapshot version "
+                            + v
+                            + " is not supported (expected "
+                            + VERSION
+                            + ")");
         }
         JsonNode parts = root.path("parts");
         for (Map.Entry<String, JsonNode> p : parts.properties()) {
             SnapshotCodec c = codec(p.getKey());
             if (c == null) {
-                throw new InputException(file.display() + ": unknown snapshot part '" + p.getKey() + "'");
+                throw new InputException(
+                        file.display() + ": unknown snapshot part '" + p.getKey() + "'");
             }
             try {
                 c.read(p.getValue(), file.display(), out);
             } catch (InputException e) {
                 throw e;
-            } catch (RuntimeException e) { // a value the codec could not use (a number out of range, a wrong type)
-                String m = String.valueOf(e.getMessage()).lines().findFirst().orElse("").replaceAll("\\p{Cntrl}", "?");
-                throw new InputException("snapshot malformed: " + file.display() + ": " + p.getKey() + " part: "
-                        + (m.length() <= 200 ? m : m.substring(0, 197) + "..."));
+            } catch (
+                    RuntimeException
+                            e) { // a value the codec could not use (a number out of range, a wrong
+                // type)
+                String m =
+                        String.valueOf(e.getMessage())
+                                .lines()
+                                .findFirst()
+                                .orElse("")
+                                .replaceAll("\\p{Cntrl}", "?");
+                throw new InputException(
+                        "snapshot malformed: "
+                                + file.display()
+                                + ": "
+                                + p.getKey()
+                                + " part: "
+                                + (m.length() <= 200 ? m : m.substring(0, 197) + "..."));
             }
         }
         for (JsonNode e : root.path("coverage")) {
             Coverage.Status st;
             try {
-                st = Coverage.Status.valueOf(e.path("status").asString("read").toUpperCase(Locale.ROOT));
+                st =
+                        Coverage.Status.valueOf(
+                                e.path("status").asString("read").toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException ex) {
-                throw new InputException(file.display() + ": unknown coverage status " + e.path("status"));
+                throw new InputException(
+                        file.display() + ": unknown coverage status " + e.path("status"));
             }
-            // what was read and what was not, as when the snapshot was taken: the rules that need a kind the
+            // what was read and what was not, as when the snapshot was taken: the rules that need a
+            // kind the
             // snapshot does not hold are then not run (see the engine)
             String detail = e.path("detail").asString(null);
-            out.coverage(new Coverage.Entry(e.path("source").asString("?"),
-                    e.path("scope").asString("?") + " (saved in " + file.display() + ")", st, detail,
-                    st == Coverage.Status.READ ? e.path("count").asLong(-1) : -1));
+            out.coverage(
+                    new Coverage.Entry(
+                            e.path("source").asString("?"),
+                            e.path("scope").asString("?") + " (saved in " + file.display() + ")",
+                            st,
+                            detail,
+                            st == Coverage.Status.READ ? e.path("count").asLong(-1) : -1));
         }
         out.read("snapshot", file.display(), parts.size());
     }

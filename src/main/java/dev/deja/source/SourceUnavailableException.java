@@ -1,6 +1,9 @@
 package dev.deja.source;
 
-/** A live source could not be used at all (unreachable, bad credentials): one line, exit 3, other sources go on. */
+/**
+ * A live source could not be used at all (unreachable, bad credentials): one line, exit 3, other
+ * sources go on.
+ */
 public final class SourceUnavailableException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final String source;

@@ -23,22 +23,30 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A small S3-compatible server on the loopback interface for the calls deja makes, path-style: PutObject (plain or
- * aws-chunked bodies), ListObjectsV2 with paging ({@code pageSize} keys a page, continuation tokens), GetObject.
- * Objects keep a last-modified time the test may set. {@code denyWrites} answers PutObject with 403 AccessDenied as
- * S3 does; unknown buckets are 404 NoSuchBucket.
+ * A small S3-compatible server on the loopback interface for the calls deja makes, path-style:
+ * PutObject (plain or aws-chunked bodies), ListObjectsV2 with paging ({@code pageSize} keys a page,
+ * continuation tokens), GetObject. Objects keep a last-modified time the test may set. {@code
+ * denyWrites} answers PutObject with 403 AccessDenied as S3 does; unknown buckets are 404
+ * NoSuchBucket.
  */
 public final class FakeS3 implements AutoCloseable {
-    public record Obj(byte[] body, Instant lastModified, String contentType) {
-    }
+    public record Obj(byte[] body, Instant lastModified, String contentType) {}
 
     private final HttpServer server;
-    public final Map<String, ConcurrentSkipListMap<String, Obj>> buckets = new ConcurrentHashMap<>();
+    public final Map<String, ConcurrentSkipListMap<String, Obj>> buckets =
+            new ConcurrentHashMap<>();
+
     /** Requests seen: "PUT /bucket/key", "GET /bucket?list-type=2...". */
     public final List<String> requests = new CopyOnWriteArrayList<>();
+
     public volatile int pageSize = 1000;
-    /** A hostile store: when set, every list page says it is truncated and gives this same NextContinuationToken. */
+
+    /**
+     * A hostile store: when set, every list page says it is truncated and gives this same
+     * NextContinuationToken.
+     */
     public volatile String stuckToken;
+
     public volatile boolean denyWrites;
 
     public FakeS3(String... bucketNames) throws IOException {
@@ -55,7 +63,13 @@ public final class FakeS3 implements AutoCloseable {
     }
 
     public void put(String bucket, String key, String body, Instant lastModified) {
-        buckets.get(bucket).put(key, new Obj(body.getBytes(StandardCharsets.UTF_8), lastModified, "application/json"));
+        buckets.get(bucket)
+                .put(
+                        key,
+                        new Obj(
+                                body.getBytes(StandardCharsets.UTF_8),
+                                lastModified,
+                                "application/json"));
     }
 
     public String body(String bucket, String key) {
@@ -87,10 +101,17 @@ public final class FakeS3 implements AutoCloseable {
                     }
                     String enc = ex.getRequestHeaders().getFirst("Content-Encoding");
                     String sha = ex.getRequestHeaders().getFirst("x-amz-content-sha256");
-                    boolean chunked = (enc != null && enc.contains("aws-chunked")) || (sha != null && sha.startsWith("STREAMING-"));
-                    objects.put(key, new Obj(chunked ? dechunk(in) : in, Instant.now(),
-                            ex.getRequestHeaders().getFirst("Content-Type")));
-                    ex.getResponseHeaders().add("ETag", "\"" + Integer.toHexString(Arrays.hashCode(in)) + "\"");
+                    boolean chunked =
+                            (enc != null && enc.contains("aws-chunked"))
+                                    || (sha != null && sha.startsWith("STREAMING-"));
+                    objects.put(
+                            key,
+                            new Obj(
+                                    chunked ? dechunk(in) : in,
+                                    Instant.now(),
+                                    ex.getRequestHeaders().getFirst("Content-Type")));
+                    ex.getResponseHeaders()
+                            .add("ETag", "\"" + Integer.toHexString(Arrays.hashCode(in)) + "\"");
                     ex.sendResponseHeaders(200, -1);
                 }
                 case "GET" -> {
@@ -103,9 +124,17 @@ public final class FakeS3 implements AutoCloseable {
                         error(ex, 404, "NoSuchKey", "The specified key does not exist.");
                         return;
                     }
-                    ex.getResponseHeaders().add("Content-Type", o.contentType() == null ? "application/octet-stream" : o.contentType());
-                    ex.getResponseHeaders().add("Last-Modified", DateTimeFormatter.RFC_1123_DATE_TIME
-                            .format(o.lastModified().atZone(ZoneOffset.UTC)));
+                    ex.getResponseHeaders()
+                            .add(
+                                    "Content-Type",
+                                    o.contentType() == null
+                                            ? "application/octet-stream"
+                                            : o.contentType());
+                    ex.getResponseHeaders()
+                            .add(
+                                    "Last-Modified",
+                                    DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                                            o.lastModified().atZone(ZoneOffset.UTC)));
                     ex.sendResponseHeaders(200, o.body().length == 0 ? -1 : o.body().length);
                     try (OutputStream os = ex.getResponseBody()) {
                         os.write(o.body());
@@ -116,13 +145,18 @@ public final class FakeS3 implements AutoCloseable {
         }
     }
 
-    private void list(HttpExchange ex, String bucket, ConcurrentSkipListMap<String, Obj> objects, Map<String, String> q)
+    private void list(
+            HttpExchange ex,
+            String bucket,
+            ConcurrentSkipListMap<String, Obj> objects,
+            Map<String, String> q)
             throws IOException {
         String prefix = q.getOrDefault("prefix", "");
         String after = q.get("continuation-token");
         List<Map.Entry<String, Obj>> page = new ArrayList<>();
         boolean truncated = false;
-        for (Map.Entry<String, Obj> e : (after == null ? objects : objects.tailMap(after, false)).entrySet()) {
+        for (Map.Entry<String, Obj> e :
+                (after == null ? objects : objects.tailMap(after, false)).entrySet()) {
             if (!e.getKey().startsWith(prefix)) {
                 continue;
             }
@@ -135,32 +169,56 @@ public final class FakeS3 implements AutoCloseable {
         if (stuckToken != null) {
             truncated = true;
         }
-        StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                + "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
-        x.append("<Name>").append(bucket).append("</Name><Prefix>").append(esc(prefix)).append("</Prefix>");
-        x.append("<KeyCount>").append(page.size()).append("</KeyCount><MaxKeys>").append(pageSize).append("</MaxKeys>");
+        StringBuilder x =
+                new StringBuilder(
+                        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                                + "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
+        x.append("<Name>")
+                .append(bucket)
+                .append("</Name><Prefix>")
+                .append(esc(prefix))
+                .append("</Prefix>");
+        x.append("<KeyCount>")
+                .append(page.size())
+                .append("</KeyCount><MaxKeys>")
+                .append(pageSize)
+                .append("</MaxKeys>");
         x.append("<IsTruncated>").append(truncated).append("</IsTruncated>");
         if (after != null) {
             x.append("<ContinuationToken>").append(esc(after)).append("</ContinuationToken>");
         }
         if (truncated && stuckToken != null) {
-            x.append("<NextContinuationToken>").append(esc(stuckToken)).append("</NextContinuationToken>");
+            x.append("<NextContinuationToken>")
+                    .append(esc(stuckToken))
+                    .append("</NextContinuationToken>");
         } else if (truncated) {
-            x.append("<NextContinuationToken>").append(esc(page.get(page.size() - 1).getKey())).append("</NextContinuationToken>");
+            x.append("<NextContinuationToken>")
+                    .append(esc(page.get(page.size() - 1).getKey()))
+                    .append("</NextContinuationToken>");
         }
         for (Map.Entry<String, Obj> e : page) {
-            x.append("<Contents><Key>").append(esc(e.getKey())).append("</Key><LastModified>")
+            x.append("<Contents><Key>")
+                    .append(esc(e.getKey()))
+                    .append("</Key><LastModified>")
                     .append(e.getValue().lastModified().truncatedTo(ChronoUnit.MILLIS))
-                    .append("</LastModified><ETag>&quot;0&quot;</ETag><Size>").append(e.getValue().body().length)
+                    .append("</LastModified><ETag>&quot;0&quot;</ETag><Size>")
+                    .append(e.getValue().body().length)
                     .append("</Size><StorageClass>STANDARD</StorageClass></Contents>");
         }
         x.append("</ListBucketResult>");
         send(ex, 200, x.toString());
     }
 
-    private static void error(HttpExchange ex, int status, String code, String message) throws IOException {
-        send(ex, status, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>"
-                + message + "</Message><RequestId>fake</RequestId></Error>");
+    private static void error(HttpExchange ex, int status, String code, String message)
+            throws IOException {
+        send(
+                ex,
+                status,
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>"
+                        + code
+                        + "</Code><Message>"
+                        + message
+                        + "</Message><RequestId>fake</RequestId></Error>");
     }
 
     private static void send(HttpExchange ex, int status, String xml) throws IOException {
@@ -180,7 +238,8 @@ public final class FakeS3 implements AutoCloseable {
             int eol = indexOf(in, i);
             String header = new String(in, i, eol - i, StandardCharsets.US_ASCII);
             int semi = header.indexOf(';');
-            int size = Integer.parseInt((semi < 0 ? header : header.substring(0, semi)).strip(), 16);
+            int size =
+                    Integer.parseInt((semi < 0 ? header : header.substring(0, semi)).strip(), 16);
             if (size == 0) {
                 break;
             }
@@ -207,7 +266,8 @@ public final class FakeS3 implements AutoCloseable {
         for (String kv : raw.split("&")) {
             int eq = kv.indexOf('=');
             String k = URLDecoder.decode(eq < 0 ? kv : kv.substring(0, eq), StandardCharsets.UTF_8);
-            String v = eq < 0 ? "" : URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
+            String v =
+                    eq < 0 ? "" : URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
             m.put(k, v);
         }
         return m;

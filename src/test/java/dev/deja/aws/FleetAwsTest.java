@@ -21,10 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Several AWS accounts in one run through one loopback endpoint speaking STS and ELBv2 (the fake answers requests
- * signed with an assumed role's credentials as that role's account), with the real SDK clients: each account is
- * assumed with AssumeRole (session "deja", the external id, the base credentials of the environment), read on its
- * own, and named by its account id in the report.
+ * Several AWS accounts in one run through one loopback endpoint speaking STS and ELBv2 (the fake
+ * answers requests signed with an assumed role's credentials as that role's account), with the real
+ * SDK clients: each account is assumed with AssumeRole (session "deja", the external id, the base
+ * credentials of the environment), read on its own, and named by its account id in the report.
  */
 class FleetAwsTest {
     static final String REGION = "eu-west-2";
@@ -33,8 +33,7 @@ class FleetAwsTest {
     static final String ROLE_B = "arn:aws:iam::" + OTHER + ":role/deja-audit";
     static final String ROLE_DENIED = "arn:aws:iam::333333333333:role/deja-audit";
 
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
     FakeAws a;
     FakeAws b;
 
@@ -64,20 +63,31 @@ class FleetAwsTest {
     }
 
     TestSupport.Run scan(String... extra) {
-        List<String> args = new ArrayList<>(List.of("scan", "--aws-endpoint", a.url(), "--region", REGION,
-                "--format", "json"));
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "scan",
+                                "--aws-endpoint",
+                                a.url(),
+                                "--region",
+                                REGION,
+                                "--format",
+                                "json"));
         args.addAll(List.of(extra));
-        return TestSupport.runWith(new ByteArrayInputStream(new byte[0]), env(), args.toArray(String[]::new));
+        return TestSupport.runWith(
+                new ByteArrayInputStream(new byte[0]), env(), args.toArray(String[]::new));
     }
 
     @Test
     void twoAccountsByAssumedRoles() {
-        TestSupport.Run r = scan("--role-arn", ROLE_A, "--role-arn", ROLE_B, "--external-id", "ext-42");
+        TestSupport.Run r =
+                scan("--role-arn", ROLE_A, "--role-arn", ROLE_B, "--external-id", "ext-42");
         assertEquals(1, r.code(), r.err());
         assertEquals(List.of(), a.problems());
         assertEquals(List.of(), b.problems());
         // AssumeRole per account, signed with the base credentials, session deja, the external id
-        assertEquals(Set.of(ROLE_A + " deja ext-42 AKIDDEJABASE", ROLE_B + " deja ext-42 AKIDDEJABASE"),
+        assertEquals(
+                Set.of(ROLE_A + " deja ext-42 AKIDDEJABASE", ROLE_B + " deja ext-42 AKIDDEJABASE"),
                 Set.copyOf(a.assumeRoleCalls()));
         // each account's load balancers were read with its own credentials, and only there
         assertEquals(1, a.calls("DescribeLoadBalancers"));
@@ -85,15 +95,26 @@ class FleetAwsTest {
         JsonNode report = TestSupport.json(r.out());
         Map<String, String> accountOf = new TreeMap<>();
         for (JsonNode f : report.path("findings")) {
-            accountOf.put(f.path("location").path("name").asString(), f.path("target").path("account").asString());
+            accountOf.put(
+                    f.path("location").path("name").asString(),
+                    f.path("target").path("account").asString());
             assertFalse(f.path("target").has("cluster"), f.toString());
         }
         assertEquals(Map.of("nlb-a", FakeAws.ACCOUNT, "nlb-b", OTHER), accountOf);
         Set<String> targets = new TreeSet<>();
-        report.path("targets").forEach(t -> targets.add(t.path("account").asString() + " " + t.path("complete").asBoolean()));
+        report.path("targets")
+                .forEach(
+                        t ->
+                                targets.add(
+                                        t.path("account").asString()
+                                                + " "
+                                                + t.path("complete").asBoolean()));
         assertEquals(Set.of(FakeAws.ACCOUNT + " true", OTHER + " true"), targets);
         for (JsonNode e : report.path("coverage").path("entries")) {
-            assertTrue(Set.of(FakeAws.ACCOUNT, OTHER).contains(e.path("target").path("account").asString()), e.toString());
+            assertTrue(
+                    Set.of(FakeAws.ACCOUNT, OTHER)
+                            .contains(e.path("target").path("account").asString()),
+                    e.toString());
         }
     }
 
@@ -109,13 +130,23 @@ class FleetAwsTest {
             }
         }
         assertTrue(failed != null, report.path("coverage").toString());
-        assertEquals("333333333333", failed.path("target").path("account").asString(), failed.toString());
-        assertTrue(failed.path("detail").asString().contains("cannot assume role " + ROLE_DENIED), failed.toString());
+        assertEquals(
+                "333333333333",
+                failed.path("target").path("account").asString(),
+                failed.toString());
+        assertTrue(
+                failed.path("detail").asString().contains("cannot assume role " + ROLE_DENIED),
+                failed.toString());
         assertTrue(r.err().contains("[aws 333333333333]"), r.err());
         // the other account was read in full
         Set<String> names = new TreeSet<>();
-        report.path("findings").forEach(f -> names.add(f.path("location").path("name").asString() + " "
-                + f.path("target").path("account").asString()));
+        report.path("findings")
+                .forEach(
+                        f ->
+                                names.add(
+                                        f.path("location").path("name").asString()
+                                                + " "
+                                                + f.path("target").path("account").asString()));
         assertEquals(Set.of("nlb-b " + OTHER), names);
     }
 

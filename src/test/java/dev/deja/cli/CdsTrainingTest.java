@@ -10,8 +10,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The launcher's class-data archive is only as good as its training run: it must really read the Kubernetes API it
- * serves (both pages of Deployments included), run the rules over what it read, and scan the examples.
+ * The launcher's class-data archive is only as good as its training run: it must really read the
+ * Kubernetes API it serves (both pages of Deployments included), run the rules over what it read,
+ * and scan the examples.
  */
 class CdsTrainingTest {
     @Test
@@ -20,7 +21,8 @@ class CdsTrainingTest {
         List<String> read = new ArrayList<>();
         for (JsonNode e : report.path("coverage").path("entries")) {
             // notes (the examples define Deployment edge/internal-lb twice) are not gaps
-            if (e.path("source").asString().equals("kubernetes") && !e.path("status").asString().equals("note")) {
+            if (e.path("source").asString().equals("kubernetes")
+                    && !e.path("status").asString().equals("note")) {
                 assertEquals("read", e.path("status").asString(), e.toString());
                 read.add(e.path("scope").asString() + "=" + e.path("count").asInt());
             }
@@ -33,9 +35,13 @@ class CdsTrainingTest {
             rules.add(f.path("ruleId").asString());
             objects.add(f.path("object").asString());
         }
-        assertTrue(objects.stream().anyMatch(o -> o.contains("edge/ingress-nginx")), objects.toString());
+        assertTrue(
+                objects.stream().anyMatch(o -> o.contains("edge/ingress-nginx")),
+                objects.toString());
         assertTrue(rules.contains("k8s-ingress-nginx-serial-reloads"), rules.toString());
-        assertTrue(rules.stream().anyMatch(r -> r.startsWith("haproxy-")), rules.toString()); // the examples
+        assertTrue(
+                rules.stream().anyMatch(r -> r.startsWith("haproxy-")),
+                rules.toString()); // the examples
         assertTrue(report.path("suppressed").size() > 0, "the annotation suppression is exercised");
     }
 }

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.deja.TestSupport.Run;
 import dev.deja.TestSupport;
+import dev.deja.TestSupport.Run;
 import dev.deja.engine.Catalog;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,8 +16,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 class CliTest {
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     @Test
     void versionPrintsTheProjectVersion() {
@@ -34,20 +33,28 @@ class CliTest {
             assertEquals(0, r.code(), String.join(" ", args));
             assertTrue(r.out().contains("Exit codes"), String.join(" ", args) + ": " + r.out());
             for (int code = 0; code <= 4; code++) {
-                assertTrue(r.out().contains("  " + code + "  "), "exit code " + code + " in " + String.join(" ", args));
+                assertTrue(
+                        r.out().contains("  " + code + "  "),
+                        "exit code " + code + " in " + String.join(" ", args));
             }
         }
         // the catalog commands never scan: their own codes, not --fail-on's or an incomplete scan's
-        for (String[] args : new String[][] {{"rules", "--help"}, {"explain", "--help"}, {"cases", "--help"}}) {
+        for (String[] args :
+                new String[][] {{"rules", "--help"}, {"explain", "--help"}, {"cases", "--help"}}) {
             Run r = TestSupport.run(args);
             assertEquals(0, r.code(), String.join(" ", args));
             String help = r.out();
             assertTrue(help.contains("Exit codes:"), String.join(" ", args) + ": " + help);
             String codes = help.substring(help.indexOf("Exit codes:"));
             for (int code : new int[] {0, 2, 4}) {
-                assertTrue(codes.contains("  " + code + "  "), "exit code " + code + " in " + String.join(" ", args));
+                assertTrue(
+                        codes.contains("  " + code + "  "),
+                        "exit code " + code + " in " + String.join(" ", args));
             }
-            assertFalse(codes.contains("--fail-on") || codes.contains("  1  ") || codes.contains("  3  "),
+            assertFalse(
+                    codes.contains("--fail-on")
+                            || codes.contains("  1  ")
+                            || codes.contains("  3  "),
                     String.join(" ", args) + ": " + codes);
         }
     }
@@ -102,7 +109,11 @@ class CliTest {
         Files.writeString(f, "just: data\n");
         Run r = TestSupport.run("scan", f.toString());
         assertEquals(2, r.code());
-        assertTrue(r.err().contains("notes.yaml: not a HAProxy configuration, Kubernetes manifest or deja snapshot"), r.err());
+        assertTrue(
+                r.err()
+                        .contains(
+                                "notes.yaml: not a HAProxy configuration, Kubernetes manifest or deja snapshot"),
+                r.err());
     }
 
     @Test
@@ -146,7 +157,8 @@ class CliTest {
         assertTrue(arr.isArray(), r.out());
         assertEquals(Catalog.packaged().cases().size(), arr.size());
         for (JsonNode n : arr) {
-            for (String f : new String[] {"id", "title", "organisation", "date", "summary", "ruleIds"}) {
+            for (String f :
+                    new String[] {"id", "title", "organisation", "date", "summary", "ruleIds"}) {
                 assertTrue(n.has(f), f + " in " + n);
             }
             assertTrue(n.path("ruleIds").size() > 0, n.toString());
@@ -165,11 +177,17 @@ class CliTest {
         int rows = 0;
         for (String line : lines.subList(1, lines.size() - 1)) {
             // every title starts in the TITLE column, also on a row whose rule comes from two cases
-            assertTrue(line.length() > titleAt && line.charAt(titleAt - 1) == ' ' && line.charAt(titleAt) != ' ', line);
+            assertTrue(
+                    line.length() > titleAt
+                            && line.charAt(titleAt - 1) == ' '
+                            && line.charAt(titleAt) != ' ',
+                    line);
             rows++;
         }
         assertEquals(Catalog.packaged().rules().size(), rows);
-        assertTrue(lines.stream().anyMatch(l -> l.matches(".*IL-\\d+,IL-\\d+.*")), "a multi-case row is listed");
+        assertTrue(
+                lines.stream().anyMatch(l -> l.matches(".*IL-\\d+,IL-\\d+.*")),
+                "a multi-case row is listed");
     }
 
     @Test
@@ -184,13 +202,27 @@ class CliTest {
     @Test
     void anIgnoreEntryThatMatchesNothingIsReported() throws Exception {
         Path ignore = tmp.resolve("ignore.yaml");
-        Files.writeString(ignore, "- rule: haproxy-tarpit-holds-slots\n  object: frontend/hc_pnig\n  reason: typo in the name\n"
-                + "- rule: haproxy-tarpit-holds-slots\n  object: hc_ping\n  reason: accepted\n");
-        Run r = TestSupport.run("scan", "--ignore-file", ignore.toString(), "examples/haproxy/il-0264-before.cfg");
+        Files.writeString(
+                ignore,
+                "- rule: haproxy-tarpit-holds-slots\n  object: frontend/hc_pnig\n  reason: typo in the name\n"
+                        + "- rule: haproxy-tarpit-holds-slots\n  object: hc_ping\n  reason: accepted\n");
+        Run r =
+                TestSupport.run(
+                        "scan",
+                        "--ignore-file",
+                        ignore.toString(),
+                        "examples/haproxy/il-0264-before.cfg");
         assertEquals(1, r.code(), r.err());
-        assertTrue(r.err().contains(ignore + ":1: suppression of haproxy-tarpit-holds-slots for object 'frontend/hc_pnig'"
-                + " matched no finding of this scan"), r.err());
-        assertFalse(r.err().contains(ignore + ":4:"), "the entry that matched is not reported: " + r.err());
+        assertTrue(
+                r.err()
+                        .contains(
+                                ignore
+                                        + ":1: suppression of haproxy-tarpit-holds-slots for object 'frontend/hc_pnig'"
+                                        + " matched no finding of this scan"),
+                r.err());
+        assertFalse(
+                r.err().contains(ignore + ":4:"),
+                "the entry that matched is not reported: " + r.err());
         assertTrue(r.out().contains("1 suppressed"), r.out());
     }
 }

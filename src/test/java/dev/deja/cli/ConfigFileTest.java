@@ -27,7 +27,8 @@ class ConfigFileTest {
     static final Catalog CATALOG = ReportFixtures.catalog();
     static final Path DIR = Path.of("/etc/deja");
 
-    static final String FULL = """
+    static final String FULL =
+            """
             sources:
               paths: [manifests/]
               haproxy:
@@ -76,17 +77,28 @@ class ConfigFileTest {
         assertEquals(List.of("2.8"), c.option("--haproxy-version"));
         assertEquals(Map.of("PORT", "8080"), c.env);
         assertEquals(List.of("500"), c.option("--assume-client-rps"));
-        assertEquals(List.of("true"), c.option("--cluster"), "a cluster section enables the cluster source");
+        assertEquals(
+                List.of("true"),
+                c.option("--cluster"),
+                "a cluster section enables the cluster source");
         assertEquals(List.of("ingress", "payments"), c.option("--namespace"));
-        assertEquals(List.of("true"), c.option("--no-annotation-suppressions"), "annotationSuppressions: false");
+        assertEquals(
+                List.of("true"),
+                c.option("--no-annotation-suppressions"),
+                "annotationSuppressions: false");
         assertEquals(List.of("eu-west-2", "us-east-1"), c.option("--region"));
         assertEquals(List.of("aws-nlb-zone-health-hidden"), c.option("--skip-rules"));
         assertEquals(Map.of("haproxy-tarpit-holds-slots", Severity.CRITICAL), c.severityOverrides);
         assertEquals(List.of("low"), c.option("--min-severity"));
         assertEquals(List.of("high"), c.option("--fail-on"));
         assertEquals(1, c.suppressions.entries().size());
-        assertEquals("deja.yaml:25", c.suppressions.entries().get(0).origin(), "suppression origin is file:line");
-        assertEquals(List.of("json=/reports/deja.json", "html=/etc/deja/reports/deja.html"), c.option("--output"));
+        assertEquals(
+                "deja.yaml:25",
+                c.suppressions.entries().get(0).origin(),
+                "suppression origin is file:line");
+        assertEquals(
+                List.of("json=/reports/deja.json", "html=/etc/deja/reports/deja.html"),
+                c.option("--output"));
         assertEquals(List.of("configmap:deja/deja-report"), c.option("--baseline"));
         assertEquals(List.of("env:SLACK_WEBHOOK_URL"), c.option("--notify"));
     }
@@ -100,21 +112,36 @@ class ConfigFileTest {
     void unknownKeysAndBadValuesNameFileAndLine() {
         refused("sources:\n  clutser: {}\n", "deja.yaml:2: unknown key 'clutser' in sources");
         refused("failOn: high\nouputs: []\n", "deja.yaml:2: unknown key 'ouputs' in the top level");
-        refused("sources:\n  cluster:\n    namespace: [a]\n", "deja.yaml:3: unknown key 'namespace' in sources.cluster");
-        refused("rules:\n  severity:\n    no-such-rule: high\n", "deja.yaml:3: unknown rule 'no-such-rule'");
-        refused("rules:\n  severity:\n    haproxy-tarpit-holds-slots: urgent\n", "deja.yaml:3: unknown severity 'urgent'");
+        refused(
+                "sources:\n  cluster:\n    namespace: [a]\n",
+                "deja.yaml:3: unknown key 'namespace' in sources.cluster");
+        refused(
+                "rules:\n  severity:\n    no-such-rule: high\n",
+                "deja.yaml:3: unknown rule 'no-such-rule'");
+        refused(
+                "rules:\n  severity:\n    haproxy-tarpit-holds-slots: urgent\n",
+                "deja.yaml:3: unknown severity 'urgent'");
         refused("failOn: sometimes\n", "deja.yaml:1: unknown severity");
         refused("allowPartial: yes please\n", "deja.yaml:1: expected true or false");
         refused("outputs:\n  - {format: json}\n", "deja.yaml:2: missing 'path'");
-        refused("suppressions:\n  - rule: kube-lb-pods-fail-together\n    objekt: x\n    reason: r\n",
+        refused(
+                "suppressions:\n  - rule: kube-lb-pods-fail-together\n    objekt: x\n    reason: r\n",
                 "deja.yaml:3: unknown key 'objekt'");
-        refused("sources:\n  haproxy:\n    configMaps: [haproxy-config]\n", "deja.yaml:3: ConfigMap 'haproxy-config' is not NAMESPACE/NAME");
-        refused("sources:\n  haproxy:\n    assumeClientRps: -3\n", "deja.yaml:3: expected a positive whole number");
+        refused(
+                "sources:\n  haproxy:\n    configMaps: [haproxy-config]\n",
+                "deja.yaml:3: ConfigMap 'haproxy-config' is not NAMESPACE/NAME");
+        refused(
+                "sources:\n  haproxy:\n    assumeClientRps: -3\n",
+                "deja.yaml:3: expected a positive whole number");
         refused("- a\n- b\n", "deja.yaml:1: the top level must be a mapping");
         refused("failOn: high\nfailOn: low\n", "deja.yaml:2: duplicate key 'failOn'");
         refused("sources: [\n", "deja.yaml:2: not valid YAML");
-        refused("sources:\n  aws:\n    regions: [\"eu-west-1\\0us-east-1\"]\n", "deja.yaml:3: value holds a NUL character");
-        refused("sources:\n  cluster: {kubeconfig: \"kc\\0\"}\n", "deja.yaml:2: value holds a NUL character");
+        refused(
+                "sources:\n  aws:\n    regions: [\"eu-west-1\\0us-east-1\"]\n",
+                "deja.yaml:3: value holds a NUL character");
+        refused(
+                "sources:\n  cluster: {kubeconfig: \"kc\\0\"}\n",
+                "deja.yaml:2: value holds a NUL character");
     }
 
     @Test
@@ -127,13 +154,22 @@ class ConfigFileTest {
 
     @Test
     void commandLineOverridesTheFile() {
-        ScanCommand cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
-                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        ScanCommand cmd =
+                new ScanCommand(
+                        new Cli.Io(
+                                new PrintWriter(new StringWriter()),
+                                new PrintWriter(new StringWriter()),
+                                new ByteArrayInputStream(new byte[0]),
+                                Map.of(),
+                                false));
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs("--fail-on", "low", "-n", "only", "--env", "PORT=9090", "--output", "text=-");
         parse(FULL).applyTo(cmd, cl);
         assertEquals("low", cmd.out.failOn, "flag wins");
-        assertEquals(List.of("only"), cmd.kube.namespaces, "a list on the command line replaces the file's");
+        assertEquals(
+                List.of("only"),
+                cmd.kube.namespaces,
+                "a list on the command line replaces the file's");
         assertEquals(Map.of("PORT", "9090"), cmd.files.env, "the command line wins per --env key");
         assertEquals(List.of("text=-"), cmd.out.outputs);
         assertEquals("low", cmd.rules.minSeverity, "not given: from the file");
@@ -145,26 +181,43 @@ class ConfigFileTest {
 
     @Test
     void fleetKeys() {
-        ScanCommand cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
-                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        ScanCommand cmd =
+                new ScanCommand(
+                        new Cli.Io(
+                                new PrintWriter(new StringWriter()),
+                                new PrintWriter(new StringWriter()),
+                                new ByteArrayInputStream(new byte[0]),
+                                Map.of(),
+                                false));
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs("--role-arn", "arn:aws:iam::111111111111:role/cli");
-        parse("sources:\n  cluster: {contexts: [prod, stage], name: ignored-by-several}\n"
-                + "  aws: {profiles: [a, b], roleArns: ['arn:aws:iam::222222222222:role/file'], externalId: x}\n")
+        parse(
+                        "sources:\n  cluster: {contexts: [prod, stage], name: ignored-by-several}\n"
+                                + "  aws: {profiles: [a, b], roleArns: ['arn:aws:iam::222222222222:role/file'], externalId: x}\n")
                 .applyTo(cmd, cl);
         assertEquals(List.of("prod", "stage"), cmd.kube.contexts);
         assertEquals(List.of("a", "b"), cmd.aws.profiles);
-        assertEquals(List.of("arn:aws:iam::111111111111:role/cli"), cmd.aws.roleArns, "the command line replaces the list");
+        assertEquals(
+                List.of("arn:aws:iam::111111111111:role/cli"),
+                cmd.aws.roleArns,
+                "the command line replaces the list");
         assertEquals("x", cmd.aws.externalId);
-        ScanCommand all = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
-                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        ScanCommand all =
+                new ScanCommand(
+                        new Cli.Io(
+                                new PrintWriter(new StringWriter()),
+                                new PrintWriter(new StringWriter()),
+                                new ByteArrayInputStream(new byte[0]),
+                                Map.of(),
+                                false));
         CommandLine c2 = new CommandLine(all);
         c2.parseArgs();
         parse("sources:\n  cluster: {allContexts: true}\n").applyTo(all, c2);
         assertTrue(all.kube.allContexts);
     }
 
-    static final String EVERY_KEY = """
+    static final String EVERY_KEY =
+            """
             sources:
               paths: [a.cfg]
               haproxy: {paths: [b.cfg], configMaps: [ns/cm], version: "2.8", env: {A: b}, assumeClientRps: 10}
@@ -192,26 +245,50 @@ class ConfigFileTest {
 
     @Test
     void everyKeyIsAScanOptionByItsLongestName() {
-        CommandLine cl = new CommandLine(new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()),
-                new PrintWriter(new StringWriter()), new ByteArrayInputStream(new byte[0]), Map.of(), false)));
+        CommandLine cl =
+                new CommandLine(
+                        new ScanCommand(
+                                new Cli.Io(
+                                        new PrintWriter(new StringWriter()),
+                                        new PrintWriter(new StringWriter()),
+                                        new ByteArrayInputStream(new byte[0]),
+                                        Map.of(),
+                                        false)));
         ConfigFile c = parse(EVERY_KEY);
         assertEquals(37, c.optionNames().size(), c.optionNames().toString());
         for (String name : c.optionNames()) {
             CommandLine.Model.OptionSpec o = cl.getCommandSpec().findOption(name);
-            assertTrue(o != null && o.longestName().equals(name), name + " is not a scan option's longest name");
-            // a list reaches picocli joined by the split regex, which must be a literal no value holds
-            assertTrue(!o.isMultiValue() || List.of(",", "\u0000").contains(o.splitRegex()), name + ": " + o.splitRegex());
+            assertTrue(
+                    o != null && o.longestName().equals(name),
+                    name + " is not a scan option's longest name");
+            // a list reaches picocli joined by the split regex, which must be a literal no value
+            // holds
+            assertTrue(
+                    !o.isMultiValue() || List.of(",", "\u0000").contains(o.splitRegex()),
+                    name + ": " + o.splitRegex());
         }
     }
 
     @Test
     void theFileFillsWhatTheCommandLineLeaves(@TempDir Path tmp) {
-        ScanCommand cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
-                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        ScanCommand cmd =
+                new ScanCommand(
+                        new Cli.Io(
+                                new PrintWriter(new StringWriter()),
+                                new PrintWriter(new StringWriter()),
+                                new ByteArrayInputStream(new byte[0]),
+                                Map.of(),
+                                false));
         CommandLine cl = new CommandLine(cmd);
-        cl.parseArgs("--allow-partial", "--cluster", "-A", "--context", "cli", "--region", "us-east-2");
-        ConfigFile.parse(EVERY_KEY.replace("allContexts: false", "allContexts: true")
-                .replace("enabled: true, kubeconfig", "enabled: false, kubeconfig"), "deja.yaml", tmp, CATALOG)
+        cl.parseArgs(
+                "--allow-partial", "--cluster", "-A", "--context", "cli", "--region", "us-east-2");
+        ConfigFile.parse(
+                        EVERY_KEY
+                                .replace("allContexts: false", "allContexts: true")
+                                .replace("enabled: true, kubeconfig", "enabled: false, kubeconfig"),
+                        "deja.yaml",
+                        tmp,
+                        CATALOG)
                 .applyTo(cmd, cl);
         assertTrue(cmd.out.allowPartial, "a flag given stays set when the file sets it too");
         assertTrue(cmd.kube.cluster, "the flag wins over enabled: false");
@@ -220,7 +297,8 @@ class ConfigFileTest {
         assertTrue(!cmd.kube.allContexts, "--context replaces the file's allContexts");
         assertEquals(List.of("us-east-2"), cmd.aws.regions);
         assertEquals(List.of("p1", "p2"), cmd.aws.profiles, "profile, then profiles");
-        assertEquals(List.of(tmp.resolve("v.yaml")), cmd.files.helmValues, "converted as a typed FILE");
+        assertEquals(
+                List.of(tmp.resolve("v.yaml")), cmd.files.helmValues, "converted as a typed FILE");
         assertEquals(List.of("k=v"), cmd.files.helmSet);
         assertEquals(10, cmd.files.assumeClientRps);
         assertEquals(Map.of("A", "b"), cmd.files.env);
@@ -229,10 +307,18 @@ class ConfigFileTest {
         assertEquals(tmp.resolve("snap.json"), cmd.out.snapshotOut);
         assertEquals("1d", cmd.live.window);
         assertEquals("2s", cmd.kube.liveMetricsTimeout);
-        assertEquals(List.of(tmp.resolve("a.cfg").toString(), tmp.resolve("b.cfg").toString()), cmd.paths);
+        assertEquals(
+                List.of(tmp.resolve("a.cfg").toString(), tmp.resolve("b.cfg").toString()),
+                cmd.paths);
         // nothing in the file: the built-in defaults
-        cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
-                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        cmd =
+                new ScanCommand(
+                        new Cli.Io(
+                                new PrintWriter(new StringWriter()),
+                                new PrintWriter(new StringWriter()),
+                                new ByteArrayInputStream(new byte[0]),
+                                Map.of(),
+                                false));
         CommandLine c2 = new CommandLine(cmd);
         c2.parseArgs("x.cfg");
         parse("").applyTo(cmd, c2);
@@ -244,8 +330,14 @@ class ConfigFileTest {
 
     @Test
     void configMapsNeedTheCluster() {
-        ScanCommand cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
-                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        ScanCommand cmd =
+                new ScanCommand(
+                        new Cli.Io(
+                                new PrintWriter(new StringWriter()),
+                                new PrintWriter(new StringWriter()),
+                                new ByteArrayInputStream(new byte[0]),
+                                Map.of(),
+                                false));
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs();
         ConfigFile c = parse("sources:\n  haproxy:\n    configMaps: [ingress/haproxy]\n");
@@ -256,9 +348,13 @@ class ConfigFileTest {
     @Test
     void endToEndThroughTheCli(@TempDir Path tmp) throws Exception {
         Path snap = tmp.resolve("snap.json");
-        SnapshotFile.write(new SnapshotBuilder().read("kubernetes", "Deployment in all namespaces", 3).build(), snap);
+        SnapshotFile.write(
+                new SnapshotBuilder().read("kubernetes", "Deployment in all namespaces", 3).build(),
+                snap);
         Path cfg = tmp.resolve("deja.yaml");
-        Files.writeString(cfg, """
+        Files.writeString(
+                cfg,
+                """
                 sources:
                   paths: [snap.json]
                 failOn: none
@@ -269,13 +365,18 @@ class ConfigFileTest {
                 """);
         TestSupport.Run r = TestSupport.run("scan", "--config", cfg.toString());
         assertEquals(0, r.code(), r.err());
-        assertTrue(Files.exists(tmp.resolve("out/deja.json")), "relative paths resolve against the config's folder");
+        assertTrue(
+                Files.exists(tmp.resolve("out/deja.json")),
+                "relative paths resolve against the config's folder");
 
         Files.writeString(cfg, "sources:\n  paths: [snap.json]\nnotfiy: http://x\n");
         r = TestSupport.run("scan", "--config", cfg.toString());
         assertEquals(2, r.code());
-        assertEquals("deja: " + cfg + ":3: unknown key 'notfiy' in the top level (expected sources, rules, failOn,"
-                + " allowPartial, suppressions, ignoreFile, outputs, baseline, reportConfigMap, notify, pushgateway, snapshotOut)",
+        assertEquals(
+                "deja: "
+                        + cfg
+                        + ":3: unknown key 'notfiy' in the top level (expected sources, rules, failOn,"
+                        + " allowPartial, suppressions, ignoreFile, outputs, baseline, reportConfigMap, notify, pushgateway, snapshotOut)",
                 r.err().strip());
         r = TestSupport.run("scan", "--config", tmp.resolve("missing.yaml").toString());
         assertEquals(2, r.code());
@@ -283,16 +384,20 @@ class ConfigFileTest {
     }
 
     /**
-     * A value the file gives that the checks after parsing refuse (an option only valid with another, a time that is
-     * not one) names the file and the key's line, as the file's other errors do; the same value typed on the command
-     * line is named by its option only.
+     * A value the file gives that the checks after parsing refuse (an option only valid with
+     * another, a time that is not one) names the file and the key's line, as the file's other
+     * errors do; the same value typed on the command line is named by its option only.
      */
     @Test
     void checksAfterParsingNameTheFileAndLine(@TempDir Path tmp) throws Exception {
         Path snap = tmp.resolve("snap.json");
-        SnapshotFile.write(new SnapshotBuilder().read("kubernetes", "Deployment in all namespaces", 3).build(), snap);
+        SnapshotFile.write(
+                new SnapshotBuilder().read("kubernetes", "Deployment in all namespaces", 3).build(),
+                snap);
         Path cfg = tmp.resolve("deja.yaml");
-        Files.writeString(cfg, """
+        Files.writeString(
+                cfg,
+                """
                 sources:
                   paths: [snap.json]
                   cluster:
@@ -301,10 +406,16 @@ class ConfigFileTest {
                 """);
         TestSupport.Run r = TestSupport.run("scan", "--config", cfg.toString());
         assertEquals(2, r.code(), r.err());
-        assertEquals("deja: " + cfg + ":5: --live-metrics: only with --cluster (it reads the proxy pods through the"
-                + " API server)", r.err().strip());
+        assertEquals(
+                "deja: "
+                        + cfg
+                        + ":5: --live-metrics: only with --cluster (it reads the proxy pods through the"
+                        + " API server)",
+                r.err().strip());
 
-        Files.writeString(cfg, """
+        Files.writeString(
+                cfg,
+                """
                 sources:
                   paths: [snap.json]
                   cluster:
@@ -313,14 +424,17 @@ class ConfigFileTest {
                 """);
         r = TestSupport.run("scan", "--config", cfg.toString());
         assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().startsWith("deja: " + cfg + ":5: --live-metrics-timeout soon: "), r.err());
+        assertTrue(
+                r.err().startsWith("deja: " + cfg + ":5: --live-metrics-timeout soon: "), r.err());
         assertEquals(1, r.err().strip().lines().count(), r.err());
         // typed on the command line, the value is the command line's: no file:line
         r = TestSupport.run("scan", "--config", cfg.toString(), "--live-metrics-timeout", "later");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().startsWith("deja: --live-metrics-timeout later: "), r.err());
 
-        Files.writeString(cfg, """
+        Files.writeString(
+                cfg,
+                """
                 sources:
                   paths: [snap.json]
                   prometheus:
@@ -329,34 +443,61 @@ class ConfigFileTest {
                 """);
         r = TestSupport.run("scan", "--config", cfg.toString());
         assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().startsWith("deja: " + cfg + ":5: --window '7x': not a PromQL range"), r.err());
+        assertTrue(
+                r.err().startsWith("deja: " + cfg + ":5: --window '7x': not a PromQL range"),
+                r.err());
     }
 
-    /** A switch the file turns on is turned off by its --no- form on the command line; the file's other values stay. */
+    /**
+     * A switch the file turns on is turned off by its --no- form on the command line; the file's
+     * other values stay.
+     */
     @Test
     void noFormsTurnOffTheFilesSwitches(@TempDir Path tmp) throws Exception {
         Path cfg = tmp.resolve("deja.yaml");
-        Files.writeString(cfg, """
+        Files.writeString(
+                cfg,
+                """
                 sources:
                   cluster: {liveMetrics: true, allContexts: true}
                   aws: {regions: [eu-west-2]}
                 allowPartial: true
                 failOn: low
                 """);
-        ScanCommand cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
-                new ByteArrayInputStream(new byte[0]), Map.of(), false));
+        ScanCommand cmd =
+                new ScanCommand(
+                        new Cli.Io(
+                                new PrintWriter(new StringWriter()),
+                                new PrintWriter(new StringWriter()),
+                                new ByteArrayInputStream(new byte[0]),
+                                Map.of(),
+                                false));
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs("--no-allow-partial", "--no-live-metrics", "--no-all-contexts", "--no-aws");
         ConfigFile.load(cfg, Catalog.packaged()).applyTo(cmd, cl);
-        assertTrue(!cmd.out.allowPartial && !cmd.kube.liveMetrics && !cmd.kube.allContexts && !cmd.aws.aws);
+        assertTrue(
+                !cmd.out.allowPartial
+                        && !cmd.kube.liveMetrics
+                        && !cmd.kube.allContexts
+                        && !cmd.aws.aws);
         assertTrue(cmd.kube.cluster, "the cluster section still turns the cluster on");
         assertEquals("low", cmd.out.failOn, "the file's other values stay");
 
-        cl = new CommandLine(cmd = new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()),
-                new PrintWriter(new StringWriter()), new ByteArrayInputStream(new byte[0]), Map.of(), false)));
+        cl =
+                new CommandLine(
+                        cmd =
+                                new ScanCommand(
+                                        new Cli.Io(
+                                                new PrintWriter(new StringWriter()),
+                                                new PrintWriter(new StringWriter()),
+                                                new ByteArrayInputStream(new byte[0]),
+                                                Map.of(),
+                                                false)));
         cl.parseArgs("--no-cluster", "--allow-partial");
         ConfigFile.load(cfg, Catalog.packaged()).applyTo(cmd, cl);
-        assertTrue(!cmd.kube.cluster && cmd.out.allowPartial && cmd.aws.aws, "--no-cluster; the file's switches");
+        assertTrue(
+                !cmd.kube.cluster && cmd.out.allowPartial && cmd.aws.aws,
+                "--no-cluster; the file's switches");
         cmd.kube.check();
         assertTrue(!cmd.kube.cluster, "the file's allContexts does not turn --no-cluster back on");
     }

@@ -19,9 +19,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code --config} with relative {@code paths:}: findings and SARIF name the files as a user in the working directory
- * would write them (relative), not as absolute paths. The config lives in a relative folder under target/, so the
- * test runs from the project folder as a user runs deja from the repository root.
+ * {@code --config} with relative {@code paths:}: findings and SARIF name the files as a user in the
+ * working directory would write them (relative), not as absolute paths. The config lives in a
+ * relative folder under target/, so the test runs from the project folder as a user runs deja from
+ * the repository root.
  */
 class ConfigPathsTest {
     Path dir;
@@ -51,17 +52,24 @@ class ConfigPathsTest {
     @Test
     void relativePathsStayRelativeInFindingsAndSarif() throws IOException {
         Path cfg = dir.resolve("deja.yaml");
-        Files.writeString(cfg, "sources:\n  paths: [../../examples/haproxy/il-0264-before.cfg]\nfailOn: none\n");
+        Files.writeString(
+                cfg,
+                "sources:\n  paths: [../../examples/haproxy/il-0264-before.cfg]\nfailOn: none\n");
         TestSupport.Run r = TestSupport.run("scan", "--config", cfg.toString(), "--format", "json");
         assertEquals(0, r.code(), r.err());
         JsonNode json = JsonMapper.builder().build().readTree(r.out());
         assertTrue(json.path("findings").size() > 0, r.out());
-        assertEquals(Set.of("examples/haproxy/il-0264-before.cfg"), files(json.path("findings"), "/location/file"));
+        assertEquals(
+                Set.of("examples/haproxy/il-0264-before.cfg"),
+                files(json.path("findings"), "/location/file"));
 
-        TestSupport.Run s = TestSupport.run("scan", "--config", cfg.toString(), "--format", "sarif");
+        TestSupport.Run s =
+                TestSupport.run("scan", "--config", cfg.toString(), "--format", "sarif");
         assertEquals(0, s.code(), s.err());
-        JsonNode results = JsonMapper.builder().build().readTree(s.out()).path("runs").get(0).path("results");
-        assertEquals(Set.of("examples/haproxy/il-0264-before.cfg"),
+        JsonNode results =
+                JsonMapper.builder().build().readTree(s.out()).path("runs").get(0).path("results");
+        assertEquals(
+                Set.of("examples/haproxy/il-0264-before.cfg"),
                 files(results, "/locations/0/physicalLocation/artifactLocation/uri"));
     }
 }

@@ -19,27 +19,50 @@ class ScanHelpTest {
         TestSupport.Run r = TestSupport.run("scan", "--help");
         assertEquals(0, r.code(), r.err());
         String help = r.out();
-        List<String> headings = List.of("Rules and findings:", "Report, outputs and exit code:",
-                "Files: HAProxy configs and Helm charts:", "Proof on the real haproxy (--prove):",
-                "Live Kubernetes (--cluster):", "Live proxy figures (--haproxy-runtime, --prometheus):",
-                "AWS load balancers (--aws):", "Several clusters or accounts:", "General:", "Exit codes:");
+        List<String> headings =
+                List.of(
+                        "Rules and findings:",
+                        "Report, outputs and exit code:",
+                        "Files: HAProxy configs and Helm charts:",
+                        "Proof on the real haproxy (--prove):",
+                        "Live Kubernetes (--cluster):",
+                        "Live proxy figures (--haproxy-runtime, --prometheus):",
+                        "AWS load balancers (--aws):",
+                        "Several clusters or accounts:",
+                        "General:",
+                        "Exit codes:");
         int at = -1;
         for (String h : headings) {
             int i = help.indexOf("\n" + h + "\n");
             assertTrue(i > at, h + " missing or out of order in:\n" + help);
             at = i;
         }
-        CommandLine scan = new CommandLine(new ScanCommand(new Cli.Io(new PrintWriter(new StringWriter()),
-                new PrintWriter(new StringWriter()), new ByteArrayInputStream(new byte[0]), Map.of(), false)));
+        CommandLine scan =
+                new CommandLine(
+                        new ScanCommand(
+                                new Cli.Io(
+                                        new PrintWriter(new StringWriter()),
+                                        new PrintWriter(new StringWriter()),
+                                        new ByteArrayInputStream(new byte[0]),
+                                        Map.of(),
+                                        false)));
         for (CommandLine.Model.OptionSpec o : scan.getCommandSpec().options()) {
             // a negatable switch is listed as --[no-]NAME
-            String name = o.negatable() ? o.longestName().replaceFirst("^--", "--[no-]") : o.longestName();
-            long rows = Pattern.compile("(?m)^ {2}(-\\w, | {4})" + Pattern.quote(name) + "(?=[= \\n])").matcher(help)
-                    .results().count();
+            String name =
+                    o.negatable()
+                            ? o.longestName().replaceFirst("^--", "--[no-]")
+                            : o.longestName();
+            long rows =
+                    Pattern.compile("(?m)^ {2}(-\\w, | {4})" + Pattern.quote(name) + "(?=[= \\n])")
+                            .matcher(help)
+                            .results()
+                            .count();
             assertEquals(1, rows, o.longestName() + " in the option list");
         }
         int kube = help.indexOf("\nLive Kubernetes (--cluster):\n");
         int namespace = help.indexOf("  -n, --namespace=NS");
-        assertTrue(namespace > kube && namespace < help.indexOf("\nLive proxy figures"), "-n under Live Kubernetes");
+        assertTrue(
+                namespace > kube && namespace < help.indexOf("\nLive proxy figures"),
+                "-n under Live Kubernetes");
     }
 }

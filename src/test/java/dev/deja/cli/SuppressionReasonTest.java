@@ -3,8 +3,8 @@ package dev.deja.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.deja.TestSupport.Run;
 import dev.deja.TestSupport;
+import dev.deja.TestSupport.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -13,19 +13,21 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * One rule for every way of suppressing a finding: a reason is required. The ignore file, a {@code # deja:ignore}
- * comment in a haproxy.cfg and a {@code deja.dev/ignore} annotation in a manifest without one are all input errors
- * naming the file and line (exit 2); with one, each suppresses.
+ * One rule for every way of suppressing a finding: a reason is required. The ignore file, a {@code
+ * # deja:ignore} comment in a haproxy.cfg and a {@code deja.dev/ignore} annotation in a manifest
+ * without one are all input errors naming the file and line (exit 2); with one, each suppresses.
  */
 class SuppressionReasonTest {
-    static final String TARPIT = "global\n  maxconn 800\ndefaults\n  mode http\n  timeout tarpit 1s\n"
-            + "  timeout client 10s\n  timeout http-request 5s\n  stats socket /tmp/s\n"
-            + "frontend fe\n  bind :80\n  http-request track-sc0 src\n"
-            + "  stick-table type ip size 1k store http_req_rate(1s)\n"
-            + "%s  http-request tarpit if { sc_http_req_rate(0) gt 20 }\n  default_backend be\n"
-            + "backend be\n  server s 127.0.0.1:1\n";
+    static final String TARPIT =
+            "global\n  maxconn 800\ndefaults\n  mode http\n  timeout tarpit 1s\n"
+                    + "  timeout client 10s\n  timeout http-request 5s\n  stats socket /tmp/s\n"
+                    + "frontend fe\n  bind :80\n  http-request track-sc0 src\n"
+                    + "  stick-table type ip size 1k store http_req_rate(1s)\n"
+                    + "%s  http-request tarpit if { sc_http_req_rate(0) gt 20 }\n  default_backend be\n"
+                    + "backend be\n  server s 127.0.0.1:1\n";
 
-    static final String MANIFEST = """
+    static final String MANIFEST =
+            """
             apiVersion: apps/v1
             kind: Deployment
             metadata:
@@ -44,8 +46,7 @@ class SuppressionReasonTest {
                       image: envoyproxy/envoy:v1.31.0
             """;
 
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     @Test
     void ignoreFileEntryWithoutReasonIsRefused() throws Exception {
@@ -64,18 +65,28 @@ class SuppressionReasonTest {
         Files.writeString(cfg, TARPIT.formatted("  # deja:ignore haproxy-tarpit-holds-slots\n"));
         Run r = TestSupport.run("scan", cfg.toString());
         assertEquals(2, r.code(), r.err() + r.out());
-        assertEquals("deja: " + cfg + ":13: deja:ignore haproxy-tarpit-holds-slots gives no reason (write"
-                + " '# deja:ignore <rule-id> <reason>': why the risk is accepted)", r.err().strip());
+        assertEquals(
+                "deja: "
+                        + cfg
+                        + ":13: deja:ignore haproxy-tarpit-holds-slots gives no reason (write"
+                        + " '# deja:ignore <rule-id> <reason>': why the risk is accepted)",
+                r.err().strip());
 
-        Files.writeString(cfg, TARPIT.formatted("  # deja:ignore haproxy-tarpit-holds-slots internal clients only\n"));
+        Files.writeString(
+                cfg,
+                TARPIT.formatted(
+                        "  # deja:ignore haproxy-tarpit-holds-slots internal clients only\n"));
         r = TestSupport.run("scan", cfg.toString(), "--format", "json", "--fail-on", "none");
         assertEquals(0, r.code(), r.err());
-        JsonNode report = JsonMapper.builder().build()
-                .readTree(r.out());
+        JsonNode report = JsonMapper.builder().build().readTree(r.out());
         for (JsonNode f : report.path("findings")) {
-            assertTrue(!f.path("ruleId").asString().equals("haproxy-tarpit-holds-slots"), f.toString());
+            assertTrue(
+                    !f.path("ruleId").asString().equals("haproxy-tarpit-holds-slots"),
+                    f.toString());
         }
-        assertTrue(r.out().contains("internal clients only"), "the reason is in the report: " + r.out());
+        assertTrue(
+                r.out().contains("internal clients only"),
+                "the reason is in the report: " + r.out());
     }
 
     @Test
@@ -87,7 +98,8 @@ class SuppressionReasonTest {
         assertTrue(r.err().startsWith("deja: " + m + ":1: deja.dev/ignore on "), r.err());
         assertTrue(r.err().contains("gives no reason"), r.err());
 
-        Files.writeString(m, MANIFEST.formatted("k8s-lb-no-disruption-headroom single replica by design"));
+        Files.writeString(
+                m, MANIFEST.formatted("k8s-lb-no-disruption-headroom single replica by design"));
         r = TestSupport.run("scan", m.toString(), "--fail-on", "none");
         assertEquals(0, r.code(), r.err());
         assertTrue(!r.err().contains("no reason"), r.err());

@@ -15,23 +15,41 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The engine over a tiny synthetic source: ordering, severity filters and overrides, suppressions, determinism. */
+/**
+ * The engine over a tiny synthetic source: ordering, severity filters and overrides, suppressions,
+ * determinism.
+ */
 class EngineTest {
-    static final String CASE = "id: IL-0001\ntitle: T\norganisation: O\ndate: '2024-01-01'\ntags: [x]\nsummary: It broke. Then more.\n"
-            + "timeline: [{time: '1', event: e}]\nfollowUps: [f]\nlinks: ['https://x']\n"
-            + "libraryUrl: https://incidentlib-api.benchlet.com/cases/IL-0001\n";
+    static final String CASE =
+            "id: IL-0001\ntitle: T\norganisation: O\ndate: '2024-01-01'\ntags: [x]\nsummary: It broke. Then more.\n"
+                    + "timeline: [{time: '1', event: e}]\nfollowUps: [f]\nlinks: ['https://x']\n"
+                    + "libraryUrl: https://incidentlib-api.benchlet.com/cases/IL-0001\n";
 
     static String rule(String id, String sev) {
-        return "id: " + id + "\ntitle: " + id + " title\nseverity: " + sev + "\nsource: haproxy\ncaseIds: [IL-0001]\n"
-                + "description: d\nremediation: Fix " + id + ".\nlinks: ['https://x']\n";
+        return "id: "
+                + id
+                + "\ntitle: "
+                + id
+                + " title\nseverity: "
+                + sev
+                + "\nsource: haproxy\ncaseIds: [IL-0001]\n"
+                + "description: d\nremediation: Fix "
+                + id
+                + ".\nlinks: ['https://x']\n";
     }
 
-    static final Catalog CATALOG = Catalog.load(Map.of("cases/IL-0001.yaml", CASE, "r-high.yaml", rule("r-high", "high"),
-            "r-low.yaml", rule("r-low", "low")));
+    static final Catalog CATALOG =
+            Catalog.load(
+                    Map.of(
+                            "cases/IL-0001.yaml",
+                            CASE,
+                            "r-high.yaml",
+                            rule("r-high", "high"),
+                            "r-low.yaml",
+                            rule("r-low", "low")));
 
     /** A part with items "name@file:line". */
-    record Items(List<String> items) {
-    }
+    record Items(List<String> items) {}
 
     record ItemRule(String id, String only) implements Rule {
         @Override
@@ -45,8 +63,12 @@ class EngineTest {
             for (String it : s.part(Items.class).map(Items::items).orElse(List.of())) {
                 if (only == null || it.startsWith(only)) {
                     String[] a = it.split("[@:]");
-                    out.add(ctx.finding(Location.section(a[1], Integer.parseInt(a[2]), "frontend", a[0]),
-                            "frontend " + a[0] + " is risky").build());
+                    out.add(
+                            ctx.finding(
+                                            Location.section(
+                                                    a[1], Integer.parseInt(a[2]), "frontend", a[0]),
+                                            "frontend " + a[0] + " is risky")
+                                    .build());
                 }
             }
             return out;
@@ -63,15 +85,28 @@ class EngineTest {
         return b.build();
     }
 
-    static final List<Rule> RULES = List.of(new ItemRule("r-low", null), new ItemRule("r-high", "fe"));
-    static final List<String> ITEMS = List.of("fe_b@b.cfg:9", "fe_a@a.cfg:30", "be@a.cfg:2", "fe_c@a.cfg:4");
+    static final List<Rule> RULES =
+            List.of(new ItemRule("r-low", null), new ItemRule("r-high", "fe"));
+    static final List<String> ITEMS =
+            List.of("fe_b@b.cfg:9", "fe_a@a.cfg:30", "be@a.cfg:2", "fe_c@a.cfg:4");
 
     @Test
     void findingsAreOrderedBySeverityThenLocation() {
         ScanResult r = new Engine(CATALOG).run(snapshot(ITEMS), RULES, Engine.Options.defaults());
-        List<String> got = r.findings().stream().map(f -> f.severity().id() + " " + f.location().fileRef()).toList();
-        assertEquals(List.of("high a.cfg:4", "high a.cfg:30", "high b.cfg:9",
-                "low a.cfg:2", "low a.cfg:4", "low a.cfg:30", "low b.cfg:9"), got);
+        List<String> got =
+                r.findings().stream()
+                        .map(f -> f.severity().id() + " " + f.location().fileRef())
+                        .toList();
+        assertEquals(
+                List.of(
+                        "high a.cfg:4",
+                        "high a.cfg:30",
+                        "high b.cfg:9",
+                        "low a.cfg:2",
+                        "low a.cfg:4",
+                        "low a.cfg:30",
+                        "low b.cfg:9"),
+                got);
         assertEquals(List.of("r-high", "r-low"), r.rulesRun());
         assertEquals("Fix r-high.", r.findings().get(0).remediation());
         assertEquals(List.of("IL-0001"), r.findings().get(0).caseIds());
@@ -79,19 +114,33 @@ class EngineTest {
 
     @Test
     void minSeverityAndOverrides() {
-        Engine.Options o = new Engine.Options(Severity.MEDIUM, Map.of("r-low", Severity.CRITICAL), Suppressions.NONE,
-                Settings.EMPTY, LocalDate.now());
+        Engine.Options o =
+                new Engine.Options(
+                        Severity.MEDIUM,
+                        Map.of("r-low", Severity.CRITICAL),
+                        Suppressions.NONE,
+                        Settings.EMPTY,
+                        LocalDate.now());
         ScanResult r = new Engine(CATALOG).run(snapshot(ITEMS), RULES, o);
         assertEquals(7, r.findings().size());
         assertEquals(Severity.CRITICAL, r.findings().get(0).severity());
-        Engine.Options high = new Engine.Options(Severity.HIGH, Map.of(), Suppressions.NONE, Settings.EMPTY, LocalDate.now());
+        Engine.Options high =
+                new Engine.Options(
+                        Severity.HIGH,
+                        Map.of(),
+                        Suppressions.NONE,
+                        Settings.EMPTY,
+                        LocalDate.now());
         assertEquals(3, new Engine(CATALOG).run(snapshot(ITEMS), RULES, high).findings().size());
     }
 
     @Test
     void inlineSuppressionsMatchFileAndLine() {
-        InlineSuppression s = new InlineSuppression("r-high", Location.file("a.cfg", 30), "accepted risk", "a.cfg:29");
-        ScanResult r = new Engine(CATALOG).run(snapshot(ITEMS, s), RULES, Engine.Options.defaults());
+        InlineSuppression s =
+                new InlineSuppression(
+                        "r-high", Location.file("a.cfg", 30), "accepted risk", "a.cfg:29");
+        ScanResult r =
+                new Engine(CATALOG).run(snapshot(ITEMS, s), RULES, Engine.Options.defaults());
         assertEquals(6, r.findings().size());
         assertEquals(1, r.suppressed().size());
         assertEquals("accepted risk", r.suppressed().get(0).reason());
@@ -101,10 +150,13 @@ class EngineTest {
 
     @Test
     void ignoreFileSuppressesByGlobAndReportsExpiredEntries() {
-        String yaml = "- rule: r-low\n  object: fe_*\n  reason: known\n"
-                + "- rule: '*'\n  object: b.cfg\n  reason: old\n  expires: 2020-01-01\n";
+        String yaml =
+                "- rule: r-low\n  object: fe_*\n  reason: known\n"
+                        + "- rule: '*'\n  object: b.cfg\n  reason: old\n  expires: 2020-01-01\n";
         Suppressions sup = Suppressions.parse(yaml, "ignore.yaml", CATALOG);
-        Engine.Options o = new Engine.Options(Severity.INFO, Map.of(), sup, Settings.EMPTY, LocalDate.of(2026, 1, 1));
+        Engine.Options o =
+                new Engine.Options(
+                        Severity.INFO, Map.of(), sup, Settings.EMPTY, LocalDate.of(2026, 1, 1));
         ScanResult r = new Engine(CATALOG).run(snapshot(ITEMS), RULES, o);
         assertEquals(3, r.suppressed().size());
         assertTrue(r.suppressed().stream().allMatch(x -> x.origin().equals("ignore.yaml:1")));
@@ -115,19 +167,40 @@ class EngineTest {
 
     @Test
     void ignoreFileErrorsNameFileAndLine() {
-        InputException unknownKey = assertThrows(InputException.class,
-                () -> Suppressions.parse("- rule: r-low\n  reason: x\n  objekt: y\n", "ig.yaml", CATALOG));
-        assertEquals("ig.yaml:3: unknown key 'objekt' (expected rule, object, reason, expires)", unknownKey.getMessage());
-        InputException noReason = assertThrows(InputException.class,
-                () -> Suppressions.parse("- rule: r-low\n", "ig.yaml", CATALOG));
+        InputException unknownKey =
+                assertThrows(
+                        InputException.class,
+                        () ->
+                                Suppressions.parse(
+                                        "- rule: r-low\n  reason: x\n  objekt: y\n",
+                                        "ig.yaml",
+                                        CATALOG));
+        assertEquals(
+                "ig.yaml:3: unknown key 'objekt' (expected rule, object, reason, expires)",
+                unknownKey.getMessage());
+        InputException noReason =
+                assertThrows(
+                        InputException.class,
+                        () -> Suppressions.parse("- rule: r-low\n", "ig.yaml", CATALOG));
         assertEquals("ig.yaml:1: entry for r-low has no 'reason'", noReason.getMessage());
-        InputException badRule = assertThrows(InputException.class,
-                () -> Suppressions.parse("- rule: nope\n  reason: r\n", "ig.yaml", CATALOG));
+        InputException badRule =
+                assertThrows(
+                        InputException.class,
+                        () ->
+                                Suppressions.parse(
+                                        "- rule: nope\n  reason: r\n", "ig.yaml", CATALOG));
         assertTrue(badRule.getMessage().startsWith("ig.yaml:1: unknown rule 'nope'"));
-        InputException badDate = assertThrows(InputException.class,
-                () -> Suppressions.parse("- rule: r-low\n  reason: r\n  expires: soon\n", "ig.yaml", CATALOG));
+        InputException badDate =
+                assertThrows(
+                        InputException.class,
+                        () ->
+                                Suppressions.parse(
+                                        "- rule: r-low\n  reason: r\n  expires: soon\n",
+                                        "ig.yaml",
+                                        CATALOG));
         assertTrue(badDate.getMessage().startsWith("ig.yaml:3: expires 'soon'"));
-        assertThrows(InputException.class, () -> Suppressions.parse("rule: x\n", "ig.yaml", CATALOG));
+        assertThrows(
+                InputException.class, () -> Suppressions.parse("rule: x\n", "ig.yaml", CATALOG));
     }
 
     @Test
@@ -137,7 +210,10 @@ class EngineTest {
         List<String> shuffled = new ArrayList<>(ITEMS);
         Collections.reverse(shuffled);
         String a = json(new Engine(CATALOG).run(snapshot(ITEMS), RULES, Engine.Options.defaults()));
-        String b = json(new Engine(CATALOG).run(snapshot(shuffled), reversed, Engine.Options.defaults()));
+        String b =
+                json(
+                        new Engine(CATALOG)
+                                .run(snapshot(shuffled), reversed, Engine.Options.defaults()));
         assertEquals(a, b);
         assertTrue(a.contains("\"schemaVersion\" : \"1.2\""), a);
     }
@@ -151,7 +227,10 @@ class EngineTest {
         assertTrue(text.startsWith("IL-0001  T (O, 2024-01-01)\n  It broke.\n"), text);
         assertTrue(text.contains("HIGH      r-high  frontend fe_c (a.cfg:4)"), text);
         assertTrue(text.contains("fix: Fix r-high."), text);
-        assertTrue(text.contains("7 findings (3 high, 4 low); sources: haproxy (1 scope); 2 rules run"), text);
+        assertTrue(
+                text.contains(
+                        "7 findings (3 high, 4 low); sources: haproxy (1 scope); 2 rules run"),
+                text);
         assertTrue(!text.contains("\u001B["), "no colour when not a terminal");
     }
 

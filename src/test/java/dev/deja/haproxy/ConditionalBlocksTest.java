@@ -12,10 +12,14 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The .if/.elif/.else/.endif evaluator and the message directives alone, fed one dot-directive at a time. */
+/**
+ * The .if/.elif/.else/.endif evaluator and the message directives alone, fed one dot-directive at a
+ * time.
+ */
 class ConditionalBlocksTest {
     private final List<String> notes = new ArrayList<>();
-    private final ConditionalBlocks blocks = new ConditionalBlocks(Map.of("SET", "yes")::get, "2.8", notes);
+    private final ConditionalBlocks blocks =
+            new ConditionalBlocks(Map.of("SET", "yes")::get, "2.8", notes);
     private int line;
 
     /** One dot-directive line; words split on spaces (no quoting here: that is the lexer's job). */
@@ -63,7 +67,9 @@ class ConditionalBlocksTest {
         assertEquals(".if feature(QUIC) (t.cfg:1)", blocks.condition());
         assertEquals(new Guard(new int[] {0}, new int[] {0}), blocks.guard());
         dot(".if defined(UNSET_VAR)");
-        assertEquals(".if feature(QUIC) (t.cfg:1) and .if defined(UNSET_VAR) (t.cfg:2)", blocks.condition(),
+        assertEquals(
+                ".if feature(QUIC) (t.cfg:1) and .if defined(UNSET_VAR) (t.cfg:2)",
+                blocks.condition(),
                 "outermost first");
         assertEquals(new Guard(new int[] {0, 1}, new int[] {0, 0}), blocks.guard());
         dot(".endif");
@@ -76,20 +82,36 @@ class ConditionalBlocksTest {
         blocks.endFile("t.cfg");
         List<UndecidedBlock> u = blocks.undecided();
         assertEquals(2, u.size());
-        assertEquals(new UndecidedBlock(0, "t.cfg:1", List.of(".if feature(QUIC) (t.cfg:1)",
-                ".else (t.cfg:4, of .if feature(QUIC) at line 1)"), false), u.get(0), "with .else, one branch is taken");
-        assertEquals(new UndecidedBlock(1, "t.cfg:2", List.of(".if defined(UNSET_VAR) (t.cfg:2)"), true), u.get(1),
+        assertEquals(
+                new UndecidedBlock(
+                        0,
+                        "t.cfg:1",
+                        List.of(
+                                ".if feature(QUIC) (t.cfg:1)",
+                                ".else (t.cfg:4, of .if feature(QUIC) at line 1)"),
+                        false),
+                u.get(0),
+                "with .else, one branch is taken");
+        assertEquals(
+                new UndecidedBlock(1, "t.cfg:2", List.of(".if defined(UNSET_VAR) (t.cfg:2)"), true),
+                u.get(1),
                 "without .else, a path may take none");
         assertEquals(2, notes.size(), notes.toString());
-        assertTrue(notes.get(0).startsWith("t.cfg:1: undecided condition 'feature(QUIC)' ("), notes.get(0));
-        assertTrue(notes.get(1).contains("defined(UNSET_VAR): the variable is not set here"), notes.get(1));
+        assertTrue(
+                notes.get(0).startsWith("t.cfg:1: undecided condition 'feature(QUIC)' ("),
+                notes.get(0));
+        assertTrue(
+                notes.get(1).contains("defined(UNSET_VAR): the variable is not set here"),
+                notes.get(1));
     }
 
     @Test
     void aTrueBranchAfterAnUndecidedOneEndsTheChoices() {
         dot(".if feature(X)");
         dot(".elif 1");
-        assertEquals(".elif 1 (t.cfg:2, of .if feature(X) at line 1)", blocks.condition(),
+        assertEquals(
+                ".elif 1 (t.cfg:2, of .if feature(X) at line 1)",
+                blocks.condition(),
                 "taken unless the undecided .if was");
         dot(".elif 0");
         assertTrue(blocks.inactive(), "a false .elif is skipped");
@@ -114,12 +136,15 @@ class ConditionalBlocksTest {
         dot(".endif");
         dot(".alert stop with $SET");
         dot(".frobnicate 1");
-        assertEquals(List.of("t.cfg:1: notice: starting",
-                "t.cfg:5: undecided condition 'feature(X)' (feature(X) depends on the HAProxy build or host): every"
-                        + " branch is analysed",
-                "t.cfg:6: warning: maybe [only when .if feature(X) (t.cfg:5)]",
-                "t.cfg:8: alert: stop with $SET (HAProxy refuses to start on this .alert)",
-                "t.cfg:9: unknown directive .frobnicate kept as is"), notes,
+        assertEquals(
+                List.of(
+                        "t.cfg:1: notice: starting",
+                        "t.cfg:5: undecided condition 'feature(X)' (feature(X) depends on the HAProxy build or host): every"
+                                + " branch is analysed",
+                        "t.cfg:6: warning: maybe [only when .if feature(X) (t.cfg:5)]",
+                        "t.cfg:8: alert: stop with $SET (HAProxy refuses to start on this .alert)",
+                        "t.cfg:9: unknown directive .frobnicate kept as is"),
+                notes,
                 "a message with a variable is shown as written, never with the variable's value");
     }
 
@@ -129,20 +154,27 @@ class ConditionalBlocksTest {
             dot(".if 1");
         }
         HaproxyParseException deep = assertThrows(HaproxyParseException.class, () -> dot(".if 1"));
-        assertEquals("t.cfg:100: too many nested '.if', max is 100 (as HAProxy)", deep.getMessage());
+        assertEquals(
+                "t.cfg:100: too many nested '.if', max is 100 (as HAProxy)", deep.getMessage());
 
         assertError(List.of(".endif"), "t.cfg:1: .endif without .if");
         assertError(List.of(".else"), "t.cfg:1: .else without .if");
-        assertError(List.of(".if 1", ".else", ".elif 1"), "t.cfg:3: .elif after .else (of the .if at line 1)");
-        assertError(List.of(".if 1", ".else", ".else"), "t.cfg:3: .else after .else (of the .if at line 1)");
+        assertError(
+                List.of(".if 1", ".else", ".elif 1"),
+                "t.cfg:3: .elif after .else (of the .if at line 1)");
+        assertError(
+                List.of(".if 1", ".else", ".else"),
+                "t.cfg:3: .else after .else (of the .if at line 1)");
         assertError(List.of(".if streq(a)"), "t.cfg:1: cannot evaluate condition 'streq(a)': ");
-        assertError(List.of(".if streq(\"$SECRET\")"),
+        assertError(
+                List.of(".if streq(\"$SECRET\")"),
                 "t.cfg:1: cannot evaluate condition 'streq(\"$SECRET\")' (the values of its variables are not shown)");
     }
 
     private static void assertError(List<String> lines, String expected) {
         ConditionalBlocksTest t = new ConditionalBlocksTest();
-        HaproxyParseException e = assertThrows(HaproxyParseException.class, () -> lines.forEach(t::dot));
+        HaproxyParseException e =
+                assertThrows(HaproxyParseException.class, () -> lines.forEach(t::dot));
         assertTrue(e.getMessage().startsWith(expected), e.getMessage());
     }
 
@@ -152,8 +184,10 @@ class ConditionalBlocksTest {
         skipLine();
         dot(".if 1");
         dot(".endif");
-        HaproxyParseException e = assertThrows(HaproxyParseException.class, () -> blocks.endFile("a.cfg"));
-        assertEquals("a.cfg:1: .if without matching .endif before the end of the file", e.getMessage());
+        HaproxyParseException e =
+                assertThrows(HaproxyParseException.class, () -> blocks.endFile("a.cfg"));
+        assertEquals(
+                "a.cfg:1: .if without matching .endif before the end of the file", e.getMessage());
     }
 
     @Test

@@ -29,9 +29,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Real-world configs from ../shared/corpus/haproxy: every one scans with exit 0 or 1, or 2 with a one-line parse
- * error naming file:line. Then random edits of those files (seeded, reproducible): the parser and the rules never
- * throw anything but {@link HaproxyParseException}, whose message names file:line.
+ * Real-world configs from ../shared/corpus/haproxy: every one scans with exit 0 or 1, or 2 with a
+ * one-line parse error naming file:line. Then random edits of those files (seeded, reproducible):
+ * the parser and the rules never throw anything but {@link HaproxyParseException}, whose message
+ * names file:line.
  */
 class HaproxyCorpusTest {
     static final Pattern FILE_LINE = Pattern.compile("^[^\\n]+\\.cfg:\\d+: [^\\n]+$");
@@ -45,40 +46,89 @@ class HaproxyCorpusTest {
 
     @TestFactory
     Stream<DynamicTest> everyCorpusFileScans() throws IOException {
-        return corpus().stream().map(p -> DynamicTest.dynamicTest(p.getFileName().toString(), () -> {
-            TestSupport.Run r = TestSupport.run("scan", "--format", "json", p.toString());
-            if (r.code() == 2) {
-                String err = r.err().strip();
-                assertFalse(err.contains("\n"), err);
-                assertTrue(err.startsWith("deja: " + p + ":"), err);
-            } else {
-                assertTrue(r.code() == 0 || r.code() == 1, "exit " + r.code() + ": " + r.err());
-                assertTrue(r.out().contains("\"schemaVersion\""), r.out());
-            }
-        }));
+        return corpus().stream()
+                .map(
+                        p ->
+                                DynamicTest.dynamicTest(
+                                        p.getFileName().toString(),
+                                        () -> {
+                                            TestSupport.Run r =
+                                                    TestSupport.run(
+                                                            "scan",
+                                                            "--format",
+                                                            "json",
+                                                            p.toString());
+                                            if (r.code() == 2) {
+                                                String err = r.err().strip();
+                                                assertFalse(err.contains("\n"), err);
+                                                assertTrue(err.startsWith("deja: " + p + ":"), err);
+                                            } else {
+                                                assertTrue(
+                                                        r.code() == 0 || r.code() == 1,
+                                                        "exit " + r.code() + ": " + r.err());
+                                                assertTrue(
+                                                        r.out().contains("\"schemaVersion\""),
+                                                        r.out());
+                                            }
+                                        }));
     }
 
     /**
-     * deja refuses (exit 2) only corpus files that the installed haproxy refuses too (scanned as its version, so
-     * version-dependent refusals such as a missing last LF agree). Some corpus files are deliberately invalid: haproxy
-     * may refuse more (unknown keywords, missing certificates), deja never refuses a file haproxy accepts.
+     * deja refuses (exit 2) only corpus files that the installed haproxy refuses too (scanned as
+     * its version, so version-dependent refusals such as a missing last LF agree). Some corpus
+     * files are deliberately invalid: haproxy may refuse more (unknown keywords, missing
+     * certificates), deja never refuses a file haproxy accepts.
      */
     @TestFactory
     Stream<DynamicTest> dejaRefusesOnlyWhatHaproxyRefuses() throws Exception {
         String version = haproxyVersion();
-        Assumptions.assumeTrue(version != null, "haproxy is not installed (apt-get install haproxy; .ci/run installs"
-                + " it): corpus refusals are not compared with haproxy -c");
-        return corpus().stream().map(p -> DynamicTest.dynamicTest(p.getFileName().toString(), () -> {
-            TestSupport.Run r = TestSupport.run("scan", "--haproxy-version", version, p.toString());
-            if (r.code() != 2) {
-                return;
-            }
-            Process proc = new ProcessBuilder("haproxy", "-c", "-f", p.toString()).redirectErrorStream(true).start();
-            String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(proc.waitFor(60, TimeUnit.SECONDS), "haproxy -c timed out");
-            assertTrue(proc.exitValue() == 1, "deja refused " + p + " (" + r.err().strip() + ") but haproxy " + version
-                    + " -c exits " + proc.exitValue() + ": " + out);
-        }));
+        Assumptions.assumeTrue(
+                version != null,
+                "haproxy is not installed (apt-get install haproxy; .ci/run installs"
+                        + " it): corpus refusals are not compared with haproxy -c");
+        return corpus().stream()
+                .map(
+                        p ->
+                                DynamicTest.dynamicTest(
+                                        p.getFileName().toString(),
+                                        () -> {
+                                            TestSupport.Run r =
+                                                    TestSupport.run(
+                                                            "scan",
+                                                            "--haproxy-version",
+                                                            version,
+                                                            p.toString());
+                                            if (r.code() != 2) {
+                                                return;
+                                            }
+                                            Process proc =
+                                                    new ProcessBuilder(
+                                                                    "haproxy",
+                                                                    "-c",
+                                                                    "-f",
+                                                                    p.toString())
+                                                            .redirectErrorStream(true)
+                                                            .start();
+                                            String out =
+                                                    new String(
+                                                            proc.getInputStream().readAllBytes(),
+                                                            StandardCharsets.UTF_8);
+                                            assertTrue(
+                                                    proc.waitFor(60, TimeUnit.SECONDS),
+                                                    "haproxy -c timed out");
+                                            assertTrue(
+                                                    proc.exitValue() == 1,
+                                                    "deja refused "
+                                                            + p
+                                                            + " ("
+                                                            + r.err().strip()
+                                                            + ") but haproxy "
+                                                            + version
+                                                            + " -c exits "
+                                                            + proc.exitValue()
+                                                            + ": "
+                                                            + out);
+                                        }));
     }
 
     /** "2.6" from "HAProxy version 2.6.12-1+deb12u4 ...", or null without haproxy. */
@@ -96,12 +146,55 @@ class HaproxyCorpusTest {
 
     @Test
     void randomEditsOnlyEverGiveTheDocumentedError() throws IOException {
-        String[] snippets = {"\"", "'", "\\", "\\x", "\\x4", "#", "$", "${", "${X", "\"${A-b}\"", "\n", "\t", " ",
-            ".if", ".if 1\n", ".elif", ".else\n", ".endif\n", ".if defined(Q)\n", "(", ")", "&&", "||", "!",
-            "frontend", "defaults x from y\n", "backend", "listen l\n", "maxconn", "maxconn 99999999999999999999",
-            "timeout tarpit", "timeout connect 1x", "http-request tarpit", "http-request tarpit if { sc_http_req_rate(0) gt 1 }\n",
-            "bind :1 maxconn", "use_backend %[req.hdr(host)]\n", "mode http\n", "default_backend", "stats", "from",
-            "\u00e9", "\r", "\r\n", "{", "}", "acl a sc_http_req_rate(0) gt 1\n", "track-sc0"};
+        String[] snippets = {
+            "\"",
+            "'",
+            "\\",
+            "\\x",
+            "\\x4",
+            "#",
+            "$",
+            "${",
+            "${X",
+            "\"${A-b}\"",
+            "\n",
+            "\t",
+            " ",
+            ".if",
+            ".if 1\n",
+            ".elif",
+            ".else\n",
+            ".endif\n",
+            ".if defined(Q)\n",
+            "(",
+            ")",
+            "&&",
+            "||",
+            "!",
+            "frontend",
+            "defaults x from y\n",
+            "backend",
+            "listen l\n",
+            "maxconn",
+            "maxconn 99999999999999999999",
+            "timeout tarpit",
+            "timeout connect 1x",
+            "http-request tarpit",
+            "http-request tarpit if { sc_http_req_rate(0) gt 1 }\n",
+            "bind :1 maxconn",
+            "use_backend %[req.hdr(host)]\n",
+            "mode http\n",
+            "default_backend",
+            "stats",
+            "from",
+            "\u00e9",
+            "\r",
+            "\r\n",
+            "{",
+            "}",
+            "acl a sc_http_req_rate(0) gt 1\n",
+            "track-sc0"
+        };
         Random rnd = new Random(264);
         ScanRequest req = new ScanRequest();
         req.processEnv = Map.of("A", "1");
@@ -130,11 +223,15 @@ class HaproxyCorpusTest {
                 String display = "mut-" + p.getFileName() + "-" + n + ".cfg";
                 try {
                     HaproxyConfig c = HaproxyParser.parse(display, sb.toString(), req);
-                    engine.run(Snapshot.of(new HaproxyConfigs(List.of(c))), RuleRegistry.of(SourceKind.HAPROXY), Engine.Options.defaults());
+                    engine.run(
+                            Snapshot.of(new HaproxyConfigs(List.of(c))),
+                            RuleRegistry.of(SourceKind.HAPROXY),
+                            Engine.Options.defaults());
                     parsed++;
                 } catch (HaproxyParseException e) {
                     refused++;
-                    if (!FILE_LINE.matcher(e.getMessage()).matches() || !e.getMessage().startsWith(display + ":")) {
+                    if (!FILE_LINE.matcher(e.getMessage()).matches()
+                            || !e.getMessage().startsWith(display + ":")) {
                         failures.add("bad message: " + e.getMessage());
                     }
                 } catch (RuntimeException | StackOverflowError e) {
@@ -146,8 +243,13 @@ class HaproxyCorpusTest {
             }
         }
         if (!failures.isEmpty()) {
-            fail(failures.size() + " mutants broke the parser, e.g. " + failures.subList(0, Math.min(5, failures.size())));
+            fail(
+                    failures.size()
+                            + " mutants broke the parser, e.g. "
+                            + failures.subList(0, Math.min(5, failures.size())));
         }
-        assertTrue(parsed > 100 && refused > 20, "the mutants exercise both outcomes: parsed " + parsed + ", refused " + refused);
+        assertTrue(
+                parsed > 100 && refused > 20,
+                "the mutants exercise both outcomes: parsed " + parsed + ", refused " + refused);
     }
 }

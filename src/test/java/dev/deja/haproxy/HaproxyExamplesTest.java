@@ -22,25 +22,25 @@ import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The HAProxy examples: the IL-0264 before/after pair (all five IL-0264 rules fire on the first, none on the second),
- * the IL-0011 risky/fixed pair, and HAProxy accepts all of them.
+ * The HAProxy examples: the IL-0264 before/after pair (all five IL-0264 rules fire on the first,
+ * none on the second), the IL-0011 risky/fixed pair, and HAProxy accepts all of them.
  */
 class HaproxyExamplesTest {
     static final Path BEFORE = Path.of("examples/haproxy/il-0264-before.cfg");
     static final Path AFTER = Path.of("examples/haproxy/il-0264-after.cfg");
 
     /**
-     * The rules written from IL-0264 that read a configuration, from the catalog: a rule from another case never
-     * changes this test. A rule on HAProxy's live figures (its {@code part()} names the runtime API's part, e.g.
-     * haproxy-sessions-near-limit) cannot fire on a file; HaproxyRuntimeTest proves it against a running haproxy.
+     * The rules written from IL-0264 that read a configuration, from the catalog: a rule from
+     * another case never changes this test. A rule on HAProxy's live figures (its {@code part()}
+     * names the runtime API's part, e.g. haproxy-sessions-near-limit) cannot fire on a file;
+     * HaproxyRuntimeTest proves it against a running haproxy.
      */
     static final String IL_0264 = configRulesOf("IL-0264");
 
     static String configRulesOf(String caseId) {
         List<String> ids = new ArrayList<>();
         for (var m : Catalog.packaged().rulesForCase(caseId)) {
-            if (m.source() == SourceKind.HAPROXY
-                    && RuleRegistry.instantiate(m).part() == null) {
+            if (m.source() == SourceKind.HAPROXY && RuleRegistry.instantiate(m).part() == null) {
                 ids.add(m.id());
             }
         }
@@ -50,20 +50,30 @@ class HaproxyExamplesTest {
     @Test
     void theRuntimeRuleIsLeftOutBecauseItReadsTheRuntimeApi() {
         assertTrue(TestSupport.rulesOf("IL-0264").contains("haproxy-sessions-near-limit"));
-        assertTrue(!IL_0264.contains("haproxy-sessions-near-limit") && IL_0264.contains("haproxy-tarpit-holds-slots"),
+        assertTrue(
+                !IL_0264.contains("haproxy-sessions-near-limit")
+                        && IL_0264.contains("haproxy-tarpit-holds-slots"),
                 IL_0264);
     }
 
     @Test
     void beforeFiresEveryIl0264Rule() {
-        TestSupport.Run r = TestSupport.run("scan", "--format", "json", "--rules", IL_0264, BEFORE.toString());
+        TestSupport.Run r =
+                TestSupport.run("scan", "--format", "json", "--rules", IL_0264, BEFORE.toString());
         assertEquals(1, r.code(), r.err());
         Set<String> fired = new TreeSet<>();
         r.json().path("findings").forEach(f -> fired.add(f.path("ruleId").asString()));
-        assertEquals(new TreeSet<>(List.of(IL_0264.split(","))), fired, "every rule that links IL-0264 must fire on "
-                + BEFORE + " (the incident's configuration) and not on " + AFTER + ": extend the example, or link the"
-                + " rule to the case it comes from");
-        assertTrue(r.out().contains("one client at 300 req/s holds 300 of 800 slots (38%"), r.out());
+        assertEquals(
+                new TreeSet<>(List.of(IL_0264.split(","))),
+                fired,
+                "every rule that links IL-0264 must fire on "
+                        + BEFORE
+                        + " (the incident's configuration) and not on "
+                        + AFTER
+                        + ": extend the example, or link the"
+                        + " rule to the case it comes from");
+        assertTrue(
+                r.out().contains("one client at 300 req/s holds 300 of 800 slots (38%"), r.out());
     }
 
     @Test
@@ -83,7 +93,10 @@ class HaproxyExamplesTest {
 
     @Test
     void ciExamplesAreValidYamlThatRunDeja() throws IOException {
-        for (String f : new String[] {"github-actions-haproxy.yml", "gitlab-ci-haproxy.yml", "pre-commit-config.yaml"}) {
+        for (String f :
+                new String[] {
+                    "github-actions-haproxy.yml", "gitlab-ci-haproxy.yml", "pre-commit-config.yaml"
+                }) {
             String text = Files.readString(Path.of("examples/ci", f));
             Object doc = new Yaml().load(text);
             assertTrue(doc instanceof Map, f);
@@ -91,7 +104,9 @@ class HaproxyExamplesTest {
         }
         String gh = Files.readString(Path.of("examples/ci/github-actions-haproxy.yml"));
         assertTrue(gh.contains("--format sarif") && gh.contains("upload-sarif"), gh);
-        assertTrue(Files.readString(Path.of("examples/ci/gitlab-ci-haproxy.yml")).contains("junit: deja-junit.xml"));
+        assertTrue(
+                Files.readString(Path.of("examples/ci/gitlab-ci-haproxy.yml"))
+                        .contains("junit: deja-junit.xml"));
     }
 
     static final Path RR_RISKY = Path.of("examples/haproxy/il-0011-risky.cfg");
@@ -100,14 +115,18 @@ class HaproxyExamplesTest {
     @Test
     void il0011RiskyFiresOnlyTheRoundRobinRuleAndFixedNothing() {
         String il0011 = TestSupport.rulesOf("IL-0011");
-        TestSupport.Run r = TestSupport.run("scan", "--format", "json", "--rules", il0011, RR_RISKY.toString());
+        TestSupport.Run r =
+                TestSupport.run("scan", "--format", "json", "--rules", il0011, RR_RISKY.toString());
         assertEquals(1, r.code(), r.err());
         Set<String> fired = new TreeSet<>();
         r.json().path("findings").forEach(f -> fired.add(f.path("ruleId").asString()));
         assertEquals(Set.of("haproxy-roundrobin-same-start"), fired);
         TestSupport.Run text = TestSupport.run("scan", "--rules", il0011, RR_RISKY.toString());
-        assertTrue(text.out().contains("backend be_search balances round robin (no balance line: HAProxy's default is"
-                + " roundrobin) over 5 servers listed in ascending address order (10.244.1.17:8080 ... 10.244.3.52:8080)"),
+        assertTrue(
+                text.out()
+                        .contains(
+                                "backend be_search balances round robin (no balance line: HAProxy's default is"
+                                        + " roundrobin) over 5 servers listed in ascending address order (10.244.1.17:8080 ... 10.244.3.52:8080)"),
                 text.out());
         assertTrue(text.out().contains("names 3 HAProxy instances"), text.out());
         assertTrue(text.out().contains("IL-0011"), text.out());
@@ -121,10 +140,14 @@ class HaproxyExamplesTest {
         for (Path p : new Path[] {BEFORE, AFTER, RR_RISKY, RR_FIXED}) {
             Process proc;
             try {
-                proc = new ProcessBuilder("haproxy", "-c", "-f", p.toString()).redirectErrorStream(true).start();
+                proc =
+                        new ProcessBuilder("haproxy", "-c", "-f", p.toString())
+                                .redirectErrorStream(true)
+                                .start();
             } catch (IOException e) {
-                Assumptions.abort("haproxy is not installed (apt-get install haproxy; .ci/run installs it): "
-                        + "cannot check the examples with haproxy -c");
+                Assumptions.abort(
+                        "haproxy is not installed (apt-get install haproxy; .ci/run installs it): "
+                                + "cannot check the examples with haproxy -c");
                 return;
             }
             assertTrue(proc.waitFor(60, TimeUnit.SECONDS), "haproxy -c timed out");

@@ -15,19 +15,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What HAProxy refuses, deja does not accept silently (issue #10, item 11): a last line without LF (fatal since
- * HAProxy 2.3, a warning in 2.2), a keyword before any section, a file named on the command line that is no HAProxy
- * configuration. Each refusal is one line naming file:line, exit 2; where the haproxy binary is installed, it must
- * refuse the same files.
+ * What HAProxy refuses, deja does not accept silently (issue #10, item 11): a last line without LF
+ * (fatal since HAProxy 2.3, a warning in 2.2), a keyword before any section, a file named on the
+ * command line that is no HAProxy configuration. Each refusal is one line naming file:line, exit 2;
+ * where the haproxy binary is installed, it must refuse the same files.
  */
 class HaproxyRefusalsTest {
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
-    static final String VALID = "global\n    maxconn 100\n    stats socket /tmp/deja-test.sock\n"
-            + "defaults\n    mode http\n    timeout connect 5s\n    timeout client 5s\n    timeout server 5s\n"
-            + "    timeout http-request 5s\nfrontend fe\n    bind 127.0.0.1:18480\n    default_backend be\n"
-            + "backend be\n    server s1 127.0.0.1:9000";
+    static final String VALID =
+            "global\n    maxconn 100\n    stats socket /tmp/deja-test.sock\n"
+                    + "defaults\n    mode http\n    timeout connect 5s\n    timeout client 5s\n    timeout server 5s\n"
+                    + "    timeout http-request 5s\nfrontend fe\n    bind 127.0.0.1:18480\n    default_backend be\n"
+                    + "backend be\n    server s1 127.0.0.1:9000";
 
     Path write(String name, String text) throws IOException {
         Path p = tmp.resolve(name);
@@ -47,9 +47,13 @@ class HaproxyRefusalsTest {
     static int haproxyCheck(Path p) throws Exception {
         Process proc;
         try {
-            proc = new ProcessBuilder("haproxy", "-c", "-f", p.toString()).redirectErrorStream(true).start();
+            proc =
+                    new ProcessBuilder("haproxy", "-c", "-f", p.toString())
+                            .redirectErrorStream(true)
+                            .start();
         } catch (IOException e) {
-            System.err.println("haproxy is not installed: " + p + " is not checked against haproxy -c");
+            System.err.println(
+                    "haproxy is not installed: " + p + " is not checked against haproxy -c");
             return -1;
         }
         assertTrue(proc.waitFor(60, TimeUnit.SECONDS), "haproxy -c timed out");
@@ -61,16 +65,25 @@ class HaproxyRefusalsTest {
     void aLastLineWithoutLfIsFatalSinceHaproxy23() throws Exception {
         Path ok = write("ok.cfg", VALID + "\n");
         Path p = write("nolf.cfg", VALID);
-        refused(TestSupport.run("scan", p.toString()), "nolf.cfg:14: missing LF on last line: HAProxy 3.2 refuses");
-        refused(TestSupport.run("scan", "--haproxy-version", "2.3", p.toString()), "nolf.cfg:14: missing LF");
+        refused(
+                TestSupport.run("scan", p.toString()),
+                "nolf.cfg:14: missing LF on last line: HAProxy 3.2 refuses");
+        refused(
+                TestSupport.run("scan", "--haproxy-version", "2.3", p.toString()),
+                "nolf.cfg:14: missing LF");
         TestSupport.Run warned = TestSupport.run("scan", "--haproxy-version", "2.2", p.toString());
         assertEquals(0, warned.code(), warned.out() + warned.err());
-        assertTrue(warned.err().contains("nolf.cfg:14: missing LF on last line: HAProxy 2.2 warns"), warned.err());
+        assertTrue(
+                warned.err().contains("nolf.cfg:14: missing LF on last line: HAProxy 2.2 warns"),
+                warned.err());
         TestSupport.Run old = TestSupport.run("scan", "--haproxy-version", "2.1", p.toString());
         assertEquals(0, old.code(), old.err());
         assertFalse(old.err().contains("LF"), old.err());
         assertEquals(0, TestSupport.run("scan", ok.toString()).code());
-        assertEquals(0, TestSupport.run("scan", write("empty.cfg", "").toString()).code(), "an empty file lacks no LF");
+        assertEquals(
+                0,
+                TestSupport.run("scan", write("empty.cfg", "").toString()).code(),
+                "an empty file lacks no LF");
         int accepted = haproxyCheck(ok);
         if (accepted >= 0) {
             assertEquals(0, accepted, "the same file with its LF is valid for haproxy -c");
@@ -81,44 +94,75 @@ class HaproxyRefusalsTest {
     @Test
     void aTimeoutThatIsNoTimeIsRefusedAsHaproxyRefusesIt() throws Exception {
         for (String bad : new String[] {"5x", "1.5s", "5S", "5u", "notatime"}) {
-            Path p = write("bad-" + bad + ".cfg", VALID.replace("timeout http-request 5s", "timeout http-request " + bad)
-                    + "\n");
-            refused(TestSupport.run("scan", p.toString()), p.getFileName() + ":9: '" + bad
-                    + "' in 'timeout http-request' is not a time");
+            Path p =
+                    write(
+                            "bad-" + bad + ".cfg",
+                            VALID.replace("timeout http-request 5s", "timeout http-request " + bad)
+                                    + "\n");
+            refused(
+                    TestSupport.run("scan", p.toString()),
+                    p.getFileName() + ":9: '" + bad + "' in 'timeout http-request' is not a time");
             if (haproxyCheck(p) >= 0) {
                 assertEquals(1, haproxyCheck(p), "haproxy -c refuses timeout http-request " + bad);
             }
         }
         // HAProxy 2.6 reads '5sec' as 5s and only warns: a note, the scan goes on
-        Path warned = write("sec.cfg", VALID.replace("timeout http-request 5s", "timeout http-request 5sec") + "\n");
+        Path warned =
+                write(
+                        "sec.cfg",
+                        VALID.replace("timeout http-request 5s", "timeout http-request 5sec")
+                                + "\n");
         TestSupport.Run r = TestSupport.run("scan", "--verbose", warned.toString());
         assertEquals(0, r.code(), r.out() + r.err());
-        assertTrue(r.err().contains("sec.cfg:9: '5sec' in 'timeout http-request' is not a time") && r.err().contains(
-                "reads it as 5s"), r.err());
-        // an unset variable (HAProxy expands them within double quotes only) is unknown, not wrong; under an
+        assertTrue(
+                r.err().contains("sec.cfg:9: '5sec' in 'timeout http-request' is not a time")
+                        && r.err().contains("reads it as 5s"),
+                r.err());
+        // an unset variable (HAProxy expands them within double quotes only) is unknown, not wrong;
+        // under an
         // undecided .if a bad time is a note
-        Path variable = write("var.cfg", VALID.replace("timeout http-request 5s", "timeout http-request \"${T}\"")
-                + "\n");
+        Path variable =
+                write(
+                        "var.cfg",
+                        VALID.replace("timeout http-request 5s", "timeout http-request \"${T}\"")
+                                + "\n");
         assertEquals(0, TestSupport.run("scan", variable.toString()).code());
-        Path undecided = write("undecided-time.cfg", VALID.replace("timeout http-request 5s",
-                ".if defined(X)\n    timeout http-request 5x\n.endif") + "\n");
+        Path undecided =
+                write(
+                        "undecided-time.cfg",
+                        VALID.replace(
+                                        "timeout http-request 5s",
+                                        ".if defined(X)\n    timeout http-request 5x\n.endif")
+                                + "\n");
         TestSupport.Run u = TestSupport.run("scan", "--verbose", undecided.toString());
         assertNotEquals(2, u.code(), u.err());
-        assertTrue(u.err().contains("undecided-time.cfg:10: '5x' in 'timeout http-request' is not a time")
-                && u.err().contains("HAProxy refuses the file when"), u.err());
+        assertTrue(
+                u.err()
+                                .contains(
+                                        "undecided-time.cfg:10: '5x' in 'timeout http-request' is not a time")
+                        && u.err().contains("HAProxy refuses the file when"),
+                u.err());
     }
 
     @Test
     void aKeywordBeforeAnySectionIsRefused() throws Exception {
         Path p = write("stray.cfg", "# a stray line\nhello world\n" + VALID + "\n");
-        refused(TestSupport.run("scan", p.toString()), "stray.cfg:2: unknown keyword 'hello' out of section");
+        refused(
+                TestSupport.run("scan", p.toString()),
+                "stray.cfg:2: unknown keyword 'hello' out of section");
         if (haproxyCheck(p) >= 0) {
-            assertNotEquals(0, haproxyCheck(p), "haproxy -c: unknown keyword 'hello' out of section");
+            assertNotEquals(
+                    0, haproxyCheck(p), "haproxy -c: unknown keyword 'hello' out of section");
         }
-        // sections of recent versions open a section too (log-profile: 3.1; namespace_list: network namespaces)
-        Path profile = write("profile.cfg", "log-profile keylog\n    on any format \"%ci\"\n" + VALID + "\n");
+        // sections of recent versions open a section too (log-profile: 3.1; namespace_list: network
+        // namespaces)
+        Path profile =
+                write(
+                        "profile.cfg",
+                        "log-profile keylog\n    on any format \"%ci\"\n" + VALID + "\n");
         assertEquals(0, TestSupport.run("scan", profile.toString()).code());
-        Path undecided = write("undecided.cfg", ".if defined(EXTRA)\nhello world\n.endif\n" + VALID + "\n");
+        Path undecided =
+                write("undecided.cfg", ".if defined(EXTRA)\nhello world\n.endif\n" + VALID + "\n");
         TestSupport.Run r = TestSupport.run("scan", undecided.toString());
         assertEquals(0, r.code(), "only when EXTRA is defined would HAProxy refuse it: " + r.err());
     }
@@ -126,21 +170,32 @@ class HaproxyRefusalsTest {
     @Test
     void aNamedFileThatIsNoConfigIsAnInputError() throws Exception {
         Path notes = write("notes.cfg", "hello world\n");
-        refused(TestSupport.run("scan", notes.toString()), "notes.cfg:1: not a HAProxy configuration, Kubernetes"
-                + " manifest or deja snapshot ('hello' opens no HAProxy section");
+        refused(
+                TestSupport.run("scan", notes.toString()),
+                "notes.cfg:1: not a HAProxy configuration, Kubernetes"
+                        + " manifest or deja snapshot ('hello' opens no HAProxy section");
         if (haproxyCheck(notes) >= 0) {
             assertNotEquals(0, haproxyCheck(notes));
         }
         Path nginx = write("nginx.conf", "# nginx\nuser www-data;\nevents {}\n");
-        refused(TestSupport.run("scan", nginx.toString()), "nginx.conf:2: not a HAProxy configuration");
+        refused(
+                TestSupport.run("scan", nginx.toString()),
+                "nginx.conf:2: not a HAProxy configuration");
         Path comments = write("placeholder.cfg", "# filled in by the deploy job\n\n");
-        assertEquals(0, TestSupport.run("scan", comments.toString()).code(), "comments only: an empty configuration");
-        // found in a folder, the same file is listed as skipped, and the folder's configuration is still read
+        assertEquals(
+                0,
+                TestSupport.run("scan", comments.toString()).code(),
+                "comments only: an empty configuration");
+        // found in a folder, the same file is listed as skipped, and the folder's configuration is
+        // still read
         Path dir = tmp.resolve("conf");
         write("conf/notes.cfg", "hello world\n");
         write("conf/haproxy.cfg", VALID + "\n");
         TestSupport.Run r = TestSupport.run("scan", dir.toString());
         assertEquals(0, r.code(), r.out() + r.err());
-        assertTrue(r.out().contains("Skipped (not a HAProxy configuration") && r.out().contains("notes.cfg"), r.out());
+        assertTrue(
+                r.out().contains("Skipped (not a HAProxy configuration")
+                        && r.out().contains("notes.cfg"),
+                r.out());
     }
 }

@@ -9,7 +9,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The lexer alone: one line into words, comments, variables, and the line's arguments as written. */
+/**
+ * The lexer alone: one line into words, comments, variables, and the line's arguments as written.
+ */
 class LineLexerTest {
     private final LineLexer lexer = new LineLexer(Map.of("NAME", "v a l", "EMPTY", "")::get);
 
@@ -20,25 +22,41 @@ class LineLexerTest {
 
     @Test
     void wordsQuotesAndEscapes() {
-        assertEquals(List.of("log", "127.0.0.1:514", "local0"), words("  log\t127.0.0.1:514   local0  "));
+        assertEquals(
+                List.of("log", "127.0.0.1:514", "local0"),
+                words("  log\t127.0.0.1:514   local0  "));
         assertEquals(List.of("a b", "c"), words("\"a b\" c"));
-        assertEquals(List.of("abcdef"), words("\"ab\"'cd'ef"), "quoted and plain parts side by side are one word");
+        assertEquals(
+                List.of("abcdef"),
+                words("\"ab\"'cd'ef"),
+                "quoted and plain parts side by side are one word");
         assertEquals(List.of("a b", "#c", "x\\y", "q'\""), words("a\\ b \\#c x\\\\y q\\'\\\""));
         assertEquals(List.of("\n\r\t", "AZ"), words("\\n\\r\\t \\x41\\x5a"));
-        assertEquals(List.of("^/a\\.b$"), words("^/a\\.b$"), "an unknown escape keeps its backslash");
-        assertEquals(List.of("$NAME \\n"), words("'$NAME \\n'"), "strong quotes: no escape, no variable");
+        assertEquals(
+                List.of("^/a\\.b$"), words("^/a\\.b$"), "an unknown escape keeps its backslash");
+        assertEquals(
+                List.of("$NAME \\n"),
+                words("'$NAME \\n'"),
+                "strong quotes: no escape, no variable");
         assertEquals(List.of("", "x"), words("\"\" x"), "an empty quoted word is a word");
         assertEquals(List.of(), words(" \t "));
     }
 
-    /** Issue 17 (6): the words as written keep every variable that had a value, one for one with the words. */
+    /**
+     * Issue 17 (6): the words as written keep every variable that had a value, one for one with the
+     * words.
+     */
     @Test
     void wordsAsWrittenKeepVariables() {
-        assertEquals(List.of("acl", "a", "hdr(x)", "-m", "str", "v a l!"), words("acl a hdr(x) -m str \"${NAME}!\""));
+        assertEquals(
+                List.of("acl", "a", "hdr(x)", "-m", "str", "v a l!"),
+                words("acl a hdr(x) -m str \"${NAME}!\""));
         assertEquals(List.of("acl", "a", "hdr(x)", "-m", "str", "${NAME}!"), lexer.written());
         words("x \"$NAME\" \"${EMPTY}\" \"${UNSET-dflt}\" '${NAME}' plain");
         assertEquals(List.of("x", "v a l", "", "dflt", "${NAME}", "plain"), lexer.words());
-        assertEquals(List.of("x", "$NAME", "${EMPTY}", "${UNSET-dflt}", "${NAME}", "plain"), lexer.written());
+        assertEquals(
+                List.of("x", "$NAME", "${EMPTY}", "${UNSET-dflt}", "${NAME}", "plain"),
+                lexer.written());
         words("x \"${UNSET}\" y");
         assertNull(lexer.written(), "no variable had a value: the words are as written");
         assertEquals(List.of("UNSET"), lexer.unresolved());
@@ -56,14 +74,24 @@ class LineLexerTest {
 
     @Test
     void variablesExpandInDoubleQuotesOnly() {
-        assertEquals(List.of("v a l", "v a l!", "$NAME", ""), words("\"$NAME\" \"${NAME}!\" $NAME \"$EMPTY\""));
+        assertEquals(
+                List.of("v a l", "v a l!", "$NAME", ""),
+                words("\"$NAME\" \"${NAME}!\" $NAME \"$EMPTY\""));
         assertEquals(List.of(), lexer.unresolved());
-        assertEquals(List.of("dflt", "${UNSET}", "${OTHER}x", "$", "${UNSET}"),
+        assertEquals(
+                List.of("dflt", "${UNSET}", "${OTHER}x", "$", "${UNSET}"),
                 words("\"${UNSET-dflt}\" \"$UNSET\" \"${OTHER}x\" \"$\" \"${UNSET}\""));
-        assertEquals(List.of("UNSET", "OTHER"), lexer.unresolved(), "each unset variable once, in order of use");
-        assertEquals(List.of("v a l"), words("\"${NAME[1]}\""), "an index after the name is ignored, as HAProxy does");
+        assertEquals(
+                List.of("UNSET", "OTHER"),
+                lexer.unresolved(),
+                "each unset variable once, in order of use");
+        assertEquals(
+                List.of("v a l"),
+                words("\"${NAME[1]}\""),
+                "an index after the name is ignored, as HAProxy does");
         words("plain");
-        assertEquals(List.of(), lexer.unresolved(), "a new line starts with no unresolved variable");
+        assertEquals(
+                List.of(), lexer.unresolved(), "a new line starts with no unresolved variable");
     }
 
     @Test
@@ -94,7 +122,9 @@ class LineLexerTest {
     void rawArgumentsOfDotDirectivesAreAsWritten() {
         String line = ".if defined(NAME) && streq(\"$NAME\",x)   # why";
         lexer.lex(line, 0, line.length(), "t.cfg", 1);
-        assertEquals("defined(NAME) && streq(\"$NAME\",x)", lexer.rawArgs(line, 0, line.length()),
+        assertEquals(
+                "defined(NAME) && streq(\"$NAME\",x)",
+                lexer.rawArgs(line, 0, line.length()),
                 "variables unexpanded, comment cut");
         String plain = "  maxconn \"$NAME\"";
         lexer.lex(plain, 0, plain.length(), "t.cfg", 2);
@@ -103,20 +133,30 @@ class LineLexerTest {
 
     @Test
     void ignoreCommentsNeedARuleAndAReason() {
-        String line = "  maxconn 10 # deja:ignore haproxy-maxconn-headroom sized by the platform team ";
+        String line =
+                "  maxconn 10 # deja:ignore haproxy-maxconn-headroom sized by the platform team ";
         lexer.lex(line, 0, line.length(), "t.cfg", 3);
-        LineLexer.Ignore ig = LineLexer.ignore(line, lexer.commentStart(), line.length(), "t.cfg", 3);
-        assertEquals(new LineLexer.Ignore("haproxy-maxconn-headroom", "sized by the platform team", "t.cfg:3"), ig);
+        LineLexer.Ignore ig =
+                LineLexer.ignore(line, lexer.commentStart(), line.length(), "t.cfg", 3);
+        assertEquals(
+                new LineLexer.Ignore(
+                        "haproxy-maxconn-headroom", "sized by the platform team", "t.cfg:3"),
+                ig);
         String other = "# just a comment mentioning deja";
         assertNull(LineLexer.ignore(other, 1, other.length(), "t.cfg", 4));
         String bare = "# deja:ignore";
         assertNull(LineLexer.ignore(bare, 1, bare.length(), "t.cfg", 5), "no rule: not an ignore");
         String noReason = "# deja:ignore some-rule   ";
-        HaproxyParseException e = assertThrows(HaproxyParseException.class,
-                () -> LineLexer.ignore(noReason, 1, noReason.length(), "t.cfg", 6));
-        assertTrue(e.getMessage().startsWith("t.cfg:6: deja:ignore some-rule gives no reason"), e.getMessage());
+        HaproxyParseException e =
+                assertThrows(
+                        HaproxyParseException.class,
+                        () -> LineLexer.ignore(noReason, 1, noReason.length(), "t.cfg", 6));
+        assertTrue(
+                e.getMessage().startsWith("t.cfg:6: deja:ignore some-rule gives no reason"),
+                e.getMessage());
         String twoLines = "# nothing here\n# deja:ignore r why\n";
-        assertNull(LineLexer.ignore(twoLines, 1, twoLines.indexOf('\n'), "t.cfg", 1),
+        assertNull(
+                LineLexer.ignore(twoLines, 1, twoLines.indexOf('\n'), "t.cfg", 1),
                 "an ignore on the next line does not belong to this one");
     }
 }

@@ -72,12 +72,16 @@ class SectionAssemblerTest {
         assertSame(s.get(0), s.get(1).defaults(), "defaults web from base");
         assertNull(s.get(2).defaults(), "a defaults section without from starts afresh");
         assertSame(s.get(2), s.get(3).defaults(), "the last defaults above");
-        assertSame(s.get(1), s.get(4).defaults(), "from names any defaults above, not only the last");
+        assertSame(
+                s.get(1), s.get(4).defaults(), "from names any defaults above, not only the last");
         assertEquals("web", s.get(4).from());
         assertNull(s.get(5).defaults());
         assertNull(s.get(6).defaults(), "peers inherit nothing");
-        assertEquals(List.of("a.cfg:9: listen c from nosuch: no defaults section named 'nosuch' above (HAProxy would"
-                + " refuse it)"), notes);
+        assertEquals(
+                List.of(
+                        "a.cfg:9: listen c from nosuch: no defaults section named 'nosuch' above (HAProxy would"
+                                + " refuse it)"),
+                notes);
     }
 
     @Test
@@ -88,9 +92,14 @@ class SectionAssemblerTest {
         assembler.endFile();
         file = "b.cfg";
         line = 0;
-        HaproxyParseException e = assertThrows(HaproxyParseException.class, () -> directive("orphan 1"));
-        assertTrue(e.getMessage().startsWith("b.cfg:1: unknown keyword 'orphan' out of section (HAProxy refuses the"
-                + " file"), e.getMessage());
+        HaproxyParseException e =
+                assertThrows(HaproxyParseException.class, () -> directive("orphan 1"));
+        assertTrue(
+                e.getMessage()
+                        .startsWith(
+                                "b.cfg:1: unknown keyword 'orphan' out of section (HAProxy refuses the"
+                                        + " file"),
+                e.getMessage());
         open("backend be");
         assembler.endFile();
         assertSame(assembler.sections().get(0), assembler.sections().get(2).defaults());
@@ -100,8 +109,11 @@ class SectionAssemblerTest {
     @Test
     void aDirectiveOutsideAnySectionUnderAnUndecidedBranchIsANote() {
         directive("maxconn 10", ".if feature(X) (a.cfg:1)");
-        assertEquals(List.of("a.cfg:1: keyword 'maxconn' outside any section (HAProxy refuses it when"
-                + " .if feature(X) (a.cfg:1) holds); ignored"), notes);
+        assertEquals(
+                List.of(
+                        "a.cfg:1: keyword 'maxconn' outside any section (HAProxy refuses it when"
+                                + " .if feature(X) (a.cfg:1) holds); ignored"),
+                notes);
         assembler.endFile();
         assertEquals(List.of(), assembler.sections());
     }
@@ -118,10 +130,19 @@ class SectionAssemblerTest {
         directive("mode http");
         ignore("rule-c", "nothing follows");
         assembler.endFile();
-        List<String> got = assembler.suppressions().stream().map(SectionAssemblerTest::describe).toList();
-        assertEquals(List.of("rule-a@a.cfg:3 from a.cfg:2", "rule-b@a.cfg:6 from a.cfg:5",
-                "rule-b@a.cfg:7 from a.cfg:5", "rule-b@a.cfg:8 from a.cfg:5"), got);
-        assertEquals(List.of("a.cfg:9: deja:ignore rule-c is followed by no directive; it suppresses nothing"), notes);
+        List<String> got =
+                assembler.suppressions().stream().map(SectionAssemblerTest::describe).toList();
+        assertEquals(
+                List.of(
+                        "rule-a@a.cfg:3 from a.cfg:2",
+                        "rule-b@a.cfg:6 from a.cfg:5",
+                        "rule-b@a.cfg:7 from a.cfg:5",
+                        "rule-b@a.cfg:8 from a.cfg:5"),
+                got);
+        assertEquals(
+                List.of(
+                        "a.cfg:9: deja:ignore rule-c is followed by no directive; it suppresses nothing"),
+                notes);
     }
 
     @Test
@@ -131,11 +152,20 @@ class SectionAssemblerTest {
         assembler.skipped();
         directive("maxconn 10");
         assertEquals(List.of(), assembler.suppressions());
-        assertEquals(List.of("a.cfg:2: deja:ignore rule-a is followed by a line HAProxy skips (false .if branch); it"
-                + " suppresses nothing"), notes);
+        assertEquals(
+                List.of(
+                        "a.cfg:2: deja:ignore rule-a is followed by a line HAProxy skips (false .if branch); it"
+                                + " suppresses nothing"),
+                notes);
     }
 
     private static String describe(InlineSuppression s) {
-        return s.ruleId() + "@" + s.target().file() + ":" + s.target().line() + " from " + s.origin();
+        return s.ruleId()
+                + "@"
+                + s.target().file()
+                + ":"
+                + s.target().line()
+                + " from "
+                + s.origin();
     }
 }

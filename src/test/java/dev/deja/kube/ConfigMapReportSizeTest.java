@@ -29,14 +29,19 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The ConfigMap's 1 MiB limit: a report too big is cut to a smaller, still valid document, never a broken one. */
+/**
+ * The ConfigMap's 1 MiB limit: a report too big is cut to a smaller, still valid document, never a
+ * broken one.
+ */
 class ConfigMapReportSizeTest {
     static final JsonMapper MAPPER = JsonMapper.builder().build();
 
     static int size(Map<String, String> data) {
         int n = 0;
         for (Map.Entry<String, String> e : data.entrySet()) {
-            n += e.getKey().getBytes(StandardCharsets.UTF_8).length + e.getValue().getBytes(StandardCharsets.UTF_8).length;
+            n +=
+                    e.getKey().getBytes(StandardCharsets.UTF_8).length
+                            + e.getValue().getBytes(StandardCharsets.UTF_8).length;
         }
         return n;
     }
@@ -44,16 +49,23 @@ class ConfigMapReportSizeTest {
     static Schema schema() throws IOException {
         try (InputStream in = JsonReporter.class.getResourceAsStream("deja-report.schema.json")) {
             return SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
-                    .getSchema(new String(in.readAllBytes(), StandardCharsets.UTF_8), InputFormat.JSON);
+                    .getSchema(
+                            new String(in.readAllBytes(), StandardCharsets.UTF_8),
+                            InputFormat.JSON);
         }
     }
 
     @Test
     void aSmallReportIsKeptWholeAndPretty() throws IOException {
         Report report = ReportFixtures.report(ReportFixtures.typical());
-        Map<String, String> data = ConfigMapReportSink.data(report, ConfigMapReportSink.DEFAULT_LIMIT);
+        Map<String, String> data =
+                ConfigMapReportSink.data(report, ConfigMapReportSink.DEFAULT_LIMIT);
         String json = data.get(ConfigMapReportSink.JSON_KEY);
-        assertEquals(MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(JsonReporter.tree(report)) + "\n", json);
+        assertEquals(
+                MAPPER.writerWithDefaultPrettyPrinter()
+                                .writeValueAsString(JsonReporter.tree(report))
+                        + "\n",
+                json);
         assertEquals(List.of(), schema().validate(MAPPER.readTree(json)));
     }
 
@@ -66,28 +78,40 @@ class ConfigMapReportSizeTest {
         Report report = ReportFixtures.report(ReportFixtures.result(many));
         int limit = 64 * 1024;
         String whole = MAPPER.writeValueAsString(JsonReporter.tree(report));
-        assertTrue(whole.length() > 2 * limit, "the fixture is well over the limit: " + whole.length());
+        assertTrue(
+                whole.length() > 2 * limit,
+                "the fixture is well over the limit: " + whole.length());
 
         Map<String, String> data = ConfigMapReportSink.data(report, limit);
         assertTrue(size(data) <= limit, size(data) + " > " + limit);
-        JsonNode kept = MAPPER.readTree(data.get(ConfigMapReportSink.JSON_KEY)); // parses: a complete document
+        JsonNode kept =
+                MAPPER.readTree(
+                        data.get(ConfigMapReportSink.JSON_KEY)); // parses: a complete document
         assertEquals(List.of(), schema().validate(kept), "valid against the report schema");
         assertTrue(kept.path("truncated").asBoolean());
         int n = kept.path("findings").size();
         assertTrue(n > 0 && n < 400, "kept " + n);
         assertEquals(n, kept.path("truncation").path("findingsKept").asInt());
         assertEquals(400, kept.path("truncation").path("findings").asInt());
-        assertEquals(400, kept.path("summary").path("total").asInt(), "the summary still counts everything");
+        assertEquals(
+                400,
+                kept.path("summary").path("total").asInt(),
+                "the summary still counts everything");
         // as many as fit: one more would not
-        Map<String, String> oneMore = ConfigMapReportSink.data(report, limit + 4096); // a finding is under 1 KiB
-        assertTrue(MAPPER.readTree(oneMore.get(ConfigMapReportSink.JSON_KEY)).path("findings").size() > n);
+        Map<String, String> oneMore =
+                ConfigMapReportSink.data(report, limit + 4096); // a finding is under 1 KiB
+        assertTrue(
+                MAPPER.readTree(oneMore.get(ConfigMapReportSink.JSON_KEY)).path("findings").size()
+                        > n);
         String summary = data.get(ConfigMapReportSink.SUMMARY_KEY);
-        assertTrue(summary.contains("truncated: deja.json keeps " + n + " of 400 findings"), summary);
+        assertTrue(
+                summary.contains("truncated: deja.json keeps " + n + " of 400 findings"), summary);
         assertTrue(summary.contains("critical: 400"), summary);
 
         // the kept findings are still a baseline: they are not new, the rest are
-        BaselineDiff diff = Baseline.parse(data.get(ConfigMapReportSink.JSON_KEY), "configmap:deja/deja-report")
-                .compare(report.result().findings());
+        BaselineDiff diff =
+                Baseline.parse(data.get(ConfigMapReportSink.JSON_KEY), "configmap:deja/deja-report")
+                        .compare(report.result().findings());
         assertEquals(n, diff.unchanged());
         assertEquals(400 - n, diff.newFindings().size());
     }
@@ -104,14 +128,27 @@ class ConfigMapReportSizeTest {
         Files.writeString(file, manifest);
         try (MockCluster c = new MockCluster()) {
             Path out = tmp.resolve("full.json");
-            TestSupport.Run r = TestSupport.run("scan", file.toString(), "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--report-configmap", "deja/deja-report", "--fail-on", "none", "--format", "json", "-o",
-                    out.toString());
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            file.toString(),
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--report-configmap",
+                            "deja/deja-report",
+                            "--fail-on",
+                            "none",
+                            "--format",
+                            "json",
+                            "-o",
+                            out.toString());
             assertEquals(0, r.code(), r.err());
             int total = MAPPER.readTree(Files.readString(out)).path("findings").size();
             assertTrue(Files.size(out) > 1024 * 1024, "over the limit: " + Files.size(out));
             ConfigMap cm = c.client.configMaps().inNamespace("deja").withName("deja-report").get();
-            assertTrue(size(cm.getData()) <= 1024 * 1024, "within the API server's limit: " + size(cm.getData()));
+            assertTrue(
+                    size(cm.getData()) <= 1024 * 1024,
+                    "within the API server's limit: " + size(cm.getData()));
             JsonNode kept = MAPPER.readTree(cm.getData().get("deja.json"));
             assertTrue(kept.path("truncated").asBoolean());
             assertEquals(total, kept.path("truncation").path("findings").asInt());

@@ -13,12 +13,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Benchmark harness (run by {@code src/bench/fleet-bench.sh}, not a unit test): N synthetic clusters of 1,000 pods
- * each (KubeBench's mix scaled to 1,000 pods: 150 Deployments, 150 Services, 25 Ingresses, 50 ConfigMaps, HPAs,
- * PDBs), each in its own Fabric8 mock API server (CRUD mode, real HTTP), one kubeconfig with a context per cluster.
- * Times {@code deja scan --all-contexts --parallel P} in its own JVM with -Xmx512m against the parallel floor: the
- * slowest single-cluster scan x N / P. Single-cluster scans are separate processes, so each pays a JVM start the
- * fleet run pays once; the floor is printed both with and without that start ({@code deja --version}'s time).
+ * Benchmark harness (run by {@code src/bench/fleet-bench.sh}, not a unit test): N synthetic
+ * clusters of 1,000 pods each (KubeBench's mix scaled to 1,000 pods: 150 Deployments, 150 Services,
+ * 25 Ingresses, 50 ConfigMaps, HPAs, PDBs), each in its own Fabric8 mock API server (CRUD mode,
+ * real HTTP), one kubeconfig with a context per cluster. Times {@code deja scan --all-contexts
+ * --parallel P} in its own JVM with -Xmx512m against the parallel floor: the slowest single-cluster
+ * scan x N / P. Single-cluster scans are separate processes, so each pays a JVM start the fleet run
+ * pays once; the floor is printed both with and without that start ({@code deja --version}'s time).
  */
 public final class FleetBench {
     public static void main(String[] args) throws Exception {
@@ -63,54 +64,129 @@ public final class FleetBench {
                 contexts.put(String.format("c%03d", c), m.url());
             }
             Path kc = FleetScanTest.kubeconfig(dir.resolve("kubeconfig"), contexts, "c000");
-            System.out.printf("%d clusters of %d objects each (1,000 pods, %d Deployments, %d Services) loaded in %.1f s%n",
-                    clusters, objects, KubeBench.deployments, KubeBench.services, (System.nanoTime() - t0) / 1e9);
+            System.out.printf(
+                    "%d clusters of %d objects each (1,000 pods, %d Deployments, %d Services) loaded in %.1f s%n",
+                    clusters,
+                    objects,
+                    KubeBench.deployments,
+                    KubeBench.services,
+                    (System.nanoTime() - t0) / 1e9);
 
             double start = run(dir, xmx, List.of("--version")).seconds;
             System.out.printf("JVM start + deja --version: %.2f s%n", start);
-            run(dir, xmx, List.of("scan", "--cluster", "--kubeconfig", kc.toString(), "--context", "c000",
-                    "--format", "json", "-o", dir.resolve("warm.json").toString(), "--fail-on", "none")); // warm-up
+            run(
+                    dir,
+                    xmx,
+                    List.of(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            kc.toString(),
+                            "--context",
+                            "c000",
+                            "--format",
+                            "json",
+                            "-o",
+                            dir.resolve("warm.json").toString(),
+                            "--fail-on",
+                            "none")); // warm-up
             int n = Math.min(sample, clusters);
             double slowest = 0;
             List<String> singles = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 String ctx = String.format("c%03d", i * clusters / n);
-                Result r = run(dir, xmx, List.of("scan", "--cluster", "--kubeconfig", kc.toString(), "--context", ctx,
-                        "--format", "json", "-o", dir.resolve("one.json").toString(), "--fail-on", "none"));
+                Result r =
+                        run(
+                                dir,
+                                xmx,
+                                List.of(
+                                        "scan",
+                                        "--cluster",
+                                        "--kubeconfig",
+                                        kc.toString(),
+                                        "--context",
+                                        ctx,
+                                        "--format",
+                                        "json",
+                                        "-o",
+                                        dir.resolve("one.json").toString(),
+                                        "--fail-on",
+                                        "none"));
                 singles.add(String.format("%s %.2f s", ctx, r.seconds));
                 slowest = Math.max(slowest, r.seconds);
             }
-            System.out.println("single-cluster scans (" + n + " of " + clusters + " clusters, same content): " + singles);
-            Result fleet = run(dir, xmx, List.of("scan", "--all-contexts", "--kubeconfig", kc.toString(), "--parallel",
-                    Integer.toString(parallel), "--format", "json", "-o", dir.resolve("fleet.json").toString(),
-                    "--fail-on", "none"));
+            System.out.println(
+                    "single-cluster scans ("
+                            + n
+                            + " of "
+                            + clusters
+                            + " clusters, same content): "
+                            + singles);
+            Result fleet =
+                    run(
+                            dir,
+                            xmx,
+                            List.of(
+                                    "scan",
+                                    "--all-contexts",
+                                    "--kubeconfig",
+                                    kc.toString(),
+                                    "--parallel",
+                                    Integer.toString(parallel),
+                                    "--format",
+                                    "json",
+                                    "-o",
+                                    dir.resolve("fleet.json").toString(),
+                                    "--fail-on",
+                                    "none"));
             String report = Files.readString(dir.resolve("fleet.json"));
             Matcher total = Pattern.compile("\"total\" : (\\d+)").matcher(report);
-            Matcher targets = Pattern.compile("\"cluster\" : \"c\\d+\",\\s*\"complete\" : true").matcher(report);
+            Matcher targets =
+                    Pattern.compile("\"cluster\" : \"c\\d+\",\\s*\"complete\" : true")
+                            .matcher(report);
             int complete = 0;
             while (targets.find()) {
                 complete++;
             }
             double floor = slowest * clusters / parallel;
             double floorNoStart = Math.max(0.001, slowest - start) * clusters / parallel;
-            System.out.printf("deja scan --all-contexts --parallel %d (%d clusters, -Xmx%s): %.2f s, exit %d, max RSS %s,"
-                    + " %s findings, %d of %d clusters complete%n", parallel, clusters, xmx, fleet.seconds, fleet.exit,
-                    fleet.rss, total.find() ? total.group(1) : "?", complete, clusters);
-            System.out.printf("parallel floor = slowest single %.2f s x %d / %d = %.2f s; RATIO total / floor = %.2f"
-                    + " (target <= 1.3)%n", slowest, clusters, parallel, floor, fleet.seconds / floor);
-            System.out.printf("without the JVM start in the single scans: floor = %.2f s x %d / %d = %.2f s; ratio %.2f%n",
-                    slowest - start, clusters, parallel, floorNoStart, fleet.seconds / floorNoStart);
-            System.out.printf("(this machine has %d cores: %d targets at once share them)%n",
+            System.out.printf(
+                    "deja scan --all-contexts --parallel %d (%d clusters, -Xmx%s): %.2f s, exit %d, max RSS %s,"
+                            + " %s findings, %d of %d clusters complete%n",
+                    parallel,
+                    clusters,
+                    xmx,
+                    fleet.seconds,
+                    fleet.exit,
+                    fleet.rss,
+                    total.find() ? total.group(1) : "?",
+                    complete,
+                    clusters);
+            System.out.printf(
+                    "parallel floor = slowest single %.2f s x %d / %d = %.2f s; RATIO total / floor = %.2f"
+                            + " (target <= 1.3)%n",
+                    slowest, clusters, parallel, floor, fleet.seconds / floor);
+            System.out.printf(
+                    "without the JVM start in the single scans: floor = %.2f s x %d / %d = %.2f s; ratio %.2f%n",
+                    slowest - start,
+                    clusters,
+                    parallel,
+                    floorNoStart,
+                    fleet.seconds / floorNoStart);
+            System.out.printf(
+                    "(this machine has %d cores: %d targets at once share them)%n",
                     Runtime.getRuntime().availableProcessors(), parallel);
         } finally {
             servers.forEach(MockCluster::close);
         }
     }
 
-    record Result(double seconds, int exit, String rss) {
-    }
+    record Result(double seconds, int exit, String rss) {}
 
-    /** ./deja (the launcher users run) with DEJA_JAVA_OPTS=-XmxN, under /usr/bin/time for the max RSS. */
+    /**
+     * ./deja (the launcher users run) with DEJA_JAVA_OPTS=-XmxN, under /usr/bin/time for the max
+     * RSS.
+     */
     static Result run(Path dir, String xmx, List<String> args) throws Exception {
         List<String> cmd = new ArrayList<>();
         boolean time = Files.isExecutable(Path.of("/usr/bin/time"));

@@ -28,11 +28,12 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
- * charts/deja, linted and rendered by Helm itself (helm-java: Helm's Go code through JNA). With the defaults, release
- * "deja" in namespace "deja", it renders the objects of the kustomize example (examples/kubernetes/cronjob) but the
- * Namespace: same kinds and names, the same RBAC rules (and the ClusterRole exactly what {@link ClusterRoleDriftTest}
- * derives from the rules), the same pod spec (image, args, env, securityContext, volumes) and the same deja.yaml.
- * Non-default values change what they say and nothing else.
+ * charts/deja, linted and rendered by Helm itself (helm-java: Helm's Go code through JNA). With the
+ * defaults, release "deja" in namespace "deja", it renders the objects of the kustomize example
+ * (examples/kubernetes/cronjob) but the Namespace: same kinds and names, the same RBAC rules (and
+ * the ClusterRole exactly what {@link ClusterRoleDriftTest} derives from the rules), the same pod
+ * spec (image, args, env, securityContext, volumes) and the same deja.yaml. Non-default values
+ * change what they say and nothing else.
  */
 class HelmChartTest {
     static final Path CHART = Path.of("charts/deja");
@@ -69,14 +70,16 @@ class HelmChartTest {
             }
             Map<String, Object> d = cast(o);
             Object ns = at(d, "metadata", "namespace");
-            String id = d.get("kind") + " " + (ns == null ? "" : ns) + "/" + at(d, "metadata", "name");
+            String id =
+                    d.get("kind") + " " + (ns == null ? "" : ns) + "/" + at(d, "metadata", "name");
             assertNull(out.put(id, d), "rendered twice: " + id);
         }
         return out;
     }
 
     static Map<String, Map<String, Object>> example() throws IOException {
-        Map<String, Object> k = cast(yaml().load(Files.readString(EXAMPLE.resolve("kustomization.yaml"))));
+        Map<String, Object> k =
+                cast(yaml().load(Files.readString(EXAMPLE.resolve("kustomization.yaml"))));
         StringBuilder all = new StringBuilder();
         List<String> resources = cast(k.get("resources"));
         for (String r : resources) {
@@ -86,14 +89,17 @@ class HelmChartTest {
     }
 
     static String render(String release, String namespace, UnaryOperator<TemplateCommand> values) {
-        return values.apply(new Helm(CHART).template().withName(release).withNamespace(namespace)).call();
+        return values.apply(new Helm(CHART).template().withName(release).withNamespace(namespace))
+                .call();
     }
 
     @Test
     void helmLintFindsNothing() {
         LintResult r = new Helm(CHART).lint().strict().call();
         assertFalse(r.isFailed(), String.join("\n", r.getMessages()));
-        assertTrue(r.getMessages().stream().noneMatch(m -> m.contains("[WARNING]") || m.contains("[ERROR]")),
+        assertTrue(
+                r.getMessages().stream()
+                        .noneMatch(m -> m.contains("[WARNING]") || m.contains("[ERROR]")),
                 String.join("\n", r.getMessages()));
     }
 
@@ -111,21 +117,48 @@ class HelmChartTest {
             assertEquals(e.get("apiVersion"), c.get("apiVersion"), id);
             // the example's labels are kept (the chart adds Helm's usual ones)
             Map<String, Object> labels = cast(at(c, "metadata", "labels"));
-            assertTrue(labels.entrySet().containsAll(((Map<?, ?>) at(e, "metadata", "labels")).entrySet()), id + ": " + labels);
+            assertTrue(
+                    labels.entrySet()
+                            .containsAll(((Map<?, ?>) at(e, "metadata", "labels")).entrySet()),
+                    id + ": " + labels);
             for (String field : List.of("rules", "roleRef", "subjects")) {
                 assertEquals(e.get(field), c.get(field), id + " " + field);
             }
         }
-        assertEquals(example.get("ServiceAccount deja/deja").get("metadata").toString().contains("annotations"),
-                chart.get("ServiceAccount deja/deja").get("metadata").toString().contains("annotations"), "no IRSA by default");
-        assertEquals(Map.of(), chart.get("ConfigMap deja/deja-report").get("data"), "the report ConfigMap ships empty");
+        assertEquals(
+                example.get("ServiceAccount deja/deja")
+                        .get("metadata")
+                        .toString()
+                        .contains("annotations"),
+                chart.get("ServiceAccount deja/deja")
+                        .get("metadata")
+                        .toString()
+                        .contains("annotations"),
+                "no IRSA by default");
+        assertEquals(
+                Map.of(),
+                chart.get("ConfigMap deja/deja-report").get("data"),
+                "the report ConfigMap ships empty");
 
         // the scan configuration is the example's, as data
-        Object chartCfg = yaml().load((String) at(chart.get("ConfigMap deja/deja-config"), "data", "deja.yaml"));
-        Object exampleCfg = yaml().load((String) at(example.get("ConfigMap deja/deja-config"), "data", "deja.yaml"));
+        Object chartCfg =
+                yaml().load(
+                                (String)
+                                        at(
+                                                chart.get("ConfigMap deja/deja-config"),
+                                                "data",
+                                                "deja.yaml"));
+        Object exampleCfg =
+                yaml().load(
+                                (String)
+                                        at(
+                                                example.get("ConfigMap deja/deja-config"),
+                                                "data",
+                                                "deja.yaml"));
         assertEquals(exampleCfg, chartCfg);
 
-        // the CronJob: the same schedule and job settings, and the same pod spec (image, args, env, resources,
+        // the CronJob: the same schedule and job settings, and the same pod spec (image, args, env,
+        // resources,
         // securityContext, mounts, volumes)
         Map<String, Object> cc = chart.get("CronJob deja/deja");
         Map<String, Object> ec = example.get("CronJob deja/deja");
@@ -142,10 +175,15 @@ class HelmChartTest {
         assertEquals(eJobSpec, cJobSpec);
         assertEquals(eTemplate.get("spec"), cTemplate.get("spec"));
         Map<String, Object> podLabels = cast(at(cTemplate, "metadata", "labels"));
-        assertTrue(podLabels.entrySet().containsAll(((Map<?, ?>) at(eTemplate, "metadata", "labels")).entrySet()));
+        assertTrue(
+                podLabels
+                        .entrySet()
+                        .containsAll(((Map<?, ?>) at(eTemplate, "metadata", "labels")).entrySet()));
     }
 
-    /** The chart's ClusterRole is exactly what the rules read, as ClusterRoleDriftTest derives it. */
+    /**
+     * The chart's ClusterRole is exactly what the rules read, as ClusterRoleDriftTest derives it.
+     */
     @Test
     void clusterRoleGrantsExactlyWhatTheRulesRead() {
         Map<String, Map<String, Object>> chart = byId(render("deja", "deja", c -> c));
@@ -156,7 +194,9 @@ class HelmChartTest {
             for (String g : (List<String>) cast(rule.get("apiGroups"))) {
                 for (String res : (List<String>) cast(rule.get("resources"))) {
                     for (String verb : (List<String>) cast(rule.get("verbs"))) {
-                        assertTrue(granted.add((g.isEmpty() ? "core" : g) + "/" + res + " " + verb), "granted twice: " + res);
+                        assertTrue(
+                                granted.add((g.isEmpty() ? "core" : g) + "/" + res + " " + verb),
+                                "granted twice: " + res);
                     }
                 }
             }
@@ -167,7 +207,9 @@ class HelmChartTest {
     @Test
     void nonDefaultValuesChangeWhatTheySay(@TempDir Path tmp) throws IOException {
         Path values = tmp.resolve("values.yaml");
-        Files.writeString(values, """
+        Files.writeString(
+                values,
+                """
                 image: {repository: registry.example.com/deja, tag: "9.9.9"}
                 schedule: "0 5 * * 1-5"
                 aws: {irsaRoleArn: "arn:aws:iam::111122223333:role/deja-elb-read-only"}
@@ -183,22 +225,57 @@ class HelmChartTest {
                 javaOpts: "-Xmx400m"
                 extraArgs: [--verbose]
                 """);
-        Map<String, Map<String, Object>> chart = byId(render("scanner", "ops",
-                c -> c.withValuesFile(values).set("resources.limits.memory", "1Gi")));
-        assertEquals(Set.of("ServiceAccount ops/scanner-deja", "ClusterRole /scanner-deja-reader",
-                "ClusterRoleBinding /scanner-deja-reader", "Role ops/scanner-deja-report-writer",
-                "RoleBinding ops/scanner-deja-report-writer", "ConfigMap ops/nightly-report", "ConfigMap ops/scanner-deja-config",
-                "CronJob ops/scanner-deja"), chart.keySet());
+        Map<String, Map<String, Object>> chart =
+                byId(
+                        render(
+                                "scanner",
+                                "ops",
+                                c ->
+                                        c.withValuesFile(values)
+                                                .set("resources.limits.memory", "1Gi")));
+        assertEquals(
+                Set.of(
+                        "ServiceAccount ops/scanner-deja",
+                        "ClusterRole /scanner-deja-reader",
+                        "ClusterRoleBinding /scanner-deja-reader",
+                        "Role ops/scanner-deja-report-writer",
+                        "RoleBinding ops/scanner-deja-report-writer",
+                        "ConfigMap ops/nightly-report",
+                        "ConfigMap ops/scanner-deja-config",
+                        "CronJob ops/scanner-deja"),
+                chart.keySet());
 
         Map<String, Object> sa = chart.get("ServiceAccount ops/scanner-deja");
-        assertEquals(Map.of("eks.amazonaws.com/role-arn", "arn:aws:iam::111122223333:role/deja-elb-read-only",
-                "eks.amazonaws.com/sts-regional-endpoints", "true"), at(sa, "metadata", "annotations"));
-        assertEquals(List.of(Map.of("kind", "ServiceAccount", "name", "scanner-deja", "namespace", "ops")),
+        assertEquals(
+                Map.of(
+                        "eks.amazonaws.com/role-arn",
+                        "arn:aws:iam::111122223333:role/deja-elb-read-only",
+                        "eks.amazonaws.com/sts-regional-endpoints",
+                        "true"),
+                at(sa, "metadata", "annotations"));
+        assertEquals(
+                List.of(
+                        Map.of(
+                                "kind",
+                                "ServiceAccount",
+                                "name",
+                                "scanner-deja",
+                                "namespace",
+                                "ops")),
                 at(chart.get("ClusterRoleBinding /scanner-deja-reader"), "subjects"));
-        assertEquals("scanner-deja-reader", at(chart.get("ClusterRoleBinding /scanner-deja-reader"), "roleRef", "name"));
-        assertEquals(List.of("nightly-report"), at(chart.get("Role ops/scanner-deja-report-writer"), "rules", "0", "resourceNames"));
+        assertEquals(
+                "scanner-deja-reader",
+                at(chart.get("ClusterRoleBinding /scanner-deja-reader"), "roleRef", "name"));
+        assertEquals(
+                List.of("nightly-report"),
+                at(
+                        chart.get("Role ops/scanner-deja-report-writer"),
+                        "rules",
+                        "0",
+                        "resourceNames"));
 
-        String dejaYaml = (String) at(chart.get("ConfigMap ops/scanner-deja-config"), "data", "deja.yaml");
+        String dejaYaml =
+                (String) at(chart.get("ConfigMap ops/scanner-deja-config"), "data", "deja.yaml");
         ConfigFileAccess.check(dejaYaml, "scanner-deja-config#deja.yaml"); // valid for this deja
         Map<String, Object> cfg = cast(yaml().load(dejaYaml));
         assertEquals("ops/nightly-report", cfg.get("reportConfigMap"));
@@ -212,13 +289,30 @@ class HelmChartTest {
         assertEquals("0 5 * * 1-5", at(cj, "spec", "schedule"));
         Object c = at(cj, "spec", "jobTemplate", "spec", "template", "spec", "containers", "0");
         assertEquals("registry.example.com/deja:9.9.9", at(c, "image"));
-        assertEquals(List.of("scan", "--config", "/etc/deja/deja.yaml", "--verbose"), at(c, "args"));
+        assertEquals(
+                List.of("scan", "--config", "/etc/deja/deja.yaml", "--verbose"), at(c, "args"));
         assertEquals("1Gi", at(c, "resources", "limits", "memory"));
         List<Map<String, Object>> env = cast(at(c, "env"));
         assertEquals("-Xmx400m", env.get(0).get("value"));
-        assertEquals(Map.of("name", "slack-webhook", "key", "hook", "optional", true), at(env.get(1), "valueFrom", "secretKeyRef"));
-        assertEquals("scanner-deja", at(cj, "spec", "jobTemplate", "spec", "template", "spec", "serviceAccountName"));
-        assertEquals("scanner-deja-config", at(cj, "spec", "jobTemplate", "spec", "template", "spec", "volumes", "0", "configMap", "name"));
+        assertEquals(
+                Map.of("name", "slack-webhook", "key", "hook", "optional", true),
+                at(env.get(1), "valueFrom", "secretKeyRef"));
+        assertEquals(
+                "scanner-deja",
+                at(cj, "spec", "jobTemplate", "spec", "template", "spec", "serviceAccountName"));
+        assertEquals(
+                "scanner-deja-config",
+                at(
+                        cj,
+                        "spec",
+                        "jobTemplate",
+                        "spec",
+                        "template",
+                        "spec",
+                        "volumes",
+                        "0",
+                        "configMap",
+                        "name"));
         // the security settings cannot be lost by changing other values
         assertEquals(true, at(c, "securityContext", "readOnlyRootFilesystem"));
         assertEquals(List.of("ALL"), at(c, "securityContext", "capabilities", "drop"));
@@ -226,9 +320,16 @@ class HelmChartTest {
 
     @Test
     void withoutTheReportConfigMapThereIsNoRoleAndNoBaseline() {
-        Map<String, Map<String, Object>> chart = byId(render("deja", "deja", c -> c.set("reportConfigMap.enabled", "false")));
-        assertEquals(Set.of("ServiceAccount deja/deja", "ClusterRole /deja-reader", "ClusterRoleBinding /deja-reader",
-                "ConfigMap deja/deja-config", "CronJob deja/deja"), chart.keySet());
+        Map<String, Map<String, Object>> chart =
+                byId(render("deja", "deja", c -> c.set("reportConfigMap.enabled", "false")));
+        assertEquals(
+                Set.of(
+                        "ServiceAccount deja/deja",
+                        "ClusterRole /deja-reader",
+                        "ClusterRoleBinding /deja-reader",
+                        "ConfigMap deja/deja-config",
+                        "CronJob deja/deja"),
+                chart.keySet());
         String dejaYaml = (String) at(chart.get("ConfigMap deja/deja-config"), "data", "deja.yaml");
         ConfigFileAccess.check(dejaYaml, "deja-config#deja.yaml");
         Map<String, Object> cfg = cast(yaml().load(dejaYaml));
@@ -247,10 +348,13 @@ class HelmChartTest {
 
     @Test
     void chartAppVersionIsTheExampleImageTag() throws IOException {
-        Map<String, Object> chart = cast(yaml().load(Files.readString(CHART.resolve("Chart.yaml"))));
-        Map<String, Object> k = cast(yaml().load(Files.readString(EXAMPLE.resolve("kustomization.yaml"))));
+        Map<String, Object> chart =
+                cast(yaml().load(Files.readString(CHART.resolve("Chart.yaml"))));
+        Map<String, Object> k =
+                cast(yaml().load(Files.readString(EXAMPLE.resolve("kustomization.yaml"))));
         assertEquals(at(k, "images", "0", "newTag"), chart.get("appVersion"));
-        // no kubeVersion constraint: Helm for the JVM renders as Kubernetes v1.20.0 and would refuse the chart (the
+        // no kubeVersion constraint: Helm for the JVM renders as Kubernetes v1.20.0 and would
+        // refuse the chart (the
         // README says timeZone needs Kubernetes 1.27)
         assertNull(chart.get("kubeVersion"));
         try (Stream<Path> s = Files.list(CHART.resolve("templates"))) {

@@ -17,17 +17,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Benchmark reference in its own JVM: GETs the given list paths from an API server with the JDK HttpClient
- * ({@code limit} + {@code continue}, all lists in parallel), reading the bodies without parsing them, and prints the
- * bytes read. It depends on nothing but the JDK, so its process costs what a minimal Java client costs.
+ * Benchmark reference in its own JVM: GETs the given list paths from an API server with the JDK
+ * HttpClient ({@code limit} + {@code continue}, all lists in parallel), reading the bodies without
+ * parsing them, and prints the bytes read. It depends on nothing but the JDK, so its process costs
+ * what a minimal Java client costs.
  *
  * <p>{@code java -cp target/test-classes dev.deja.kube.KubeFetch BASE LIMIT PATH...}
  */
 public final class KubeFetch {
     static final Pattern CONTINUE = Pattern.compile("\"continue\"\\s*:\\s*\"([^\"]+)\"");
 
-    private KubeFetch() {
-    }
+    private KubeFetch() {}
 
     public static void main(String[] args) throws Exception {
         String base = args[0];
@@ -38,25 +38,50 @@ public final class KubeFetch {
             List<Future<Long>> fs = new ArrayList<>();
             for (int i = 2; i < args.length; i++) {
                 String path = args[i];
-                fs.add(pool.submit(() -> {
-                    long n = 0;
-                    String token = null;
-                    do {
-                        String url = base + path + "?limit=" + limit
-                                + (token == null ? "" : "&continue=" + URLEncoder.encode(token, StandardCharsets.UTF_8));
-                        HttpResponse<byte[]> resp = http.send(HttpRequest.newBuilder(URI.create(url))
-                                .header("Authorization", "Bearer not-a-real-token").GET().build(),
-                                HttpResponse.BodyHandlers.ofByteArray());
-                        if (resp.statusCode() != 200) {
-                            throw new IOException(url + ": HTTP " + resp.statusCode());
-                        }
-                        byte[] body = resp.body();
-                        n += body.length;
-                        Matcher m = CONTINUE.matcher(new String(body, 0, Math.min(body.length, 512), StandardCharsets.UTF_8));
-                        token = m.find() ? m.group(1) : null;
-                    } while (token != null);
-                    return n;
-                }));
+                fs.add(
+                        pool.submit(
+                                () -> {
+                                    long n = 0;
+                                    String token = null;
+                                    do {
+                                        String url =
+                                                base
+                                                        + path
+                                                        + "?limit="
+                                                        + limit
+                                                        + (token == null
+                                                                ? ""
+                                                                : "&continue="
+                                                                        + URLEncoder.encode(
+                                                                                token,
+                                                                                StandardCharsets
+                                                                                        .UTF_8));
+                                        HttpResponse<byte[]> resp =
+                                                http.send(
+                                                        HttpRequest.newBuilder(URI.create(url))
+                                                                .header(
+                                                                        "Authorization",
+                                                                        "Bearer not-a-real-token")
+                                                                .GET()
+                                                                .build(),
+                                                        HttpResponse.BodyHandlers.ofByteArray());
+                                        if (resp.statusCode() != 200) {
+                                            throw new IOException(
+                                                    url + ": HTTP " + resp.statusCode());
+                                        }
+                                        byte[] body = resp.body();
+                                        n += body.length;
+                                        Matcher m =
+                                                CONTINUE.matcher(
+                                                        new String(
+                                                                body,
+                                                                0,
+                                                                Math.min(body.length, 512),
+                                                                StandardCharsets.UTF_8));
+                                        token = m.find() ? m.group(1) : null;
+                                    } while (token != null);
+                                    return n;
+                                }));
             }
             long total = 0;
             for (Future<Long> f : fs) {
@@ -66,8 +91,10 @@ public final class KubeFetch {
         } finally {
             pool.shutdown();
         }
-        // as deja does at exit: end the client's selector thread, or the JVM waits 300 ms for it (Java 17)
-        Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().endsWith("-SelectorManager"))
+        // as deja does at exit: end the client's selector thread, or the JVM waits 300 ms for it
+        // (Java 17)
+        Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().endsWith("-SelectorManager"))
                 .forEach(Thread::interrupt);
     }
 }

@@ -32,18 +32,20 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * End to end against Fabric8's mock API server over HTTP, through a real kubeconfig file: the rule fixtures (each file
- * in a namespace of its own) and ingress-nginx's AWS manifest from the shared corpus.
+ * End to end against Fabric8's mock API server over HTTP, through a real kubeconfig file: the rule
+ * fixtures (each file in a namespace of its own) and ingress-nginx's AWS manifest from the shared
+ * corpus.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KubeLiveSourceTest {
     static final Path FIXTURES = Path.of("src/test/resources/fixtures");
     MockCluster cluster;
     Path kubeconfig;
+
     /** namespace -> (rule id, whether its fixture must fire) */
     final Map<String, String[]> fixtureNamespaces = new LinkedHashMap<>();
-    @TempDir
-    Path tmp;
+
+    @TempDir Path tmp;
 
     @BeforeAll
     void start(@TempDir Path dir) throws IOException {
@@ -52,9 +54,17 @@ class KubeLiveSourceTest {
         int i = 0;
         List<Path> files;
         try (Stream<Path> s = Files.walk(FIXTURES)) {
-            files = s.filter(Files::isRegularFile).filter(p -> p.getParent().getFileName().toString().startsWith("k8s-"))
-                    .filter(p -> !p.getFileName().toString().equals("expect.yaml")) // what a JSON fixture expects
-                    .sorted().toList();
+            files =
+                    s.filter(Files::isRegularFile)
+                            .filter(p -> p.getParent().getFileName().toString().startsWith("k8s-"))
+                            .filter(
+                                    p ->
+                                            !p.getFileName()
+                                                    .toString()
+                                                    .equals("expect.yaml")) // what a JSON fixture
+                            // expects
+                            .sorted()
+                            .toList();
         }
         for (Path f : files) {
             String ns = "fx-" + (i++);
@@ -79,9 +89,17 @@ class KubeLiveSourceTest {
         Set<String> out = new TreeSet<>();
         for (JsonNode f : report.path("findings")) {
             if ((rule == null || rule.equals(f.path("ruleId").asString()))
-                    && (namespace == null || namespace.equals(f.path("location").path("namespace").asString(null)))) {
-                out.add(f.path("ruleId").asString() + " " + f.path("location").path("kind").asString() + " "
-                        + f.path("location").path("namespace").asString() + "/" + f.path("location").path("name").asString());
+                    && (namespace == null
+                            || namespace.equals(
+                                    f.path("location").path("namespace").asString(null)))) {
+                out.add(
+                        f.path("ruleId").asString()
+                                + " "
+                                + f.path("location").path("kind").asString()
+                                + " "
+                                + f.path("location").path("namespace").asString()
+                                + "/"
+                                + f.path("location").path("name").asString());
             }
         }
         return out;
@@ -90,8 +108,16 @@ class KubeLiveSourceTest {
     @Test
     void liveScanFindsWhatTheFixturesSay() throws IOException {
         Path snap = tmp.resolve("live-snapshot.json");
-        TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "--format", "json",
-                "--snapshot-out", snap.toString());
+        TestSupport.Run r =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "--format",
+                        "json",
+                        "--snapshot-out",
+                        snap.toString());
         assertEquals(1, r.code(), r.err());
         JsonNode report = json(r.out());
         assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
@@ -100,7 +126,12 @@ class KubeLiveSourceTest {
             Set<String> got = findings(report, e.getKey(), e.getValue()[0]);
             boolean fires = e.getValue()[1].equals("fires");
             if (fires == got.isEmpty()) {
-                wrong.add(e.getValue()[2] + " (namespace " + e.getKey() + "): " + (fires ? "no finding" : got));
+                wrong.add(
+                        e.getValue()[2]
+                                + " (namespace "
+                                + e.getKey()
+                                + "): "
+                                + (fires ? "no finding" : got));
             }
         }
         assertEquals(List.of(), wrong);
@@ -122,30 +153,56 @@ class KubeLiveSourceTest {
         req.kubeKinds = Set.of("ConfigMap");
         req.haproxyConfigMaps = List.of("cm-data/named-haproxy");
         req.processEnv = Map.of();
-        KubeInventory inv = Collector.collect(req)
-                .part(KubeInventory.class).orElseThrow();
+        KubeInventory inv = Collector.collect(req).part(KubeInventory.class).orElseThrow();
         Map<String, Set<String>> keys = new TreeMap<>();
         inv.configMaps().forEach(cm -> keys.put(cm.name(), cm.data().keySet()));
-        assertEquals(Map.of("ingress-nginx-controller", Set.of("enable-serial-reloads", "worker-shutdown-timeout"),
-                "grafana-dashboards", Set.of(), "edge-haproxy", Set.of("haproxy.cfg"), "named-haproxy", Set.of("main")),
+        assertEquals(
+                Map.of(
+                        "ingress-nginx-controller",
+                        Set.of("enable-serial-reloads", "worker-shutdown-timeout"),
+                        "grafana-dashboards",
+                        Set.of(),
+                        "edge-haproxy",
+                        Set.of("haproxy.cfg"),
+                        "named-haproxy",
+                        Set.of("main")),
                 keys);
         // and the rules still fire on it
         Path config = tmp.resolve("deja.yaml");
-        Files.writeString(config, "sources:\n  haproxy:\n    configMaps: [cm-data/named-haproxy]\n");
+        Files.writeString(
+                config, "sources:\n  haproxy:\n    configMaps: [cm-data/named-haproxy]\n");
         Path snap = tmp.resolve("cm-snapshot.json");
-        TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "-n", "cm-data",
-                "--config", config.toString(), "--format", "json", "--snapshot-out", snap.toString());
+        TestSupport.Run r =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "-n",
+                        "cm-data",
+                        "--config",
+                        config.toString(),
+                        "--format",
+                        "json",
+                        "--snapshot-out",
+                        snap.toString());
         JsonNode report = json(r.out());
-        assertFalse(findings(report, "cm-data", "k8s-ingress-nginx-serial-reloads").isEmpty(), r.out());
+        assertFalse(
+                findings(report, "cm-data", "k8s-ingress-nginx-serial-reloads").isEmpty(), r.out());
         List<String> haproxyFiles = new ArrayList<>();
         for (JsonNode f : report.path("findings")) {
             if (f.path("location").path("file").asString("").startsWith("ConfigMap cm-data/")) {
                 haproxyFiles.add(f.path("location").path("file").asString());
             }
         }
-        assertTrue(haproxyFiles.contains("ConfigMap cm-data/edge-haproxy#haproxy.cfg"), haproxyFiles.toString());
-        assertTrue(haproxyFiles.contains("ConfigMap cm-data/named-haproxy#main"), haproxyFiles.toString());
-        // a saved snapshot keeps every value: a later offline scan may name other ConfigMaps in its deja.yaml
+        assertTrue(
+                haproxyFiles.contains("ConfigMap cm-data/edge-haproxy#haproxy.cfg"),
+                haproxyFiles.toString());
+        assertTrue(
+                haproxyFiles.contains("ConfigMap cm-data/named-haproxy#main"),
+                haproxyFiles.toString());
+        // a saved snapshot keeps every value: a later offline scan may name other ConfigMaps in its
+        // deja.yaml
         String saved = Files.readString(snap);
         assertTrue(saved.contains("DASHBOARD-PAYLOAD") && saved.contains("NOTES-PAYLOAD"), saved);
     }
@@ -153,55 +210,103 @@ class KubeLiveSourceTest {
     @Test
     void aSnapshotTakenWithSomeRulesDoesNotFeedTheOthersMissingKinds() throws IOException {
         Path snap = tmp.resolve("spread-only.json");
-        TestSupport.Run live = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(),
-                "--rules", "k8s-lb-not-spread", "--snapshot-out", snap.toString(), "--format", "json");
+        TestSupport.Run live =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "--rules",
+                        "k8s-lb-not-spread",
+                        "--snapshot-out",
+                        snap.toString(),
+                        "--format",
+                        "json");
         assertEquals(1, live.code(), live.err());
         TestSupport.Run offline = TestSupport.run("scan", snap.toString(), "--format", "json");
         assertEquals(1, offline.code(), offline.err());
         JsonNode report = json(offline.out());
-        // the rules whose kinds the snapshot holds run (the live scan's findings are all there); the others do not
-        assertTrue(findings(report, null, null).containsAll(findings(json(live.out()), null, null)), offline.out());
+        // the rules whose kinds the snapshot holds run (the live scan's findings are all there);
+        // the others do not
+        assertTrue(
+                findings(report, null, null).containsAll(findings(json(live.out()), null, null)),
+                offline.out());
         assertEquals(Set.of(), findings(report, null, "k8s-lb-no-disruption-headroom"));
         assertEquals(Set.of(), findings(report, null, "k8s-ingress-nginx-serial-reloads"));
         Set<String> notRun = new TreeSet<>();
         for (JsonNode e : report.path("coverage").path("entries")) {
             if (e.path("source").asString().equals("rules")) {
                 assertEquals("skipped", e.path("status").asString());
-                assertTrue(e.path("detail").asString().contains("which this snapshot of the cluster does not hold"), e.toString());
+                assertTrue(
+                        e.path("detail")
+                                .asString()
+                                .contains("which this snapshot of the cluster does not hold"),
+                        e.toString());
                 notRun.add(e.path("scope").asString());
             }
         }
-        // need ConfigMaps, HPAs and PDBs, Services, NetworkPolicies, webhook configurations or RBAC objects, which the
-        // snapshot was not asked to list (the load-balancer detector reads workloads and IngressClasses only: a Service
+        // need ConfigMaps, HPAs and PDBs, Services, NetworkPolicies, webhook configurations or RBAC
+        // objects, which the
+        // snapshot was not asked to list (the load-balancer detector reads workloads and
+        // IngressClasses only: a Service
         // of type LoadBalancer makes nothing a proxy)
-        assertEquals(Set.of("k8s-ingress-nginx-serial-reloads", "k8s-lb-no-disruption-headroom",
-                "k8s-nlb-service-single-zone-risk", "k8s-haproxy-ingress-hot-pods", "k8s-ingress-nginx-admission-exposed",
-                "k8s-ingress-nginx-admission-rce"), notRun);
+        assertEquals(
+                Set.of(
+                        "k8s-ingress-nginx-serial-reloads",
+                        "k8s-lb-no-disruption-headroom",
+                        "k8s-nlb-service-single-zone-risk",
+                        "k8s-haproxy-ingress-hot-pods",
+                        "k8s-ingress-nginx-admission-exposed",
+                        "k8s-ingress-nginx-admission-rce"),
+                notRun);
         // with manifests beside the snapshot, the kinds may come from them: those rules run
-        TestSupport.Run mixed = TestSupport.run("scan", snap.toString(), "examples/kubernetes/il-0081-serial-reloads.yaml",
-                "--format", "json");
-        assertFalse(findings(json(mixed.out()), null, "k8s-ingress-nginx-serial-reloads").isEmpty(), mixed.out());
+        TestSupport.Run mixed =
+                TestSupport.run(
+                        "scan",
+                        snap.toString(),
+                        "examples/kubernetes/il-0081-serial-reloads.yaml",
+                        "--format",
+                        "json");
+        assertFalse(
+                findings(json(mixed.out()), null, "k8s-ingress-nginx-serial-reloads").isEmpty(),
+                mixed.out());
         TestSupport.Run text = TestSupport.run("scan", snap.toString());
-        assertTrue(text.out().contains("Skipped (not run: it needs ConfigMap, which this snapshot of the cluster does not"
-                + " hold (taken with other rules selected)): k8s-haproxy-ingress-hot-pods, k8s-ingress-nginx-serial-reloads"),
+        assertTrue(
+                text.out()
+                        .contains(
+                                "Skipped (not run: it needs ConfigMap, which this snapshot of the cluster does not"
+                                        + " hold (taken with other rules selected)): k8s-haproxy-ingress-hot-pods, k8s-ingress-nginx-serial-reloads"),
                 text.out());
     }
 
     @Test
     void onlyTheKindsOfTheSelectedRulesAreListed() {
         int before = cluster.server.getRequestCount();
-        TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "--format", "json",
-                "--rules", "k8s-nlb-service-single-zone-risk");
+        TestSupport.Run r =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "--format",
+                        "json",
+                        "--rules",
+                        "k8s-nlb-service-single-zone-risk");
         assertEquals(1, r.code(), r.err());
         JsonNode report = json(r.out());
         List<String> scopes = new ArrayList<>();
-        report.path("coverage").path("entries").forEach(e -> scopes.add(e.path("scope").asString()));
+        report.path("coverage")
+                .path("entries")
+                .forEach(e -> scopes.add(e.path("scope").asString()));
         assertEquals(List.of("Service in all namespaces"), scopes);
         assertEquals(1, cluster.server.getRequestCount() - before, "one list request for Services");
         try {
             RecordedRequest last = cluster.server.getLastRequest();
             assertEquals("/api/v1/services?limit=500", last.getPath());
-            assertEquals("Bearer not-a-real-token", last.getHeader("Authorization"), "the kubeconfig's token is sent");
+            assertEquals(
+                    "Bearer not-a-real-token",
+                    last.getHeader("Authorization"),
+                    "the kubeconfig's token is sent");
         } catch (InterruptedException e) {
             throw new IllegalStateException(e);
         }
@@ -209,46 +314,111 @@ class KubeLiveSourceTest {
 
     @Test
     void namespacesAndSelectorNarrowTheScan() {
-        String ns = fixtureNamespaces.entrySet().stream()
-                .filter(e -> e.getValue()[2].endsWith("k8s-lb-probe-fails-fast/ingress-nginx-default-timeout.yaml"))
-                .findFirst().orElseThrow().getKey();
-        TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "--format", "json",
-                "-n", ns, "--rules", "k8s-lb-probe-fails-fast");
+        String ns =
+                fixtureNamespaces.entrySet().stream()
+                        .filter(
+                                e ->
+                                        e.getValue()[2].endsWith(
+                                                "k8s-lb-probe-fails-fast/ingress-nginx-default-timeout.yaml"))
+                        .findFirst()
+                        .orElseThrow()
+                        .getKey();
+        TestSupport.Run r =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "--format",
+                        "json",
+                        "-n",
+                        ns,
+                        "--rules",
+                        "k8s-lb-probe-fails-fast");
         JsonNode report = json(r.out());
-        assertEquals(Set.of("k8s-lb-probe-fails-fast Deployment " + ns + "/ingress-nginx-controller"),
-                findings(report, null, null), r.out());
-        TestSupport.Run none = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "--format",
-                "json", "-n", ns, "-l", "app=nothing-like-this", "--rules", "k8s-lb-probe-fails-fast");
+        assertEquals(
+                Set.of("k8s-lb-probe-fails-fast Deployment " + ns + "/ingress-nginx-controller"),
+                findings(report, null, null),
+                r.out());
+        TestSupport.Run none =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "--format",
+                        "json",
+                        "-n",
+                        ns,
+                        "-l",
+                        "app=nothing-like-this",
+                        "--rules",
+                        "k8s-lb-probe-fails-fast");
         assertEquals(0, none.code(), none.err());
         assertEquals(Set.of(), findings(json(none.out()), null, null));
     }
 
     @Test
     void kubeconfigFromSeveralPathsAndContext() throws IOException {
-        Path other = MockCluster.writeKubeconfig(tmp.resolve("other"), "other", "http://127.0.0.1:" + freePort());
-        String env = tmp.resolve("missing") + File.pathSeparator + other + File.pathSeparator + kubeconfig;
-        TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of("KUBECONFIG", env),
-                "scan", "--cluster", "--context", "mock", "--rules", "k8s-nlb-service-single-zone-risk");
+        Path other =
+                MockCluster.writeKubeconfig(
+                        tmp.resolve("other"), "other", "http://127.0.0.1:" + freePort());
+        String env =
+                tmp.resolve("missing")
+                        + File.pathSeparator
+                        + other
+                        + File.pathSeparator
+                        + kubeconfig;
+        TestSupport.Run r =
+                TestSupport.runWith(
+                        new ByteArrayInputStream(new byte[0]),
+                        Map.of("KUBECONFIG", env),
+                        "scan",
+                        "--cluster",
+                        "--context",
+                        "mock",
+                        "--rules",
+                        "k8s-nlb-service-single-zone-risk");
         assertEquals(1, r.code(), r.err());
         assertTrue(r.out().contains("k8s-nlb-service-single-zone-risk"), r.out());
-        // without --context the first file's current-context ("other", unreachable) wins, as with kubectl
-        TestSupport.Run first = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of("KUBECONFIG", env),
-                "scan", "--cluster", "--rules", "k8s-nlb-service-single-zone-risk");
+        // without --context the first file's current-context ("other", unreachable) wins, as with
+        // kubectl
+        TestSupport.Run first =
+                TestSupport.runWith(
+                        new ByteArrayInputStream(new byte[0]),
+                        Map.of("KUBECONFIG", env),
+                        "scan",
+                        "--cluster",
+                        "--rules",
+                        "k8s-nlb-service-single-zone-risk");
         assertEquals(3, first.code(), first.err());
         assertTrue(first.err().contains("context other"), first.err());
-        TestSupport.Run bad = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "--context", "nope");
+        TestSupport.Run bad =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "--context",
+                        "nope");
         assertEquals(2, bad.code());
-        assertEquals("deja: --context nope: no such context in " + kubeconfig + " (contexts: mock)", bad.err().strip());
+        assertEquals(
+                "deja: --context nope: no such context in " + kubeconfig + " (contexts: mock)",
+                bad.err().strip());
     }
 
     @Test
     void execCredentialPluginsGoThroughFabric8() throws Exception {
         Path plugin = tmp.resolve("get-token.sh");
-        Files.writeString(plugin, "#!/bin/sh\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1\","
-                + "\"kind\":\"ExecCredential\",\"status\":{\"token\":\"exec-token\"}}'\n");
+        Files.writeString(
+                plugin,
+                "#!/bin/sh\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1\","
+                        + "\"kind\":\"ExecCredential\",\"status\":{\"token\":\"exec-token\"}}'\n");
         plugin.toFile().setExecutable(true);
         Path kc = tmp.resolve("kc-exec");
-        Files.writeString(kc, """
+        Files.writeString(
+                kc,
+                """
                 apiVersion: v1
                 kind: Config
                 clusters: [{name: c, cluster: {server: "%s"}}]
@@ -256,11 +426,19 @@ class KubeLiveSourceTest {
                   interactiveMode: Never}}}]
                 contexts: [{name: x, context: {cluster: c, user: u}}]
                 current-context: x
-                """.formatted(cluster.url(), plugin));
-        TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kc.toString(), "--rules",
-                "k8s-nlb-service-single-zone-risk");
+                """
+                        .formatted(cluster.url(), plugin));
+        TestSupport.Run r =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kc.toString(),
+                        "--rules",
+                        "k8s-nlb-service-single-zone-risk");
         assertEquals(1, r.code(), r.err());
-        assertEquals("Bearer exec-token", cluster.server.getLastRequest().getHeader("Authorization"));
+        assertEquals(
+                "Bearer exec-token", cluster.server.getLastRequest().getHeader("Authorization"));
     }
 
     @Test
@@ -268,14 +446,26 @@ class KubeLiveSourceTest {
         Path aws = TestSupport.shared("corpus/kubernetes/ingress-nginx_aws_deploy.yaml");
         try (MockCluster c = new MockCluster()) {
             c.apply(aws, null);
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--format", "json");
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--format",
+                            "json");
             assertEquals(1, r.code(), r.err());
             Set<String> got = findings(json(r.out()), null, null);
             String d = "Deployment ingress-nginx/ingress-nginx-controller";
-            // one replica: its spread is the same root cause as the single-replica finding, reported once
-            assertEquals(Set.of("k8s-lb-liveness-same-as-readiness " + d, "k8s-lb-no-disruption-headroom " + d,
-                    "k8s-lb-probe-fails-fast " + d, "k8s-ingress-nginx-admission-exposed " + d), got);
+            // one replica: its spread is the same root cause as the single-replica finding,
+            // reported once
+            assertEquals(
+                    Set.of(
+                            "k8s-lb-liveness-same-as-readiness " + d,
+                            "k8s-lb-no-disruption-headroom " + d,
+                            "k8s-lb-probe-fails-fast " + d,
+                            "k8s-ingress-nginx-admission-exposed " + d),
+                    got);
         }
     }
 

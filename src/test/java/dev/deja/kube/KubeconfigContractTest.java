@@ -23,17 +23,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Contract of deja's kubeconfig handling ({@link KubeClients#config}) with Fabric8's own: for each kind of
- * kubeconfig (token, token file, client certificate as files and as data, basic auth, insecure-skip-tls-verify, exec
- * plugin, auth-provider, proxy-url, impersonation, several files in KUBECONFIG, a context other than the current one),
- * the server, credentials, TLS settings, namespace, context and proxy deja connects with are the ones Fabric8's
- * {@link Config#autoConfigure(String)} reads from the same files (through its {@code kubeconfig} system property, the
- * KUBECONFIG list). deja's timeouts and concurrency limits are its own and are not compared. One divergence, on
- * purpose: a user's {@code tokenFile} (see {@link #assertSameContract(List, String, String)}).
+ * Contract of deja's kubeconfig handling ({@link KubeClients#config}) with Fabric8's own: for each
+ * kind of kubeconfig (token, token file, client certificate as files and as data, basic auth,
+ * insecure-skip-tls-verify, exec plugin, auth-provider, proxy-url, impersonation, several files in
+ * KUBECONFIG, a context other than the current one), the server, credentials, TLS settings,
+ * namespace, context and proxy deja connects with are the ones Fabric8's {@link
+ * Config#autoConfigure(String)} reads from the same files (through its {@code kubeconfig} system
+ * property, the KUBECONFIG list). deja's timeouts and concurrency limits are its own and are not
+ * compared. One divergence, on purpose: a user's {@code tokenFile} (see {@link
+ * #assertSameContract(List, String, String)}).
  */
 class KubeconfigContractTest {
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     private Properties saved;
 
@@ -71,8 +72,10 @@ class KubeconfigContractTest {
         m.put("clientKeyFile", normalized(c.getClientKeyFile()));
         m.put("username", c.getUsername());
         m.put("password", c.getPassword());
-        // the bearer token sent: Fabric8 keeps a kubeconfig's token in autoOAuthToken (re-read from the kubeconfig
-        // on a 401), deja's direct path sets oauthToken (fixed for the scan); either is what goes on the wire
+        // the bearer token sent: Fabric8 keeps a kubeconfig's token in autoOAuthToken (re-read from
+        // the kubeconfig
+        // on a 401), deja's direct path sets oauthToken (fixed for the scan); either is what goes
+        // on the wire
         m.put("token", c.getOauthToken() != null ? c.getOauthToken() : c.getAutoOAuthToken());
         m.put("trustCerts", c.isTrustCerts());
         m.put("disableHostnameVerification", c.isDisableHostnameVerification());
@@ -81,7 +84,9 @@ class KubeconfigContractTest {
         m.put("httpsProxy", c.getHttpsProxy());
         m.put("httpProxy", c.getHttpProxy());
         m.put("impersonateUsername", c.getImpersonateUsername());
-        m.put("impersonateGroups", c.getImpersonateGroups() == null ? null : Arrays.asList(c.getImpersonateGroups()));
+        m.put(
+                "impersonateGroups",
+                c.getImpersonateGroups() == null ? null : Arrays.asList(c.getImpersonateGroups()));
         m.put("authProvider", c.getAuthProvider() == null ? null : c.getAuthProvider().getName());
         return m;
     }
@@ -90,31 +95,41 @@ class KubeconfigContractTest {
         return path == null ? null : Path.of(path).toAbsolutePath().normalize().toString();
     }
 
-    /** deja's Config and Fabric8's for the same KUBECONFIG list and context (null: the current one). */
+    /**
+     * deja's Config and Fabric8's for the same KUBECONFIG list and context (null: the current one).
+     */
     void assertSameContract(List<Path> files, String context) {
         assertSameContract(files, context, null);
     }
 
     /**
-     * As {@link #assertSameContract(List, String)}, with the one divergence found: a user's {@code tokenFile}.
-     * kubectl reads it (client-go's clientcmd AuthInfo {@code tokenFile}: "a pointer to a file that contains a bearer
-     * token"; {@code token} wins when both are set) and so does deja; Fabric8 8.0's Config ignores it and sends no
-     * token. {@code tokenFromFile}: the token deja must read from the file where Fabric8 reads none.
+     * As {@link #assertSameContract(List, String)}, with the one divergence found: a user's {@code
+     * tokenFile}. kubectl reads it (client-go's clientcmd AuthInfo {@code tokenFile}: "a pointer to
+     * a file that contains a bearer token"; {@code token} wins when both are set) and so does deja;
+     * Fabric8 8.0's Config ignores it and sends no token. {@code tokenFromFile}: the token deja
+     * must read from the file where Fabric8 reads none.
      */
     void assertSameContract(List<Path> files, String context, String tokenFromFile) {
         String list = String.join(File.pathSeparator, files.stream().map(Path::toString).toList());
         ScanRequest req = new ScanRequest();
-        req.processEnv = Map.of("KUBECONFIG", list, "PATH", Objects.requireNonNullElse(System.getenv("PATH"), "/usr/bin:/bin"));
+        req.processEnv =
+                Map.of(
+                        "KUBECONFIG",
+                        list,
+                        "PATH",
+                        Objects.requireNonNullElse(System.getenv("PATH"), "/usr/bin:/bin"));
         req.context = context;
         Map<String, Object> deja = contract(KubeClients.config(req));
         System.setProperty("kubeconfig", list);
         Map<String, Object> fabric8 = contract(Config.autoConfigure(context));
         if (tokenFromFile != null) {
-            assertEquals(null, fabric8.get("token"), "Fabric8 now reads tokenFile: drop this exception");
+            assertEquals(
+                    null, fabric8.get("token"), "Fabric8 now reads tokenFile: drop this exception");
             assertEquals(tokenFromFile, deja.get("token"), "deja reads tokenFile as kubectl does");
             fabric8.put("token", tokenFromFile);
         }
-        assertEquals(fabric8, deja, "deja (right) and Fabric8 (left) read " + list + " differently");
+        assertEquals(
+                fabric8, deja, "deja (right) and Fabric8 (left) read " + list + " differently");
         assertTrue(deja.get("masterUrl") != null, "a server was read");
     }
 
@@ -122,7 +137,8 @@ class KubeconfigContractTest {
         assertSameContract(List.of(file("config", kubeconfig)), null);
     }
 
-    static final String CLUSTER = """
+    static final String CLUSTER =
+            """
             apiVersion: v1
             kind: Config
             current-context: prod
@@ -137,7 +153,8 @@ class KubeconfigContractTest {
             users:
               - name: alice
                 user:
-            """.formatted(b64("-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n"));
+            """
+                    .formatted(b64("-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n"));
 
     @Test
     void bearerToken() throws Exception {
@@ -147,7 +164,10 @@ class KubeconfigContractTest {
     @Test
     void tokenFileRelativeToTheKubeconfig() throws Exception {
         file("secrets/token", "file-token\n");
-        assertSameContract(List.of(file("config", CLUSTER + "      tokenFile: secrets/token\n")), null, "file-token");
+        assertSameContract(
+                List.of(file("config", CLUSTER + "      tokenFile: secrets/token\n")),
+                null,
+                "file-token");
         // token wins over tokenFile, for both
         assertSameContract(CLUSTER + "      token: inline\n      tokenFile: secrets/token\n");
     }
@@ -156,9 +176,16 @@ class KubeconfigContractTest {
     void clientCertificateAsFilesAndAsData() throws Exception {
         file("certs/alice.crt", "-----BEGIN CERTIFICATE-----\nalice\n-----END CERTIFICATE-----\n");
         file("certs/alice.key", "-----BEGIN PRIVATE KEY-----\nkey\n-----END PRIVATE KEY-----\n");
-        assertSameContract(CLUSTER + "      client-certificate: certs/alice.crt\n      client-key: certs/alice.key\n");
-        assertSameContract(CLUSTER + "      client-certificate-data: " + b64("cert") + "\n      client-key-data: "
-                + b64("key") + "\n");
+        assertSameContract(
+                CLUSTER
+                        + "      client-certificate: certs/alice.crt\n      client-key: certs/alice.key\n");
+        assertSameContract(
+                CLUSTER
+                        + "      client-certificate-data: "
+                        + b64("cert")
+                        + "\n      client-key-data: "
+                        + b64("key")
+                        + "\n");
     }
 
     @Test
@@ -169,7 +196,8 @@ class KubeconfigContractTest {
     @Test
     void insecureSkipTlsVerifyAndACaFile() throws Exception {
         file("ca.crt", "-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n");
-        assertSameContract("""
+        assertSameContract(
+                """
                 apiVersion: v1
                 kind: Config
                 current-context: lab
@@ -192,31 +220,45 @@ class KubeconfigContractTest {
 
     @Test
     void execPlugin() throws Exception {
-        Path plugin = file("bin/credential-plugin", """
+        Path plugin =
+                file(
+                        "bin/credential-plugin",
+                        """
                 #!/bin/sh
                 echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"exec-token"}}'
                 """);
         Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwxr-xr-x"));
-        assertSameContract(CLUSTER + """
+        assertSameContract(
+                CLUSTER
+                        + """
                       exec:
                         apiVersion: client.authentication.k8s.io/v1beta1
                         command: %s
                         args: [token]
-                """.formatted(plugin));
+                """
+                                .formatted(plugin));
     }
 
     /**
-     * An exec command with a separator but relative is a path from the kubeconfig's own folder (client-go's
-     * GetAuthInfoFileReferences resolves it; Fabric8 too when it reads the file), not from the folder deja runs in.
+     * An exec command with a separator but relative is a path from the kubeconfig's own folder
+     * (client-go's GetAuthInfoFileReferences resolves it; Fabric8 too when it reads the file), not
+     * from the folder deja runs in.
      */
     @Test
     void execPluginWithARelativeCommand() throws Exception {
-        Path plugin = file("kube/bin/credential-plugin", """
+        Path plugin =
+                file(
+                        "kube/bin/credential-plugin",
+                        """
                 #!/bin/sh
                 echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"rel-token"}}'
                 """);
         Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path kc = file("kube/config", CLUSTER + """
+        Path kc =
+                file(
+                        "kube/config",
+                        CLUSTER
+                                + """
                       exec:
                         apiVersion: client.authentication.k8s.io/v1beta1
                         command: ./bin/credential-plugin
@@ -230,7 +272,9 @@ class KubeconfigContractTest {
 
     @Test
     void authProvider() throws Exception {
-        assertSameContract(CLUSTER + """
+        assertSameContract(
+                CLUSTER
+                        + """
                       auth-provider:
                         name: oidc
                         config:
@@ -242,17 +286,24 @@ class KubeconfigContractTest {
 
     @Test
     void proxyUrlAndImpersonation() throws Exception {
-        assertSameContract(CLUSTER.replace("server: https://api.prod.example:6443",
-                "server: https://api.prod.example:6443\n      proxy-url: http://proxy.corp:3128")
-                + "      token: t\n");
-        assertSameContract(CLUSTER + "      token: t\n      as: system:serviceaccount:ops:viewer\n      as-groups: [ops, audit]\n");
+        assertSameContract(
+                CLUSTER.replace(
+                                "server: https://api.prod.example:6443",
+                                "server: https://api.prod.example:6443\n      proxy-url: http://proxy.corp:3128")
+                        + "      token: t\n");
+        assertSameContract(
+                CLUSTER
+                        + "      token: t\n      as: system:serviceaccount:ops:viewer\n      as-groups: [ops, audit]\n");
     }
 
     @Test
     void severalFilesInKubeconfigFirstDefinitionWins() throws Exception {
         file("b/token", "file-token\n");
         file("a/ca.crt", "-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n");
-        Path a = file("a/config", """
+        Path a =
+                file(
+                        "a/config",
+                        """
                 apiVersion: v1
                 kind: Config
                 clusters:
@@ -262,7 +313,10 @@ class KubeconfigContractTest {
                   - name: prod
                     context: {cluster: prod, user: alice, namespace: shop}
                 """);
-        Path b = file("b/config", """
+        Path b =
+                file(
+                        "b/config",
+                        """
                 apiVersion: v1
                 kind: Config
                 current-context: prod

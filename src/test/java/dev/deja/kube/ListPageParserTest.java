@@ -20,7 +20,8 @@ class ListPageParserTest {
 
     @Test
     void continueTokenArrivesBeforeTheItemsAndSkippedFieldsAreNotBuilt() {
-        String page = """
+        String page =
+                """
                 {"kind":"DeploymentList","apiVersion":"apps/v1",
                  "metadata":{"resourceVersion":"42","continue":"tok-1","remainingItemCount":3},
                  "items":[
@@ -33,10 +34,13 @@ class ListPageParserTest {
                  ]}""";
         List<String> events = new ArrayList<>();
         List<Map<String, Object>> items = new ArrayList<>();
-        ListPageParser.parse(json(page), t -> events.add("continue " + t), i -> {
-            events.add("item");
-            items.add(i);
-        });
+        ListPageParser.parse(
+                json(page),
+                t -> events.add("continue " + t),
+                i -> {
+                    events.add("item");
+                    items.add(i);
+                });
         assertEquals(List.of("continue tok-1", "item", "item"), events);
         Map<String, Object> a = items.get(0);
         assertFalse(a.containsKey("status"));
@@ -53,44 +57,68 @@ class ListPageParserTest {
         Tree container = t.path("spec", "template", "spec", "containers").items().get(0);
         assertEquals(List.of("--x", "--y"), container.texts("args"));
         // a status nested below the item (not the item's own) is kept
-        ListPageParser.parse(json("{\"items\":[{\"spec\":{\"status\":\"x\"}}]}"), tok -> { },
+        ListPageParser.parse(
+                json("{\"items\":[{\"spec\":{\"status\":\"x\"}}]}"),
+                tok -> {},
                 i -> assertEquals(Map.of("status", "x"), i.get("spec")));
     }
 
     @Test
     void theLastPageHasNoToken() {
         List<String> tokens = new ArrayList<>();
-        ListPageParser.parse(json("{\"metadata\":{\"continue\":\"\"},\"items\":[]}"), tokens::add, i -> { });
-        ListPageParser.parse(json("{\"items\":[],\"metadata\":{}}"), tokens::add, i -> { });
+        ListPageParser.parse(
+                json("{\"metadata\":{\"continue\":\"\"},\"items\":[]}"), tokens::add, i -> {});
+        ListPageParser.parse(json("{\"items\":[],\"metadata\":{}}"), tokens::add, i -> {});
         assertTrue(tokens.isEmpty(), tokens.toString());
         // a token written after the items (not what an API server does) is still found
-        ListPageParser.parse(json("{\"items\":[],\"metadata\":{\"continue\":\"late\"}}"), tokens::add, i -> { });
+        ListPageParser.parse(
+                json("{\"items\":[],\"metadata\":{\"continue\":\"late\"}}"), tokens::add, i -> {});
         assertEquals(List.of("late"), tokens);
     }
 
     @Test
     void notAListPageIsRefused() {
-        assertThrows(JacksonException.class, () -> ListPageParser.parse(json("<html>proxy error</html>"), t -> { }, i -> { }));
-        assertThrows(JacksonException.class, () -> ListPageParser.parse(json("{\"items\":[{\"a\":"), t -> { }, i -> { }));
-        assertThrows(IllegalArgumentException.class, () -> ListPageParser.parse(json("[1,2]"), t -> { }, i -> { }));
+        assertThrows(
+                JacksonException.class,
+                () -> ListPageParser.parse(json("<html>proxy error</html>"), t -> {}, i -> {}));
+        assertThrows(
+                JacksonException.class,
+                () -> ListPageParser.parse(json("{\"items\":[{\"a\":"), t -> {}, i -> {}));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> ListPageParser.parse(json("[1,2]"), t -> {}, i -> {}));
         // an item that is not an object is an error, not the end of the list
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ListPageParser.parse(
-                json("{\"items\":[{\"a\":1},null,{\"b\":2}],\"metadata\":{\"continue\":\"t\"}}"), t -> { }, i -> { }));
+        IllegalArgumentException e =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () ->
+                                ListPageParser.parse(
+                                        json(
+                                                "{\"items\":[{\"a\":1},null,{\"b\":2}],\"metadata\":{\"continue\":\"t\"}}"),
+                                        t -> {},
+                                        i -> {}));
         assertEquals("item 1 of the list is not an object: null", e.getMessage());
     }
 
     @Test
     void statusMessagesAreReadFromErrorBodies() {
-        assertEquals("deployments.apps is forbidden", ListPageParser.topLevelString(
-                json("{\"kind\":\"Status\",\"details\":{\"kind\":\"x\"},\"message\":\"deployments.apps is forbidden\"}"),
-                "message"));
+        assertEquals(
+                "deployments.apps is forbidden",
+                ListPageParser.topLevelString(
+                        json(
+                                "{\"kind\":\"Status\",\"details\":{\"kind\":\"x\"},\"message\":\"deployments.apps is forbidden\"}"),
+                        "message"));
         assertNull(ListPageParser.topLevelString(json("not json"), "message"));
     }
 
     @Test
     void parserMessagesDoNotShowJacksonsRedactedSourceNote() {
-        JacksonException e = assertThrows(JacksonException.class,
-                () -> ListPageParser.parse(json("{\"items\":[{\"a\":1}"), t -> { }, i -> { }));
+        JacksonException e =
+                assertThrows(
+                        JacksonException.class,
+                        () ->
+                                ListPageParser.parse(
+                                        json("{\"items\":[{\"a\":1}"), t -> {}, i -> {}));
         String m = KubeLiveSource.plain(e.getOriginalMessage());
         assertFalse(m.contains("REDACTED") || m.contains("Source:"), m);
         assertTrue(m.startsWith("Unexpected end-of-input"), m);

@@ -31,75 +31,114 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
- * {@code --live-metrics} on ingress-nginx controller pods: the controller's own /metrics (port 10254, where it serves
- * /healthz) read through the API server's pod proxy of Fabric8's mock API server in CRUD mode, the active-connections
- * gauge judged by lb-connections-near-capacity against max-worker-connections x worker-processes of the ConfigMap the
- * controller's --configmap names.
+ * {@code --live-metrics} on ingress-nginx controller pods: the controller's own /metrics (port
+ * 10254, where it serves /healthz) read through the API server's pod proxy of Fabric8's mock API
+ * server in CRUD mode, the active-connections gauge judged by lb-connections-near-capacity against
+ * max-worker-connections x worker-processes of the ConfigMap the controller's --configmap names.
  */
 class LiveMetricsNginxTest {
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     static final String NS = "ingress-nginx";
     static final String RULE = "lb-connections-near-capacity";
 
     /**
-     * What an ingress-nginx 1.x controller answers on :10254/metrics, cut down (Go runtime, the controller's own
-     * counters, the stub_status series with their HELP text, label order and state order as the controller's own
-     * test expects them, internal/ingress/metric/collectors/nginx_status_test.go; a request histogram), with
-     * {@code active} active connections and the given pod name as its const label.
+     * What an ingress-nginx 1.x controller answers on :10254/metrics, cut down (Go runtime, the
+     * controller's own counters, the stub_status series with their HELP text, label order and state
+     * order as the controller's own test expects them,
+     * internal/ingress/metric/collectors/nginx_status_test.go; a request histogram), with {@code
+     * active} active connections and the given pod name as its const label.
      */
     static String metrics(String pod, int active) {
-        String l = "controller_class=\"k8s.io/ingress-nginx\",controller_namespace=\"ingress-nginx\",controller_pod=\""
-                + pod + "\"";
+        String l =
+                "controller_class=\"k8s.io/ingress-nginx\",controller_namespace=\"ingress-nginx\",controller_pod=\""
+                        + pod
+                        + "\"";
         int waiting = Math.max(0, active - 45);
         return "# HELP go_goroutines Number of goroutines that currently exist.\n"
                 + "# TYPE go_goroutines gauge\n"
                 + "go_goroutines 97\n"
                 + "# HELP nginx_ingress_controller_config_hash Running configuration hash actually running\n"
                 + "# TYPE nginx_ingress_controller_config_hash gauge\n"
-                + "nginx_ingress_controller_config_hash{" + l + "} 1.2877845316044896e+19\n"
+                + "nginx_ingress_controller_config_hash{"
+                + l
+                + "} 1.2877845316044896e+19\n"
                 + "# HELP nginx_ingress_controller_nginx_process_connections current number of client connections"
                 + " with state {active, reading, writing, waiting}\n"
                 + "# TYPE nginx_ingress_controller_nginx_process_connections gauge\n"
-                + "nginx_ingress_controller_nginx_process_connections{" + l + ",state=\"active\"} " + active + "\n"
-                + "nginx_ingress_controller_nginx_process_connections{" + l + ",state=\"reading\"} 0\n"
-                + "nginx_ingress_controller_nginx_process_connections{" + l + ",state=\"waiting\"} " + waiting + "\n"
-                + "nginx_ingress_controller_nginx_process_connections{" + l + ",state=\"writing\"} "
-                + (active - waiting) + "\n"
+                + "nginx_ingress_controller_nginx_process_connections{"
+                + l
+                + ",state=\"active\"} "
+                + active
+                + "\n"
+                + "nginx_ingress_controller_nginx_process_connections{"
+                + l
+                + ",state=\"reading\"} 0\n"
+                + "nginx_ingress_controller_nginx_process_connections{"
+                + l
+                + ",state=\"waiting\"} "
+                + waiting
+                + "\n"
+                + "nginx_ingress_controller_nginx_process_connections{"
+                + l
+                + ",state=\"writing\"} "
+                + (active - waiting)
+                + "\n"
                 + "# HELP nginx_ingress_controller_nginx_process_connections_total total number of connections with"
                 + " state {accepted, handled}\n"
                 + "# TYPE nginx_ingress_controller_nginx_process_connections_total counter\n"
-                + "nginx_ingress_controller_nginx_process_connections_total{" + l + ",state=\"accepted\"} 4118930\n"
-                + "nginx_ingress_controller_nginx_process_connections_total{" + l + ",state=\"handled\"} 4118930\n"
+                + "nginx_ingress_controller_nginx_process_connections_total{"
+                + l
+                + ",state=\"accepted\"} 4118930\n"
+                + "nginx_ingress_controller_nginx_process_connections_total{"
+                + l
+                + ",state=\"handled\"} 4118930\n"
                 + "# HELP nginx_ingress_controller_nginx_process_requests_total total number of client requests\n"
                 + "# TYPE nginx_ingress_controller_nginx_process_requests_total counter\n"
-                + "nginx_ingress_controller_nginx_process_requests_total{" + l + "} 9731250\n"
+                + "nginx_ingress_controller_nginx_process_requests_total{"
+                + l
+                + "} 9731250\n"
                 + "# HELP nginx_ingress_controller_nginx_process_num_procs number of processes\n"
                 + "# TYPE nginx_ingress_controller_nginx_process_num_procs gauge\n"
-                + "nginx_ingress_controller_nginx_process_num_procs{" + l + "} 4\n"
+                + "nginx_ingress_controller_nginx_process_num_procs{"
+                + l
+                + "} 4\n"
                 + "# HELP nginx_ingress_controller_request_duration_seconds The request processing time in"
                 + " milliseconds\n"
                 + "# TYPE nginx_ingress_controller_request_duration_seconds histogram\n"
-                + "nginx_ingress_controller_request_duration_seconds_bucket{canary=\"\"," + l + ",host=\"shop.example.com\","
+                + "nginx_ingress_controller_request_duration_seconds_bucket{canary=\"\","
+                + l
+                + ",host=\"shop.example.com\","
                 + "ingress=\"shop\",method=\"GET\",namespace=\"shop\",path=\"/\",service=\"shop\",status=\"200\","
                 + "le=\"0.005\"} 19876\n"
-                + "nginx_ingress_controller_request_duration_seconds_bucket{canary=\"\"," + l + ",host=\"shop.example.com\","
+                + "nginx_ingress_controller_request_duration_seconds_bucket{canary=\"\","
+                + l
+                + ",host=\"shop.example.com\","
                 + "ingress=\"shop\",method=\"GET\",namespace=\"shop\",path=\"/\",service=\"shop\",status=\"200\","
                 + "le=\"+Inf\"} 20411\n"
-                + "nginx_ingress_controller_request_duration_seconds_sum{canary=\"\"," + l + ",host=\"shop.example.com\","
+                + "nginx_ingress_controller_request_duration_seconds_sum{canary=\"\","
+                + l
+                + ",host=\"shop.example.com\","
                 + "ingress=\"shop\",method=\"GET\",namespace=\"shop\",path=\"/\",service=\"shop\",status=\"200\"}"
                 + " 98.12\n"
-                + "nginx_ingress_controller_request_duration_seconds_count{canary=\"\"," + l + ",host=\"shop.example.com\","
+                + "nginx_ingress_controller_request_duration_seconds_count{canary=\"\","
+                + l
+                + ",host=\"shop.example.com\","
                 + "ingress=\"shop\",method=\"GET\",namespace=\"shop\",path=\"/\",service=\"shop\",status=\"200\"} 20411\n";
     }
 
-    /** ingress-nginx as its static deploy.yaml declares it (no metrics container port), 2 workers of 1024. */
+    /**
+     * ingress-nginx as its static deploy.yaml declares it (no metrics container port), 2 workers of
+     * 1024.
+     */
     static String manifest(String workerProcesses) {
         return manifest("worker-processes: \"" + workerProcesses + "\"", "{}");
     }
 
-    /** The same with a ConfigMap entry (or a comment) for worker-processes and the controller's resources. */
+    /**
+     * The same with a ConfigMap entry (or a comment) for worker-processes and the controller's
+     * resources.
+     */
     static String manifest(String workerProcessesLine, String resources) {
         return """
                 apiVersion: v1
@@ -135,37 +174,67 @@ class LiveMetricsNginxTest {
                           readinessProbe:
                             httpGet: {path: /healthz, port: 10254}
                           resources: %s
-                """.formatted(workerProcessesLine, resources);
+                """
+                .formatted(workerProcessesLine, resources);
     }
 
-    static final List<String> PODS = List.of("ingress-nginx-controller-7c9f5-aaaaa", "ingress-nginx-controller-7c9f5-bbbbb",
-            "ingress-nginx-controller-7c9f5-ccccc");
+    static final List<String> PODS =
+            List.of(
+                    "ingress-nginx-controller-7c9f5-aaaaa",
+                    "ingress-nginx-controller-7c9f5-bbbbb",
+                    "ingress-nginx-controller-7c9f5-ccccc");
 
     static String proxyPath(String pod) {
         return "/api/v1/namespaces/ingress-nginx/pods/" + pod + ":10254/proxy/metrics";
     }
 
-    /** The mock with the controller, its ConfigMap and three running pods; {@code proxy} answers the pod proxy paths. */
-    private MockCluster cluster(String workerProcesses, Function<String, MockResponse> proxy, Set<String> seen)
+    /**
+     * The mock with the controller, its ConfigMap and three running pods; {@code proxy} answers the
+     * pod proxy paths.
+     */
+    private MockCluster cluster(
+            String workerProcesses, Function<String, MockResponse> proxy, Set<String> seen)
             throws IOException {
         return clusterOf(manifest(workerProcesses), proxy, seen);
     }
 
-    private MockCluster clusterOf(String manifest, Function<String, MockResponse> proxy, Set<String> seen)
+    private MockCluster clusterOf(
+            String manifest, Function<String, MockResponse> proxy, Set<String> seen)
             throws IOException {
-        MockCluster c = new MockCluster((RecordedRequest r) -> {
-            seen.add(r.getPath());
-            return r.getPath().contains("/proxy/") ? proxy.apply(r.getPath()) : null;
-        });
+        MockCluster c =
+                new MockCluster(
+                        (RecordedRequest r) -> {
+                            seen.add(r.getPath());
+                            return r.getPath().contains("/proxy/")
+                                    ? proxy.apply(r.getPath())
+                                    : null;
+                        });
         Path m = tmp.resolve("ingress-nginx.yaml");
         Files.writeString(m, manifest);
         c.apply(m, null);
         for (String pod : PODS) {
-            Pod p = new PodBuilder().withNewMetadata().withName(pod).withNamespace(NS)
-                    .withLabels(Map.of("app.kubernetes.io/name", "ingress-nginx", "app.kubernetes.io/component",
-                            "controller")).endMetadata()
-                    .withNewSpec().addNewContainer().withName("controller").withImage("x").endContainer().endSpec()
-                    .withNewStatus().withPhase("Running").endStatus().build();
+            Pod p =
+                    new PodBuilder()
+                            .withNewMetadata()
+                            .withName(pod)
+                            .withNamespace(NS)
+                            .withLabels(
+                                    Map.of(
+                                            "app.kubernetes.io/name",
+                                            "ingress-nginx",
+                                            "app.kubernetes.io/component",
+                                            "controller"))
+                            .endMetadata()
+                            .withNewSpec()
+                            .addNewContainer()
+                            .withName("controller")
+                            .withImage("x")
+                            .endContainer()
+                            .endSpec()
+                            .withNewStatus()
+                            .withPhase("Running")
+                            .endStatus()
+                            .build();
             c.client.pods().inNamespace(NS).resource(p).create();
             if (c.client.pods().inNamespace(NS).withName(pod).get().getStatus() == null) {
                 c.client.pods().inNamespace(NS).resource(p).updateStatus();
@@ -175,8 +244,10 @@ class LiveMetricsNginxTest {
     }
 
     private static MockResponse ok(String body) {
-        return new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain; version=0.0.4;"
-                + " charset=utf-8").setBody(body);
+        return new MockResponse()
+                .setResponseCode(200)
+                .setHeader("Content-Type", "text/plain; version=0.0.4;" + " charset=utf-8")
+                .setBody(body);
     }
 
     /** Each pod's answer by its proxy path, active connections per pod. */
@@ -205,31 +276,45 @@ class LiveMetricsNginxTest {
         Set<String> seen = ConcurrentHashMap.newKeySet();
         try (MockCluster c = cluster("2", answers(1980, 150, 120), seen)) {
             Path saved = tmp.resolve("snap.json");
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", RULE, "--format", "json", "--snapshot-out", saved.toString());
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            RULE,
+                            "--format",
+                            "json",
+                            "--snapshot-out",
+                            saved.toString());
             assertEquals(1, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
             List<String> messages = messages(report);
             assertEquals(1, messages.size(), messages.toString());
-            assertEquals("ingress-nginx pod ingress-nginx/ingress-nginx-controller-7c9f5-aaaaa holds 1980 active client"
-                    + " connections (reading 0, writing 45, waiting 1935), 96% of 1024 (max-worker-connections) x 2"
-                    + " worker processes = 2048 connections (ConfigMap ingress-nginx/ingress-nginx-controller named by"
-                    + " --configmap of Deployment ingress-nginx/ingress-nginx-controller; worker_connections counts"
-                    + " upstream connections too); across the 3 pods read of Deployment"
-                    + " ingress-nginx/ingress-nginx-controller: 96%, 7%, 5% (the others' median 7%): one hot instance"
-                    + " among idle ones, the IL-0011 hot-pod shape: look at how load is spread (the same server order"
-                    + " and round robin on every instance, sticky or long-lived connections) before adding capacity"
-                    + " (read from pod ingress-nginx/ingress-nginx-controller-7c9f5-aaaaa:10254 via API server:"
-                    + " nginx_ingress_controller_nginx_process_connections{state=\"active\"}, the value at the moment of"
-                    + " the scan, not a peak: a busier moment is not seen; --prometheus gives the peak over a window)",
+            assertEquals(
+                    "ingress-nginx pod ingress-nginx/ingress-nginx-controller-7c9f5-aaaaa holds 1980 active client"
+                            + " connections (reading 0, writing 45, waiting 1935), 96% of 1024 (max-worker-connections) x 2"
+                            + " worker processes = 2048 connections (ConfigMap ingress-nginx/ingress-nginx-controller named by"
+                            + " --configmap of Deployment ingress-nginx/ingress-nginx-controller; worker_connections counts"
+                            + " upstream connections too); across the 3 pods read of Deployment"
+                            + " ingress-nginx/ingress-nginx-controller: 96%, 7%, 5% (the others' median 7%): one hot instance"
+                            + " among idle ones, the IL-0011 hot-pod shape: look at how load is spread (the same server order"
+                            + " and round robin on every instance, sticky or long-lived connections) before adding capacity"
+                            + " (read from pod ingress-nginx/ingress-nginx-controller-7c9f5-aaaaa:10254 via API server:"
+                            + " nginx_ingress_controller_nginx_process_connections{state=\"active\"}, the value at the moment of"
+                            + " the scan, not a peak: a busier moment is not seen; --prometheus gives the peak over a window)",
                     messages.get(0));
-            assertEquals("high", report.path("findings").get(0).path("severity").asString(), r.out());
+            assertEquals(
+                    "high", report.path("findings").get(0).path("severity").asString(), r.out());
             // the three pods' metrics port was asked, each once, and each is a read coverage entry
             for (String pod : PODS) {
                 assertTrue(seen.contains(proxyPath(pod)), seen.toString());
             }
-            assertEquals(3, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+            assertEquals(
+                    3, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
             int read = 0;
             for (JsonNode e : report.path("coverage").path("entries")) {
                 if (e.path("scope").asString().startsWith("live metrics of pod ingress-nginx/")
@@ -238,8 +323,10 @@ class LiveMetricsNginxTest {
                 }
             }
             assertEquals(3, read, r.out());
-            // the saved snapshot holds the pods' figures: scanning it gives the same finding, with no cluster
-            TestSupport.Run again = TestSupport.run("scan", saved.toString(), "--rules", RULE, "--format", "json");
+            // the saved snapshot holds the pods' figures: scanning it gives the same finding, with
+            // no cluster
+            TestSupport.Run again =
+                    TestSupport.run("scan", saved.toString(), "--rules", RULE, "--format", "json");
             assertEquals(1, again.code(), again.err() + again.out());
             assertEquals(messages, messages(KubeLiveSourceTest.json(again.out())));
         }
@@ -249,52 +336,114 @@ class LiveMetricsNginxTest {
     void podsWellBelowTheirCapacityDoNotFire() throws IOException {
         Set<String> seen = ConcurrentHashMap.newKeySet();
         try (MockCluster c = cluster("2", answers(1500, 1400, 900), seen)) {
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", RULE, "--format", "json");
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            RULE,
+                            "--format",
+                            "json");
             assertEquals(0, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             assertEquals(List.of(), messages(report), r.out()); // 73%, 68%, 43% of 2048
             assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
-            assertEquals(3, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+            assertEquals(
+                    3, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
         }
     }
 
     @Test
     void aForbiddenPodProxyIsADeniedEntryPerPod() throws IOException {
-        try (MockCluster c = cluster("2", path -> MockCluster.status(403, "Forbidden", "pods \\\"x\\\" is forbidden: User"
-                + " \\\"deja\\\" cannot get resource \\\"pods/proxy\\\" in API group \\\"\\\" in the namespace"
-                + " \\\"ingress-nginx\\\""), ConcurrentHashMap.newKeySet())) {
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", RULE, "--format", "json");
+        try (MockCluster c =
+                cluster(
+                        "2",
+                        path ->
+                                MockCluster.status(
+                                        403,
+                                        "Forbidden",
+                                        "pods \\\"x\\\" is forbidden: User"
+                                                + " \\\"deja\\\" cannot get resource \\\"pods/proxy\\\" in API group \\\"\\\" in the namespace"
+                                                + " \\\"ingress-nginx\\\""),
+                        ConcurrentHashMap.newKeySet())) {
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            RULE,
+                            "--format",
+                            "json");
             assertEquals(3, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             List<String> denied = new ArrayList<>();
             for (JsonNode e : report.path("coverage").path("entries")) {
                 if (e.path("status").asString().equals("denied")) {
                     denied.add(e.path("scope").asString());
-                    assertTrue(e.path("detail").asString().startsWith("403 Forbidden: the credentials of context mock"
-                            + " may not get pods/proxy in ingress-nginx (RBAC: get on pods/proxy"), e.toString());
+                    assertTrue(
+                            e.path("detail")
+                                    .asString()
+                                    .startsWith(
+                                            "403 Forbidden: the credentials of context mock"
+                                                    + " may not get pods/proxy in ingress-nginx (RBAC: get on pods/proxy"),
+                            e.toString());
                 }
             }
-            assertEquals(PODS.stream().map(p -> "live metrics of pod ingress-nginx/" + p + ":10254 via API server")
-                    .toList(), denied.stream().sorted().toList());
+            assertEquals(
+                    PODS.stream()
+                            .map(
+                                    p ->
+                                            "live metrics of pod ingress-nginx/"
+                                                    + p
+                                                    + ":10254 via API server")
+                            .toList(),
+                    denied.stream().sorted().toList());
             assertEquals(0, report.path("findings").size(), r.out());
-            TestSupport.Run partial = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", RULE, "--allow-partial");
+            TestSupport.Run partial =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            RULE,
+                            "--allow-partial");
             assertEquals(0, partial.code(), partial.err() + partial.out());
         }
     }
 
     @Test
     void anAnswerThatIsNotTheControllersMetricsIsAFailedEntry() throws IOException {
-        // the first pod answers with some other exporter's text, the second with text that is not Prometheus's
-        Function<String, MockResponse> odd = path -> path.equals(proxyPath(PODS.get(0)))
-                ? ok("# TYPE haproxy_process_current_connections gauge\nhaproxy_process_current_connections 3\n")
-                : path.equals(proxyPath(PODS.get(1))) ? ok("Active connections: 3\nserver accepts handled requests\n")
-                : ok(metrics(PODS.get(2), 100));
+        // the first pod answers with some other exporter's text, the second with text that is not
+        // Prometheus's
+        Function<String, MockResponse> odd =
+                path ->
+                        path.equals(proxyPath(PODS.get(0)))
+                                ? ok(
+                                        "# TYPE haproxy_process_current_connections gauge\nhaproxy_process_current_connections 3\n")
+                                : path.equals(proxyPath(PODS.get(1)))
+                                        ? ok(
+                                                "Active connections: 3\nserver accepts handled requests\n")
+                                        : ok(metrics(PODS.get(2), 100));
         try (MockCluster c = cluster("2", odd, ConcurrentHashMap.newKeySet())) {
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", RULE, "--format", "json");
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            RULE,
+                            "--format",
+                            "json");
             assertEquals(3, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             String first = null;
@@ -307,8 +456,11 @@ class LiveMetricsNginxTest {
                     second = e.path("status").asString() + ": " + e.path("detail").asString();
                 }
             }
-            assertEquals("failed: not ingress-nginx's metrics (no nginx_ingress_controller_* series):"
-                    + " # TYPE haproxy_process_current_connections gauge", first, r.out());
+            assertEquals(
+                    "failed: not ingress-nginx's metrics (no nginx_ingress_controller_* series):"
+                            + " # TYPE haproxy_process_current_connections gauge",
+                    first,
+                    r.out());
             assertTrue(second != null && second.startsWith("failed: metrics: line 1: "), r.out());
         }
     }
@@ -317,107 +469,210 @@ class LiveMetricsNginxTest {
     void aControllerWithWorkerProcessesAutoIsANoteAndItsPodsAreNotAsked() throws IOException {
         Set<String> seen = ConcurrentHashMap.newKeySet();
         try (MockCluster c = cluster("auto", answers(1980, 150, 120), seen)) {
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", RULE, "--format", "json");
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            RULE,
+                            "--format",
+                            "json");
             assertEquals(0, r.code(), r.err() + r.out());
             assertTrue(r.out().contains("--live-metrics: its capacity is not known"), r.out());
-            assertEquals(0, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+            assertEquals(
+                    0, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
         }
     }
 
     @Test
     void unsetWorkerProcessesCountTheControllersCpuLimitRoundedUp() throws IOException {
-        // v1.12.1 counts its cgroup's CPU quota on cgroup v1 and v2: a limit of 1500m is 2 workers of 1024
+        // v1.12.1 counts its cgroup's CPU quota on cgroup v1 and v2: a limit of 1500m is 2 workers
+        // of 1024
         Set<String> seen = ConcurrentHashMap.newKeySet();
-        String m = manifest("# worker-processes unset", "{limits: {cpu: 1500m, memory: 512Mi}, requests: {cpu: 500m}}");
+        String m =
+                manifest(
+                        "# worker-processes unset",
+                        "{limits: {cpu: 1500m, memory: 512Mi}, requests: {cpu: 500m}}");
         try (MockCluster c = clusterOf(m, answers(1980, 150, 120), seen)) {
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", RULE, "--format", "json");
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            RULE,
+                            "--format",
+                            "json");
             assertEquals(1, r.code(), r.err() + r.out());
             List<String> messages = messages(KubeLiveSourceTest.json(r.out()));
             assertEquals(1, messages.size(), messages.toString());
-            assertTrue(messages.get(0).contains("96% of 1024 (max-worker-connections) x 2 worker processes"
-                    + " (worker-processes unset: the controller counts the CPUs of its cgroup, here the CPU limit 1500m"
-                    + " rounded up, as v1.12.1 does on cgroup v1 and v2) = 2048 connections"), messages.get(0));
+            assertTrue(
+                    messages.get(0)
+                            .contains(
+                                    "96% of 1024 (max-worker-connections) x 2 worker processes"
+                                            + " (worker-processes unset: the controller counts the CPUs of its cgroup, here the CPU limit 1500m"
+                                            + " rounded up, as v1.12.1 does on cgroup v1 and v2) = 2048 connections"),
+                    messages.get(0));
         }
-        // without a CPU limit it counts the node's CPUs, which deja does not know: a note, no pod asked
+        // without a CPU limit it counts the node's CPUs, which deja does not know: a note, no pod
+        // asked
         seen.clear();
-        try (MockCluster c = clusterOf(manifest("# worker-processes unset", "{requests: {cpu: 500m}}"),
-                answers(1980, 150, 120), seen)) {
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", RULE, "--format", "json");
+        try (MockCluster c =
+                clusterOf(
+                        manifest("# worker-processes unset", "{requests: {cpu: 500m}}"),
+                        answers(1980, 150, 120),
+                        seen)) {
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            RULE,
+                            "--format",
+                            "json");
             assertEquals(0, r.code(), r.err() + r.out());
             assertTrue(r.out().contains("--live-metrics: its capacity is not known"), r.out());
-            assertEquals(0, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+            assertEquals(
+                    0, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
         }
     }
 
     @Test
     void aPodThatDoesNotAnswerInTimeIsAFailedEntryAndTheOthersAreStillJudged() throws IOException {
-        Function<String, MockResponse> slow = path -> path.equals(proxyPath(PODS.get(0)))
-                ? ok(metrics(PODS.get(0), 1980)).setBodyDelay(3, TimeUnit.SECONDS)
-                : answers(1980, 150, 120).apply(path);
+        Function<String, MockResponse> slow =
+                path ->
+                        path.equals(proxyPath(PODS.get(0)))
+                                ? ok(metrics(PODS.get(0), 1980)).setBodyDelay(3, TimeUnit.SECONDS)
+                                : answers(1980, 150, 120).apply(path);
         try (MockCluster c = cluster("2", slow, ConcurrentHashMap.newKeySet())) {
             ScanRequest req = new ScanRequest();
             req.cluster = true;
             req.kubeconfig = c.kubeconfig(tmp);
             req.liveMetrics = true;
-            req.kubeKinds = Set.of("Deployment", "StatefulSet", "DaemonSet", "ConfigMap"); // the rule's kinds
+            req.kubeKinds =
+                    Set.of(
+                            "Deployment",
+                            "StatefulSet",
+                            "DaemonSet",
+                            "ConfigMap"); // the rule's kinds
             req.liveMetricsTimeoutMillis = 300; // injected: the pod's answer comes 3 s late
             Snapshot s = Collector.collect(req);
-            Coverage.Entry slowEntry = s.coverage().entries().stream()
-                    .filter(e -> e.scope().contains(PODS.get(0))).findFirst()
-                    .orElseThrow(() -> new AssertionError(s.coverage().entries().toString()));
+            Coverage.Entry slowEntry =
+                    s.coverage().entries().stream()
+                            .filter(e -> e.scope().contains(PODS.get(0)))
+                            .findFirst()
+                            .orElseThrow(
+                                    () -> new AssertionError(s.coverage().entries().toString()));
             assertEquals(Coverage.Status.FAILED, slowEntry.status(), slowEntry.toString());
             assertEquals("no answer within 300 ms", slowEntry.detail());
             // the two pods that answered are kept, and nothing is made up for the silent one
             PodMetrics read = s.part(PodMetrics.class).orElseThrow();
-            assertEquals(List.of(PODS.get(1), PODS.get(2)), read.pods().stream().map(PodMetrics.Pod::name).sorted()
-                    .toList());
+            assertEquals(
+                    List.of(PODS.get(1), PODS.get(2)),
+                    read.pods().stream().map(PodMetrics.Pod::name).sorted().toList());
         }
     }
 
     @Test
     void thePerPodBoundIsAnOptionAndADejaYamlKey() throws IOException {
-        Function<String, MockResponse> slow = path -> path.equals(proxyPath(PODS.get(0)))
-                ? ok(metrics(PODS.get(0), 1980)).setBodyDelay(3, TimeUnit.SECONDS)
-                : answers(1980, 150, 120).apply(path);
+        Function<String, MockResponse> slow =
+                path ->
+                        path.equals(proxyPath(PODS.get(0)))
+                                ? ok(metrics(PODS.get(0), 1980)).setBodyDelay(3, TimeUnit.SECONDS)
+                                : answers(1980, 150, 120).apply(path);
         try (MockCluster c = cluster("2", slow, ConcurrentHashMap.newKeySet())) {
             String kubeconfig = c.kubeconfig(tmp).toString();
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig, "--live-metrics",
-                    "--live-metrics-timeout", "300ms", "--rules", RULE);
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            kubeconfig,
+                            "--live-metrics",
+                            "--live-metrics-timeout",
+                            "300ms",
+                            "--rules",
+                            RULE);
             assertEquals(3, r.code(), r.err() + r.out());
-            assertTrue(r.out().contains("live metrics of pod ingress-nginx/" + PODS.get(0) + ":10254 via API server:"
-                    + " failed (no answer within 300 ms)"), r.out());
+            assertTrue(
+                    r.out()
+                            .contains(
+                                    "live metrics of pod ingress-nginx/"
+                                            + PODS.get(0)
+                                            + ":10254 via API server:"
+                                            + " failed (no answer within 300 ms)"),
+                    r.out());
             Path cfg = tmp.resolve("deja.yaml");
-            Files.writeString(cfg, "sources:\n  cluster:\n    kubeconfig: " + kubeconfig + "\n    liveMetrics: true\n"
-                    + "    liveMetricsTimeout: 250ms\nrules:\n  enabled: [" + RULE + "]\n");
+            Files.writeString(
+                    cfg,
+                    "sources:\n  cluster:\n    kubeconfig: "
+                            + kubeconfig
+                            + "\n    liveMetrics: true\n"
+                            + "    liveMetricsTimeout: 250ms\nrules:\n  enabled: ["
+                            + RULE
+                            + "]\n");
             TestSupport.Run fromConfig = TestSupport.run("scan", "--config", cfg.toString());
             assertEquals(3, fromConfig.code(), fromConfig.err() + fromConfig.out());
-            assertTrue(fromConfig.out().contains("failed (no answer within 250 ms)"), fromConfig.out());
+            assertTrue(
+                    fromConfig.out().contains("failed (no answer within 250 ms)"),
+                    fromConfig.out());
         }
-        TestSupport.Run bad = TestSupport.run("scan", "--cluster", "--live-metrics", "--live-metrics-timeout", "soon");
+        TestSupport.Run bad =
+                TestSupport.run(
+                        "scan", "--cluster", "--live-metrics", "--live-metrics-timeout", "soon");
         assertEquals(2, bad.code(), bad.err());
-        assertTrue(bad.err().contains("--live-metrics-timeout soon: expected a time such as 90s, 10m or 1h"), bad.err());
-        TestSupport.Run alone = TestSupport.run("scan", "--cluster", "--live-metrics-timeout", "5s");
+        assertTrue(
+                bad.err()
+                        .contains(
+                                "--live-metrics-timeout soon: expected a time such as 90s, 10m or 1h"),
+                bad.err());
+        TestSupport.Run alone =
+                TestSupport.run("scan", "--cluster", "--live-metrics-timeout", "5s");
         assertEquals(2, alone.code(), alone.err());
-        assertTrue(alone.err().contains("--live-metrics-timeout: only with --live-metrics"), alone.err());
+        assertTrue(
+                alone.err().contains("--live-metrics-timeout: only with --live-metrics"),
+                alone.err());
     }
 
     @Test
     void theGaugeIsReadFromTheControllersText() {
         List<PrometheusPeaks.Sample> s = PodMetrics.nginxConnections(metrics("p-1", 7));
         assertEquals(4, s.size());
-        assertEquals(Set.of("active", "reading", "writing", "waiting"),
+        assertEquals(
+                Set.of("active", "reading", "writing", "waiting"),
                 new HashSet<>(s.stream().map(x -> x.labels().get("state")).toList()));
-        assertTrue(s.stream().anyMatch(x -> x.labels().get("state").equals("active") && x.value() == 7
-                && x.labels().get("controller_pod").equals("p-1")));
-        // an older controller's text (active under the _total counter) or one with metrics off: not silently zero
-        IllegalArgumentException old = assertThrows(IllegalArgumentException.class, () -> PodMetrics.nginxConnections(
-                "nginx_ingress_controller_nginx_process_connections_total{state=\"active\"} 5\n"));
-        assertTrue(old.getMessage().startsWith("ingress-nginx's metrics hold no"
-                + " nginx_ingress_controller_nginx_process_connections{state=\"active\"} series"), old.getMessage());
-        assertEquals("empty answer", assertThrows(IllegalArgumentException.class,
-                () -> PodMetrics.nginxConnections("")).getMessage());
+        assertTrue(
+                s.stream()
+                        .anyMatch(
+                                x ->
+                                        x.labels().get("state").equals("active")
+                                                && x.value() == 7
+                                                && x.labels().get("controller_pod").equals("p-1")));
+        // an older controller's text (active under the _total counter) or one with metrics off: not
+        // silently zero
+        IllegalArgumentException old =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () ->
+                                PodMetrics.nginxConnections(
+                                        "nginx_ingress_controller_nginx_process_connections_total{state=\"active\"} 5\n"));
+        assertTrue(
+                old.getMessage()
+                        .startsWith(
+                                "ingress-nginx's metrics hold no"
+                                        + " nginx_ingress_controller_nginx_process_connections{state=\"active\"} series"),
+                old.getMessage());
+        assertEquals(
+                "empty answer",
+                assertThrows(IllegalArgumentException.class, () -> PodMetrics.nginxConnections(""))
+                        .getMessage());
     }
 }

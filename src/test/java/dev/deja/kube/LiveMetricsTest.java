@@ -23,40 +23,45 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
- * {@code --live-metrics}: HAProxy's exporter read from the proxy pods through the API server's pod proxy, against
- * Fabric8's mock API server in CRUD mode (workloads and pods stored as created) answering the pods/proxy path itself.
+ * {@code --live-metrics}: HAProxy's exporter read from the proxy pods through the API server's pod
+ * proxy, against Fabric8's mock API server in CRUD mode (workloads and pods stored as created)
+ * answering the pods/proxy path itself.
  */
 class LiveMetricsTest {
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
-    /** HAProxy 2.6's exporter, as a real one answers (names and labels as in HaproxyHttpStatsTest): fe_main at 790/800. */
-    static final String METRICS = "# HELP haproxy_process_max_connections Maximum number of concurrent connections\n"
-            + "# TYPE haproxy_process_max_connections gauge\n"
-            + "haproxy_process_max_connections 4000\n"
-            + "# HELP haproxy_process_current_connections Number of active sessions\n"
-            + "# TYPE haproxy_process_current_connections gauge\n"
-            + "haproxy_process_current_connections 812\n"
-            + "haproxy_process_current_connection_rate 40\n"
-            + "haproxy_process_max_connection_rate 350\n"
-            + "haproxy_process_uptime_seconds 86400\n"
-            + "haproxy_process_build_info{version=\"2.6.12-1+deb12u4\"} 1\n"
-            + "# HELP haproxy_frontend_current_sessions Number of current sessions on the frontend, backend or server\n"
-            + "# TYPE haproxy_frontend_current_sessions gauge\n"
-            + "haproxy_frontend_current_sessions{proxy=\"fe_main\"} 640\n"
-            + "haproxy_frontend_current_sessions{proxy=\"stats\"} 1\n"
-            + "# TYPE haproxy_frontend_max_sessions gauge\n"
-            + "haproxy_frontend_max_sessions{proxy=\"fe_main\"} 790\n"
-            + "haproxy_frontend_max_sessions{proxy=\"stats\"} 1\n"
-            + "# TYPE haproxy_frontend_limit_sessions gauge\n"
-            + "haproxy_frontend_limit_sessions{proxy=\"fe_main\"} 800\n"
-            + "haproxy_frontend_limit_sessions{proxy=\"stats\"} 4000\n"
-            + "haproxy_frontend_sessions_total{proxy=\"fe_main\"} 1234567\n"
-            + "haproxy_frontend_denied_connections_total{proxy=\"fe_main\"} 0\n"
-            + "haproxy_frontend_requests_denied_total{proxy=\"fe_main\"} 0\n"
-            + "haproxy_frontend_max_session_rate{proxy=\"fe_main\"} 300\n";
+    /**
+     * HAProxy 2.6's exporter, as a real one answers (names and labels as in HaproxyHttpStatsTest):
+     * fe_main at 790/800.
+     */
+    static final String METRICS =
+            "# HELP haproxy_process_max_connections Maximum number of concurrent connections\n"
+                    + "# TYPE haproxy_process_max_connections gauge\n"
+                    + "haproxy_process_max_connections 4000\n"
+                    + "# HELP haproxy_process_current_connections Number of active sessions\n"
+                    + "# TYPE haproxy_process_current_connections gauge\n"
+                    + "haproxy_process_current_connections 812\n"
+                    + "haproxy_process_current_connection_rate 40\n"
+                    + "haproxy_process_max_connection_rate 350\n"
+                    + "haproxy_process_uptime_seconds 86400\n"
+                    + "haproxy_process_build_info{version=\"2.6.12-1+deb12u4\"} 1\n"
+                    + "# HELP haproxy_frontend_current_sessions Number of current sessions on the frontend, backend or server\n"
+                    + "# TYPE haproxy_frontend_current_sessions gauge\n"
+                    + "haproxy_frontend_current_sessions{proxy=\"fe_main\"} 640\n"
+                    + "haproxy_frontend_current_sessions{proxy=\"stats\"} 1\n"
+                    + "# TYPE haproxy_frontend_max_sessions gauge\n"
+                    + "haproxy_frontend_max_sessions{proxy=\"fe_main\"} 790\n"
+                    + "haproxy_frontend_max_sessions{proxy=\"stats\"} 1\n"
+                    + "# TYPE haproxy_frontend_limit_sessions gauge\n"
+                    + "haproxy_frontend_limit_sessions{proxy=\"fe_main\"} 800\n"
+                    + "haproxy_frontend_limit_sessions{proxy=\"stats\"} 4000\n"
+                    + "haproxy_frontend_sessions_total{proxy=\"fe_main\"} 1234567\n"
+                    + "haproxy_frontend_denied_connections_total{proxy=\"fe_main\"} 0\n"
+                    + "haproxy_frontend_requests_denied_total{proxy=\"fe_main\"} 0\n"
+                    + "haproxy_frontend_max_session_rate{proxy=\"fe_main\"} 300\n";
 
-    static final String MANIFEST = """
+    static final String MANIFEST =
+            """
             apiVersion: apps/v1
             kind: Deployment
             metadata: {name: haproxy-ingress, namespace: edge}
@@ -89,41 +94,85 @@ class LiveMetricsTest {
                         - {name: metrics, containerPort: 9100}
             """;
 
-    /** The mock answering the pod proxy paths with {@code proxy}; every request path it saw goes into {@code seen}. */
-    private MockCluster cluster(Function<String, MockResponse> proxy, Set<String> seen) throws IOException {
-        MockCluster c = new MockCluster((RecordedRequest r) -> {
-            seen.add(r.getPath());
-            return r.getPath().contains("/proxy/") ? proxy.apply(r.getPath()) : null;
-        });
+    /**
+     * The mock answering the pod proxy paths with {@code proxy}; every request path it saw goes
+     * into {@code seen}.
+     */
+    private MockCluster cluster(Function<String, MockResponse> proxy, Set<String> seen)
+            throws IOException {
+        MockCluster c =
+                new MockCluster(
+                        (RecordedRequest r) -> {
+                            seen.add(r.getPath());
+                            return r.getPath().contains("/proxy/")
+                                    ? proxy.apply(r.getPath())
+                                    : null;
+                        });
         Path m = tmp.resolve("manifest.yaml");
         Files.writeString(m, MANIFEST);
         c.apply(m, null);
         pod(c, "haproxy-ingress-6f7c9-abcde", "haproxy-ingress", "Running");
-        pod(c, "haproxy-ingress-6f7c9-fghij", "haproxy-ingress", "Pending"); // not serving: not read
+        pod(
+                c,
+                "haproxy-ingress-6f7c9-fghij",
+                "haproxy-ingress",
+                "Pending"); // not serving: not read
         pod(c, "web-5d4b8-klmno", "web", "Running"); // not a proxy: never read
         return c;
     }
 
     private static void pod(MockCluster c, String name, String app, String phase) {
-        Pod p = new PodBuilder().withNewMetadata().withName(name).withNamespace("edge")
-                .withLabels(Map.of("app", app)).endMetadata()
-                .withNewSpec().addNewContainer().withName("c").withImage("x").endContainer().endSpec()
-                .withNewStatus().withPhase(phase).endStatus().build();
+        Pod p =
+                new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace("edge")
+                        .withLabels(Map.of("app", app))
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("c")
+                        .withImage("x")
+                        .endContainer()
+                        .endSpec()
+                        .withNewStatus()
+                        .withPhase(phase)
+                        .endStatus()
+                        .build();
         c.client.pods().inNamespace("edge").resource(p).create();
         if (c.client.pods().inNamespace("edge").withName(name).get().getStatus() == null) {
             c.client.pods().inNamespace("edge").resource(p).updateStatus();
         }
     }
 
-    static final String PROXY_PATH = "/api/v1/namespaces/edge/pods/haproxy-ingress-6f7c9-abcde:1024/proxy/metrics";
+    static final String PROXY_PATH =
+            "/api/v1/namespaces/edge/pods/haproxy-ingress-6f7c9-abcde:1024/proxy/metrics";
 
     @Test
     void aFrontendAtItsLimitInAPodFiresThroughThePodProxy() throws IOException {
         Set<String> seen = ConcurrentHashMap.newKeySet();
-        try (MockCluster c = cluster(path -> path.equals(PROXY_PATH) ? new MockResponse().setResponseCode(200)
-                .setHeader("Content-Type", "text/plain; version=0.0.4").setBody(METRICS) : null, seen)) {
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--format", "json");
+        try (MockCluster c =
+                cluster(
+                        path ->
+                                path.equals(PROXY_PATH)
+                                        ? new MockResponse()
+                                                .setResponseCode(200)
+                                                .setHeader(
+                                                        "Content-Type", "text/plain; version=0.0.4")
+                                                .setBody(METRICS)
+                                        : null,
+                        seen)) {
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            "haproxy-sessions-near-limit",
+                            "--format",
+                            "json");
             assertEquals(1, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
@@ -134,23 +183,44 @@ class LiveMetricsTest {
             }
             assertEquals(1, messages.size(), r.out());
             String m = messages.get(0);
-            assertTrue(m.startsWith("frontend fe_main at pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server"
-                    + " reached 790 of 800 sessions (99%"), m);
-            assertTrue(report.path("findings").get(0).path("severity").asString().equals("high"), r.out());
-            // only the running proxy pod's stats port was asked; the Pending pod and the web app were not
+            assertTrue(
+                    m.startsWith(
+                            "frontend fe_main at pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server"
+                                    + " reached 790 of 800 sessions (99%"),
+                    m);
+            assertTrue(
+                    report.path("findings").get(0).path("severity").asString().equals("high"),
+                    r.out());
+            // only the running proxy pod's stats port was asked; the Pending pod and the web app
+            // were not
             assertTrue(seen.contains(PROXY_PATH), seen.toString());
-            assertEquals(1, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+            assertEquals(
+                    1, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
             boolean readEntry = false;
             for (JsonNode e : report.path("coverage").path("entries")) {
-                readEntry |= e.path("scope").asString().equals("live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024"
-                        + " via API server") && e.path("status").asString().equals("read");
+                readEntry |=
+                        e.path("scope")
+                                        .asString()
+                                        .equals(
+                                                "live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024"
+                                                        + " via API server")
+                                && e.path("status").asString().equals("read");
             }
             assertTrue(readEntry, r.out());
             // without --live-metrics the pods are never asked
             seen.clear();
-            TestSupport.Run off = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--rules", "haproxy-sessions-near-limit", "--format", "json");
-            assertEquals(0, seen.stream().filter(p -> p.contains("/pods")).count(), seen.toString());
+            TestSupport.Run off =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--rules",
+                            "haproxy-sessions-near-limit",
+                            "--format",
+                            "json");
+            assertEquals(
+                    0, seen.stream().filter(p -> p.contains("/pods")).count(), seen.toString());
             assertEquals(0, KubeLiveSourceTest.json(off.out()).path("findings").size(), off.out());
         }
     }
@@ -158,32 +228,69 @@ class LiveMetricsTest {
     @Test
     void moreProxyPodsThanReadAtOnceAreAllRead() throws IOException {
         Set<String> seen = ConcurrentHashMap.newKeySet();
-        try (MockCluster c = cluster(path -> new MockResponse().setResponseCode(200)
-                .setHeader("Content-Type", "text/plain; version=0.0.4").setBody(METRICS), seen)) {
+        try (MockCluster c =
+                cluster(
+                        path ->
+                                new MockResponse()
+                                        .setResponseCode(200)
+                                        .setHeader("Content-Type", "text/plain; version=0.0.4")
+                                        .setBody(METRICS),
+                        seen)) {
             int extra = LiveMetrics.MAX_IN_FLIGHT + 3;
             for (int i = 0; i < extra; i++) {
                 pod(c, "haproxy-ingress-6f7c9-x" + i, "haproxy-ingress", "Running");
             }
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--format", "json");
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            "haproxy-sessions-near-limit",
+                            "--format",
+                            "json");
             assertEquals(1, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             Set<String> pods = new TreeSet<>();
             for (JsonNode f : report.path("findings")) {
-                pods.add(f.path("message").asString().replaceAll("^frontend fe_main at pod edge/(\\S+):1024 .*$", "$1"));
+                pods.add(
+                        f.path("message")
+                                .asString()
+                                .replaceAll("^frontend fe_main at pod edge/(\\S+):1024 .*$", "$1"));
             }
             assertEquals(extra + 1, pods.size(), pods.toString());
-            assertEquals(extra + 1, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+            assertEquals(
+                    extra + 1,
+                    seen.stream().filter(p -> p.contains("/proxy/")).count(),
+                    seen.toString());
         }
     }
 
     @Test
     void aForbiddenPodProxyIsACoverageEntryNamingThePod() throws IOException {
-        try (MockCluster c = cluster(path -> MockCluster.status(403, "Forbidden", "pods \\\"haproxy-ingress-6f7c9-abcde\\\""
-                + " is forbidden: User \\\"deja\\\" cannot get resource \\\"pods/proxy\\\" in API group \\\"\\\" in the"
-                + " namespace \\\"edge\\\""), ConcurrentHashMap.newKeySet())) {
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--format", "json");
+        try (MockCluster c =
+                cluster(
+                        path ->
+                                MockCluster.status(
+                                        403,
+                                        "Forbidden",
+                                        "pods \\\"haproxy-ingress-6f7c9-abcde\\\""
+                                                + " is forbidden: User \\\"deja\\\" cannot get resource \\\"pods/proxy\\\" in API group \\\"\\\" in the"
+                                                + " namespace \\\"edge\\\""),
+                        ConcurrentHashMap.newKeySet())) {
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            "haproxy-sessions-near-limit",
+                            "--format",
+                            "json");
             assertEquals(3, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             JsonNode denied = null;
@@ -193,42 +300,96 @@ class LiveMetricsTest {
                 }
             }
             assertTrue(denied != null, r.out());
-            assertEquals("live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server",
+            assertEquals(
+                    "live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server",
                     denied.path("scope").asString());
-            assertTrue(denied.path("detail").asString().startsWith("403 Forbidden: the credentials of context mock may"
-                    + " not get pods/proxy in edge"), denied.toString());
+            assertTrue(
+                    denied.path("detail")
+                            .asString()
+                            .startsWith(
+                                    "403 Forbidden: the credentials of context mock may"
+                                            + " not get pods/proxy in edge"),
+                    denied.toString());
             assertEquals(0, report.path("findings").size(), r.out());
-            TestSupport.Run partial = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--allow-partial");
+            TestSupport.Run partial =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            "haproxy-sessions-near-limit",
+                            "--allow-partial");
             assertEquals(0, partial.code(), partial.err() + partial.out());
             // the same from deja.yaml (sources.cluster.liveMetrics), as the CronJob runs it
             Path cfg = tmp.resolve("deja.yaml");
-            Files.writeString(cfg, "sources:\n  cluster:\n    kubeconfig: " + c.kubeconfig(tmp) + "\n    liveMetrics: true\n"
-                    + "rules:\n  enabled: [haproxy-sessions-near-limit]\n");
+            Files.writeString(
+                    cfg,
+                    "sources:\n  cluster:\n    kubeconfig: "
+                            + c.kubeconfig(tmp)
+                            + "\n    liveMetrics: true\n"
+                            + "rules:\n  enabled: [haproxy-sessions-near-limit]\n");
             TestSupport.Run fromConfig = TestSupport.run("scan", "--config", cfg.toString());
             assertEquals(3, fromConfig.code(), fromConfig.err() + fromConfig.out());
-            assertTrue(fromConfig.out().contains("live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server:"
-                    + " denied (403 Forbidden"), fromConfig.out());
+            assertTrue(
+                    fromConfig
+                            .out()
+                            .contains(
+                                    "live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server:"
+                                            + " denied (403 Forbidden"),
+                    fromConfig.out());
         }
     }
 
     @Test
     void anUnreachablePodPortAndNoProxyWorkload() throws IOException {
         // the API server's own answer when the pod's port refuses: 503 with a Status
-        try (MockCluster c = cluster(path -> MockCluster.status(503, "ServiceUnavailable",
-                "error trying to reach service: dial tcp 10.0.0.7:1024: connect: connection refused"),
-                ConcurrentHashMap.newKeySet())) {
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--format", "json");
+        try (MockCluster c =
+                cluster(
+                        path ->
+                                MockCluster.status(
+                                        503,
+                                        "ServiceUnavailable",
+                                        "error trying to reach service: dial tcp 10.0.0.7:1024: connect: connection refused"),
+                        ConcurrentHashMap.newKeySet())) {
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            "haproxy-sessions-near-limit",
+                            "--format",
+                            "json");
             assertEquals(3, r.code(), r.err() + r.out());
-            assertTrue(r.out().contains("HTTP 503 (the API server could not reach the pod's port): error trying to reach"
-                    + " service"), r.out());
+            assertTrue(
+                    r.out()
+                            .contains(
+                                    "HTTP 503 (the API server could not reach the pod's port): error trying to reach"
+                                            + " service"),
+                    r.out());
             // a namespace without any HAProxy workload: a note, not a gap
             c.ensureNamespace("quiet");
-            TestSupport.Run none = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "-n", "quiet", "--live-metrics", "--rules", "haproxy-sessions-near-limit");
+            TestSupport.Run none =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "-n",
+                            "quiet",
+                            "--live-metrics",
+                            "--rules",
+                            "haproxy-sessions-near-limit");
             assertEquals(0, none.code(), none.err() + none.out());
-            assertTrue(none.out().contains("--live-metrics: no HAProxy or ingress-nginx workload in the cluster namespaces read"), none.out());
+            assertTrue(
+                    none.out()
+                            .contains(
+                                    "--live-metrics: no HAProxy or ingress-nginx workload in the cluster namespaces read"),
+                    none.out());
         }
         TestSupport.Run usage = TestSupport.run("scan", "--live-metrics", "examples/");
         assertEquals(2, usage.code(), usage.err());
@@ -237,17 +398,26 @@ class LiveMetricsTest {
 
     @Test
     void anUnnamedPortServingTheExporterInTheConfigMapsConfigurationIsRead() throws IOException {
-        // plain HAProxy with its haproxy.cfg in a ConfigMap: the exporter frontend binds 8405, the container port is
+        // plain HAProxy with its haproxy.cfg in a ConfigMap: the exporter frontend binds 8405, the
+        // container port is
         // not named; the path asked is the one the rule's condition gives
         Set<String> seen = ConcurrentHashMap.newKeySet();
         String path = "/api/v1/namespaces/lb/pods/haproxy-7d8c9-pqrst:8405/proxy/prom";
-        try (MockCluster c = new MockCluster((RecordedRequest r) -> {
-            seen.add(r.getPath());
-            return r.getPath().equals(path) ? new MockResponse().setResponseCode(200)
-                    .setHeader("Content-Type", "text/plain; version=0.0.4").setBody(METRICS) : null;
-        })) {
+        try (MockCluster c =
+                new MockCluster(
+                        (RecordedRequest r) -> {
+                            seen.add(r.getPath());
+                            return r.getPath().equals(path)
+                                    ? new MockResponse()
+                                            .setResponseCode(200)
+                                            .setHeader("Content-Type", "text/plain; version=0.0.4")
+                                            .setBody(METRICS)
+                                    : null;
+                        })) {
             Path m = tmp.resolve("haproxy.yaml");
-            Files.writeString(m, """
+            Files.writeString(
+                    m,
+                    """
                     apiVersion: v1
                     kind: ConfigMap
                     metadata: {name: haproxy, namespace: lb}
@@ -288,24 +458,54 @@ class LiveMetricsTest {
                                 - {containerPort: 8405}
                     """);
             c.apply(m, null);
-            Pod p = new PodBuilder().withNewMetadata().withName("haproxy-7d8c9-pqrst").withNamespace("lb")
-                    .withLabels(Map.of("app", "haproxy")).endMetadata()
-                    .withNewSpec().addNewContainer().withName("haproxy").withImage("haproxy:2.8").endContainer().endSpec()
-                    .withNewStatus().withPhase("Running").endStatus().build();
+            Pod p =
+                    new PodBuilder()
+                            .withNewMetadata()
+                            .withName("haproxy-7d8c9-pqrst")
+                            .withNamespace("lb")
+                            .withLabels(Map.of("app", "haproxy"))
+                            .endMetadata()
+                            .withNewSpec()
+                            .addNewContainer()
+                            .withName("haproxy")
+                            .withImage("haproxy:2.8")
+                            .endContainer()
+                            .endSpec()
+                            .withNewStatus()
+                            .withPhase("Running")
+                            .endStatus()
+                            .build();
             c.client.pods().inNamespace("lb").resource(p).create();
-            if (c.client.pods().inNamespace("lb").withName("haproxy-7d8c9-pqrst").get().getStatus() == null) {
+            if (c.client.pods().inNamespace("lb").withName("haproxy-7d8c9-pqrst").get().getStatus()
+                    == null) {
                 c.client.pods().inNamespace("lb").resource(p).updateStatus();
             }
-            TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", c.kubeconfig(tmp).toString(),
-                    "--live-metrics", "--rules", "haproxy-sessions-near-limit", "--format", "json");
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            "haproxy-sessions-near-limit",
+                            "--format",
+                            "json");
             assertEquals(1, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             assertEquals(1, report.path("findings").size(), r.out());
             String msg = report.path("findings").get(0).path("message").asString();
-            assertTrue(msg.startsWith("frontend fe_main at pod lb/haproxy-7d8c9-pqrst:8405 via API server reached 790 of"
-                    + " 800 sessions (99%"), msg);
-            // only the exporter's port was asked, with its path; 8080 (unnamed too, no exporter there) was not
-            assertEquals(List.of(path), seen.stream().filter(x -> x.contains("/proxy/")).toList(), seen.toString());
+            assertTrue(
+                    msg.startsWith(
+                            "frontend fe_main at pod lb/haproxy-7d8c9-pqrst:8405 via API server reached 790 of"
+                                    + " 800 sessions (99%"),
+                    msg);
+            // only the exporter's port was asked, with its path; 8080 (unnamed too, no exporter
+            // there) was not
+            assertEquals(
+                    List.of(path),
+                    seen.stream().filter(x -> x.contains("/proxy/")).toList(),
+                    seen.toString());
         }
     }
 }

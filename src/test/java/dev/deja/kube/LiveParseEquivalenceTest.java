@@ -20,9 +20,9 @@ import org.yaml.snakeyaml.nodes.Node;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A live scan's parser skips what no view reads (container environment, volumes, status, ...): it must give the same
- * views as the manifest reader, which builds everything, for every rule fixture and the bundled examples. Lines
- * aside (live objects have none).
+ * A live scan's parser skips what no view reads (container environment, volumes, status, ...): it
+ * must give the same views as the manifest reader, which builds everything, for every rule fixture
+ * and the bundled examples. Lines aside (live objects have none).
  */
 class LiveParseEquivalenceTest {
     static final JsonMapper JSON = JsonMapper.builder().build();
@@ -30,8 +30,10 @@ class LiveParseEquivalenceTest {
     @Test
     void liveParserAndManifestReaderGiveTheSameViews() throws IOException {
         List<Path> files;
-        try (Stream<Path> s = Stream.concat(Files.walk(Path.of("src/test/resources/fixtures")),
-                Files.walk(Path.of("examples/kubernetes")))) {
+        try (Stream<Path> s =
+                Stream.concat(
+                        Files.walk(Path.of("src/test/resources/fixtures")),
+                        Files.walk(Path.of("examples/kubernetes")))) {
             files = s.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
         }
         int compared = 0;
@@ -44,19 +46,29 @@ class LiveParseEquivalenceTest {
             int i = 0;
             for (Object doc : new Yaml(new SafeConstructor(new LoaderOptions())).loadAll(text)) {
                 Node node = nodes.get(i++);
-                if (!(doc instanceof Map<?, ?> m) || !(m.get("kind") instanceof String kind)
+                if (!(doc instanceof Map<?, ?> m)
+                        || !(m.get("kind") instanceof String kind)
                         || !KubeLiveSource.KINDS.containsKey(kind)) {
                     continue;
                 }
                 String fromManifest = withoutLines(ViewReader.read(new YamlTree(node), null));
-                byte[] page = ("{\"metadata\":{},\"items\":[" + JSON.writeValueAsString(doc) + "]}")
-                        .getBytes(StandardCharsets.UTF_8);
+                byte[] page =
+                        ("{\"metadata\":{},\"items\":[" + JSON.writeValueAsString(doc) + "]}")
+                                .getBytes(StandardCharsets.UTF_8);
                 List<Object> live = new ArrayList<>();
-                ListPageParser.parse(page, t -> { }, item -> live.add(ViewReader.read(new MapTree(item), null)));
+                ListPageParser.parse(
+                        page, t -> {}, item -> live.add(ViewReader.read(new MapTree(item), null)));
                 String fromLive = withoutLines(live.get(0));
                 compared++;
                 if (!fromManifest.equals(fromLive)) {
-                    different.add(f + " " + kind + ":\n  manifest " + fromManifest + "\n  live     " + fromLive);
+                    different.add(
+                            f
+                                    + " "
+                                    + kind
+                                    + ":\n  manifest "
+                                    + fromManifest
+                                    + "\n  live     "
+                                    + fromLive);
                 }
             }
         }

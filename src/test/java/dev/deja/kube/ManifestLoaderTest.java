@@ -25,8 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 class ManifestLoaderTest {
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     static KubeInventory load(Path... files) {
         ScanRequest req = new ScanRequest();
@@ -39,7 +38,9 @@ class ManifestLoaderTest {
     @Test
     void multiDocumentListsJsonAndUnknownKindsKeepFileAndLine() throws Exception {
         Path y = tmp.resolve("all.yaml");
-        Files.writeString(y, """
+        Files.writeString(
+                y,
+                """
                 # leading comment
                 apiVersion: v1
                 kind: ConfigMap
@@ -69,7 +70,9 @@ class ManifestLoaderTest {
                 ---
                 """);
         Path j = tmp.resolve("svc.json");
-        Files.writeString(j, """
+        Files.writeString(
+                j,
+                """
                 {"apiVersion": "v1", "kind": "ServiceList", "items": [
                   {"apiVersion": "v1", "kind": "Service",
                    "metadata": {"name": "lb", "namespace": "prod"},
@@ -96,18 +99,27 @@ class ManifestLoaderTest {
 
     @Test
     void stdinIsReadAsManifests() {
-        String doc = "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: a, annotations:"
-                + " {service.beta.kubernetes.io/aws-load-balancer-type: nlb}}\nspec: {type: LoadBalancer}\n";
-        TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(doc.getBytes(StandardCharsets.UTF_8)), Map.of(),
-                "scan", "-", "--rules", "k8s-nlb-service-single-zone-risk");
+        String doc =
+                "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: a, annotations:"
+                        + " {service.beta.kubernetes.io/aws-load-balancer-type: nlb}}\nspec: {type: LoadBalancer}\n";
+        TestSupport.Run r =
+                TestSupport.runWith(
+                        new ByteArrayInputStream(doc.getBytes(StandardCharsets.UTF_8)),
+                        Map.of(),
+                        "scan",
+                        "-",
+                        "--rules",
+                        "k8s-nlb-service-single-zone-risk");
         assertEquals(1, r.code(), r.err());
         assertTrue(r.out().contains("Service a/s (<stdin>:1)"), r.out());
     }
 
     @Test
     void yamlBombIsRefusedWithOneLine() throws Exception {
-        StringBuilder sb = new StringBuilder("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\n");
-        sb.append("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        StringBuilder sb =
+                new StringBuilder("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\n");
+        sb.append(
+                "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
         char prev = 'a';
         for (char c = 'b'; c <= 'l'; c++) {
             sb.append(c).append(": &").append(c).append(" [");
@@ -122,20 +134,27 @@ class ManifestLoaderTest {
 
     @Test
     void deepNestingIsRefusedWithOneLine() throws Exception {
-        String deep = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata: " + "[".repeat(5000) + "]".repeat(5000) + "\n";
+        String deep =
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata: "
+                        + "[".repeat(5000)
+                        + "]".repeat(5000)
+                        + "\n";
         assertRefused(deep, "nested deeper than");
     }
 
     @Test
     void hugeDocumentIsRefusedWithOneLine() throws Exception {
-        String big = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  blob: \""
-                + "x".repeat(5 * 1024 * 1024) + "\"\n";
+        String big =
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  blob: \""
+                        + "x".repeat(5 * 1024 * 1024)
+                        + "\"\n";
         assertRefused(big, "larger than 4 MiB");
     }
 
     @Test
     void invalidYamlNamesFileAndLine() throws Exception {
-        assertRefused("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n", "bad.yaml:");
+        assertRefused(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n", "bad.yaml:");
     }
 
     private void assertRefused(String text, String expected) throws Exception {
@@ -154,7 +173,9 @@ class ManifestLoaderTest {
     @Test
     void annotationSuppressesNamedRulesUnlessDisabled() throws Exception {
         Path f = tmp.resolve("svc.yaml");
-        Files.writeString(f, """
+        Files.writeString(
+                f,
+                """
                 apiVersion: v1
                 kind: Service
                 metadata:
@@ -177,9 +198,13 @@ class ManifestLoaderTest {
     void snapshotRoundTripGivesTheSameFindings() throws Exception {
         Path snap = tmp.resolve("snap.json");
         String dir = "src/test/resources/fixtures";
-        List<String> kube = List.of(dir + "/k8s-lb-probe-fails-fast", dir + "/k8s-lb-no-disruption-headroom",
-                dir + "/k8s-ingress-nginx-serial-reloads", dir + "/k8s-nlb-service-single-zone-risk",
-                dir + "/k8s-lb-probe-on-admin-endpoint");
+        List<String> kube =
+                List.of(
+                        dir + "/k8s-lb-probe-fails-fast",
+                        dir + "/k8s-lb-no-disruption-headroom",
+                        dir + "/k8s-ingress-nginx-serial-reloads",
+                        dir + "/k8s-nlb-service-single-zone-risk",
+                        dir + "/k8s-lb-probe-on-admin-endpoint");
         List<String> args = new ArrayList<>(kube);
         args.add(0, "scan");
         args.addAll(List.of("--format", "json", "--snapshot-out", snap.toString()));
@@ -190,7 +215,9 @@ class ManifestLoaderTest {
         TestSupport.Run again = TestSupport.run("scan", snap.toString(), "--format", "json");
         assertEquals(1, again.code(), again.err());
         JsonNode findings = live.json().path("findings");
-        assertTrue(findings.size() >= kube.size(), "every fixture folder has a firing fixture: " + findings);
+        assertTrue(
+                findings.size() >= kube.size(),
+                "every fixture folder has a firing fixture: " + findings);
         assertEquals(findings, again.json().path("findings"));
     }
 
@@ -198,12 +225,17 @@ class ManifestLoaderTest {
     void valuesOfTheWrongTypeAreWarningsNamingTheLine() {
         String f = "src/test/resources/manifests-bad-values.yaml";
         TestSupport.Run r = TestSupport.run("scan", f);
-        assertEquals(List.of(
-                "deja: warning: " + f + ":7: labels: not a mapping (read as empty)",
-                "deja: warning: " + f + ":9: replicas: 'two' is not a whole number (read as unset)",
-                "deja: warning: " + f + ":17: args: not a list (read as empty)",
-                "deja: warning: " + f + ":20: timeoutSeconds: 'abc' is not a whole number (read as unset)",
-                "deja: warning: " + f + ":28: containers: not a list (read as empty)"),
+        assertEquals(
+                List.of(
+                        "deja: warning: " + f + ":7: labels: not a mapping (read as empty)",
+                        "deja: warning: "
+                                + f
+                                + ":9: replicas: 'two' is not a whole number (read as unset)",
+                        "deja: warning: " + f + ":17: args: not a list (read as empty)",
+                        "deja: warning: "
+                                + f
+                                + ":20: timeoutSeconds: 'abc' is not a whole number (read as unset)",
+                        "deja: warning: " + f + ":28: containers: not a list (read as empty)"),
                 r.err().lines().filter(l -> l.startsWith("deja: warning")).toList());
     }
 }

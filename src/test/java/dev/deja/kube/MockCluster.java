@@ -25,8 +25,9 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * Fabric8's kubernetes-server-mock in CRUD mode (a real HTTP API server that stores what is created), optionally
- * answering some requests itself (403 for one kind, 401 for everything), and a real kubeconfig file pointing at it.
+ * Fabric8's kubernetes-server-mock in CRUD mode (a real HTTP API server that stores what is
+ * created), optionally answering some requests itself (403 for one kind, 401 for everything), and a
+ * real kubeconfig file pointing at it.
  */
 final class MockCluster implements AutoCloseable {
     final KubernetesMockServer server;
@@ -35,23 +36,32 @@ final class MockCluster implements AutoCloseable {
 
     final boolean https;
 
-    /** @param override returns a response for requests it wants to answer itself, or null to let CRUD handle them */
+    /**
+     * @param override returns a response for requests it wants to answer itself, or null to let
+     *     CRUD handle them
+     */
     MockCluster(Function<RecordedRequest, MockResponse> override) {
         this(override, false);
     }
 
-    /** With {@code https}, the server speaks TLS with the mock server's own certificate (the kubeconfig skips its check). */
+    /**
+     * With {@code https}, the server speaks TLS with the mock server's own certificate (the
+     * kubeconfig skips its check).
+     */
     MockCluster(Function<RecordedRequest, MockResponse> override, boolean https) {
         this.https = https;
-        KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher(List.of()) {
-            @Override
-            public MockResponse dispatch(RecordedRequest request) {
-                MockResponse r = override == null ? null : override.apply(request);
-                return r != null ? r : super.dispatch(request);
-            }
-        };
+        KubernetesCrudDispatcher crud =
+                new KubernetesCrudDispatcher(List.of()) {
+                    @Override
+                    public MockResponse dispatch(RecordedRequest request) {
+                        MockResponse r = override == null ? null : override.apply(request);
+                        return r != null ? r : super.dispatch(request);
+                    }
+                };
         this.crud = crud;
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), crud, https);
+        server =
+                new KubernetesMockServer(
+                        new Context(), new MockWebServer(), new HashMap<>(), crud, https);
         server.init();
         client = server.createClient();
     }
@@ -61,12 +71,23 @@ final class MockCluster implements AutoCloseable {
     }
 
     static MockResponse status(int code, String reason, String message) {
-        return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json")
-                .setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"" + reason
-                        + "\",\"message\":\"" + message + "\",\"code\":" + code + "}");
+        return new MockResponse()
+                .setResponseCode(code)
+                .setHeader("Content-Type", "application/json")
+                .setBody(
+                        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\""
+                                + reason
+                                + "\",\"message\":\""
+                                + message
+                                + "\",\"code\":"
+                                + code
+                                + "}");
     }
 
-    /** Creates every object of a manifest, in the given namespace when not null (else the object's own). */
+    /**
+     * Creates every object of a manifest, in the given namespace when not null (else the object's
+     * own).
+     */
     int apply(Path manifest, String namespace) throws IOException {
         if (namespace != null) {
             ensureNamespace(namespace);
@@ -85,7 +106,8 @@ final class MockCluster implements AutoCloseable {
                 }
                 if (!isClusterScoped(o)) {
                     ensureNamespace(o.getMetadata().getNamespace());
-                } else if (o.getKind().equals("Namespace") && client.namespaces().withName(o.getMetadata().getName()).get() != null) {
+                } else if (o.getKind().equals("Namespace")
+                        && client.namespaces().withName(o.getMetadata().getName()).get() != null) {
                     continue; // made already for an object in it
                 }
                 client.resource(o).create();
@@ -96,9 +118,10 @@ final class MockCluster implements AutoCloseable {
     }
 
     /**
-     * Several fixtures applied side by side, each in its own namespace: their cluster-scoped RBAC and webhook objects
-     * get the namespace as a name prefix, and what they point at (bound ServiceAccounts, the webhook's Service) follows
-     * the namespace, so each fixture keeps the meaning it has on its own.
+     * Several fixtures applied side by side, each in its own namespace: their cluster-scoped RBAC
+     * and webhook objects get the namespace as a name prefix, and what they point at (bound
+     * ServiceAccounts, the webhook's Service) follows the namespace, so each fixture keeps the
+     * meaning it has on its own.
      */
     static void intoNamespace(HasMetadata o, String namespace) {
         if (o instanceof ClusterRole r) {
@@ -108,42 +131,62 @@ final class MockCluster implements AutoCloseable {
             if (b.getRoleRef() != null) {
                 b.getRoleRef().setName(namespace + "-" + b.getRoleRef().getName());
             }
-            b.getSubjects().forEach(s -> s.setNamespace(s.getNamespace() == null ? null : namespace));
+            b.getSubjects()
+                    .forEach(s -> s.setNamespace(s.getNamespace() == null ? null : namespace));
         } else if (o instanceof ValidatingWebhookConfiguration v) {
             v.getMetadata().setName(namespace + "-" + v.getMetadata().getName());
-            v.getWebhooks().forEach(w -> {
-                if (w.getClientConfig() != null && w.getClientConfig().getService() != null) {
-                    w.getClientConfig().getService().setNamespace(namespace);
-                }
-            });
+            v.getWebhooks()
+                    .forEach(
+                            w -> {
+                                if (w.getClientConfig() != null
+                                        && w.getClientConfig().getService() != null) {
+                                    w.getClientConfig().getService().setNamespace(namespace);
+                                }
+                            });
         }
     }
 
-    /** Creates the Namespace object unless it exists: deja checks that a namespace given with -n exists. */
+    /**
+     * Creates the Namespace object unless it exists: deja checks that a namespace given with -n
+     * exists.
+     */
     void ensureNamespace(String name) {
         if (client.namespaces().withName(name).get() == null) {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata()
-                    .withName(name).endMetadata().build()).create();
+            client.namespaces()
+                    .resource(
+                            new NamespaceBuilder()
+                                    .withNewMetadata()
+                                    .withName(name)
+                                    .endMetadata()
+                                    .build())
+                    .create();
         }
     }
 
     static boolean isClusterScoped(HasMetadata o) {
         return switch (o.getKind()) {
-            case "Namespace", "ClusterRole", "ClusterRoleBinding", "IngressClass", "ValidatingWebhookConfiguration",
-                 "MutatingWebhookConfiguration", "CustomResourceDefinition", "PriorityClass" -> true;
+            case "Namespace",
+                    "ClusterRole",
+                    "ClusterRoleBinding",
+                    "IngressClass",
+                    "ValidatingWebhookConfiguration",
+                    "MutatingWebhookConfiguration",
+                    "CustomResourceDefinition",
+                    "PriorityClass" ->
+                    true;
             default -> false;
         };
     }
 
     /**
-     * Stores an object the way the mock's POST handler does, minus its linear search for a conflicting object (which
-     * makes loading tens of thousands of objects over HTTP quadratic). For the benchmark's bulk load only.
+     * Stores an object the way the mock's POST handler does, minus its linear search for a
+     * conflicting object (which makes loading tens of thousands of objects over HTTP quadratic).
+     * For the benchmark's bulk load only.
      */
     void store(String collectionPath, String name, String json) {
-        GenericKubernetesResource r = Serialization
-                .unmarshal(json, GenericKubernetesResource.class);
-        AttributeSet key = crud.getKey(collectionPath)
-                .add(new Attribute("name", name));
+        GenericKubernetesResource r =
+                Serialization.unmarshal(json, GenericKubernetesResource.class);
+        AttributeSet key = crud.getKey(collectionPath).add(new Attribute("name", name));
         crud.processEvent(collectionPath, key, null, r, json);
     }
 
@@ -155,13 +198,20 @@ final class MockCluster implements AutoCloseable {
     Path kubeconfig(Path dir) throws IOException {
         Path kc = writeKubeconfig(dir.resolve("kubeconfig-mock"), "mock", url());
         if (https) {
-            Files.writeString(kc, Files.readString(kc).replace("cluster: {server: ", "cluster: {insecure-skip-tls-verify: true, server: "));
+            Files.writeString(
+                    kc,
+                    Files.readString(kc)
+                            .replace(
+                                    "cluster: {server: ",
+                                    "cluster: {insecure-skip-tls-verify: true, server: "));
         }
         return kc;
     }
 
     static Path writeKubeconfig(Path file, String context, String url) throws IOException {
-        Files.writeString(file, """
+        Files.writeString(
+                file,
+                """
                 apiVersion: v1
                 kind: Config
                 clusters:
@@ -174,7 +224,8 @@ final class MockCluster implements AutoCloseable {
                   - name: %1$s
                     context: {cluster: %1$s-cluster, user: %1$s-user}
                 current-context: %1$s
-                """.formatted(context, url));
+                """
+                        .formatted(context, url));
         return file;
     }
 

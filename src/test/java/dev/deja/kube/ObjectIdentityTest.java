@@ -16,16 +16,17 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
- * One object defined several times in a scan (a risky and a fixed version, providers' variants) is never merged:
- * each definition is judged with the numbers of that definition and the related objects nearest to it (same file,
- * then same folder, then the scan); a duplicate identity is noted once.
+ * One object defined several times in a scan (a risky and a fixed version, providers' variants) is
+ * never merged: each definition is judged with the numbers of that definition and the related
+ * objects nearest to it (same file, then same folder, then the scan); a duplicate identity is noted
+ * once.
  */
 class ObjectIdentityTest {
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     static JsonNode scan(String... paths) {
-        List<String> args = new ArrayList<>(List.of("scan", "--format", "json", "--fail-on", "none"));
+        List<String> args =
+                new ArrayList<>(List.of("scan", "--format", "json", "--fail-on", "none"));
         args.addAll(List.of(paths));
         TestSupport.Run r = TestSupport.run(args.toArray(String[]::new));
         assertEquals(0, r.code(), r.err());
@@ -37,7 +38,10 @@ class ObjectIdentityTest {
         List<String> out = new ArrayList<>();
         for (JsonNode f : report.path("findings")) {
             if (f.path("ruleId").asString().equals(rule)) {
-                out.add(f.path("location").path("file").asString(null) + ": " + f.path("message").asString());
+                out.add(
+                        f.path("location").path("file").asString(null)
+                                + ": "
+                                + f.path("message").asString());
             }
         }
         return out;
@@ -49,16 +53,34 @@ class ObjectIdentityTest {
         JsonNode alone = scan(risky);
         JsonNode both = scan("examples/kubernetes/");
         // the risky Deployment: the same findings with or without the fixed version beside it
-        for (String rule : List.of("k8s-lb-no-disruption-headroom", "k8s-lb-probe-fails-fast", "k8s-lb-not-spread",
-                "k8s-lb-liveness-same-as-readiness", "k8s-lb-probe-on-admin-endpoint")) {
-            assertEquals(messages(alone, rule), messages(both, rule).stream().filter(m -> m.startsWith(risky)).toList(), rule);
+        for (String rule :
+                List.of(
+                        "k8s-lb-no-disruption-headroom",
+                        "k8s-lb-probe-fails-fast",
+                        "k8s-lb-not-spread",
+                        "k8s-lb-liveness-same-as-readiness",
+                        "k8s-lb-probe-on-admin-endpoint")) {
+            assertEquals(
+                    messages(alone, rule),
+                    messages(both, rule).stream().filter(m -> m.startsWith(risky)).toList(),
+                    rule);
         }
         List<String> headroom = messages(both, "k8s-lb-no-disruption-headroom");
-        assertTrue(headroom.stream().anyMatch(m -> m.contains("no PodDisruptionBudget selects its pods")), headroom.toString());
-        assertTrue(headroom.stream().anyMatch(m -> m.contains("50% of 4 rounded down = 2 pods of 4")), headroom.toString());
+        assertTrue(
+                headroom.stream()
+                        .anyMatch(m -> m.contains("no PodDisruptionBudget selects its pods")),
+                headroom.toString());
+        assertTrue(
+                headroom.stream().anyMatch(m -> m.contains("50% of 4 rounded down = 2 pods of 4")),
+                headroom.toString());
         // the fixed one stays silent, and nothing of it leaks into the risky one's numbers
         for (JsonNode f : both.path("findings")) {
-            assertTrue(!f.path("location").path("file").asString("").endsWith("il-0495-fixed-ingress.yaml"), f.toString());
+            assertTrue(
+                    !f.path("location")
+                            .path("file")
+                            .asString("")
+                            .endsWith("il-0495-fixed-ingress.yaml"),
+                    f.toString());
             assertTrue(!f.path("message").asString().contains(" of 6"), f.toString());
         }
         // noted once per identity
@@ -69,10 +91,17 @@ class ObjectIdentityTest {
             }
         }
         // (and the IL-0053 risky/fixed pair, which define the same ingress-nginx objects)
-        assertEquals(List.of("ClusterRole ingress-nginx", "ClusterRoleBinding ingress-nginx", "Deployment edge/internal-lb",
-                "Deployment ingress-nginx/ingress-nginx-controller", "NetworkPolicy ingress-nginx/ingress-nginx-controller",
-                "PodDisruptionBudget ingress-nginx/ingress-nginx-controller", "Service edge/internal-lb",
-                "Service ingress-nginx/ingress-nginx-controller-admission", "ValidatingWebhookConfiguration ingress-nginx-admission"),
+        assertEquals(
+                List.of(
+                        "ClusterRole ingress-nginx",
+                        "ClusterRoleBinding ingress-nginx",
+                        "Deployment edge/internal-lb",
+                        "Deployment ingress-nginx/ingress-nginx-controller",
+                        "NetworkPolicy ingress-nginx/ingress-nginx-controller",
+                        "PodDisruptionBudget ingress-nginx/ingress-nginx-controller",
+                        "Service edge/internal-lb",
+                        "Service ingress-nginx/ingress-nginx-controller-admission",
+                        "ValidatingWebhookConfiguration ingress-nginx-admission"),
                 notes);
         assertTrue(both.path("coverage").path("complete").asBoolean());
     }
@@ -80,11 +109,21 @@ class ObjectIdentityTest {
     @Test
     void duplicateNotedOnceOnStderr() {
         TestSupport.Run r = TestSupport.run("scan", "examples/kubernetes/", "--fail-on", "none");
-        assertEquals(1, r.err().lines().filter(l -> l.startsWith("deja: note: Deployment edge/internal-lb is defined 2 times")).count(), r.err());
+        assertEquals(
+                1,
+                r.err()
+                        .lines()
+                        .filter(
+                                l ->
+                                        l.startsWith(
+                                                "deja: note: Deployment edge/internal-lb is defined 2 times"))
+                        .count(),
+                r.err());
         assertTrue(r.out().contains("Note: Deployment edge/internal-lb: defined 2 times"), r.out());
     }
 
-    static final String DEPLOYMENT = """
+    static final String DEPLOYMENT =
+            """
             apiVersion: apps/v1
             kind: Deployment
             metadata: {name: lb, namespace: edge}
@@ -101,7 +140,8 @@ class ObjectIdentityTest {
                     - name: envoy
                       image: envoyproxy/envoy:v1.31.2
             """;
-    static final String PDB = """
+    static final String PDB =
+            """
             apiVersion: policy/v1
             kind: PodDisruptionBudget
             metadata: {name: lb, namespace: edge}
@@ -109,7 +149,8 @@ class ObjectIdentityTest {
               maxUnavailable: 1
               selector: {matchLabels: {app: lb}}
             """;
-    static final String HPA = """
+    static final String HPA =
+            """
             apiVersion: autoscaling/v2
             kind: HorizontalPodAutoscaler
             metadata: {name: lb, namespace: edge}
@@ -122,8 +163,12 @@ class ObjectIdentityTest {
     static Set<String> headroom(JsonNode report) {
         Set<String> out = new TreeSet<>();
         for (String m : messages(report, "k8s-lb-no-disruption-headroom")) {
-            out.add(m.contains("no PodDisruptionBudget") ? m.substring(0, m.indexOf(':')) + ": no PDB"
-                    : m.contains("minReplicas") ? m.substring(0, m.indexOf(':')) + ": HPA floor" : m);
+            out.add(
+                    m.contains("no PodDisruptionBudget")
+                            ? m.substring(0, m.indexOf(':')) + ": no PDB"
+                            : m.contains("minReplicas")
+                                    ? m.substring(0, m.indexOf(':')) + ": HPA floor"
+                                    : m);
         }
         return out;
     }
@@ -142,14 +187,19 @@ class ObjectIdentityTest {
 
     @Test
     void relatedObjectBesideAnotherDefinitionBelongsToThatOne() throws IOException {
-        // providers' variants: aws/ has the PDB and an HPA with minReplicas 1, baremetal/ has neither
+        // providers' variants: aws/ has the PDB and an HPA with minReplicas 1, baremetal/ has
+        // neither
         Path aws = Files.createDirectories(tmp.resolve("aws"));
         Path metal = Files.createDirectories(tmp.resolve("baremetal"));
-        Files.writeString(aws.resolve("deploy.yaml"), DEPLOYMENT.formatted(3) + "---\n" + PDB + "---\n" + HPA.formatted(1));
+        Files.writeString(
+                aws.resolve("deploy.yaml"),
+                DEPLOYMENT.formatted(3) + "---\n" + PDB + "---\n" + HPA.formatted(1));
         Files.writeString(metal.resolve("deploy.yaml"), DEPLOYMENT.formatted(3));
         String awsFile = aws.resolve("deploy.yaml").toString();
         String metalFile = metal.resolve("deploy.yaml").toString();
-        assertEquals(Set.of(awsFile + ": HPA floor", metalFile + ": no PDB"), headroom(scan(tmp.toString())));
+        assertEquals(
+                Set.of(awsFile + ": HPA floor", metalFile + ": no PDB"),
+                headroom(scan(tmp.toString())));
         // the PDB in a file of its own beside the aws variant: still that variant's only
         Files.writeString(aws.resolve("deploy.yaml"), DEPLOYMENT.formatted(3));
         Files.writeString(aws.resolve("pdb.yaml"), PDB);
@@ -158,15 +208,22 @@ class ObjectIdentityTest {
 
     @Test
     void twoVersionsInOneFolderKeepTheirOwnHpa() throws IOException {
-        Files.writeString(tmp.resolve("v1.yaml"), DEPLOYMENT.formatted(3) + "---\n" + PDB + "---\n" + HPA.formatted(1));
-        Files.writeString(tmp.resolve("v2.yaml"), DEPLOYMENT.formatted(3) + "---\n" + PDB + "---\n" + HPA.formatted(3));
-        assertEquals(Set.of(tmp.resolve("v1.yaml") + ": HPA floor"), headroom(scan(tmp.toString())));
+        Files.writeString(
+                tmp.resolve("v1.yaml"),
+                DEPLOYMENT.formatted(3) + "---\n" + PDB + "---\n" + HPA.formatted(1));
+        Files.writeString(
+                tmp.resolve("v2.yaml"),
+                DEPLOYMENT.formatted(3) + "---\n" + PDB + "---\n" + HPA.formatted(3));
+        assertEquals(
+                Set.of(tmp.resolve("v1.yaml") + ": HPA floor"), headroom(scan(tmp.toString())));
     }
 
     @Test
     void aHaproxyConfigMapDefinedTwiceIsTwoNamedConfigurations() throws IOException {
         for (int maxconn : new int[] {800, 5000}) {
-            Files.writeString(tmp.resolve("cm-" + maxconn + ".yaml"), """
+            Files.writeString(
+                    tmp.resolve("cm-" + maxconn + ".yaml"),
+                    """
                     apiVersion: v1
                     kind: ConfigMap
                     metadata: {name: haproxy, namespace: edge}
@@ -186,18 +243,29 @@ class ObjectIdentityTest {
                             default_backend be
                         backend be
                             server s1 10.0.0.1:80
-                    """.formatted(maxconn));
+                    """
+                            .formatted(maxconn));
         }
         List<String> headroom = messages(scan(tmp.toString()), "haproxy-maxconn-headroom");
-        assertEquals(List.of("[" + tmp.resolve("cm-5000.yaml") + "] ConfigMap edge/haproxy#haproxy.cfg: frontend fe"
-                + " maxconn 5000 ([" + tmp.resolve("cm-5000.yaml") + "] ConfigMap edge/haproxy#haproxy.cfg:11)"),
+        assertEquals(
+                List.of(
+                        "["
+                                + tmp.resolve("cm-5000.yaml")
+                                + "] ConfigMap edge/haproxy#haproxy.cfg: frontend fe"
+                                + " maxconn 5000 (["
+                                + tmp.resolve("cm-5000.yaml")
+                                + "] ConfigMap edge/haproxy#haproxy.cfg:11)"),
                 headroom.stream().map(m -> m.substring(0, m.indexOf(") is above") + 1)).toList());
     }
 
     @Test
     void ignoreAnnotationAppliesToItsOwnDefinitionOnly() throws IOException {
-        String ignored = DEPLOYMENT.formatted(1).replace("metadata: {name: lb, namespace: edge}",
-                "metadata: {name: lb, namespace: edge, annotations: {deja.dev/ignore: \"k8s-lb-no-disruption-headroom test only\"}}");
+        String ignored =
+                DEPLOYMENT
+                        .formatted(1)
+                        .replace(
+                                "metadata: {name: lb, namespace: edge}",
+                                "metadata: {name: lb, namespace: edge, annotations: {deja.dev/ignore: \"k8s-lb-no-disruption-headroom test only\"}}");
         Files.writeString(tmp.resolve("a.yaml"), ignored);
         Files.writeString(tmp.resolve("b.yaml"), DEPLOYMENT.formatted(1));
         Set<String> files = new TreeSet<>();

@@ -18,19 +18,19 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Scope filters apply to everything (Fabric8's mock API server in CRUD mode, through a real kubeconfig): a namespace
- * that does not exist is not "everything requested was read", and {@code -l} narrows the findings of every kind, not
- * only the workloads.
+ * Scope filters apply to everything (Fabric8's mock API server in CRUD mode, through a real
+ * kubeconfig): a namespace that does not exist is not "everything requested was read", and {@code
+ * -l} narrows the findings of every kind, not only the workloads.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ScopeFilterTest {
     MockCluster cluster;
     Path kubeconfig;
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     /** ingress-nginx (labelled) beside another team's NLB Service and ConfigMap (not labelled). */
-    static final String OBJECTS = """
+    static final String OBJECTS =
+            """
             apiVersion: apps/v1
             kind: Deployment
             metadata:
@@ -108,50 +108,108 @@ class ScopeFilterTest {
         Set<String> out = new TreeSet<>();
         for (JsonNode f : KubeLiveSourceTest.json(json).path("findings")) {
             JsonNode l = f.path("location");
-            out.add(f.path("ruleId").asString() + " " + l.path("kind").asString() + " " + l.path("namespace").asString()
-                    + "/" + l.path("name").asString());
+            out.add(
+                    f.path("ruleId").asString()
+                            + " "
+                            + l.path("kind").asString()
+                            + " "
+                            + l.path("namespace").asString()
+                            + "/"
+                            + l.path("name").asString());
         }
         return out;
     }
 
     @Test
     void aNamespaceThatDoesNotExistIsNotEverythingRead() {
-        TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "-n", "nosuch");
+        TestSupport.Run r =
+                TestSupport.run(
+                        "scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "-n", "nosuch");
         assertEquals(3, r.code(), r.out() + r.err());
         assertFalse(r.out().contains("everything requested was read"), r.out());
-        assertTrue(r.out().contains("namespace nosuch: failed (namespace nosuch does not exist in context mock (404)"),
+        assertTrue(
+                r.out()
+                        .contains(
+                                "namespace nosuch: failed (namespace nosuch does not exist in context mock (404)"),
                 r.out());
-        // the rules it could not run say why: nothing was listed, not "a snapshot taken with other rules"
-        assertTrue(r.out().contains("and none was listed (namespace nosuch could not be read)"), r.out());
+        // the rules it could not run say why: nothing was listed, not "a snapshot taken with other
+        // rules"
+        assertTrue(
+                r.out().contains("and none was listed (namespace nosuch could not be read)"),
+                r.out());
         assertFalse(r.out().contains("taken with other rules selected"), r.out());
         // beside one that exists: that one is read and judged, the scan is still incomplete
-        TestSupport.Run both = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "-n", "shared",
-                "-n", "nosuch", "--format", "json");
+        TestSupport.Run both =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "-n",
+                        "shared",
+                        "-n",
+                        "nosuch",
+                        "--format",
+                        "json");
         assertEquals(3, both.code(), both.err());
-        assertTrue(findings(both.out()).contains("k8s-nlb-service-single-zone-risk Service shared/billing-api"), both.out());
+        assertTrue(
+                findings(both.out())
+                        .contains("k8s-nlb-service-single-zone-risk Service shared/billing-api"),
+                both.out());
         JsonNode report = KubeLiveSourceTest.json(both.out());
         assertFalse(report.path("coverage").path("complete").asBoolean());
         for (JsonNode e : report.path("coverage").path("entries")) {
-            assertFalse(e.path("scope").asString().endsWith("in namespace nosuch"), "not listed: " + e);
+            assertFalse(
+                    e.path("scope").asString().endsWith("in namespace nosuch"), "not listed: " + e);
         }
         // an existing namespace alone: complete
-        TestSupport.Run ok = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "-n", "shared",
-                "--fail-on", "none");
+        TestSupport.Run ok =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "-n",
+                        "shared",
+                        "--fail-on",
+                        "none");
         assertEquals(0, ok.code(), ok.out() + ok.err());
         assertTrue(ok.out().contains("everything requested was read"), ok.out());
     }
 
     @Test
     void theSelectorNarrowsTheFindingsOfEveryKind() throws IOException {
-        Set<String> all = findings(TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(),
-                "--format", "json").out());
+        Set<String> all =
+                findings(
+                        TestSupport.run(
+                                        "scan",
+                                        "--cluster",
+                                        "--kubeconfig",
+                                        kubeconfig.toString(),
+                                        "--format",
+                                        "json")
+                                .out());
         // without -l the other team's objects are reported (the fixture is a real positive)
-        assertTrue(all.contains("k8s-nlb-service-single-zone-risk Service shared/billing-api"), all.toString());
-        assertTrue(all.contains("k8s-ingress-nginx-serial-reloads ConfigMap shared/other-ingress-nginx-controller"),
+        assertTrue(
+                all.contains("k8s-nlb-service-single-zone-risk Service shared/billing-api"),
+                all.toString());
+        assertTrue(
+                all.contains(
+                        "k8s-ingress-nginx-serial-reloads ConfigMap shared/other-ingress-nginx-controller"),
                 all.toString());
         Path snap = tmp.resolve("narrow.json");
-        TestSupport.Run r = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "--format", "json",
-                "-l", "app.kubernetes.io/name=ingress-nginx", "--snapshot-out", snap.toString());
+        TestSupport.Run r =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "--format",
+                        "json",
+                        "-l",
+                        "app.kubernetes.io/name=ingress-nginx",
+                        "--snapshot-out",
+                        snap.toString());
         Set<String> narrow = findings(r.out());
         Set<String> expected = new TreeSet<>();
         for (String f : all) {
@@ -159,25 +217,62 @@ class ScopeFilterTest {
                 expected.add(f);
             }
         }
-        assertTrue(expected.contains("k8s-ingress-nginx-serial-reloads ConfigMap shared/ingress-nginx-controller"), all.toString());
-        assertTrue(expected.contains("k8s-nlb-service-single-zone-risk Service shared/ingress-nginx-controller"), all.toString());
+        assertTrue(
+                expected.contains(
+                        "k8s-ingress-nginx-serial-reloads ConfigMap shared/ingress-nginx-controller"),
+                all.toString());
+        assertTrue(
+                expected.contains(
+                        "k8s-nlb-service-single-zone-risk Service shared/ingress-nginx-controller"),
+                all.toString());
         assertEquals(expected, narrow);
         // the same, offline from the snapshot
-        assertEquals(expected, findings(TestSupport.run("scan", snap.toString(), "--format", "json").out()));
-        // a baseline of the whole cluster: the other team's findings are not "fixed" by a narrowed scan
+        assertEquals(
+                expected,
+                findings(TestSupport.run("scan", snap.toString(), "--format", "json").out()));
+        // a baseline of the whole cluster: the other team's findings are not "fixed" by a narrowed
+        // scan
         Path base = tmp.resolve("all.json");
-        TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "--format", "json", "-o",
+        TestSupport.run(
+                "scan",
+                "--cluster",
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--format",
+                "json",
+                "-o",
                 base.toString());
-        TestSupport.Run diff = TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "--format",
-                "json", "-l", "app.kubernetes.io/name=ingress-nginx", "--baseline", base.toString());
+        TestSupport.Run diff =
+                TestSupport.run(
+                        "scan",
+                        "--cluster",
+                        "--kubeconfig",
+                        kubeconfig.toString(),
+                        "--format",
+                        "json",
+                        "-l",
+                        "app.kubernetes.io/name=ingress-nginx",
+                        "--baseline",
+                        base.toString());
         JsonNode summary = KubeLiveSourceTest.json(diff.out()).path("baseline");
         assertEquals(0, summary.path("new").asInt(), summary.toString());
         assertEquals(expected.size(), summary.path("unchanged").asInt(), summary.toString());
         assertEquals(0, summary.path("fixed").asInt(), summary.toString());
         // set-based and negated requirements select as the API server does
-        assertEquals(Set.of("k8s-nlb-service-single-zone-risk Service shared/billing-api"),
-                findings(TestSupport.run("scan", "--cluster", "--kubeconfig", kubeconfig.toString(), "--format", "json",
-                        "--rules", "k8s-nlb-service-single-zone-risk", "-l", "app.kubernetes.io/name notin (ingress-nginx)")
-                        .out()));
+        assertEquals(
+                Set.of("k8s-nlb-service-single-zone-risk Service shared/billing-api"),
+                findings(
+                        TestSupport.run(
+                                        "scan",
+                                        "--cluster",
+                                        "--kubeconfig",
+                                        kubeconfig.toString(),
+                                        "--format",
+                                        "json",
+                                        "--rules",
+                                        "k8s-nlb-service-single-zone-risk",
+                                        "-l",
+                                        "app.kubernetes.io/name notin (ingress-nginx)")
+                                .out()));
     }
 }

@@ -21,8 +21,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * {@code deja prove} on the real haproxy (skipped, saying so, where it is not installed). Runs are short
- * ({@code --duration 2s}); the assertions are the coarse verdicts, never exact latencies, so a busy machine passes.
+ * {@code deja prove} on the real haproxy (skipped, saying so, where it is not installed). Runs are
+ * short ({@code --duration 2s}); the assertions are the coarse verdicts, never exact latencies, so
+ * a busy machine passes.
  */
 class ProveTest {
     static final String BEFORE = "examples/haproxy/il-0264-before.cfg";
@@ -36,7 +37,9 @@ class ProveTest {
                 found = true;
             }
         }
-        Assumptions.assumeTrue(found, "haproxy is not on PATH (CI installs it with apt-get): skipping the prove test");
+        Assumptions.assumeTrue(
+                found,
+                "haproxy is not on PATH (CI installs it with apt-get): skipping the prove test");
         return Map.of("PATH", path);
     }
 
@@ -60,33 +63,63 @@ class ProveTest {
     @Test
     void theIncidentExampleIsReproducedAndTheFixWorks() {
         // 1500 req/s against a 1 s tarpit wants 1,500 slots of the 800 the frontend has
-        TestSupport.Run r = prove("prove", BEFORE, "--rule", Prover.TARPIT, "--duration", "2s", "--client-rps", "1500",
-                "--format", "json");
+        TestSupport.Run r =
+                prove(
+                        "prove",
+                        BEFORE,
+                        "--rule",
+                        Prover.TARPIT,
+                        "--duration",
+                        "2s",
+                        "--client-rps",
+                        "1500",
+                        "--format",
+                        "json");
         assertEquals(1, r.code(), r.err() + r.out());
         JsonNode p = proof(json(r), Prover.TARPIT);
         assertEquals("reproduced", p.path("verdict").asString(), p.toString());
         assertTrue(p.path("fixWorks").asBoolean(), p.toString());
-        assertTrue(p.path("before").path("slotsFullMs").asLong() > 0, "the stats socket saw the slots full: " + p);
+        assertTrue(
+                p.path("before").path("slotsFullMs").asLong() > 0,
+                "the stats socket saw the slots full: " + p);
         assertEquals(0, p.path("after").path("slotsFullMs").asLong(), p.toString());
-        assertTrue(p.path("applied").path("diff").toString().contains("+    http-request deny deny_status 429"), p.toString());
+        assertTrue(
+                p.path("applied")
+                        .path("diff")
+                        .toString()
+                        .contains("+    http-request deny deny_status 429"),
+                p.toString());
         assertTrue(p.path("haproxyVersion").asString().matches("\\d+\\.\\d+.*"), p.toString());
     }
 
     @Test
     void theFixedExampleIsNotReproduced() {
         // the same flood against the fixed config: deny answers at once, the slots stay free
-        TestSupport.Run r = prove("prove", AFTER, "--duration", "2s", "--client-rps", "1500", "--format", "json");
+        TestSupport.Run r =
+                prove(
+                        "prove",
+                        AFTER,
+                        "--duration",
+                        "2s",
+                        "--client-rps",
+                        "1500",
+                        "--format",
+                        "json");
         assertEquals(0, r.code(), r.err() + r.out());
         JsonNode p = proof(json(r), Prover.TARPIT);
         assertEquals("not-reproduced", p.path("verdict").asString(), p.toString());
         assertEquals(0, p.path("before").path("slotsFullMs").asLong(), p.toString());
-        assertTrue(p.path("before").path("abuser").path("limited429").asInt() > 0, "the rate limit answered: " + p);
+        assertTrue(
+                p.path("before").path("abuser").path("limited429").asInt() > 0,
+                "the rate limit answered: " + p);
     }
 
     @Test
     void aLimitKeyedOnAHeaderGivesTheAbuserItsOwnHeaderValue(@TempDir Path dir) throws Exception {
         Path cfg = dir.resolve("xff.cfg");
-        Files.writeString(cfg, """
+        Files.writeString(
+                cfg,
+                """
                 global
                     maxconn 300
                 defaults
@@ -107,21 +140,36 @@ class ProveTest {
                 backend app
                     server a 10.0.0.1:8080
                 """);
-        TestSupport.Run r = prove("prove", cfg.toString(), "--rule", Prover.TARPIT, "--duration", "2s", "--client-rps",
-                "900", "--format", "json");
+        TestSupport.Run r =
+                prove(
+                        "prove",
+                        cfg.toString(),
+                        "--rule",
+                        Prover.TARPIT,
+                        "--duration",
+                        "2s",
+                        "--client-rps",
+                        "900",
+                        "--format",
+                        "json");
         JsonNode root = json(r);
         JsonNode p = proof(root, Prover.TARPIT);
-        assertTrue(p.path("workload").path("abuser").asString().contains("x-api-key header"), p.toString());
+        assertTrue(
+                p.path("workload").path("abuser").asString().contains("x-api-key header"),
+                p.toString());
         assertEquals("reproduced", p.path("verdict").asString(), p.toString());
         // the legitimate clients, each with its own key, are never limited
-        assertEquals(0, p.path("after").path("legitimate").path("otherStatus").asInt(), p.toString());
+        assertEquals(
+                0, p.path("after").path("legitimate").path("otherStatus").asInt(), p.toString());
         assertTrue(p.path("after").path("abuser").path("limited429").asInt() > 0, p.toString());
     }
 
     @Test
     void tlsBindsWithMissingCertificatesAreSandboxedAndRun(@TempDir Path dir) throws Exception {
         Path cfg = dir.resolve("tls.cfg");
-        Files.writeString(cfg, """
+        Files.writeString(
+                cfg,
+                """
                 global
                     maxconn 200
                     chroot /var/lib/haproxy-does-not-exist
@@ -151,32 +199,81 @@ class ProveTest {
                 backend app
                     server a app.internal.example:8080 check ssl verify none
                 """);
-        TestSupport.Run r = prove("prove", cfg.toString(), "--rule", Prover.TARPIT, "--duration", "2s", "--client-rps",
-                "600");
+        TestSupport.Run r =
+                prove(
+                        "prove",
+                        cfg.toString(),
+                        "--rule",
+                        Prover.TARPIT,
+                        "--duration",
+                        "2s",
+                        "--client-rps",
+                        "600");
         assertTrue(r.code() == 0 || r.code() == 1, r.err() + r.out());
-        assertTrue(r.out().contains("dropped: ssl, crt /etc/ssl/private/does-not-exist.pem, alpn h2,http/1.1"), r.out());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "dropped: ssl, crt /etc/ssl/private/does-not-exist.pem, alpn h2,http/1.1"),
+                r.out());
         assertTrue(r.out().contains("TLS: the sandbox speaks plain HTTP"), r.out());
         assertTrue(r.out().contains("'chroot /var/lib/haproxy-does-not-exist'"), r.out());
-        assertTrue(r.out().contains("/etc/haproxy/blocklist-does-not-exist.lst (" + cfg + ":22) does not exist here"), r.out());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "/etc/haproxy/blocklist-does-not-exist.lst ("
+                                        + cfg
+                                        + ":22) does not exist here"),
+                r.out());
         assertTrue(r.out().contains("errorfile 503"), r.out());
         assertFalse(r.out().contains("could not run"), r.out());
     }
 
     @Test
-    void scanProveAttachesTheEvidenceToTheFindingsInEveryFormat(@TempDir Path dir) throws Exception {
+    void scanProveAttachesTheEvidenceToTheFindingsInEveryFormat(@TempDir Path dir)
+            throws Exception {
         Path sarif = dir.resolve("r.sarif");
         Path html = dir.resolve("r.html");
         Path text = dir.resolve("r.txt");
-        TestSupport.Run r = prove("scan", "--prove", "--prove-duration", "2s", "--assume-client-rps", "1500",
-                "--rules", Prover.TARPIT, "--format", "json", "--output", "sarif=" + sarif, "--output", "html=" + html,
-                "--output", "text=" + text, BEFORE);
+        TestSupport.Run r =
+                prove(
+                        "scan",
+                        "--prove",
+                        "--prove-duration",
+                        "2s",
+                        "--assume-client-rps",
+                        "1500",
+                        "--rules",
+                        Prover.TARPIT,
+                        "--format",
+                        "json",
+                        "--output",
+                        "sarif=" + sarif,
+                        "--output",
+                        "html=" + html,
+                        "--output",
+                        "text=" + text,
+                        BEFORE);
         assertEquals(1, r.code(), r.err());
         JsonNode finding = json(r).path("findings").get(0);
         assertEquals(Prover.TARPIT, finding.path("ruleId").asString());
-        assertEquals("reproduced", finding.path("evidence").path("verdict").asString(), finding.toString());
-        assertTrue(finding.path("evidence").path("before").path("legitimate").path("sent").asInt() > 0, finding.toString());
-        JsonNode result = new ObjectMapper().readTree(Files.readString(sarif)).path("runs").get(0).path("results").get(0);
-        assertEquals("reproduced", result.path("properties").path("evidence").path("verdict").asString(), result.toString());
+        assertEquals(
+                "reproduced",
+                finding.path("evidence").path("verdict").asString(),
+                finding.toString());
+        assertTrue(
+                finding.path("evidence").path("before").path("legitimate").path("sent").asInt() > 0,
+                finding.toString());
+        JsonNode result =
+                new ObjectMapper()
+                        .readTree(Files.readString(sarif))
+                        .path("runs")
+                        .get(0)
+                        .path("results")
+                        .get(0);
+        assertEquals(
+                "reproduced",
+                result.path("properties").path("evidence").path("verdict").asString(),
+                result.toString());
         String page = Files.readString(html);
         assertTrue(page.contains("<svg") && page.contains("Replayed"), "the HTML shows the replay");
         assertFalse(page.contains("<script src"), "no external scripts");
@@ -185,20 +282,35 @@ class ProveTest {
 
     @Test
     void findLimitIsABoundedSearch() {
-        TestSupport.Run r = prove("prove", BEFORE, "--rule", Prover.TARPIT, "--duration", "1s", "--find-limit",
-                "--format", "json");
+        TestSupport.Run r =
+                prove(
+                        "prove",
+                        BEFORE,
+                        "--rule",
+                        Prover.TARPIT,
+                        "--duration",
+                        "1s",
+                        "--find-limit",
+                        "--format",
+                        "json");
         JsonNode fl = proof(json(r), Prover.TARPIT).path("findLimit");
         int runs = fl.path("runs").size();
         // the two runs of the proof plus at most 6 more
         assertTrue(runs >= 2 && runs <= 8, fl.toString());
         assertEquals(5000.0, fl.path("ceilingRps").asDouble(), fl.toString());
-        assertTrue(fl.path("summary").asString().startsWith("legitimate traffic breaks"), fl.toString());
+        assertTrue(
+                fl.path("summary").asString().startsWith("legitimate traffic breaks"),
+                fl.toString());
     }
 
     @Test
     void withoutHaproxyItIsAUsageErrorWithTheInstallHint() {
-        TestSupport.Run r = TestSupport.runWith(new ByteArrayInputStream(new byte[0]), Map.of("PATH", "/nonexistent"),
-                "prove", BEFORE);
+        TestSupport.Run r =
+                TestSupport.runWith(
+                        new ByteArrayInputStream(new byte[0]),
+                        Map.of("PATH", "/nonexistent"),
+                        "prove",
+                        BEFORE);
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().startsWith("deja: haproxy is not on PATH"), r.err());
         assertTrue(r.err().contains("apt-get install haproxy"), r.err());
@@ -210,8 +322,10 @@ class ProveTest {
     @Test
     void aConfigHaproxyRejectsStopsWithTheReason(@TempDir Path dir) throws Exception {
         Path cfg = dir.resolve("bad.cfg");
-        Files.writeString(cfg, "defaults\n  mode http\n  timeout tarpit 1s\nfrontend f\n  bind :80\n"
-                + "  http-request tarpit if { no_such_fetch gt 1 }\n  default_backend b\nbackend b\n  server a 1.2.3.4:80\n");
+        Files.writeString(
+                cfg,
+                "defaults\n  mode http\n  timeout tarpit 1s\nfrontend f\n  bind :80\n"
+                        + "  http-request tarpit if { no_such_fetch gt 1 }\n  default_backend b\nbackend b\n  server a 1.2.3.4:80\n");
         TestSupport.Run r = prove("prove", cfg.toString(), "--duration", "1s");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("haproxy -c rejected the sandbox copy"), r.err());
@@ -229,8 +343,19 @@ class ProveTest {
     void ctrlCLeavesNoProcessAndNoFolder(@TempDir Path tmp) throws Exception {
         Map<String, String> env = envWithHaproxy();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
-                "dev.deja.Main", "prove", BEFORE, "--rule", Prover.TARPIT, "--duration", "30s");
+        ProcessBuilder pb =
+                new ProcessBuilder(
+                        java,
+                        "-Djava.io.tmpdir=" + tmp,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "dev.deja.Main",
+                        "prove",
+                        BEFORE,
+                        "--rule",
+                        Prover.TARPIT,
+                        "--duration",
+                        "30s");
         pb.environment().put("PATH", env.get("PATH"));
         pb.redirectErrorStream(true);
         Process p = pb.start();
@@ -247,7 +372,10 @@ class ProveTest {
         assertNotNull(line, "deja prove never started haproxy: " + seen);
         Path dir;
         try (var s = Files.list(tmp)) {
-            dir = s.filter(x -> x.getFileName().toString().startsWith("deja-prove-")).findFirst().orElse(null);
+            dir =
+                    s.filter(x -> x.getFileName().toString().startsWith("deja-prove-"))
+                            .findFirst()
+                            .orElse(null);
         }
         assertNotNull(dir, "the sandbox folder is in java.io.tmpdir");
         long haproxyPid = haproxyChildPid(p);
@@ -255,13 +383,23 @@ class ProveTest {
         new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
         assertTrue(p.waitFor(30, TimeUnit.SECONDS), "deja stops on SIGINT");
         assertFalse(Files.exists(dir), "the sandbox folder is deleted: " + dir);
-        assertFalse(ProcessHandle.of(haproxyPid).map(ProcessHandle::isAlive).orElse(false), "haproxy is stopped");
+        assertFalse(
+                ProcessHandle.of(haproxyPid).map(ProcessHandle::isAlive).orElse(false),
+                "haproxy is stopped");
     }
 
     private static long haproxyChildPid(Process p) throws InterruptedException {
         for (int i = 0; i < 100; i++) {
-            var child = p.toHandle().children().filter(c -> c.info().command().map(x -> x.endsWith("haproxy"))
-                    .orElse(false)).findFirst();
+            var child =
+                    p.toHandle()
+                            .children()
+                            .filter(
+                                    c ->
+                                            c.info()
+                                                    .command()
+                                                    .map(x -> x.endsWith("haproxy"))
+                                                    .orElse(false))
+                            .findFirst();
             if (child.isPresent()) {
                 return child.get().pid();
             }

@@ -13,10 +13,14 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The pure parts of a proof, without haproxy: how the abuser is recognised, the sandbox copy, the remedies. */
+/**
+ * The pure parts of a proof, without haproxy: how the abuser is recognised, the sandbox copy, the
+ * remedies.
+ */
 class SandboxTest {
-    static final String HEAD = "defaults\n  mode http\n  timeout tarpit 1s\nbackend st\n"
-            + "  stick-table type string len 64 size 1k store http_req_rate(1s)\nfrontend fe\n  bind :80\n";
+    static final String HEAD =
+            "defaults\n  mode http\n  timeout tarpit 1s\nbackend st\n"
+                    + "  stick-table type string len 64 size 1k store http_req_rate(1s)\nfrontend fe\n  bind :80\n";
 
     static Frontends.Frontend fe(String text) {
         HaproxyConfig c = Prover.parse("t.cfg", text);
@@ -30,37 +34,65 @@ class SandboxTest {
 
     @Test
     void theTrackedKeyDecidesHowTheAbuserIsRecognised() {
-        AbuserPlan path = plan(HEAD + "  http-request track-sc0 path table st\n"
-                + "  http-request tarpit if { sc_http_req_rate(0) gt 5 } { path_beg /ping/ }\n");
+        AbuserPlan path =
+                plan(
+                        HEAD
+                                + "  http-request track-sc0 path table st\n"
+                                + "  http-request tarpit if { sc_http_req_rate(0) gt 5 } { path_beg /ping/ }\n");
         assertEquals(AbuserPlan.Kind.PATH, path.kind());
-        assertTrue(path.request(true, 0).startsWith("GET /ping/abuser HTTP/1.1"), path.request(true, 0));
-        assertTrue(path.request(false, 3).startsWith("GET /ping/legit-3 HTTP/1.1"), path.request(false, 3));
+        assertTrue(
+                path.request(true, 0).startsWith("GET /ping/abuser HTTP/1.1"),
+                path.request(true, 0));
+        assertTrue(
+                path.request(false, 3).startsWith("GET /ping/legit-3 HTTP/1.1"),
+                path.request(false, 3));
 
-        AbuserPlan param = plan(HEAD + "  http-request track-sc2 url_param(uuid) table st\n"
-                + "  http-request deny if { sc2_http_req_rate gt 5 }\n");
+        AbuserPlan param =
+                plan(
+                        HEAD
+                                + "  http-request track-sc2 url_param(uuid) table st\n"
+                                + "  http-request deny if { sc2_http_req_rate gt 5 }\n");
         assertEquals(AbuserPlan.Kind.URL_PARAM, param.kind());
         assertTrue(param.request(true, 0).startsWith("GET /?uuid=abuser "), param.request(true, 0));
 
-        AbuserPlan host = plan(HEAD + "  http-request track-sc0 req.hdr(x-forwarded-for) table st\n"
-                + "  http-request tarpit if { hdr(host) -i hc-ping.com } { sc_http_req_rate(0) gt 5 }\n");
+        AbuserPlan host =
+                plan(
+                        HEAD
+                                + "  http-request track-sc0 req.hdr(x-forwarded-for) table st\n"
+                                + "  http-request tarpit if { hdr(host) -i hc-ping.com } { sc_http_req_rate(0) gt 5 }\n");
         assertEquals(AbuserPlan.Kind.HEADER, host.kind());
-        assertTrue(host.request(true, 0).contains("\r\nHost: hc-ping.com\r\n"), host.request(true, 0));
-        assertTrue(host.request(true, 0).contains("\r\nx-forwarded-for: 203.0.113.7\r\n"), host.request(true, 0));
+        assertTrue(
+                host.request(true, 0).contains("\r\nHost: hc-ping.com\r\n"), host.request(true, 0));
+        assertTrue(
+                host.request(true, 0).contains("\r\nx-forwarded-for: 203.0.113.7\r\n"),
+                host.request(true, 0));
     }
 
     @Test
     void conditionsTheAbuserDoesNotMeetAreSaid() {
-        AbuserPlan p = plan(HEAD + "  acl api path_beg /api\n  http-request track-sc0 src table st\n"
-                + "  http-request tarpit if METH_POST api { sc_http_req_rate(0) gt 5 }\n");
+        AbuserPlan p =
+                plan(
+                        HEAD
+                                + "  acl api path_beg /api\n  http-request track-sc0 src table st\n"
+                                + "  http-request tarpit if METH_POST api { sc_http_req_rate(0) gt 5 }\n");
         assertEquals("/api", p.pathPrefix());
-        assertTrue(p.notes().stream().anyMatch(n -> n.contains("also reads METH_POST")), p.notes().toString());
-        assertTrue(plan(HEAD + "  http-request track-sc0 src table st\n"
-                + "  http-request tarpit if { sc_http_req_rate(0) gt 5 }\n").notes().isEmpty());
+        assertTrue(
+                p.notes().stream().anyMatch(n -> n.contains("also reads METH_POST")),
+                p.notes().toString());
+        assertTrue(
+                plan(HEAD
+                                + "  http-request track-sc0 src table st\n"
+                                + "  http-request tarpit if { sc_http_req_rate(0) gt 5 }\n")
+                        .notes()
+                        .isEmpty());
     }
 
     @Test
     void anAbuserNamedByAddressIsMappedToLoopbackAndSaidSo() {
-        AbuserPlan p = plan(HEAD + "  acl abuser src 192.0.2.0/24 198.51.100.7\n  http-request tarpit if abuser\n");
+        AbuserPlan p =
+                plan(
+                        HEAD
+                                + "  acl abuser src 192.0.2.0/24 198.51.100.7\n  http-request tarpit if abuser\n");
         assertEquals(AbuserPlan.Kind.SRC, p.kind());
         assertEquals(Map.of(8, "    acl abuser src 127.0.0.2"), p.aclRewrites());
         assertTrue(p.notes().get(0).contains("names the abuser by address"), p.notes().toString());
@@ -68,47 +100,77 @@ class SandboxTest {
 
     @Test
     void aKeyALoopbackClientCannotSetIsSaidNotGuessed() {
-        AbuserPlan p = plan(HEAD + "  http-request track-sc0 ssl_c_s_dn(cn) table st\n"
-                + "  http-request tarpit if { sc_http_req_rate(0) gt 5 }\n");
+        AbuserPlan p =
+                plan(
+                        HEAD
+                                + "  http-request track-sc0 ssl_c_s_dn(cn) table st\n"
+                                + "  http-request tarpit if { sc_http_req_rate(0) gt 5 }\n");
         assertNotNull(p.unsatisfiable());
         assertTrue(p.unsatisfiable().contains("'ssl_c_s_dn(cn)'"), p.unsatisfiable());
-        assertNull(plan(HEAD + "  http-request track-sc0 src table st\n"
-                + "  http-request tarpit if { sc_http_req_rate(0) gt 5 }\n").unsatisfiable());
+        assertNull(
+                plan(HEAD
+                                + "  http-request track-sc0 src table st\n"
+                                + "  http-request tarpit if { sc_http_req_rate(0) gt 5 }\n")
+                        .unsatisfiable());
     }
 
     @Test
     void theSandboxKeepsTheLimitsAndTakesAwayTheOutside(@TempDir Path dir) throws Exception {
-        String text = "global\n  maxconn 500\n  chroot /var/empty\n  daemon\n  stats socket /run/h.sock\n"
-                + HEAD + "  bind :443 ssl crt /nope.pem alpn h2 maxconn 300\n  maxconn 400\n  timeout client 30s\n"
-                + "  http-request track-sc0 src table st\n  http-request tarpit if { sc_http_req_rate(0) gt 5 }\n"
-                + "  default_backend app\nbackend app\n  server a 10.0.0.1:80 check ssl verify none weight 10\n";
+        String text =
+                "global\n  maxconn 500\n  chroot /var/empty\n  daemon\n  stats socket /run/h.sock\n"
+                        + HEAD
+                        + "  bind :443 ssl crt /nope.pem alpn h2 maxconn 300\n  maxconn 400\n  timeout client 30s\n"
+                        + "  http-request track-sc0 src table st\n  http-request tarpit if { sc_http_req_rate(0) gt 5 }\n"
+                        + "  default_backend app\nbackend app\n  server a 10.0.0.1:80 check ssl verify none weight 10\n";
         HaproxyConfig c = Prover.parse("t.cfg", text);
         Sandbox s = Sandbox.write(text, c, dir, 9999, Map.of(), 100_000);
         String out = s.text();
-        assertTrue(out.contains("  maxconn 500\n") && out.contains("  maxconn 400\n") && out.contains("timeout client 30s"),
+        assertTrue(
+                out.contains("  maxconn 500\n")
+                        && out.contains("  maxconn 400\n")
+                        && out.contains("timeout client 30s"),
                 "limits and timeouts as written: " + out);
         assertTrue(out.contains("http-request tarpit if { sc_http_req_rate(0) gt 5 }"), out);
-        assertFalse(out.contains("chroot /var/empty") || out.contains("\n  daemon") || out.contains("/run/h.sock"), out);
+        assertFalse(
+                out.contains("chroot /var/empty")
+                        || out.contains("\n  daemon")
+                        || out.contains("/run/h.sock"),
+                out);
         assertTrue(out.contains("stats socket " + dir.resolve("s.sock")), out);
-        assertTrue(out.matches("(?s).*bind 127\\.0\\.0\\.1:\\d+ maxconn 300\n.*"), "TLS dropped, bind maxconn kept: " + out);
+        assertTrue(
+                out.matches("(?s).*bind 127\\.0\\.0\\.1:\\d+ maxconn 300\n.*"),
+                "TLS dropped, bind maxconn kept: " + out);
         assertTrue(out.contains("server a 127.0.0.1:9999 weight 10\n"), out);
-        assertEquals(1, s.frontendPorts().size(), "one frontend, its first bind: " + s.frontendPorts());
+        assertEquals(
+                1, s.frontendPorts().size(), "one frontend, its first bind: " + s.frontendPorts());
         Sandbox capped = Sandbox.write(text, c, dir, 9999, Map.of(), 200);
         assertTrue(capped.text().contains("  maxconn 200\n"), capped.text());
-        assertTrue(capped.changes().stream().anyMatch(x -> x.startsWith("global maxconn 500 (t.cfg:2) lowered to 200")),
+        assertTrue(
+                capped.changes().stream()
+                        .anyMatch(x -> x.startsWith("global maxconn 500 (t.cfg:2) lowered to 200")),
                 capped.changes().toString());
     }
 
     @Test
     void remediesAreAppliedToTheUsersTextAsADiff() {
-        String text = "global\n  maxconn 800\n" + HEAD + "  maxconn 800\n  http-request track-sc0 src table st\n"
-                + "  http-request tarpit deny_status 429 if { sc_http_req_rate(0) gt 5 }\n";
+        String text =
+                "global\n  maxconn 800\n"
+                        + HEAD
+                        + "  maxconn 800\n  http-request track-sc0 src table st\n"
+                        + "  http-request tarpit deny_status 429 if { sc_http_req_rate(0) gt 5 }\n";
         Frontends.Frontend f = fe(text);
         Remedy deny = Remedy.tarpitToDeny(text, f);
-        assertTrue(deny.text().contains("  http-request deny deny_status 429 if { sc_http_req_rate(0) gt 5 }"), deny.text());
-        assertEquals("-  http-request tarpit deny_status 429 if { sc_http_req_rate(0) gt 5 }", deny.diff().get(1));
+        assertTrue(
+                deny.text()
+                        .contains(
+                                "  http-request deny deny_status 429 if { sc_http_req_rate(0) gt 5 }"),
+                deny.text());
+        assertEquals(
+                "-  http-request tarpit deny_status 429 if { sc_http_req_rate(0) gt 5 }",
+                deny.diff().get(1));
         Remedy t = Remedy.httpRequestTimeout(text, f);
-        assertTrue(t.text().contains("frontend fe\n  timeout http-request 5s\n  bind :80"), t.text());
+        assertTrue(
+                t.text().contains("frontend fe\n  timeout http-request 5s\n  bind :80"), t.text());
         Remedy m = Remedy.raiseMaxconn(text, f, 1200);
         assertEquals(2, m.text().split("maxconn 1200", -1).length - 1, m.text());
     }

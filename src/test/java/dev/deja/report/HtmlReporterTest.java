@@ -24,10 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The HTML report, rendered by headless Chromium (Debian's {@code chromium}; .ci/run installs it): the findings,
- * messages and case ids are in the rendered DOM, the page logs nothing to the console (no CSP violation, no error),
- * the CSS-only filters hide what they should, and screenshots (phone and desktop) are kept under
- * target/html-report/.
+ * The HTML report, rendered by headless Chromium (Debian's {@code chromium}; .ci/run installs it):
+ * the findings, messages and case ids are in the rendered DOM, the page logs nothing to the console
+ * (no CSP violation, no error), the CSS-only filters hide what they should, and screenshots (phone
+ * and desktop) are kept under target/html-report/.
  */
 class HtmlReporterTest {
     static final Path OUT = Path.of("target", "html-report");
@@ -36,7 +36,8 @@ class HtmlReporterTest {
     @BeforeAll
     static void findChromium() throws IOException {
         for (String c : List.of("chromium", "chromium-browser", "google-chrome")) {
-            for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
+            for (String dir :
+                    System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
                 if (Files.isExecutable(Path.of(dir, c))) {
                     chromium = Path.of(dir, c).toString();
                     break;
@@ -50,40 +51,83 @@ class HtmlReporterTest {
     }
 
     static void needChromium() {
-        Assumptions.assumeTrue(chromium != null,
+        Assumptions.assumeTrue(
+                chromium != null,
                 "chromium is not installed (apt-get install chromium; .ci/run does it): skipping the browser test");
     }
 
-    record Browser(int code, String dom, List<String> console) {
-    }
+    record Browser(int code, String dom, List<String> console) {}
 
-    /** Loads a page in a fresh headless profile; returns the DOM after load and every console line. */
+    /**
+     * Loads a page in a fresh headless profile; returns the DOM after load and every console line.
+     */
     static Browser load(Path page, Path profile, String... extra) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--disable-extensions", "--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0"));
+        List<String> cmd =
+                new ArrayList<>(
+                        List.of(
+                                chromium,
+                                "--headless",
+                                "--no-sandbox",
+                                "--disable-gpu",
+                                "--disable-quic",
+                                "--no-first-run",
+                                "--disable-background-networking",
+                                "--disable-component-update",
+                                "--disable-sync",
+                                "--disable-extensions",
+                                "--user-data-dir=" + profile,
+                                "--enable-logging=stderr",
+                                "--v=0"));
         cmd.addAll(List.of(extra));
         cmd.add(page.toUri().toString());
         Path err = Files.createTempFile(profile.getParent(), "chromium", ".err");
         Path out = Files.createTempFile(profile.getParent(), "chromium", ".out");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        Process p =
+                new ProcessBuilder(cmd)
+                        .redirectOutput(out.toFile())
+                        .redirectError(err.toFile())
+                        .start();
         if (!p.waitFor(90, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError("chromium did not finish in 90 s");
         }
-        List<String> console = Files.readAllLines(err, StandardCharsets.UTF_8).stream()
-                .filter(l -> l.contains(":CONSOLE")).toList();
+        List<String> console =
+                Files.readAllLines(err, StandardCharsets.UTF_8).stream()
+                        .filter(l -> l.contains(":CONSOLE"))
+                        .toList();
         return new Browser(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), console);
     }
 
     static Report sample() {
         ScanResult base = ReportFixtures.typical();
-        String before = ReportFixtures.render(new JsonReporter(),
-                ReportFixtures.report(ReportFixtures.result(List.of(ReportFixtures.aws()))));
-        ScanResult r = new ScanResult(base.findings(), List.of(), List.of(), base.rulesRun(), new Coverage(List.of(
-                new Coverage.Entry("kubernetes", "PodDisruptionBudget in prod", Coverage.Status.DENIED, "403 <forbidden>", -1),
-                new Coverage.Entry("haproxy", "haproxy.cfg", Coverage.Status.READ, null, 12))), 3);
-        return ReportFixtures.report(r).withBaseline(Baseline.parse(before, "baseline.json").compare(r.findings()));
+        String before =
+                ReportFixtures.render(
+                        new JsonReporter(),
+                        ReportFixtures.report(
+                                ReportFixtures.result(List.of(ReportFixtures.aws()))));
+        ScanResult r =
+                new ScanResult(
+                        base.findings(),
+                        List.of(),
+                        List.of(),
+                        base.rulesRun(),
+                        new Coverage(
+                                List.of(
+                                        new Coverage.Entry(
+                                                "kubernetes",
+                                                "PodDisruptionBudget in prod",
+                                                Coverage.Status.DENIED,
+                                                "403 <forbidden>",
+                                                -1),
+                                        new Coverage.Entry(
+                                                "haproxy",
+                                                "haproxy.cfg",
+                                                Coverage.Status.READ,
+                                                null,
+                                                12))),
+                        3);
+        return ReportFixtures.report(r)
+                .withBaseline(Baseline.parse(before, "baseline.json").compare(r.findings()));
     }
 
     @Test
@@ -91,24 +135,44 @@ class HtmlReporterTest {
         String html = ReportFixtures.render(new HtmlReporter(), sample());
         assertTrue(html.contains("<meta name=\"viewport\""), "phone viewport");
         assertTrue(html.contains("Content-Security-Policy"), "nothing may load from elsewhere");
-        assertFalse(Pattern.compile("<script|<link|@import|url\\(|src=", Pattern.CASE_INSENSITIVE).matcher(html).find(),
+        assertFalse(
+                Pattern.compile("<script|<link|@import|url\\(|src=", Pattern.CASE_INSENSITIVE)
+                        .matcher(html)
+                        .find(),
                 "no script, stylesheet, font or image from anywhere");
         assertFalse(html.contains("<script>alert(1)</script>"), "message text is escaped");
-        assertTrue(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &quot;quoted&quot; &amp; done"));
+        assertTrue(
+                html.contains(
+                        "&lt;script&gt;alert(1)&lt;/script&gt; &quot;quoted&quot; &amp; done"));
         assertTrue(html.contains("403 &lt;forbidden&gt;"));
     }
 
-    /** Each case once, its findings under it; a finding from two cases links the second one, whose story is there too. */
+    /**
+     * Each case once, its findings under it; a finding from two cases links the second one, whose
+     * story is there too.
+     */
     @Test
     void eachCaseOnceWithItsFindingsUnderIt() {
-        String html = ReportFixtures.render(new HtmlReporter(), ReportFixtures.report(ReportFixtures.result(List.of(
-                ReportFixtures.haproxy(12), ReportFixtures.haproxy(30), ReportFixtures.haproxy(44),
-                ReportFixtures.kube("controller"), ReportFixtures.aws()))));
+        String html =
+                ReportFixtures.render(
+                        new HtmlReporter(),
+                        ReportFixtures.report(
+                                ReportFixtures.result(
+                                        List.of(
+                                                ReportFixtures.haproxy(12),
+                                                ReportFixtures.haproxy(30),
+                                                ReportFixtures.haproxy(44),
+                                                ReportFixtures.kube("controller"),
+                                                ReportFixtures.aws()))));
         for (String c : List.of("IL-0264", "IL-0495", "IL-0081", "IL-0364")) {
             assertEquals(1, count(html, "id=\"case-" + c + "\""), c + " has one section");
-            assertEquals(1, count(html, "<span class=\"case-id\">" + c + "</span>"), c + "'s story is shown once");
+            assertEquals(
+                    1,
+                    count(html, "<span class=\"case-id\">" + c + "</span>"),
+                    c + "'s story is shown once");
         }
-        // the three HAProxy findings sit in IL-0264's section, after its story and before the next case
+        // the three HAProxy findings sit in IL-0264's section, after its story and before the next
+        // case
         int section = html.indexOf("id=\"case-IL-0264\"");
         int next = html.indexOf("<section class=\"case-group", section + 1);
         String group = html.substring(section, next);
@@ -116,31 +180,58 @@ class HtmlReporterTest {
         assertEquals(1, count(group, "class=\"story\""), group);
         // IL-0081 only ever comes second: linked from the finding, with its story at the end
         assertTrue(html.contains("<a href=\"#case-IL-0081\" class=\"case-id\">IL-0081</a>"), html);
-        assertTrue(html.indexOf("id=\"case-IL-0081\"") > html.indexOf("data-rule=\"" + ReportFixtures.KUBE_RULE + "\""));
+        assertTrue(
+                html.indexOf("id=\"case-IL-0081\"")
+                        > html.indexOf("data-rule=\"" + ReportFixtures.KUBE_RULE + "\""));
     }
 
     @Test
     void markdownCodeSpansAreCode() {
-        assertEquals("use <code>timeout http-request</code> &amp; <code>a&lt;b</code>; one ` stays",
+        assertEquals(
+                "use <code>timeout http-request</code> &amp; <code>a&lt;b</code>; one ` stays",
                 HtmlReporter.md("use `timeout http-request` & `a<b`; one ` stays"));
-        // the real rules' fixes use backticks (`timeout http-request 5s`, `http-request deny deny_status 429`)
-        TestSupport.Run r = TestSupport.run("scan", "examples/haproxy/il-0264-before.cfg",
-                "examples/kubernetes/il-0495-risky-ingress.yaml", "--format", "html", "--fail-on", "none");
+        // the real rules' fixes use backticks (`timeout http-request 5s`, `http-request deny
+        // deny_status 429`)
+        TestSupport.Run r =
+                TestSupport.run(
+                        "scan",
+                        "examples/haproxy/il-0264-before.cfg",
+                        "examples/kubernetes/il-0495-risky-ingress.yaml",
+                        "--format",
+                        "html",
+                        "--fail-on",
+                        "none");
         assertEquals(0, r.code(), r.err());
         String text = r.out().replaceAll("<style>[\\s\\S]*</style>", "");
         assertFalse(text.contains("`"), "no literal backtick in the page");
-        assertTrue(text.contains("<code>timeout http-request 5s</code>"), "a fix's code span is code");
+        assertTrue(
+                text.contains("<code>timeout http-request 5s</code>"), "a fix's code span is code");
     }
 
     @Test
     void sourceChipsOnlyForSourcesTheReportIsAbout() {
-        ScanResult haproxyOnly = new ScanResult(List.of(ReportFixtures.haproxy(12)), List.of(), List.of(),
-                List.of(ReportFixtures.HAPROXY_RULE), new Coverage(List.of(
-                        new Coverage.Entry("haproxy", "haproxy.cfg", Coverage.Status.READ, null, 12))), 1);
+        ScanResult haproxyOnly =
+                new ScanResult(
+                        List.of(ReportFixtures.haproxy(12)),
+                        List.of(),
+                        List.of(),
+                        List.of(ReportFixtures.HAPROXY_RULE),
+                        new Coverage(
+                                List.of(
+                                        new Coverage.Entry(
+                                                "haproxy",
+                                                "haproxy.cfg",
+                                                Coverage.Status.READ,
+                                                null,
+                                                12))),
+                        1);
         String html = ReportFixtures.render(new HtmlReporter(), ReportFixtures.report(haproxyOnly));
-        assertFalse(html.contains("for=\"src-aws\"") || html.contains("id=\"src-aws\""), "no aws chip");
+        assertFalse(
+                html.contains("for=\"src-aws\"") || html.contains("id=\"src-aws\""), "no aws chip");
         assertFalse(html.contains(">Source</span>"), "one source: nothing to filter by");
-        String all = ReportFixtures.render(new HtmlReporter(), ReportFixtures.report(ReportFixtures.typical()));
+        String all =
+                ReportFixtures.render(
+                        new HtmlReporter(), ReportFixtures.report(ReportFixtures.typical()));
         for (String s : List.of("haproxy", "kubernetes", "aws")) {
             assertTrue(all.contains("<label for=\"src-" + s + "\">"), s);
         }
@@ -163,9 +254,12 @@ class HtmlReporterTest {
 
         // the console check works: a page that breaks the rules is caught
         Path bad = tmp.resolve("bad.html");
-        Files.writeString(bad, "<!DOCTYPE html><title>x</title><p>x</p><script>console.error('deja-control')</script>");
+        Files.writeString(
+                bad,
+                "<!DOCTYPE html><title>x</title><p>x</p><script>console.error('deja-control')</script>");
         Browser control = load(bad, tmp.resolve("p0"), "--dump-dom");
-        assertTrue(control.console().stream().anyMatch(l -> l.contains("deja-control")),
+        assertTrue(
+                control.console().stream().anyMatch(l -> l.contains("deja-control")),
                 "console lines are captured: " + control.console());
 
         Browser b = load(page, tmp.resolve("p1"), "--dump-dom");
@@ -174,8 +268,15 @@ class HtmlReporterTest {
         String dom = b.dom();
         for (Finding f : report.result().findings()) {
             assertTrue(dom.contains("data-rule=\"" + f.ruleId() + "\""), f.ruleId());
-            String firstLine = f.message().split("\n")[0].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
-            assertTrue(dom.contains(firstLine.substring(0, Math.min(60, firstLine.length()))), "message of " + f.ruleId());
+            String firstLine =
+                    f.message()
+                            .split("\n")[0]
+                            .replace("&", "&amp;")
+                            .replace("<", "&lt;")
+                            .replace(">", "&gt;");
+            assertTrue(
+                    dom.contains(firstLine.substring(0, Math.min(60, firstLine.length()))),
+                    "message of " + f.ruleId());
             for (String c : f.caseIds()) {
                 assertTrue(dom.contains("id=\"case-" + c + "\""), c);
                 assertTrue(dom.contains(">" + c + "</a>"), c);
@@ -192,18 +293,28 @@ class HtmlReporterTest {
         assertEquals(2, news, "two findings are new against the baseline");
         assertTrue(dom.contains("id=\"incomplete\""), "incomplete scan is said up front");
 
-        Browser phone = load(page, tmp.resolve("p2"), "--hide-scrollbars", "--window-size=412,2400",
-                "--screenshot=" + OUT.resolve("deja-phone.png").toAbsolutePath());
+        Browser phone =
+                load(
+                        page,
+                        tmp.resolve("p2"),
+                        "--hide-scrollbars",
+                        "--window-size=412,2400",
+                        "--screenshot=" + OUT.resolve("deja-phone.png").toAbsolutePath());
         assertEquals(List.of(), phone.console());
         assertTrue(Files.size(OUT.resolve("deja-phone.png")) > 10_000, "phone screenshot written");
-        load(page, tmp.resolve("p3"), "--hide-scrollbars", "--window-size=1280,2000",
+        load(
+                page,
+                tmp.resolve("p3"),
+                "--hide-scrollbars",
+                "--window-size=1280,2000",
                 "--screenshot=" + OUT.resolve("deja-desktop.png").toAbsolutePath());
-        assertTrue(Files.size(OUT.resolve("deja-desktop.png")) > 10_000, "desktop screenshot written");
+        assertTrue(
+                Files.size(OUT.resolve("deja-desktop.png")) > 10_000, "desktop screenshot written");
     }
 
     /**
-     * Clicks the filter labels from a harness page (the report itself has no script) and reads which findings are
-     * displayed, per the report's own CSS.
+     * Clicks the filter labels from a harness page (the report itself has no script) and reads
+     * which findings are displayed, per the report's own CSS.
      */
     @Test
     void cssFiltersHideFindingsBySeverityAndSource(@TempDir Path tmp) throws Exception {
@@ -211,7 +322,9 @@ class HtmlReporterTest {
         Path page = tmp.resolve("deja.html");
         Files.writeString(page, ReportFixtures.render(new HtmlReporter(), sample()));
         Path harness = tmp.resolve("harness.html");
-        Files.writeString(harness, """
+        Files.writeString(
+                harness,
+                """
                 <!DOCTYPE html><title>harness</title><pre id="out"></pre>
                 <iframe id="f" src="deja.html" width="400" height="800"></iframe>
                 <script>
@@ -237,13 +350,16 @@ class HtmlReporterTest {
         String a = ReportFixtures.AWS_RULE;
         String h = ReportFixtures.HAPROXY_RULE;
         String k = ReportFixtures.KUBE_RULE;
-        assertEquals(String.join(";",
-                "sev-all/src-all=" + a + "," + h + "," + k,
-                "sev-critical/src-all=" + k,
-                "sev-high/src-all=" + h + "," + k,
-                "sev-medium/src-all=" + a + "," + h + "," + k,
-                "sev-all/src-aws=" + a,
-                "sev-high/src-haproxy=" + h,
-                "sev-critical/src-haproxy="), m.group(1));
+        assertEquals(
+                String.join(
+                        ";",
+                        "sev-all/src-all=" + a + "," + h + "," + k,
+                        "sev-critical/src-all=" + k,
+                        "sev-high/src-all=" + h + "," + k,
+                        "sev-medium/src-all=" + a + "," + h + "," + k,
+                        "sev-all/src-aws=" + a,
+                        "sev-high/src-haproxy=" + h,
+                        "sev-critical/src-haproxy="),
+                m.group(1));
     }
 }

@@ -24,7 +24,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-/** Real JsonReporter output validates against the packaged schema, and the schema is strict enough to catch drift. */
+/**
+ * Real JsonReporter output validates against the packaged schema, and the schema is strict enough
+ * to catch drift.
+ */
 class JsonReportSchemaTest {
     static Schema schema;
     static final JsonMapper MAPPER = JsonMapper.builder().build();
@@ -33,8 +36,11 @@ class JsonReportSchemaTest {
     static void load() throws Exception {
         try (InputStream in = JsonReporter.class.getResourceAsStream("deja-report.schema.json")) {
             assertTrue(in != null, "schema packaged next to JsonReporter");
-            schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
-                    .getSchema(new String(in.readAllBytes(), StandardCharsets.UTF_8), InputFormat.JSON);
+            schema =
+                    SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
+                            .getSchema(
+                                    new String(in.readAllBytes(), StandardCharsets.UTF_8),
+                                    InputFormat.JSON);
         }
     }
 
@@ -49,14 +55,34 @@ class JsonReportSchemaTest {
     @Test
     void reportWithFindingsSuppressionsExpiryAndPartialCoverageValidates() {
         ScanResult base = ReportFixtures.typical();
-        Suppressions.Entry expired = new Suppressions.Entry(ReportFixtures.AWS_RULE, "prod-*", "migrating",
-                LocalDate.of(2020, 1, 1), "ignore.yaml:3");
-        Coverage cov = new Coverage(List.of(
-                new Coverage.Entry("kubernetes", "Secret in prod", Coverage.Status.DENIED, "403 forbidden", -1),
-                new Coverage.Entry("haproxy", "haproxy.cfg", Coverage.Status.READ, null, 12)));
-        ScanResult r = new ScanResult(base.findings().subList(1, 3),
-                List.of(new ScanResult.Suppressed(base.findings().get(0), "accepted", "ignore.yaml:1")),
-                List.of(expired), base.rulesRun(), cov, 5);
+        Suppressions.Entry expired =
+                new Suppressions.Entry(
+                        ReportFixtures.AWS_RULE,
+                        "prod-*",
+                        "migrating",
+                        LocalDate.of(2020, 1, 1),
+                        "ignore.yaml:3");
+        Coverage cov =
+                new Coverage(
+                        List.of(
+                                new Coverage.Entry(
+                                        "kubernetes",
+                                        "Secret in prod",
+                                        Coverage.Status.DENIED,
+                                        "403 forbidden",
+                                        -1),
+                                new Coverage.Entry(
+                                        "haproxy", "haproxy.cfg", Coverage.Status.READ, null, 12)));
+        ScanResult r =
+                new ScanResult(
+                        base.findings().subList(1, 3),
+                        List.of(
+                                new ScanResult.Suppressed(
+                                        base.findings().get(0), "accepted", "ignore.yaml:1")),
+                        List.of(expired),
+                        base.rulesRun(),
+                        cov,
+                        5);
         JsonNode n = json(ReportFixtures.report(r));
         assertEquals(List.of(), validate(n));
         assertEquals(1, n.path("suppressed").size());
@@ -66,22 +92,28 @@ class JsonReportSchemaTest {
     @Test
     void reportWithBaselineValidatesAndMarksNewFindings() {
         ScanResult r = ReportFixtures.typical();
-        String before = ReportFixtures.render(new JsonReporter(),
-                ReportFixtures.report(ReportFixtures.result(List.of(ReportFixtures.aws()))));
+        String before =
+                ReportFixtures.render(
+                        new JsonReporter(),
+                        ReportFixtures.report(
+                                ReportFixtures.result(List.of(ReportFixtures.aws()))));
         BaselineDiff diff = Baseline.parse(before, "before.json").compare(r.findings());
         JsonNode n = json(ReportFixtures.report(r).withBaseline(diff));
         assertEquals(List.of(), validate(n));
         assertEquals(2, n.path("baseline").path("new").asInt());
         assertEquals(1, n.path("baseline").path("unchanged").asInt());
         for (JsonNode f : n.path("findings")) {
-            assertEquals(!f.path("ruleId").asString().equals(ReportFixtures.AWS_RULE), f.path("new").asBoolean(),
+            assertEquals(
+                    !f.path("ruleId").asString().equals(ReportFixtures.AWS_RULE),
+                    f.path("new").asBoolean(),
                     f.toString());
         }
     }
 
     @Test
     void emptyReportValidates() {
-        assertEquals(List.of(), validate(json(ReportFixtures.report(ReportFixtures.result(List.of())))));
+        assertEquals(
+                List.of(), validate(json(ReportFixtures.report(ReportFixtures.result(List.of())))));
     }
 
     @Test
@@ -89,7 +121,8 @@ class JsonReportSchemaTest {
         JsonNode n = json(ReportFixtures.report(ReportFixtures.fleet()));
         assertEquals(List.of(), validate(n));
         assertEquals("1.2", n.path("schemaVersion").asString());
-        // every target read, clusters first by name, then accounts; complete per target; counts per target
+        // every target read, clusters first by name, then accounts; complete per target; counts per
+        // target
         JsonNode ts = n.path("targets");
         assertEquals(3, ts.size(), ts.toString());
         assertEquals("prod", ts.get(0).path("cluster").asString());
@@ -116,16 +149,21 @@ class JsonReportSchemaTest {
         assertEquals(2, withCluster);
         // the same problem in two clusters has one fingerprint (a fleet merge counts it once)
         List<String> fps = new ArrayList<>();
-        n.path("findings").forEach(f -> {
-            if (f.path("ruleId").asString().equals(ReportFixtures.KUBE_RULE)) {
-                fps.add(f.path("fingerprint").asString());
-            }
-        });
+        n.path("findings")
+                .forEach(
+                        f -> {
+                            if (f.path("ruleId").asString().equals(ReportFixtures.KUBE_RULE)) {
+                                fps.add(f.path("fingerprint").asString());
+                            }
+                        });
         assertEquals(fps.get(0), fps.get(1));
         for (JsonNode e : n.path("coverage").path("entries")) {
-            assertEquals(!e.path("source").asString().equals("haproxy"), e.has("target"), e.toString());
+            assertEquals(
+                    !e.path("source").asString().equals("haproxy"), e.has("target"), e.toString());
         }
-        assertEquals(0, json(ReportFixtures.report(ReportFixtures.typical())).path("targets").size(),
+        assertEquals(
+                0,
+                json(ReportFixtures.report(ReportFixtures.typical())).path("targets").size(),
                 "a scan of files has an empty targets list");
     }
 
@@ -133,9 +171,13 @@ class JsonReportSchemaTest {
     void baselineKeepsTargetsApart() {
         // the baseline had the finding in prod only: the same problem in stage is new
         ScanResult fleet = ReportFixtures.fleet();
-        List<Finding> prodOnly = fleet.findings().stream()
-                .filter(f -> f.target() == null || !"stage".equals(f.target().cluster())).toList();
-        String before = ReportFixtures.render(new JsonReporter(), ReportFixtures.report(ReportFixtures.result(prodOnly)));
+        List<Finding> prodOnly =
+                fleet.findings().stream()
+                        .filter(f -> f.target() == null || !"stage".equals(f.target().cluster()))
+                        .toList();
+        String before =
+                ReportFixtures.render(
+                        new JsonReporter(), ReportFixtures.report(ReportFixtures.result(prodOnly)));
         BaselineDiff diff = Baseline.parse(before, "before.json").compare(fleet.findings());
         assertEquals(1, diff.newFindings().size(), diff.newFindings().toString());
         assertEquals("stage", diff.newFindings().get(0).target().cluster());

@@ -11,7 +11,10 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
-/** The streaming writer gives the same text as the mapper's default pretty printer, value type by value type. */
+/**
+ * The streaming writer gives the same text as the mapper's default pretty printer, value type by
+ * value type.
+ */
 class JsonTextTest {
     @Test
     void sameTextAsTheMappersPrettyPrinter() {
@@ -30,18 +33,24 @@ class JsonTextTest {
         root.putObject("nested").putArray("a").add(1).add("x").addObject().put("k", false);
         StringWriter w = new StringWriter();
         JsonText.writePretty(root, w);
-        assertEquals(JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(root), w.toString());
+        assertEquals(
+                JsonMapper.builder()
+                        .build()
+                        .writerWithDefaultPrettyPrinter()
+                        .writeValueAsString(root),
+                w.toString());
     }
 
     @Test
     void theCallersWriterStaysOpen() throws IOException {
         boolean[] closed = {false};
-        StringWriter w = new StringWriter() {
-            @Override
-            public void close() {
-                closed[0] = true;
-            }
-        };
+        StringWriter w =
+                new StringWriter() {
+                    @Override
+                    public void close() {
+                        closed[0] = true;
+                    }
+                };
         JsonText.writePretty(JsonNodeFactory.instance.objectNode().put("a", 1), w);
         w.write("\n"); // the reporters end the document with a newline
         assertEquals(false, closed[0]);

@@ -15,11 +15,12 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Writes the input of src/bench/merge-bench.sh (not a test): REPORTS scan reports of FINDINGS findings each, one
- * per cluster folder (DIR/cluster-0001/2026-...json), made from the findings of a real scan of examples/kubernetes
- * with their objects renamed: two thirds of each report's findings are the same on every cluster (a shared chart),
- * one third are the cluster's own. Modification times are spread over the last 60 hours (some targets stale).
- * Usage: MergeBench DIR [REPORTS [FINDINGS]]
+ * Writes the input of src/bench/merge-bench.sh (not a test): REPORTS scan reports of FINDINGS
+ * findings each, one per cluster folder (DIR/cluster-0001/2026-...json), made from the findings of
+ * a real scan of examples/kubernetes with their objects renamed: two thirds of each report's
+ * findings are the same on every cluster (a shared chart), one third are the cluster's own.
+ * Modification times are spread over the last 60 hours (some targets stale). Usage: MergeBench DIR
+ * [REPORTS [FINDINGS]]
  */
 public final class MergeBench {
     public static void main(String[] args) throws Exception {
@@ -27,8 +28,18 @@ public final class MergeBench {
         int reports = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
         int perReport = args.length > 2 ? Integer.parseInt(args[2]) : 300;
         StringWriter out = new StringWriter();
-        int code = Cli.run(new Cli.Io(new PrintWriter(out), new PrintWriter(new StringWriter()),
-                new ByteArrayInputStream(new byte[0]), Map.of(), false), "scan", "examples/kubernetes", "--format", "json");
+        int code =
+                Cli.run(
+                        new Cli.Io(
+                                new PrintWriter(out),
+                                new PrintWriter(new StringWriter()),
+                                new ByteArrayInputStream(new byte[0]),
+                                Map.of(),
+                                false),
+                        "scan",
+                        "examples/kubernetes",
+                        "--format",
+                        "json");
         if (code > 1) {
             throw new IllegalStateException("scan of examples/kubernetes exited " + code);
         }
@@ -60,9 +71,11 @@ public final class MergeBench {
             byte[] b = mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(rep);
             Files.write(p, b);
             bytes += b.length;
-            Files.setLastModifiedTime(p, FileTime.from(now.minus(Duration.ofMinutes((r * 37L) % 3600))));
+            Files.setLastModifiedTime(
+                    p, FileTime.from(now.minus(Duration.ofMinutes((r * 37L) % 3600))));
         }
-        System.out.printf("merge-bench: %d reports of %d findings (%d templates), %.1f MB in %s%n", reports, perReport,
-                templates.size(), bytes / 1e6, dir);
+        System.out.printf(
+                "merge-bench: %d reports of %d findings (%d templates), %.1f MB in %s%n",
+                reports, perReport, templates.size(), bytes / 1e6, dir);
     }
 }

@@ -22,30 +22,42 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * HAProxy and AWS findings carry a key (the stable part of the finding on its object: "no timeout http-request",
- * "target group X zone Y without healthy target"), so that a finding keeps its fingerprint, and its baseline entry
- * and suppressions, when what is around it changes: a line inserted above, another frontend, a reworded detail.
+ * HAProxy and AWS findings carry a key (the stable part of the finding on its object: "no timeout
+ * http-request", "target group X zone Y without healthy target"), so that a finding keeps its
+ * fingerprint, and its baseline entry and suppressions, when what is around it changes: a line
+ * inserted above, another frontend, a reworded detail.
  */
 class StableFingerprintTest {
     static final Path FIXTURES = Path.of("src/test/resources/fixtures");
 
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     /** The firing fixtures of every HAProxy and AWS rule. */
     static List<Path> firingFixtures() throws IOException {
         return firingFixtures("(haproxy|aws)-.*");
     }
 
-    /** The firing fixtures (not *_ok, not expect.yaml) of the rules whose folder matches {@code folders}. */
+    /**
+     * The firing fixtures (not *_ok, not expect.yaml) of the rules whose folder matches {@code
+     * folders}.
+     */
     static List<Path> firingFixtures(String folders) throws IOException {
         List<Path> out = new ArrayList<>();
         try (Stream<Path> dirs = Files.list(FIXTURES)) {
-            for (Path d : dirs.filter(p -> p.getFileName().toString().matches(folders)).sorted().toList()) {
+            for (Path d :
+                    dirs.filter(p -> p.getFileName().toString().matches(folders))
+                            .sorted()
+                            .toList()) {
                 try (Stream<Path> files = Files.list(d)) {
-                    files.filter(f -> f.toString().matches(".*\\.(cfg|json|ya?ml)") && !f.toString().contains("_ok.")
-                                    && !f.getFileName().toString().equals("expect.yaml"))
-                            .sorted().forEach(out::add);
+                    files.filter(
+                                    f ->
+                                            f.toString().matches(".*\\.(cfg|json|ya?ml)")
+                                                    && !f.toString().contains("_ok.")
+                                                    && !f.getFileName()
+                                                            .toString()
+                                                            .equals("expect.yaml"))
+                            .sorted()
+                            .forEach(out::add);
                 }
             }
         }
@@ -53,7 +65,9 @@ class StableFingerprintTest {
     }
 
     static JsonNode scan(Path file, String... more) {
-        List<String> args = new ArrayList<>(List.of("scan", file.toString(), "--format", "json", "--fail-on", "none"));
+        List<String> args =
+                new ArrayList<>(
+                        List.of("scan", file.toString(), "--format", "json", "--fail-on", "none"));
         args.addAll(List.of(more));
         TestSupport.Run r = TestSupport.run(args.toArray(String[]::new));
         assertEquals(0, r.code(), file + ": " + r.err());
@@ -75,16 +89,32 @@ class StableFingerprintTest {
                 String rule = finding.path("ruleId").asString();
                 rulesSeen.add(rule);
                 if (finding.path("key").asString("").isBlank()) {
-                    keyless.add(f.getFileName() + ": " + rule + ": " + finding.path("message").asString());
+                    keyless.add(
+                            f.getFileName()
+                                    + ": "
+                                    + rule
+                                    + ": "
+                                    + finding.path("message").asString());
                 }
             }
         }
-        assertEquals(List.of(), keyless, "findings without a key (their fingerprint is their message)");
-        assertTrue(rulesSeen.containsAll(Set.of("haproxy-maxconn-headroom", "haproxy-missing-http-request-timeout",
-                "haproxy-no-saturation-visibility", "haproxy-rate-limit-not-everywhere", "haproxy-tarpit-holds-slots",
-                "haproxy-sessions-near-limit", "aws-nlb-cross-zone-off-uneven", "aws-nlb-zonal-shift-disabled",
-                "aws-nlb-zone-health-unreported", "aws-nlb-zone-without-healthy-target",
-                "aws-tg-health-check-slow-detection")), "the fixtures fire these rules: " + rulesSeen);
+        assertEquals(
+                List.of(), keyless, "findings without a key (their fingerprint is their message)");
+        assertTrue(
+                rulesSeen.containsAll(
+                        Set.of(
+                                "haproxy-maxconn-headroom",
+                                "haproxy-missing-http-request-timeout",
+                                "haproxy-no-saturation-visibility",
+                                "haproxy-rate-limit-not-everywhere",
+                                "haproxy-tarpit-holds-slots",
+                                "haproxy-sessions-near-limit",
+                                "aws-nlb-cross-zone-off-uneven",
+                                "aws-nlb-zonal-shift-disabled",
+                                "aws-nlb-zone-health-unreported",
+                                "aws-nlb-zone-without-healthy-target",
+                                "aws-tg-health-check-slow-detection")),
+                "the fixtures fire these rules: " + rulesSeen);
     }
 
     @Test
@@ -103,9 +133,14 @@ class StableFingerprintTest {
                 }
             }
         }
-        assertEquals(List.of(), keyless, "a rule must give .key(..) (the stable identity of a finding for baselines,"
-                + " never a number): these findings have none");
-        assertTrue(rulesSeen.containsAll(rules), "every rule fires on its fixtures: " + rulesSeen + " of " + rules);
+        assertEquals(
+                List.of(),
+                keyless,
+                "a rule must give .key(..) (the stable identity of a finding for baselines,"
+                        + " never a number): these findings have none");
+        assertTrue(
+                rulesSeen.containsAll(rules),
+                "every rule fires on its fixtures: " + rulesSeen + " of " + rules);
     }
 
     @Test
@@ -119,13 +154,26 @@ class StableFingerprintTest {
             Path copy = tmp.resolve(f.getFileName());
             Files.writeString(copy, text);
             List<String> before = fingerprints(scan(copy));
-            // a comment on top and a directive no rule reads in the first section: every line moves down by 3
-            String first = text.lines().filter(l -> l.matches("(global|defaults|frontend|backend|listen)\\b.*"))
-                    .findFirst().orElseThrow();
-            Files.writeString(copy, "# moved by a colleague\n\n" + text.replaceFirst("(?m)^" + Pattern
-                    .quote(first) + "$", Matcher.quoteReplacement(first + "\n    description unrelated")));
+            // a comment on top and a directive no rule reads in the first section: every line moves
+            // down by 3
+            String first =
+                    text.lines()
+                            .filter(
+                                    l ->
+                                            l.matches(
+                                                    "(global|defaults|frontend|backend|listen)\\b.*"))
+                            .findFirst()
+                            .orElseThrow();
+            Files.writeString(
+                    copy,
+                    "# moved by a colleague\n\n"
+                            + text.replaceFirst(
+                                    "(?m)^" + Pattern.quote(first) + "$",
+                                    Matcher.quoteReplacement(
+                                            first + "\n    description unrelated")));
             JsonNode after = scan(copy);
-            assertEquals(before, fingerprints(after), f.getFileName() + ": " + after.path("findings"));
+            assertEquals(
+                    before, fingerprints(after), f.getFileName() + ": " + after.path("findings"));
             assertFalse(before.isEmpty(), f + " fires");
             compared += before.size();
         }
@@ -134,7 +182,8 @@ class StableFingerprintTest {
 
     @Test
     void anotherFrontendOrAnotherTarpitConditionKeepsTheFingerprint() throws IOException {
-        String cfg = """
+        String cfg =
+                """
                 global
                     maxconn 1000
 
@@ -158,14 +207,22 @@ class StableFingerprintTest {
         Path f = tmp.resolve("haproxy.cfg");
         Files.writeString(f, cfg);
         JsonNode before = scan(f);
-        Files.writeString(f, cfg.replace("/admin", "/wp-login").replace("backend be\n",
-                "frontend fe_api\n    bind :81\n    default_backend be\n\nbackend be\n"));
+        Files.writeString(
+                f,
+                cfg.replace("/admin", "/wp-login")
+                        .replace(
+                                "backend be\n",
+                                "frontend fe_api\n    bind :81\n    default_backend be\n\nbackend be\n"));
         JsonNode after = scan(f);
         assertEquals(2, before.path("findings").size(), before.toString());
-        for (String rule : List.of("haproxy-tarpit-holds-slots", "haproxy-no-saturation-visibility")) {
+        for (String rule :
+                List.of("haproxy-tarpit-holds-slots", "haproxy-no-saturation-visibility")) {
             JsonNode b = find(before, rule);
             JsonNode a = find(after, rule);
-            assertNotEquals(b.path("message").asString(), a.path("message").asString(), "the message changed");
+            assertNotEquals(
+                    b.path("message").asString(),
+                    a.path("message").asString(),
+                    "the message changed");
             assertEquals(b.path("fingerprint").asString(), a.path("fingerprint").asString(), rule);
         }
     }
@@ -178,13 +235,17 @@ class StableFingerprintTest {
         Files.writeString(f, json);
         JsonNode before = scan(f);
         // the one target of eu-west-2b and the two of eu-west-2c swap zones: 2c is now the thin one
-        Files.writeString(f, json.replace("\"zone\": \"eu-west-2b\"", "\"zone\": \"eu-west-2x\"")
-                .replace("\"zone\": \"eu-west-2c\"", "\"zone\": \"eu-west-2b\"")
-                .replace("\"zone\": \"eu-west-2x\"", "\"zone\": \"eu-west-2c\""));
+        Files.writeString(
+                f,
+                json.replace("\"zone\": \"eu-west-2b\"", "\"zone\": \"eu-west-2x\"")
+                        .replace("\"zone\": \"eu-west-2c\"", "\"zone\": \"eu-west-2b\"")
+                        .replace("\"zone\": \"eu-west-2x\"", "\"zone\": \"eu-west-2c\""));
         JsonNode after = scan(f);
         JsonNode b = find(before, "aws-nlb-cross-zone-off-uneven");
         JsonNode a = find(after, "aws-nlb-cross-zone-off-uneven");
-        assertTrue(a.path("message").asString().contains("each target in eu-west-2c takes 4x"), a.toString());
+        assertTrue(
+                a.path("message").asString().contains("each target in eu-west-2c takes 4x"),
+                a.toString());
         assertEquals(b.path("fingerprint").asString(), a.path("fingerprint").asString());
     }
 

@@ -17,20 +17,23 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The JSON report as it was built before it was streamed (JsonReporter at 0.1.0, schema 1.2): a whole Jackson tree,
- * then printed. Kept only to prove the streamed report gives the same bytes and the same tree.
+ * The JSON report as it was built before it was streamed (JsonReporter at 0.1.0, schema 1.2): a
+ * whole Jackson tree, then printed. Kept only to prove the streamed report gives the same bytes and
+ * the same tree.
  */
 final class TreeJsonReport {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
-    private TreeJsonReport() {
-    }
+    private TreeJsonReport() {}
 
     static ObjectNode tree(Report report) {
         return tree(report, true);
     }
 
-    /** A finding as listed in {@code findings}: with "new" against a baseline and its targets in a fleet report. */
+    /**
+     * A finding as listed in {@code findings}: with "new" against a baseline and its targets in a
+     * fleet report.
+     */
     private static ObjectNode listed(Finding f, Report report) {
         ObjectNode o = finding(f, report);
         if (report.baseline() != null) {
@@ -43,7 +46,9 @@ final class TreeJsonReport {
         return o;
     }
 
-    /** With {@code withFindings} false, {@code findings} is an empty array for the caller to fill. */
+    /**
+     * With {@code withFindings} false, {@code findings} is an empty array for the caller to fill.
+     */
     private static ObjectNode tree(Report report, boolean withFindings) {
         ScanResult r = report.result();
         ObjectNode root = F.objectNode();
@@ -149,7 +154,10 @@ final class TreeJsonReport {
         return root;
     }
 
-    /** The {@code fleet} object of a merged report: when, the stale limit, each target's status, what was read. */
+    /**
+     * The {@code fleet} object of a merged report: when, the stale limit, each target's status,
+     * what was read.
+     */
     static ObjectNode fleet(Fleet fl) {
         ObjectNode o = F.objectNode();
         o.put("asOf", fl.asOf().toString());
@@ -176,7 +184,9 @@ final class TreeJsonReport {
             to.put("total", t.total());
             ObjectNode bySev = to.putObject("bySeverity");
             for (int i = Severity.values().length - 1; i >= 0; i--) {
-                bySev.put(Severity.values()[i].id(), t.bySeverity().getOrDefault(Severity.values()[i], 0));
+                bySev.put(
+                        Severity.values()[i].id(),
+                        t.bySeverity().getOrDefault(Severity.values()[i], 0));
             }
             ArrayNode gaps = to.putArray("notChecked");
             t.gaps().forEach(gaps::add);
@@ -184,7 +194,10 @@ final class TreeJsonReport {
         return o;
     }
 
-    /** One finding as in the report's {@code findings} (used by --notify), with "new" when there is a baseline. */
+    /**
+     * One finding as in the report's {@code findings} (used by --notify), with "new" when there is
+     * a baseline.
+     */
     public static ObjectNode findingNode(Finding f, Report report) {
         ObjectNode o = finding(f, report);
         if (report.baseline() != null) {

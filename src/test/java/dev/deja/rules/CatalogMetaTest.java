@@ -47,10 +47,16 @@ class CatalogMetaTest {
         List<String> orphans = new ArrayList<>();
         for (Class<?> c : ruleClasses()) {
             if (!named.contains(c.getName())) {
-                orphans.add(c.getName() + " is a Rule that no rules/*.yaml names: create rules/" + idOf(c)
-                        + ".yaml (id, title, severity, source, caseIds, description, remediation, links"
-                        + (RuleMetadata.conventionalClass(idOf(c), sourceOf(c)).equals(c.getName()) ? ""
-                                : ", class: " + c.getName()) + "), or delete the class");
+                orphans.add(
+                        c.getName()
+                                + " is a Rule that no rules/*.yaml names: create rules/"
+                                + idOf(c)
+                                + ".yaml (id, title, severity, source, caseIds, description, remediation, links"
+                                + (RuleMetadata.conventionalClass(idOf(c), sourceOf(c))
+                                                .equals(c.getName())
+                                        ? ""
+                                        : ", class: " + c.getName())
+                                + "), or delete the class");
             }
         }
         assertEquals(List.of(), orphans);
@@ -67,8 +73,16 @@ class CatalogMetaTest {
             String code = Files.readString(src);
             for (RuleMetadata.Parameter p : m.parameters()) {
                 if (!code.contains("\"" + p.name() + "\"")) {
-                    unread.add("rules/" + m.id() + ".yaml declares parameter " + p.name() + ", which " + src
-                            + " never reads (ctx.intParameter(\"" + p.name() + "\") or ctx.parameter(..))");
+                    unread.add(
+                            "rules/"
+                                    + m.id()
+                                    + ".yaml declares parameter "
+                                    + p.name()
+                                    + ", which "
+                                    + src
+                                    + " never reads (ctx.intParameter(\""
+                                    + p.name()
+                                    + "\") or ctx.parameter(..))");
                 }
             }
         }
@@ -84,7 +98,13 @@ class CatalogMetaTest {
 
     /** Every concrete {@link Rule} class compiled under {@code dev.deja.rules}. */
     static List<Class<?>> ruleClasses() throws Exception {
-        Path classes = Path.of(RuleRegistry.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path classes =
+                Path.of(
+                        RuleRegistry.class
+                                .getProtectionDomain()
+                                .getCodeSource()
+                                .getLocation()
+                                .toURI());
         Path root = classes.resolve("dev/deja/rules");
         assertTrue(Files.isDirectory(root), "compiled rule classes in " + root);
         List<Class<?>> out = new ArrayList<>();
@@ -94,25 +114,36 @@ class CatalogMetaTest {
                 if (!n.endsWith(".class") || n.contains("$")) {
                     continue;
                 }
-                Class<?> c = Class.forName(n.substring(0, n.length() - ".class".length()).replace('/', '.'), false,
-                        CatalogMetaTest.class.getClassLoader());
-                if (Rule.class.isAssignableFrom(c) && !c.isInterface() && !Modifier.isAbstract(c.getModifiers())) {
+                Class<?> c =
+                        Class.forName(
+                                n.substring(0, n.length() - ".class".length()).replace('/', '.'),
+                                false,
+                                CatalogMetaTest.class.getClassLoader());
+                if (Rule.class.isAssignableFrom(c)
+                        && !c.isInterface()
+                        && !Modifier.isAbstract(c.getModifiers())) {
                     out.add(c);
                 }
             }
         }
-        assertTrue(out.size() >= CATALOG.rules().size() / 2, "sanity: rule classes found in " + root + ": " + out);
+        assertTrue(
+                out.size() >= CATALOG.rules().size() / 2,
+                "sanity: rule classes found in " + root + ": " + out);
         return out;
     }
 
-    /** The id a rule class gives itself (or a guess from its name when it cannot be constructed). */
+    /**
+     * The id a rule class gives itself (or a guess from its name when it cannot be constructed).
+     */
     static String idOf(Class<?> c) {
         try {
             var k = c.getDeclaredConstructor();
             k.setAccessible(true);
             return ((Rule) k.newInstance()).id();
         } catch (ReflectiveOperationException | RuntimeException e) {
-            return c.getSimpleName().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+            return c.getSimpleName()
+                    .replaceAll("([a-z0-9])([A-Z])", "$1-$2")
+                    .toLowerCase(Locale.ROOT);
         }
     }
 
@@ -141,47 +172,97 @@ class CatalogMetaTest {
 
     @Test
     void packagedCatalogEqualsTheRepositoryFolder() {
-        // the packaged catalog is the build-time compiled form: it must say exactly what the YAML says
+        // the packaged catalog is the build-time compiled form: it must say exactly what the YAML
+        // says
         assertEquals(List.copyOf(CATALOG.rules()), List.copyOf(Catalog.packaged().rules()));
         assertEquals(List.copyOf(CATALOG.cases()), List.copyOf(Catalog.packaged().cases()));
     }
 
-    static final String CASE = "id: IL-0001\ntitle: T\norganisation: O\ndate: '2024-01-01'\ntags: [x]\nsummary: S.\n"
-            + "timeline: [{time: '1', event: e}]\nfollowUps: [f]\nlinks: ['https://x']\n"
-            + "libraryUrl: https://incidentlib-api.benchlet.com/cases/IL-0001\n";
-    static final String RULE = "id: a-rule\ntitle: A rule\nseverity: high\nsource: haproxy\ncaseIds: [IL-0001]\n"
-            + "description: d\nremediation: Fix it.\nlinks: ['https://x']\n";
+    static final String CASE =
+            "id: IL-0001\ntitle: T\norganisation: O\ndate: '2024-01-01'\ntags: [x]\nsummary: S.\n"
+                    + "timeline: [{time: '1', event: e}]\nfollowUps: [f]\nlinks: ['https://x']\n"
+                    + "libraryUrl: https://incidentlib-api.benchlet.com/cases/IL-0001\n";
+    static final String RULE =
+            "id: a-rule\ntitle: A rule\nseverity: high\nsource: haproxy\ncaseIds: [IL-0001]\n"
+                    + "description: d\nremediation: Fix it.\nlinks: ['https://x']\n";
 
     @Test
     void aValidMiniCatalogLoads() {
         Catalog c = Catalog.load(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE));
         assertEquals(1, c.rules().size());
-        assertEquals(List.of("a-rule"), c.rulesForCase("IL-0001").stream().map(RuleMetadata::id).toList());
-        assertEquals("dev.deja.rules.haproxy.ARule", c.rule("a-rule").orElseThrow().implementation());
-        Catalog named = Catalog.load(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE + "class: x.y.Other\n"));
+        assertEquals(
+                List.of("a-rule"),
+                c.rulesForCase("IL-0001").stream().map(RuleMetadata::id).toList());
+        assertEquals(
+                "dev.deja.rules.haproxy.ARule", c.rule("a-rule").orElseThrow().implementation());
+        Catalog named =
+                Catalog.load(
+                        Map.of(
+                                "cases/IL-0001.yaml",
+                                CASE,
+                                "a-rule.yaml",
+                                RULE + "class: x.y.Other\n"));
         assertEquals("x.y.Other", named.rule("a-rule").orElseThrow().implementation());
     }
 
     @Test
     void malformedMetadataIsRefusedNamingTheFile() {
-        assertRefused(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE.replace("[IL-0001]", "[IL-0002]")),
+        assertRefused(
+                Map.of(
+                        "cases/IL-0001.yaml",
+                        CASE,
+                        "a-rule.yaml",
+                        RULE.replace("[IL-0001]", "[IL-0002]")),
                 "rules/a-rule.yaml: links unknown case IL-0002");
-        assertRefused(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE.replace("id: a-rule", "id: A_Rule")),
+        assertRefused(
+                Map.of(
+                        "cases/IL-0001.yaml",
+                        CASE,
+                        "a-rule.yaml",
+                        RULE.replace("id: a-rule", "id: A_Rule")),
                 "malformed rule id");
-        assertRefused(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE.replace("Fix it.", "Fix it")),
+        assertRefused(
+                Map.of(
+                        "cases/IL-0001.yaml",
+                        CASE,
+                        "a-rule.yaml",
+                        RULE.replace("Fix it.", "Fix it")),
                 "remediation does not end with a period");
-        assertRefused(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE.replace("A rule", "A rule.")),
+        assertRefused(
+                Map.of(
+                        "cases/IL-0001.yaml",
+                        CASE,
+                        "a-rule.yaml",
+                        RULE.replace("A rule", "A rule.")),
                 "title ends with a period");
-        assertRefused(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE.replace("[IL-0001]", "[]")),
+        assertRefused(
+                Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE.replace("[IL-0001]", "[]")),
                 "caseIds is empty");
-        assertRefused(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE.replace("'https://x'", "'http://x'")),
+        assertRefused(
+                Map.of(
+                        "cases/IL-0001.yaml",
+                        CASE,
+                        "a-rule.yaml",
+                        RULE.replace("'https://x'", "'http://x'")),
                 "link is not https");
-        assertRefused(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE.replace("severity: high", "severity: huge")),
+        assertRefused(
+                Map.of(
+                        "cases/IL-0001.yaml",
+                        CASE,
+                        "a-rule.yaml",
+                        RULE.replace("severity: high", "severity: huge")),
                 "unknown severity");
-        assertRefused(Map.of("cases/IL-0001.yaml", CASE, "b-rule.yaml", RULE), "file name does not match id a-rule");
-        assertRefused(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE + "id: again\n"), "not valid YAML");
-        assertRefused(Map.of("cases/IL-0001.yaml", CASE.replace("IL-0001\ntitle", "IL-1\ntitle")), "malformed case id");
-        assertRefused(Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE + "class: a rule\n"),
+        assertRefused(
+                Map.of("cases/IL-0001.yaml", CASE, "b-rule.yaml", RULE),
+                "file name does not match id a-rule");
+        assertRefused(
+                Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE + "id: again\n"),
+                "not valid YAML");
+        assertRefused(
+                Map.of("cases/IL-0001.yaml", CASE.replace("IL-0001\ntitle", "IL-1\ntitle")),
+                "malformed case id");
+        assertRefused(
+                Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE + "class: a rule\n"),
                 "rules/a-rule.yaml: class 'a rule' is not a fully qualified Java class name");
     }
 

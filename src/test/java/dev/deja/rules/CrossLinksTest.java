@@ -15,7 +15,10 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Kubernetes and AWS findings about the same load balancer point at each other when both are scanned together. */
+/**
+ * Kubernetes and AWS findings about the same load balancer point at each other when both are
+ * scanned together.
+ */
 class CrossLinksTest {
     static final String SNAPSHOT = "examples/aws/il-0364-snapshot.json";
     static final String MANIFEST = "src/test/resources/crosslinks/ingress-controllers.yaml";
@@ -37,26 +40,39 @@ class CrossLinksTest {
                 kubeRelated.addAll(rel);
             }
             if (f.path("ruleId").asString().equals("k8s-nlb-service-single-zone-risk")) {
-                assertTrue(rel.stream().anyMatch(x -> x.startsWith("AWS finding aws-nlb-zonal-shift-disabled on NLB")), rel.toString());
+                assertTrue(
+                        rel.stream()
+                                .anyMatch(
+                                        x ->
+                                                x.startsWith(
+                                                        "AWS finding aws-nlb-zonal-shift-disabled on NLB")),
+                        rel.toString());
             }
         }
-        assertTrue(awsRelated.contains(
-                "Kubernetes finding k8s-lb-not-spread on Deployment ingress-controllers/nginx-ingress-default-controller"),
+        assertTrue(
+                awsRelated.contains(
+                        "Kubernetes finding k8s-lb-not-spread on Deployment ingress-controllers/nginx-ingress-default-controller"),
                 awsRelated.toString());
-        assertTrue(awsRelated.contains(
-                "Kubernetes finding k8s-nlb-service-single-zone-risk on Service ingress-controllers/nginx-ingress-default-controller"),
+        assertTrue(
+                awsRelated.contains(
+                        "Kubernetes finding k8s-nlb-service-single-zone-risk on Service ingress-controllers/nginx-ingress-default-controller"),
                 awsRelated.toString());
-        assertTrue(kubeRelated.stream().anyMatch(x -> x.startsWith("AWS finding aws-nlb-zone-without-healthy-target on NLB")),
+        assertTrue(
+                kubeRelated.stream()
+                        .anyMatch(
+                                x ->
+                                        x.startsWith(
+                                                "AWS finding aws-nlb-zone-without-healthy-target on NLB")),
                 kubeRelated.toString());
     }
 
     /**
-     * The Deployment defined twice in one folder, the Service beside one definition only: the AWS findings link that
-     * definition, not the other (which no LoadBalancer Service of its own selects).
+     * The Deployment defined twice in one folder, the Service beside one definition only: the AWS
+     * findings link that definition, not the other (which no LoadBalancer Service of its own
+     * selects).
      */
     @Test
-    void onlyTheDefinitionBesideTheServiceIsLinked(@TempDir Path tmp)
-            throws IOException {
+    void onlyTheDefinitionBesideTheServiceIsLinked(@TempDir Path tmp) throws IOException {
         String manifest = Files.readString(Path.of(MANIFEST));
         String deployment = manifest.substring(manifest.indexOf("---\n") + 4);
         Files.writeString(tmp.resolve("with-service.yaml"), manifest);
@@ -73,7 +89,8 @@ class CrossLinksTest {
             }
         }
         assertTrue(linked.contains(tmp.resolve("with-service.yaml").toString()), linked.toString());
-        assertFalse(linked.contains(tmp.resolve("without-service.yaml").toString()), linked.toString());
+        assertFalse(
+                linked.contains(tmp.resolve("without-service.yaml").toString()), linked.toString());
     }
 
     @Test

@@ -9,10 +9,12 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Issue 17 (5): a snapshot whose parts do not hold what deja writes is an input error, not an internal one. */
+/**
+ * Issue 17 (5): a snapshot whose parts do not hold what deja writes is an input error, not an
+ * internal one.
+ */
 class SnapshotMalformedTest {
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     private TestSupport.Run scan(String text) throws Exception {
         Path f = tmp.resolve("s.json");
@@ -23,20 +25,37 @@ class SnapshotMalformedTest {
     @Test
     void malformedPartsAreExit2NamingTheSnapshot() throws Exception {
         Path kube = tmp.resolve("kube.json");
-        TestSupport.run("scan", "--fail-on", "none", "--snapshot-out", kube.toString(), "examples/kubernetes");
+        TestSupport.run(
+                "scan",
+                "--fail-on",
+                "none",
+                "--snapshot-out",
+                kube.toString(),
+                "examples/kubernetes");
         String k = Files.readString(kube);
         String aws = Files.readString(Path.of("examples/aws/il-0364-snapshot.json"));
         String[][] cases = {
-            {k.replaceFirst("\"meta\"\\s*:\\s*\\{", "\"meta\" : null, \"x\" : {"), "kubernetes.workloads[0]: no meta"},
-            {k.replaceFirst("\"name\"\\s*:\\s*\"[^\"]*\"", "\"name\" : null"), "meta without kind or name"},
-            {k.replaceFirst("\"workloads\"\\s*:\\s*\\[", "\"workloads\" : [ null, "), "kubernetes part: Cannot construct instance of `KubeInventory`"},
+            {
+                k.replaceFirst("\"meta\"\\s*:\\s*\\{", "\"meta\" : null, \"x\" : {"),
+                "kubernetes.workloads[0]: no meta"
+            },
+            {
+                k.replaceFirst("\"name\"\\s*:\\s*\"[^\"]*\"", "\"name\" : null"),
+                "meta without kind or name"
+            },
+            {
+                k.replaceFirst("\"workloads\"\\s*:\\s*\\[", "\"workloads\" : [ null, "),
+                "kubernetes part: Cannot construct instance of `KubeInventory`"
+            },
             {aws.replaceFirst("\"port\"\\s*:\\s*\\d+", "\"port\" : 2147483648"), "aws part: "},
         };
         for (String[] c : cases) {
             assertTrue(!c[0].equals(k) && !c[0].equals(aws), "the edit applied: " + c[1]);
             TestSupport.Run r = scan(c[0]);
             assertEquals(2, r.code(), c[1] + ": " + r.err());
-            assertTrue(r.err().startsWith("deja: snapshot malformed: " + tmp.resolve("s.json") + ": "), r.err());
+            assertTrue(
+                    r.err().startsWith("deja: snapshot malformed: " + tmp.resolve("s.json") + ": "),
+                    r.err());
             assertTrue(r.err().contains(c[1]) && r.err().strip().lines().count() == 1, r.err());
         }
     }

@@ -8,16 +8,19 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What deja read from AWS: the ELBv2 load balancers and target groups of every scanned region, with target health
- * and the zone of each target. Immutable views only, no AWS SDK types, so rules and snapshots never load the SDK.
- * Both lists are sorted by region then ARN, so a scan and its saved snapshot give the same findings in the same
- * order.
+ * What deja read from AWS: the ELBv2 load balancers and target groups of every scanned region, with
+ * target health and the zone of each target. Immutable views only, no AWS SDK types, so rules and
+ * snapshots never load the SDK. Both lists are sorted by region then ARN, so a scan and its saved
+ * snapshot give the same findings in the same order.
  */
-public record AwsInventory(List<LoadBalancerView> loadBalancers, List<TargetGroupView> targetGroups) {
+public record AwsInventory(
+        List<LoadBalancerView> loadBalancers, List<TargetGroupView> targetGroups) {
 
     public AwsInventory {
         List<LoadBalancerView> lbs = new ArrayList<>(loadBalancers);
-        lbs.sort(Comparator.comparing(LoadBalancerView::region).thenComparing(LoadBalancerView::arn));
+        lbs.sort(
+                Comparator.comparing(LoadBalancerView::region)
+                        .thenComparing(LoadBalancerView::arn));
         List<TargetGroupView> tgs = new ArrayList<>(targetGroups);
         tgs.sort(Comparator.comparing(TargetGroupView::region).thenComparing(TargetGroupView::arn));
         loadBalancers = List.copyOf(lbs);

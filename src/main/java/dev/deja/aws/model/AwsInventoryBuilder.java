@@ -4,7 +4,9 @@ import dev.deja.engine.PartBuilder;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Accumulates load balancers and target groups from every region and snapshot file; thread-safe. */
+/**
+ * Accumulates load balancers and target groups from every region and snapshot file; thread-safe.
+ */
 public final class AwsInventoryBuilder implements PartBuilder<AwsInventory> {
     private final List<LoadBalancerView> loadBalancers = new ArrayList<>();
     private final List<TargetGroupView> targetGroups = new ArrayList<>();

@@ -1,14 +1,21 @@
 package dev.deja.aws.model;
 
 /**
- * One registered target and its health. {@code state}: initial, healthy, unhealthy, unhealthy.draining, unused,
- * draining, unavailable. {@code zone} is the Availability Zone name, {@code "all"} for an IP target outside the VPC
- * that receives traffic from every zone, or null when it could not be known; {@code zoneSource} says how it was
- * found: target (Target.AvailabilityZone), subnet (the subnet whose CIDR holds the IP), instance
+ * One registered target and its health. {@code state}: initial, healthy, unhealthy,
+ * unhealthy.draining, unused, draining, unavailable. {@code zone} is the Availability Zone name,
+ * {@code "all"} for an IP target outside the VPC that receives traffic from every zone, or null
+ * when it could not be known; {@code zoneSource} says how it was found: target
+ * (Target.AvailabilityZone), subnet (the subnet whose CIDR holds the IP), instance
  * (DescribeInstances) or unknown.
  */
-public record TargetView(String id, Integer port, String zone, String zoneSource, String state, String reason,
-                         String description) {
+public record TargetView(
+        String id,
+        Integer port,
+        String zone,
+        String zoneSource,
+        String state,
+        String reason,
+        String description) {
 
     public static final String HEALTHY = "healthy";
     public static final String UNAVAILABLE = "unavailable";
@@ -25,7 +32,9 @@ public record TargetView(String id, Integer port, String zone, String zoneSource
         return zone != null;
     }
 
-    /** Whether the target takes traffic for clients of {@code zoneName} (its own zone, or "all"). */
+    /**
+     * Whether the target takes traffic for clients of {@code zoneName} (its own zone, or "all").
+     */
     public boolean inZone(String zoneName) {
         return zone != null && (zone.equals(zoneName) || "all".equals(zone));
     }

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * A ClusterRole: its rules (API groups, resources, verbs, resource names). An aggregated ClusterRole's rules are
- * filled in by the controller manager and are read as they are.
+ * A ClusterRole: its rules (API groups, resources, verbs, resource names). An aggregated
+ * ClusterRole's rules are filled in by the controller manager and are read as they are.
  */
 public record ClusterRole(Meta meta, List<PolicyRule> rules) {
 
@@ -14,8 +14,11 @@ public record ClusterRole(Meta meta, List<PolicyRule> rules) {
     }
 
     /** One rule; {@code "*"} matches any group, resource or verb. */
-    public record PolicyRule(List<String> apiGroups, List<String> resources, List<String> verbs,
-                             List<String> resourceNames) {
+    public record PolicyRule(
+            List<String> apiGroups,
+            List<String> resources,
+            List<String> verbs,
+            List<String> resourceNames) {
         public PolicyRule {
             apiGroups = apiGroups == null ? List.of() : List.copyOf(apiGroups);
             resources = resources == null ? List.of() : List.copyOf(resources);
@@ -29,7 +32,10 @@ public record ClusterRole(Meta meta, List<PolicyRule> rules) {
                     && (resources.contains(resource) || resources.contains("*"));
         }
 
-        /** The verbs it grants on that resource, lower case, in order ("get", "list", "watch", or "*"). */
+        /**
+         * The verbs it grants on that resource, lower case, in order ("get", "list", "watch", or
+         * "*").
+         */
         public List<String> verbsLower() {
             return verbs.stream().map(v -> v.toLowerCase(Locale.ROOT)).toList();
         }

@@ -7,17 +7,35 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One container of a pod template: what the rules read (image, command and args, named ports, probes).
+ * One container of a pod template: what the rules read (image, command and args, named ports,
+ * probes).
  *
  * @param ports container port name -> number (unnamed ports under their number)
  * @param cpuLimit {@code resources.limits.cpu} as written ("1500m", "2"), or null when none is set
  */
-public record Container(String name, String image, List<String> command, List<String> args, Map<String, Integer> ports,
-                        Probe readiness, Probe liveness, Probe startup, Integer line, String cpuLimit) {
+public record Container(
+        String name,
+        String image,
+        List<String> command,
+        List<String> args,
+        Map<String, Integer> ports,
+        Probe readiness,
+        Probe liveness,
+        Probe startup,
+        Integer line,
+        String cpuLimit) {
 
     /** A container without a CPU limit. */
-    public Container(String name, String image, List<String> command, List<String> args, Map<String, Integer> ports,
-                     Probe readiness, Probe liveness, Probe startup, Integer line) {
+    public Container(
+            String name,
+            String image,
+            List<String> command,
+            List<String> args,
+            Map<String, Integer> ports,
+            Probe readiness,
+            Probe liveness,
+            Probe startup,
+            Integer line) {
         this(name, image, command, args, ports, readiness, liveness, startup, line, null);
     }
 
@@ -40,7 +58,10 @@ public record Container(String name, String image, List<String> command, List<St
         return all;
     }
 
-    /** The value of a flag in the args: {@code --flag=value} or {@code --flag value}; null when absent. */
+    /**
+     * The value of a flag in the args: {@code --flag=value} or {@code --flag value}; null when
+     * absent.
+     */
     public String flag(String name) {
         List<String> a = argv();
         for (int i = 0; i < a.size(); i++) {
@@ -56,8 +77,9 @@ public record Container(String name, String image, List<String> command, List<St
     }
 
     /**
-     * The CPU limit in whole CPUs rounded up ("1500m" is 2, "2" is 2, "250m" is 1), as a cgroup quota over its period
-     * rounds it in ingress-nginx's NumCPU; null when no limit is set or it is not a plain CPU quantity.
+     * The CPU limit in whole CPUs rounded up ("1500m" is 2, "2" is 2, "250m" is 1), as a cgroup
+     * quota over its period rounds it in ingress-nginx's NumCPU; null when no limit is set or it is
+     * not a plain CPU quantity.
      */
     public Integer cpuLimitRoundedUp() {
         if (cpuLimit == null) {
@@ -73,7 +95,9 @@ public record Container(String name, String image, List<String> command, List<St
             millis = Long.parseLong(m.group(1));
         } else {
             String frac = m.group(2) == null ? "" : m.group(2);
-            millis = Long.parseLong(m.group(1)) * 1000 + (frac.isEmpty() ? 0 : Long.parseLong((frac + "00").substring(0, 3)));
+            millis =
+                    Long.parseLong(m.group(1)) * 1000
+                            + (frac.isEmpty() ? 0 : Long.parseLong((frac + "00").substring(0, 3)));
         }
         if (millis <= 0) {
             return null;

@@ -8,27 +8,55 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The Kubernetes part of a snapshot: views of the objects the rules read, from manifests or a live cluster. Plain
- * immutable records (no Fabric8 types), so rules and saved snapshots never load the client. Pods are not kept: the
- * rules judge workloads by their pod template, which is what every replica shares.
+ * The Kubernetes part of a snapshot: views of the objects the rules read, from manifests or a live
+ * cluster. Plain immutable records (no Fabric8 types), so rules and saved snapshots never load the
+ * client. Pods are not kept: the rules judge workloads by their pod template, which is what every
+ * replica shares.
  *
- * @param others every other object read (kind, namespace, name, where), kept so coverage and suppressions can name
- *               them; CRDs and unknown kinds land here
+ * @param others every other object read (kind, namespace, name, where), kept so coverage and
+ *     suppressions can name them; CRDs and unknown kinds land here
  */
-public record KubeInventory(List<Workload> workloads, List<Service> services, List<Hpa> hpas, List<Pdb> pdbs,
-                            List<Ingress> ingresses, List<IngressClass> ingressClasses, List<ConfigMap> configMaps,
-                            List<Meta> others, List<NetworkPolicy> networkPolicies,
-                            List<WebhookConfiguration> webhookConfigurations, List<ClusterRole> clusterRoles,
-                            List<ClusterRoleBinding> clusterRoleBindings) {
+public record KubeInventory(
+        List<Workload> workloads,
+        List<Service> services,
+        List<Hpa> hpas,
+        List<Pdb> pdbs,
+        List<Ingress> ingresses,
+        List<IngressClass> ingressClasses,
+        List<ConfigMap> configMaps,
+        List<Meta> others,
+        List<NetworkPolicy> networkPolicies,
+        List<WebhookConfiguration> webhookConfigurations,
+        List<ClusterRole> clusterRoles,
+        List<ClusterRoleBinding> clusterRoleBindings) {
 
-    public static final KubeInventory EMPTY = new KubeInventory(List.of(), List.of(), List.of(), List.of(), List.of(),
-            List.of(), List.of(), List.of());
+    public static final KubeInventory EMPTY =
+            new KubeInventory(
+                    List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
+                    List.of());
 
-    public KubeInventory(List<Workload> workloads, List<Service> services, List<Hpa> hpas, List<Pdb> pdbs,
-                         List<Ingress> ingresses, List<IngressClass> ingressClasses, List<ConfigMap> configMaps,
-                         List<Meta> others) {
-        this(workloads, services, hpas, pdbs, ingresses, ingressClasses, configMaps, others, List.of(), List.of(),
-                List.of(), List.of());
+    public KubeInventory(
+            List<Workload> workloads,
+            List<Service> services,
+            List<Hpa> hpas,
+            List<Pdb> pdbs,
+            List<Ingress> ingresses,
+            List<IngressClass> ingressClasses,
+            List<ConfigMap> configMaps,
+            List<Meta> others) {
+        this(
+                workloads,
+                services,
+                hpas,
+                pdbs,
+                ingresses,
+                ingressClasses,
+                configMaps,
+                others,
+                List.of(),
+                List.of(),
+                List.of(),
+                List.of());
     }
 
     public KubeInventory {
@@ -53,44 +81,72 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
     /** The ConfigMap of that namespace and name (namespace null: a manifest without one). */
     public Optional<ConfigMap> configMap(String namespace, String name) {
         return configMaps.stream()
-                .filter(c -> Objects.equals(c.name(), name) && Objects.equals(c.namespace(), namespace))
+                .filter(
+                        c ->
+                                Objects.equals(c.name(), name)
+                                        && Objects.equals(c.namespace(), namespace))
                 .findFirst();
     }
 
     /**
-     * The ConfigMaps of that namespace and name that relate to the object {@code user} (a controller naming it in
-     * its arguments): the nearest definitions as {@link #nearest} picks them.
+     * The ConfigMaps of that namespace and name that relate to the object {@code user} (a
+     * controller naming it in its arguments): the nearest definitions as {@link #nearest} picks
+     * them.
      */
     public List<ConfigMap> configMapsFor(Meta user, String namespace, String name) {
-        return nearest(user, configMaps.stream()
-                .filter(c -> Objects.equals(c.name(), name) && Objects.equals(c.namespace(), namespace)).toList(),
+        return nearest(
+                user,
+                configMaps.stream()
+                        .filter(
+                                c ->
+                                        Objects.equals(c.name(), name)
+                                                && Objects.equals(c.namespace(), namespace))
+                        .toList(),
                 ConfigMap::meta);
     }
 
-    /** The PodDisruptionBudgets that select the workload's pods and belong to this definition of it. */
+    /**
+     * The PodDisruptionBudgets that select the workload's pods and belong to this definition of it.
+     */
     public List<Pdb> pdbsOf(Workload w) {
         return nearest(w.meta(), pdbs.stream().filter(p -> p.selects(w)).toList(), Pdb::meta);
     }
 
-    /** The HorizontalPodAutoscaler that targets this definition of the workload (the first when several do). */
+    /**
+     * The HorizontalPodAutoscaler that targets this definition of the workload (the first when
+     * several do).
+     */
     public Optional<Hpa> hpaOf(Workload w) {
-        return nearest(w.meta(), hpas.stream().filter(h -> h.targets(w)).toList(), Hpa::meta).stream().findFirst();
-    }
-
-    /** The Services whose selector selects this definition's pods (same namespace, non-empty selector). */
-    public List<Service> servicesOf(Workload w) {
-        return nearest(w.meta(), services.stream().filter(s -> s.meta().sameNamespace(w.meta())
-                && Selector.of(s.selector()).matches(w.podLabels())).toList(), Service::meta);
+        return nearest(w.meta(), hpas.stream().filter(h -> h.targets(w)).toList(), Hpa::meta)
+                .stream()
+                .findFirst();
     }
 
     /**
-     * Of the objects that relate to {@code of} by their content (a selector, a target, a name: the caller filters),
-     * those that belong to this definition of it. One object can be defined several times in a scan (a folder holds
-     * providers' variants, a risky and a fixed version, overlays); each definition is judged on its own, so related
-     * objects are matched preferring the same file, then the same folder, then anywhere in the scan
-     * ({@link #distance}): only the nearest ones are kept. A related object that is nearer to another definition of
-     * {@code of} (same kind, namespace and name) than to this one belongs to that one, not this. Objects read from a
-     * cluster or a snapshot have no file: they are all in one scope.
+     * The Services whose selector selects this definition's pods (same namespace, non-empty
+     * selector).
+     */
+    public List<Service> servicesOf(Workload w) {
+        return nearest(
+                w.meta(),
+                services.stream()
+                        .filter(
+                                s ->
+                                        s.meta().sameNamespace(w.meta())
+                                                && Selector.of(s.selector()).matches(w.podLabels()))
+                        .toList(),
+                Service::meta);
+    }
+
+    /**
+     * Of the objects that relate to {@code of} by their content (a selector, a target, a name: the
+     * caller filters), those that belong to this definition of it. One object can be defined
+     * several times in a scan (a folder holds providers' variants, a risky and a fixed version,
+     * overlays); each definition is judged on its own, so related objects are matched preferring
+     * the same file, then the same folder, then anywhere in the scan ({@link #distance}): only the
+     * nearest ones are kept. A related object that is nearer to another definition of {@code of}
+     * (same kind, namespace and name) than to this one belongs to that one, not this. Objects read
+     * from a cluster or a snapshot have no file: they are all in one scope.
      */
     public <T> List<T> nearest(Meta of, List<T> related, Function<T, Meta> metaOf) {
         if (related.isEmpty()) {
@@ -129,8 +185,8 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
     }
 
     /**
-     * 0: the same file (or neither has one: read from a cluster or a snapshot), 1: the same folder, 2: anywhere else in
-     * the scan.
+     * 0: the same file (or neither has one: read from a cluster or a snapshot), 1: the same folder,
+     * 2: anywhere else in the scan.
      */
     public static int distance(Meta a, Meta b) {
         if (Objects.equals(a.file(), b.file())) {
@@ -147,11 +203,15 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
         return i < 0 ? "" : file.substring(0, i);
     }
 
-    /** Every definition of the object's identity (kind, namespace, name) in the inventory, itself included. */
+    /**
+     * Every definition of the object's identity (kind, namespace, name) in the inventory, itself
+     * included.
+     */
     public List<Meta> definitions(Meta of) {
         List<Meta> out = new ArrayList<>();
         for (Meta m : metas()) {
-            if (Objects.equals(m.kind(), of.kind()) && Objects.equals(m.name(), of.name())
+            if (Objects.equals(m.kind(), of.kind())
+                    && Objects.equals(m.name(), of.name())
                     && m.sameNamespace(of)) {
                 out.add(m);
             }
@@ -179,9 +239,18 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
 
     /** Number of objects held. */
     public int size() {
-        return workloads.size() + services.size() + hpas.size() + pdbs.size() + ingresses.size()
-                + ingressClasses.size() + configMaps.size() + others.size() + networkPolicies.size()
-                + webhookConfigurations.size() + clusterRoles.size() + clusterRoleBindings.size();
+        return workloads.size()
+                + services.size()
+                + hpas.size()
+                + pdbs.size()
+                + ingresses.size()
+                + ingressClasses.size()
+                + configMaps.size()
+                + others.size()
+                + networkPolicies.size()
+                + webhookConfigurations.size()
+                + clusterRoles.size()
+                + clusterRoleBindings.size();
     }
 
     /** Accumulates views from several files or pages; thread-safe. */
@@ -253,8 +322,19 @@ public record KubeInventory(List<Workload> workloads, List<Service> services, Li
 
         @Override
         public synchronized KubeInventory build() {
-            return new KubeInventory(workloads, services, hpas, pdbs, ingresses, ingressClasses, configMaps, others,
-                    networkPolicies, webhookConfigurations, clusterRoles, clusterRoleBindings);
+            return new KubeInventory(
+                    workloads,
+                    services,
+                    hpas,
+                    pdbs,
+                    ingresses,
+                    ingressClasses,
+                    configMaps,
+                    others,
+                    networkPolicies,
+                    webhookConfigurations,
+                    clusterRoles,
+                    clusterRoleBindings);
         }
     }
 }

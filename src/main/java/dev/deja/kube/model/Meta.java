@@ -5,11 +5,18 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * What every object view keeps: kind, namespace, name, labels, annotations, and where it was read (file and line of
- * a manifest; both null for a live object).
+ * What every object view keeps: kind, namespace, name, labels, annotations, and where it was read
+ * (file and line of a manifest; both null for a live object).
  */
-public record Meta(String apiVersion, String kind, String namespace, String name, Map<String, String> labels,
-                   Map<String, String> annotations, String file, Integer line) {
+public record Meta(
+        String apiVersion,
+        String kind,
+        String namespace,
+        String name,
+        Map<String, String> labels,
+        Map<String, String> annotations,
+        String file,
+        Integer line) {
 
     public Meta {
         labels = labels == null ? Map.of() : Sorted.copyOf(labels);
@@ -40,7 +47,10 @@ public record Meta(String apiVersion, String kind, String namespace, String name
         return annotations.get(key);
     }
 
-    /** Same namespace, where an unset namespace (a manifest without one) matches only another unset one. */
+    /**
+     * Same namespace, where an unset namespace (a manifest without one) matches only another unset
+     * one.
+     */
     public boolean sameNamespace(Meta other) {
         return Objects.equals(namespace, other.namespace);
     }

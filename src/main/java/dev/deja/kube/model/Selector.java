@@ -6,7 +6,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A label selector: {@code matchLabels} and {@code matchExpressions} (operator In, NotIn, Exists, DoesNotExist).
+ * A label selector: {@code matchLabels} and {@code matchExpressions} (operator In, NotIn, Exists,
+ * DoesNotExist).
  */
 public record Selector(Map<String, String> matchLabels, List<Expression> expressions) {
 
@@ -38,7 +39,10 @@ public record Selector(Map<String, String> matchLabels, List<Expression> express
         return matchLabels.isEmpty() && expressions.isEmpty();
     }
 
-    /** Whether the selector selects an object with these labels (an empty selector selects nothing here). */
+    /**
+     * Whether the selector selects an object with these labels (an empty selector selects nothing
+     * here).
+     */
     public boolean matches(Map<String, String> labels) {
         if (isEmpty()) {
             return false;
@@ -66,12 +70,13 @@ public record Selector(Map<String, String> matchLabels, List<Expression> express
         List<String> parts = new ArrayList<>();
         matchLabels.forEach((k, v) -> parts.add(k + "=" + v));
         for (Expression x : expressions) {
-            parts.add(switch (x.operator() == null ? "" : x.operator()) {
-                case "Exists" -> x.key();
-                case "DoesNotExist" -> "!" + x.key();
-                case "NotIn" -> x.key() + " notin (" + String.join(", ", x.values()) + ")";
-                default -> x.key() + " in (" + String.join(", ", x.values()) + ")";
-            });
+            parts.add(
+                    switch (x.operator() == null ? "" : x.operator()) {
+                        case "Exists" -> x.key();
+                        case "DoesNotExist" -> "!" + x.key();
+                        case "NotIn" -> x.key() + " notin (" + String.join(", ", x.values()) + ")";
+                        default -> x.key() + " in (" + String.join(", ", x.values()) + ")";
+                    });
         }
         return parts.isEmpty() ? "{}" : String.join(",", parts);
     }

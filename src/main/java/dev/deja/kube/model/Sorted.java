@@ -10,15 +10,14 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Immutable maps of a view in key order. {@code Map.copyOf} iterates in an order that changes from one JVM run to the
- * next, and maps appear in finding messages (labels, selectors), whose text is part of a finding's fingerprint: the
- * same object must give the same text every time, whichever source read it. Kept as two sorted arrays (found by
- * binary search), about as small as {@code Map.copyOf}'s and a fifth of a {@code TreeMap}'s size: a cluster has many
- * labels.
+ * Immutable maps of a view in key order. {@code Map.copyOf} iterates in an order that changes from
+ * one JVM run to the next, and maps appear in finding messages (labels, selectors), whose text is
+ * part of a finding's fingerprint: the same object must give the same text every time, whichever
+ * source read it. Kept as two sorted arrays (found by binary search), about as small as {@code
+ * Map.copyOf}'s and a fifth of a {@code TreeMap}'s size: a cluster has many labels.
  */
 final class Sorted {
-    private Sorted() {
-    }
+    private Sorted() {}
 
     static <V> Map<String, V> copyOf(Map<String, V> m) {
         if (m.isEmpty()) {

@@ -2,7 +2,10 @@ package dev.deja.kube.model;
 
 import java.util.List;
 
-/** A ValidatingWebhookConfiguration: its webhooks and where the API server sends their AdmissionReviews. */
+/**
+ * A ValidatingWebhookConfiguration: its webhooks and where the API server sends their
+ * AdmissionReviews.
+ */
 public record WebhookConfiguration(Meta meta, List<Webhook> webhooks) {
 
     public WebhookConfiguration {
@@ -10,12 +13,19 @@ public record WebhookConfiguration(Meta meta, List<Webhook> webhooks) {
     }
 
     /**
-     * One webhook: the in-cluster Service it calls ({@code clientConfig.service}; port 443 when unset) or a URL.
+     * One webhook: the in-cluster Service it calls ({@code clientConfig.service}; port 443 when
+     * unset) or a URL.
      *
      * @param line line of the webhook in a manifest, or null
      */
-    public record Webhook(String name, String serviceNamespace, String serviceName, Integer servicePort, String url,
-                          String failurePolicy, Integer line) {
+    public record Webhook(
+            String name,
+            String serviceNamespace,
+            String serviceName,
+            Integer servicePort,
+            String url,
+            String failurePolicy,
+            Integer line) {
         public int port() {
             return servicePort == null ? 443 : servicePort;
         }

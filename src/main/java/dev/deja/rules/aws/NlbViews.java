@@ -16,19 +16,19 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * Shared traversal for the AWS rules: every network load balancer with each target group it serves, targets counted
- * per enabled zone, the effective cross-zone setting, and how findings name the load balancer and the Kubernetes
- * object behind it.
+ * Shared traversal for the AWS rules: every network load balancer with each target group it serves,
+ * targets counted per enabled zone, the effective cross-zone setting, and how findings name the
+ * load balancer and the Kubernetes object behind it.
  */
 final class NlbViews {
-    private NlbViews() {
-    }
+    private NlbViews() {}
 
     /** One network load balancer and one target group that serves it. */
     record Pair(AwsInventory inventory, LoadBalancerView lb, TargetGroupView tg) {
         /**
-         * Cross-zone load balancing as it applies: the group's override, else the load balancer's attribute. Empty
-         * when the attributes that decide it could not be read (never assume a default over a denied call).
+         * Cross-zone load balancing as it applies: the group's override, else the load balancer's
+         * attribute. Empty when the attributes that decide it could not be read (never assume a
+         * default over a denied call).
          */
         Optional<Boolean> crossZone() {
             String s = tg.crossZoneSetting();
@@ -39,11 +39,18 @@ final class NlbViews {
             return Optional.of(tg.crossZoneEnabled(lb));
         }
 
-        /** Healthy targets per enabled zone of the load balancer, in zone order (zero where none). */
+        /**
+         * Healthy targets per enabled zone of the load balancer, in zone order (zero where none).
+         */
         Map<String, Integer> healthyByZone() {
             Map<String, Integer> m = new LinkedHashMap<>();
             for (String z : lb.zones()) {
-                m.put(z, (int) tg.targets().stream().filter(t -> t.healthy() && t.inZone(z)).count());
+                m.put(
+                        z,
+                        (int)
+                                tg.targets().stream()
+                                        .filter(t -> t.healthy() && t.inZone(z))
+                                        .count());
             }
             return m;
         }
@@ -68,7 +75,9 @@ final class NlbViews {
             return tg.targets().stream().filter(t -> t.healthy() && !t.zoneKnown()).toList();
         }
 
-        /** Related entries: the Kubernetes object behind the load balancer, then the target group. */
+        /**
+         * Related entries: the Kubernetes object behind the load balancer, then the target group.
+         */
         List<String> related() {
             List<String> r = new ArrayList<>(AwsK8sLink.related(lb));
             r.add("target group " + tg.name() + " (" + tg.arn() + ")");
@@ -113,7 +122,12 @@ final class NlbViews {
 
     /** "1 of 3 zones, about 33% of new connections". */
     static String share(int zones) {
-        return "1 of " + zones + " zone" + (zones == 1 ? "" : "s") + ", about " + Math.round(100.0 / zones)
+        return "1 of "
+                + zones
+                + " zone"
+                + (zones == 1 ? "" : "s")
+                + ", about "
+                + Math.round(100.0 / zones)
                 + "% of new connections";
     }
 
@@ -126,8 +140,12 @@ final class NlbViews {
 
     static String unknownZoneNote(List<TargetView> targets) {
         List<String> ids = targets.stream().limit(5).map(TargetView::display).toList();
-        return targets.size() + " healthy target" + (targets.size() == 1 ? " has" : "s have")
-                + " no known zone (" + String.join(", ", ids) + (targets.size() > 5 ? ", ..." : "")
+        return targets.size()
+                + " healthy target"
+                + (targets.size() == 1 ? " has" : "s have")
+                + " no known zone ("
+                + String.join(", ", ids)
+                + (targets.size() > 5 ? ", ..." : "")
                 + "): deja does not guess; if one of them is in the zone, that zone is served";
     }
 }

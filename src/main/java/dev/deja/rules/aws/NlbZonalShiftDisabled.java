@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A multi-zone NLB with {@code zonal_shift.config.enabled} false (the AWS default): when one zone is impaired, its
- * traffic cannot be shifted away quickly with ARC zonal shift or zonal autoshift.
+ * A multi-zone NLB with {@code zonal_shift.config.enabled} false (the AWS default): when one zone
+ * is impaired, its traffic cannot be shifted away quickly with ARC zonal shift or zonal autoshift.
  */
 public final class NlbZonalShiftDisabled extends AwsRule {
     public static final String ID = "aws-nlb-zonal-shift-disabled";
@@ -27,14 +27,32 @@ public final class NlbZonalShiftDisabled extends AwsRule {
             if (zones < 2 || !lb.attributesRead() || lb.zonalShiftEnabled()) {
                 continue;
             }
-            String traffic = lb.crossZoneEnabled()
-                    ? "its targets keep receiving traffic from every zone"
-                    : "clients of its address (" + NlbViews.share(zones) + ", cross-zone off) keep failing";
-            RuleContext.FindingBuilder f = ctx.finding(NlbViews.location(lb), NlbViews.name(lb) + " serves " + zones
-                    + " zones (" + String.join(", ", lb.zones()) + ") with " + LoadBalancerView.ZONAL_SHIFT + "="
-                    + lb.attribute(LoadBalancerView.ZONAL_SHIFT) + (lb.isDefault(LoadBalancerView.ZONAL_SHIFT)
-                            ? " (AWS default)" : "") + ": when one zone is impaired (IL-0364: one zone for 6 h 27 min)"
-                    + " it cannot be shifted away, and " + traffic + " until AWS repairs it").key("zonal shift off");
+            String traffic =
+                    lb.crossZoneEnabled()
+                            ? "its targets keep receiving traffic from every zone"
+                            : "clients of its address ("
+                                    + NlbViews.share(zones)
+                                    + ", cross-zone off) keep failing";
+            RuleContext.FindingBuilder f =
+                    ctx.finding(
+                                    NlbViews.location(lb),
+                                    NlbViews.name(lb)
+                                            + " serves "
+                                            + zones
+                                            + " zones ("
+                                            + String.join(", ", lb.zones())
+                                            + ") with "
+                                            + LoadBalancerView.ZONAL_SHIFT
+                                            + "="
+                                            + lb.attribute(LoadBalancerView.ZONAL_SHIFT)
+                                            + (lb.isDefault(LoadBalancerView.ZONAL_SHIFT)
+                                                    ? " (AWS default)"
+                                                    : "")
+                                            + ": when one zone is impaired (IL-0364: one zone for 6 h 27 min)"
+                                            + " it cannot be shifted away, and "
+                                            + traffic
+                                            + " until AWS repairs it")
+                            .key("zonal shift off");
             AwsK8sLink.related(lb).forEach(f::related);
             out.add(f.build());
         }

@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An enabled zone of an NLB where a target group has no healthy target (none registered there, or all unhealthy,
- * draining, initial or unavailable) while cross-zone load balancing is off for that group: clients that resolve
- * that zone's address fail.
+ * An enabled zone of an NLB where a target group has no healthy target (none registered there, or
+ * all unhealthy, draining, initial or unavailable) while cross-zone load balancing is off for that
+ * group: clients that resolve that zone's address fail.
  */
 public final class NlbZoneWithoutHealthyTarget extends AwsRule {
     public static final String ID = "aws-nlb-zone-without-healthy-target";
@@ -24,29 +24,46 @@ public final class NlbZoneWithoutHealthyTarget extends AwsRule {
     @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
-        NlbViews.forEachPair(snapshot, p -> {
-            if (!p.tg().healthRead() || p.crossZone().orElse(true)) {
-                return;
-            }
-            int zones = p.lb().zones().size();
-            List<TargetView> unknown = p.healthyWithUnknownZone();
-            for (Map.Entry<String, Integer> z : p.healthyByZone().entrySet()) {
-                if (z.getValue() > 0) {
-                    continue;
-                }
-                RuleContext.FindingBuilder f = ctx.finding(NlbViews.location(p.lb()), NlbViews.name(p.lb())
-                        + ": zone " + z.getKey() + " has no healthy target of target group " + p.tg().name() + " ("
-                        + p.statesIn(z.getKey()) + ") and cross-zone load balancing is off ("
-                        + p.tg().crossZoneOrigin(p.lb()) + "): clients that resolve the zone's address ("
-                        + NlbViews.share(zones) + ") fail")
-                        .key("target group " + p.tg().name() + " zone " + z.getKey() + " without healthy target");
-                if (!unknown.isEmpty()) {
-                    f.severity(Severity.MEDIUM).note(NlbViews.unknownZoneNote(unknown));
-                }
-                p.related().forEach(f::related);
-                out.add(f.build());
-            }
-        });
+        NlbViews.forEachPair(
+                snapshot,
+                p -> {
+                    if (!p.tg().healthRead() || p.crossZone().orElse(true)) {
+                        return;
+                    }
+                    int zones = p.lb().zones().size();
+                    List<TargetView> unknown = p.healthyWithUnknownZone();
+                    for (Map.Entry<String, Integer> z : p.healthyByZone().entrySet()) {
+                        if (z.getValue() > 0) {
+                            continue;
+                        }
+                        RuleContext.FindingBuilder f =
+                                ctx.finding(
+                                                NlbViews.location(p.lb()),
+                                                NlbViews.name(p.lb())
+                                                        + ": zone "
+                                                        + z.getKey()
+                                                        + " has no healthy target of target group "
+                                                        + p.tg().name()
+                                                        + " ("
+                                                        + p.statesIn(z.getKey())
+                                                        + ") and cross-zone load balancing is off ("
+                                                        + p.tg().crossZoneOrigin(p.lb())
+                                                        + "): clients that resolve the zone's address ("
+                                                        + NlbViews.share(zones)
+                                                        + ") fail")
+                                        .key(
+                                                "target group "
+                                                        + p.tg().name()
+                                                        + " zone "
+                                                        + z.getKey()
+                                                        + " without healthy target");
+                        if (!unknown.isEmpty()) {
+                            f.severity(Severity.MEDIUM).note(NlbViews.unknownZoneNote(unknown));
+                        }
+                        p.related().forEach(f::related);
+                        out.add(f.build());
+                    }
+                });
         return out;
     }
 }

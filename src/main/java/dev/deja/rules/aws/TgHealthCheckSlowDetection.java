@@ -13,9 +13,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Health checks that take long to take a dead target out: interval x unhealthy threshold above the limit (parameter
- * {@code maxDetectionSeconds}, default 60 s; medium from three times the limit), or a timeout not shorter than the
- * interval.
+ * Health checks that take long to take a dead target out: interval x unhealthy threshold above the
+ * limit (parameter {@code maxDetectionSeconds}, default 60 s; medium from three times the limit),
+ * or a timeout not shorter than the interval.
  */
 public final class TgHealthCheckSlowDetection extends AwsRule {
     public static final String ID = "aws-tg-health-check-slow-detection";
@@ -36,17 +36,39 @@ public final class TgHealthCheckSlowDetection extends AwsRule {
                 continue;
             }
             List<LoadBalancerView> lbs = inv.loadBalancersOf(tg);
-            String serves = lbs.isEmpty() ? "" : " (serves " + String.join(", ", lbs.stream()
-                    .map(NlbViews::name).toList()) + ")";
+            String serves =
+                    lbs.isEmpty()
+                            ? ""
+                            : " (serves "
+                                    + String.join(", ", lbs.stream().map(NlbViews::name).toList())
+                                    + ")";
             int interval = hc.intervalSeconds();
             if (hc.unhealthyThreshold() != null) {
                 int detect = interval * hc.unhealthyThreshold();
                 if (detect > limit) {
-                    RuleContext.FindingBuilder f = ctx.finding(NlbViews.location(tg), "target group " + tg.name()
-                            + serves + " checks every " + interval + " s and marks a target unhealthy after "
-                            + hc.unhealthyThreshold() + " failed checks: a dead target keeps receiving new"
-                            + " connections for up to " + interval + " x " + hc.unhealthyThreshold() + " = " + detect
-                            + " s" + minutes(detect) + " (limit " + limit + " s)").key("slow detection");
+                    RuleContext.FindingBuilder f =
+                            ctx.finding(
+                                            NlbViews.location(tg),
+                                            "target group "
+                                                    + tg.name()
+                                                    + serves
+                                                    + " checks every "
+                                                    + interval
+                                                    + " s and marks a target unhealthy after "
+                                                    + hc.unhealthyThreshold()
+                                                    + " failed checks: a dead target keeps receiving new"
+                                                    + " connections for up to "
+                                                    + interval
+                                                    + " x "
+                                                    + hc.unhealthyThreshold()
+                                                    + " = "
+                                                    + detect
+                                                    + " s"
+                                                    + minutes(detect)
+                                                    + " (limit "
+                                                    + limit
+                                                    + " s)")
+                                    .key("slow detection");
                     if (detect >= 3 * limit) {
                         f.severity(Severity.MEDIUM);
                     }
@@ -55,10 +77,19 @@ public final class TgHealthCheckSlowDetection extends AwsRule {
                 }
             }
             if (hc.timeoutSeconds() != null && hc.timeoutSeconds() >= interval) {
-                RuleContext.FindingBuilder f = ctx.finding(NlbViews.location(tg), "target group " + tg.name()
-                        + serves + " waits " + hc.timeoutSeconds() + " s for a health-check answer but checks every "
-                        + interval + " s: the timeout is not shorter than the interval, so a hanging target is seen"
-                        + " late and checks overlap").key("timeout not below interval");
+                RuleContext.FindingBuilder f =
+                        ctx.finding(
+                                        NlbViews.location(tg),
+                                        "target group "
+                                                + tg.name()
+                                                + serves
+                                                + " waits "
+                                                + hc.timeoutSeconds()
+                                                + " s for a health-check answer but checks every "
+                                                + interval
+                                                + " s: the timeout is not shorter than the interval, so a hanging target is seen"
+                                                + " late and checks overlap")
+                                .key("timeout not below interval");
                 related(lbs, f);
                 out.add(f.build());
             }
@@ -77,6 +108,8 @@ public final class TgHealthCheckSlowDetection extends AwsRule {
         if (s < 120) {
             return "";
         }
-        return s % 60 == 0 ? " (" + s / 60 + " min)" : String.format(Locale.ROOT, " (%.1f min)", s / 60.0);
+        return s % 60 == 0
+                ? " (" + s / 60 + " min)"
+                : String.format(Locale.ROOT, " (%.1f min)", s / 60.0);
     }
 }

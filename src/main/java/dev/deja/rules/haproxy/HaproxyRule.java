@@ -11,8 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Base of the HAProxy rules: each configuration of the snapshot is judged on its own (two unrelated configs are
- * never mixed), so a rule only says what it finds in one configuration.
+ * Base of the HAProxy rules: each configuration of the snapshot is judged on its own (two unrelated
+ * configs are never mixed), so a rule only says what it finds in one configuration.
  */
 abstract class HaproxyRule implements Rule {
     @Override
@@ -33,8 +33,8 @@ abstract class HaproxyRule implements Rule {
     abstract List<Finding> check(HaproxyConfig config, RuleContext ctx);
 
     /**
-     * The findings of one configuration, for a rule that also reads another part of the snapshot about it (the live
-     * figures of {@code --haproxy-runtime}); by default the configuration alone.
+     * The findings of one configuration, for a rule that also reads another part of the snapshot
+     * about it (the live figures of {@code --haproxy-runtime}); by default the configuration alone.
      */
     List<Finding> check(HaproxyConfig config, Snapshot snapshot, RuleContext ctx) {
         return check(config, ctx);

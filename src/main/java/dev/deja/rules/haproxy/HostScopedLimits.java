@@ -18,47 +18,61 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * IL-0264 inside one frontend: several hostnames served by one HTTP frontend, the rate limit applied to one of them
- * (its condition, or the tracking it reads, tests the Host header or the SNI) while another hostname, or any other
- * Host header through {@code default_backend}, reaches the same backend with no limit. At Healthchecks.io the limit
- * covered hc-ping.com and not hchk.io. Conditions deja cannot read as a plain AND of terms ({@code ||}, {@code or},
- * {@code unless}, a negated host test) are left alone: no finding rather than a guess.
+ * IL-0264 inside one frontend: several hostnames served by one HTTP frontend, the rate limit
+ * applied to one of them (its condition, or the tracking it reads, tests the Host header or the
+ * SNI) while another hostname, or any other Host header through {@code default_backend}, reaches
+ * the same backend with no limit. At Healthchecks.io the limit covered hc-ping.com and not hchk.io.
+ * Conditions deja cannot read as a plain AND of terms ({@code ||}, {@code or}, {@code unless}, a
+ * negated host test) are left alone: no finding rather than a guess.
  */
 final class HostScopedLimits {
-    private HostScopedLimits() {
-    }
+    private HostScopedLimits() {}
 
-    /** A fetch that reads the requested host name: the Host header (any match method) or the TLS SNI. */
-    private static final Pattern HOST_FETCH = Pattern.compile(
-            "^(req\\.)?hdr(_[a-z]+)?\\(host(,[^)]*)?\\).*|^(req\\.|req_)?ssl_sni.*|^ssl_fc_sni.*|^req\\.ssl_sni.*");
+    /**
+     * A fetch that reads the requested host name: the Host header (any match method) or the TLS
+     * SNI.
+     */
+    private static final Pattern HOST_FETCH =
+            Pattern.compile(
+                    "^(req\\.)?hdr(_[a-z]+)?\\(host(,[^)]*)?\\).*|^(req\\.|req_)?ssl_sni.*|^ssl_fc_sni.*|^req\\.ssl_sni.*");
 
-    /** One term of a condition: a named ACL or an anonymous {@code { ... }} one, with the host names it matches. */
-    private record Term(String key, String text, Set<String> hosts, boolean host, Set<String> shownHosts) {
-    }
+    /**
+     * One term of a condition: a named ACL or an anonymous {@code { ... }} one, with the host names
+     * it matches.
+     */
+    private record Term(
+            String key, String text, Set<String> hosts, boolean host, Set<String> shownHosts) {}
 
-    /** One definition of an ACL: the words after its name, and the same as written (what messages quote). */
-    private record Def(List<String> words, List<String> written) {
-    }
+    /**
+     * One definition of an ACL: the words after its name, and the same as written (what messages
+     * quote).
+     */
+    private record Def(List<String> words, List<String> written) {}
 
     /** The directive's words as written in the file (a variable as ${NAME}, never its value). */
     private static List<String> written(Directive d) {
         return d.written() != null && d.written().size() == d.size() ? d.written() : d.words();
     }
 
-    static List<Finding> check(HaproxyConfig c, List<Frontends.Frontend> http,
-                               Function<String, RateLimitNotEverywhere.BackendLimit> backendLimit, RuleContext ctx) {
+    static List<Finding> check(
+            HaproxyConfig c,
+            List<Frontends.Frontend> http,
+            Function<String, RateLimitNotEverywhere.BackendLimit> backendLimit,
+            RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (Frontends.Frontend f : http) {
             if (f.rateRules().isEmpty()) {
                 continue;
             }
             Map<String, List<Def>> acls = acls(f.section());
-            // the host terms every rate rule is scoped to; null: some rule is not host-scoped (or unreadable)
+            // the host terms every rate rule is scoped to; null: some rule is not host-scoped (or
+            // unreadable)
             Map<String, Term> scope = new LinkedHashMap<>();
             boolean scoped = true;
             for (Directive r : f.rateRules()) {
                 List<Term> terms = terms(r, r.is("tcp-request") ? 3 : 2, acls);
-                List<Term> hosts = terms == null ? null : terms.stream().filter(Term::host).toList();
+                List<Term> hosts =
+                        terms == null ? null : terms.stream().filter(Term::host).toList();
                 if (hosts != null && hosts.isEmpty() && readsTrackedCounter(r)) {
                     hosts = trackerHosts(f, acls);
                 }
@@ -93,7 +107,8 @@ final class HostScopedLimits {
             Directive db = f.section().effective("default_backend");
             if (db != null && db.word(1) != null && !db.word(1).contains("%[")) {
                 if (limitedBackends.isEmpty()) {
-                    limitedBackends.add(db.word(1)); // the limited host falls through to the default backend
+                    limitedBackends.add(
+                            db.word(1)); // the limited host falls through to the default backend
                 }
                 unlimited.computeIfAbsent(db.word(1), k -> new ArrayList<>()).add(db);
             }
@@ -103,19 +118,48 @@ final class HostScopedLimits {
                     continue;
                 }
                 Directive via = routes.get(0);
-                String who = via.is("default_backend") ? "requests for any other host (any other Host header)"
-                        : "requests for " + describe(terms(via, 2, acls).stream().filter(Term::host).toList());
-                String msg = f.section().label() + " rate-limits only requests for " + describe(List.copyOf(scope.values()))
-                        + " ('" + rule.text() + "' at " + rule.where() + "), while " + who + " reach the same backend "
-                        + b + " ('" + via.text() + "' at " + via.where() + ") with no rate limit: a client that"
-                        + " sends the same requests under that other name is not limited by HAProxy at all (unless the"
-                        + " backend itself refuses that name)";
+                String who =
+                        via.is("default_backend")
+                                ? "requests for any other host (any other Host header)"
+                                : "requests for "
+                                        + describe(
+                                                terms(via, 2, acls).stream()
+                                                        .filter(Term::host)
+                                                        .toList());
+                String msg =
+                        f.section().label()
+                                + " rate-limits only requests for "
+                                + describe(List.copyOf(scope.values()))
+                                + " ('"
+                                + rule.text()
+                                + "' at "
+                                + rule.where()
+                                + "), while "
+                                + who
+                                + " reach the same backend "
+                                + b
+                                + " ('"
+                                + via.text()
+                                + "' at "
+                                + via.where()
+                                + ") with no rate limit: a client that"
+                                + " sends the same requests under that other name is not limited by HAProxy at all (unless the"
+                                + " backend itself refuses that name)";
                 List<String> notes = new ArrayList<>(Notes.of(f, rule, via));
                 for (Directive other : routes.subList(1, routes.size())) {
-                    notes.add("also unlimited into " + b + ": '" + other.text() + "' at " + other.where());
+                    notes.add(
+                            "also unlimited into "
+                                    + b
+                                    + ": '"
+                                    + other.text()
+                                    + "' at "
+                                    + other.where());
                 }
-                out.add(ctx.finding(Notes.at(f.section(), via), msg).notes(notes)
-                        .key("host-scoped rate limit, backend " + b).build());
+                out.add(
+                        ctx.finding(Notes.at(f.section(), via), msg)
+                                .notes(notes)
+                                .key("host-scoped rate limit, backend " + b)
+                                .build());
             }
         }
         return out;
@@ -136,8 +180,11 @@ final class HostScopedLimits {
     private static String describe(List<Term> terms) {
         List<String> parts = new ArrayList<>();
         for (Term t : terms) {
-            parts.add(t.text() + (t.shownHosts().isEmpty() || t.text().contains(" ") ? ""
-                    : " (" + String.join(", ", t.shownHosts()) + ")"));
+            parts.add(
+                    t.text()
+                            + (t.shownHosts().isEmpty() || t.text().contains(" ")
+                                    ? ""
+                                    : " (" + String.join(", ", t.shownHosts()) + ")"));
         }
         return String.join(" and ", parts);
     }
@@ -148,15 +195,19 @@ final class HostScopedLimits {
         for (Directive d : s.directives()) {
             if (d.is("acl") && d.size() > 2) {
                 out.computeIfAbsent(d.word(1), k -> new ArrayList<>())
-                        .add(new Def(d.words().subList(2, d.size()), written(d).subList(2, d.size())));
+                        .add(
+                                new Def(
+                                        d.words().subList(2, d.size()),
+                                        written(d).subList(2, d.size())));
             }
         }
         return out;
     }
 
     /**
-     * The terms of a rule's condition (words from {@code from}), when it is a plain AND after {@code if}; null when
-     * there is none or deja does not read it ({@code unless}, {@code ||}, {@code or}, a negated host test).
+     * The terms of a rule's condition (words from {@code from}), when it is a plain AND after
+     * {@code if}; null when there is none or deja does not read it ({@code unless}, {@code ||},
+     * {@code or}, a negated host test).
      */
     private static List<Term> terms(Directive d, int from, Map<String, List<Def>> acls) {
         int i = from;
@@ -195,11 +246,17 @@ final class HostScopedLimits {
                     String lastShown = shown.remove(shown.size() - 1);
                     if (last.length() > 1) {
                         words.add(last.substring(0, last.length() - 1));
-                        shown.add(lastShown.endsWith("}") ? lastShown.substring(0, lastShown.length() - 1) : lastShown);
+                        shown.add(
+                                lastShown.endsWith("}")
+                                        ? lastShown.substring(0, lastShown.length() - 1)
+                                        : lastShown);
                     }
                 }
-                Term t = term("{ " + String.join(" ", words) + " }", "{ " + String.join(" ", shown) + " }",
-                        List.of(new Def(words, shown)));
+                Term t =
+                        term(
+                                "{ " + String.join(" ", words) + " }",
+                                "{ " + String.join(" ", shown) + " }",
+                                List.of(new Def(words, shown)));
                 if (neg && t.host()) {
                     return null;
                 }
@@ -216,8 +273,9 @@ final class HostScopedLimits {
     }
 
     /**
-     * A term from its definitions: a host test when every definition reads the host name. {@code name} (with the
-     * variables' values) identifies it; {@code shownName} (as written) is what messages quote.
+     * A term from its definitions: a host test when every definition reads the host name. {@code
+     * name} (with the variables' values) identifies it; {@code shownName} (as written) is what
+     * messages quote.
      */
     private static Term term(String name, String shownName, List<Def> defs) {
         boolean host = !defs.isEmpty();
@@ -225,7 +283,8 @@ final class HostScopedLimits {
         Set<String> shownHosts = new LinkedHashSet<>();
         for (Def def : defs) {
             List<String> words = def.words();
-            if (words.isEmpty() || !HOST_FETCH.matcher(words.get(0).toLowerCase(Locale.ROOT)).matches()) {
+            if (words.isEmpty()
+                    || !HOST_FETCH.matcher(words.get(0).toLowerCase(Locale.ROOT)).matches()) {
                 host = false;
                 continue;
             }
@@ -240,26 +299,36 @@ final class HostScopedLimits {
                 }
             }
         }
-        return new Term(name.startsWith("{") ? name : "acl:" + name, shownName, hosts, host, shownHosts);
+        return new Term(
+                name.startsWith("{") ? name : "acl:" + name, shownName, hosts, host, shownHosts);
     }
 
     private static String stripNeg(String w) {
         return w.startsWith("!") ? w.substring(1) : w;
     }
 
-    /** Whether a rate rule reads a tracked counter (sc_*, scN_*), whose scope is that of the tracking. */
+    /**
+     * Whether a rate rule reads a tracked counter (sc_*, scN_*), whose scope is that of the
+     * tracking.
+     */
     private static boolean readsTrackedCounter(Directive r) {
         for (String w : r.words()) {
             String t = w.replace("{", "").replace("!", "").toLowerCase(Locale.ROOT);
-            if (t.startsWith("sc_") || t.length() > 3 && t.startsWith("sc") && Character.isDigit(t.charAt(2))
-                    && t.charAt(3) == '_') {
+            if (t.startsWith("sc_")
+                    || t.length() > 3
+                            && t.startsWith("sc")
+                            && Character.isDigit(t.charAt(2))
+                            && t.charAt(3) == '_') {
                 return true;
             }
         }
         return false;
     }
 
-    /** The host terms every tracking rule of the frontend is scoped to, or null when one is not host-scoped. */
+    /**
+     * The host terms every tracking rule of the frontend is scoped to, or null when one is not
+     * host-scoped.
+     */
     private static List<Term> trackerHosts(Frontends.Frontend f, Map<String, List<Def>> acls) {
         if (f.trackers().isEmpty()) {
             return null;
@@ -267,7 +336,8 @@ final class HostScopedLimits {
         List<Term> out = new ArrayList<>();
         for (Directive t : f.trackers()) {
             List<Term> terms = terms(t, t.is("tcp-request") ? 3 : 2, acls);
-            List<Term> hosts = terms == null ? List.of() : terms.stream().filter(Term::host).toList();
+            List<Term> hosts =
+                    terms == null ? List.of() : terms.stream().filter(Term::host).toList();
             if (hosts.isEmpty()) {
                 return null;
             }

@@ -13,13 +13,16 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * IL-0264: connection limits without headroom: a frontend or bind maxconn above the global maxconn (HAProxy
- * silently caps it), frontend limits that together far exceed the global one, or no maxconn at all (the limit is
- * whatever the file-descriptor limit gives).
+ * IL-0264: connection limits without headroom: a frontend or bind maxconn above the global maxconn
+ * (HAProxy silently caps it), frontend limits that together far exceed the global one, or no
+ * maxconn at all (the limit is whatever the file-descriptor limit gives).
  */
 public final class MaxconnHeadroom extends HaproxyRule {
     public static final String ID = "haproxy-maxconn-headroom";
-    /** "Far above": the frontends' limits add up to more than this many times the global maxconn. */
+
+    /**
+     * "Far above": the frontends' limits add up to more than this many times the global maxconn.
+     */
     static final int OVERSUBSCRIBED = 2;
 
     @Override
@@ -36,7 +39,8 @@ public final class MaxconnHeadroom extends HaproxyRule {
         }
         Directive gd = c.globalDirective(d -> d.is("maxconn"));
         long global = fes.get(0).maxconn().global();
-        // a maxconn whose value deja cannot read (an unset variable) is set all the same: never "no maxconn"
+        // a maxconn whose value deja cannot read (an unset variable) is set all the same: never "no
+        // maxconn"
         boolean anyLimit = global >= 0 || gd != null;
         long sum = 0;
         List<String> parts = new ArrayList<>();
@@ -51,7 +55,11 @@ public final class MaxconnHeadroom extends HaproxyRule {
                 }
             }
             for (Frontends.Bind b : m.binds()) {
-                if (b.maxconn() >= 0 || b.directive().words().subList(1, b.directive().size()).contains("maxconn")) {
+                if (b.maxconn() >= 0
+                        || b.directive()
+                                .words()
+                                .subList(1, b.directive().size())
+                                .contains("maxconn")) {
                     anyLimit = true;
                 }
             }
@@ -63,50 +71,116 @@ public final class MaxconnHeadroom extends HaproxyRule {
             long g = m.global();
             Directive gdir = m.globalDirective();
             if (g >= 0 && m.frontend() > g) {
-                Location at = fd.file().equals(f.section().file()) && f.section().directives().contains(fd)
-                        ? Notes.at(f.section(), fd) : Notes.at(f.section());
-                mine.add(ctx.finding(at, f.section().label() + " maxconn " + m.frontend() + " (" + fd.where()
-                        + ") is above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
-                        + g + ", so the frontend never gets the " + m.frontend() + " slots it was sized for")
-                        .notes(Notes.of(f, fd, gdir)).key("frontend maxconn above global").build());
+                Location at =
+                        fd.file().equals(f.section().file())
+                                        && f.section().directives().contains(fd)
+                                ? Notes.at(f.section(), fd)
+                                : Notes.at(f.section());
+                mine.add(
+                        ctx.finding(
+                                        at,
+                                        f.section().label()
+                                                + " maxconn "
+                                                + m.frontend()
+                                                + " ("
+                                                + fd.where()
+                                                + ") is above global maxconn "
+                                                + g
+                                                + " ("
+                                                + gdir.where()
+                                                + "): HAProxy silently caps it at "
+                                                + g
+                                                + ", so the frontend never gets the "
+                                                + m.frontend()
+                                                + " slots it was sized for")
+                                .notes(Notes.of(f, fd, gdir))
+                                .key("frontend maxconn above global")
+                                .build());
             }
             for (Frontends.Bind b : m.binds()) {
                 if (g >= 0 && b.maxconn() > g) {
-                    mine.add(ctx.finding(Notes.at(f.section(), b.directive()), "bind of " + f.section().label()
-                            + " at " + b.directive().where() + " has maxconn " + b.maxconn()
-                            + ", above global maxconn " + g + " (" + gdir.where() + "): HAProxy silently caps it at "
-                            + g).notes(Notes.of(f, b.directive(), gdir))
-                            .key("bind " + b.directive().written(1) + " maxconn above global").build());
+                    mine.add(
+                            ctx.finding(
+                                            Notes.at(f.section(), b.directive()),
+                                            "bind of "
+                                                    + f.section().label()
+                                                    + " at "
+                                                    + b.directive().where()
+                                                    + " has maxconn "
+                                                    + b.maxconn()
+                                                    + ", above global maxconn "
+                                                    + g
+                                                    + " ("
+                                                    + gdir.where()
+                                                    + "): HAProxy silently caps it at "
+                                                    + g)
+                                    .notes(Notes.of(f, b.directive(), gdir))
+                                    .key(
+                                            "bind "
+                                                    + b.directive().written(1)
+                                                    + " maxconn above global")
+                                    .build());
                 }
             }
         }
         out.addAll(Notes.dedupe(mine, Frontends.of(c)));
         Section anchor = c.global().orElse(fes.get(0).section());
         if (!anyLimit) {
-            out.add(ctx.finding(Notes.at(anchor), "no maxconn anywhere in " + c.name() + " (global, defaults,"
-                    + " frontends, binds): the global limit is implicit, derived by HAProxy from the file-descriptor"
-                    + " limit (ulimit -n) of the host, so nobody knows how many connection slots "
-                    + fes.size() + (fes.size() == 1 ? " frontend has" : " frontends have")
-                    + " until they run out").key("no maxconn").build());
+            out.add(
+                    ctx.finding(
+                                    Notes.at(anchor),
+                                    "no maxconn anywhere in "
+                                            + c.name()
+                                            + " (global, defaults,"
+                                            + " frontends, binds): the global limit is implicit, derived by HAProxy from the file-descriptor"
+                                            + " limit (ulimit -n) of the host, so nobody knows how many connection slots "
+                                            + fes.size()
+                                            + (fes.size() == 1
+                                                    ? " frontend has"
+                                                    : " frontends have")
+                                            + " until they run out")
+                            .key("no maxconn")
+                            .build());
             return out;
         }
         if (global < 0 && gd != null) {
-            return out; // set to a value deja cannot read: nothing to compare with (the scan notes the variable)
+            return out; // set to a value deja cannot read: nothing to compare with (the scan notes
+            // the variable)
         }
         if (global < 0) {
-            out.add(ctx.finding(Notes.at(anchor), "global maxconn is implicit in " + c.name()
-                    + " (derived from the file-descriptor limit of the host), while frontends set their own ("
-                    + String.join(", ", parts) + "): whether those limits can be reached depends on the host")
-                    .severity(Severity.LOW).key("implicit global maxconn").build());
+            out.add(
+                    ctx.finding(
+                                    Notes.at(anchor),
+                                    "global maxconn is implicit in "
+                                            + c.name()
+                                            + " (derived from the file-descriptor limit of the host), while frontends set their own ("
+                                            + String.join(", ", parts)
+                                            + "): whether those limits can be reached depends on the host")
+                            .severity(Severity.LOW)
+                            .key("implicit global maxconn")
+                            .build());
             return out;
         }
         if (parts.size() > 1 && sum > OVERSUBSCRIBED * global) {
-            out.add(ctx.finding(Notes.at(c.global().orElseThrow(), gd), "frontend limits add up to " + sum + " ("
-                    + String.join(" + ", parts) + ", each capped at the global) against global maxconn "
-                    + global + " (" + gd.where() + "), " + String.format(Locale.ROOT, "%.1f", (double) sum / global)
-                    + "x oversubscribed: one busy frontend can take every slot and starve the others")
-                    .severity(Severity.LOW).notes(Notes.of((Section) null, gd)).key("frontend limits oversubscribed")
-                    .build());
+            out.add(
+                    ctx.finding(
+                                    Notes.at(c.global().orElseThrow(), gd),
+                                    "frontend limits add up to "
+                                            + sum
+                                            + " ("
+                                            + String.join(" + ", parts)
+                                            + ", each capped at the global) against global maxconn "
+                                            + global
+                                            + " ("
+                                            + gd.where()
+                                            + "), "
+                                            + String.format(
+                                                    Locale.ROOT, "%.1f", (double) sum / global)
+                                            + "x oversubscribed: one busy frontend can take every slot and starve the others")
+                            .severity(Severity.LOW)
+                            .notes(Notes.of((Section) null, gd))
+                            .key("frontend limits oversubscribed")
+                            .build());
         }
         return out;
     }

@@ -16,40 +16,64 @@ import java.util.Set;
 
 /** Caveats and locations shared by the HAProxy rules. */
 final class Notes {
-    private Notes() {
-    }
+    private Notes() {}
 
     /** Notes for a finding that relied on a section and some directives (nulls ignored). */
     static List<String> of(Section s, Directive... used) {
         Set<String> out = new LinkedHashSet<>();
         if (s != null && s.condition() != null) {
-            out.add(s.label() + " exists only when " + s.condition() + " holds, which deja could not decide");
+            out.add(
+                    s.label()
+                            + " exists only when "
+                            + s.condition()
+                            + " holds, which deja could not decide");
         }
         for (Directive d : used) {
             if (d == null) {
                 continue;
             }
             if (d.conditional()) {
-                out.add("'" + d.text() + "' at " + d.where() + " applies only when " + d.condition()
-                        + " holds, which deja could not decide (too many undecided .if combinations to analyse each path: every"
-                        + " branch was read together)");
+                out.add(
+                        "'"
+                                + d.text()
+                                + "' at "
+                                + d.where()
+                                + " applies only when "
+                                + d.condition()
+                                + " holds, which deja could not decide (too many undecided .if combinations to analyse each path: every"
+                                + " branch was read together)");
             }
             if (!d.unresolved().isEmpty()) {
-                out.add("'" + d.text() + "' at " + d.where() + " uses unset variable" + (d.unresolved().size() > 1 ? "s " : " ")
-                        + String.join(", ", d.unresolved()) + ": its value is unknown (give --env " + d.unresolved().get(0) + "=VALUE)");
+                out.add(
+                        "'"
+                                + d.text()
+                                + "' at "
+                                + d.where()
+                                + " uses unset variable"
+                                + (d.unresolved().size() > 1 ? "s " : " ")
+                                + String.join(", ", d.unresolved())
+                                + ": its value is unknown (give --env "
+                                + d.unresolved().get(0)
+                                + "=VALUE)");
             }
         }
         return new ArrayList<>(out);
     }
 
-    /** Notes for a finding on one frontend view: the path it holds on, or the conditions of what it relied on. */
+    /**
+     * Notes for a finding on one frontend view: the path it holds on, or the conditions of what it
+     * relied on.
+     */
     static List<String> of(Frontends.Frontend f, Directive... used) {
         if (f.path() == null) {
             return of(f.section(), used);
         }
         List<String> out = new ArrayList<>();
-        out.add(PATH + f.path() + " (deja could not decide these .if conditions and analysed every"
-                + " path; give --env or --haproxy-version to decide them)");
+        out.add(
+                PATH
+                        + f.path()
+                        + " (deja could not decide these .if conditions and analysed every"
+                        + " path; give --env or --haproxy-version to decide them)");
         for (String n : of((Section) null, used)) {
             if (!n.contains("could not decide")) {
                 out.add(n);
@@ -61,8 +85,9 @@ final class Notes {
     static final String PATH = "on the path where ";
 
     /**
-     * Findings of one configuration with the same rule, place and message (from several paths) merged into one with
-     * all their notes; when the finding holds on every path of its frontend, the path notes are dropped.
+     * Findings of one configuration with the same rule, place and message (from several paths)
+     * merged into one with all their notes; when the finding holds on every path of its frontend,
+     * the path notes are dropped.
      */
     static List<Finding> dedupe(List<Finding> in, List<Frontends.Frontend> views) {
         Map<String, Integer> viewsPerSection = new HashMap<>();
@@ -79,21 +104,45 @@ final class Notes {
             Finding f = e.getValue();
             Integer n = viewsPerSection.get(f.location().kind() + "/" + f.location().name());
             if (n != null && n > 1 && count.get(e.getKey()) >= n) {
-                f = new Finding(f.ruleId(), f.severity(), f.caseIds(), f.message(), f.remediation(), f.location(),
-                        f.related(), f.notes().stream().filter(x -> !x.startsWith(PATH)).toList(), f.key());
+                f =
+                        new Finding(
+                                f.ruleId(),
+                                f.severity(),
+                                f.caseIds(),
+                                f.message(),
+                                f.remediation(),
+                                f.location(),
+                                f.related(),
+                                f.notes().stream().filter(x -> !x.startsWith(PATH)).toList(),
+                                f.key());
             }
             result.add(f);
         }
         return result;
     }
 
-    /** One finding into {@link #dedupe}'s maps (a method, not the loop's body, so that it is compiled early). */
-    private static void merge(Finding f, Map<List<Object>, Finding> out, Map<List<Object>, Integer> count) {
-        // the location's fields, not the record's generated toString/hashCode: bootstrapping those costs a cold
+    /**
+     * One finding into {@link #dedupe}'s maps (a method, not the loop's body, so that it is
+     * compiled early).
+     */
+    private static void merge(
+            Finding f, Map<List<Object>, Finding> out, Map<List<Object>, Integer> count) {
+        // the location's fields, not the record's generated toString/hashCode: bootstrapping those
+        // costs a cold
         // run tens of milliseconds
         Location l = f.location();
-        List<Object> key = Arrays.asList(f.ruleId(), l.file(), l.line(), l.kind(), l.namespace(),
-                l.name(), l.key(), l.arn(), l.region(), f.message());
+        List<Object> key =
+                Arrays.asList(
+                        f.ruleId(),
+                        l.file(),
+                        l.line(),
+                        l.kind(),
+                        l.namespace(),
+                        l.name(),
+                        l.key(),
+                        l.arn(),
+                        l.region(),
+                        f.message());
         count.merge(key, 1, Integer::sum);
         Finding prev = out.get(key);
         if (prev == null) {
@@ -104,20 +153,34 @@ final class Notes {
             Set<String> related = new LinkedHashSet<>(prev.related());
             related.addAll(f.related());
             Finding worst = f.severity().compareTo(prev.severity()) > 0 ? f : prev;
-            out.put(key, new Finding(worst.ruleId(), worst.severity(), worst.caseIds(), worst.message(),
-                    worst.remediation(), worst.location(), List.copyOf(related), List.copyOf(notes), worst.key()));
+            out.put(
+                    key,
+                    new Finding(
+                            worst.ruleId(),
+                            worst.severity(),
+                            worst.caseIds(),
+                            worst.message(),
+                            worst.remediation(),
+                            worst.location(),
+                            List.copyOf(related),
+                            List.copyOf(notes),
+                            worst.key()));
         }
     }
 
-    /** The section header; unnamed sections (global, anonymous defaults) are named by their kind. */
+    /**
+     * The section header; unnamed sections (global, anonymous defaults) are named by their kind.
+     */
     static Location at(Section s) {
-        return s.name() == null ? Location.section(s.file(), s.line(), null, s.kind())
+        return s.name() == null
+                ? Location.section(s.file(), s.line(), null, s.kind())
                 : Location.section(s.file(), s.line(), s.kind(), s.name());
     }
 
     /** A directive of the section. */
     static Location at(Section s, Directive d) {
-        return s.name() == null ? Location.section(d.file(), d.line(), null, s.kind())
+        return s.name() == null
+                ? Location.section(d.file(), d.line(), null, s.kind())
                 : Location.section(d.file(), d.line(), s.kind(), s.name());
     }
 

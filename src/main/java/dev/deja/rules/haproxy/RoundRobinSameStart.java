@@ -10,18 +10,19 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * IL-0011 (Skyscanner): a backend balanced round robin ({@code roundrobin}, {@code static-rr}, or no {@code balance}
- * at all, HAProxy's default) over servers listed in ascending address order, in a configuration that several HAProxy
- * instances run (its {@code peers} section names {@value #MIN_INSTANCES} or more, or {@code --haproxy-instances} says
- * so). HAProxy starts round robin at the
- * first server of the list on every start, and a reload is a start: a new process reads the configuration again
- * (the server-state file carries server states and weights, not the round-robin position). Every instance that
- * restarts or reloads at the same time sends its first requests to the same first servers.
+ * IL-0011 (Skyscanner): a backend balanced round robin ({@code roundrobin}, {@code static-rr}, or
+ * no {@code balance} at all, HAProxy's default) over servers listed in ascending address order, in
+ * a configuration that several HAProxy instances run (its {@code peers} section names {@value
+ * #MIN_INSTANCES} or more, or {@code --haproxy-instances} says so). HAProxy starts round robin at
+ * the first server of the list on every start, and a reload is a start: a new process reads the
+ * configuration again (the server-state file carries server states and weights, not the round-robin
+ * position). Every instance that restarts or reloads at the same time sends its first requests to
+ * the same first servers.
  *
- * <p>Not reported: {@code leastconn} (it too starts at the first server, then follows each server's connections),
- * {@code random} (not in list order), hash-based
- * algorithms, fewer than {@value #MIN_SERVERS} servers, servers given by name (their order is not an address
- * order), and a configuration that gives no sign of running as several instances.
+ * <p>Not reported: {@code leastconn} (it too starts at the first server, then follows each server's
+ * connections), {@code random} (not in list order), hash-based algorithms, fewer than {@value
+ * #MIN_SERVERS} servers, servers given by name (their order is not an address order), and a
+ * configuration that gives no sign of running as several instances.
  */
 public final class RoundRobinSameStart extends HaproxyRule {
     public static final String ID = "haproxy-roundrobin-same-start";
@@ -45,7 +46,10 @@ public final class RoundRobinSameStart extends HaproxyRule {
                 continue;
             }
             Directive balance = s.effective("balance");
-            String algo = balance == null ? "roundrobin" : String.valueOf(balance.word(1)).toLowerCase(Locale.ROOT);
+            String algo =
+                    balance == null
+                            ? "roundrobin"
+                            : String.valueOf(balance.word(1)).toLowerCase(Locale.ROOT);
             if (!algo.equals("roundrobin") && !algo.equals("static-rr")) {
                 continue;
             }
@@ -53,7 +57,10 @@ public final class RoundRobinSameStart extends HaproxyRule {
             List<long[]> keys = new ArrayList<>();
             boolean allAddresses = true;
             for (Directive d : s.directives()) {
-                if (!d.is("server") || d.size() < 3 || d.words().contains("backup") || d.words().contains("disabled")) {
+                if (!d.is("server")
+                        || d.size() < 3
+                        || d.words().contains("backup")
+                        || d.words().contains("disabled")) {
                     continue;
                 }
                 long[] k = address(d.word(2));
@@ -68,28 +75,47 @@ public final class RoundRobinSameStart extends HaproxyRule {
                 continue;
             }
             Directive first = servers.get(0);
-            String how = balance == null ? "round robin (no balance line: HAProxy's default is roundrobin)"
-                    : "'" + balance.text() + "' (" + balance.where() + ")";
-            out.add(ctx.finding(Notes.at(s, first), s.label() + " balances " + how + " over " + servers.size()
-                    + " servers listed in ascending address order (" + first.written(2) + " ... "
-                    + servers.get(servers.size() - 1).written(2) + "), and " + fleet.why() + ": HAProxy starts round"
-                    + " robin at the first server on every start and every reload (a reload is a new process; the"
-                    + " server-state file does not carry the round-robin position), so instances that restart together"
-                    + " all send their first requests to server " + first.written(1) + " (" + first.written(2) + "), then "
-                    + servers.get(1).written(1) + ", in step, as Skyscanner's ingress fleet did")
-                    .notes(Notes.of(s, balance, first, fleet.directive())).key("round robin from the same server")
-                    .build());
+            String how =
+                    balance == null
+                            ? "round robin (no balance line: HAProxy's default is roundrobin)"
+                            : "'" + balance.text() + "' (" + balance.where() + ")";
+            out.add(
+                    ctx.finding(
+                                    Notes.at(s, first),
+                                    s.label()
+                                            + " balances "
+                                            + how
+                                            + " over "
+                                            + servers.size()
+                                            + " servers listed in ascending address order ("
+                                            + first.written(2)
+                                            + " ... "
+                                            + servers.get(servers.size() - 1).written(2)
+                                            + "), and "
+                                            + fleet.why()
+                                            + ": HAProxy starts round"
+                                            + " robin at the first server on every start and every reload (a reload is a new process; the"
+                                            + " server-state file does not carry the round-robin position), so instances that restart together"
+                                            + " all send their first requests to server "
+                                            + first.written(1)
+                                            + " ("
+                                            + first.written(2)
+                                            + "), then "
+                                            + servers.get(1).written(1)
+                                            + ", in step, as Skyscanner's ingress fleet did")
+                            .notes(Notes.of(s, balance, first, fleet.directive()))
+                            .key("round robin from the same server")
+                            .build());
         }
         return out;
     }
 
     /** Why the configuration runs as several instances, and the directive that says so. */
-    record Fleet(String why, Directive directive) {
-    }
+    record Fleet(String why, Directive directive) {}
 
     /**
-     * A peers section with at least two peers (the configuration is shared by that many instances), else the user's
-     * word ({@code --haproxy-instances N}, N >= 2).
+     * A peers section with at least two peers (the configuration is shared by that many instances),
+     * else the user's word ({@code --haproxy-instances N}, N >= 2).
      */
     static Fleet fleet(HaproxyConfig c, int declared) {
         for (Section s : c.sections()) {
@@ -98,12 +124,24 @@ public final class RoundRobinSameStart extends HaproxyRule {
             }
             List<Directive> peers = s.all(d -> d.is("peer") || d.is("server"));
             if (peers.size() >= MIN_INSTANCES) {
-                return new Fleet("peers section " + (s.name() == null ? "" : s.name() + " ") + "(" + s.where() + ") names "
-                        + peers.size() + " HAProxy instances that run this configuration", peers.get(0));
+                return new Fleet(
+                        "peers section "
+                                + (s.name() == null ? "" : s.name() + " ")
+                                + "("
+                                + s.where()
+                                + ") names "
+                                + peers.size()
+                                + " HAProxy instances that run this configuration",
+                        peers.get(0));
             }
         }
-        return declared >= MIN_INSTANCES ? new Fleet("--haproxy-instances says " + declared
-                + " HAProxy instances run this configuration", null) : null;
+        return declared >= MIN_INSTANCES
+                ? new Fleet(
+                        "--haproxy-instances says "
+                                + declared
+                                + " HAProxy instances run this configuration",
+                        null)
+                : null;
     }
 
     static boolean ascending(List<long[]> keys) {

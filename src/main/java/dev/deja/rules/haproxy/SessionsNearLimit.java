@@ -18,14 +18,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * IL-0264, IL-0495: live saturation read from HAProxy's runtime API, stats page CSV or Prometheus exporter, or from
- * Prometheus over a window. A frontend whose peak sessions since start (show stat smax) reached warnPercent of its
- * limit (slim), or a process whose current connections (show info CurrConns) reached warnPercent of Maxconn; or, from
- * Prometheus ({@code --prometheus}), a frontend whose peak of haproxy_frontend_current_sessions over the window
- * reached warnPercent of haproxy_frontend_limit_sessions, per instance; high at highPercent. With the configuration
- * scanned too, the finding names the directive that sets the limit. Not a {@link HaproxyRule}: it judges the runtime
- * figures, and reads
- * every configuration only to find the directive behind a limit.
+ * IL-0264, IL-0495: live saturation read from HAProxy's runtime API, stats page CSV or Prometheus
+ * exporter, or from Prometheus over a window. A frontend whose peak sessions since start (show stat
+ * smax) reached warnPercent of its limit (slim), or a process whose current connections (show info
+ * CurrConns) reached warnPercent of Maxconn; or, from Prometheus ({@code --prometheus}), a frontend
+ * whose peak of haproxy_frontend_current_sessions over the window reached warnPercent of
+ * haproxy_frontend_limit_sessions, per instance; high at highPercent. With the configuration
+ * scanned too, the finding names the directive that sets the limit. Not a {@link HaproxyRule}: it
+ * judges the runtime figures, and reads every configuration only to find the directive behind a
+ * limit.
  */
 public final class SessionsNearLimit implements Rule {
     @Override
@@ -54,17 +55,22 @@ public final class SessionsNearLimit implements Rule {
         int high = ctx.intParameter("highPercent");
         List<Finding> out = new ArrayList<>();
         List<HaproxyConfig> configs = HaproxyRule.configs(snapshot);
-        snapshot.part(PrometheusPeaks.class).ifPresent(p -> out.addAll(overWindow(p, configs, warn, high, ctx)));
+        snapshot.part(PrometheusPeaks.class)
+                .ifPresent(p -> out.addAll(overWindow(p, configs, warn, high, ctx)));
         HaproxyRuntime rt = snapshot.part(HaproxyRuntime.class).orElse(null);
         if (rt == null) {
             return out;
         }
         for (HaproxyRuntime.Instance in : rt.instances()) {
-            RuntimeStats.Info info = in.info().orElse(null); // the stats page's CSV has no process figures
+            RuntimeStats.Info info =
+                    in.info().orElse(null); // the stats page's CSV has no process figures
             List<RuntimeStats.Row> rows = in.rows();
-            if (info != null && info.maxConn() > 0 && info.currConns() * 100 >= (long) warn * info.maxConn()) {
+            if (info != null
+                    && info.maxConn() > 0
+                    && info.currConns() * 100 >= (long) warn * info.maxConn()) {
                 long p = Notes.pct(info.currConns(), info.maxConn());
-                Location loc = new Location(in.address(), null, null, null, "process", null, null, null);
+                Location loc =
+                        new Location(in.address(), null, null, null, "process", null, null, null);
                 String where = "";
                 for (HaproxyConfig c : configs) {
                     Directive d = c.globalDirective(x -> x.is("maxconn"));
@@ -74,18 +80,37 @@ public final class SessionsNearLimit implements Rule {
                         break;
                     }
                 }
-                out.add(ctx.finding(loc, "HAProxy at " + in.address() + " holds " + info.currConns() + " of "
-                                + info.maxConn() + " connections (" + p + "%, " + in.format().processFigures
-                                + "; connection rate " + info.connRate() + "/s, peak " + info.maxConnRate() + "/s)"
-                                + where
-                                + ": new connections wait in the kernel's backlog when it is full")
-                        .severity(info.currConns() * 100 >= (long) high * info.maxConn() ? Severity.HIGH
-                                : ctx.metadata().severity())
-                        .key(in.address() + " process")
-                        .build());
+                out.add(
+                        ctx.finding(
+                                        loc,
+                                        "HAProxy at "
+                                                + in.address()
+                                                + " holds "
+                                                + info.currConns()
+                                                + " of "
+                                                + info.maxConn()
+                                                + " connections ("
+                                                + p
+                                                + "%, "
+                                                + in.format().processFigures
+                                                + "; connection rate "
+                                                + info.connRate()
+                                                + "/s, peak "
+                                                + info.maxConnRate()
+                                                + "/s)"
+                                                + where
+                                                + ": new connections wait in the kernel's backlog when it is full")
+                                .severity(
+                                        info.currConns() * 100 >= (long) high * info.maxConn()
+                                                ? Severity.HIGH
+                                                : ctx.metadata().severity())
+                                .key(in.address() + " process")
+                                .build());
             }
             for (RuntimeStats.Row r : rows) {
-                if (!r.type().equals("frontend") || r.slim() <= 0 || r.smax() < 0
+                if (!r.type().equals("frontend")
+                        || r.slim() <= 0
+                        || r.smax() < 0
                         || r.smax() * 100 < (long) warn * r.slim()) {
                     continue;
                 }
@@ -104,44 +129,77 @@ public final class SessionsNearLimit implements Rule {
                 if (qmax > 0) {
                     extra.add("a queue of up to " + qmax + " (qmax)");
                 }
-                out.add(ctx.finding(loc, "frontend " + r.proxy() + " at " + in.address() + " reached " + r.smax()
-                                + " of " + r.slim() + " sessions (" + p + "%, " + in.format().sessionFigures + "; now "
-                                + r.scur() + ", " + r.stot() + " since start, rate peak " + r.rateMax() + "/s)" + where
-                                + (extra.isEmpty() ? "" : "; " + String.join(", ", extra))
-                                + ": at the limit, new connections wait unaccepted")
-                        .severity(r.smax() * 100 >= (long) high * r.slim() ? Severity.HIGH : ctx.metadata().severity())
-                        .key(in.address() + " frontend " + r.proxy())
-                        .build());
+                out.add(
+                        ctx.finding(
+                                        loc,
+                                        "frontend "
+                                                + r.proxy()
+                                                + " at "
+                                                + in.address()
+                                                + " reached "
+                                                + r.smax()
+                                                + " of "
+                                                + r.slim()
+                                                + " sessions ("
+                                                + p
+                                                + "%, "
+                                                + in.format().sessionFigures
+                                                + "; now "
+                                                + r.scur()
+                                                + ", "
+                                                + r.stot()
+                                                + " since start, rate peak "
+                                                + r.rateMax()
+                                                + "/s)"
+                                                + where
+                                                + (extra.isEmpty()
+                                                        ? ""
+                                                        : "; " + String.join(", ", extra))
+                                                + ": at the limit, new connections wait unaccepted")
+                                .severity(
+                                        r.smax() * 100 >= (long) high * r.slim()
+                                                ? Severity.HIGH
+                                                : ctx.metadata().severity())
+                                .key(in.address() + " frontend " + r.proxy())
+                                .build());
             }
         }
         return out;
     }
 
     /** Where a frontend's finding points and what the message says of its limit. */
-    private record Limit(Location loc, String where) {
-    }
+    private record Limit(Location loc, String where) {}
 
     /**
-     * The frontend's maxconn directive (own or from its defaults) when a scanned configuration holds the frontend,
-     * else the live source itself.
+     * The frontend's maxconn directive (own or from its defaults) when a scanned configuration
+     * holds the frontend, else the live source itself.
      */
     private static Limit limitOf(List<HaproxyConfig> configs, String address, String proxy) {
         Section s = section(configs, proxy);
         if (s == null) {
-            return new Limit(new Location(address, null, "frontend", null, proxy, null, null, null), "");
+            return new Limit(
+                    new Location(address, null, "frontend", null, proxy, null, null, null), "");
         }
         Directive d = s.effective("maxconn");
-        return d != null ? new Limit(Notes.at(s, d), "; the limit is set by maxconn at " + d.where())
-                : new Limit(Notes.at(s), "; " + s.label() + " (" + s.where() + ") sets no maxconn, own or from its"
-                        + " defaults");
+        return d != null
+                ? new Limit(Notes.at(s, d), "; the limit is set by maxconn at " + d.where())
+                : new Limit(
+                        Notes.at(s),
+                        "; "
+                                + s.label()
+                                + " ("
+                                + s.where()
+                                + ") sets no maxconn, own or from its"
+                                + " defaults");
     }
 
     /**
-     * From Prometheus: a frontend whose peak of current sessions over the window reached warnPercent of its session
-     * limit, per instance (the process figures are lb-connections-near-capacity's, with the spread across instances).
+     * From Prometheus: a frontend whose peak of current sessions over the window reached
+     * warnPercent of its session limit, per instance (the process figures are
+     * lb-connections-near-capacity's, with the spread across instances).
      */
-    private static List<Finding> overWindow(PrometheusPeaks p, List<HaproxyConfig> configs, int warn, int high,
-                                            RuleContext ctx) {
+    private static List<Finding> overWindow(
+            PrometheusPeaks p, List<HaproxyConfig> configs, int warn, int high, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (LivePeaks.Peak x : LivePeaks.frontends(p)) {
             if (x.limit() <= 0 || x.peak() * 100 < (double) warn * x.limit()) {
@@ -151,18 +209,42 @@ public final class SessionsNearLimit implements Rule {
             Location loc = limit.loc();
             String where = limit.where();
             long pct = (long) Math.floor(x.percent());
-            out.add(ctx.finding(loc, "frontend " + x.proxy() + " at " + x.instance() + " reached "
-                            + LivePeaks.num(x.peak()) + " of " + LivePeaks.num(x.limit()) + " sessions in the last "
-                            + p.window() + " (" + pct + "%, Prometheus " + p.url() + ": max_over_time of " + x.series()
-                            + ")" + where + ": at the limit, new connections wait unaccepted")
-                    .severity(x.peak() * 100 >= (double) high * x.limit() ? Severity.HIGH : ctx.metadata().severity())
-                    .key("prometheus " + x.instance() + " frontend " + x.proxy())
-                    .build());
+            out.add(
+                    ctx.finding(
+                                    loc,
+                                    "frontend "
+                                            + x.proxy()
+                                            + " at "
+                                            + x.instance()
+                                            + " reached "
+                                            + LivePeaks.num(x.peak())
+                                            + " of "
+                                            + LivePeaks.num(x.limit())
+                                            + " sessions in the last "
+                                            + p.window()
+                                            + " ("
+                                            + pct
+                                            + "%, Prometheus "
+                                            + p.url()
+                                            + ": max_over_time of "
+                                            + x.series()
+                                            + ")"
+                                            + where
+                                            + ": at the limit, new connections wait unaccepted")
+                            .severity(
+                                    x.peak() * 100 >= (double) high * x.limit()
+                                            ? Severity.HIGH
+                                            : ctx.metadata().severity())
+                            .key("prometheus " + x.instance() + " frontend " + x.proxy())
+                            .build());
         }
         return out;
     }
 
-    /** The largest queue (qmax) of a proxy of that name (backend and its servers; a listen section is both). */
+    /**
+     * The largest queue (qmax) of a proxy of that name (backend and its servers; a listen section
+     * is both).
+     */
     private static long queueMax(List<RuntimeStats.Row> rows, String proxy) {
         long q = -1;
         for (RuntimeStats.Row r : rows) {

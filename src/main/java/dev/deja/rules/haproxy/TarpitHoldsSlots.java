@@ -6,26 +6,32 @@ import dev.deja.engine.Severity;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.Times;
 import dev.deja.haproxy.Section;
+import dev.deja.haproxy.Times;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * IL-0264: {@code http-request tarpit} holds the connection slot for the whole wait. Slots held by one client =
- * hold time x its request rate ({@code --assume-client-rps}), against the frontend's effective maxconn.
+ * IL-0264: {@code http-request tarpit} holds the connection slot for the whole wait. Slots held by
+ * one client = hold time x its request rate ({@code --assume-client-rps}), against the frontend's
+ * effective maxconn.
  */
 public final class TarpitHoldsSlots extends HaproxyRule {
-    /** From this share of the frontend's slots (percent; parameter, default 25) the finding is high. */
-    static final String HIGH_SHARE = "highSharePercent";
-    public static final String ID = "haproxy-tarpit-holds-slots";
     /**
-     * Finding keys (the fingerprint's stable part): a tarpit in the section clients arrive at, and one in a backend
-     * reached from frontends (a listen section can have both).
+     * From this share of the frontend's slots (percent; parameter, default 25) the finding is high.
+     */
+    static final String HIGH_SHARE = "highSharePercent";
+
+    public static final String ID = "haproxy-tarpit-holds-slots";
+
+    /**
+     * Finding keys (the fingerprint's stable part): a tarpit in the section clients arrive at, and
+     * one in a backend reached from frontends (a listen section can have both).
      */
     static final String FRONTEND_KEY = "tarpit where clients arrive";
+
     static final String BACKEND_KEY = "tarpit in a backend frontends route to";
 
     @Override
@@ -50,8 +56,9 @@ public final class TarpitHoldsSlots extends HaproxyRule {
     }
 
     /**
-     * The finding of one frontend's own tarpit, or null. A method rather than the loop's body: called per frontend,
-     * it is compiled after a few hundred; a loop body runs interpreted until tens of thousands of turns.
+     * The finding of one frontend's own tarpit, or null. A method rather than the loop's body:
+     * called per frontend, it is compiled after a few hundred; a loop body runs interpreted until
+     * tens of thousands of turns.
      */
     private static Finding frontend(Frontends.Frontend f, int rps, RuleContext ctx) {
         if (f.tarpits().isEmpty()) {
@@ -62,50 +69,106 @@ public final class TarpitHoldsSlots extends HaproxyRule {
         if (hold == 0) {
             return null; // both timeouts unset or 0: HAProxy answers at once, nothing is held
         }
-        Directive holdFrom = f.tarpit().set() && f.tarpit().millis() != 0 ? f.tarpit().directive()
-                : f.section().kind().equals("frontend") ? null : f.connect().directive();
-        List<String> notes = new ArrayList<>(Notes.of(f, tarpit, holdFrom,
-                f.maxconn().frontendDirective(), f.maxconn().globalDirective()));
-        String head = f.section().label() + " tarpits requests ('" + tarpit.text() + "' at " + tarpit.where() + "): ";
+        Directive holdFrom =
+                f.tarpit().set() && f.tarpit().millis() != 0
+                        ? f.tarpit().directive()
+                        : f.section().kind().equals("frontend") ? null : f.connect().directive();
+        List<String> notes =
+                new ArrayList<>(
+                        Notes.of(
+                                f,
+                                tarpit,
+                                holdFrom,
+                                f.maxconn().frontendDirective(),
+                                f.maxconn().globalDirective()));
+        String head =
+                f.section().label()
+                        + " tarpits requests ('"
+                        + tarpit.text()
+                        + "' at "
+                        + tarpit.where()
+                        + "): ";
         if (hold < 0) {
-            return ctx.finding(Notes.at(f.section(), tarpit), head + "the tarpit hold time is unknown ("
-                    + f.tarpitHoldSource() + " cannot be read); every tarpitted request holds a connection slot"
-                    + " for that long").severity(Severity.MEDIUM).notes(notes).key(FRONTEND_KEY).build();
+            return ctx.finding(
+                            Notes.at(f.section(), tarpit),
+                            head
+                                    + "the tarpit hold time is unknown ("
+                                    + f.tarpitHoldSource()
+                                    + " cannot be read); every tarpitted request holds a connection slot"
+                                    + " for that long")
+                    .severity(Severity.MEDIUM)
+                    .notes(notes)
+                    .key(FRONTEND_KEY)
+                    .build();
         }
         long held = (long) Math.ceil(rps * (hold / 1000.0));
         long slots = f.maxconn().effective();
-        String holdText = "tarpit holds each request " + Times.format(hold) + " (" + f.tarpitHoldSource() + ")";
+        String holdText =
+                "tarpit holds each request "
+                        + Times.format(hold)
+                        + " ("
+                        + f.tarpitHoldSource()
+                        + ")";
         String msg;
         Severity sev;
         if (slots < 0) {
-            msg = head + holdText + "; one client at " + rps + " req/s holds " + held
-                    + " slots, against a maxconn " + (f.maxconn().unknown() ? f.maxconn().explain()
-                    : "that is implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)");
+            msg =
+                    head
+                            + holdText
+                            + "; one client at "
+                            + rps
+                            + " req/s holds "
+                            + held
+                            + " slots, against a maxconn "
+                            + (f.maxconn().unknown()
+                                    ? f.maxconn().explain()
+                                    : "that is implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)");
             sev = Severity.MEDIUM;
         } else {
             long p = Notes.pct(held, slots);
-            msg = head + holdText + "; one client at " + rps + " req/s holds " + Math.min(held, slots)
-                    + (held > slots ? " (wants " + held + ")" : "") + " of " + slots + " slots (" + p
-                    + "%; maxconn " + f.maxconn().explain() + ")";
+            msg =
+                    head
+                            + holdText
+                            + "; one client at "
+                            + rps
+                            + " req/s holds "
+                            + Math.min(held, slots)
+                            + (held > slots ? " (wants " + held + ")" : "")
+                            + " of "
+                            + slots
+                            + " slots ("
+                            + p
+                            + "%; maxconn "
+                            + f.maxconn().explain()
+                            + ")";
             sev = high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
         }
         if (f.tarpits().size() > 1) {
-            notes.add("other tarpit rules in " + f.section().label() + ": "
-                    + f.tarpits().subList(1, f.tarpits().size()).stream().map(Directive::where).toList());
+            notes.add(
+                    "other tarpit rules in "
+                            + f.section().label()
+                            + ": "
+                            + f.tarpits().subList(1, f.tarpits().size()).stream()
+                                    .map(Directive::where)
+                                    .toList());
         }
-        return ctx.finding(Notes.at(f.section(), tarpit), msg).severity(sev).notes(notes).key(FRONTEND_KEY).build();
+        return ctx.finding(Notes.at(f.section(), tarpit), msg)
+                .severity(sev)
+                .notes(notes)
+                .key(FRONTEND_KEY)
+                .build();
     }
 
     /** A frontend (or listen) that sends requests to a backend, and the directive that does it. */
-    private record Route(Frontends.Frontend frontend, Directive via) {
-    }
+    private record Route(Frontends.Frontend frontend, Directive via) {}
 
     /**
-     * {@code http-request tarpit} is valid in backends and listen sections too: the rule then runs once the
-     * frontend has chosen that backend, waits the backend's timeout tarpit (HAProxy's http_ana.c waits
-     * {@code s->be->timeout.tarpit}; proxy.c copies timeout tarpit from defaults into backends too), and holds
-     * the connection slot of the frontend the client came through. One finding per tarpit backend, against the
-     * frontend that reaching it costs the largest share of slots; the others are notes.
+     * {@code http-request tarpit} is valid in backends and listen sections too: the rule then runs
+     * once the frontend has chosen that backend, waits the backend's timeout tarpit (HAProxy's
+     * http_ana.c waits {@code s->be->timeout.tarpit}; proxy.c copies timeout tarpit from defaults
+     * into backends too), and holds the connection slot of the frontend the client came through.
+     * One finding per tarpit backend, against the frontend that reaching it costs the largest share
+     * of slots; the others are notes.
      */
     /** High when one client holds at least highSharePercent of the slots (default 25). */
     private static boolean high(long held, long slots, RuleContext ctx) {
@@ -123,19 +186,30 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                 if (b == null || b == f.section() || tarpits(b).isEmpty()) {
                     continue;
                 }
-                routes.computeIfAbsent(b, k -> new ArrayList<>()).add(new Route(f, via(f.section(), name)));
+                routes.computeIfAbsent(b, k -> new ArrayList<>())
+                        .add(new Route(f, via(f.section(), name)));
             }
         }
         for (Section b : c.sections()) {
-            if (!(b.kind().equals("backend") || b.kind().equals("listen")) || b.name() == null || tarpits(b).isEmpty()
+            if (!(b.kind().equals("backend") || b.kind().equals("listen"))
+                    || b.name() == null
+                    || tarpits(b).isEmpty()
                     || c.backend(b.name()).orElse(null) != b) {
                 continue;
             }
             List<Route> rs = routes.getOrDefault(b, List.of());
-            List<Frontends.Frontend> dynamic = fes.stream()
-                    .filter(f -> f.dynamicBackends() && f.section() != b
-                            && rs.stream().noneMatch(r -> r.frontend().section() == f.section()))
-                    .toList();
+            List<Frontends.Frontend> dynamic =
+                    fes.stream()
+                            .filter(
+                                    f ->
+                                            f.dynamicBackends()
+                                                    && f.section() != b
+                                                    && rs.stream()
+                                                            .noneMatch(
+                                                                    r ->
+                                                                            r.frontend().section()
+                                                                                    == f.section()))
+                            .toList();
             if (rs.isEmpty() && dynamic.isEmpty()) {
                 continue; // no frontend reaches it: HAProxy never runs its rules
             }
@@ -145,29 +219,65 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                 continue;
             }
             String source = Frontends.tarpitHoldSource(b);
-            List<String> notes = new ArrayList<>(Notes.of(b, tarpit, Frontends.tarpitHoldDirective(b)));
+            List<String> notes =
+                    new ArrayList<>(Notes.of(b, tarpit, Frontends.tarpitHoldDirective(b)));
             for (Frontends.Frontend d : dynamic) {
                 Directive dyn = dynamicRoute(d.section());
-                notes.add(d.section().label() + " picks its backend by name at run time ('" + (dyn == null ? "use_backend %[...]"
-                        : dyn.text()) + "'" + (dyn == null ? "" : " at " + dyn.where()) + "): deja cannot tell whether it"
-                        + " reaches " + b.label() + "; if it does, its slots are held the same way");
+                notes.add(
+                        d.section().label()
+                                + " picks its backend by name at run time ('"
+                                + (dyn == null ? "use_backend %[...]" : dyn.text())
+                                + "'"
+                                + (dyn == null ? "" : " at " + dyn.where())
+                                + "): deja cannot tell whether it"
+                                + " reaches "
+                                + b.label()
+                                + "; if it does, its slots are held the same way");
             }
-            String head = b.label() + " tarpits requests ('" + tarpit.text() + "' at " + tarpit.where() + ")";
+            String head =
+                    b.label()
+                            + " tarpits requests ('"
+                            + tarpit.text()
+                            + "' at "
+                            + tarpit.where()
+                            + ")";
             if (hold < 0) {
-                out.add(ctx.finding(Notes.at(b, tarpit), head + ": the tarpit hold time is unknown (" + source
-                        + " cannot be read); every tarpitted request holds the connection slot of the frontend it came"
-                        + " through for that long").severity(Severity.MEDIUM).notes(notes).key(BACKEND_KEY).build());
+                out.add(
+                        ctx.finding(
+                                        Notes.at(b, tarpit),
+                                        head
+                                                + ": the tarpit hold time is unknown ("
+                                                + source
+                                                + " cannot be read); every tarpitted request holds the connection slot of the frontend it came"
+                                                + " through for that long")
+                                .severity(Severity.MEDIUM)
+                                .notes(notes)
+                                .key(BACKEND_KEY)
+                                .build());
                 continue;
             }
             long held = (long) Math.ceil(rps * (hold / 1000.0));
-            String holdText = "tarpit holds each request " + Times.format(hold) + " (" + source + ")";
+            String holdText =
+                    "tarpit holds each request " + Times.format(hold) + " (" + source + ")";
             if (rs.isEmpty()) {
                 Frontends.Frontend d = dynamic.get(0);
                 long slots = d.maxconn().effective();
-                out.add(ctx.finding(Notes.at(b, tarpit), head + ", and no frontend names it, but " + d.section().label()
-                        + " picks its backend at run time and may send requests there: " + holdText + "; one client at "
-                        + rps + " req/s would hold " + slotsText(held, slots, d))
-                        .severity(Severity.MEDIUM).notes(notes).key(BACKEND_KEY).build());
+                out.add(
+                        ctx.finding(
+                                        Notes.at(b, tarpit),
+                                        head
+                                                + ", and no frontend names it, but "
+                                                + d.section().label()
+                                                + " picks its backend at run time and may send requests there: "
+                                                + holdText
+                                                + "; one client at "
+                                                + rps
+                                                + " req/s would hold "
+                                                + slotsText(held, slots, d))
+                                .severity(Severity.MEDIUM)
+                                .notes(notes)
+                                .key(BACKEND_KEY)
+                                .build());
                 continue;
             }
             Route worst = null;
@@ -178,33 +288,77 @@ public final class TarpitHoldsSlots extends HaproxyRule {
             }
             Frontends.Frontend f = worst.frontend();
             long slots = f.maxconn().effective();
-            String msg = head + ", which " + f.section().label() + " sends there ('" + worst.via().text() + "' at "
-                    + worst.via().where() + "): " + holdText + "; one client at " + rps + " req/s holds "
-                    + slotsText(held, slots, f);
+            String msg =
+                    head
+                            + ", which "
+                            + f.section().label()
+                            + " sends there ('"
+                            + worst.via().text()
+                            + "' at "
+                            + worst.via().where()
+                            + "): "
+                            + holdText
+                            + "; one client at "
+                            + rps
+                            + " req/s holds "
+                            + slotsText(held, slots, f);
             Severity sev = slots >= 0 && high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
-            List<String> all = new ArrayList<>(Notes.of(f, worst.via(), f.maxconn().frontendDirective(),
-                    f.maxconn().globalDirective()));
+            List<String> all =
+                    new ArrayList<>(
+                            Notes.of(
+                                    f,
+                                    worst.via(),
+                                    f.maxconn().frontendDirective(),
+                                    f.maxconn().globalDirective()));
             all.addAll(notes);
             for (Route r : rs) {
                 if (r != worst) {
-                    all.add("also reached from " + r.frontend().section().label() + " ('" + r.via().text() + "' at "
-                            + r.via().where() + "): " + slotsText(held, r.frontend().maxconn().effective(), r.frontend()));
+                    all.add(
+                            "also reached from "
+                                    + r.frontend().section().label()
+                                    + " ('"
+                                    + r.via().text()
+                                    + "' at "
+                                    + r.via().where()
+                                    + "): "
+                                    + slotsText(
+                                            held,
+                                            r.frontend().maxconn().effective(),
+                                            r.frontend()));
                 }
             }
-            out.add(ctx.finding(Notes.at(b, tarpit), msg).severity(sev).notes(all)
-                    .related(f.section().label() + " (" + f.section().where() + ")").key(BACKEND_KEY).build());
+            out.add(
+                    ctx.finding(Notes.at(b, tarpit), msg)
+                            .severity(sev)
+                            .notes(all)
+                            .related(f.section().label() + " (" + f.section().where() + ")")
+                            .key(BACKEND_KEY)
+                            .build());
         }
         return out;
     }
 
     private static String slotsText(long held, long slots, Frontends.Frontend f) {
         if (slots < 0) {
-            return held + " slots of " + f.section().label() + ", against a maxconn " + (f.maxconn().unknown()
-                    ? f.maxconn().explain()
-                    : "that is implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)");
+            return held
+                    + " slots of "
+                    + f.section().label()
+                    + ", against a maxconn "
+                    + (f.maxconn().unknown()
+                            ? f.maxconn().explain()
+                            : "that is implicit (no maxconn anywhere: HAProxy derives it from the file-descriptor limit)");
         }
-        return Math.min(held, slots) + (held > slots ? " (wants " + held + ")" : "") + " of " + slots + " slots of "
-                + f.section().label() + " (" + Notes.pct(held, slots) + "%; maxconn " + f.maxconn().explain() + ")";
+        return Math.min(held, slots)
+                + (held > slots ? " (wants " + held + ")" : "")
+                + " of "
+                + slots
+                + " slots of "
+                + f.section().label()
+                + " ("
+                + Notes.pct(held, slots)
+                + "%; maxconn "
+                + f.maxconn().explain()
+                + ")";
     }
 
     /** The share of the route's frontend slots one client holds (unknown slots rank last). */
@@ -230,7 +384,9 @@ public final class TarpitHoldsSlots extends HaproxyRule {
 
     private static Directive dynamicRoute(Section s) {
         for (Directive d : s.directives()) {
-            if ((d.is("use_backend") || d.is("default_backend")) && d.word(1) != null && d.word(1).contains("%[")) {
+            if ((d.is("use_backend") || d.is("default_backend"))
+                    && d.word(1) != null
+                    && d.word(1).contains("%[")) {
                 return d;
             }
         }

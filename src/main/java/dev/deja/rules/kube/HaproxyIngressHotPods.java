@@ -15,14 +15,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * IL-0011 (Skyscanner): HAProxy Ingress (jcmoraisjr/haproxy-ingress) run as a DaemonSet or several replicas, told to
- * keep its endpoints in a fixed order ({@code --sort-backends}, or {@code --sort-endpoints-by=ip|name}; by default it
- * shuffles them on each reload), with round-robin balancing ({@code balance-algorithm} roundrobin or static-rr in its
- * ConfigMap, or unset on a version before v0.16, whose default was roundrobin; v0.16 made random(2) the default).
- * Every instance then lists the same pods first, and each reload starts round robin there again.
+ * IL-0011 (Skyscanner): HAProxy Ingress (jcmoraisjr/haproxy-ingress) run as a DaemonSet or several
+ * replicas, told to keep its endpoints in a fixed order ({@code --sort-backends}, or {@code
+ * --sort-endpoints-by=ip|name}; by default it shuffles them on each reload), with round-robin
+ * balancing ({@code balance-algorithm} roundrobin or static-rr in its ConfigMap, or unset on a
+ * version before v0.16, whose default was roundrobin; v0.16 made random(2) the default). Every
+ * instance then lists the same pods first, and each reload starts round robin there again.
  *
- * <p>The HAProxy Kubernetes Ingress Controller (haproxytech/kubernetes-ingress) is not judged: its documentation
- * names no endpoint-ordering option, so the order its servers take cannot be read from a manifest.
+ * <p>The HAProxy Kubernetes Ingress Controller (haproxytech/kubernetes-ingress) is not judged: its
+ * documentation names no endpoint-ordering option, so the order its servers take cannot be read
+ * from a manifest.
  */
 public final class HaproxyIngressHotPods extends KubeRule {
     static final int FIRST_RANDOM_DEFAULT_MINOR = 16;
@@ -59,19 +61,38 @@ public final class HaproxyIngressHotPods extends KubeRule {
                     continue;
                 }
                 String reload = c.flag("--reload-strategy");
-                String instances = replicas == null ? "a DaemonSet (one HAProxy per node)" : replicas + " replicas";
-                out.add(ctx.finding(w.meta().at(c.line()), w.meta().display() + " runs HAProxy Ingress as " + instances
-                        + " with " + order + " and " + balance + ": every instance lists the same pods first, and each reload"
-                        + " (" + (reload == null ? "reload strategy reusesocket, the default" : "--reload-strategy=" + reload)
-                        + ": a new HAProxy process) starts round robin at the first pod again, so the first pods take a burst"
-                        + " from every instance at once, as Skyscanner's hot pods did")
-                        .key("container " + c.name() + " round robin from the same pods").build());
+                String instances =
+                        replicas == null
+                                ? "a DaemonSet (one HAProxy per node)"
+                                : replicas + " replicas";
+                out.add(
+                        ctx.finding(
+                                        w.meta().at(c.line()),
+                                        w.meta().display()
+                                                + " runs HAProxy Ingress as "
+                                                + instances
+                                                + " with "
+                                                + order
+                                                + " and "
+                                                + balance
+                                                + ": every instance lists the same pods first, and each reload"
+                                                + " ("
+                                                + (reload == null
+                                                        ? "reload strategy reusesocket, the default"
+                                                        : "--reload-strategy=" + reload)
+                                                + ": a new HAProxy process) starts round robin at the first pod again, so the first pods take a burst"
+                                                + " from every instance at once, as Skyscanner's hot pods did")
+                                .key("container " + c.name() + " round robin from the same pods")
+                                .build());
             }
         }
         return out;
     }
 
-    /** The argument that fixes the endpoint order, or null when the controller shuffles them (its default). */
+    /**
+     * The argument that fixes the endpoint order, or null when the controller shuffles them (its
+     * default).
+     */
     static String fixedOrder(Container c) {
         for (String a : c.argv()) {
             String s = a.strip();
@@ -81,14 +102,21 @@ public final class HaproxyIngressHotPods extends KubeRule {
         }
         String by = c.flag("--sort-endpoints-by");
         if (by != null && (by.equals("ip") || by.equals("name"))) {
-            return "--sort-endpoints-by=" + by + " (endpoints sorted by pod " + (by.equals("ip") ? "IP" : "name") + ")";
+            return "--sort-endpoints-by="
+                    + by
+                    + " (endpoints sorted by pod "
+                    + (by.equals("ip") ? "IP" : "name")
+                    + ")";
         }
         return null;
     }
 
     private static final Pattern VERSION = Pattern.compile("v?0\\.(\\d+)(?:\\.\\d+)?(?:-.*)?");
 
-    /** "balance-algorithm roundrobin (ConfigMap ...)" when round robin, null when not or when unknown. */
+    /**
+     * "balance-algorithm roundrobin (ConfigMap ...)" when round robin, null when not or when
+     * unknown.
+     */
     static String balance(KubeInventory inv, Workload w, Container c) {
         String ref = c.flag("--configmap");
         ConfigMap cm = null;
@@ -102,7 +130,8 @@ public final class HaproxyIngressHotPods extends KubeRule {
         if (algo != null) {
             String a = algo.strip().toLowerCase(Locale.ROOT);
             return a.equals("roundrobin") || a.equals("static-rr")
-                    ? "balance-algorithm " + a + " (" + cm.meta().display() + ")" : null;
+                    ? "balance-algorithm " + a + " (" + cm.meta().display() + ")"
+                    : null;
         }
         String tag = IngressNginxAdmission.tag(c.image());
         Matcher m = tag == null ? null : VERSION.matcher(tag);
@@ -110,7 +139,10 @@ public final class HaproxyIngressHotPods extends KubeRule {
             return null; // the default depends on the version, which the image does not say
         }
         int minor = Integer.parseInt(m.group(1));
-        return minor < FIRST_RANDOM_DEFAULT_MINOR ? "no balance-algorithm (v0." + minor
-                + "'s default is roundrobin; random(2) became the default in v0.16)" : null;
+        return minor < FIRST_RANDOM_DEFAULT_MINOR
+                ? "no balance-algorithm (v0."
+                        + minor
+                        + "'s default is roundrobin; random(2) became the default in v0.16)"
+                : null;
     }
 }

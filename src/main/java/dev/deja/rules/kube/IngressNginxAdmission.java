@@ -19,35 +19,47 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What the two IL-0053 rules share: which workloads run the ingress-nginx controller with its validating admission
- * webhook on, the controller version read from the image tag, the Service the API server calls, whether any
- * NetworkPolicy restricts who reaches the webhook port, and what the controller's ServiceAccount may read of Secrets.
+ * What the two IL-0053 rules share: which workloads run the ingress-nginx controller with its
+ * validating admission webhook on, the controller version read from the image tag, the Service the
+ * API server calls, whether any NetworkPolicy restricts who reaches the webhook port, and what the
+ * controller's ServiceAccount may read of Secrets.
  *
- * <p>Facts (checked in the sources cited in {@code rules/k8s-ingress-nginx-admission-rce.yaml}): CVE-2025-1974
- * affects every controller version up to v1.11.4 and v1.12.0; v1.11.5 and v1.12.1 are fixed. The webhook server runs
- * when the controller gets {@code --validating-webhook=<address>} (e.g. {@code :8443}).
+ * <p>Facts (checked in the sources cited in {@code rules/k8s-ingress-nginx-admission-rce.yaml}):
+ * CVE-2025-1974 affects every controller version up to v1.11.4 and v1.12.0; v1.11.5 and v1.12.1 are
+ * fixed. The webhook server runs when the controller gets {@code --validating-webhook=<address>}
+ * (e.g. {@code :8443}).
  */
 final class IngressNginxAdmission {
-    private IngressNginxAdmission() {
-    }
+    private IngressNginxAdmission() {}
 
     static final String FLAG = "--validating-webhook";
 
     /** A controller container with the webhook flag, and what is known of its version. */
-    record Controller(Workload workload, Container container, String webhookAddress, int port, String portName,
-                      Version version) {
+    record Controller(
+            Workload workload,
+            Container container,
+            String webhookAddress,
+            int port,
+            String portName,
+            Version version) {
         String display() {
             return workload.meta().display();
         }
     }
 
-    /** The version read from the image tag: numbers when the tag is a release version, else why it is unknown. */
+    /**
+     * The version read from the image tag: numbers when the tag is a release version, else why it
+     * is unknown.
+     */
     record Version(String tag, int major, int minor, int patch, String unknownWhy) {
         boolean known() {
             return unknownWhy == null;
         }
 
-        /** Affected by CVE-2025-1974: below v1.11.5, or v1.12.0 (the CVE record: {@code <= 1.11.4}, {@code 1.12.0}). */
+        /**
+         * Affected by CVE-2025-1974: below v1.11.5, or v1.12.0 (the CVE record: {@code <= 1.11.4},
+         * {@code 1.12.0}).
+         */
         boolean vulnerable() {
             if (!known()) {
                 return false;
@@ -63,9 +75,13 @@ final class IngressNginxAdmission {
         }
     }
 
-    private static final Pattern RELEASE = Pattern.compile("v?(\\d+)\\.(\\d+)\\.(\\d+)(-[0-9A-Za-z.-]+)?");
+    private static final Pattern RELEASE =
+            Pattern.compile("v?(\\d+)\\.(\\d+)\\.(\\d+)(-[0-9A-Za-z.-]+)?");
 
-    /** The tag of an image reference ("v1.11.3" of "registry.k8s.io/ingress-nginx/controller:v1.11.3@sha256:..."). */
+    /**
+     * The tag of an image reference ("v1.11.3" of
+     * "registry.k8s.io/ingress-nginx/controller:v1.11.3@sha256:...").
+     */
     static String tag(String image) {
         if (image == null) {
             return null;
@@ -80,12 +96,21 @@ final class IngressNginxAdmission {
         return colon > slash ? s.substring(colon + 1) : null;
     }
 
-    /** The controller version of an image, never guessed: a tag that is not a release version is unknown. */
+    /**
+     * The controller version of an image, never guessed: a tag that is not a release version is
+     * unknown.
+     */
     static Version version(String image) {
         String tag = tag(image);
         if (tag == null) {
-            return new Version(null, 0, 0, 0, image != null && image.contains("@")
-                    ? "the image is pinned by digest without a tag" : "the image has no tag (it runs whatever 'latest' was pulled)");
+            return new Version(
+                    null,
+                    0,
+                    0,
+                    0,
+                    image != null && image.contains("@")
+                            ? "the image is pinned by digest without a tag"
+                            : "the image has no tag (it runs whatever 'latest' was pulled)");
         }
         Matcher m = RELEASE.matcher(tag);
         if (!m.matches()) {
@@ -95,20 +120,27 @@ final class IngressNginxAdmission {
         int minor = Integer.parseInt(m.group(2));
         int patch = Integer.parseInt(m.group(3));
         Version v = new Version(tag, major, minor, patch, null);
-        if (m.group(4) != null && !v.vulnerable()) { // a pre-release of a fixed version may predate the fix
+        if (m.group(4) != null
+                && !v.vulnerable()) { // a pre-release of a fixed version may predate the fix
             return new Version(tag, major, minor, patch, "tag '" + tag + "' is a pre-release");
         }
         return v;
     }
 
-    /** Whether the image is the ingress-nginx controller (registry.k8s.io/ingress-nginx/controller and older names). */
+    /**
+     * Whether the image is the ingress-nginx controller (registry.k8s.io/ingress-nginx/controller
+     * and older names).
+     */
     static boolean isIngressNginx(String image) {
         String r = LoadBalancers.repo(image);
-        return r.endsWith("ingress-nginx/controller") || r.endsWith("ingress-nginx/controller-chroot")
+        return r.endsWith("ingress-nginx/controller")
+                || r.endsWith("ingress-nginx/controller-chroot")
                 || r.substring(r.lastIndexOf('/') + 1).equals("nginx-ingress-controller");
     }
 
-    /** Every ingress-nginx controller container that runs the admission webhook, in inventory order. */
+    /**
+     * Every ingress-nginx controller container that runs the admission webhook, in inventory order.
+     */
     static List<Controller> withWebhook(KubeInventory inv) {
         List<Controller> out = new ArrayList<>();
         for (Workload w : inv.workloads()) {
@@ -140,20 +172,27 @@ final class IngressNginxAdmission {
         }
     }
 
-    /** A webhook of a ValidatingWebhookConfiguration that calls a Service selecting the controller's pods. */
-    record Hook(WebhookConfiguration config, WebhookConfiguration.Webhook webhook, Service service) {
-    }
+    /**
+     * A webhook of a ValidatingWebhookConfiguration that calls a Service selecting the controller's
+     * pods.
+     */
+    record Hook(
+            WebhookConfiguration config, WebhookConfiguration.Webhook webhook, Service service) {}
 
     static List<Hook> hooks(KubeInventory inv, Workload w) {
-        List<Service> mine = inv.servicesOf(w); // this definition's Services (nearest, when a scan defines it twice)
+        List<Service> mine =
+                inv.servicesOf(
+                        w); // this definition's Services (nearest, when a scan defines it twice)
         List<Hook> out = new ArrayList<>();
-        for (WebhookConfiguration vwc : inv.nearest(w.meta(), inv.webhookConfigurations(), WebhookConfiguration::meta)) {
+        for (WebhookConfiguration vwc :
+                inv.nearest(w.meta(), inv.webhookConfigurations(), WebhookConfiguration::meta)) {
             for (WebhookConfiguration.Webhook h : vwc.webhooks()) {
                 if (h.serviceName() == null) {
                     continue;
                 }
                 for (Service s : mine) {
-                    if (s.meta().name().equals(h.serviceName()) && Objects.equals(s.meta().namespace(), h.serviceNamespace())) {
+                    if (s.meta().name().equals(h.serviceName())
+                            && Objects.equals(s.meta().namespace(), h.serviceNamespace())) {
                         out.add(new Hook(vwc, h, s));
                     }
                 }
@@ -162,7 +201,10 @@ final class IngressNginxAdmission {
         return out;
     }
 
-    /** The admission Services: those the webhooks call, else Services named "*-admission" that select the pods. */
+    /**
+     * The admission Services: those the webhooks call, else Services named "*-admission" that
+     * select the pods.
+     */
     static List<Service> admissionServices(KubeInventory inv, Workload w, List<Hook> hooks) {
         Set<Service> out = new LinkedHashSet<>();
         hooks.forEach(h -> out.add(h.service()));
@@ -176,7 +218,10 @@ final class IngressNginxAdmission {
         return List.copyOf(out);
     }
 
-    /** Who may connect to the webhook port: {@code open} when every pod can, with the reason either way. */
+    /**
+     * Who may connect to the webhook port: {@code open} when every pod can, with the reason either
+     * way.
+     */
     record Reach(boolean open, String why, NetworkPolicy opener) {
         Reach(boolean open, String why) {
             this(open, why, null);
@@ -184,46 +229,89 @@ final class IngressNginxAdmission {
     }
 
     /**
-     * Evaluates the NetworkPolicies of the controller's namespace as Kubernetes does: pods selected by no policy
-     * that governs ingress accept every source; otherwise a connection is allowed when any ingress rule of any
-     * selecting policy allows it (a rule without ports allows every port, one without {@code from} every source).
+     * Evaluates the NetworkPolicies of the controller's namespace as Kubernetes does: pods selected
+     * by no policy that governs ingress accept every source; otherwise a connection is allowed when
+     * any ingress rule of any selecting policy allows it (a rule without ports allows every port,
+     * one without {@code from} every source).
      */
     static Reach reach(KubeInventory inv, Controller ctl) {
         Workload w = ctl.workload();
-        List<NetworkPolicy> selecting = inv.nearest(w.meta(), inv.networkPolicies().stream()
-                .filter(np -> np.governsIngress() && np.selects(w.meta(), w.podLabels())).toList(), NetworkPolicy::meta);
+        List<NetworkPolicy> selecting =
+                inv.nearest(
+                        w.meta(),
+                        inv.networkPolicies().stream()
+                                .filter(
+                                        np ->
+                                                np.governsIngress()
+                                                        && np.selects(w.meta(), w.podLabels()))
+                                .toList(),
+                        NetworkPolicy::meta);
         String port = ctl.port() + (ctl.portName() == null ? "" : " (" + ctl.portName() + ")");
         if (selecting.isEmpty()) {
-            return new Reach(true, "no NetworkPolicy that governs ingress selects its pods"
-                    + (inv.networkPolicies().isEmpty() ? " (none among the objects read)" : ""));
+            return new Reach(
+                    true,
+                    "no NetworkPolicy that governs ingress selects its pods"
+                            + (inv.networkPolicies().isEmpty()
+                                    ? " (none among the objects read)"
+                                    : ""));
         }
         List<String> limited = new ArrayList<>();
         for (NetworkPolicy np : selecting) {
             for (NetworkPolicy.Rule r : np.ingress()) {
-                boolean covers = r.ports().isEmpty() || r.ports().stream().anyMatch(p -> p.admits(ctl.port(), ctl.portName()));
+                boolean covers =
+                        r.ports().isEmpty()
+                                || r.ports().stream()
+                                        .anyMatch(p -> p.admits(ctl.port(), ctl.portName()));
                 if (!covers) {
                     continue;
                 }
                 if (r.from().isEmpty()) {
-                    return new Reach(true, np.meta().display() + " admits port " + port + " from every source (an ingress"
-                            + " rule " + (r.ports().isEmpty() ? "with neither ports nor from" : "without from") + ")", np);
+                    return new Reach(
+                            true,
+                            np.meta().display()
+                                    + " admits port "
+                                    + port
+                                    + " from every source (an ingress"
+                                    + " rule "
+                                    + (r.ports().isEmpty()
+                                            ? "with neither ports nor from"
+                                            : "without from")
+                                    + ")",
+                            np);
                 }
                 for (NetworkPolicy.Peer p : r.from()) {
                     if (p.everyPod() || p.everyAddress()) {
-                        return new Reach(true, np.meta().display() + " admits port " + port + " from " + p.describe(), np);
+                        return new Reach(
+                                true,
+                                np.meta().display()
+                                        + " admits port "
+                                        + port
+                                        + " from "
+                                        + p.describe(),
+                                np);
                     }
                     limited.add(p.describe() + " (" + np.meta().name() + ")");
                 }
             }
         }
         List<String> names = selecting.stream().map(np -> np.meta().name()).toList();
-        return new Reach(false, limited.isEmpty() ? "NetworkPolicy " + String.join(", ", names) + " admits no source on port " + port
-                : "port " + port + " admits only " + String.join("; ", new LinkedHashSet<>(limited)));
+        return new Reach(
+                false,
+                limited.isEmpty()
+                        ? "NetworkPolicy "
+                                + String.join(", ", names)
+                                + " admits no source on port "
+                                + port
+                        : "port "
+                                + port
+                                + " admits only "
+                                + String.join("; ", new LinkedHashSet<>(limited)));
     }
 
     /**
-     * What the controller's ServiceAccount may do with Secrets through ClusterRoleBindings: "can list, watch secrets in
-     * every namespace (ClusterRole ingress-nginx via ClusterRoleBinding ingress-nginx)".
+     * What the controller's ServiceAccount may do with Secrets through ClusterRoleBindings: "can
+     * list, watch secrets in every namespace (ClusterRole ingress-nginx via ClusterRoleBinding
+     * ingress-nginx)".
      */
     static String secretsAccess(KubeInventory inv, Workload w) {
         String ns = w.namespace();
@@ -231,14 +319,35 @@ final class IngressNginxAdmission {
         String who = "its ServiceAccount " + (ns == null ? "" : ns + "/") + sa;
         Set<String> grants = new LinkedHashSet<>();
         List<String> unread = new ArrayList<>();
-        List<ClusterRoleBinding> bindings = inv.nearest(w.meta(), inv.clusterRoleBindings().stream()
-                .filter(b -> b.binds(ns, sa) && "ClusterRole".equals(b.roleKind())).toList(), ClusterRoleBinding::meta);
+        List<ClusterRoleBinding> bindings =
+                inv.nearest(
+                        w.meta(),
+                        inv.clusterRoleBindings().stream()
+                                .filter(b -> b.binds(ns, sa) && "ClusterRole".equals(b.roleKind()))
+                                .toList(),
+                        ClusterRoleBinding::meta);
         for (ClusterRoleBinding b : bindings) {
-            ClusterRole role = inv.nearest(b.meta(), inv.clusterRoles().stream()
-                    .filter(r -> Objects.equals(r.meta().name(), b.roleName())).toList(), ClusterRole::meta)
-                    .stream().findFirst().orElse(null);
+            ClusterRole role =
+                    inv
+                            .nearest(
+                                    b.meta(),
+                                    inv.clusterRoles().stream()
+                                            .filter(
+                                                    r ->
+                                                            Objects.equals(
+                                                                    r.meta().name(), b.roleName()))
+                                            .toList(),
+                                    ClusterRole::meta)
+                            .stream()
+                            .findFirst()
+                            .orElse(null);
             if (role == null) {
-                unread.add("ClusterRole " + b.roleName() + " (bound by " + b.meta().name() + ") is not among the objects read");
+                unread.add(
+                        "ClusterRole "
+                                + b.roleName()
+                                + " (bound by "
+                                + b.meta().name()
+                                + ") is not among the objects read");
                 continue;
             }
             Set<String> verbs = new LinkedHashSet<>();
@@ -251,22 +360,37 @@ final class IngressNginxAdmission {
             }
             verbs.retainAll(Set.of("get", "list", "watch", "*"));
             if (!verbs.isEmpty()) {
-                grants.add(String.join(", ", verbs) + " " + (names.isEmpty() ? "secrets in every namespace"
-                        : "the secrets named " + String.join(", ", names) + " in every namespace") + " (ClusterRole "
-                        + role.meta().name() + " via ClusterRoleBinding " + b.meta().name() + ")");
+                grants.add(
+                        String.join(", ", verbs)
+                                + " "
+                                + (names.isEmpty()
+                                        ? "secrets in every namespace"
+                                        : "the secrets named "
+                                                + String.join(", ", names)
+                                                + " in every namespace")
+                                + " (ClusterRole "
+                                + role.meta().name()
+                                + " via ClusterRoleBinding "
+                                + b.meta().name()
+                                + ")");
             }
         }
         if (!grants.isEmpty()) {
-            return who + " can " + String.join("; and ", grants) + ": whoever runs code in the controller can read them";
+            return who
+                    + " can "
+                    + String.join("; and ", grants)
+                    + ": whoever runs code in the controller can read them";
         }
         if (!unread.isEmpty()) {
             return who + "'s access to Secrets is unknown: " + String.join("; ", unread);
         }
         if (inv.clusterRoleBindings().isEmpty()) {
-            return who + "'s access to Secrets is unknown (no ClusterRoleBinding among the objects read; the default"
+            return who
+                    + "'s access to Secrets is unknown (no ClusterRoleBinding among the objects read; the default"
                     + " installation lets the controller read Secrets cluster-wide)";
         }
-        return who + " gets no read access to Secrets from any ClusterRoleBinding read (namespace Roles are not read)";
+        return who
+                + " gets no read access to Secrets from any ClusterRoleBinding read (namespace Roles are not read)";
     }
 
     static String lower(String s) {

@@ -11,11 +11,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * IL-0053: nothing restricts who reaches the ingress-nginx admission webhook port: no NetworkPolicy selecting the
- * controller pods limits the sources of that port (evaluated as Kubernetes does; an allow-all rule is no
- * restriction). The severity follows the version: high on a vulnerable one (critical when the admission Service is
- * reachable from outside the cluster), medium when the version is unknown, low on a fixed one (the next webhook bug
- * would be as reachable).
+ * IL-0053: nothing restricts who reaches the ingress-nginx admission webhook port: no NetworkPolicy
+ * selecting the controller pods limits the sources of that port (evaluated as Kubernetes does; an
+ * allow-all rule is no restriction). The severity follows the version: high on a vulnerable one
+ * (critical when the admission Service is reachable from outside the cluster), medium when the
+ * version is unknown, low on a fixed one (the next webhook bug would be as reachable).
  */
 public final class IngressNginxAdmissionExposed extends KubeRule {
 
@@ -26,8 +26,15 @@ public final class IngressNginxAdmissionExposed extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return Set.of("Deployment", "StatefulSet", "DaemonSet", "Service", "ValidatingWebhookConfiguration",
-                "NetworkPolicy", "ClusterRole", "ClusterRoleBinding");
+        return Set.of(
+                "Deployment",
+                "StatefulSet",
+                "DaemonSet",
+                "Service",
+                "ValidatingWebhookConfiguration",
+                "NetworkPolicy",
+                "ClusterRole",
+                "ClusterRoleBinding");
     }
 
     @Override
@@ -40,39 +47,85 @@ public final class IngressNginxAdmissionExposed extends KubeRule {
             }
             IngressNginxAdmission.Version v = c.version();
             List<IngressNginxAdmission.Hook> hooks = IngressNginxAdmission.hooks(inv, c.workload());
-            List<Service> admission = IngressNginxAdmission.admissionServices(inv, c.workload(), hooks);
-            Service outside = admission.stream().filter(Service::exposedOutside).findFirst().orElse(null);
+            List<Service> admission =
+                    IngressNginxAdmission.admissionServices(inv, c.workload(), hooks);
+            Service outside =
+                    admission.stream().filter(Service::exposedOutside).findFirst().orElse(null);
             Severity sev;
             String state;
             if (v.known() && v.vulnerable()) {
                 sev = outside != null ? Severity.CRITICAL : Severity.HIGH;
-                state = v.text() + " is vulnerable to IngressNightmare (CVE-2025-1974; fixed in v1.11.5 and v1.12.1)";
+                state =
+                        v.text()
+                                + " is vulnerable to IngressNightmare (CVE-2025-1974; fixed in v1.11.5 and v1.12.1)";
             } else if (!v.known()) {
                 sev = outside != null ? Severity.HIGH : Severity.MEDIUM;
                 state = "its version is unknown (" + v.unknownWhy() + ")";
             } else {
                 sev = outside != null ? Severity.MEDIUM : Severity.LOW;
-                state = v.text() + " has the CVE-2025-1974 fix, but the next flaw in the webhook would be as reachable";
+                state =
+                        v.text()
+                                + " has the CVE-2025-1974 fix, but the next flaw in the webhook would be as reachable";
             }
-            String where = outside == null ? "from every pod of the cluster"
-                    : "from every pod of the cluster, and from outside it: " + outside.meta().display() + " is "
-                    + (outside.externalIPs().isEmpty() ? "of type " + outside.type() : "given external IPs " + outside.externalIPs());
+            String where =
+                    outside == null
+                            ? "from every pod of the cluster"
+                            : "from every pod of the cluster, and from outside it: "
+                                    + outside.meta().display()
+                                    + " is "
+                                    + (outside.externalIPs().isEmpty()
+                                            ? "of type " + outside.type()
+                                            : "given external IPs " + outside.externalIPs());
             String svc = admission.isEmpty() ? "" : " behind " + admission.get(0).meta().display();
-            var fb = ctx.finding(c.workload().meta().at(c.container().line()), "the admission webhook of " + c.display()
-                    + " (" + IngressNginxAdmission.FLAG + "=" + c.webhookAddress() + ", port " + c.port() + svc
-                    + ") is reachable " + where + ": " + reach.why() + "; only the API server needs it; " + state + "; "
-                    + IngressNginxAdmission.secretsAccess(inv, c.workload())).severity(sev)
-                    // what decides the severity is part of the identity: a version turning vulnerable is new
-                    .key("container " + c.container().name() + " admission webhook reachable from "
-                            + (outside == null ? "the cluster" : "outside the cluster") + ", version "
-                            + (!v.known() ? "unknown" : v.vulnerable() ? "vulnerable" : "fixed"));
-            if (reach.opener() != null) { // policies add up: a second, stricter one cannot take the open rule back
+            var fb =
+                    ctx.finding(
+                                    c.workload().meta().at(c.container().line()),
+                                    "the admission webhook of "
+                                            + c.display()
+                                            + " ("
+                                            + IngressNginxAdmission.FLAG
+                                            + "="
+                                            + c.webhookAddress()
+                                            + ", port "
+                                            + c.port()
+                                            + svc
+                                            + ") is reachable "
+                                            + where
+                                            + ": "
+                                            + reach.why()
+                                            + "; only the API server needs it; "
+                                            + state
+                                            + "; "
+                                            + IngressNginxAdmission.secretsAccess(
+                                                    inv, c.workload()))
+                            .severity(sev)
+                            // what decides the severity is part of the identity: a version turning
+                            // vulnerable is new
+                            .key(
+                                    "container "
+                                            + c.container().name()
+                                            + " admission webhook reachable from "
+                                            + (outside == null
+                                                    ? "the cluster"
+                                                    : "outside the cluster")
+                                            + ", version "
+                                            + (!v.known()
+                                                    ? "unknown"
+                                                    : v.vulnerable() ? "vulnerable" : "fixed"));
+            if (reach.opener()
+                    != null) { // policies add up: a second, stricter one cannot take the open rule
+                // back
                 String np = reach.opener().meta().namespace() + "/" + reach.opener().meta().name();
-                fb.remediation("In NetworkPolicy " + np + ", admit port " + c.port() + " only from the API server: give"
-                        + " the rule that opens it to every source a from with the API server's addresses (ipBlock), or"
-                        + " list only the traffic ports in it (NetworkPolicies add up, so a second, stricter policy cannot"
-                        + " take that rule back); keep the admission Service of type ClusterIP, and upgrade to a fixed"
-                        + " version.");
+                fb.remediation(
+                        "In NetworkPolicy "
+                                + np
+                                + ", admit port "
+                                + c.port()
+                                + " only from the API server: give"
+                                + " the rule that opens it to every source a from with the API server's addresses (ipBlock), or"
+                                + " list only the traffic ports in it (NetworkPolicies add up, so a second, stricter policy cannot"
+                                + " take that rule back); keep the admission Service of type ClusterIP, and upgrade to a fixed"
+                                + " version.");
             }
             out.add(fb.build());
         }

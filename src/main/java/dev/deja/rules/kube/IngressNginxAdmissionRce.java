@@ -11,10 +11,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * IL-0053 (IngressNightmare, CVE-2025-1974): an ingress-nginx controller below v1.11.5 (or v1.12.0) runs its
- * validating admission webhook, which renders any AdmissionReview it is sent into an NGINX configuration and tests it:
- * anyone who reaches the webhook port can run code in the controller. A fixed version is not reported; a version
- * that cannot be read from the image tag is an info finding asking to pin a tag, never a guess.
+ * IL-0053 (IngressNightmare, CVE-2025-1974): an ingress-nginx controller below v1.11.5 (or v1.12.0)
+ * runs its validating admission webhook, which renders any AdmissionReview it is sent into an NGINX
+ * configuration and tests it: anyone who reaches the webhook port can run code in the controller. A
+ * fixed version is not reported; a version that cannot be read from the image tag is an info
+ * finding asking to pin a tag, never a guess.
  */
 public final class IngressNginxAdmissionRce extends KubeRule {
 
@@ -25,7 +26,12 @@ public final class IngressNginxAdmissionRce extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return Set.of("Deployment", "StatefulSet", "DaemonSet", "Service", "ValidatingWebhookConfiguration");
+        return Set.of(
+                "Deployment",
+                "StatefulSet",
+                "DaemonSet",
+                "Service",
+                "ValidatingWebhookConfiguration");
     }
 
     @Override
@@ -37,29 +43,88 @@ public final class IngressNginxAdmissionRce extends KubeRule {
                 continue;
             }
             List<IngressNginxAdmission.Hook> hooks = IngressNginxAdmission.hooks(inv, c.workload());
-            String called = hooks.isEmpty() ? "" : "; ValidatingWebhookConfiguration " + hooks.get(0).config().meta().name()
-                    + " sends Ingress objects to Service " + hooks.get(0).service().meta().namespace() + "/"
-                    + hooks.get(0).service().meta().name();
-            String head = c.display() + " runs the ingress-nginx controller " + v.text() + " (image " + c.container().image()
-                    + ") with its admission webhook on (" + IngressNginxAdmission.FLAG + "=" + c.webhookAddress() + called + ")";
+            String called =
+                    hooks.isEmpty()
+                            ? ""
+                            : "; ValidatingWebhookConfiguration "
+                                    + hooks.get(0).config().meta().name()
+                                    + " sends Ingress objects to Service "
+                                    + hooks.get(0).service().meta().namespace()
+                                    + "/"
+                                    + hooks.get(0).service().meta().name();
+            String head =
+                    c.display()
+                            + " runs the ingress-nginx controller "
+                            + v.text()
+                            + " (image "
+                            + c.container().image()
+                            + ") with its admission webhook on ("
+                            + IngressNginxAdmission.FLAG
+                            + "="
+                            + c.webhookAddress()
+                            + called
+                            + ")";
             var at = c.workload().meta().at(c.container().line());
             if (!v.known()) {
-                out.add(ctx.finding(at, head + ": " + v.unknownWhy() + "; pin a release tag or check the"
-                        + " running version, since every version up to v1.11.4 and v1.12.0 is open to IngressNightmare"
-                        + " (CVE-2025-1974)").severity(Severity.INFO)
-                        .key("container " + c.container().name() + " admission webhook, version unknown").build());
+                out.add(
+                        ctx.finding(
+                                        at,
+                                        head
+                                                + ": "
+                                                + v.unknownWhy()
+                                                + "; pin a release tag or check the"
+                                                + " running version, since every version up to v1.11.4 and v1.12.0 is open to IngressNightmare"
+                                                + " (CVE-2025-1974)")
+                                .severity(Severity.INFO)
+                                .key(
+                                        "container "
+                                                + c.container().name()
+                                                + " admission webhook, version unknown")
+                                .build());
                 continue;
             }
-            List<Service> admission = IngressNginxAdmission.admissionServices(inv, c.workload(), hooks);
-            String outside = admission.stream().filter(Service::exposedOutside).map(s -> s.meta().display() + " is "
-                    + (s.externalIPs().isEmpty() ? "of type " + s.type() : "given external IPs " + s.externalIPs())).findFirst()
-                    .map(s -> "; " + s + ", so the webhook is reachable from outside the cluster too").orElse("");
-            out.add(ctx.finding(at, head + ": " + v.text() + " is below the fixed releases (v1.11.5 on the 1.11 line,"
-                    + " v1.12.1 on the 1.12 line), so anyone who can reach port " + c.port() + " of its pods can send it a"
-                    + " crafted AdmissionReview, inject NGINX configuration and run code in the controller (CVE-2025-1974,"
-                    + " CVSS 9.8)" + outside + "; " + IngressNginxAdmission.secretsAccess(inv, c.workload()))
-                    .severity(Severity.CRITICAL)
-                    .key("container " + c.container().name() + " admission webhook vulnerable to CVE-2025-1974").build());
+            List<Service> admission =
+                    IngressNginxAdmission.admissionServices(inv, c.workload(), hooks);
+            String outside =
+                    admission.stream()
+                            .filter(Service::exposedOutside)
+                            .map(
+                                    s ->
+                                            s.meta().display()
+                                                    + " is "
+                                                    + (s.externalIPs().isEmpty()
+                                                            ? "of type " + s.type()
+                                                            : "given external IPs "
+                                                                    + s.externalIPs()))
+                            .findFirst()
+                            .map(
+                                    s ->
+                                            "; "
+                                                    + s
+                                                    + ", so the webhook is reachable from outside the cluster too")
+                            .orElse("");
+            out.add(
+                    ctx.finding(
+                                    at,
+                                    head
+                                            + ": "
+                                            + v.text()
+                                            + " is below the fixed releases (v1.11.5 on the 1.11 line,"
+                                            + " v1.12.1 on the 1.12 line), so anyone who can reach port "
+                                            + c.port()
+                                            + " of its pods can send it a"
+                                            + " crafted AdmissionReview, inject NGINX configuration and run code in the controller (CVE-2025-1974,"
+                                            + " CVSS 9.8)"
+                                            + outside
+                                            + "; "
+                                            + IngressNginxAdmission.secretsAccess(
+                                                    inv, c.workload()))
+                            .severity(Severity.CRITICAL)
+                            .key(
+                                    "container "
+                                            + c.container().name()
+                                            + " admission webhook vulnerable to CVE-2025-1974")
+                            .build());
         }
         return out;
     }

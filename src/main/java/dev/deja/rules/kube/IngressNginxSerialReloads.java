@@ -13,20 +13,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * IL-0081 (Cresta): the ingress-nginx controller's ConfigMap sets {@code enable-serial-reloads: "true"}. NGINX
- * reloads then run one after another and dynamic endpoint updates wait behind them, so traffic keeps going to pods
- * that no longer exist. Worse with a long {@code worker-shutdown-timeout} (default 240s): high severity from
- * parameter {@code longShutdownSeconds} (default 60s).
+ * IL-0081 (Cresta): the ingress-nginx controller's ConfigMap sets {@code enable-serial-reloads:
+ * "true"}. NGINX reloads then run one after another and dynamic endpoint updates wait behind them,
+ * so traffic keeps going to pods that no longer exist. Worse with a long {@code
+ * worker-shutdown-timeout} (default 240s): high severity from parameter {@code longShutdownSeconds}
+ * (default 60s).
  *
  * <p>The controller's ConfigMap is the one its {@code --configmap} argument names; ConfigMaps named
- * {@code ingress-nginx-controller} (or {@code <release>-ingress-nginx-controller}) count by convention, so a
- * manifest that holds only the ConfigMap is still checked.
+ * {@code ingress-nginx-controller} (or {@code <release>-ingress-nginx-controller}) count by
+ * convention, so a manifest that holds only the ConfigMap is still checked.
  */
 public final class IngressNginxSerialReloads extends KubeRule {
     static final String KEY = ConfigMap.INGRESS_NGINX_SERIAL_RELOADS;
@@ -81,18 +81,43 @@ public final class IngressNginxSerialReloads extends KubeRule {
                 continue;
             }
             String wst = cm.data().get(SHUTDOWN);
-            Integer seconds = wst == null ? Integer.valueOf(DEFAULT_SHUTDOWN_SECONDS) : seconds(wst);
-            String shutdown = wst == null ? SHUTDOWN + " is unset (default " + DEFAULT_SHUTDOWN_SECONDS + "s)"
-                    : SHUTDOWN + " is " + wst.strip();
+            Integer seconds =
+                    wst == null ? Integer.valueOf(DEFAULT_SHUTDOWN_SECONDS) : seconds(wst);
+            String shutdown =
+                    wst == null
+                            ? SHUTDOWN + " is unset (default " + DEFAULT_SHUTDOWN_SECONDS + "s)"
+                            : SHUTDOWN + " is " + wst.strip();
             boolean longWait = seconds == null || seconds >= ctx.intParameter(LONG_SHUTDOWN);
-            String used = e.getValue().isEmpty() ? "(the ingress-nginx controller's ConfigMap by its conventional name)"
-                    : "(named by --configmap of " + String.join(", ", e.getValue().stream().map(w -> w.meta().display()).toList()) + ")";
-            String msg = cm.meta().display() + " " + used + " sets " + KEY + ": \"" + v.strip() + "\": NGINX reloads run"
-                    + " one after another and dynamic endpoint updates wait behind them, so requests keep going to pods"
-                    + " that no longer exist, as at Cresta; " + shutdown
-                    + (longWait ? ", so old workers can keep each reload busy for up to "
-                            + (seconds == null ? "an unknown time" : seconds + "s") : ", which keeps each reload short");
-            var f = ctx.finding(cm.meta().at(cm.lineOf(KEY)), msg).key(KEY).severity(longWait ? Severity.HIGH : Severity.MEDIUM);
+            String used =
+                    e.getValue().isEmpty()
+                            ? "(the ingress-nginx controller's ConfigMap by its conventional name)"
+                            : "(named by --configmap of "
+                                    + String.join(
+                                            ", ",
+                                            e.getValue().stream()
+                                                    .map(w -> w.meta().display())
+                                                    .toList())
+                                    + ")";
+            String msg =
+                    cm.meta().display()
+                            + " "
+                            + used
+                            + " sets "
+                            + KEY
+                            + ": \""
+                            + v.strip()
+                            + "\": NGINX reloads run"
+                            + " one after another and dynamic endpoint updates wait behind them, so requests keep going to pods"
+                            + " that no longer exist, as at Cresta; "
+                            + shutdown
+                            + (longWait
+                                    ? ", so old workers can keep each reload busy for up to "
+                                            + (seconds == null ? "an unknown time" : seconds + "s")
+                                    : ", which keeps each reload short");
+            var f =
+                    ctx.finding(cm.meta().at(cm.lineOf(KEY)), msg)
+                            .key(KEY)
+                            .severity(longWait ? Severity.HIGH : Severity.MEDIUM);
             e.getValue().forEach(w -> f.related(w.meta().location().display()));
             out.add(f.build());
         }
@@ -114,12 +139,13 @@ public final class IngressNginxSerialReloads extends KubeRule {
             }
             end = m.end();
             int n = Integer.parseInt(m.group(1));
-            total += switch (m.group(2)) {
-                case "h" -> n * 3600;
-                case "m" -> n * 60;
-                case "ms" -> n / 1000;
-                default -> n;
-            };
+            total +=
+                    switch (m.group(2)) {
+                        case "h" -> n * 3600;
+                        case "m" -> n * 60;
+                        case "ms" -> n / 1000;
+                        default -> n;
+                    };
         }
         return end == t.length() && end > 0 ? total : null;
     }

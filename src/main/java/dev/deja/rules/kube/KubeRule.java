@@ -14,14 +14,18 @@ import java.util.TreeSet;
 /** Base of the Kubernetes rules: reads the inventory (nothing to do when the scan has none). */
 abstract class KubeRule implements Rule {
     /** What the load-balancer detector reads. */
-    static final Set<String> DETECTOR_KINDS = Set.of("Deployment", "StatefulSet", "DaemonSet", "IngressClass");
+    static final Set<String> DETECTOR_KINDS =
+            Set.of("Deployment", "StatefulSet", "DaemonSet", "IngressClass");
 
     @Override
     public final SourceKind source() {
         return SourceKind.KUBERNETES;
     }
 
-    /** The kinds the rule reads; most rules judge load balancers only, so the detector's kinds by default. */
+    /**
+     * The kinds the rule reads; most rules judge load balancers only, so the detector's kinds by
+     * default.
+     */
     @Override
     public Set<String> kubeKinds() {
         return DETECTOR_KINDS;
@@ -29,14 +33,22 @@ abstract class KubeRule implements Rule {
 
     @Override
     public final List<Finding> check(Snapshot snapshot, RuleContext ctx) {
-        return snapshot.part(KubeInventory.class).map(inv -> {
-            List<Finding> found = check(inv, snapshot, ctx);
-            // -l/--selector: findings only on the objects the scan is narrowed to
-            return snapshot.part(KubeScope.class).map(scope -> scope.keep(inv, found)).orElse(found);
-        }).orElse(List.of());
+        return snapshot.part(KubeInventory.class)
+                .map(
+                        inv -> {
+                            List<Finding> found = check(inv, snapshot, ctx);
+                            // -l/--selector: findings only on the objects the scan is narrowed to
+                            return snapshot.part(KubeScope.class)
+                                    .map(scope -> scope.keep(inv, found))
+                                    .orElse(found);
+                        })
+                .orElse(List.of());
     }
 
-    /** The load-balancer workloads of the snapshot (a view derived once per snapshot, shared by the rules). */
+    /**
+     * The load-balancer workloads of the snapshot (a view derived once per snapshot, shared by the
+     * rules).
+     */
     static List<LoadBalancers.Lb> loadBalancers(Snapshot snapshot) {
         return LoadBalancers.of(snapshot);
     }
@@ -49,12 +61,17 @@ abstract class KubeRule implements Rule {
         return Set.copyOf(s);
     }
 
-    /** "all 3 replicas restart", "its single replica restarts", "every pod of the DaemonSet restarts". */
+    /**
+     * "all 3 replicas restart", "its single replica restarts", "every pod of the DaemonSet
+     * restarts".
+     */
     static String replicasDo(Integer n, String verb) {
         return replicasText(n) + " " + (n == null || n == 1 ? verb + "s" : verb);
     }
 
     static String replicasText(Integer n) {
-        return n == null ? "every pod of the DaemonSet" : n == 1 ? "its single replica" : "all " + n + " replicas";
+        return n == null
+                ? "every pod of the DaemonSet"
+                : n == 1 ? "its single replica" : "all " + n + " replicas";
     }
 }

@@ -23,20 +23,25 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * IL-0495 (HubSpot's follow-up: a metric of current against maximum allowed connections): a load-balancer proxy whose
- * peak connections over the Prometheus window reached warnPercent of its capacity, per instance or pod, with the
- * spread across the instances of its fleet. HAProxy: haproxy_process_current_connections against
- * haproxy_process_max_connections (global maxconn). ingress-nginx: active client connections
- * (nginx_ingress_controller_nginx_process_connections{state="active"}) against max-worker-connections x
- * worker-processes of the controller's ConfigMap, when the scan holds the controller and a numeric worker-processes.
- * A hot instance among idle ones is the IL-0011 hot-pod shape and the message says so.
+ * IL-0495 (HubSpot's follow-up: a metric of current against maximum allowed connections): a
+ * load-balancer proxy whose peak connections over the Prometheus window reached warnPercent of its
+ * capacity, per instance or pod, with the spread across the instances of its fleet. HAProxy:
+ * haproxy_process_current_connections against haproxy_process_max_connections (global maxconn).
+ * ingress-nginx: active client connections
+ * (nginx_ingress_controller_nginx_process_connections{state="active"}) against
+ * max-worker-connections x worker-processes of the controller's ConfigMap, when the scan holds the
+ * controller and a numeric worker-processes. A hot instance among idle ones is the IL-0011 hot-pod
+ * shape and the message says so.
  *
- * <p>Source kind {@code kubernetes}: the incident's load balancers ran on Kubernetes and ingress-nginx's capacity
- * comes from the Kubernetes inventory; the rule runs when Prometheus was read ({@link #part()}), with or without a
- * cluster or manifests.
+ * <p>Source kind {@code kubernetes}: the incident's load balancers ran on Kubernetes and
+ * ingress-nginx's capacity comes from the Kubernetes inventory; the rule runs when Prometheus was
+ * read ({@link #part()}), with or without a cluster or manifests.
  */
 public final class LbConnectionsNearCapacity implements Rule {
-    /** ingress-nginx's default max-worker-connections (docs/user-guide/nginx-configuration/configmap.md). */
+    /**
+     * ingress-nginx's default max-worker-connections
+     * (docs/user-guide/nginx-configuration/configmap.md).
+     */
     static final int DEFAULT_WORKER_CONNECTIONS = 16384;
 
     @Override
@@ -66,13 +71,18 @@ public final class LbConnectionsNearCapacity implements Rule {
     }
 
     /**
-     * One proxy instance judged: its peak (or, for a pod read by --live-metrics, its current value), its capacity and
-     * how the capacity was found.
+     * One proxy instance judged: its peak (or, for a pod read by --live-metrics, its current
+     * value), its capacity and how the capacity was found.
      *
      * @param live the pod read by --live-metrics, or null for a peak from Prometheus
      */
-    record Judged(LivePeaks.Peak peak, double capacity, String capacityText, Location location, String kind,
-                  PodMetrics.Pod live) {
+    record Judged(
+            LivePeaks.Peak peak,
+            double capacity,
+            String capacityText,
+            Location location,
+            String kind,
+            PodMetrics.Pod live) {
         double percent() {
             return peak.peak() * 100.0 / capacity;
         }
@@ -84,11 +94,10 @@ public final class LbConnectionsNearCapacity implements Rule {
     }
 
     /**
-     * An ingress-nginx controller's capacity in connections, how it was found (for the message) and where the
-     * controller is declared.
+     * An ingress-nginx controller's capacity in connections, how it was found (for the message) and
+     * where the controller is declared.
      */
-    public record Capacity(double connections, String text, Location location) {
-    }
+    public record Capacity(double connections, String text, Location location) {}
 
     @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
@@ -102,9 +111,24 @@ public final class LbConnectionsNearCapacity implements Rule {
         if (p != null) {
             for (LivePeaks.Peak x : LivePeaks.processes(p)) {
                 if (x.limit() > 0) {
-                    all.add(new Judged(x, x.limit(), "haproxy_process_max_connections " + LivePeaks.num(x.limit())
-                            + " (global maxconn)", new Location(x.instance(), null, "HAProxy process", null,
-                            x.labels().getOrDefault("job", "haproxy"), null, null, null), "HAProxy", null));
+                    all.add(
+                            new Judged(
+                                    x,
+                                    x.limit(),
+                                    "haproxy_process_max_connections "
+                                            + LivePeaks.num(x.limit())
+                                            + " (global maxconn)",
+                                    new Location(
+                                            x.instance(),
+                                            null,
+                                            "HAProxy process",
+                                            null,
+                                            x.labels().getOrDefault("job", "haproxy"),
+                                            null,
+                                            null,
+                                            null),
+                                    "HAProxy",
+                                    null));
                 }
             }
             for (LivePeaks.Peak x : LivePeaks.nginx(p)) {
@@ -135,72 +159,131 @@ public final class LbConnectionsNearCapacity implements Rule {
             String spread = "";
             boolean hot = false;
             if (fleet.size() > 1) {
-                List<Double> pcts = fleet.stream().map(Judged::percent).sorted(Comparator.reverseOrder()).toList();
+                List<Double> pcts =
+                        fleet.stream()
+                                .map(Judged::percent)
+                                .sorted(Comparator.reverseOrder())
+                                .toList();
                 @SuppressWarnings("ReferenceEquality") // every member of the fleet but this one
-                List<Double> others = fleet.stream().filter(o -> o != j).map(Judged::percent).sorted().toList();
+                List<Double> others =
+                        fleet.stream().filter(o -> o != j).map(Judged::percent).sorted().toList();
                 double median = others.get(others.size() / 2);
                 hot = median < warn / 2.0;
-                spread = "; across the " + fleet.size() + (j.live() == null ? " instances of " : " pods read of ")
-                        + (j.peak().fleet().isEmpty() ? "this " + j.kind() + " fleet" : j.peak().fleet()) + ": " + String.join(", ", pcts.stream().limit(10)
-                        .map(d -> (long) Math.floor(d) + "%").toList()) + (pcts.size() > 10 ? ", ..." : "")
-                        + (hot ? " (the others' median " + (long) Math.floor(median) + "%): one hot instance among idle"
-                        + " ones, the IL-0011 hot-pod shape: look at how load is spread (the same server order and"
-                        + " round robin on every instance, sticky or long-lived connections) before adding capacity"
-                        : " (the fleet as a whole is loaded: add capacity)");
+                spread =
+                        "; across the "
+                                + fleet.size()
+                                + (j.live() == null ? " instances of " : " pods read of ")
+                                + (j.peak().fleet().isEmpty()
+                                        ? "this " + j.kind() + " fleet"
+                                        : j.peak().fleet())
+                                + ": "
+                                + String.join(
+                                        ", ",
+                                        pcts.stream()
+                                                .limit(10)
+                                                .map(d -> (long) Math.floor(d) + "%")
+                                                .toList())
+                                + (pcts.size() > 10 ? ", ..." : "")
+                                + (hot
+                                        ? " (the others' median "
+                                                + (long) Math.floor(median)
+                                                + "%): one hot instance among idle"
+                                                + " ones, the IL-0011 hot-pod shape: look at how load is spread (the same server order and"
+                                                + " round robin on every instance, sticky or long-lived connections) before adding capacity"
+                                        : " (the fleet as a whole is loaded: add capacity)");
             }
             String msg;
             if (j.live() == null) {
-                msg = j.kind() + " " + j.peak().instance() + " reached " + LivePeaks.num(j.peak().peak())
-                        + " connections in the last " + p.window() + ", " + (long) Math.floor(j.percent()) + "% of "
-                        + j.capacityText() + spread + " (Prometheus " + p.url() + ": max_over_time of "
-                        + j.peak().series() + ")";
+                msg =
+                        j.kind()
+                                + " "
+                                + j.peak().instance()
+                                + " reached "
+                                + LivePeaks.num(j.peak().peak())
+                                + " connections in the last "
+                                + p.window()
+                                + ", "
+                                + (long) Math.floor(j.percent())
+                                + "% of "
+                                + j.capacityText()
+                                + spread
+                                + " (Prometheus "
+                                + p.url()
+                                + ": max_over_time of "
+                                + j.peak().series()
+                                + ")";
             } else {
                 String states = PodMetrics.states(j.live());
-                msg = j.kind() + " " + j.peak().instance() + " holds " + LivePeaks.num(j.peak().peak())
-                        + " active client connections" + (states.isEmpty() ? "" : " (" + states + ")") + ", "
-                        + (long) Math.floor(j.percent()) + "% of " + j.capacityText() + spread + " (read from "
-                        + j.live().address() + ": " + j.peak().series() + ", the value at the moment of the scan,"
-                        + " not a peak: a busier moment is not seen; --prometheus gives the peak over a window)";
+                msg =
+                        j.kind()
+                                + " "
+                                + j.peak().instance()
+                                + " holds "
+                                + LivePeaks.num(j.peak().peak())
+                                + " active client connections"
+                                + (states.isEmpty() ? "" : " (" + states + ")")
+                                + ", "
+                                + (long) Math.floor(j.percent())
+                                + "% of "
+                                + j.capacityText()
+                                + spread
+                                + " (read from "
+                                + j.live().address()
+                                + ": "
+                                + j.peak().series()
+                                + ", the value at the moment of the scan,"
+                                + " not a peak: a busier moment is not seen; --prometheus gives the peak over a window)";
             }
-            out.add(ctx.finding(j.location(), msg)
-                    .severity(j.percent() >= high ? Severity.HIGH : ctx.metadata().severity())
-                    .key((j.live() == null ? "prometheus " : "live ") + j.kind() + " " + j.peak().instance())
-                    .build());
+            out.add(
+                    ctx.finding(j.location(), msg)
+                            .severity(
+                                    j.percent() >= high ? Severity.HIGH : ctx.metadata().severity())
+                            .key(
+                                    (j.live() == null ? "prometheus " : "live ")
+                                            + j.kind()
+                                            + " "
+                                            + j.peak().instance())
+                            .build());
         }
         return out;
     }
 
     /**
-     * An ingress-nginx pod seen by Prometheus, judged against the capacity of the controller it belongs to (by pod
-     * name and namespace, {@link #podOf}); null when the scan does not hold that controller or its capacity is not
-     * known ({@link #capacity}).
+     * An ingress-nginx pod seen by Prometheus, judged against the capacity of the controller it
+     * belongs to (by pod name and namespace, {@link #podOf}); null when the scan does not hold that
+     * controller or its capacity is not known ({@link #capacity}).
      */
     static Judged nginx(LivePeaks.Peak x, KubeInventory inv) {
         String pod = x.labels().getOrDefault("controller_pod", x.labels().getOrDefault("pod", ""));
-        String ns = x.labels().getOrDefault("controller_namespace", x.labels().getOrDefault("namespace", ""));
+        String ns =
+                x.labels()
+                        .getOrDefault(
+                                "controller_namespace", x.labels().getOrDefault("namespace", ""));
         for (Workload w : inv.workloads()) {
             if (!w.namespace().equals(ns) || !podOf(w, pod)) {
                 continue;
             }
             Capacity c = capacity(w, inv);
             if (c != null) {
-                return new Judged(x, c.connections(), c.text(), c.location(), "ingress-nginx", null);
+                return new Judged(
+                        x, c.connections(), c.text(), c.location(), "ingress-nginx", null);
             }
         }
         return null;
     }
 
     /**
-     * An ingress-nginx pod read by --live-metrics: its current active connections against the capacity of the
-     * workload it was listed from; null when that workload is not in the scan, its capacity is not known or the pod
-     * gave no active gauge.
+     * An ingress-nginx pod read by --live-metrics: its current active connections against the
+     * capacity of the workload it was listed from; null when that workload is not in the scan, its
+     * capacity is not known or the pod gave no active gauge.
      */
     static Judged nginx(PodMetrics.Pod pod, KubeInventory inv) {
         if (pod.active().isEmpty()) {
             return null;
         }
         for (Workload w : inv.workloads()) {
-            if (!w.namespace().equals(pod.namespace()) || !w.kind().equals(pod.workloadKind())
+            if (!w.namespace().equals(pod.namespace())
+                    || !w.kind().equals(pod.workloadKind())
                     || !w.name().equals(pod.workloadName())) {
                 continue;
             }
@@ -208,22 +291,35 @@ public final class LbConnectionsNearCapacity implements Rule {
             if (c == null) {
                 return null;
             }
-            Map<String, String> labels = new TreeMap<>(Map.of("controller_namespace",
-                    pod.namespace(), "controller_pod", pod.name()));
-            LivePeaks.Peak x = new LivePeaks.Peak(LivePeaks.instance(labels), w.kind() + " " + w.namespace() + "/"
-                    + w.name(), null, pod.active().getAsDouble(), 0,
-                    LivePeaks.selector(PodMetrics.NGINX_CONNECTIONS, Map.of("state", "active")), labels);
+            Map<String, String> labels =
+                    new TreeMap<>(
+                            Map.of(
+                                    "controller_namespace",
+                                    pod.namespace(),
+                                    "controller_pod",
+                                    pod.name()));
+            LivePeaks.Peak x =
+                    new LivePeaks.Peak(
+                            LivePeaks.instance(labels),
+                            w.kind() + " " + w.namespace() + "/" + w.name(),
+                            null,
+                            pod.active().getAsDouble(),
+                            0,
+                            LivePeaks.selector(
+                                    PodMetrics.NGINX_CONNECTIONS, Map.of("state", "active")),
+                            labels);
             return new Judged(x, c.connections(), c.text(), c.location(), "ingress-nginx", pod);
         }
         return null;
     }
 
     /**
-     * An ingress-nginx controller's capacity: max-worker-connections (default 16384) x worker-processes of the
-     * ConfigMap its --configmap names, when the scan holds that ConfigMap and worker-processes is a number, or unset
-     * with a CPU limit on a controller that counts it ({@link #cpuLimitWorkers}; "auto" is nginx's count of the node's
-     * CPUs, which deja does not know); null otherwise. Also used by --live-metrics to
-     * skip, with a note, pods whose figures could not be judged.
+     * An ingress-nginx controller's capacity: max-worker-connections (default 16384) x
+     * worker-processes of the ConfigMap its --configmap names, when the scan holds that ConfigMap
+     * and worker-processes is a number, or unset with a CPU limit on a controller that counts it
+     * ({@link #cpuLimitWorkers}; "auto" is nginx's count of the node's CPUs, which deja does not
+     * know); null otherwise. Also used by --live-metrics to skip, with a note, pods whose figures
+     * could not be judged.
      */
     public static Capacity capacity(Workload w, KubeInventory inv) {
         for (Container c : w.containers()) {
@@ -235,25 +331,45 @@ public final class LbConnectionsNearCapacity implements Rule {
             String cmName = ref;
             int slash = ref.indexOf('/');
             if (slash >= 0) {
-                cmNs = ref.substring(0, slash).startsWith("$(") ? w.namespace() : ref.substring(0, slash);
+                cmNs =
+                        ref.substring(0, slash).startsWith("$(")
+                                ? w.namespace()
+                                : ref.substring(0, slash);
                 cmName = ref.substring(slash + 1);
             }
             for (ConfigMap cm : inv.configMapsFor(w.meta(), cmNs, cmName)) {
                 String wp = cm.data().get(ConfigMap.INGRESS_NGINX_WORKER_PROCESSES);
                 String mwc = cm.data().get(ConfigMap.INGRESS_NGINX_MAX_WORKER_CONNECTIONS);
                 Integer workers = wp == null ? cpuLimitWorkers(c) : positive(wp);
-                Integer perWorker = mwc == null ? Integer.valueOf(DEFAULT_WORKER_CONNECTIONS) : positive(mwc);
+                Integer perWorker =
+                        mwc == null ? Integer.valueOf(DEFAULT_WORKER_CONNECTIONS) : positive(mwc);
                 if (workers == null || perWorker == null) {
-                    continue; // "auto" or unset workers we cannot count, or 0 connections (max-worker-open-files)
+                    continue; // "auto" or unset workers we cannot count, or 0 connections
+                    // (max-worker-open-files)
                 }
-                String workersText = wp != null ? " worker processes"
-                        : " worker processes (worker-processes unset: the controller counts the CPUs of its cgroup,"
-                                + " here the CPU limit " + c.cpuLimit() + " rounded up, as "
-                                + IngressNginxAdmission.version(c.image()).text() + " does on cgroup v1 and v2)";
-                String text = perWorker + " (max-worker-connections" + (mwc == null ? ", the default" : "")
-                        + ") x " + workers + workersText + " = " + (long) perWorker * workers
-                        + " connections (" + cm.meta().display() + " named by --configmap of "
-                        + w.meta().display() + "; worker_connections counts upstream connections too)";
+                String workersText =
+                        wp != null
+                                ? " worker processes"
+                                : " worker processes (worker-processes unset: the controller counts the CPUs of its cgroup,"
+                                        + " here the CPU limit "
+                                        + c.cpuLimit()
+                                        + " rounded up, as "
+                                        + IngressNginxAdmission.version(c.image()).text()
+                                        + " does on cgroup v1 and v2)";
+                String text =
+                        perWorker
+                                + " (max-worker-connections"
+                                + (mwc == null ? ", the default" : "")
+                                + ") x "
+                                + workers
+                                + workersText
+                                + " = "
+                                + (long) perWorker * workers
+                                + " connections ("
+                                + cm.meta().display()
+                                + " named by --configmap of "
+                                + w.meta().display()
+                                + "; worker_connections counts upstream connections too)";
                 return new Capacity((double) perWorker * workers, text, w.meta().location());
             }
         }
@@ -261,11 +377,12 @@ public final class LbConnectionsNearCapacity implements Rule {
     }
 
     /**
-     * The worker processes of a controller whose ConfigMap leaves worker-processes unset: its default is the
-     * controller's NumCPU (config.go NewDefault), the container's CPU quota over its period rounded up when a limit is
-     * set (internal/runtime/cpu_linux.go), else the node's CPUs, which deja does not know. Before v1.10.4 and v1.11.2
-     * NumCPU read cgroup v1 only and counted the node's CPUs on cgroup v2 (kubernetes/ingress-nginx#9665, fixed by
-     * #11775 and #11778), and deja cannot tell a node's cgroup version: such versions, and an unknown version, are not
+     * The worker processes of a controller whose ConfigMap leaves worker-processes unset: its
+     * default is the controller's NumCPU (config.go NewDefault), the container's CPU quota over its
+     * period rounded up when a limit is set (internal/runtime/cpu_linux.go), else the node's CPUs,
+     * which deja does not know. Before v1.10.4 and v1.11.2 NumCPU read cgroup v1 only and counted
+     * the node's CPUs on cgroup v2 (kubernetes/ingress-nginx#9665, fixed by #11775 and #11778), and
+     * deja cannot tell a node's cgroup version: such versions, and an unknown version, are not
      * counted. Null when not known.
      */
     static Integer cpuLimitWorkers(Container c) {
@@ -277,15 +394,20 @@ public final class LbConnectionsNearCapacity implements Rule {
         if (!v.known()) {
             return null;
         }
-        boolean cgroupV2Aware = v.major() > 1 || v.major() == 1 && (v.minor() > 11 || v.minor() == 11 && v.patch() >= 2
-                || v.minor() == 10 && v.patch() >= 4);
+        boolean cgroupV2Aware =
+                v.major() > 1
+                        || v.major() == 1
+                                && (v.minor() > 11
+                                        || v.minor() == 11 && v.patch() >= 2
+                                        || v.minor() == 10 && v.patch() >= 4);
         return cgroupV2Aware ? cpus : null;
     }
 
     /**
-     * Whether a pod name is one the workload's controller gives: a Deployment's NAME-&lt;ReplicaSet hash&gt;-&lt;5
-     * characters&gt;, a DaemonSet's NAME-&lt;5 characters&gt;, a StatefulSet's NAME-&lt;ordinal&gt;. Not a bare prefix:
-     * ingress-nginx-controller-internal-... is not a pod of ingress-nginx-controller.
+     * Whether a pod name is one the workload's controller gives: a Deployment's NAME-&lt;ReplicaSet
+     * hash&gt;-&lt;5 characters&gt;, a DaemonSet's NAME-&lt;5 characters&gt;, a StatefulSet's
+     * NAME-&lt;ordinal&gt;. Not a bare prefix: ingress-nginx-controller-internal-... is not a pod
+     * of ingress-nginx-controller.
      */
     static boolean podOf(Workload w, String pod) {
         if (!pod.startsWith(w.name() + "-")) {

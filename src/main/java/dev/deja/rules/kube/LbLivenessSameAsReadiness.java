@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * IL-0495: a load balancer whose liveness probe checks the same endpoint as its readiness probe. A stalled config
- * reload then restarts every pod instead of only taking it out of rotation.
+ * IL-0495: a load balancer whose liveness probe checks the same endpoint as its readiness probe. A
+ * stalled config reload then restarts every pod instead of only taking it out of rotation.
  */
 public final class LbLivenessSameAsReadiness extends KubeRule {
     @Override
@@ -30,13 +30,28 @@ public final class LbLivenessSameAsReadiness extends KubeRule {
                 if (r == null || l == null || r.handler() == null || !same(c, r, l)) {
                     continue;
                 }
-                String msg = lb.workload().meta().display() + " container " + c.name()
-                        + ": livenessProbe checks the same endpoint as readinessProbe (" + l.endpoint() + "). When a"
-                        + " configuration reload stalls that endpoint, readiness takes the pod out of rotation and"
-                        + " liveness then restarts it after " + l.failures() + " x " + l.period() + "s = "
-                        + l.failures() * l.period() + "s; " + replicasDo(lb.workload().effectiveReplicas(), "restart")
-                        + " together instead of waiting out the stall " + lb.because();
-                out.add(ctx.finding(lb.workload().meta().at(l.line()), msg).key("container " + c.name()).build());
+                String msg =
+                        lb.workload().meta().display()
+                                + " container "
+                                + c.name()
+                                + ": livenessProbe checks the same endpoint as readinessProbe ("
+                                + l.endpoint()
+                                + "). When a"
+                                + " configuration reload stalls that endpoint, readiness takes the pod out of rotation and"
+                                + " liveness then restarts it after "
+                                + l.failures()
+                                + " x "
+                                + l.period()
+                                + "s = "
+                                + l.failures() * l.period()
+                                + "s; "
+                                + replicasDo(lb.workload().effectiveReplicas(), "restart")
+                                + " together instead of waiting out the stall "
+                                + lb.because();
+                out.add(
+                        ctx.finding(lb.workload().meta().at(l.line()), msg)
+                                .key("container " + c.name())
+                                .build());
             }
         }
         return out;
@@ -51,7 +66,8 @@ public final class LbLivenessSameAsReadiness extends KubeRule {
         }
         Integer pa = c.resolvePort(a.port());
         Integer pb = c.resolvePort(b.port());
-        boolean portSame = pa != null && pb != null ? pa.equals(pb) : Objects.equals(a.port(), b.port());
+        boolean portSame =
+                pa != null && pb != null ? pa.equals(pb) : Objects.equals(a.port(), b.port());
         return portSame && Objects.equals(normPath(a.path()), normPath(b.path()));
     }
 

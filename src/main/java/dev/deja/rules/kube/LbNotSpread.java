@@ -10,15 +10,17 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * IL-0495 (the September repeat: badly spread traffic pods failed readiness together) and IL-0364 (one zone's
- * trouble): a load balancer without a topology spread constraint or pod anti-affinity across nodes and across zones.
- * Only constraints whose label selector selects the workload's own pods count. DaemonSets run one pod per node and
- * are not checked. Nor are workloads that may run a single pod (replicas or HPA minReplicas under 2): that is one root
- * cause, reported once by k8s-lb-no-disruption-headroom; spreading one pod means nothing.
+ * IL-0495 (the September repeat: badly spread traffic pods failed readiness together) and IL-0364
+ * (one zone's trouble): a load balancer without a topology spread constraint or pod anti-affinity
+ * across nodes and across zones. Only constraints whose label selector selects the workload's own
+ * pods count. DaemonSets run one pod per node and are not checked. Nor are workloads that may run a
+ * single pod (replicas or HPA minReplicas under 2): that is one root cause, reported once by
+ * k8s-lb-no-disruption-headroom; spreading one pod means nothing.
  */
 public final class LbNotSpread extends KubeRule {
     static final Set<String> NODE_KEYS = Set.of("kubernetes.io/hostname");
-    static final Set<String> ZONE_KEYS = Set.of("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone");
+    static final Set<String> ZONE_KEYS =
+            Set.of("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone");
 
     @Override
     public String id() {
@@ -39,12 +41,23 @@ public final class LbNotSpread extends KubeRule {
             if (nodes && zones) {
                 continue;
             }
-            String missing = !nodes && !zones ? "across nodes or zones" : !nodes ? "across nodes" : "across zones";
-            String has = nodes ? " (it is spread across nodes only)" : zones ? " (it is spread across zones only)" : "";
-            String msg = w.meta().display() + ": no topology spread constraint or pod anti-affinity keeps its "
-                    + (w.effectiveReplicas() == null ? "" : w.effectiveReplicas() + " ") + "pods apart " + missing + has
-                    + "; the scheduler may pack them on one node or zone, which then fails them all at once "
-                    + lb.because();
+            String missing =
+                    !nodes && !zones
+                            ? "across nodes or zones"
+                            : !nodes ? "across nodes" : "across zones";
+            String has =
+                    nodes
+                            ? " (it is spread across nodes only)"
+                            : zones ? " (it is spread across zones only)" : "";
+            String msg =
+                    w.meta().display()
+                            + ": no topology spread constraint or pod anti-affinity keeps its "
+                            + (w.effectiveReplicas() == null ? "" : w.effectiveReplicas() + " ")
+                            + "pods apart "
+                            + missing
+                            + has
+                            + "; the scheduler may pack them on one node or zone, which then fails them all at once "
+                            + lb.because();
             List<String> keys = new ArrayList<>();
             if (!nodes) {
                 keys.add("`topologyKey: kubernetes.io/hostname`");
@@ -52,10 +65,18 @@ public final class LbNotSpread extends KubeRule {
             if (!zones) {
                 keys.add("`topologyKey: topology.kubernetes.io/zone`");
             }
-            var f = ctx.finding(w.meta().location(), msg).key("spread").remediation("Add `topologySpreadConstraints` to the pod template"
-                    + " with " + String.join(" and ", keys) + " (`maxSkew: 1`; `whenUnsatisfiable: ScheduleAnyway` keeps"
-                    + " pods schedulable when a zone is short), each with a `labelSelector` whose matchLabels select the"
-                    + " pods " + w.podLabels() + "; pod anti-affinity on the same keys works too.");
+            var f =
+                    ctx.finding(w.meta().location(), msg)
+                            .key("spread")
+                            .remediation(
+                                    "Add `topologySpreadConstraints` to the pod template"
+                                            + " with "
+                                            + String.join(" and ", keys)
+                                            + " (`maxSkew: 1`; `whenUnsatisfiable: ScheduleAnyway` keeps"
+                                            + " pods schedulable when a zone is short), each with a `labelSelector` whose matchLabels select the"
+                                            + " pods "
+                                            + w.podLabels()
+                                            + "; pod anti-affinity on the same keys works too.");
             for (String i : ignored) {
                 f.note(i);
             }
@@ -74,8 +95,13 @@ public final class LbNotSpread extends KubeRule {
                 if (s.selector().matches(w.podLabels())) {
                     found = true;
                 } else {
-                    String n = "a constraint on " + s.topologyKey() + " does not count: its labelSelector "
-                            + s.selector().matchLabels() + " does not select the pods " + w.podLabels();
+                    String n =
+                            "a constraint on "
+                                    + s.topologyKey()
+                                    + " does not count: its labelSelector "
+                                    + s.selector().matchLabels()
+                                    + " does not select the pods "
+                                    + w.podLabels();
                     if (!ignored.contains(n)) {
                         ignored.add(n);
                     }

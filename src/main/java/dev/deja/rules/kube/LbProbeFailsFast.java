@@ -11,21 +11,24 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * IL-0495: a readiness or liveness probe of a load-balancer proxy that gives up after a short stall. What a stall has
- * to outlast is the failure window: {@code failureThreshold x periodSeconds}, plus the last check's
- * {@code timeoutSeconds}. Severity follows that window: under {@code minWindowSeconds} (30s) the rule's own (high),
- * since a stall during a configuration update then fails the probe on every replica at once; with a longer window, a
- * {@code timeoutSeconds} of 1 (the default) is only a lesser note (low): one slow answer fails one check, not the
- * probe. The remediation names values that clear the finding.
+ * IL-0495: a readiness or liveness probe of a load-balancer proxy that gives up after a short
+ * stall. What a stall has to outlast is the failure window: {@code failureThreshold x
+ * periodSeconds}, plus the last check's {@code timeoutSeconds}. Severity follows that window: under
+ * {@code minWindowSeconds} (30s) the rule's own (high), since a stall during a configuration update
+ * then fails the probe on every replica at once; with a longer window, a {@code timeoutSeconds} of
+ * 1 (the default) is only a lesser note (low): one slow answer fails one check, not the probe. The
+ * remediation names values that clear the finding.
  */
 public final class LbProbeFailsFast extends KubeRule {
     /**
-     * A probe must tolerate a stall at least this long (failureThreshold x periodSeconds + timeoutSeconds): parameter
-     * {@value}, default 30 in the rule's YAML.
+     * A probe must tolerate a stall at least this long (failureThreshold x periodSeconds +
+     * timeoutSeconds): parameter {@value}, default 30 in the rule's YAML.
      */
     static final String MIN_WINDOW_SECONDS = "minWindowSeconds";
+
     /** A timeout at or under this is tight (1 s is the Kubernetes default). */
     static final int TIGHT_TIMEOUT_SECONDS = 1;
+
     /** The timeout the remediation suggests. */
     static final int SUGGESTED_TIMEOUT_SECONDS = 5;
 
@@ -46,13 +49,22 @@ public final class LbProbeFailsFast extends KubeRule {
         return out;
     }
 
-    /** The stall a probe tolerates before it fails: failureThreshold x periodSeconds + timeoutSeconds. */
+    /**
+     * The stall a probe tolerates before it fails: failureThreshold x periodSeconds +
+     * timeoutSeconds.
+     */
     static int window(Probe p) {
         return p.failures() * p.period() + p.timeout();
     }
 
-    private static void check(LoadBalancers.Lb lb, Container c, Probe p, String key, String effect, RuleContext ctx,
-                              List<Finding> out) {
+    private static void check(
+            LoadBalancers.Lb lb,
+            Container c,
+            Probe p,
+            String key,
+            String effect,
+            RuleContext ctx,
+            List<Finding> out) {
         if (p == null || p.handler() == null) {
             return;
         }
@@ -63,13 +75,38 @@ public final class LbProbeFailsFast extends KubeRule {
         if (!tightTimeout && !shortWindow) {
             return;
         }
-        String timeout = p.timeout() + "s timeout" + (p.timeoutSeconds() == null ? " (the Kubernetes default)" : "");
-        String head = lb.workload().meta().display() + " container " + c.name() + ": " + key + " (" + p.endpoint()
-                + ") is " + effect + " after " + p.failures() + " failures x " + p.period() + "s with a " + timeout
-                + ": a stall longer than " + window + "s (" + p.failures() + " x " + p.period() + "s + " + p.timeout()
-                + "s) fails it";
+        String timeout =
+                p.timeout()
+                        + "s timeout"
+                        + (p.timeoutSeconds() == null ? " (the Kubernetes default)" : "");
+        String head =
+                lb.workload().meta().display()
+                        + " container "
+                        + c.name()
+                        + ": "
+                        + key
+                        + " ("
+                        + p.endpoint()
+                        + ") is "
+                        + effect
+                        + " after "
+                        + p.failures()
+                        + " failures x "
+                        + p.period()
+                        + "s with a "
+                        + timeout
+                        + ": a stall longer than "
+                        + window
+                        + "s ("
+                        + p.failures()
+                        + " x "
+                        + p.period()
+                        + "s + "
+                        + p.timeout()
+                        + "s) fails it";
         int newTimeout = tightTimeout ? SUGGESTED_TIMEOUT_SECONDS : p.timeout();
-        int newFailures = Math.max(p.failures(), (minWindow - newTimeout + p.period() - 1) / p.period());
+        int newFailures =
+                Math.max(p.failures(), (minWindow - newTimeout + p.period() - 1) / p.period());
         List<String> fix = new ArrayList<>();
         if (tightTimeout) {
             fix.add("`timeoutSeconds: " + newTimeout + "`");
@@ -77,24 +114,50 @@ public final class LbProbeFailsFast extends KubeRule {
         if (newFailures != p.failures()) {
             fix.add("`failureThreshold: " + newFailures + "`");
         }
-        String remediation = "Set " + String.join(" and ", fix) + " on the " + key + " (a window of " + newFailures
-                + " x " + p.period() + "s + " + newTimeout + "s = " + (newFailures * p.period() + newTimeout)
-                + "s, at least " + minWindow + "s), and serve health checks from a path that configuration"
-                + " updates do not block.";
+        String remediation =
+                "Set "
+                        + String.join(" and ", fix)
+                        + " on the "
+                        + key
+                        + " (a window of "
+                        + newFailures
+                        + " x "
+                        + p.period()
+                        + "s + "
+                        + newTimeout
+                        + "s = "
+                        + (newFailures * p.period() + newTimeout)
+                        + "s, at least "
+                        + minWindow
+                        + "s), and serve health checks from a path that configuration"
+                        + " updates do not block.";
         String msg;
         Severity severity;
         if (shortWindow) {
-            msg = head + ", under " + minWindow + "s. Every replica shares it: "
-                    + replicasDo(lb.workload().effectiveReplicas(), "fail") + " together after a short stall, as"
-                    + " HubSpot's load balancers did " + lb.because();
+            msg =
+                    head
+                            + ", under "
+                            + minWindow
+                            + "s. Every replica shares it: "
+                            + replicasDo(lb.workload().effectiveReplicas(), "fail")
+                            + " together after a short stall, as"
+                            + " HubSpot's load balancers did "
+                            + lb.because();
             severity = null;
         } else {
-            msg = head + ". The window is long enough for a short stall, but with a " + p.timeout() + "s timeout a single"
-                    + " slow answer already counts as a failure; a lesser risk than a short window " + lb.because();
+            msg =
+                    head
+                            + ". The window is long enough for a short stall, but with a "
+                            + p.timeout()
+                            + "s timeout a single"
+                            + " slow answer already counts as a failure; a lesser risk than a short window "
+                            + lb.because();
             severity = Severity.LOW;
         }
-        var f = ctx.finding(lb.workload().meta().at(p.line()), msg).key("container " + c.name() + " " + key)
-                .remediation(remediation);
+        var f =
+                ctx.finding(lb.workload().meta().at(p.line()), msg)
+                        .key("container " + c.name() + " " + key)
+                        .remediation(remediation);
         if (severity != null) {
             f.severity(severity);
         }

@@ -11,11 +11,11 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * IL-0364 (UK Ministry of Justice): a Service of type LoadBalancer that becomes an AWS NLB (the in-tree
- * {@code aws-load-balancer-type: nlb}, the AWS Load Balancer Controller's {@code external}, or
- * {@code loadBalancerClass: service.k8s.aws/nlb}) without cross-zone load balancing, or with explicit health-check
- * annotations that take more than {@code maxDetectionSeconds} (parameter, default 60s) to mark a target down. Health-check defaults alone
- * do not fire.
+ * IL-0364 (UK Ministry of Justice): a Service of type LoadBalancer that becomes an AWS NLB (the
+ * in-tree {@code aws-load-balancer-type: nlb}, the AWS Load Balancer Controller's {@code external},
+ * or {@code loadBalancerClass: service.k8s.aws/nlb}) without cross-zone load balancing, or with
+ * explicit health-check annotations that take more than {@code maxDetectionSeconds} (parameter,
+ * default 60s) to mark a target down. Health-check defaults alone do not fire.
  */
 public final class NlbServiceSingleZoneRisk extends KubeRule {
     static final String P = "service.beta.kubernetes.io/";
@@ -48,13 +48,27 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
             }
             String name = s.meta().display();
             if (!crossZone(s)) {
-                out.add(ctx.finding(s.meta().location(), name + " becomes an AWS NLB (" + how + ") without cross-zone"
-                        + " load balancing: each zone's address sends only to targets in that zone, so when health"
-                        + " checking in one zone goes wrong (as it did for the Ministry of Justice), every client"
-                        + " resolving to that zone's address times out; neither " + ATTRS
-                        + ": load_balancing.cross_zone.enabled=true nor " + CROSS_ZONE + ": \"true\" is set").key("cross-zone")
-                        .remediation("Set `" + ATTRS + ": load_balancing.cross_zone.enabled=true` (added to the attributes"
-                                + " already listed there, comma-separated).").build());
+                out.add(
+                        ctx.finding(
+                                        s.meta().location(),
+                                        name
+                                                + " becomes an AWS NLB ("
+                                                + how
+                                                + ") without cross-zone"
+                                                + " load balancing: each zone's address sends only to targets in that zone, so when health"
+                                                + " checking in one zone goes wrong (as it did for the Ministry of Justice), every client"
+                                                + " resolving to that zone's address times out; neither "
+                                                + ATTRS
+                                                + ": load_balancing.cross_zone.enabled=true nor "
+                                                + CROSS_ZONE
+                                                + ": \"true\" is set")
+                                .key("cross-zone")
+                                .remediation(
+                                        "Set `"
+                                                + ATTRS
+                                                + ": load_balancing.cross_zone.enabled=true` (added to the attributes"
+                                                + " already listed there, comma-separated).")
+                                .build());
             }
             String iv = s.meta().annotation(INTERVAL);
             String ut = s.meta().annotation(UNHEALTHY);
@@ -63,24 +77,61 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
                 Integer threshold = ut == null ? Integer.valueOf(DEFAULT_UNHEALTHY) : num(ut);
                 int maxDetect = ctx.intParameter(MAX_DETECT);
                 if (interval != null && threshold != null && interval * threshold > maxDetect) {
-                    out.add(ctx.finding(s.meta().location(), name + ": health checks mark a target down only after "
-                            + threshold + " failures x " + interval + "s = " + interval * threshold + "s (over "
-                            + maxDetect + "s)" + (iv == null ? "; interval " + DEFAULT_INTERVAL + "s is the default"
-                            : "") + (ut == null ? "; threshold " + DEFAULT_UNHEALTHY + " is the default" : "")
-                            + ": an impaired zone keeps receiving traffic that long").key("health-check")
-                            .remediation(healthCheckFix(interval, threshold, maxDetect)).build());
+                    out.add(
+                            ctx.finding(
+                                            s.meta().location(),
+                                            name
+                                                    + ": health checks mark a target down only after "
+                                                    + threshold
+                                                    + " failures x "
+                                                    + interval
+                                                    + "s = "
+                                                    + interval * threshold
+                                                    + "s (over "
+                                                    + maxDetect
+                                                    + "s)"
+                                                    + (iv == null
+                                                            ? "; interval "
+                                                                    + DEFAULT_INTERVAL
+                                                                    + "s is the default"
+                                                            : "")
+                                                    + (ut == null
+                                                            ? "; threshold "
+                                                                    + DEFAULT_UNHEALTHY
+                                                                    + " is the default"
+                                                            : "")
+                                                    + ": an impaired zone keeps receiving traffic that long")
+                                    .key("health-check")
+                                    .remediation(healthCheckFix(interval, threshold, maxDetect))
+                                    .build());
                 }
             }
         }
         return out;
     }
 
-    /** Values that bring interval x unhealthy threshold to the limit or under (NLB intervals are 5 to 300 s). */
+    /**
+     * Values that bring interval x unhealthy threshold to the limit or under (NLB intervals are 5
+     * to 300 s).
+     */
     static String healthCheckFix(int interval, int threshold, int maxDetect) {
         int t = Math.max(1, Math.min(threshold, maxDetect / 5));
         int i = Math.max(5, Math.min(interval, maxDetect / t));
-        return "Set `" + INTERVAL + ": \"" + i + "\"`" + (t != threshold ? " and `" + UNHEALTHY + ": \"" + t + "\"`" : "")
-                + " (" + t + " failures x " + i + "s = " + t * i + "s, at most " + maxDetect + "s).";
+        return "Set `"
+                + INTERVAL
+                + ": \""
+                + i
+                + "\"`"
+                + (t != threshold ? " and `" + UNHEALTHY + ": \"" + t + "\"`" : "")
+                + " ("
+                + t
+                + " failures x "
+                + i
+                + "s = "
+                + t * i
+                + "s, at most "
+                + maxDetect
+                + "s).";
     }
 
     /** How the Service becomes an NLB, or null when it does not. */

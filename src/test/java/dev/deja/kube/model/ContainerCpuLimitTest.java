@@ -7,11 +7,15 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The CPU limit in whole CPUs, rounded up as ingress-nginx's NumCPU rounds a cgroup quota over its period. */
+/**
+ * The CPU limit in whole CPUs, rounded up as ingress-nginx's NumCPU rounds a cgroup quota over its
+ * period.
+ */
 class ContainerCpuLimitTest {
 
     private static Integer cpus(String limit) {
-        return new Container("c", "i", List.of(), List.of(), Map.of(), null, null, null, null, limit)
+        return new Container(
+                        "c", "i", List.of(), List.of(), Map.of(), null, null, null, null, limit)
                 .cpuLimitRoundedUp();
     }
 

@@ -32,12 +32,13 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
- * Every file of the shared real-world Kubernetes corpus ({@code ../shared/corpus/kubernetes-real/} and
- * {@code ../shared/corpus/kubernetes/}) is scanned on its own with every Kubernetes rule, and what fires on each
- * object is compared with {@code corpus/kubernetes-expectations.yaml}: written after reading each manifest, per object
- * the findings that must be there (rule, severity, count, why) and the rules that must stay silent (and why). A
- * finding the file does not expect fails with its message; so does an expected one that is missing, and a corpus file
- * nobody wrote expectations for. Skipped, saying so, when ../shared is not beside the clone.
+ * Every file of the shared real-world Kubernetes corpus ({@code ../shared/corpus/kubernetes-real/}
+ * and {@code ../shared/corpus/kubernetes/}) is scanned on its own with every Kubernetes rule, and
+ * what fires on each object is compared with {@code corpus/kubernetes-expectations.yaml}: written
+ * after reading each manifest, per object the findings that must be there (rule, severity, count,
+ * why) and the rules that must stay silent (and why). A finding the file does not expect fails with
+ * its message; so does an expected one that is missing, and a corpus file nobody wrote expectations
+ * for. Skipped, saying so, when ../shared is not beside the clone.
  */
 class RealCorpusTest {
     static final String EXPECTATIONS = "/corpus/kubernetes-expectations.yaml";
@@ -48,7 +49,8 @@ class RealCorpusTest {
             LoaderOptions o = new LoaderOptions();
             o.setMaxAliasesForCollections(200);
             Map<String, Map<String, Map<String, Object>>> all =
-                    (Map<String, Map<String, Map<String, Object>>>) new Yaml(new SafeConstructor(o)).load(in);
+                    (Map<String, Map<String, Map<String, Object>>>)
+                            new Yaml(new SafeConstructor(o)).load(in);
             all.keySet().removeIf(k -> k.startsWith("_")); // anchors shared by several files
             return all;
         }
@@ -77,8 +79,13 @@ class RealCorpusTest {
         ScanRequest req = new ScanRequest();
         req.paths = List.of(file.toString());
         req.processEnv = Map.of();
-        List<Rule> kube = RuleRegistry.all().stream().filter(r -> r.source() == SourceKind.KUBERNETES).toList();
-        return new Engine(Catalog.packaged()).run(Collector.collect(req), kube, Engine.Options.defaults()).findings();
+        List<Rule> kube =
+                RuleRegistry.all().stream()
+                        .filter(r -> r.source() == SourceKind.KUBERNETES)
+                        .toList();
+        return new Engine(Catalog.packaged())
+                .run(Collector.collect(req), kube, Engine.Options.defaults())
+                .findings();
     }
 
     @Test
@@ -90,17 +97,26 @@ class RealCorpusTest {
         for (Path f : corpusFiles(shared)) {
             files.add(key(shared, f));
         }
-        assertEquals(files, new TreeSet<>(exp.keySet()),
-                "corpus files and expectations differ: write expectations for new files in " + EXPECTATIONS);
+        assertEquals(
+                files,
+                new TreeSet<>(exp.keySet()),
+                "corpus files and expectations differ: write expectations for new files in "
+                        + EXPECTATIONS);
         Set<String> ids = new TreeSet<>();
         RuleRegistry.all().forEach(r -> ids.add(r.id()));
         for (var file : exp.entrySet()) {
             for (var obj : file.getValue().entrySet()) {
                 Map<String, Object> e = obj.getValue();
-                assertTrue(e.containsKey("why") || e.containsKey("fire") || e.containsKey("quiet"),
-                        file.getKey() + " " + obj.getKey() + ": say what fires, what does not, and why");
+                assertTrue(
+                        e.containsKey("why") || e.containsKey("fire") || e.containsKey("quiet"),
+                        file.getKey()
+                                + " "
+                                + obj.getKey()
+                                + ": say what fires, what does not, and why");
                 for (String r : quiet(e).keySet()) {
-                    assertTrue(r.equals("all") || ids.contains(r), file.getKey() + " " + obj.getKey() + ": unknown rule " + r);
+                    assertTrue(
+                            r.equals("all") || ids.contains(r),
+                            file.getKey() + " " + obj.getKey() + ": unknown rule " + r);
                 }
             }
         }
@@ -136,16 +152,19 @@ class RealCorpusTest {
         Map<String, List<String>> messages = new TreeMap<>();
         for (Finding f : scan(file)) {
             String o = object(f.location());
-            got.computeIfAbsent(o, x -> new TreeMap<>()).merge(f.ruleId() + " " + f.severity().name().toLowerCase(), 1,
-                    Integer::sum);
-            messages.computeIfAbsent(o, x -> new ArrayList<>()).add(f.ruleId() + ": " + f.message());
+            got.computeIfAbsent(o, x -> new TreeMap<>())
+                    .merge(f.ruleId() + " " + f.severity().name().toLowerCase(), 1, Integer::sum);
+            messages.computeIfAbsent(o, x -> new ArrayList<>())
+                    .add(f.ruleId() + ": " + f.message());
         }
         Map<String, Map<String, Integer>> want = new TreeMap<>();
         List<String> problems = new ArrayList<>();
         for (var obj : objects.entrySet()) {
             Map<String, Integer> w = new TreeMap<>();
             for (Map<String, Object> fire : fire(obj.getValue())) {
-                w.put(fire.get("rule") + " " + fire.get("severity"), ((Number) fire.getOrDefault("count", 1)).intValue());
+                w.put(
+                        fire.get("rule") + " " + fire.get("severity"),
+                        ((Number) fire.getOrDefault("count", 1)).intValue());
                 if (!fire.containsKey("why")) {
                     problems.add(obj.getKey() + ": " + fire.get("rule") + " has no why");
                 }
@@ -156,7 +175,13 @@ class RealCorpusTest {
             for (String r : quiet(obj.getValue()).keySet()) {
                 for (String g : got.getOrDefault(obj.getKey(), Map.of()).keySet()) {
                     if (r.equals("all") || g.startsWith(r + " ")) {
-                        problems.add(obj.getKey() + ": " + g + " must stay silent (" + quiet(obj.getValue()).get(r) + ")");
+                        problems.add(
+                                obj.getKey()
+                                        + ": "
+                                        + g
+                                        + " must stay silent ("
+                                        + quiet(obj.getValue()).get(r)
+                                        + ")");
                     }
                 }
             }

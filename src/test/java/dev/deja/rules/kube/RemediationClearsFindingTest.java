@@ -36,19 +36,20 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.representer.Representer;
 
 /**
- * Issue #10 item 5: advice must clear its own finding. For every Kubernetes rule and each of its firing fixtures, the
- * remediation each finding gives is applied as written (the values it names in backquotes, e.g. {@code
- * `maxUnavailable: 2`}, {@code `timeoutSeconds: 5`}; the structural change it describes: a PodDisruptionBudget, spread
- * constraints on the keys it names, dropping the liveness probe, a health listener, the setting switched off), the
- * fixture is scanned again, and the rule must be silent. Also issue #10 item 6 (severity follows the failure window).
+ * Issue #10 item 5: advice must clear its own finding. For every Kubernetes rule and each of its
+ * firing fixtures, the remediation each finding gives is applied as written (the values it names in
+ * backquotes, e.g. {@code `maxUnavailable: 2`}, {@code `timeoutSeconds: 5`}; the structural change
+ * it describes: a PodDisruptionBudget, spread constraints on the keys it names, dropping the
+ * liveness probe, a health listener, the setting switched off), the fixture is scanned again, and
+ * the rule must be silent. Also issue #10 item 6 (severity follows the failure window).
  */
 class RemediationClearsFindingTest {
     static final Path FIXTURES = Path.of("src/test/resources/fixtures");
     static final Pattern SNIPPET = Pattern.compile("`([A-Za-z]+): ([^`]+)`");
-    static final Pattern CONTAINER_PROBE = Pattern.compile("container (\\S+): (readinessProbe|livenessProbe)");
+    static final Pattern CONTAINER_PROBE =
+            Pattern.compile("container (\\S+): (readinessProbe|livenessProbe)");
 
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
 
     static Yaml yaml() {
         DumperOptions d = new DumperOptions();
@@ -60,7 +61,9 @@ class RemediationClearsFindingTest {
         ScanRequest req = new ScanRequest();
         req.paths = List.of(file.toString());
         req.processEnv = Map.of();
-        return new Engine(Catalog.packaged()).run(Collector.collect(req), List.of(rule), Engine.Options.defaults()).findings();
+        return new Engine(Catalog.packaged())
+                .run(Collector.collect(req), List.of(rule), Engine.Options.defaults())
+                .findings();
     }
 
     @TestFactory
@@ -73,7 +76,9 @@ class RemediationClearsFindingTest {
             try (Stream<Path> s = Files.list(FIXTURES.resolve(r.id()))) {
                 for (Path f : s.sorted().toList()) {
                     String n = f.getFileName().toString();
-                    if (n.matches(".*_ok\\.[a-z]+") || !n.endsWith(".yaml") || n.equals("expect.yaml")) {
+                    if (n.matches(".*_ok\\.[a-z]+")
+                            || !n.endsWith(".yaml")
+                            || n.equals("expect.yaml")) {
                         continue;
                     }
                     tests.add(DynamicTest.dynamicTest(r.id() + " / " + n, () -> check(r, f)));
@@ -99,8 +104,14 @@ class RemediationClearsFindingTest {
         }
         Path fixed = tmp.resolve(fixture.getFileName());
         Files.writeString(fixed, yaml().dumpAll(docs.iterator()));
-        List<String> after = scan(fixed, rule).stream().map(x -> x.message() + " | fix: " + x.remediation()).toList();
-        assertEquals(List.of(), after, fixture + " with the remediation applied:\n" + Files.readString(fixed));
+        List<String> after =
+                scan(fixed, rule).stream()
+                        .map(x -> x.message() + " | fix: " + x.remediation())
+                        .toList();
+        assertEquals(
+                List.of(),
+                after,
+                fixture + " with the remediation applied:\n" + Files.readString(fixed));
     }
 
     static Map<String, String> snippets(String remediation) {
@@ -120,7 +131,9 @@ class RemediationClearsFindingTest {
     static Map<String, Object> map(Map<String, Object> m, String... path) {
         Map<String, Object> cur = m;
         for (String p : path) {
-            cur = (Map<String, Object>) cur.computeIfAbsent(p, k -> new LinkedHashMap<String, Object>());
+            cur =
+                    (Map<String, Object>)
+                            cur.computeIfAbsent(p, k -> new LinkedHashMap<String, Object>());
         }
         return cur;
     }
@@ -129,7 +142,9 @@ class RemediationClearsFindingTest {
     static Map<String, Object> target(Location l, List<Map<String, Object>> docs) {
         for (Map<String, Object> d : docs) {
             Map<String, Object> meta = (Map<String, Object>) d.get("metadata");
-            if (l.kind().equals(d.get("kind")) && meta != null && l.name().equals(meta.get("name"))
+            if (l.kind().equals(d.get("kind"))
+                    && meta != null
+                    && l.name().equals(meta.get("name"))
                     && Objects.equals(l.namespace(), meta.get("namespace"))) {
                 return d;
             }
@@ -156,7 +171,8 @@ class RemediationClearsFindingTest {
         switch (rule) {
             case "k8s-lb-probe-fails-fast" -> {
                 assertTrue(cp.find(), f.message());
-                Map<String, Object> probe = (Map<String, Object>) container(doc, cp.group(1)).get(cp.group(2));
+                Map<String, Object> probe =
+                        (Map<String, Object>) container(doc, cp.group(1)).get(cp.group(2));
                 assertFalse(s.isEmpty(), "no value to set in: " + rem);
                 s.forEach((k, v) -> probe.put(k, value(v)));
             }
@@ -166,26 +182,46 @@ class RemediationClearsFindingTest {
                 container(doc, cp.group(1)).remove("livenessProbe");
             }
             case "k8s-lb-probe-on-admin-endpoint" -> {
-                assertTrue(rem.contains("dedicated health listener") && rem.contains("point the probes at it"), rem);
-                for (Object c : (List<Object>) map(doc, "spec", "template", "spec").get("containers")) {
+                assertTrue(
+                        rem.contains("dedicated health listener")
+                                && rem.contains("point the probes at it"),
+                        rem);
+                for (Object c :
+                        (List<Object>) map(doc, "spec", "template", "spec").get("containers")) {
                     for (String p : List.of("readinessProbe", "livenessProbe")) {
-                        Map<String, Object> probe = (Map<String, Object>) ((Map<String, Object>) c).get(p);
+                        Map<String, Object> probe =
+                                (Map<String, Object>) ((Map<String, Object>) c).get(p);
                         if (probe != null && probe.get("httpGet") != null) {
-                            probe.put("httpGet", new LinkedHashMap<>(Map.of("path", "/healthz", "port", 8081)));
+                            probe.put(
+                                    "httpGet",
+                                    new LinkedHashMap<>(Map.of("path", "/healthz", "port", 8081)));
                         }
                     }
                 }
             }
             case "k8s-lb-not-spread" -> {
-                List<Object> constraints = (List<Object>) map(doc, "spec", "template", "spec")
-                        .computeIfAbsent("topologySpreadConstraints", k -> new ArrayList<>());
+                List<Object> constraints =
+                        (List<Object>)
+                                map(doc, "spec", "template", "spec")
+                                        .computeIfAbsent(
+                                                "topologySpreadConstraints",
+                                                k -> new ArrayList<>());
                 Object labels = map(doc, "spec", "template", "metadata").get("labels");
                 Matcher m = Pattern.compile("`topologyKey: ([^`]+)`").matcher(rem);
                 boolean any = false;
                 while (m.find()) {
                     any = true;
-                    constraints.add(new LinkedHashMap<>(Map.of("maxSkew", 1, "topologyKey", m.group(1),
-                            "whenUnsatisfiable", "ScheduleAnyway", "labelSelector", Map.of("matchLabels", labels))));
+                    constraints.add(
+                            new LinkedHashMap<>(
+                                    Map.of(
+                                            "maxSkew",
+                                            1,
+                                            "topologyKey",
+                                            m.group(1),
+                                            "whenUnsatisfiable",
+                                            "ScheduleAnyway",
+                                            "labelSelector",
+                                            Map.of("matchLabels", labels))));
                 }
                 assertTrue(any && rem.contains("labelSelector"), rem);
             }
@@ -197,7 +233,9 @@ class RemediationClearsFindingTest {
                     boolean found = false;
                     for (Map<String, Object> d : docs) {
                         if ("HorizontalPodAutoscaler".equals(d.get("kind"))
-                                && f.location().name().equals(map(d, "spec", "scaleTargetRef").get("name"))) {
+                                && f.location()
+                                        .name()
+                                        .equals(map(d, "spec", "scaleTargetRef").get("name"))) {
                             map(d, "spec").put("minReplicas", value(s.get("minReplicas")));
                             found = true;
                         }
@@ -215,11 +253,23 @@ class RemediationClearsFindingTest {
                         pm.put("namespace", meta.get("namespace"));
                     }
                     pdb.put("metadata", pm);
-                    pdb.put("spec", new LinkedHashMap<>(Map.of("maxUnavailable", value(s.getOrDefault("maxUnavailable", "1")),
-                            "selector", Map.of("matchLabels", map(doc, "spec", "template", "metadata").get("labels")))));
+                    pdb.put(
+                            "spec",
+                            new LinkedHashMap<>(
+                                    Map.of(
+                                            "maxUnavailable",
+                                            value(s.getOrDefault("maxUnavailable", "1")),
+                                            "selector",
+                                            Map.of(
+                                                    "matchLabels",
+                                                    map(doc, "spec", "template", "metadata")
+                                                            .get("labels")))));
                     docs.add(pdb);
-                } else if (s.containsKey("maxUnavailable") || s.containsKey("type") || rem.startsWith("Remove maxUnavailable")) {
-                    String key = "Deployment".equals(doc.get("kind")) ? "strategy" : "updateStrategy";
+                } else if (s.containsKey("maxUnavailable")
+                        || s.containsKey("type")
+                        || rem.startsWith("Remove maxUnavailable")) {
+                    String key =
+                            "Deployment".equals(doc.get("kind")) ? "strategy" : "updateStrategy";
                     Map<String, Object> strategy = map(doc, "spec", key);
                     if (s.containsKey("type")) {
                         strategy.put("type", s.get("type"));
@@ -243,10 +293,13 @@ class RemediationClearsFindingTest {
                 String attr = "service.beta.kubernetes.io/aws-load-balancer-attributes";
                 boolean applied = false;
                 if (rem.contains("`" + attr + ": load_balancing.cross_zone.enabled=true`")) {
-                    map(doc, "metadata", "annotations").put(attr, "load_balancing.cross_zone.enabled=true");
+                    map(doc, "metadata", "annotations")
+                            .put(attr, "load_balancing.cross_zone.enabled=true");
                     applied = true;
                 }
-                Matcher hc = Pattern.compile("`([a-z./-]+healthcheck-[a-z-]+): \"?(\\d+)\"?`").matcher(rem);
+                Matcher hc =
+                        Pattern.compile("`([a-z./-]+healthcheck-[a-z-]+): \"?(\\d+)\"?`")
+                                .matcher(rem);
                 while (hc.find()) {
                     map(doc, "metadata", "annotations").put(hc.group(1), hc.group(2));
                     applied = true;
@@ -254,9 +307,12 @@ class RemediationClearsFindingTest {
                 assertTrue(applied, "nothing to apply in: " + rem);
             }
             case "k8s-ingress-nginx-admission-rce" -> {
-                // "Upgrade the controller to v1.11.5, v1.12.1 or later" (and, for an unknown version, pin that tag)
-                assertTrue(rem.startsWith("Upgrade the controller to v1.11.5, v1.12.1 or later"), rem);
-                for (Object c : (List<Object>) map(doc, "spec", "template", "spec").get("containers")) {
+                // "Upgrade the controller to v1.11.5, v1.12.1 or later" (and, for an unknown
+                // version, pin that tag)
+                assertTrue(
+                        rem.startsWith("Upgrade the controller to v1.11.5, v1.12.1 or later"), rem);
+                for (Object c :
+                        (List<Object>) map(doc, "spec", "template", "spec").get("containers")) {
                     Map<String, Object> cm = (Map<String, Object>) c;
                     if (String.valueOf(cm.get("image")).contains("ingress-nginx/controller")) {
                         cm.put("image", "registry.k8s.io/ingress-nginx/controller:v1.12.1");
@@ -264,26 +320,56 @@ class RemediationClearsFindingTest {
                 }
             }
             case "k8s-ingress-nginx-admission-exposed" -> {
-                // "Add a NetworkPolicy that selects the controller pods and admits the webhook port only from the API
+                // "Add a NetworkPolicy that selects the controller pods and admits the webhook port
+                // only from the API
                 // server's addresses (ipBlock)"
-                Matcher in = Pattern.compile("^In NetworkPolicy ([^/]+)/(\\S+), admit port (\\d+) only from the API server")
-                        .matcher(rem);
-                if (in.find()) { // narrow the rule that opens the port: its sources become the API server's address
-                    Map<String, Object> np = target(Location.kube("NetworkPolicy", in.group(1), in.group(2)), docs);
+                Matcher in =
+                        Pattern.compile(
+                                        "^In NetworkPolicy ([^/]+)/(\\S+), admit port (\\d+) only from the API server")
+                                .matcher(rem);
+                if (in.find()) { // narrow the rule that opens the port: its sources become the
+                    // API server's address
+                    Map<String, Object> np =
+                            target(Location.kube("NetworkPolicy", in.group(1), in.group(2)), docs);
                     for (Object r : (List<Object>) map(np, "spec").get("ingress")) {
                         Map<String, Object> rule2 = (Map<String, Object>) r;
                         Object from = rule2.get("from");
-                        boolean everyone = !(from instanceof List<?> l) || l.isEmpty() || l.stream().anyMatch(peer ->
-                                peer instanceof Map<?, ?> pm && (Map.of().equals(pm.get("namespaceSelector"))
-                                        || pm.get("ipBlock") instanceof Map<?, ?> ip && "0.0.0.0/0".equals(ip.get("cidr"))));
+                        boolean everyone =
+                                !(from instanceof List<?> l)
+                                        || l.isEmpty()
+                                        || l.stream()
+                                                .anyMatch(
+                                                        peer ->
+                                                                peer instanceof Map<?, ?> pm
+                                                                        && (Map.of()
+                                                                                        .equals(
+                                                                                                pm
+                                                                                                        .get(
+                                                                                                                "namespaceSelector"))
+                                                                                || pm.get("ipBlock")
+                                                                                                instanceof
+                                                                                                Map<
+                                                                                                                ?,
+                                                                                                                ?>
+                                                                                                        ip
+                                                                                        && "0.0.0.0/0"
+                                                                                                .equals(
+                                                                                                        ip
+                                                                                                                .get(
+                                                                                                                        "cidr"))));
                         if (everyone) {
-                            rule2.put("from", List.of(Map.of("ipBlock", Map.of("cidr", "10.0.0.10/32"))));
+                            rule2.put(
+                                    "from",
+                                    List.of(Map.of("ipBlock", Map.of("cidr", "10.0.0.10/32"))));
                         }
                     }
                     break;
                 }
-                assertTrue(rem.startsWith("Add a NetworkPolicy that selects the controller pods and admits the webhook port"
-                        + " only from the API server's addresses (ipBlock)"), rem);
+                assertTrue(
+                        rem.startsWith(
+                                "Add a NetworkPolicy that selects the controller pods and admits the webhook port"
+                                        + " only from the API server's addresses (ipBlock)"),
+                        rem);
                 Matcher port = Pattern.compile("port (\\d+)").matcher(f.message());
                 assertTrue(port.find(), f.message());
                 Map<String, Object> meta = map(doc, "metadata");
@@ -296,34 +382,77 @@ class RemediationClearsFindingTest {
                     nm.put("namespace", meta.get("namespace"));
                 }
                 np.put("metadata", nm);
-                np.put("spec", new LinkedHashMap<>(Map.of(
-                        "podSelector", Map.of("matchLabels", map(doc, "spec", "template", "metadata").get("labels")),
-                        "policyTypes", List.of("Ingress"),
-                        "ingress", List.of(Map.of("ports", List.of(Map.of("port", Integer.valueOf(port.group(1)))),
-                                "from", List.of(Map.of("ipBlock", Map.of("cidr", "10.0.0.10/32"))))))));
+                np.put(
+                        "spec",
+                        new LinkedHashMap<>(
+                                Map.of(
+                                        "podSelector",
+                                                Map.of(
+                                                        "matchLabels",
+                                                        map(doc, "spec", "template", "metadata")
+                                                                .get("labels")),
+                                        "policyTypes", List.of("Ingress"),
+                                        "ingress",
+                                                List.of(
+                                                        Map.of(
+                                                                "ports",
+                                                                List.of(
+                                                                        Map.of(
+                                                                                "port",
+                                                                                Integer.valueOf(
+                                                                                        port.group(
+                                                                                                1)))),
+                                                                "from",
+                                                                List.of(
+                                                                        Map.of(
+                                                                                "ipBlock",
+                                                                                Map.of(
+                                                                                        "cidr",
+                                                                                        "10.0.0.10/32"))))))));
                 docs.add(np);
             }
             case "k8s-haproxy-ingress-hot-pods" -> {
-                // "Drop --sort-backends and --sort-endpoints-by=ip|name (let the controller shuffle endpoints)"
-                assertTrue(rem.startsWith("Drop --sort-backends and --sort-endpoints-by=ip|name"), rem);
-                for (Object c : (List<Object>) map(doc, "spec", "template", "spec").get("containers")) {
+                // "Drop --sort-backends and --sort-endpoints-by=ip|name (let the controller shuffle
+                // endpoints)"
+                assertTrue(
+                        rem.startsWith("Drop --sort-backends and --sort-endpoints-by=ip|name"),
+                        rem);
+                for (Object c :
+                        (List<Object>) map(doc, "spec", "template", "spec").get("containers")) {
                     Map<String, Object> cm = (Map<String, Object>) c;
                     Object args = cm.get("args");
                     if (args instanceof List<?> l) {
-                        cm.put("args", l.stream().filter(a -> !String.valueOf(a).startsWith("--sort-backends")
-                                && !String.valueOf(a).startsWith("--sort-endpoints-by")).toList());
+                        cm.put(
+                                "args",
+                                l.stream()
+                                        .filter(
+                                                a ->
+                                                        !String.valueOf(a)
+                                                                        .startsWith(
+                                                                                "--sort-backends")
+                                                                && !String.valueOf(a)
+                                                                        .startsWith(
+                                                                                "--sort-endpoints-by"))
+                                        .toList());
                     }
                 }
             }
-            default -> throw new AssertionError("no way to apply the remediation of " + rule + ": teach this test");
+            default ->
+                    throw new AssertionError(
+                            "no way to apply the remediation of " + rule + ": teach this test");
         }
     }
 
-    /** Issue #10 item 6: a 1 s timeout inside a long failure window is a lesser note; a short window is high. */
+    /**
+     * Issue #10 item 6: a 1 s timeout inside a long failure window is a lesser note; a short window
+     * is high.
+     */
     @Test
     void probeSeverityFollowsTheFailureWindow() throws IOException {
         Path f = tmp.resolve("probes.yaml");
-        Files.writeString(f, """
+        Files.writeString(
+                f,
+                """
                 apiVersion: apps/v1
                 kind: Deployment
                 metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
@@ -345,13 +474,27 @@ class RemediationClearsFindingTest {
                             httpGet: {path: /healthz, port: 10254}
                             periodSeconds: 5
                 """);
-        Rule rule = RuleRegistry.all().stream().filter(r -> r.id().equals("k8s-lb-probe-fails-fast")).findFirst().orElseThrow();
+        Rule rule =
+                RuleRegistry.all().stream()
+                        .filter(r -> r.id().equals("k8s-lb-probe-fails-fast"))
+                        .findFirst()
+                        .orElseThrow();
         List<Finding> found = scan(f, rule);
         assertEquals(2, found.size(), found.toString());
-        Finding readiness = found.stream().filter(x -> x.message().contains("readinessProbe")).findFirst().orElseThrow();
+        Finding readiness =
+                found.stream()
+                        .filter(x -> x.message().contains("readinessProbe"))
+                        .findFirst()
+                        .orElseThrow();
         assertEquals(Severity.LOW, readiness.severity(), readiness.message());
-        assertTrue(readiness.message().contains("a stall longer than 61s (30 x 2s + 1s)"), readiness.message());
-        Finding liveness = found.stream().filter(x -> x.message().contains("livenessProbe")).findFirst().orElseThrow();
+        assertTrue(
+                readiness.message().contains("a stall longer than 61s (30 x 2s + 1s)"),
+                readiness.message());
+        Finding liveness =
+                found.stream()
+                        .filter(x -> x.message().contains("livenessProbe"))
+                        .findFirst()
+                        .orElseThrow();
         assertEquals(Severity.HIGH, liveness.severity(), liveness.message());
         assertTrue(liveness.message().contains("16s (3 x 5s + 1s)"), liveness.message());
     }
