@@ -5,9 +5,7 @@ import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.source.SnapshotCodec;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -63,23 +61,7 @@ public final class PodMetricsCodec implements SnapshotCodec {
             if (!p.path("port").isInt() || !p.path("samples").isArray()) {
                 throw new InputException(pw + ": needs port (a number) and samples (a list)");
             }
-            List<PrometheusPeaks.Sample> ss = new ArrayList<>();
-            int k = 0;
-            for (JsonNode s : p.path("samples")) {
-                String sw = pw + ".samples[" + k++ + "]";
-                if (!s.path("labels").isObject() || !s.path("value").isNumber()) {
-                    throw new InputException(
-                            sw + ": needs labels (an object of strings) and value (a number)");
-                }
-                Map<String, String> labels = new LinkedHashMap<>();
-                for (Map.Entry<String, JsonNode> l : s.path("labels").properties()) {
-                    if (!l.getValue().isString()) {
-                        throw new InputException(sw + ": label " + l.getKey() + " is not a string");
-                    }
-                    labels.put(l.getKey(), l.getValue().asString());
-                }
-                ss.add(new PrometheusPeaks.Sample(labels, s.path("value").asDouble()));
-            }
+            List<PrometheusPeaks.Sample> ss = PrometheusCodec.samples(p.path("samples"), pw);
             pods.add(
                     new PodMetrics.Pod(
                             p.path("namespace").asString(),

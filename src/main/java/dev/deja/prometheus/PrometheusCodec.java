@@ -69,28 +69,38 @@ public final class PrometheusCodec implements SnapshotCodec {
             if (!q.path("promql").isString() || !q.path("samples").isArray()) {
                 throw new InputException(qw + ": needs promql (a string) and samples (a list)");
             }
-            List<PrometheusPeaks.Sample> ss = new ArrayList<>();
-            int k = 0;
-            for (JsonNode s : q.path("samples")) {
-                String sw = qw + ".samples[" + k++ + "]";
-                if (!s.path("labels").isObject() || !s.path("value").isNumber()) {
-                    throw new InputException(
-                            sw + ": needs labels (an object of strings) and value (a number)");
-                }
-                Map<String, String> labels = new LinkedHashMap<>();
-                for (Map.Entry<String, JsonNode> l : s.path("labels").properties()) {
-                    if (!l.getValue().isString()) {
-                        throw new InputException(sw + ": label " + l.getKey() + " is not a string");
-                    }
-                    labels.put(l.getKey(), l.getValue().asString());
-                }
-                ss.add(new PrometheusPeaks.Sample(labels, s.path("value").asDouble()));
-            }
-            qs.add(new PrometheusPeaks.Query(name, q.path("promql").asString(), ss));
+            qs.add(
+                    new PrometheusPeaks.Query(
+                            name, q.path("promql").asString(), samples(q.path("samples"), qw)));
         }
         out.put(
                 PrometheusPeaks.class,
                 new PrometheusPeaks(
                         part.path("url").asString(), part.path("window").asString(), qs));
+    }
+
+    /**
+     * The samples of a saved list, each {labels: {string: string}, value: number}; {@code where}
+     * names the list's owner in errors ("...queries[2]").
+     */
+    static List<PrometheusPeaks.Sample> samples(JsonNode list, String where) {
+        List<PrometheusPeaks.Sample> ss = new ArrayList<>();
+        int k = 0;
+        for (JsonNode s : list) {
+            String sw = where + ".samples[" + k++ + "]";
+            if (!s.path("labels").isObject() || !s.path("value").isNumber()) {
+                throw new InputException(
+                        sw + ": needs labels (an object of strings) and value (a number)");
+            }
+            Map<String, String> labels = new LinkedHashMap<>();
+            for (Map.Entry<String, JsonNode> l : s.path("labels").properties()) {
+                if (!l.getValue().isString()) {
+                    throw new InputException(sw + ": label " + l.getKey() + " is not a string");
+                }
+                labels.put(l.getKey(), l.getValue().asString());
+            }
+            ss.add(new PrometheusPeaks.Sample(labels, s.path("value").asDouble()));
+        }
+        return ss;
     }
 }

@@ -20,9 +20,17 @@ public final class ListDeadline {
      * usage error.
      */
     public static long millis(Map<String, String> env) {
-        String v = env == null ? null : env.get(ENV);
+        return secondsMillis(env, ENV, DEFAULT_SECONDS);
+    }
+
+    /**
+     * A number of seconds from 1 to 86400 read from an environment variable, in milliseconds: the
+     * default when unset or blank; any other value is a usage error naming the variable.
+     */
+    static long secondsMillis(Map<String, String> env, String name, int defaultSeconds) {
+        String v = env == null ? null : env.get(name);
         if (v == null || v.isBlank()) {
-            return DEFAULT_SECONDS * 1000L;
+            return defaultSeconds * 1000L;
         }
         try {
             long s = Long.parseLong(v.strip());
@@ -32,7 +40,7 @@ public final class ListDeadline {
         } catch (NumberFormatException ignored) {
             // reported below
         }
-        throw new InputException(ENV + "=" + v + ": expected a number of seconds from 1 to 86400");
+        throw new InputException(name + "=" + v + ": expected a number of seconds from 1 to 86400");
     }
 
     /** "600 s (DEJA_LIST_DEADLINE)". */

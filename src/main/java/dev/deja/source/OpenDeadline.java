@@ -1,6 +1,5 @@
 package dev.deja.source;
 
-import dev.deja.engine.InputException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,19 +38,7 @@ public final class OpenDeadline {
      * usage error.
      */
     public static long millis(Map<String, String> env) {
-        String v = env == null ? null : env.get(ENV);
-        if (v == null || v.isBlank()) {
-            return DEFAULT_SECONDS * 1000L;
-        }
-        try {
-            long s = Long.parseLong(v.strip());
-            if (s >= 1 && s <= 86_400) {
-                return s * 1000L;
-            }
-        } catch (NumberFormatException ignored) {
-            // reported below
-        }
-        throw new InputException(ENV + "=" + v + ": expected a number of seconds from 1 to 86400");
+        return ListDeadline.secondsMillis(env, ENV, DEFAULT_SECONDS);
     }
 
     /**
