@@ -12,7 +12,7 @@ COPY .mvn ./.mvn
 RUN mvn -B -q dependency:go-offline
 COPY rules ./rules
 COPY src/main ./src/main
-RUN mvn -B -q -DskipTests package
+RUN mvn -B -q -Dmaven.test.skip=true package
 
 # ---- runtime stage
 FROM eclipse-temurin:17.0.16_8-jre AS runtime
