@@ -8,6 +8,7 @@ import dev.deja.engine.SnapshotBuilder;
 import dev.deja.source.ListDeadline;
 import dev.deja.source.LiveSource;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.ScanTrace;
 import dev.deja.source.SourceUnavailableException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -64,7 +65,7 @@ public final class AwsLiveSource implements LiveSource {
     static final int REGIONS_AT_ONCE = 4;
 
     @Override
-    public void collect(ScanRequest req, SnapshotBuilder out) {
+    public void collect(ScanRequest req, SnapshotBuilder out, ScanTrace trace) {
         if (!req.verbose) {
             System.setProperty("org.slf4j.simpleLogger.log.software.amazon.awssdk", "off");
         }
@@ -116,7 +117,7 @@ public final class AwsLiveSource implements LiveSource {
                             + why
                             + " (use --profile NAME, AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or 'aws sso login')");
         }
-        req.accountRead = AssumeRole.account(creds, req.roleArn, regions.get(0), endpoint);
+        trace.accountRead = AssumeRole.account(creds, req.roleArn, regions.get(0), endpoint);
 
         String pn = profileName == null ? "default" : profileName;
         ClientOverrideConfiguration override =

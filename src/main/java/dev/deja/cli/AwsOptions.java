@@ -98,7 +98,7 @@ final class AwsOptions {
                 .orElse(null);
     }
 
-    void into(ScanRequest req) {
+    void into(ScanRequest.Builder req) {
         req.aws = aws;
         req.profile = profiles.size() == 1 ? profiles.get(0) : null;
         req.externalId = externalId;

@@ -103,7 +103,7 @@ final class FileOptions {
         }
     }
 
-    void into(ScanRequest req) {
+    void into(ScanRequest.Builder req) {
         req.env = new LinkedHashMap<>(env);
         req.haproxyVersion = haproxyVersion;
         req.haproxyOneInstance = haproxyOneInstance;

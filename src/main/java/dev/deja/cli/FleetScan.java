@@ -14,6 +14,7 @@ import dev.deja.kube.model.KubeInventory;
 import dev.deja.rules.CrossLinks;
 import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.ScanTrace;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.file.Path;
@@ -59,19 +60,28 @@ final class FleetScan {
         }
     }
 
-    /** The outcome of one snapshot: its findings (stamped), and the link views. */
+    /**
+     * The outcome of one snapshot: its findings (stamped), the link views, and the context and
+     * server read when it is the run's only cluster (else null).
+     */
     private record Part(
             ScanResult result,
             CrossLinks.KubeSide kube,
             CrossLinks.AwsSide aws,
-            Predicate<Location> selected) {}
+            Predicate<Location> selected,
+            String clusterRead) {}
 
     private FleetScan() {}
 
     /**
-     * The merged result, plus (for baselines) whether a location lies in what the scan selected.
+     * The merged result, plus (for baselines) whether a location lies in what the scan selected,
+     * and (for the report's header) the context and server read when the run reads one cluster.
      */
-    record Outcome(ScanResult result, Predicate<Location> selected, List<Target> targets) {}
+    record Outcome(
+            ScanResult result,
+            Predicate<Location> selected,
+            List<Target> targets,
+            String clusterRead) {}
 
     static Outcome run(
             ScanRequest base,
@@ -89,23 +99,21 @@ final class FleetScan {
         // with the files
         boolean oneCluster = specs.stream().filter(Spec::kube).count() == 1;
         if (filesPart(base, specs)) {
-            ScanRequest files = base.copy();
+            ScanRequest.Builder files = base.toBuilder();
             files.cluster = false;
             files.aws = false;
             if (oneCluster) {
                 files.haproxyRuntime = List.of();
                 files.prometheus = null;
             }
-            files.target = null;
             files.snapshotOut = snapshotPath(base, specs, "files");
-            files.target = null;
-            Snapshot s = Collector.collect(files);
+            Snapshot s = Collector.collect(files.build(), new ScanTrace()); // no target
             ScanResult r = judge.apply(s);
             if (s.hasPart("dev.deja.aws.model.AwsInventory")
                     && s.hasPart("dev.deja.kube.model.KubeInventory")) {
                 r = r.withFindings(CrossLinks.apply(s, r.findings()));
             }
-            parts.add(new Part(r, null, null, selectedBy.apply(s)));
+            parts.add(new Part(r, null, null, selectedBy.apply(s), null));
         }
         AtomicInteger no = new AtomicInteger();
         ExecutorService pool =
@@ -167,31 +175,35 @@ final class FleetScan {
             Function<Snapshot, Predicate<Location>> selectedBy,
             boolean links,
             ExecutorService readers) {
-        ScanRequest req = base.copy();
-        req.paths = List.of();
+        ScanRequest.Builder b = base.toBuilder();
+        b.paths = List.of();
         if (!spec.kube() || specs.stream().filter(Spec::kube).count() != 1) {
-            req.haproxyRuntime = List.of();
-            req.prometheus = null;
+            b.haproxyRuntime = List.of();
+            b.prometheus = null;
         }
-        req.cluster = spec.kube();
-        req.aws = !spec.kube();
-        req.context = spec.context();
-        req.profile = spec.profile();
-        req.roleArn = spec.roleArn();
-        req.clusterName = spec.kube() ? base.clusterName : null;
-        req.target =
-                spec.kube()
-                        ? Target.cluster(base.clusterName != null ? base.clusterName : spec.label())
-                        : null;
-        req.err =
+        b.cluster = spec.kube();
+        b.aws = !spec.kube();
+        b.context = spec.context();
+        b.profile = spec.profile();
+        b.roleArn = spec.roleArn();
+        b.clusterName = spec.kube() ? base.clusterName : null;
+        b.err =
                 specs.size() == 1
                         ? base.err
                         : prefixed(
                                 base.err,
                                 "[" + (spec.kube() ? "cluster " : "aws ") + spec.label() + "] ");
-        req.snapshotOut = snapshotPath(base, specs, spec.label());
+        b.snapshotOut = snapshotPath(base, specs, spec.label());
+        ScanRequest req = b.build();
+        // a cluster's target is known before the read, an AWS account's only after it
+        ScanTrace trace =
+                new ScanTrace(
+                        spec.kube()
+                                ? Target.cluster(
+                                        base.clusterName != null ? base.clusterName : spec.label())
+                                : null);
         long started = System.nanoTime();
-        Future<Snapshot> read = readers.submit(() -> Collector.collect(req));
+        Future<Snapshot> read = readers.submit(() -> Collector.collect(req, trace));
         Snapshot snapshot;
         String failed = null;
         try {
@@ -216,16 +228,20 @@ final class FleetScan {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
-        if (spec.kube() && specs.stream().filter(Spec::kube).count() == 1) {
-            base.clusterRead = req.clusterRead; // the report's header names the context and server
-        }
+        // the report's header names the context and server
+        String clusterRead =
+                spec.kube() && specs.stream().filter(Spec::kube).count() == 1
+                        ? trace.clusterRead
+                        : null;
         Target target =
-                req.target != null
-                        ? req.target
+                trace.target != null
+                        ? trace.target
                         : spec.kube()
                                 ? Target.cluster(spec.label())
                                 : Target.account(
-                                        req.accountRead != null ? req.accountRead : spec.label());
+                                        trace.accountRead != null
+                                                ? trace.accountRead
+                                                : spec.label());
         if (snapshot == null) {
             req.err.println("deja: " + spec.source() + ": " + failed);
             Coverage.Entry e =
@@ -244,7 +260,7 @@ final class FleetScan {
                             List.of(),
                             new Coverage(List.of(e)),
                             (System.nanoTime() - started) / 1_000_000);
-            return new Part(r, null, null, loc -> true);
+            return new Part(r, null, null, loc -> true, clusterRead);
         }
         ScanResult r = judge.apply(snapshot);
         List<Finding> fs = new ArrayList<>(r.findings().size());
@@ -272,7 +288,7 @@ final class FleetScan {
             k = kube == null ? null : CrossLinks.KubeSide.of(target, kube);
             a = aws == null ? null : CrossLinks.AwsSide.of(target, aws);
         }
-        return new Part(stamped, k, a, selectedBy.apply(snapshot));
+        return new Part(stamped, k, a, selectedBy.apply(snapshot), clusterRead);
     }
 
     private static Outcome merge(List<Part> parts) {
@@ -285,7 +301,11 @@ final class FleetScan {
         List<CrossLinks.AwsSide> awss = new ArrayList<>();
         List<Predicate<Location>> selected = new ArrayList<>();
         long ms = 0;
+        String clusterRead = null;
         for (Part p : parts) {
+            if (p.clusterRead() != null) {
+                clusterRead = p.clusterRead();
+            }
             findings.addAll(p.result().findings());
             suppressed.addAll(p.result().suppressed());
             ran.addAll(p.result().rulesRun());
@@ -313,7 +333,8 @@ final class FleetScan {
                         List.copyOf(ran),
                         new Coverage(coverage),
                         ms);
-        return new Outcome(r, loc -> selected.stream().anyMatch(s -> s.test(loc)), r.targets());
+        return new Outcome(
+                r, loc -> selected.stream().anyMatch(s -> s.test(loc)), r.targets(), clusterRead);
     }
 
     /**

@@ -166,7 +166,7 @@ final class KubeOptions {
         }
     }
 
-    void into(ScanRequest req) {
+    void into(ScanRequest.Builder req) {
         req.cluster = cluster;
         req.kubeconfig = kubeconfig;
         req.context = contexts.size() == 1 ? contexts.get(0) : null;
@@ -203,9 +203,11 @@ final class KubeOptions {
         } else {
             List<String> named = contexts.isEmpty() ? Collections.singletonList(null) : contexts;
             for (String n : new LinkedHashSet<>(named)) {
-                ScanRequest one = req.copy();
+                ScanRequest.Builder one = req.toBuilder();
                 one.context = n;
-                var cfg = KubeClients.config(one); // exit 2 now for a context that cannot be used
+                var cfg =
+                        KubeClients.config(
+                                one.build()); // exit 2 now for a context that cannot be used
                 String name =
                         n != null
                                 ? n

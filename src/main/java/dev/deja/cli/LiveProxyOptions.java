@@ -154,7 +154,7 @@ final class LiveProxyOptions {
      * The runtime sources' settings; a bad timeout or unreadable credentials: exit 2 before any
      * work.
      */
-    void into(ScanRequest req, Map<String, String> env) {
+    void into(ScanRequest.Builder req, Map<String, String> env) {
         long timeout =
                 Times.millis(haproxyRuntimeTimeout == null ? null : haproxyRuntimeTimeout.strip());
         if (timeout <= 0) {

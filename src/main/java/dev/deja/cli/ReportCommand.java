@@ -71,11 +71,12 @@ public final class ReportCommand implements Callable<Integer> {
                             + ": expected NAMESPACE/NAME, e.g. deja/deja-report");
         }
         int slash = v.indexOf('/');
-        ScanRequest req = new ScanRequest();
-        req.kubeconfig = kubeconfig;
-        req.context = context;
-        req.processEnv = io.env();
-        req.err = io.err();
+        ScanRequest.Builder b = ScanRequest.builder();
+        b.kubeconfig = kubeconfig;
+        b.context = context;
+        b.processEnv = io.env();
+        b.err = io.err();
+        ScanRequest req = b.build();
         String html =
                 ConfigMapReportReader.html(v.substring(0, slash), v.substring(slash + 1), req);
         if (output == null || output.toString().equals("-")) {

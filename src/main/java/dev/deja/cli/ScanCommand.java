@@ -21,6 +21,7 @@ import dev.deja.rules.CrossLinks;
 import dev.deja.source.Collector;
 import dev.deja.source.ListDeadline;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.ScanTrace;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -209,8 +210,11 @@ public final class ScanCommand implements Callable<Integer> {
                                 opts);
         ScanResult result;
         Predicate<Location> inScope;
+        String clusterRead; // the context and server read, when the scan reads one cluster
         if (specs.isEmpty()) {
-            Snapshot snapshot = Collector.collect(req);
+            ScanTrace trace = new ScanTrace();
+            Snapshot snapshot = Collector.collect(req, trace);
+            clusterRead = trace.clusterRead;
             result = judge.apply(snapshot);
             if (snapshot.hasPart("dev.deja.aws.model.AwsInventory")
                     && snapshot.hasPart("dev.deja.kube.model.KubeInventory")) {
@@ -228,6 +232,7 @@ public final class ScanCommand implements Callable<Integer> {
                             snapshot -> base == null ? loc -> true : selectedBy(snapshot));
             result = o.result();
             inScope = o.selected();
+            clusterRead = o.clusterRead();
         }
         warnUnusedSuppressions(ignores, result, opts.today());
 
@@ -237,7 +242,7 @@ public final class ScanCommand implements Callable<Integer> {
                                 new Report.RunInfo(
                                         started,
                                         Duration.ofNanos(System.nanoTime() - t0),
-                                        ScanScope.of(req, specs)));
+                                        ScanScope.of(req, specs, clusterRead)));
         if (base != null) {
             Set<String> ran = Set.copyOf(result.rulesRun());
             Set<String> scannedNamespaces = Set.copyOf(kube.namespaces);
@@ -383,7 +388,7 @@ public final class ScanCommand implements Callable<Integer> {
 
     /** The request the sources read: each option group fills its part. */
     private ScanRequest request(List<Rule> selected, ConfigFile configFile) {
-        ScanRequest req = new ScanRequest();
+        ScanRequest.Builder req = ScanRequest.builder();
         req.paths = List.copyOf(paths);
         req.stdin = io.in();
         req.processEnv = io.env();
@@ -409,6 +414,6 @@ public final class ScanCommand implements Callable<Integer> {
         if (configFile != null) {
             req.haproxyConfigMaps = List.copyOf(configFile.haproxyConfigMaps);
         }
-        return req;
+        return req.build();
     }
 }

@@ -11,9 +11,10 @@ final class ScanScope {
 
     /**
      * What this scan looked at, for the report's header: cluster and context, namespaces, selector,
-     * regions, files.
+     * regions, files; {@code clusterRead} is the context and server the scan read (its {@link
+     * dev.deja.source.ScanTrace}), or null.
      */
-    static Map<String, String> of(ScanRequest req, List<FleetScan.Spec> specs) {
+    static Map<String, String> of(ScanRequest req, List<FleetScan.Spec> specs, String clusterRead) {
         Map<String, String> m = new LinkedHashMap<>();
         long clusters = specs.stream().filter(FleetScan.Spec::kube).count();
         long accounts = specs.stream().filter(s -> !s.kube()).count();
@@ -27,8 +28,8 @@ final class ScanScope {
             if (clusters <= 1) {
                 m.put(
                         "cluster",
-                        req.clusterRead != null
-                                ? req.clusterRead
+                        clusterRead != null
+                                ? clusterRead
                                 : req.context != null
                                         ? "context " + req.context
                                         : "current context");

@@ -4,6 +4,7 @@ import dev.deja.engine.Coverage;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.source.LiveSource;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.ScanTrace;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -35,7 +36,7 @@ public final class HaproxyRuntimeSource implements LiveSource {
     static final int MAX_ANSWER = 16 * 1024 * 1024;
 
     @Override
-    public void collect(ScanRequest req, SnapshotBuilder out) {
+    public void collect(ScanRequest req, SnapshotBuilder out, ScanTrace trace) {
         List<HaproxyRuntime.Instance> read = new ArrayList<>();
         HttpStats http = null;
         try {

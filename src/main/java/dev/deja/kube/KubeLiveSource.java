@@ -9,6 +9,7 @@ import dev.deja.kube.model.KubeScope;
 import dev.deja.source.ListDeadline;
 import dev.deja.source.LiveSource;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.ScanTrace;
 import dev.deja.source.SourceUnavailableException;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.http.AsyncBody;
@@ -166,12 +167,12 @@ public final class KubeLiveSource implements LiveSource {
     }
 
     @Override
-    public void collect(ScanRequest req, SnapshotBuilder out) {
+    public void collect(ScanRequest req, SnapshotBuilder out, ScanTrace trace) {
         Config cfg = KubeClients.config(req);
         String server = cfg.getMasterUrl();
         String context =
                 cfg.getCurrentContext() == null ? "in-cluster" : cfg.getCurrentContext().getName();
-        req.clusterRead = "context " + context + " (" + server + ")";
+        trace.clusterRead = "context " + context + " (" + server + ")";
         KubeInventory.Builder inv =
                 out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
         if (req.selector != null && !req.selector.isBlank()) {

@@ -4,6 +4,7 @@ import dev.deja.engine.Coverage;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.source.LiveSource;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.ScanTrace;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +26,7 @@ public final class PrometheusSource implements LiveSource {
     static final String SOURCE = "prometheus";
 
     @Override
-    public void collect(ScanRequest req, SnapshotBuilder out) {
+    public void collect(ScanRequest req, SnapshotBuilder out, ScanTrace trace) {
         PrometheusClient client =
                 new PrometheusClient(
                         req.prometheus,

@@ -73,8 +73,9 @@ public final class Prover {
     }
 
     static HaproxyConfig parse(String display, String text) {
-        ScanRequest req = new ScanRequest();
-        req.err = new PrintWriter(Writer.nullWriter());
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.err = new PrintWriter(Writer.nullWriter());
+        ScanRequest req = reqB.build();
         return HaproxyParser.parse(display, text, req);
     }
 

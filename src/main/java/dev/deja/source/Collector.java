@@ -31,7 +31,16 @@ public final class Collector {
 
     private Collector() {}
 
+    /** {@link #collect(ScanRequest, ScanTrace)} with a trace nobody reads afterwards. */
     public static Snapshot collect(ScanRequest req) {
+        return collect(req, new ScanTrace());
+    }
+
+    /**
+     * Reads what {@code req} asks for; the live sources record where they read in {@code trace}
+     * (and its target, when set or found, is saved with the snapshot).
+     */
+    public static Snapshot collect(ScanRequest req, ScanTrace trace) {
         SnapshotBuilder out = new SnapshotBuilder();
         Inputs.Collected in = Inputs.collect(req);
         in.skipped().forEach(out::coverage);
@@ -56,7 +65,7 @@ public final class Collector {
             live.add(new String[] {"prometheus", PROMETHEUS});
         }
         if (live.size() == 1) {
-            runLive(live.get(0)[0], live.get(0)[1], req, out);
+            runLive(live.get(0)[0], live.get(0)[1], req, out, trace);
         } else if (live.size() > 1) {
             ExecutorService pool =
                     Executors.newFixedThreadPool(
@@ -69,7 +78,7 @@ public final class Collector {
             try {
                 List<Future<?>> fs = new ArrayList<>();
                 for (String[] l : live) {
-                    fs.add(pool.submit(() -> runLive(l[0], l[1], req, out)));
+                    fs.add(pool.submit(() -> runLive(l[0], l[1], req, out, trace)));
                 }
                 for (Future<?> f : fs) {
                     try {
@@ -104,11 +113,11 @@ public final class Collector {
                     req,
                     out); // after the live sources: joins --haproxy-runtime's instances
         }
-        if (req.target == null && req.aws && !req.cluster && req.accountRead != null) {
-            req.target = Target.account(req.accountRead);
+        if (trace.target == null && req.aws && !req.cluster && trace.accountRead != null) {
+            trace.target = Target.account(trace.accountRead);
         }
-        if (req.target != null) {
-            out.put(Target.class, req.target); // saved with the snapshot: what it was read from
+        if (trace.target != null) {
+            out.put(Target.class, trace.target); // saved with the snapshot: what it was read from
         }
         Snapshot snapshot = out.build();
         if (req.snapshotOut != null) {
@@ -161,7 +170,8 @@ public final class Collector {
         }
     }
 
-    private static void runLive(String source, String cls, ScanRequest req, SnapshotBuilder out) {
+    private static void runLive(
+            String source, String cls, ScanRequest req, SnapshotBuilder out, ScanTrace trace) {
         LiveSource s;
         try {
             s = (LiveSource) Class.forName(cls).getDeclaredConstructor().newInstance();
@@ -174,7 +184,7 @@ public final class Collector {
                             + " support");
         }
         try {
-            s.collect(req, out);
+            s.collect(req, out, trace);
         } catch (SourceUnavailableException e) {
             req.err.println("deja: " + e.source() + ": " + e.getMessage());
             out.coverage(

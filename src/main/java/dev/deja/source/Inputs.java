@@ -44,9 +44,10 @@ public final class Inputs {
     private Inputs() {}
 
     public static Collected collect(List<String> paths, InputStream stdin) {
-        ScanRequest req = new ScanRequest();
-        req.paths = paths;
-        req.stdin = stdin;
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.paths = paths;
+        reqB.stdin = stdin;
+        ScanRequest req = reqB.build();
         return collect(req);
     }
 

@@ -8,5 +8,9 @@ import dev.deja.engine.SnapshotBuilder;
  * all (bad credentials, unreachable server) throws {@link SourceUnavailableException}.
  */
 public interface LiveSource {
-    void collect(ScanRequest request, SnapshotBuilder out);
+    /**
+     * Reads into {@code out}; what the source finds out about where it read (the context and
+     * server, the AWS account) goes into {@code trace}.
+     */
+    void collect(ScanRequest request, SnapshotBuilder out, ScanTrace trace);
 }

@@ -149,9 +149,10 @@ class AwsModelTest {
     @Test
     void exampleSnapshotRoundTripsThroughTheCodec() throws Exception {
         Path example = Path.of("examples/aws/il-0364-snapshot.json");
-        ScanRequest req = new ScanRequest();
-        req.paths = List.of(example.toString());
-        req.processEnv = Map.of();
+        ScanRequest.Builder b = ScanRequest.builder();
+        b.paths = List.of(example.toString());
+        b.processEnv = Map.of();
+        ScanRequest req = b.build();
         Snapshot s = Collector.collect(req);
         AwsInventory inv = s.part(AwsInventory.class).orElseThrow();
         assertEquals(1, inv.loadBalancers().size());

@@ -196,8 +196,9 @@ class HaproxyCorpusTest {
             "track-sc0"
         };
         Random rnd = new Random(264);
-        ScanRequest req = new ScanRequest();
-        req.processEnv = Map.of("A", "1");
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.processEnv = Map.of("A", "1");
+        ScanRequest req = reqB.build();
         Engine engine = new Engine(Catalog.packaged());
         int parsed = 0;
         int refused = 0;

@@ -11,6 +11,7 @@ import dev.deja.engine.Coverage;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.ScanTrace;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -336,12 +337,13 @@ class HaproxyHttpStatsTest {
     }
 
     static Coverage.Entry collectOne(String url, long timeoutMillis, String auth) {
-        ScanRequest req = new ScanRequest();
-        req.haproxyRuntime = List.of(url);
-        req.haproxyRuntimeTimeoutMillis = timeoutMillis;
-        req.haproxyRuntimeAuth = auth;
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.haproxyRuntime = List.of(url);
+        reqB.haproxyRuntimeTimeoutMillis = timeoutMillis;
+        reqB.haproxyRuntimeAuth = auth;
+        ScanRequest req = reqB.build();
         SnapshotBuilder out = new SnapshotBuilder();
-        new HaproxyRuntimeSource().collect(req, out);
+        new HaproxyRuntimeSource().collect(req, out, new ScanTrace());
         Snapshot s = out.build();
         assertEquals(1, s.coverage().entries().size(), s.coverage().toString());
         return s.coverage().entries().get(0);

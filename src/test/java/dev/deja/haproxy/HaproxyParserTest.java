@@ -16,11 +16,11 @@ import org.junit.jupiter.api.Test;
 class HaproxyParserTest {
 
     static ScanRequest req(Map<String, String> env, String version) {
-        ScanRequest r = new ScanRequest();
-        r.processEnv = Map.of("FROM_PROCESS", "proc", "SHADOWED", "process");
-        r.env.putAll(env);
-        r.haproxyVersion = version;
-        return r;
+        ScanRequest.Builder b = ScanRequest.builder();
+        b.processEnv = Map.of("FROM_PROCESS", "proc", "SHADOWED", "process");
+        b.env.putAll(env);
+        b.haproxyVersion = version;
+        return b.build();
     }
 
     static HaproxyConfig parse(String text) {

@@ -9,6 +9,7 @@ import dev.deja.engine.Coverage;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.ScanTrace;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -172,11 +173,12 @@ class HaproxyRuntimeTest {
     }
 
     static Coverage.Entry collectOne(String addr, long timeoutMillis) {
-        ScanRequest req = new ScanRequest();
-        req.haproxyRuntime = List.of(addr);
-        req.haproxyRuntimeTimeoutMillis = timeoutMillis;
+        ScanRequest.Builder b = ScanRequest.builder();
+        b.haproxyRuntime = List.of(addr);
+        b.haproxyRuntimeTimeoutMillis = timeoutMillis;
+        ScanRequest req = b.build();
         SnapshotBuilder out = new SnapshotBuilder();
-        new HaproxyRuntimeSource().collect(req, out);
+        new HaproxyRuntimeSource().collect(req, out, new ScanTrace());
         Snapshot s = out.build();
         assertEquals(0, s.part(HaproxyRuntime.class).orElseThrow().instances().size());
         assertEquals(1, s.coverage().entries().size(), s.coverage().toString());

@@ -22,8 +22,9 @@ class PathAnalysisTest {
             "frontend fe\n  bind :80\n  default_backend be\nbackend be\n  server s 127.0.0.1:1\n";
 
     static List<Finding> scan(String text, String rule) {
-        ScanRequest req = new ScanRequest();
-        req.processEnv = Map.of();
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.processEnv = Map.of();
+        ScanRequest req = reqB.build();
         HaproxyConfig c = HaproxyParser.parse("p.cfg", text, req);
         ScanResult r =
                 new Engine(Catalog.packaged())
@@ -108,8 +109,9 @@ class PathAnalysisTest {
                     .append("s\n.endif\n");
         }
         sb.append(TAIL);
-        ScanRequest req = new ScanRequest();
-        req.processEnv = Map.of();
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.processEnv = Map.of();
+        ScanRequest req = reqB.build();
         HaproxyConfig c = HaproxyParser.parse("p.cfg", sb.toString(), req);
         assertEquals(10, c.undecided().size());
         assertEquals(1, Frontends.of(c).size(), "2^10 paths: one view with every branch read");

@@ -191,11 +191,12 @@ public final class KubeBench {
                 Matcher f = Pattern.compile("\"total\" : (\\d+)").matcher(Files.readString(out));
                 findings = f.find() ? f.group(1) : "?";
                 long c0 = System.nanoTime();
-                ScanRequest req = new ScanRequest();
-                req.cluster = true;
-                req.kubeconfig = kc;
-                req.kubeKinds = kinds;
-                req.processEnv = Map.of();
+                ScanRequest.Builder reqB = ScanRequest.builder();
+                reqB.cluster = true;
+                reqB.kubeconfig = kc;
+                reqB.kubeKinds = kinds;
+                reqB.processEnv = Map.of();
+                ScanRequest req = reqB.build();
                 Collector.collect(req);
                 double inS = secs(System.nanoTime() - c0);
                 if (run > 0) {

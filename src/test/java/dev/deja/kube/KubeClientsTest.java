@@ -61,8 +61,8 @@ class KubeClientsTest {
                     context: {cluster: prod, user: alice}
                 """
                         .formatted(key));
-        ScanRequest req = new ScanRequest();
-        req.processEnv =
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.processEnv =
                 Map.of(
                         "KUBECONFIG",
                         a + File.pathSeparator + b,
@@ -70,7 +70,7 @@ class KubeClientsTest {
                         "http://proxy:3128",
                         "NO_PROXY",
                         "localhost, .internal");
-        Config c = KubeClients.config(req);
+        Config c = KubeClients.config(reqB.build());
         assertEquals("https://prod.example:6443/", c.getMasterUrl());
         assertEquals(tmp.resolve("a/ca.crt").toAbsolutePath().toString(), c.getCaCertFile());
         assertEquals(
@@ -85,14 +85,14 @@ class KubeClientsTest {
         assertEquals(KubeClients.CONNECT_TIMEOUT_MS, c.getConnectionTimeout());
         assertEquals(0, c.getRequestRetryBackoffLimit());
 
-        req.processEnv =
+        reqB.processEnv =
                 Map.of(
                         "KUBECONFIG",
                         a + File.pathSeparator + b,
                         KubeClients.CONNECT_TIMEOUT_ENV,
                         "20");
-        assertEquals(20_000, KubeClients.config(req).getConnectionTimeout());
-        req.processEnv =
+        assertEquals(20_000, KubeClients.config(reqB.build()).getConnectionTimeout());
+        reqB.processEnv =
                 Map.of(
                         "KUBECONFIG",
                         a + File.pathSeparator + b,
@@ -100,13 +100,15 @@ class KubeClientsTest {
                         "5s");
         assertEquals(
                 "DEJA_KUBE_CONNECT_TIMEOUT=5s: not a number of seconds from 1 to 600",
-                assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage());
-        req.processEnv = Map.of("KUBECONFIG", a + File.pathSeparator + b);
+                assertThrows(InputException.class, () -> KubeClients.config(reqB.build()))
+                        .getMessage());
+        reqB.processEnv = Map.of("KUBECONFIG", a + File.pathSeparator + b);
 
-        req.context = "dev";
-        assertEquals(null, KubeClients.config(req).getNamespace());
-        req.context = "staging";
-        InputException e = assertThrows(InputException.class, () -> KubeClients.config(req));
+        reqB.context = "dev";
+        assertEquals(null, KubeClients.config(reqB.build()).getNamespace());
+        reqB.context = "staging";
+        InputException e =
+                assertThrows(InputException.class, () -> KubeClients.config(reqB.build()));
         assertTrue(
                 e.getMessage().startsWith("--context staging: no such context in KUBECONFIG="),
                 e.getMessage());
@@ -118,9 +120,10 @@ class KubeClientsTest {
      */
     @Test
     void aPipeAsKubeconfigIsRefusedByName() throws Exception {
-        ScanRequest req = new ScanRequest();
-        req.processEnv = Map.of();
-        req.kubeconfig = TestSupport.mkfifo(tmp.resolve("fifo"));
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.processEnv = Map.of();
+        reqB.kubeconfig = TestSupport.mkfifo(tmp.resolve("fifo"));
+        ScanRequest req = reqB.build();
         assertEquals(
                 "--kubeconfig "
                         + req.kubeconfig
@@ -131,28 +134,30 @@ class KubeClientsTest {
 
     @Test
     void missingFilesAndContextsAreInputErrors() throws Exception {
-        ScanRequest req = new ScanRequest();
-        req.processEnv = Map.of();
-        req.kubeconfig = tmp.resolve("nope");
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.processEnv = Map.of();
+        reqB.kubeconfig = tmp.resolve("nope");
         assertEquals(
                 "--kubeconfig " + tmp.resolve("nope") + ": no such file",
-                assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage());
+                assertThrows(InputException.class, () -> KubeClients.config(reqB.build()))
+                        .getMessage());
         Path kc = tmp.resolve("kc");
         Files.writeString(
                 kc,
                 "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: [{name: x, context: {cluster: gone}}]\n");
-        req.kubeconfig = kc;
+        reqB.kubeconfig = kc;
         assertTrue(
-                assertThrows(InputException.class, () -> KubeClients.config(req))
+                assertThrows(InputException.class, () -> KubeClients.config(reqB.build()))
                         .getMessage()
                         .contains("no current-context set; pick one with --context (contexts: x)"));
-        req.context = "x";
+        reqB.context = "x";
         assertEquals(
                 kc + ": context x names cluster gone, which has no server",
-                assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage());
+                assertThrows(InputException.class, () -> KubeClients.config(reqB.build()))
+                        .getMessage());
         Files.writeString(kc, "- not\n- a kubeconfig\n");
         assertTrue(
-                assertThrows(InputException.class, () -> KubeClients.config(req))
+                assertThrows(InputException.class, () -> KubeClients.config(reqB.build()))
                         .getMessage()
                         .endsWith("not a valid kubeconfig (expected a mapping)"));
     }

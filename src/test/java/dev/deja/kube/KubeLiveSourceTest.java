@@ -146,13 +146,14 @@ class KubeLiveSourceTest {
     void configMapDataNoRuleReadsIsNotKept() throws IOException {
         cluster.apply(Path.of("src/test/resources/live-configmaps/configmaps.yaml"), "cm-data");
         // what a scan holds in memory: only the data values a rule reads
-        ScanRequest req = new ScanRequest();
-        req.cluster = true;
-        req.kubeconfig = kubeconfig;
-        req.namespaces = List.of("cm-data");
-        req.kubeKinds = Set.of("ConfigMap");
-        req.haproxyConfigMaps = List.of("cm-data/named-haproxy");
-        req.processEnv = Map.of();
+        ScanRequest.Builder b = ScanRequest.builder();
+        b.cluster = true;
+        b.kubeconfig = kubeconfig;
+        b.namespaces = List.of("cm-data");
+        b.kubeKinds = Set.of("ConfigMap");
+        b.haproxyConfigMaps = List.of("cm-data/named-haproxy");
+        b.processEnv = Map.of();
+        ScanRequest req = b.build();
         KubeInventory inv = Collector.collect(req).part(KubeInventory.class).orElseThrow();
         Map<String, Set<String>> keys = new TreeMap<>();
         inv.configMaps().forEach(cm -> keys.put(cm.name(), cm.data().keySet()));

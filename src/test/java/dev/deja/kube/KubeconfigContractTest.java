@@ -111,14 +111,15 @@ class KubeconfigContractTest {
      */
     void assertSameContract(List<Path> files, String context, String tokenFromFile) {
         String list = String.join(File.pathSeparator, files.stream().map(Path::toString).toList());
-        ScanRequest req = new ScanRequest();
-        req.processEnv =
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.processEnv =
                 Map.of(
                         "KUBECONFIG",
                         list,
                         "PATH",
                         Objects.requireNonNullElse(System.getenv("PATH"), "/usr/bin:/bin"));
-        req.context = context;
+        reqB.context = context;
+        ScanRequest req = reqB.build();
         Map<String, Object> deja = contract(KubeClients.config(req));
         System.setProperty("kubeconfig", list);
         Map<String, Object> fabric8 = contract(Config.autoConfigure(context));
@@ -264,9 +265,10 @@ class KubeconfigContractTest {
                         command: ./bin/credential-plugin
                 """);
         assertSameContract(List.of(kc), null);
-        ScanRequest req = new ScanRequest();
-        req.kubeconfig = kc;
-        req.processEnv = Map.of("PATH", "/usr/bin:/bin");
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.kubeconfig = kc;
+        reqB.processEnv = Map.of("PATH", "/usr/bin:/bin");
+        ScanRequest req = reqB.build();
         assertEquals("rel-token", contract(KubeClients.config(req)).get("token"));
     }
 

@@ -553,17 +553,18 @@ class LiveMetricsNginxTest {
                                 ? ok(metrics(PODS.get(0), 1980)).setBodyDelay(3, TimeUnit.SECONDS)
                                 : answers(1980, 150, 120).apply(path);
         try (MockCluster c = cluster("2", slow, ConcurrentHashMap.newKeySet())) {
-            ScanRequest req = new ScanRequest();
-            req.cluster = true;
-            req.kubeconfig = c.kubeconfig(tmp);
-            req.liveMetrics = true;
-            req.kubeKinds =
+            ScanRequest.Builder b = ScanRequest.builder();
+            b.cluster = true;
+            b.kubeconfig = c.kubeconfig(tmp);
+            b.liveMetrics = true;
+            b.kubeKinds =
                     Set.of(
                             "Deployment",
                             "StatefulSet",
                             "DaemonSet",
                             "ConfigMap"); // the rule's kinds
-            req.liveMetricsTimeoutMillis = 300; // injected: the pod's answer comes 3 s late
+            b.liveMetricsTimeoutMillis = 300; // injected: the pod's answer comes 3 s late
+            ScanRequest req = b.build();
             Snapshot s = Collector.collect(req);
             Coverage.Entry slowEntry =
                     s.coverage().entries().stream()

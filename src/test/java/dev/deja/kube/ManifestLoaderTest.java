@@ -28,9 +28,10 @@ class ManifestLoaderTest {
     @TempDir Path tmp;
 
     static KubeInventory load(Path... files) {
-        ScanRequest req = new ScanRequest();
-        req.paths = Arrays.stream(files).map(Path::toString).toList();
-        req.processEnv = Map.of();
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.paths = Arrays.stream(files).map(Path::toString).toList();
+        reqB.processEnv = Map.of();
+        ScanRequest req = reqB.build();
         Snapshot s = Collector.collect(req);
         return s.part(KubeInventory.class).orElseThrow();
     }

@@ -11,6 +11,7 @@ import dev.deja.engine.Coverage;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.ScanTrace;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -197,13 +198,14 @@ class PrometheusSourceTest {
     }
 
     static Snapshot collect(String url, long timeoutMillis, Path token, Path basic) {
-        ScanRequest req = new ScanRequest();
-        req.prometheus = url;
-        req.prometheusTimeoutMillis = timeoutMillis;
-        req.prometheusBearerTokenFile = token;
-        req.prometheusBasicAuthFile = basic;
+        ScanRequest.Builder b = ScanRequest.builder();
+        b.prometheus = url;
+        b.prometheusTimeoutMillis = timeoutMillis;
+        b.prometheusBearerTokenFile = token;
+        b.prometheusBasicAuthFile = basic;
+        ScanRequest req = b.build();
         SnapshotBuilder out = new SnapshotBuilder();
-        new PrometheusSource().collect(req, out);
+        new PrometheusSource().collect(req, out, new ScanTrace());
         return out.build();
     }
 

@@ -292,9 +292,10 @@ class FixtureTest {
         List<Rule> rules =
                 RuleRegistry.load(
                         ids.stream().map(id -> Catalog.packaged().rule(id).orElseThrow()).toList());
-        ScanRequest req = new ScanRequest();
-        req.paths = List.of(file.toString());
-        req.processEnv = Map.of();
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        reqB.paths = List.of(file.toString());
+        reqB.processEnv = Map.of();
+        ScanRequest req = reqB.build();
         Snapshot snapshot = Collector.collect(req);
         ScanResult result =
                 new Engine(Catalog.packaged()).run(snapshot, rules, Engine.Options.defaults());

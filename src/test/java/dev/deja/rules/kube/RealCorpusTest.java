@@ -76,9 +76,10 @@ class RealCorpusTest {
     }
 
     static List<Finding> scan(Path file) {
-        ScanRequest req = new ScanRequest();
-        req.paths = List.of(file.toString());
-        req.processEnv = Map.of();
+        ScanRequest.Builder b = ScanRequest.builder();
+        b.paths = List.of(file.toString());
+        b.processEnv = Map.of();
+        ScanRequest req = b.build();
         List<Rule> kube =
                 RuleRegistry.all().stream()
                         .filter(r -> r.source() == SourceKind.KUBERNETES)

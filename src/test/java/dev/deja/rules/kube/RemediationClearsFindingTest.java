@@ -58,9 +58,10 @@ class RemediationClearsFindingTest {
     }
 
     static List<Finding> scan(Path file, Rule rule) {
-        ScanRequest req = new ScanRequest();
-        req.paths = List.of(file.toString());
-        req.processEnv = Map.of();
+        ScanRequest.Builder b = ScanRequest.builder();
+        b.paths = List.of(file.toString());
+        b.processEnv = Map.of();
+        ScanRequest req = b.build();
         return new Engine(Catalog.packaged())
                 .run(Collector.collect(req), List.of(rule), Engine.Options.defaults())
                 .findings();
