@@ -57,9 +57,9 @@ public final class Outputs {
             Reporter reporter = Reporters.forName(format);
             boolean color = primary && path == null && io.tty() && "text".equals(format);
             if (path == null) {
-                StringWriter buf = new StringWriter();
+                Held buf = new Held();
                 reporter.write(report.withColor(color), buf);
-                io.out().write(buf.toString());
+                buf.writeTo(io.out());
                 io.out().flush();
                 return;
             }
@@ -75,6 +75,74 @@ public final class Outputs {
                 reporter.write(report.withColor(false), w);
             }
         }
+    }
+
+    /**
+     * Holds everything written, in fixed chunks, until {@link #writeTo}: stdout gets a report whole
+     * or not at all, without copying megabytes of it into one String (and that String back into
+     * characters for the encoder) on the way.
+     */
+    static final class Held extends Writer {
+        private static final int CHUNK = 1 << 16;
+        private final List<char[]> full = new ArrayList<>();
+        private char[] last = new char[CHUNK];
+        private int len;
+
+        private void next() {
+            full.add(last);
+            last = new char[CHUNK];
+            len = 0;
+        }
+
+        @Override
+        public void write(char[] cbuf, int off, int n) {
+            while (n > 0) {
+                if (len == CHUNK) {
+                    next();
+                }
+                int k = Math.min(n, CHUNK - len);
+                System.arraycopy(cbuf, off, last, len, k);
+                len += k;
+                off += k;
+                n -= k;
+            }
+        }
+
+        @Override
+        public void write(String str, int off, int n) {
+            while (n > 0) {
+                if (len == CHUNK) {
+                    next();
+                }
+                int k = Math.min(n, CHUNK - len);
+                str.getChars(off, off + k, last, len);
+                len += k;
+                off += k;
+                n -= k;
+            }
+        }
+
+        @Override
+        public void write(int c) {
+            if (len == CHUNK) {
+                next();
+            }
+            last[len++] = (char) c;
+        }
+
+        /** Everything written so far, in order. */
+        void writeTo(Writer out) throws IOException {
+            for (char[] chunk : full) {
+                out.write(chunk, 0, CHUNK);
+            }
+            out.write(last, 0, len);
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
     }
 
     /**
