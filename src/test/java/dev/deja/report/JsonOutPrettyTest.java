@@ -1,7 +1,7 @@
 package dev.deja.report;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.io.StringWriter;
@@ -35,8 +35,27 @@ class JsonOutPrettyTest {
         return w.toString();
     }
 
+    /** Equal texts; when not, the first difference with some context (the texts are megabytes). */
     private static void same(JsonNode n) throws IOException {
-        assertEquals(jackson(n), pretty(n));
+        String expected = jackson(n);
+        String actual = pretty(n);
+        if (!expected.equals(actual)) {
+            int i = 0;
+            while (i < expected.length()
+                    && i < actual.length()
+                    && expected.charAt(i) == actual.charAt(i)) {
+                i++;
+            }
+            int from = Math.max(0, i - 40);
+            fail(
+                    "first difference at char "
+                            + i
+                            + ": expected ..."
+                            + expected.substring(from, Math.min(expected.length(), i + 40))
+                            + "... but was ..."
+                            + actual.substring(from, Math.min(actual.length(), i + 40))
+                            + "...");
+        }
     }
 
     @Test
