@@ -243,6 +243,27 @@ class LiveMetricsNginxTest {
         return c;
     }
 
+    /** deja scan --cluster --live-metrics of this rule only, as JSON. */
+    private TestSupport.Run scanLive(MockCluster c) throws IOException {
+        return TestSupport.run(
+                "scan",
+                "--cluster",
+                "--kubeconfig",
+                c.kubeconfig(tmp).toString(),
+                "--live-metrics",
+                "--rules",
+                RULE,
+                "--format",
+                "json");
+    }
+
+    /** A controller whose capacity is unknown: exit 0, a note, and no pod asked. */
+    private static void assertNotJudged(TestSupport.Run r, Set<String> seen) {
+        assertEquals(0, r.code(), r.err() + r.out());
+        assertTrue(r.out().contains("--live-metrics: its capacity is not known"), r.out());
+        assertEquals(0, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+    }
+
     private static MockResponse ok(String body) {
         return new MockResponse()
                 .setResponseCode(200)
@@ -336,17 +357,7 @@ class LiveMetricsNginxTest {
     void podsWellBelowTheirCapacityDoNotFire() throws IOException {
         Set<String> seen = ConcurrentHashMap.newKeySet();
         try (MockCluster c = cluster("2", answers(1500, 1400, 900), seen)) {
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            RULE,
-                            "--format",
-                            "json");
+            TestSupport.Run r = scanLive(c);
             assertEquals(0, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             assertEquals(List.of(), messages(report), r.out()); // 73%, 68%, 43% of 2048
@@ -369,17 +380,7 @@ class LiveMetricsNginxTest {
                                                 + " \\\"deja\\\" cannot get resource \\\"pods/proxy\\\" in API group \\\"\\\" in the namespace"
                                                 + " \\\"ingress-nginx\\\""),
                         ConcurrentHashMap.newKeySet())) {
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            RULE,
-                            "--format",
-                            "json");
+            TestSupport.Run r = scanLive(c);
             assertEquals(3, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             List<String> denied = new ArrayList<>();
@@ -433,17 +434,7 @@ class LiveMetricsNginxTest {
                                                 "Active connections: 3\nserver accepts handled requests\n")
                                         : ok(metrics(PODS.get(2), 100));
         try (MockCluster c = cluster("2", odd, ConcurrentHashMap.newKeySet())) {
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            RULE,
-                            "--format",
-                            "json");
+            TestSupport.Run r = scanLive(c);
             assertEquals(3, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             String first = null;
@@ -469,21 +460,7 @@ class LiveMetricsNginxTest {
     void aControllerWithWorkerProcessesAutoIsANoteAndItsPodsAreNotAsked() throws IOException {
         Set<String> seen = ConcurrentHashMap.newKeySet();
         try (MockCluster c = cluster("auto", answers(1980, 150, 120), seen)) {
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            RULE,
-                            "--format",
-                            "json");
-            assertEquals(0, r.code(), r.err() + r.out());
-            assertTrue(r.out().contains("--live-metrics: its capacity is not known"), r.out());
-            assertEquals(
-                    0, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+            assertNotJudged(scanLive(c), seen);
         }
     }
 
@@ -497,17 +474,7 @@ class LiveMetricsNginxTest {
                         "# worker-processes unset",
                         "{limits: {cpu: 1500m, memory: 512Mi}, requests: {cpu: 500m}}");
         try (MockCluster c = clusterOf(m, answers(1980, 150, 120), seen)) {
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            RULE,
-                            "--format",
-                            "json");
+            TestSupport.Run r = scanLive(c);
             assertEquals(1, r.code(), r.err() + r.out());
             List<String> messages = messages(KubeLiveSourceTest.json(r.out()));
             assertEquals(1, messages.size(), messages.toString());
@@ -527,21 +494,7 @@ class LiveMetricsNginxTest {
                         manifest("# worker-processes unset", "{requests: {cpu: 500m}}"),
                         answers(1980, 150, 120),
                         seen)) {
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            RULE,
-                            "--format",
-                            "json");
-            assertEquals(0, r.code(), r.err() + r.out());
-            assertTrue(r.out().contains("--live-metrics: its capacity is not known"), r.out());
-            assertEquals(
-                    0, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+            assertNotJudged(scanLive(c), seen);
         }
     }
 

@@ -39,6 +39,8 @@ public record Container(
         this(name, image, command, args, ports, readiness, liveness, startup, line, null);
     }
 
+    private static final Pattern CPU_QUANTITY = Pattern.compile("(\\d{1,9})(?:\\.(\\d{1,3}))?(m?)");
+
     public Container {
         command = command == null ? List.of() : List.copyOf(command);
         args = args == null ? List.of() : List.copyOf(args);
@@ -86,7 +88,7 @@ public record Container(
             return null;
         }
         String v = cpuLimit.strip();
-        Matcher m = Pattern.compile("(\\d{1,9})(?:\\.(\\d{1,3}))?(m?)").matcher(v);
+        Matcher m = CPU_QUANTITY.matcher(v);
         if (!m.matches() || (m.group(2) != null && !m.group(3).isEmpty())) {
             return null;
         }
