@@ -399,11 +399,34 @@ class DockerfileTest {
                                 .replace("-Djava.io.tmpdir=/tmp", "-Djava.io.tmpdir=" + tmp));
             }
         }
-        use.addAll(List.of("-cp", classPath, "dev.deja.Main", "--version"));
-        Process p = new ProcessBuilder(use).redirectErrorStream(true).start();
+        List<String> version = new ArrayList<>(use);
+        version.addAll(List.of("-cp", classPath, "dev.deja.Main", "--version"));
+        Process p = new ProcessBuilder(version).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.waitFor(), "the ENTRYPOINT's JVM uses the archive (-Xshare:on): " + out);
         assertTrue(out.startsWith("deja "), out);
+        // a command that parses its options with picocli: picocli's classes come from the archive
+        // too (the build rewrites its Java 5 class files, which CDS does not archive)
+        Path loads = tmp.resolve("loads.txt");
+        List<String> rules = new ArrayList<>(use);
+        rules.addAll(
+                List.of(
+                        "-Xlog:class+load=info:file=" + loads,
+                        "-cp",
+                        classPath,
+                        "dev.deja.Main",
+                        "rules"));
+        Process r = new ProcessBuilder(rules).redirectErrorStream(true).start();
+        String listed = new String(r.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, r.waitFor(), listed);
+        List<String> picocli =
+                Files.readAllLines(loads).stream()
+                        .filter(l -> l.contains(" picocli.CommandLine"))
+                        .toList();
+        assertTrue(picocli.size() > 50, picocli.toString());
+        for (String l : picocli) {
+            assertTrue(l.contains("source: shared objects file"), "from the archive: " + l);
+        }
     }
 
     /**
