@@ -3,13 +3,10 @@ package dev.deja.cli;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Severity;
 import dev.deja.report.ReportStore;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -34,32 +31,8 @@ final class OutputOptions {
                             + " (--no-allow-partial: exit 3 even when deja.yaml says allowPartial)")
     boolean allowPartial;
 
-    @Option(
-            names = "--format",
-            paramLabel = "FORMAT",
-            defaultValue = "text",
-            description =
-                    "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
-    String format;
-
-    @Option(
-            names = {"-o", "--output-file"},
-            paramLabel = "FILE",
-            description = "Write the report to FILE instead of stdout")
-    Path outputFile;
-
-    @Option(
-            names = "--output",
-            paramLabel = "FORMAT=PATH",
-            split = "\u0000",
-            splitSynopsisLabel = "",
-            description =
-                    "Also write the report in FORMAT to PATH (repeatable; '-' is stdout),"
-                            + " e.g. --output json=/reports/deja.json --output html=/reports/deja.html; or upload it to S3:"
-                            + " --output json=s3://BUCKET/deja/{cluster}/{date}-{time}.json ({cluster}: the context's name,"
-                            + " {date}, {time}: the scan's start in UTC; credentials as for --aws: --profile, --region,"
-                            + " the environment). A failed upload exits 2 and says where the report was kept")
-    List<String> outputs = new ArrayList<>();
+    /** --format, -o, --output: shared with {@code deja report merge}. */
+    @Mixin ReportOutputOptions report = new ReportOutputOptions();
 
     @Option(
             names = "--s3-endpoint",
@@ -132,8 +105,7 @@ final class OutputOptions {
      * region).
      */
     boolean usesS3() {
-        return outputs.stream()
-                .anyMatch(o -> ReportStore.S3Uri.is(o.substring(o.indexOf('=') + 1)));
+        return report.usesS3();
     }
 
     /**
@@ -141,16 +113,17 @@ final class OutputOptions {
      * exit 2).
      */
     Outputs plan(Cli.Io io, AwsOptions aws, boolean verbose) {
-        Outputs outs = Outputs.plan(format, outputFile, outputs, io);
-        if (outs.usesS3()) {
-            outs.s3Options(
-                    new ReportStore.Options(
-                            aws.profiles.isEmpty() ? null : aws.profiles.get(0),
-                            aws.firstRegion(),
-                            s3Endpoint(),
-                            io.env(),
-                            verbose));
-        } else if (s3Endpoint != null) {
+        Outputs outs =
+                report.plan(
+                        io,
+                        () ->
+                                new ReportStore.Options(
+                                        aws.profiles.isEmpty() ? null : aws.profiles.get(0),
+                                        aws.firstRegion(),
+                                        ReportOutputOptions.s3Endpoint(s3Endpoint),
+                                        io.env(),
+                                        verbose));
+        if (s3Endpoint != null && !outs.usesS3()) {
             throw new InputException(
                     "--s3-endpoint: only with an s3:// output (--output json=s3://BUCKET/KEY)");
         }
@@ -160,14 +133,14 @@ final class OutputOptions {
     /** The local files this run writes, by the option that names them (for {@link NoOverwrite}). */
     Map<String, Path> files() {
         Map<String, Path> outs = new LinkedHashMap<>();
-        if (outputFile != null) {
-            outs.put("-o " + outputFile, outputFile);
+        if (report.outputFile != null) {
+            outs.put("-o " + report.outputFile, report.outputFile);
         }
-        for (String spec : outputs) { // FORMAT=PATH, checked by Outputs.plan
-            if (ReportStore.S3Uri.is(spec.substring(spec.indexOf('=') + 1))) {
+        for (String spec : report.outputs) { // FORMAT=PATH, checked by Outputs.plan
+            if (ReportStore.S3Uri.is(ReportOutputOptions.path(spec))) {
                 continue; // not a local file
             }
-            outs.put("--output " + spec, Path.of(spec.substring(spec.indexOf('=') + 1).strip()));
+            outs.put("--output " + spec, Path.of(ReportOutputOptions.path(spec).strip()));
         }
         if (snapshotOut != null) {
             outs.put("--snapshot-out " + snapshotOut, snapshotOut);
@@ -178,22 +151,5 @@ final class OutputOptions {
     /** The baseline file this run reads, or null (none, or a ConfigMap). */
     Path baselineFile() {
         return baseline == null || baseline.startsWith("configmap:") ? null : Path.of(baseline);
-    }
-
-    /** --s3-endpoint validated as an http(s) URL, or null. */
-    private String s3Endpoint() {
-        if (s3Endpoint == null || s3Endpoint.isBlank()) {
-            return null;
-        }
-        try {
-            URI u = new URI(s3Endpoint.strip());
-            if (u.getHost() != null
-                    && ("http".equals(u.getScheme()) || "https".equals(u.getScheme()))) {
-                return u.toString();
-            }
-        } catch (URISyntaxException e) {
-            // below
-        }
-        throw new InputException("--s3-endpoint " + s3Endpoint + ": not an http(s) URL");
     }
 }

@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -53,26 +54,8 @@ public final class ReportMergeCommand implements Callable<Integer> {
                     "JSON reports: files, folders (every *.json below, recursively) or s3://BUCKET/PREFIX/")
     List<String> inputs = new ArrayList<>();
 
-    @Option(
-            names = "--format",
-            paramLabel = "FORMAT",
-            defaultValue = "text",
-            description =
-                    "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
-    String format;
-
-    @Option(
-            names = {"-o", "--output-file"},
-            paramLabel = "FILE",
-            description = "Write the fleet report to FILE instead of stdout")
-    Path outputFile;
-
-    @Option(
-            names = "--output",
-            paramLabel = "FORMAT=PATH",
-            description =
-                    "Also write the fleet report in FORMAT to PATH or s3://BUCKET/KEY (repeatable)")
-    List<String> outputs = new ArrayList<>();
+    /** --format, -o, --output: as {@code deja scan}'s. */
+    @Mixin ReportOutputOptions out = new ReportOutputOptions();
 
     @Option(
             names = "--stale",
@@ -155,13 +138,8 @@ public final class ReportMergeCommand implements Callable<Integer> {
             throw new InputException(
                     "--region " + region + ": not an AWS region name (e.g. eu-west-2)");
         }
-        if (s3Endpoint != null && !s3Endpoint.strip().matches("https?://[^/\\s]+(/\\S*)?")) {
-            throw new InputException("--s3-endpoint " + s3Endpoint + ": not an http(s) URL");
-        }
-        Outputs outs = Outputs.plan(format, outputFile, outputs, io);
-        if (outs.usesS3()) {
-            outs.s3Options(options());
-        }
+        ReportOutputOptions.s3Endpoint(s3Endpoint); // a bad URL: exit 2 before any work
+        Outputs outs = out.plan(io, this::options);
         List<FleetMerge.Input> found = new ArrayList<>();
         for (String in : inputs) {
             found.addAll(ReportStore.S3Uri.is(in) ? s3(in) : local(in));
@@ -233,7 +211,7 @@ public final class ReportMergeCommand implements Callable<Integer> {
         return new ReportStore.Options(
                 profile,
                 region == null ? null : region.strip(),
-                s3Endpoint == null ? null : s3Endpoint.strip(),
+                ReportOutputOptions.s3Endpoint(s3Endpoint),
                 io.env(),
                 verbose);
     }

@@ -171,7 +171,7 @@ class ConfigFileTest {
                 cmd.kube.namespaces,
                 "a list on the command line replaces the file's");
         assertEquals(Map.of("PORT", "9090"), cmd.files.env, "the command line wins per --env key");
-        assertEquals(List.of("text=-"), cmd.out.outputs);
+        assertEquals(List.of("text=-"), cmd.out.report.outputs);
         assertEquals("low", cmd.rules.minSeverity, "not given: from the file");
         assertEquals(List.of("prod"), cmd.kube.contexts);
         assertEquals(true, cmd.out.allowPartial);

@@ -1,0 +1,84 @@
+package dev.deja.cli;
+
+import dev.deja.engine.InputException;
+import dev.deja.report.ReportStore;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import picocli.CommandLine.Option;
+
+/**
+ * Where a report goes: {@code --format}, {@code -o} and {@code --output} (files, '-' for stdout,
+ * {@code s3://} keys). One option group for {@code deja scan} (inside {@link OutputOptions}) and
+ * {@code deja report merge}, so that both read and check their outputs the same way.
+ */
+final class ReportOutputOptions {
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            defaultValue = "text",
+            description =
+                    "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
+    String format;
+
+    @Option(
+            names = {"-o", "--output-file"},
+            paramLabel = "FILE",
+            description = "Write the report to FILE instead of stdout")
+    Path outputFile;
+
+    @Option(
+            names = "--output",
+            paramLabel = "FORMAT=PATH",
+            split = "\u0000",
+            splitSynopsisLabel = "",
+            description =
+                    "Also write the report in FORMAT to PATH (repeatable; '-' is stdout),"
+                            + " e.g. --output json=/reports/deja.json --output html=/reports/deja.html; or upload it to S3:"
+                            + " --output json=s3://BUCKET/deja/{cluster}/{date}-{time}.json ({cluster}: the context's name,"
+                            + " 'fleet' for several; {date}, {time}: the run's start in UTC; credentials: --profile, --region,"
+                            + " the environment). A failed upload exits 2 and says where the report was kept")
+    List<String> outputs = new ArrayList<>();
+
+    /** Whether an --output goes to S3. */
+    boolean usesS3() {
+        return outputs.stream().anyMatch(o -> ReportStore.S3Uri.is(path(o)));
+    }
+
+    /** What an --output FORMAT=PATH writes to: the PATH, '-' or the s3:// URI. */
+    static String path(String spec) {
+        return spec.substring(spec.indexOf('=') + 1);
+    }
+
+    /**
+     * The report's destinations, checked before any work (an unknown format, a bad path: exit 2);
+     * S3 outputs reach S3 with {@code s3}, asked only when there is one.
+     */
+    Outputs plan(Cli.Io io, Supplier<ReportStore.Options> s3) {
+        Outputs outs = Outputs.plan(format, outputFile, outputs, io);
+        if (outs.usesS3()) {
+            outs.s3Options(s3.get());
+        }
+        return outs;
+    }
+
+    /** --s3-endpoint checked as an http(s) URL (exit 2 otherwise); null when not given. */
+    static String s3Endpoint(String given) {
+        if (given == null || given.isBlank()) {
+            return null;
+        }
+        try {
+            URI u = new URI(given.strip());
+            if (u.getHost() != null
+                    && ("http".equals(u.getScheme()) || "https".equals(u.getScheme()))) {
+                return u.toString();
+            }
+        } catch (URISyntaxException e) {
+            // below
+        }
+        throw new InputException("--s3-endpoint " + given + ": not an http(s) URL");
+    }
+}
