@@ -121,7 +121,7 @@ public final class Collector {
         }
         Snapshot snapshot = out.build();
         if (req.snapshotOut != null) {
-            SnapshotFile.write(snapshot, req.snapshotOut);
+            SnapshotFile.write(snapshot, req.snapshotOut, OpenDeadline.millis(req.processEnv));
             if (snapshot.hasPart("dev.deja.haproxy.HaproxyConfigs")) {
                 req.err.println(
                         "deja: note: "

@@ -6,8 +6,14 @@ import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.engine.Target;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -58,8 +64,19 @@ public final class SnapshotFile {
         return JsonMapper.builder().build();
     }
 
-    /** Writes the snapshot; only parts whose codec finds something are written. */
+    /** {@link #write(Snapshot, Path, long)} with the default open deadline. */
     public static void write(Snapshot snapshot, Path file) {
+        write(snapshot, file, OpenDeadline.DEFAULT_SECONDS * 1000L);
+    }
+
+    /**
+     * Writes the snapshot; only parts whose codec finds something are written. A path that names a
+     * regular file or nothing yet gets the whole snapshot or keeps what it had: it is written to a
+     * temporary file next to it, then moved onto it. Anything else (a named pipe, /dev/stdout, a
+     * link) is written into, as {@code -o} writes: a named pipe must get its reader within {@code
+     * openDeadlineMs} (DEJA_OPEN_DEADLINE).
+     */
+    public static void write(Snapshot snapshot, Path file, long openDeadlineMs) {
         JsonNodeFactory f = JsonNodeFactory.instance;
         ObjectNode root = f.objectNode();
         root.put("format", FORMAT);
@@ -97,16 +114,58 @@ public final class SnapshotFile {
             }
             o.put("count", e.count());
         }
+        String text = mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
         try {
             Path parent = file.toAbsolutePath().getParent();
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            Files.writeString(
-                    file,
-                    mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
+            if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+                    || !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+                replace(file, text);
+            } else {
+                OpenDeadline.writeString(file, text, openDeadlineMs);
+            }
         } catch (IOException e) {
             throw new InputException(file + ": cannot write snapshot: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The file replaced by one holding the text (a temporary file in its folder, moved onto it); an
+     * existing file's permissions are kept.
+     */
+    private static void replace(Path file, String text) throws IOException {
+        Path abs = file.toAbsolutePath();
+        Path tmp =
+                abs.resolveSibling(
+                        "."
+                                + abs.getFileName()
+                                + "."
+                                + ProcessHandle.current().pid()
+                                + "-"
+                                + System.nanoTime()
+                                + ".tmp");
+        try {
+            try (OutputStream out =
+                    Files.newOutputStream(
+                            tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                out.write(text.getBytes(StandardCharsets.UTF_8));
+            }
+            if (Files.isRegularFile(abs, LinkOption.NOFOLLOW_LINKS)) {
+                try {
+                    Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(abs));
+                } catch (UnsupportedOperationException e) {
+                    // not a POSIX file system: its default permissions
+                }
+            }
+            try {
+                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp); // gone once moved
         }
     }
 
