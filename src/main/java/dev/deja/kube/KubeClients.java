@@ -174,23 +174,21 @@ public final class KubeClients {
         String origin;
         if (req.kubeconfig != null) {
             if (!Files.isRegularFile(req.kubeconfig)) {
-                throw new InputException(
-                        "--kubeconfig "
-                                + req.kubeconfig
-                                + (Files.isDirectory(req.kubeconfig)
-                                        ? ": a folder, not a kubeconfig file"
-                                        : Files.exists(req.kubeconfig)
-                                                ? ": not a regular file (a pipe, <(command) or device: deja reads the kubeconfig more than"
-                                                        + " once; write it to a file)"
-                                                : ": no such file"));
+                throw notAFile("--kubeconfig " + req.kubeconfig, req.kubeconfig);
             }
             files.add(req.kubeconfig);
             origin = req.kubeconfig.toString();
         } else if (env.get("KUBECONFIG") != null && !env.get("KUBECONFIG").isBlank()) {
             for (String p : env.get("KUBECONFIG").split(File.pathSeparator)) {
-                if (!p.isBlank() && Files.isRegularFile(Path.of(p))) {
-                    files.add(Path.of(p));
+                // as kubectl (client-go's ClientConfigLoadingRules.Load): empty entries and
+                // missing files are ignored, one that cannot be read is an error, never skipped
+                if (p.isBlank() || !Files.exists(Path.of(p)) || isDevNull(Path.of(p))) {
+                    continue;
                 }
+                if (!Files.isRegularFile(Path.of(p))) {
+                    throw notAFile("KUBECONFIG entry " + p, Path.of(p));
+                }
+                files.add(Path.of(p));
             }
             if (files.isEmpty()) {
                 throw new InputException(
@@ -206,6 +204,31 @@ public final class KubeClients {
             origin = def.toString();
         }
         return new KubeconfigFiles(files, origin);
+    }
+
+    /**
+     * A kubeconfig named by {@code what} that exists but is not a regular file: a folder, or a pipe
+     * or device (deja reads a kubeconfig more than once; a pipe gives its text only once).
+     */
+    private static InputException notAFile(String what, Path p) {
+        return new InputException(
+                what
+                        + (Files.isDirectory(p)
+                                ? ": a folder, not a kubeconfig file"
+                                : Files.exists(p)
+                                        ? ": not a regular file (a pipe, <(command) or device: deja"
+                                                + " reads the kubeconfig more than once; write it to"
+                                                + " a file)"
+                                        : ": no such file"));
+    }
+
+    /** /dev/null (KUBECONFIG=/dev/null: no kubeconfig), which kubectl reads as an empty file. */
+    private static boolean isDevNull(Path p) {
+        try {
+            return p.toRealPath().equals(Path.of("/dev/null"));
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /**

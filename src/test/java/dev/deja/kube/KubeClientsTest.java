@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.Config;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -130,6 +131,61 @@ class KubeClientsTest {
                         + ": not a regular file (a pipe, <(command) or device: deja reads"
                         + " the kubeconfig more than once; write it to a file)",
                 assertThrows(InputException.class, () -> KubeClients.config(req)).getMessage());
+    }
+
+    /**
+     * A KUBECONFIG entry that exists but is not a regular file is refused by name, as --kubeconfig
+     * is (kubectl reads every entry and fails on one it cannot read; it skips only missing files
+     * and empty entries, and so does deja); /dev/null is kubectl's empty kubeconfig.
+     */
+    @Test
+    void aKubeconfigEntryThatIsNotAFileIsRefusedByName() throws Exception {
+        Path kc =
+                Files.writeString(
+                        tmp.resolve("kc"),
+                        """
+                        apiVersion: v1
+                        kind: Config
+                        current-context: prod
+                        clusters: [{name: prod, cluster: {server: "https://prod.example:6443"}}]
+                        contexts: [{name: prod, context: {cluster: prod}}]
+                        """);
+        Path fifo = TestSupport.mkfifo(tmp.resolve("fifo"));
+        Path folder = Files.createDirectories(tmp.resolve("folder"));
+        ScanRequest.Builder reqB = ScanRequest.builder();
+        for (String list :
+                new String[] {
+                    kc + File.pathSeparator + fifo, fifo.toString(), fifo + File.pathSeparator + kc
+                }) {
+            reqB.processEnv = Map.of("KUBECONFIG", list);
+            assertEquals(
+                    "KUBECONFIG entry "
+                            + fifo
+                            + ": not a regular file (a pipe, <(command) or device: deja reads"
+                            + " the kubeconfig more than once; write it to a file)",
+                    assertThrows(InputException.class, () -> KubeClients.config(reqB.build()))
+                            .getMessage(),
+                    list);
+        }
+        reqB.processEnv = Map.of("KUBECONFIG", kc + File.pathSeparator + folder);
+        assertEquals(
+                "KUBECONFIG entry " + folder + ": a folder, not a kubeconfig file",
+                assertThrows(InputException.class, () -> KubeClients.contexts(reqB.build()))
+                        .getMessage());
+
+        String skipped =
+                String.join(
+                        File.pathSeparator,
+                        "",
+                        tmp.resolve("missing").toString(),
+                        "/dev/null",
+                        kc.toString());
+        reqB.processEnv = Map.of("KUBECONFIG", skipped);
+        assertEquals("https://prod.example:6443/", KubeClients.config(reqB.build()).getMasterUrl());
+        assertEquals(
+                List.of("prod"),
+                KubeClients.contexts(reqB.build()).names(),
+                "empty entries, missing files and /dev/null are passed over, as kubectl does");
     }
 
     @Test
