@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -75,7 +76,9 @@ class DockerfileTest {
             int sp = s.indexOf(' ');
             instrs.add(
                     new Instr(
-                            s.substring(0, sp).toUpperCase(), s.substring(sp + 1).strip(), start));
+                            s.substring(0, sp).toUpperCase(Locale.ROOT),
+                            s.substring(sp + 1).strip(),
+                            start));
         }
         Pattern from =
                 Pattern.compile(

@@ -11,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -54,7 +55,7 @@ class MainTest {
                                 "--verbose")
                         .redirectErrorStream(true)
                         .start();
-        String out = new String(p.getInputStream().readAllBytes());
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(3, p.waitFor(), out);
         assertTrue(
                 out.contains("WARN io.fabric8"),
@@ -77,7 +78,7 @@ class MainTest {
         pb.environment().keySet().removeIf(k -> k.equals("LANG") || k.startsWith("LC_"));
         pb.environment().put("LC_ALL", "C");
         Process p = pb.redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(2, p.waitFor(), out);
         assertEquals(1, out.strip().lines().count(), out);
         assertTrue(
@@ -92,7 +93,7 @@ class MainTest {
                 "/",
                 x -> {
                     x.sendResponseHeaders(200, 2);
-                    x.getResponseBody().write("ok".getBytes());
+                    x.getResponseBody().write("ok".getBytes(StandardCharsets.UTF_8));
                     x.close();
                 });
         server.start();

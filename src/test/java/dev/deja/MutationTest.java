@@ -291,8 +291,8 @@ class MutationTest {
         JsonNodeFactory f = JsonNodeFactory.instance;
         JsonNode[] values = {
             f.nullNode(),
-            f.textNode(""),
-            f.textNode("x\u001b[2J"),
+            f.stringNode(""),
+            f.stringNode("x\u001b[2J"),
             f.numberNode(-1),
             f.numberNode(2147483648L),
             f.numberNode(new BigDecimal("1e400")),

@@ -238,7 +238,7 @@ class S3ReportsTest {
                     "reports",
                     "deja/lab/2026-01-01-031700.json",
                     large,
-                    now.minus(Duration.ofHours(72)));
+                    now.minus(Duration.ofDays(3)));
             s3.put(
                     "reports",
                     "deja-old/prod-eu/2025-01-01.json",

@@ -483,16 +483,15 @@ class ConfigFileTest {
         assertTrue(cmd.kube.cluster, "the cluster section still turns the cluster on");
         assertEquals("low", cmd.out.failOn, "the file's other values stay");
 
-        cl =
-                new CommandLine(
-                        cmd =
-                                new ScanCommand(
-                                        new Cli.Io(
-                                                new PrintWriter(new StringWriter()),
-                                                new PrintWriter(new StringWriter()),
-                                                new ByteArrayInputStream(new byte[0]),
-                                                Map.of(),
-                                                false)));
+        cmd =
+                new ScanCommand(
+                        new Cli.Io(
+                                new PrintWriter(new StringWriter()),
+                                new PrintWriter(new StringWriter()),
+                                new ByteArrayInputStream(new byte[0]),
+                                Map.of(),
+                                false));
+        cl = new CommandLine(cmd);
         cl.parseArgs("--no-cluster", "--allow-partial");
         ConfigFile.load(cfg, Catalog.packaged()).applyTo(cmd, cl);
         assertTrue(

@@ -218,12 +218,9 @@ class FirstUseTest {
                 new Yaml().load(Files.readString(Path.of("examples/ci/pre-commit-config.yaml")));
         @SuppressWarnings("unchecked")
         Map<String, Object> hook =
-                (Map<String, Object>)
-                        ((List<Map<String, Object>>)
-                                        ((List<Map<String, Object>>) doc.get("repos"))
-                                                .get(0)
-                                                .get("hooks"))
-                                .get(0);
+                ((List<Map<String, Object>>)
+                                ((List<Map<String, Object>>) doc.get("repos")).get(0).get("hooks"))
+                        .get(0);
         Pattern files = Pattern.compile((String) hook.get("files"));
         Path global = tmp.resolve("haproxy/global.cfg");
         Path fragment = tmp.resolve("haproxy/conf.d/fe.cfg");

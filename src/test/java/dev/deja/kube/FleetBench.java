@@ -1,5 +1,6 @@
 package dev.deja.kube;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -200,7 +201,7 @@ public final class FleetBench {
         pb.environment().put("HOME", dir.toString());
         long t0 = System.nanoTime();
         Process p = pb.start();
-        String log = new String(p.getInputStream().readAllBytes());
+        String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int exit = p.waitFor();
         double s = (System.nanoTime() - t0) / 1e9;
         Matcher m = Pattern.compile("RSS_KB=(\\d+)").matcher(log);

@@ -43,7 +43,9 @@ class HelmChartTest {
         return new Yaml(new SafeConstructor(new LoaderOptions()));
     }
 
-    @SuppressWarnings("unchecked")
+    // The tests' one unchecked cast, for YAML trees (maps and lists of Object) whose shape the test
+    // knows: a wrong shape fails the test with a ClassCastException where the value is used.
+    @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
     static <T> T cast(Object o) {
         return (T) o;
     }
@@ -191,9 +193,9 @@ class HelmChartTest {
         List<Map<String, Object>> rules = cast(chart.get("ClusterRole /deja-reader").get("rules"));
         for (Map<String, Object> rule : rules) {
             assertEquals(Set.of("apiGroups", "resources", "verbs"), rule.keySet(), rule.toString());
-            for (String g : (List<String>) cast(rule.get("apiGroups"))) {
-                for (String res : (List<String>) cast(rule.get("resources"))) {
-                    for (String verb : (List<String>) cast(rule.get("verbs"))) {
+            for (String g : HelmChartTest.<List<String>>cast(rule.get("apiGroups"))) {
+                for (String res : HelmChartTest.<List<String>>cast(rule.get("resources"))) {
+                    for (String verb : HelmChartTest.<List<String>>cast(rule.get("verbs"))) {
                         assertTrue(
                                 granted.add((g.isEmpty() ? "core" : g) + "/" + res + " " + verb),
                                 "granted twice: " + res);

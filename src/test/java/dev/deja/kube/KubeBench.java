@@ -11,6 +11,7 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -177,7 +178,7 @@ public final class KubeBench {
                 ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
                 pb.environment().put("DEJA_JAVA_OPTS", "-Xmx" + xmx);
                 Process p = pb.start();
-                String log = new String(p.getInputStream().readAllBytes());
+                String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 exit = p.waitFor();
                 double procS = secs(System.nanoTime() - p0);
                 Matcher m = Pattern.compile("RSS_KB=(\\d+)").matcher(log);
@@ -335,7 +336,8 @@ public final class KubeBench {
                                                         new String(
                                                                 body,
                                                                 0,
-                                                                Math.min(body.length, 512)));
+                                                                Math.min(body.length, 512),
+                                                                StandardCharsets.UTF_8));
                                         token = m.find() ? m.group(1) : null;
                                     } while (token != null);
                                     return null;
@@ -377,7 +379,7 @@ public final class KubeBench {
         }
         long t0 = System.nanoTime();
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (p.waitFor() != 0) {
             throw new IOException("KubeFetch failed: " + out);
         }
@@ -429,7 +431,11 @@ public final class KubeBench {
                                         byte[] body = resp.body();
                                         n += body.length;
                                         String tail =
-                                                new String(body, 0, Math.min(body.length, 512));
+                                                new String(
+                                                        body,
+                                                        0,
+                                                        Math.min(body.length, 512),
+                                                        StandardCharsets.UTF_8);
                                         Matcher m = CONTINUE.matcher(tail);
                                         token = m.find() ? m.group(1) : null;
                                     } while (token != null);

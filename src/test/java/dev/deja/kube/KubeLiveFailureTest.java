@@ -11,6 +11,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -296,7 +297,7 @@ class KubeLiveFailureTest {
                 x -> {
                     leaked.add(String.valueOf(x.getRequestHeaders().getFirst("Authorization")));
                     x.sendResponseHeaders(200, 2);
-                    x.getResponseBody().write("{}".getBytes());
+                    x.getResponseBody().write("{}".getBytes(StandardCharsets.UTF_8));
                     x.close();
                 });
         other.start();

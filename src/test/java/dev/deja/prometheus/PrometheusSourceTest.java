@@ -322,7 +322,9 @@ class PrometheusSourceTest {
             p.authorizations.clear();
             collect(p.url(), 5000, null, basic);
             String expected =
-                    "Basic " + Base64.getEncoder().encodeToString("deja:pa:ss".getBytes());
+                    "Basic "
+                            + Base64.getEncoder()
+                                    .encodeToString("deja:pa:ss".getBytes(StandardCharsets.UTF_8));
             assertTrue(
                     p.authorizations.stream().allMatch(a -> a.equals(expected)),
                     p.authorizations.toString());

@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +37,7 @@ class RealPrometheusTest {
      * Bound on each wait (start, scrape, fill): generous, for a busy 2-core machine; never reached
      * when things work.
      */
-    static final Duration BOUND = Duration.ofSeconds(120);
+    static final Duration BOUND = Duration.ofMinutes(2);
 
     static String binary(String name, String fallback) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
@@ -64,7 +65,7 @@ class RealPrometheusTest {
                 "prometheus is not installed (apt-get install prometheus; .ci/run"
                         + " installs it): skipping the real Prometheus test");
         Process vv = new ProcessBuilder(haproxy, "-vv").redirectErrorStream(true).start();
-        String build = new String(vv.getInputStream().readAllBytes());
+        String build = new String(vv.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         vv.waitFor();
         Assumptions.assumeTrue(
                 build.contains("Prometheus exporter"),

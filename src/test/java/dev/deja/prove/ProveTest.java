@@ -10,6 +10,7 @@ import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -360,7 +361,9 @@ class ProveTest {
         pb.redirectErrorStream(true);
         Process p = pb.start();
         // wait until haproxy runs (the progress line), then Ctrl-C
-        BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream()));
+        BufferedReader in =
+                new BufferedReader(
+                        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line;
         StringBuilder seen = new StringBuilder();
         while ((line = in.readLine()) != null) {

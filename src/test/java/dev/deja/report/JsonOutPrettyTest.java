@@ -122,7 +122,7 @@ class JsonOutPrettyTest {
         same(F.arrayNode());
         same(F.objectNode());
         same(F.arrayNode().add(F.objectNode()).add(F.arrayNode()));
-        same(F.textNode("a root string"));
+        same(F.stringNode("a root string"));
         same(F.numberNode(3));
         same(F.nullNode());
     }

@@ -281,7 +281,8 @@ class JsonReportStreamTest {
         same(withBaseline.withEvidence(evidence));
 
         // a fleet report: each finding's targets, each target's status
-        Map<Finding, List<String>> targetsOf = new IdentityHashMap<>();
+        // by identity, as FleetMerge keys them: findings equal by value stay apart
+        IdentityHashMap<Finding, List<String>> targetsOf = new IdentityHashMap<>();
         for (int i = 0; i < findings.size(); i += 3) {
             targetsOf.put(findings.get(i), List.of("prod", "stage \"b\""));
         }

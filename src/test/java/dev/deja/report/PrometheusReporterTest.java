@@ -83,7 +83,7 @@ class PrometheusReporterTest {
         assertEquals(0.0, s.get("deja_findings_by_severity{severity=\"info\"}"));
         assertEquals(1.53, s.get("deja_scan_duration_seconds"), 1e-9);
         assertEquals(0.0, s.get("deja_scan_incomplete"));
-        assertEquals(at.getEpochSecond(), s.get("deja_last_scan_timestamp_seconds"), 1e-9);
+        assertEquals((double) at.getEpochSecond(), s.get("deja_last_scan_timestamp_seconds"), 1e-9);
         assertTrue(
                 s.keySet().stream().noneMatch(k -> k.startsWith("deja_new_findings")),
                 "no baseline, no new-findings family");

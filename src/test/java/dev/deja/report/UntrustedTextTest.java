@@ -179,7 +179,8 @@ class UntrustedTextTest {
         Map<String, String> messages = new TreeMap<>();
         TestSupport.json(json.out())
                 .get("findings")
-                .forEach(f -> messages.put(f.get("ruleId").asText(), f.get("message").asText()));
+                .forEach(
+                        f -> messages.put(f.get("ruleId").asString(), f.get("message").asString()));
         assertEquals(
                 Set.of("haproxy-tarpit-holds-slots", "haproxy-rate-limit-not-everywhere"),
                 messages.keySet(),

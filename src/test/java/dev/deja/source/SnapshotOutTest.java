@@ -48,7 +48,7 @@ class SnapshotOutTest {
 
     /** What a saved snapshot must hold: the manifest's Deployment, readable by a later scan. */
     private static void assertSnapshot(String text) {
-        assertEquals("deja-snapshot", TestSupport.json(text).path("format").asText(), text);
+        assertEquals("deja-snapshot", TestSupport.json(text).path("format").asString(), text);
         assertTrue(
                 TestSupport.json(text).at("/parts/kubernetes/workloads").size() > 0,
                 "the manifest's workloads are in the snapshot: " + text);

@@ -131,7 +131,7 @@ class UnboundedInputTest {
         assertEquals(0, r.code(), r.err());
         assertEquals(
                 fifo.toString(),
-                TestSupport.json(r.out()).at("/coverage/entries/0/scope").asText(),
+                TestSupport.json(r.out()).at("/coverage/entries/0/scope").asString(),
                 r.out());
         writer.join(TimeUnit.MINUTES.toMillis(1));
     }
@@ -285,7 +285,6 @@ class UnboundedInputTest {
     @Test
     void outOfMemoryIsOneLineAndExit4() throws Exception {
         Path big = tmp.resolve("big.cfg");
-        StringBuilder b = new StringBuilder(CFG);
         String line = "  http-request set-header X-Pad " + "p".repeat(200) + "\n";
         try (var w = Files.newBufferedWriter(big)) {
             w.write(CFG);
@@ -318,7 +317,6 @@ class UnboundedInputTest {
                         && err.contains("DEJA_JAVA_OPTS=-Xmx")
                         && err.lines().count() == 1,
                 err);
-        assertTrue(b.length() > 0);
     }
 
     static Path mkfifo(Path p) throws Exception {

@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -154,7 +155,10 @@ class RealCorpusTest {
         for (Finding f : scan(file)) {
             String o = object(f.location());
             got.computeIfAbsent(o, x -> new TreeMap<>())
-                    .merge(f.ruleId() + " " + f.severity().name().toLowerCase(), 1, Integer::sum);
+                    .merge(
+                            f.ruleId() + " " + f.severity().name().toLowerCase(Locale.ROOT),
+                            1,
+                            Integer::sum);
             messages.computeIfAbsent(o, x -> new ArrayList<>())
                     .add(f.ruleId() + ": " + f.message());
         }
