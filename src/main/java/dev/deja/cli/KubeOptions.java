@@ -77,8 +77,11 @@ final class KubeOptions {
 
     @Option(
             names = "--no-annotation-suppressions",
+            negatable = true,
             description =
-                    "Ignore deja.dev/ignore annotations on objects (anyone who can edit a workload could exempt it)")
+                    "--no-annotation-suppressions: ignore deja.dev/ignore annotations on objects (anyone who can edit"
+                            + " a workload could exempt it); --annotation-suppressions: honour them (the default), even"
+                            + " when deja.yaml says annotationSuppressions: false")
     boolean noAnnotationSuppressions;
 
     @Option(

@@ -17,6 +17,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -499,5 +500,47 @@ class ConfigFileTest {
                 "--no-cluster; the file's switches");
         cmd.kube.check();
         assertTrue(!cmd.kube.cluster, "the file's allContexts does not turn --no-cluster back on");
+    }
+
+    /**
+     * annotationSuppressions: false in the file is undone for one run by --annotation-suppressions
+     * (the negated form of --no-annotation-suppressions): the deja.dev/ignore annotation of a
+     * manifest suppresses its findings again, as without the file.
+     */
+    @Test
+    void annotationSuppressionsTurnsTheFilesFalseBackOn(@TempDir Path tmp) throws Exception {
+        Path svc =
+                Files.writeString(
+                        tmp.resolve("svc.yaml"),
+                        """
+                        apiVersion: v1
+                        kind: Service
+                        metadata:
+                          name: edge
+                          namespace: web
+                          annotations:
+                            service.beta.kubernetes.io/aws-load-balancer-type: nlb
+                            deja.dev/ignore: "k8s-nlb-service-single-zone-risk,k8s-lb-not-spread single-zone test cluster"
+                        spec: {type: LoadBalancer}
+                        """);
+        Path cfg =
+                Files.writeString(
+                        tmp.resolve("deja.yaml"),
+                        "sources:\n  cluster: {enabled: false, annotationSuppressions: false}\n");
+        String[] scan = {"scan", "--config", cfg.toString(), "--format", "json", svc.toString()};
+
+        TestSupport.Run off = TestSupport.run(scan);
+        assertEquals(1, off.code(), "the file turns the annotation off: " + off.err());
+        assertEquals(
+                "k8s-nlb-service-single-zone-risk",
+                TestSupport.json(off.out()).at("/findings/0/ruleId").asString(),
+                off.out());
+
+        String[] on = Arrays.copyOf(scan, scan.length + 1);
+        on[scan.length] = "--annotation-suppressions";
+        TestSupport.Run r = TestSupport.run(on);
+        assertEquals(0, r.code(), r.err());
+        assertEquals(0, TestSupport.json(r.out()).at("/findings").size(), r.out());
+        assertTrue(r.out().contains("single-zone test cluster"), "suppressed, with its reason");
     }
 }

@@ -47,10 +47,10 @@ class ScanHelpTest {
                                         Map.of(),
                                         false)));
         for (CommandLine.Model.OptionSpec o : scan.getCommandSpec().options()) {
-            // a negatable switch is listed as --[no-]NAME
+            // a negatable switch is listed as --[no-]NAME, whether its name is --NAME or --no-NAME
             String name =
                     o.negatable()
-                            ? o.longestName().replaceFirst("^--", "--[no-]")
+                            ? o.longestName().replaceFirst("^--(no-)?", "--[no-]")
                             : o.longestName();
             long rows =
                     Pattern.compile("(?m)^ {2}(-\\w, | {4})" + Pattern.quote(name) + "(?=[= \\n])")
