@@ -153,26 +153,56 @@ public final class Section {
      */
     @SuppressWarnings("ReferenceEquality") // NONE is the memo's sentinel for "looked up, not found"
     private Directive chainLookup(String kw, String second) {
-        String key = second == null ? kw : kw + '\0' + second;
-        List<Section> passed = new ArrayList<>();
+        String key = memoKey(kw, second);
         Directive found = NONE;
+        Section stop = null; // the section the answer came from: its own directive or its memo
+        boolean own = false;
         for (Section x = this; x != null; x = x.defaults) {
             Directive m = x.chainMemo.get(key);
             if (m != null) {
                 found = m;
+                stop = x;
                 break;
             }
-            passed.add(x);
-            Directive own = x.ownLast(kw, second);
-            if (own != null) {
-                found = own;
+            Directive d = x.ownLast(kw, second);
+            if (d != null) {
+                found = d;
+                stop = x;
+                own = true;
                 break;
             }
         }
-        for (Section x : passed) {
+        // memoised on every section passed (a second walk: no list per lookup)
+        for (Section x = this; x != stop; x = x.defaults) {
             x.chainMemo.put(key, found);
         }
+        if (own) {
+            stop.chainMemo.put(key, found);
+        }
         return found == NONE ? null : found;
+    }
+
+    /**
+     * Memo keys "kw" and "kw\0second", made once per pair for the whole run (no string per lookup).
+     */
+    private static final ConcurrentHashMap<String, ConcurrentHashMap<String, String>> KEYS =
+            new ConcurrentHashMap<>();
+
+    private static String memoKey(String kw, String second) {
+        if (second == null) {
+            return kw;
+        }
+        ConcurrentHashMap<String, String> bySecond = KEYS.get(kw);
+        if (bySecond == null) {
+            KEYS.putIfAbsent(kw, new ConcurrentHashMap<>());
+            bySecond = KEYS.get(kw);
+        }
+        String k = bySecond.get(second);
+        if (k == null) {
+            bySecond.putIfAbsent(second, kw + '\0' + second);
+            k = bySecond.get(second);
+        }
+        return k;
     }
 
     /**

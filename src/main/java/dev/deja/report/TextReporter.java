@@ -132,12 +132,12 @@ public final class TextReporter implements Reporter {
                                         ? "  [" + f.target().label() + "]"
                                         : "")
                                 + "\n");
-                w.write(indent(f.message(), "      ") + "\n");
+                indented(w, "", f.message());
                 for (String n : f.notes()) {
-                    w.write(indent("note: " + n, "      ") + "\n");
+                    indented(w, "note: ", n);
                 }
                 for (String rel : f.related()) {
-                    w.write(indent("see also: " + rel, "      ") + "\n");
+                    indented(w, "see also: ", rel);
                 }
                 if (f.caseIds().size() > 1) {
                     w.write(
@@ -145,10 +145,10 @@ public final class TextReporter implements Reporter {
                                     + String.join(", ", f.caseIds().subList(1, f.caseIds().size()))
                                     + "\n");
                 }
-                w.write(indent("fix: " + f.remediation(), "      ") + "\n");
+                indented(w, "fix: ", f.remediation());
                 Evidence ev = report.evidence(f);
                 if (ev != null) {
-                    w.write(indent("replayed: " + ev.summary(), "      ") + "\n");
+                    indented(w, "replayed: ", ev.summary());
                 }
             }
             w.write("\n");
@@ -350,17 +350,45 @@ public final class TextReporter implements Reporter {
             }
         }
 
+        /** Printed as it is when no escape sequence is pending. */
+        private static boolean plain(char c) {
+            return c >= 0x20 && c < 0x7f || c > 0x9f || c == '\n' || c == '\t';
+        }
+
+        // runs of plain characters go through in one write; the rest one by one (write(int))
         @Override
         public void write(char[] buf, int off, int len) throws IOException {
-            for (int i = 0; i < len; i++) {
-                write(buf[off + i]);
+            int end = off + len;
+            int run = off;
+            for (int i = off; i < end; i++) {
+                if (pending.length() > 0 || !plain(buf[i])) {
+                    if (i > run) {
+                        out.write(buf, run, i - run);
+                    }
+                    write(buf[i]);
+                    run = i + 1;
+                }
+            }
+            if (end > run) {
+                out.write(buf, run, end - run);
             }
         }
 
         @Override
         public void write(String s, int off, int len) throws IOException {
-            for (int i = 0; i < len; i++) {
-                write(s.charAt(off + i));
+            int end = off + len;
+            int run = off;
+            for (int i = off; i < end; i++) {
+                if (pending.length() > 0 || !plain(s.charAt(i))) {
+                    if (i > run) {
+                        out.write(s, run, i - run);
+                    }
+                    write(s.charAt(i));
+                    run = i + 1;
+                }
+            }
+            if (end > run) {
+                out.write(s, run, end - run);
             }
         }
 
@@ -379,14 +407,22 @@ public final class TextReporter implements Reporter {
         return color ? code + s + RESET : s;
     }
 
-    private static String indent(String text, String prefix) {
-        StringBuilder sb = new StringBuilder();
-        for (String line : text.split("\n", -1)) {
-            if (sb.length() > 0) {
-                sb.append('\n');
-            }
-            sb.append(prefix).append(line);
+    private static final String INDENT = "      ";
+
+    /**
+     * {@code head + text} with each of its lines after the finding indent, and a newline; written
+     * piece by piece (a report of thousands of findings builds no string per line).
+     */
+    private static void indented(Writer w, String head, String text) throws IOException {
+        w.write(INDENT);
+        w.write(head);
+        int start = 0;
+        for (int nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+            w.write(text, start, nl + 1 - start);
+            w.write(INDENT);
+            start = nl + 1;
         }
-        return sb.toString();
+        w.write(text, start, text.length() - start);
+        w.write('\n');
     }
 }

@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -52,6 +53,49 @@ class UntrustedTextTest {
             p.write("\u001b[1mbold");
         }
         assertEquals("?bold", off.toString());
+    }
+
+    /**
+     * Runs of plain characters go through in one write: the result is the same as writing each
+     * character alone, whatever the split across writes (escape sequences cut in two included).
+     */
+    @Test
+    void bulkWritesFilterLikeOneCharacterAtATime() throws Exception {
+        char[] alphabet = {
+            'a', ' ', 'm', '[', ';', '0', '7', '\n', '\t', '\r', '\u0007', '\u001b', '\u007f',
+            '\u0085', '\u009b', '\u00e9', '\u4e2d'
+        };
+        Random rnd = new Random(17);
+        for (int round = 0; round < 2000; round++) {
+            StringBuilder sb = new StringBuilder();
+            int n = rnd.nextInt(40);
+            for (int i = 0; i < n; i++) {
+                sb.append(rnd.nextInt(4) == 0 ? "\u001b[1;31m" : "")
+                        .append(alphabet[rnd.nextInt(alphabet.length)]);
+            }
+            String text = sb.toString();
+            boolean colour = rnd.nextBoolean();
+            StringWriter one = new StringWriter();
+            try (TextReporter.Printable p = new TextReporter.Printable(one, colour)) {
+                for (int i = 0; i < text.length(); i++) {
+                    p.write(text.charAt(i));
+                }
+            }
+            StringWriter bulk = new StringWriter();
+            try (TextReporter.Printable p = new TextReporter.Printable(bulk, colour)) {
+                int at = 0;
+                while (at < text.length()) {
+                    int k = Math.min(text.length() - at, 1 + rnd.nextInt(8));
+                    if (rnd.nextBoolean()) {
+                        p.write(text, at, k);
+                    } else {
+                        p.write(text.toCharArray(), at, k);
+                    }
+                    at += k;
+                }
+            }
+            assertEquals(one.toString(), bulk.toString(), "colour " + colour + ": " + text);
+        }
     }
 
     @Test

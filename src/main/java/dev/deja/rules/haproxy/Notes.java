@@ -91,8 +91,11 @@ final class Notes {
      */
     static List<Finding> dedupe(List<Finding> in, List<Frontends.Frontend> views) {
         Map<String, Integer> viewsPerSection = new HashMap<>();
-        for (Frontends.Frontend v : views) {
-            viewsPerSection.merge(v.section().kind() + "/" + v.section().name(), 1, Integer::sum);
+        if (severalViewsOfOneSection(views)) {
+            for (Frontends.Frontend v : views) {
+                viewsPerSection.merge(
+                        v.section().kind() + "/" + v.section().name(), 1, Integer::sum);
+            }
         }
         Map<List<Object>, Finding> out = new LinkedHashMap<>();
         Map<List<Object>, Integer> count = new HashMap<>();
@@ -119,6 +122,20 @@ final class Notes {
             result.add(f);
         }
         return result;
+    }
+
+    /**
+     * Whether a section has more than one view (paths through undecided .if blocks); a section's
+     * views are next to each other (Frontends.compute).
+     */
+    @SuppressWarnings("ReferenceEquality") // the same Section object
+    private static boolean severalViewsOfOneSection(List<Frontends.Frontend> views) {
+        for (int i = 1; i < views.size(); i++) {
+            if (views.get(i).section() == views.get(i - 1).section()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
