@@ -297,8 +297,8 @@ public final class Frontends {
         }
         List<Frontend> out = new ArrayList<>();
         for (Section s : config.sections()) {
-            if (!s.acceptsClients()) {
-                continue;
+            if (!s.listens()) {
+                continue; // no bind line, or disabled: it holds no connection slot
             }
             List<Guard> guards = new ArrayList<>();
             guards.add(s.guard());

@@ -94,6 +94,30 @@ public final class Section {
         return kind.equals("frontend") || kind.equals("listen");
     }
 
+    /**
+     * A frontend or listen that clients can reach: it has a {@code bind} line (under an undecided
+     * .if too) and is not {@code disabled} (the last of {@code disabled}/{@code enabled}, its own
+     * or its defaults chain's; one under an undecided .if does not count). HAProxy gives a frontend
+     * without {@code bind} no listener ("has no 'bind' directive. Please declare it as a backend",
+     * cfgparse.c check_config_validity) and starts a disabled one stopped; neither holds a
+     * connection slot. Checked with haproxy 2.6 -c: a file whose only frontend is disabled, in its
+     * own section or in its defaults, "will not start (no listener)".
+     */
+    public boolean listens() {
+        if (!acceptsClients() || ownByKeyword("bind").isEmpty()) {
+            return false;
+        }
+        for (Section x = this; x != null; x = x.defaults) {
+            for (int i = x.directives.size() - 1; i >= 0; i--) {
+                Directive d = x.directives.get(i);
+                if ((d.is("disabled") || d.is("enabled")) && d.guard() == null) {
+                    return d.is("enabled");
+                }
+            }
+        }
+        return true;
+    }
+
     /** "frontend fe_ping", "global", "defaults" ... */
     public String label() {
         return name == null ? kind : kind + " " + name;

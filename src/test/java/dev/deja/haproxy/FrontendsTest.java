@@ -94,11 +94,11 @@ class FrontendsTest {
         List<Frontends.Frontend> fs =
                 of(
                         "backend rates\n  stick-table type ip size 1m store http_req_rate(10s)\n"
-                                + "frontend a\n  mode http\n  acl too_fast sc_http_req_rate(0) gt 10\n"
+                                + "frontend a\n  bind :80\n  mode http\n  acl too_fast sc_http_req_rate(0) gt 10\n"
                                 + "  http-request track-sc0 src table rates\n  http-request deny if too_fast\n"
                                 + "  http-request deny if { path /admin }\n  use_backend be_%[req.hdr(host)]\n"
                                 + "  use_backend api if { path_beg /api }\n  default_backend web\n"
-                                + "frontend b\n  mode http\n  stick-table type ip size 1m store conn_rate(3s)\n"
+                                + "frontend b\n  bind :81\n  mode http\n  stick-table type ip size 1m store conn_rate(3s)\n"
                                 + "  tcp-request connection track-sc1 src\n"
                                 + "  tcp-request connection reject if { sc1_conn_rate gt 20 }\n  default_backend web\n");
         Frontends.Frontend a = fs.get(0);
