@@ -11,6 +11,7 @@ import dev.deja.haproxy.Section;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * IL-0264: connection limits without headroom: a frontend or bind maxconn above the global maxconn
@@ -44,14 +45,19 @@ public final class MaxconnHeadroom extends HaproxyRule {
         boolean anyLimit = global >= 0 || gd != null;
         long sum = 0;
         List<String> parts = new ArrayList<>();
+        List<String> bindParts = new ArrayList<>();
+        // name and limit (capped at the global) of each frontend with a readable maxconn
+        List<Map.Entry<String, Long>> limits = new ArrayList<>();
         for (Frontends.Frontend f : fes) {
             Frontends.Maxconn m = f.maxconn();
             Directive fd = m.frontendDirective();
             if (fd != null) {
                 anyLimit = true;
                 if (m.frontend() >= 0) {
-                    sum += global >= 0 ? Math.min(m.frontend(), global) : m.frontend();
+                    long capped = global >= 0 ? Math.min(m.frontend(), global) : m.frontend();
+                    sum += capped;
                     parts.add(f.name() + " " + m.frontend());
+                    limits.add(Map.entry(f.name(), capped));
                 }
             }
             for (Frontends.Bind b : m.binds()) {
@@ -61,6 +67,14 @@ public final class MaxconnHeadroom extends HaproxyRule {
                                 .subList(1, b.directive().size())
                                 .contains("maxconn")) {
                     anyLimit = true;
+                    if (b.maxconn() >= 0) {
+                        bindParts.add(
+                                f.name()
+                                        + " bind "
+                                        + b.directive().written(1)
+                                        + " maxconn "
+                                        + b.maxconn());
+                    }
                 }
             }
         }
@@ -154,7 +168,7 @@ public final class MaxconnHeadroom extends HaproxyRule {
                                     "global maxconn is implicit in "
                                             + c.name()
                                             + " (derived from the file-descriptor limit of the host), while frontends set their own ("
-                                            + String.join(", ", parts)
+                                            + String.join(", ", concat(parts, bindParts))
                                             + "): whether those limits can be reached depends on the host")
                             .severity(Severity.LOW)
                             .key("implicit global maxconn")
@@ -176,12 +190,56 @@ public final class MaxconnHeadroom extends HaproxyRule {
                                             + "), "
                                             + String.format(
                                                     Locale.ROOT, "%.1f", (double) sum / global)
-                                            + "x oversubscribed: one busy frontend can take every slot and starve the others")
+                                            + "x oversubscribed: "
+                                            + takeEverySlot(limits, global))
                             .severity(Severity.LOW)
                             .notes(Notes.of((Section) null, gd))
                             .key("frontend limits oversubscribed")
                             .build());
         }
         return out;
+    }
+
+    static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+
+    /**
+     * Which frontends, busy together, take every slot of the global maxconn: the fewest, largest
+     * limits first ("frontend a alone", or "2 of the 3 frontends (a 600 + b 500 = 1100 >= 1000)").
+     */
+    static String takeEverySlot(List<Map.Entry<String, Long>> limits, long global) {
+        List<Map.Entry<String, Long>> big = new ArrayList<>(limits);
+        big.sort(Map.Entry.<String, Long>comparingByValue().reversed());
+        long acc = 0;
+        List<String> names = new ArrayList<>();
+        List<String> terms = new ArrayList<>();
+        for (Map.Entry<String, Long> e : big) {
+            acc += e.getValue();
+            names.add(e.getKey());
+            terms.add(e.getKey() + " " + e.getValue());
+            if (acc >= global) {
+                break;
+            }
+        }
+        if (names.size() == 1) {
+            return "frontend "
+                    + names.get(0)
+                    + " alone can take all "
+                    + global
+                    + " slots and starve the others";
+        }
+        return names.size()
+                + " of the "
+                + limits.size()
+                + " frontends busy at once ("
+                + String.join(" + ", terms)
+                + " = "
+                + acc
+                + " >= "
+                + global
+                + ") take every slot and starve the rest";
     }
 }
