@@ -1,15 +1,19 @@
 package dev.deja.haproxy;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.deja.CorpusExpectations;
 import dev.deja.TestSupport;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Engine;
+import dev.deja.engine.Finding;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
 import dev.deja.rules.RuleRegistry;
+import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +23,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,9 +36,10 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Real-world configs from ../shared/corpus/haproxy: every one scans with exit 0 or 1, or 2 with a
- * one-line parse error naming file:line. Then random edits of those files (seeded, reproducible):
- * the parser and the rules never throw anything but {@link HaproxyParseException}, whose message
- * names file:line.
+ * one-line parse error naming file:line, and fires what {@code corpus/haproxy-expectations.yaml}
+ * (judged per object after reading each config) says. Then random edits of those files (seeded,
+ * reproducible): the parser and the rules never throw anything but {@link HaproxyParseException},
+ * whose message names file:line.
  */
 class HaproxyCorpusTest {
     static final Pattern FILE_LINE = Pattern.compile("^[^\\n]+\\.cfg:\\d+: [^\\n]+$");
@@ -71,6 +78,67 @@ class HaproxyCorpusTest {
                                                         r.out());
                                             }
                                         }));
+    }
+
+    static final String EXPECTATIONS = "/corpus/haproxy-expectations.yaml";
+
+    /** "haproxy/hx_examples_games.cfg", as the expectations name it. */
+    static String key(Path file) {
+        return "haproxy/" + file.getFileName();
+    }
+
+    @Test
+    void everyCorpusFileHasExpectationsAndEveryExpectationAFile() throws IOException {
+        Set<String> files = new TreeSet<>();
+        corpus().forEach(p -> files.add(key(p)));
+        CorpusExpectations.checkCoverage(
+                files, CorpusExpectations.load(EXPECTATIONS), EXPECTATIONS);
+    }
+
+    /**
+     * Each corpus file, scanned on its own with every HAProxy rule, fires what its judged
+     * expectations say (../shared/corpus/haproxy), no more and no fewer; a file the expectations
+     * call refused is refused.
+     */
+    @TestFactory
+    Stream<DynamicTest> eachFileFiresWhatItsExpectationsSay() throws IOException {
+        Map<String, Map<String, Map<String, Object>>> exp = CorpusExpectations.load(EXPECTATIONS);
+        return corpus().stream()
+                .map(
+                        p ->
+                                DynamicTest.dynamicTest(
+                                        key(p),
+                                        () -> {
+                                            Map<String, Map<String, Object>> objects =
+                                                    exp.getOrDefault(key(p), Map.of());
+                                            Object why =
+                                                    objects.getOrDefault("*", Map.of()).get("why");
+                                            boolean refused =
+                                                    why != null
+                                                            && why.toString().startsWith("refused");
+                                            TestSupport.Run r =
+                                                    TestSupport.run(
+                                                            "scan",
+                                                            "--format",
+                                                            "json",
+                                                            p.toString());
+                                            assertEquals(refused, r.code() == 2, r.out() + r.err());
+                                            if (!refused) {
+                                                CorpusExpectations.check(key(p), scan(p), objects);
+                                            }
+                                        }));
+    }
+
+    static List<Finding> scan(Path file) {
+        ScanRequest.Builder b = ScanRequest.builder();
+        b.paths = List.of(file.toString());
+        b.processEnv = Map.of();
+        return new Engine(Catalog.packaged())
+                .run(
+                        Collector.collect(b.build()),
+                        RuleRegistry.of(SourceKind.HAPROXY),
+                        Engine.Options.defaults())
+                .findings();
     }
 
     /**
