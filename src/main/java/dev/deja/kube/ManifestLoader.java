@@ -67,7 +67,8 @@ public final class ManifestLoader implements FileLoader {
                 count++;
                 Meta m = metaOf(v);
                 AnnotationSuppressions.record(m, request, out);
-                if (!(v instanceof Meta)) { // the kinds rules read
+                // the kinds rules read; objects without a name are not one object defined twice
+                if (!(v instanceof Meta) && m.name() != null) {
                     definitions
                             .computeIfAbsent(m.display(), k -> new ArrayList<>())
                             .add(m.file() + (m.line() == null ? "" : ":" + m.line()));

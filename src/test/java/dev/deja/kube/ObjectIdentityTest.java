@@ -1,6 +1,7 @@
 package dev.deja.kube;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
@@ -120,6 +121,26 @@ class ObjectIdentityTest {
                         .count(),
                 r.err());
         assertTrue(r.out().contains("Note: Deployment edge/internal-lb: defined 2 times"), r.out());
+    }
+
+    /**
+     * Two Deployments without metadata.name (kube-linter's liveness-port.yml and readiness-port.yml
+     * fixtures) are not one object defined twice: no "Deployment null is defined 2 times" note.
+     */
+    @Test
+    void namelessObjectsAreNotDuplicates() throws Exception {
+        String nameless =
+                "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n"
+                        + "      containers:\n        - name: app\n          image: nginx\n";
+        Path a = tmp.resolve("a.yaml");
+        Path b = tmp.resolve("b.yaml");
+        Files.writeString(a, nameless);
+        Files.writeString(b, nameless);
+        TestSupport.Run r =
+                TestSupport.run("scan", a.toString(), b.toString(), "--fail-on", "none");
+        assertEquals(0, r.code(), r.err());
+        assertFalse(r.err().contains("is defined"), r.err());
+        assertFalse(r.out().contains("null"), r.out());
     }
 
     static final String DEPLOYMENT =
