@@ -69,6 +69,14 @@ abstract class KubeRule implements Rule {
         return replicasText(n) + " " + (n == null || n == 1 ? verb + "s" : verb);
     }
 
+    /**
+     * "all 3 replicas fail together", "every pod of the DaemonSet fails together", but "its single
+     * replica fails" (one pod does nothing together).
+     */
+    static String replicasDoTogether(Integer n, String verb) {
+        return replicasDo(n, verb) + (n != null && n == 1 ? "" : " together");
+    }
+
     static String replicasText(Integer n) {
         return n == null
                 ? "every pod of the DaemonSet"

@@ -45,8 +45,8 @@ public final class LbLivenessSameAsReadiness extends KubeRule {
                                 + "s = "
                                 + l.failures() * l.period()
                                 + "s; "
-                                + replicasDo(lb.workload().effectiveReplicas(), "restart")
-                                + " together instead of waiting out the stall "
+                                + replicasDoTogether(lb.workload().effectiveReplicas(), "restart")
+                                + " instead of waiting out the stall "
                                 + lb.because();
                 out.add(
                         ctx.finding(lb.workload().meta().at(l.line()), msg)

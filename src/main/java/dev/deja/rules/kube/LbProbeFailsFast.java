@@ -139,8 +139,8 @@ public final class LbProbeFailsFast extends KubeRule {
                             + ", under "
                             + minWindow
                             + "s. Every replica shares it: "
-                            + replicasDo(lb.workload().effectiveReplicas(), "fail")
-                            + " together after a short stall, as"
+                            + replicasDoTogether(lb.workload().effectiveReplicas(), "fail")
+                            + " after a short stall, as"
                             + " HubSpot's load balancers did "
                             + lb.because();
             severity = null;

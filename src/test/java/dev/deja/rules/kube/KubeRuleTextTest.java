@@ -12,4 +12,13 @@ class KubeRuleTextTest {
         assertEquals("its single replica fails", KubeRule.replicasDo(1, "fail"));
         assertEquals("every pod of the DaemonSet fails", KubeRule.replicasDo(null, "fail"));
     }
+
+    @Test
+    void onePodDoesNothingTogether() {
+        assertEquals("its single replica fails", KubeRule.replicasDoTogether(1, "fail"));
+        assertEquals("all 2 replicas fail together", KubeRule.replicasDoTogether(2, "fail"));
+        assertEquals(
+                "every pod of the DaemonSet restarts together",
+                KubeRule.replicasDoTogether(null, "restart"));
+    }
 }
