@@ -9,7 +9,6 @@
 #   4. 16,000 frontends, every other one rate-limited, all reaching one backend (8,000 findings of
 #      haproxy-rate-limit-not-everywhere, once quadratic in frontends): against `haproxy -c -f` (target ratio <= 1.0)
 #   5. a 50-line haproxy.cfg: `deja scan` against `java -version`        (target ratio <= 8; the JVM start is the floor)
-#   and the 40,000 comment lines above the 50-line scan (deja minus its fixed start-up) against `haproxy -c` on them
 # Runs alternate between the two commands of a pair (A B, B A, ...) so that drift of the machine hits both.
 # Each run is timed with hyperfine (one run per call) when it is installed, else with /usr/bin/time.
 # Usage: src/bench/haproxy-bench.sh [ROUNDS]      (default 7; needs java, haproxy, and target/deja.jar or mvn)
@@ -167,7 +166,6 @@ pair() {
   la=$(sort -g "$work/a" | head -n 1); lb=$(sort -g "$work/b" | head -n 1)
   printf '%-44s deja %.3fs   reference %.3fs   ratio %.2f   (fastest runs: %.3fs / %.3fs = %.2f)\n' \
     "$name" "$ma" "$mb" "$(echo "$ma / $mb" | bc -l)" "$la" "$lb" "$(echo "$la / $lb" | bc -l)"
-  last_a=$ma; last_b=$mb
 }
 
 pair "85k-line config: deja scan / haproxy -c" -- "${java_cmd[@]}" scan --fail-on none "$work/big.cfg" \
@@ -176,16 +174,9 @@ pair "85k lines, 2,500 tarpits, json / haproxy -c" -- "${java_cmd[@]}" scan --fa
   "$work/tarpit.cfg" -- haproxy -c -q -f "$work/tarpit.cfg"
 pair "40,000 comment lines / haproxy -c" -- "${java_cmd[@]}" scan --fail-on none "$work/comments.cfg" \
   -- haproxy -c -q -f "$work/comments.cfg"
-comments_deja=$last_a; comments_haproxy=$last_b
 pair "16,000 frontends / haproxy -c" -- "${java_cmd[@]}" scan --fail-on none "$work/frontends.cfg" \
   -- haproxy -c -q -f "$work/frontends.cfg"
 pair "50-line config: deja scan / java -version" -- "${java_cmd[@]}" scan --fail-on none "$work/small.cfg" \
   -- java -XX:TieredStopAtLevel=1 -version
-small_deja=$last_a
-# the 40,000 comment lines without deja's fixed start-up (its 50-line scan): the work the lines cost, against all of
-# haproxy -c on them (a JVM's start alone takes about as long as haproxy -c on this file)
-printf '%-44s deja %.3fs   reference %.3fs   ratio %.2f\n' "40,000 comments above a 50-line scan" \
-  "$(echo "$comments_deja - $small_deja" | bc -l)" "$comments_haproxy" \
-  "$(echo "($comments_deja - $small_deja) / $comments_haproxy" | bc -l)"
 echo "ratio = median of deja / median of the reference; targets: <= 1.0 (every config against haproxy -c), <= 8 (50-line config)"
 echo "on a busy machine the fastest runs are the steadier figure"
