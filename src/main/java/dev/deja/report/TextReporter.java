@@ -293,8 +293,18 @@ public final class TextReporter implements Reporter {
         return sb.toString();
     }
 
+    /** "HIGH ": the severity padded to 8, once per severity (not a String.format per finding). */
+    private static final String[] LABELS = new String[Severity.values().length];
+
+    static {
+        for (Severity s : Severity.values()) {
+            LABELS[s.ordinal()] =
+                    String.format(Locale.ROOT, "%-8s", s.id().toUpperCase(Locale.ROOT));
+        }
+    }
+
     private static String sev(boolean color, Severity s) {
-        String label = String.format(Locale.ROOT, "%-8s", s.id().toUpperCase(Locale.ROOT));
+        String label = LABELS[s.ordinal()];
         if (!color) {
             return label;
         }
