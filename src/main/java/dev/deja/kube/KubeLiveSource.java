@@ -601,7 +601,8 @@ public final class KubeLiveSource implements LiveSource {
         }
     }
 
-    @SuppressWarnings("unchecked")
+    // Java cannot create an array of a generic type: a raw array, cast
+    @SuppressWarnings({"unchecked", "rawtypes"})
     private static CompletableFuture<Answer>[] newFutureSlot() {
         return new CompletableFuture[1];
     }

@@ -102,6 +102,9 @@ public final class OpenDeadline {
         T open() throws IOException;
     }
 
+    // the closing stages chained on `opened` after a timeout run on their own; nothing waits on
+    // them
+    @SuppressWarnings("FutureReturnValueIgnored")
     private static <T extends Closeable> T within(
             Path path, long deadlineMs, Opener<T> opener, String what) throws IOException {
         CompletableFuture<T> opened = new CompletableFuture<>();
@@ -143,6 +146,7 @@ public final class OpenDeadline {
      * never blocks and gives the blocked reader its writer (or the blocked writer its reader); both
      * ends are then closed. Other systems: the daemon thread stays blocked until the process ends.
      */
+    @SuppressWarnings("try") // the channel is opened only to be closed: that releases the reader
     private static void release(Path path) {
         try {
             Object mode = Files.getAttribute(path, "unix:mode");
