@@ -12,10 +12,12 @@ public final class ExitCodes {
     public static final String[] LIST = {
         " 0:no finding at or above --fail-on",
         " 1:findings at or above --fail-on (default medium)",
-        " 2:usage or input error (bad option, unreadable or malformed file), or an output that could not be written"
+        " 2:usage or input error (bad option, unreadable or malformed file; with --allow-partial such a file is"
+                + " 'not checked' and the others are scanned), or an output that could not be written"
                 + " (a file, --report-configmap, an s3:// upload: the report is then kept in a local file named on"
                 + " stderr; the others are still written)",
-        " 3:scan incomplete: a source or kind could not be read (findings still reported)",
+        " 3:scan incomplete: a source or kind could not be read (findings still reported; --allow-partial: only"
+                + " when nothing at all could be read)",
         " 4:internal error",
     };
 

@@ -27,7 +27,8 @@ final class OutputOptions {
             names = "--allow-partial",
             negatable = true,
             description =
-                    "Do not exit 3 when some source or kind could not be read"
+                    "Do not exit 3 when some source or kind could not be read, nor stop at a file that"
+                            + " cannot be read or parsed (it is listed as not checked)"
                             + " (--no-allow-partial: exit 3 even when deja.yaml says allowPartial)")
     boolean allowPartial;
 

@@ -3,8 +3,10 @@ package dev.deja.haproxy;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Coverage;
 import dev.deja.engine.InlineSuppression;
+import dev.deja.engine.InputException;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.source.FileLoader;
+import dev.deja.source.Inputs;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.SourceFile;
 import java.util.ArrayList;
@@ -25,10 +27,18 @@ public final class HaproxyFileLoader implements FileLoader {
         if (request.haproxyOneInstance && files.size() > 1) {
             String name =
                     files.get(0).display() + " (+" + (files.size() - 1) + " more, one instance)";
-            configs.add(HaproxyParser.parse(name, files, request));
+            try {
+                configs.add(HaproxyParser.parse(name, files, request));
+            } catch (InputException e) {
+                out.coverage(Inputs.failed(request, "haproxy", name, e));
+            }
         } else {
             for (SourceFile f : files) {
-                configs.add(HaproxyParser.parse(f.display(), f.text(), request));
+                try {
+                    configs.add(HaproxyParser.parse(f.display(), f.text(), request));
+                } catch (InputException e) { // with --allow-partial: not checked, the others are
+                    out.coverage(Inputs.failed(request, "haproxy", f.display(), e));
+                }
             }
         }
         Catalog catalog = null;

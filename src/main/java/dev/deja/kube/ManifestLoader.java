@@ -6,6 +6,7 @@ import dev.deja.engine.SnapshotBuilder;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Meta;
 import dev.deja.source.FileLoader;
+import dev.deja.source.Inputs;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.SourceFile;
 import java.io.StringReader;
@@ -47,7 +48,13 @@ public final class ManifestLoader implements FileLoader {
         Map<String, List<String>> definitions = new TreeMap<>();
         for (SourceFile f : files) {
             List<String> problems = new ArrayList<>();
-            List<Object> views = parse(f, problems);
+            List<Object> views;
+            try {
+                views = parse(f, problems);
+            } catch (InputException e) { // with --allow-partial: not checked, the others are
+                out.coverage(Inputs.failed(request, "kubernetes", f.display(), e));
+                continue;
+            }
             for (String p : new LinkedHashSet<>(problems)) {
                 request.err.println("deja: warning: " + f.display() + ":" + p);
             }

@@ -74,14 +74,20 @@ public final class Inputs {
                 }
                 stdinUsed = true;
                 String text;
+                FileKind k;
                 try {
-                    text = decode("<stdin>", readBounded(stdin, "<stdin>"));
-                } catch (IOException e) {
-                    throw new InputException("<stdin>: cannot read: " + e.getMessage());
-                }
-                FileKind k = FileKind.recognize("<stdin>", text);
-                if (k == null) {
-                    throw FileKind.unrecognized("<stdin>", text);
+                    try {
+                        text = decode("<stdin>", readBounded(stdin, "<stdin>"));
+                    } catch (IOException e) {
+                        throw new InputException("<stdin>: cannot read: " + e.getMessage());
+                    }
+                    k = FileKind.recognize("<stdin>", text);
+                    if (k == null) {
+                        throw FileKind.unrecognized("<stdin>", text);
+                    }
+                } catch (InputException e) {
+                    skipped.add(failed(req, "files", "<stdin>", e));
+                    continue;
                 }
                 byKind.computeIfAbsent(k, x -> new ArrayList<>())
                         .add(new SourceFile("<stdin>", text));
@@ -90,11 +96,19 @@ public final class Inputs {
             Path path = Path.of(p);
             if (Files.isDirectory(path) && Files.isRegularFile(path.resolve("Chart.yaml"))) {
                 chartSeen[0] = true;
-                byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
-                        .addAll(renderChart(path, p, req));
+                try {
+                    byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
+                            .addAll(renderChart(path, p, req));
+                } catch (InputException e) {
+                    skipped.add(failed(req, "kubernetes", p, e));
+                }
             } else if (Files.isDirectory(path) && Kustomize.isKustomization(path)) {
-                byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
-                        .add(Kustomize.build(path, p, req.processEnv));
+                try {
+                    byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
+                            .add(Kustomize.build(path, p, req.processEnv));
+                } catch (InputException e) {
+                    skipped.add(failed(req, "kubernetes", p, e));
+                }
             } else if (Files.isDirectory(path)) {
                 if (walk(path, byKind, skipped, seen, req, chartSeen) == 0) {
                     throw new InputException(
@@ -106,19 +120,26 @@ public final class Inputs {
                     skipped.add(duplicate(p));
                     continue;
                 }
-                Path chart = chartOfTemplate(path);
-                if (chart != null) {
-                    throw new InputException(
-                            p
-                                    + ": a Helm template (Go template, not a manifest): scan its chart,"
-                                    + " 'deja scan "
-                                    + chart
-                                    + "', which renders it");
-                }
-                SourceFile f = read(path, p, openDeadlineMs);
-                FileKind k = FileKind.recognize(path.getFileName().toString(), f.text());
-                if (k == null) {
-                    throw FileKind.unrecognized(p, f.text());
+                SourceFile f;
+                FileKind k;
+                try {
+                    Path chart = chartOfTemplate(path);
+                    if (chart != null) {
+                        throw new InputException(
+                                p
+                                        + ": a Helm template (Go template, not a manifest): scan its chart,"
+                                        + " 'deja scan "
+                                        + chart
+                                        + "', which renders it");
+                    }
+                    f = read(path, p, openDeadlineMs);
+                    k = FileKind.recognize(path.getFileName().toString(), f.text());
+                    if (k == null) {
+                        throw FileKind.unrecognized(p, f.text());
+                    }
+                } catch (InputException e) {
+                    skipped.add(failed(req, "files", p, e));
+                    continue;
                 }
                 byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(f);
             } else {
@@ -199,6 +220,26 @@ public final class Inputs {
         return new InputException(dir + ": cannot read folder: " + c.getMessage());
     }
 
+    /**
+     * With {@code --allow-partial}, one input that cannot be read, rendered or parsed is not the
+     * end of the scan: its one-line message goes to stderr and becomes a coverage entry "failed"
+     * (shown under "Not checked"), and the other inputs are scanned. Without it, or for an error
+     * about an option ({@code --helm-values x: no such file}: the command line, not the input), the
+     * error is thrown as before (exit 2).
+     *
+     * @param source the kind of the input when known (haproxy, kubernetes), else "files"
+     * @param scope the input as the user would name it (the file, the chart folder)
+     */
+    public static Coverage.Entry failed(
+            ScanRequest req, String source, String scope, InputException e) {
+        String message = String.valueOf(e.getMessage());
+        if (!req.allowPartial || message.startsWith("--")) {
+            throw e;
+        }
+        req.err.println("deja: " + message);
+        return new Coverage.Entry(source, scope, Coverage.Status.FAILED, message, -1);
+    }
+
     private static Path key(Path p) {
         try {
             return p.toRealPath();
@@ -253,10 +294,14 @@ public final class Inputs {
             files.removeIf(f -> charts.stream().anyMatch(f::startsWith));
             for (Path c : charts) {
                 if (charts.stream().noneMatch(o -> o != c && c.startsWith(o))) {
-                    byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
-                            .addAll(renderChart(c, c.toString(), req));
                     chartSeen[0] = true;
                     found++;
+                    try {
+                        byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
+                                .addAll(renderChart(c, c.toString(), req));
+                    } catch (InputException e) {
+                        skipped.add(failed(req, "kubernetes", c.toString(), e));
+                    }
                 }
             }
         }
@@ -285,7 +330,14 @@ public final class Inputs {
                 found++;
                 continue;
             }
-            SourceFile sf = read(f, display);
+            SourceFile sf;
+            try {
+                sf = read(f, display);
+            } catch (InputException e) {
+                skipped.add(failed(req, "files", display, e));
+                found++;
+                continue;
+            }
             FileKind k = FileKind.recognize(f.getFileName().toString(), sf.text());
             if (k == null) {
                 skipped.add(

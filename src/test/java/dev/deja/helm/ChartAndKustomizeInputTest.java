@@ -179,6 +179,61 @@ class ChartAndKustomizeInputTest {
         assertTrue(typo.err().startsWith("deja: " + cfg + ":4: "), typo.err());
     }
 
+    /**
+     * A folder holding a chart that does not render and a HAProxy configuration: --allow-partial
+     * scans the configuration and lists the chart as not checked with Helm's line; a missing
+     * --helm-values file stays a usage error.
+     */
+    @Test
+    void withAllowPartialAChartThatDoesNotRenderInAFolderIsNotChecked(@TempDir Path tmp)
+            throws IOException {
+        Path chart = tmp.resolve("broken");
+        Files.createDirectories(chart.resolve("templates"));
+        Files.writeString(
+                chart.resolve("Chart.yaml"), "apiVersion: v2\nname: broken\nversion: 0.1.0\n");
+        Files.writeString(
+                chart.resolve("templates/cm.yaml"),
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                        + "  name: {{ required \"tag is required\" .Values.tag }}\n");
+        Files.copy(Path.of("examples/haproxy/il-0011-risky.cfg"), tmp.resolve("haproxy.cfg"));
+        TestSupport.Run strict = TestSupport.run("scan", tmp.toString());
+        assertEquals(2, strict.code(), strict.out() + strict.err());
+        assertEquals("", strict.out());
+
+        TestSupport.Run r =
+                TestSupport.run("scan", "--allow-partial", "--format", "json", tmp.toString());
+        assertEquals(1, r.code(), r.err());
+        JsonNode failed = null;
+        for (JsonNode e : r.json().path("coverage").path("entries")) {
+            if (e.path("status").asString("").equals("failed")) {
+                assertEquals(null, failed, "one failed entry: " + r.out());
+                failed = e;
+            }
+        }
+        assertTrue(failed != null, r.out());
+        assertEquals("kubernetes", failed.path("source").asString(""));
+        assertEquals(chart.toString(), failed.path("scope").asString(""));
+        assertTrue(
+                failed.path("detail")
+                        .asString("")
+                        .startsWith(chart + ": cannot render the Helm chart: "),
+                failed.toString());
+        assertTrue(failed.path("detail").asString("").contains("tag is required"));
+        assertTrue(r.json().path("findings").size() > 0, r.out());
+
+        TestSupport.Run missing =
+                TestSupport.run(
+                        "scan",
+                        "--allow-partial",
+                        tmp.toString(),
+                        "--helm-values",
+                        tmp.resolve("nope.yaml").toString());
+        assertEquals(2, missing.code(), missing.out());
+        assertEquals(
+                "deja: --helm-values " + tmp.resolve("nope.yaml") + ": no such file\n",
+                missing.err());
+    }
+
     @Test
     void aChartThatDoesNotRenderIsOneLineNamingItExit2(@TempDir Path tmp) throws IOException {
         Path chart = tmp.resolve("broken");
