@@ -233,8 +233,18 @@ final class Conditions {
                 {
                     need(name, args, 1);
                     String v = variable.apply(args.get(0).strip());
-                    if (v != null) {
+                    if (v != null
+                            || OwnVariables.definedWhileParsing(args.get(0).strip(), version)
+                                    != null) {
                         return Tri.TRUE;
+                    }
+                    if (OwnVariables.own(args.get(0).strip(), version)) {
+                        reasons.add(
+                                "defined("
+                                        + args.get(0).strip()
+                                        + "): set by HAProxy at run time only, depending on how it"
+                                        + " is started");
+                        return Tri.UNKNOWN;
                     }
                     reasons.add(
                             "defined("

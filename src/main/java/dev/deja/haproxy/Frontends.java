@@ -133,16 +133,7 @@ public final class Frontends {
      */
     public static String unreadable(Directive d) {
         if (!d.unresolved().isEmpty()) {
-            return "'"
-                    + d.text()
-                    + "' at "
-                    + d.where()
-                    + " uses unset variable"
-                    + (d.unresolved().size() > 1 ? "s " : " ")
-                    + String.join(", ", d.unresolved())
-                    + " (give --env "
-                    + d.unresolved().get(0)
-                    + "=VALUE)";
+            return "'" + d.text() + "' at " + d.where() + " " + OwnVariables.why(d.unresolved());
         }
         return "'" + d.text() + "' at " + d.where() + " is not a number";
     }

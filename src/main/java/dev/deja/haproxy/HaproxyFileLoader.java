@@ -67,6 +67,24 @@ public final class HaproxyFileLoader implements FileLoader {
             for (Section s : c.sections()) {
                 checkDirectives(s, unset, request);
             }
+            unset.keySet()
+                    .removeIf(
+                            v -> {
+                                if (!OwnVariables.own(v, request.haproxyVersion)) {
+                                    return false;
+                                }
+                                if (request.verbose) {
+                                    request.err.println(
+                                            "deja: note: "
+                                                    + c.name()
+                                                    + ": "
+                                                    + v
+                                                    + " is set by HAProxy itself; the directives"
+                                                    + " using it are read as set to a value deja"
+                                                    + " does not know");
+                                }
+                                return true;
+                            });
             noteUnsetVariables(c, unset, request, out);
             for (String n : c.notes()) {
                 if (request.verbose) {

@@ -184,12 +184,25 @@ public final class HaproxyParser {
                         blocks.guard(),
                         lexer.written());
         if (!d.unresolved().isEmpty()) {
-            notes.add(
-                    d.where()
-                            + ": variable"
-                            + (d.unresolved().size() > 1 ? "s " : " ")
-                            + String.join(", ", d.unresolved())
-                            + " not set (give --env NAME=VALUE); kept as unknown");
+            List<String> own =
+                    d.unresolved().stream().filter(n -> OwnVariables.own(n, version)).toList();
+            List<String> unset =
+                    d.unresolved().stream().filter(n -> !OwnVariables.own(n, version)).toList();
+            if (!unset.isEmpty()) {
+                notes.add(
+                        d.where()
+                                + ": variable"
+                                + (unset.size() > 1 ? "s " : " ")
+                                + String.join(", ", unset)
+                                + " not set (give --env NAME=VALUE); kept as unknown");
+            }
+            if (!own.isEmpty()) {
+                notes.add(
+                        d.where()
+                                + ": "
+                                + String.join(", ", own)
+                                + " set by HAProxy itself; value unknown to deja, kept as unknown");
+            }
         }
         assembler.directive(d);
     }
