@@ -171,6 +171,15 @@ public final class SnapshotFile {
 
     /** Reads a saved snapshot into the builder. */
     public static void read(SourceFile file, SnapshotBuilder out) {
+        read(file, parse(file), out);
+    }
+
+    /**
+     * The snapshot's JSON, checked before anything of it enters a builder: valid JSON, deja's
+     * format and version, known parts. A value a part's codec cannot use is found only by {@link
+     * #read(SourceFile, JsonNode, SnapshotBuilder)}.
+     */
+    static JsonNode parse(SourceFile file) {
         JsonNode root;
         try {
             root = mapper().readTree(file.text());
@@ -196,13 +205,20 @@ public final class SnapshotFile {
                             + VERSION
                             + ")");
         }
-        JsonNode parts = root.path("parts");
-        for (Map.Entry<String, JsonNode> p : parts.properties()) {
-            SnapshotCodec c = codec(p.getKey());
-            if (c == null) {
+        for (Map.Entry<String, JsonNode> p : root.path("parts").properties()) {
+            if (codec(p.getKey()) == null) {
                 throw new InputException(
                         file.display() + ": unknown snapshot part '" + p.getKey() + "'");
             }
+        }
+        return root;
+    }
+
+    /** Reads a snapshot {@link #parse(SourceFile) parsed} from {@code file} into the builder. */
+    static void read(SourceFile file, JsonNode root, SnapshotBuilder out) {
+        JsonNode parts = root.path("parts");
+        for (Map.Entry<String, JsonNode> p : parts.properties()) {
+            SnapshotCodec c = codec(p.getKey());
             try {
                 c.read(p.getValue(), file.display(), out);
             } catch (InputException e) {

@@ -148,6 +148,42 @@ class PartialInputsTest {
         assertEquals(2, TestSupport.run("scan", dir.toString()).code());
     }
 
+    /**
+     * A snapshot that is not valid JSON, or names a part deja does not know, is refused before any
+     * of it is read: not checked with --allow-partial.
+     */
+    @Test
+    void aBrokenSnapshotInTheFolderIsNotChecked(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("a-good.cfg"), GOOD, StandardCharsets.UTF_8);
+        Files.writeString(
+                dir.resolve("cut.json"),
+                "{\"format\": \"deja-snapshot\", \"version\": 1,\n \"parts\": {\n");
+        Files.writeString(
+                dir.resolve("odd.json"),
+                "{\"format\": \"deja-snapshot\", \"version\": 1, \"parts\": {\"nope\": {}}}\n");
+        TestSupport.Run strict = TestSupport.run("scan", dir.toString());
+        assertEquals(2, strict.code(), strict.out() + strict.err());
+        assertEquals("", strict.out());
+
+        TestSupport.Run r =
+                TestSupport.run("scan", "--allow-partial", "--format", "json", dir.toString());
+        assertEquals(1, r.code(), r.err());
+        List<String> failed = new ArrayList<>();
+        for (JsonNode e : r.json().path("coverage").path("entries")) {
+            if (e.path("status").asString("").equals("failed")) {
+                failed.add(e.path("source").asString("") + " " + e.path("detail").asString(""));
+            }
+        }
+        assertEquals(2, failed.size(), failed.toString());
+        assertTrue(
+                failed.get(0)
+                        .startsWith("snapshot " + dir.resolve("cut.json") + ":3: not valid JSON"),
+                failed.get(0));
+        assertEquals(
+                "snapshot " + dir.resolve("odd.json") + ": unknown snapshot part 'nope'",
+                failed.get(1));
+    }
+
     @Test
     void nothingReadableIsIncompleteEvenWithAllowPartial(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("b-nolf.cfg"), NO_LF, StandardCharsets.UTF_8);
