@@ -155,14 +155,7 @@ class ConfigFileTest {
 
     @Test
     void commandLineOverridesTheFile() {
-        ScanCommand cmd =
-                new ScanCommand(
-                        new Cli.Io(
-                                new PrintWriter(new StringWriter()),
-                                new PrintWriter(new StringWriter()),
-                                new ByteArrayInputStream(new byte[0]),
-                                Map.of(),
-                                false));
+        ScanCommand cmd = quietScan();
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs("--fail-on", "low", "-n", "only", "--env", "PORT=9090", "--output", "text=-");
         parse(FULL).applyTo(cmd, cl);
@@ -182,14 +175,7 @@ class ConfigFileTest {
 
     @Test
     void fleetKeys() {
-        ScanCommand cmd =
-                new ScanCommand(
-                        new Cli.Io(
-                                new PrintWriter(new StringWriter()),
-                                new PrintWriter(new StringWriter()),
-                                new ByteArrayInputStream(new byte[0]),
-                                Map.of(),
-                                false));
+        ScanCommand cmd = quietScan();
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs("--role-arn", "arn:aws:iam::111111111111:role/cli");
         parse(
@@ -203,14 +189,7 @@ class ConfigFileTest {
                 cmd.aws.roleArns,
                 "the command line replaces the list");
         assertEquals("x", cmd.aws.externalId);
-        ScanCommand all =
-                new ScanCommand(
-                        new Cli.Io(
-                                new PrintWriter(new StringWriter()),
-                                new PrintWriter(new StringWriter()),
-                                new ByteArrayInputStream(new byte[0]),
-                                Map.of(),
-                                false));
+        ScanCommand all = quietScan();
         CommandLine c2 = new CommandLine(all);
         c2.parseArgs();
         parse("sources:\n  cluster: {allContexts: true}\n").applyTo(all, c2);
@@ -246,15 +225,7 @@ class ConfigFileTest {
 
     @Test
     void everyKeyIsAScanOptionByItsLongestName() {
-        CommandLine cl =
-                new CommandLine(
-                        new ScanCommand(
-                                new Cli.Io(
-                                        new PrintWriter(new StringWriter()),
-                                        new PrintWriter(new StringWriter()),
-                                        new ByteArrayInputStream(new byte[0]),
-                                        Map.of(),
-                                        false)));
+        CommandLine cl = new CommandLine(quietScan());
         ConfigFile c = parse(EVERY_KEY);
         assertEquals(37, c.optionNames().size(), c.optionNames().toString());
         for (String name : c.optionNames()) {
@@ -272,14 +243,7 @@ class ConfigFileTest {
 
     @Test
     void theFileFillsWhatTheCommandLineLeaves(@TempDir Path tmp) {
-        ScanCommand cmd =
-                new ScanCommand(
-                        new Cli.Io(
-                                new PrintWriter(new StringWriter()),
-                                new PrintWriter(new StringWriter()),
-                                new ByteArrayInputStream(new byte[0]),
-                                Map.of(),
-                                false));
+        ScanCommand cmd = quietScan();
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs(
                 "--allow-partial", "--cluster", "-A", "--context", "cli", "--region", "us-east-2");
@@ -312,14 +276,7 @@ class ConfigFileTest {
                 List.of(tmp.resolve("a.cfg").toString(), tmp.resolve("b.cfg").toString()),
                 cmd.paths);
         // nothing in the file: the built-in defaults
-        cmd =
-                new ScanCommand(
-                        new Cli.Io(
-                                new PrintWriter(new StringWriter()),
-                                new PrintWriter(new StringWriter()),
-                                new ByteArrayInputStream(new byte[0]),
-                                Map.of(),
-                                false));
+        cmd = quietScan();
         CommandLine c2 = new CommandLine(cmd);
         c2.parseArgs("x.cfg");
         parse("").applyTo(cmd, c2);
@@ -331,14 +288,7 @@ class ConfigFileTest {
 
     @Test
     void configMapsNeedTheCluster() {
-        ScanCommand cmd =
-                new ScanCommand(
-                        new Cli.Io(
-                                new PrintWriter(new StringWriter()),
-                                new PrintWriter(new StringWriter()),
-                                new ByteArrayInputStream(new byte[0]),
-                                Map.of(),
-                                false));
+        ScanCommand cmd = quietScan();
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs();
         ConfigFile c = parse("sources:\n  haproxy:\n    configMaps: [ingress/haproxy]\n");
@@ -465,14 +415,7 @@ class ConfigFileTest {
                 allowPartial: true
                 failOn: low
                 """);
-        ScanCommand cmd =
-                new ScanCommand(
-                        new Cli.Io(
-                                new PrintWriter(new StringWriter()),
-                                new PrintWriter(new StringWriter()),
-                                new ByteArrayInputStream(new byte[0]),
-                                Map.of(),
-                                false));
+        ScanCommand cmd = quietScan();
         CommandLine cl = new CommandLine(cmd);
         cl.parseArgs("--no-allow-partial", "--no-live-metrics", "--no-all-contexts", "--no-aws");
         ConfigFile.load(cfg, Catalog.packaged()).applyTo(cmd, cl);
@@ -484,14 +427,7 @@ class ConfigFileTest {
         assertTrue(cmd.kube.cluster, "the cluster section still turns the cluster on");
         assertEquals("low", cmd.out.failOn, "the file's other values stay");
 
-        cmd =
-                new ScanCommand(
-                        new Cli.Io(
-                                new PrintWriter(new StringWriter()),
-                                new PrintWriter(new StringWriter()),
-                                new ByteArrayInputStream(new byte[0]),
-                                Map.of(),
-                                false));
+        cmd = quietScan();
         cl = new CommandLine(cmd);
         cl.parseArgs("--no-cluster", "--allow-partial");
         ConfigFile.load(cfg, Catalog.packaged()).applyTo(cmd, cl);
@@ -542,5 +478,16 @@ class ConfigFileTest {
         assertEquals(0, r.code(), r.err());
         assertEquals(0, TestSupport.json(r.out()).at("/findings").size(), r.out());
         assertTrue(r.out().contains("single-zone test cluster"), "suppressed, with its reason");
+    }
+
+    /** A scan command whose output goes nowhere, with no stdin and no environment. */
+    private static ScanCommand quietScan() {
+        return new ScanCommand(
+                new Cli.Io(
+                        new PrintWriter(new StringWriter()),
+                        new PrintWriter(new StringWriter()),
+                        new ByteArrayInputStream(new byte[0]),
+                        Map.of(),
+                        false));
     }
 }
