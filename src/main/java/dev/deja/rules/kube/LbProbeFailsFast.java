@@ -138,8 +138,8 @@ public final class LbProbeFailsFast extends KubeRule {
                     head
                             + ", under "
                             + minWindow
-                            + "s. Every replica shares it: "
-                            + replicasDoTogether(lb.workload().effectiveReplicas(), "fail")
+                            + "s. "
+                            + shared(lb.workload().effectiveReplicas())
                             + " after a short stall, as"
                             + " HubSpot's load balancers did "
                             + lb.because();
@@ -162,5 +162,16 @@ public final class LbProbeFailsFast extends KubeRule {
             f.severity(severity);
         }
         out.add(f.build());
+    }
+
+    /**
+     * "Every replica shares it: all 3 replicas fail together", but "Its single replica fails" (one
+     * pod shares nothing).
+     */
+    private static String shared(Integer replicas) {
+        String fail = replicasDoTogether(replicas, "fail");
+        return replicas != null && replicas == 1
+                ? Character.toUpperCase(fail.charAt(0)) + fail.substring(1)
+                : "Every replica shares it: " + fail;
     }
 }
