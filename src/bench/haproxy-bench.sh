@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-7}
 jar=target/deja.jar
-# the launcher users run: ./deja (C1 only, serial GC, the AppCDS archive target/deja.jsa when the build made one)
+# the launcher users run: ./deja (C1 only, serial GC, the AppCDS archive target/deja-files.jsa when the build made one)
 java_cmd=(./deja)
 command -v haproxy >/dev/null || { echo "haproxy is not installed (apt-get install haproxy)" >&2; exit 2; }
 ./deja --version >/dev/null   # builds target/deja.jar when missing or stale

@@ -162,4 +162,78 @@ class LauncherTest {
                 r.err().get(r.err().size() - 1).startsWith("deja: build failed"),
                 r.err().toString());
     }
+
+    /** Runs the launcher with these arguments in {@code cwd}; stdout is the fake java's. */
+    private String launchIn(Path cwd, String... args) throws Exception {
+        List<String> cmd =
+                new java.util.ArrayList<>(List.of("sh", repo.resolve("deja").toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
+        pb.environment().put("PATH", bin + File.pathSeparator + System.getenv("PATH"));
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(5, TimeUnit.MINUTES), "the launcher did not finish");
+        assertEquals(0, p.exitValue(), out);
+        return out;
+    }
+
+    @Test
+    void scansOfFilesAloneGetTheSmallerArchiveClusterAwsAndDejaYamlTheFullOne() throws Exception {
+        layout("mkdir -p target && echo jar > target/deja.jar\n");
+        Files.createDirectories(repo.resolve("examples"));
+        Files.writeString(repo.resolve("calls"), "");
+        // a stand-in java that makes the archive a training run asks for, and logs every call
+        script(
+                bin.resolve("java"),
+                "echo \"java $*\" >> \""
+                        + repo.resolve("calls")
+                        + "\"\n"
+                        + "for a in \"$@\"; do case \"$a\" in -XX:ArchiveClassesAtExit=*)"
+                        + " sleep 1; echo jsa > \"${a#-XX:ArchiveClassesAtExit=}\" ;; esac; done\n"
+                        + "echo \"java $*\"\n");
+        Path wd = Files.createDirectories(tmp.resolve("wd"));
+        String first = launchIn(wd, "scan", "haproxy.cfg");
+        List<String> training =
+                Files.readAllLines(repo.resolve("calls")).stream()
+                        .filter(l -> l.contains("ArchiveClassesAtExit"))
+                        .toList();
+        assertEquals(2, training.size(), training.toString());
+        assertTrue(
+                training.get(0).contains("deja.jsa")
+                        && training.get(0)
+                                .endsWith("dev.deja.cli.CdsTraining " + repo.resolve("examples")),
+                training.get(0));
+        assertTrue(
+                training.get(1).contains("deja-files.jsa")
+                        && training.get(1)
+                                .endsWith(
+                                        "dev.deja.cli.CdsTraining --files "
+                                                + repo.resolve("examples")),
+                training.get(1));
+        String files = "-XX:SharedArchiveFile=" + repo.resolve("target/deja-files.jsa") + " ";
+        String full = "-XX:SharedArchiveFile=" + repo.resolve("target/deja.jsa") + " ";
+        assertTrue(first.contains(files), first);
+        assertTrue(launchIn(wd, "scan", "manifests/").contains(files));
+        for (List<String> args :
+                List.of(
+                        List.of("scan", "--cluster"),
+                        List.of("scan", "--context", "prod"),
+                        List.of("scan", "--aws-region=eu-west-1", "--aws"),
+                        List.of("scan", "x.cfg", "--output", "json=s3://b/k.json"),
+                        List.of("report", "merge", "a.json"))) {
+            String out = launchIn(wd, args.toArray(String[]::new));
+            assertTrue(out.contains(full), args + ": " + out);
+        }
+        // a deja.yaml here or in a parent folder may turn the cluster on
+        Path sub = Files.createDirectories(wd.resolve("a/b"));
+        Files.writeString(wd.resolve("deja.yaml"), "sources: {}\n");
+        assertTrue(launchIn(sub, "scan", "haproxy.cfg").contains(full));
+        // no second training while the archives are newer than the jar
+        assertEquals(
+                2,
+                Files.readAllLines(repo.resolve("calls")).stream()
+                        .filter(l -> l.contains("ArchiveClassesAtExit"))
+                        .count());
+    }
 }

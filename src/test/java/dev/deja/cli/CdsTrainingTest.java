@@ -44,4 +44,22 @@ class CdsTrainingTest {
                 rules.toString()); // the examples
         assertTrue(report.path("suppressed").size() > 0, "the annotation suppression is exercised");
     }
+
+    @Test
+    void theFilesTrainingScansTheExamplesWithoutClusterOrAws() throws Exception {
+        JsonNode report = JsonMapper.builder().build().readTree(CdsTraining.trainFiles("examples"));
+        List<String> sources = new ArrayList<>();
+        for (JsonNode e : report.path("coverage").path("entries")) {
+            sources.add(e.path("source").asString() + ":" + e.path("scope").asString());
+        }
+        assertTrue(
+                sources.stream().noneMatch(s -> s.contains("all namespaces")), sources.toString());
+        assertTrue(sources.stream().noneMatch(s -> s.startsWith("aws:")), sources.toString());
+        List<String> rules = new ArrayList<>();
+        for (JsonNode f : report.path("findings")) {
+            rules.add(f.path("ruleId").asString());
+        }
+        assertTrue(rules.stream().anyMatch(r -> r.startsWith("haproxy-")), rules.toString());
+        assertTrue(rules.stream().anyMatch(r -> r.startsWith("k8s-")), rules.toString());
+    }
 }
