@@ -25,6 +25,7 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -60,7 +61,10 @@ import tools.jackson.databind.json.JsonMapper;
  * controller.metrics.enabled), read for the gauge {@code
  * nginx_ingress_controller_nginx_process_connections} into the {@link PodMetrics} part, judged by
  * lb-connections-near-capacity. Only pods whose capacity that rule can compute (the controller's
- * ConfigMap in the scan, a numeric worker-processes) are read; the others are a note.
+ * ConfigMap in the scan, a numeric worker-processes or one it counts) are read; the others are a
+ * note. When the worker count is the CPU count of the pod's node (worker-processes "auto", or unset
+ * without a CPU limit), the pod's Node is read for its status.capacity.cpu ({@code get} on nodes);
+ * a Node that cannot be read (403) is a note naming the pods not judged, which are not asked.
  *
  * <p>RBAC beyond the default scan: {@code list} on pods and {@code get} on {@code pods/proxy}. A
  * pod that cannot be read (403, 404, the pod's port refusing, no answer within the bound) is a
@@ -99,7 +103,24 @@ public final class LiveMetrics {
      * HAProxy.
      */
     record Target(
-            String namespace, String pod, int port, String path, String workload, Workload nginx) {
+            String namespace,
+            String pod,
+            int port,
+            String path,
+            String workload,
+            Workload nginx,
+            String node,
+            int nodeCpus) {
+        Target(
+                String namespace,
+                String pod,
+                int port,
+                String path,
+                String workload,
+                Workload nginx) {
+            this(namespace, pod, port, path, workload, nginx, null, 0);
+        }
+
         String address() {
             return "pod " + namespace + "/" + pod + ":" + port + " via API server";
         }
@@ -153,6 +174,7 @@ public final class LiveMetrics {
         int nginxBefore = nginxRead.size();
         try (HttpClient http = KubeClients.httpClient(cfg)) {
             List<Target> targets = new ArrayList<>();
+            Map<String, NodeCpus> nodes = new HashMap<>();
             for (LoadBalancers.Lb lb : nginx) {
                 Workload w = lb.workload();
                 String wl = w.kind() + " " + w.namespace() + "/" + w.name();
@@ -166,15 +188,19 @@ public final class LiveMetrics {
                                     + " not read");
                     continue;
                 }
-                if (LbConnectionsNearCapacity.capacity(w, inv) == null) {
+                boolean fromNode =
+                        LbConnectionsNearCapacity.capacity(w, inv) == null
+                                && LbConnectionsNearCapacity.workersFromNode(w, inv);
+                if (LbConnectionsNearCapacity.capacity(w, inv) == null && !fromNode) {
                     out.notRead(
                             SOURCE,
                             "live metrics of " + wl,
                             Coverage.Status.NOTE,
                             "--live-metrics: its capacity is"
                                     + " not known (the ConfigMap its --configmap names is not in the scan, or its"
-                                    + " worker-processes is \"auto\", or unset without a CPU limit or on a controller before"
-                                    + " v1.10.4/v1.11.2, or max-worker-connections is 0), so"
+                                    + " worker-processes is not a number nor \"auto\", or is unset with a CPU limit on a"
+                                    + " controller before v1.10.4/v1.11.2 or of unknown version, or max-worker-connections"
+                                    + " is 0), so"
                                     + " lb-connections-near-capacity could not judge its pods; they were not read");
                     continue;
                 }
@@ -189,8 +215,17 @@ public final class LiveMetrics {
                                     + flag(lb, "--healthz-port"));
                     continue;
                 }
+                Map<String, String> nodeOf = new HashMap<>();
                 List<String> pods =
-                        runningPods(http, server, context, w.namespace(), w.selector(), wl, out);
+                        runningPods(
+                                http,
+                                server,
+                                context,
+                                w.namespace(),
+                                w.selector(),
+                                wl,
+                                out,
+                                nodeOf);
                 if (pods == null) {
                     continue;
                 }
@@ -201,8 +236,57 @@ public final class LiveMetrics {
                             Coverage.Status.NOTE,
                             "--live-metrics: no running pod");
                 }
+                // pod -> why its node's CPU count is not known
+                Map<String, String> unknown = new TreeMap<>();
+                boolean forbidden = false;
                 for (String pod : pods) {
-                    targets.add(new Target(w.namespace(), pod, port, PATH, wl, w));
+                    if (!fromNode) {
+                        targets.add(new Target(w.namespace(), pod, port, PATH, wl, w));
+                        continue;
+                    }
+                    String node = nodeOf.get(pod);
+                    NodeCpus n =
+                            node == null
+                                    ? new NodeCpus(0, false, "the pod names no node")
+                                    : nodes.get(node);
+                    if (n == null) {
+                        n = nodeCpus(http, server, context, node, out);
+                        nodes.put(node, n);
+                    }
+                    if (n.cpus() > 0) {
+                        targets.add(
+                                new Target(w.namespace(), pod, port, PATH, wl, w, node, n.cpus()));
+                    } else {
+                        forbidden |= n.forbidden();
+                        unknown.put(pod, node == null ? n.why() : "node " + node + ": " + n.why());
+                    }
+                }
+                if (!unknown.isEmpty()) {
+                    out.notRead(
+                            SOURCE,
+                            "live metrics of " + wl,
+                            Coverage.Status.NOTE,
+                            "--live-metrics: its worker count is the CPU count of the node each pod"
+                                    + " runs on (worker-processes \"auto\", or unset without a CPU"
+                                    + " limit), and "
+                                    + (forbidden
+                                            ? "nodes: forbidden (the credentials of context "
+                                                    + context
+                                                    + " may not get nodes; RBAC: get on nodes,"
+                                                    + " core), worker count unknown"
+                                            : "it could not be read, worker count unknown")
+                                    + ", so lb-connections-near-capacity could not judge these"
+                                    + " pods; they were not read: "
+                                    + String.join(
+                                            "; ",
+                                            unknown.entrySet().stream()
+                                                    .map(
+                                                            e ->
+                                                                    e.getKey()
+                                                                            + " ("
+                                                                            + e.getValue()
+                                                                            + ")")
+                                                    .toList()));
                 }
             }
             List<Exporter> exporters = haproxy.isEmpty() ? List.of() : exporters(partial);
@@ -341,7 +425,9 @@ public final class LiveMetrics {
                                             t.port(),
                                             t.nginx().kind(),
                                             t.nginx().name(),
-                                            samples));
+                                            samples,
+                                            t.node(),
+                                            t.nodeCpus()));
                             out.read(SOURCE, t.scope(), samples.size());
                             continue;
                         }
@@ -568,6 +654,19 @@ public final class LiveMetrics {
             Selector selector,
             String workload,
             SnapshotBuilder out) {
+        return runningPods(http, server, context, namespace, selector, workload, out, null);
+    }
+
+    /** The same, putting each pod's {@code spec.nodeName} in {@code nodeOf} when not null. */
+    static List<String> runningPods(
+            HttpClient http,
+            String server,
+            String context,
+            String namespace,
+            Selector selector,
+            String workload,
+            SnapshotBuilder out,
+            Map<String, String> nodeOf) {
         String scope = "pods of " + workload;
         if (selector == null || selector.isEmpty()) {
             out.notRead(
@@ -638,6 +737,10 @@ public final class LiveMetrics {
                         && "Running".equals(item.path("status").path("phase").asString(null))
                         && selector.matches(labels)) {
                     pods.add(name);
+                    String node = item.path("spec").path("nodeName").asString(null);
+                    if (nodeOf != null && node != null && !node.isEmpty()) {
+                        nodeOf.put(name, node);
+                    }
                 }
             }
         } catch (RuntimeException x) {
@@ -651,6 +754,95 @@ public final class LiveMetrics {
         out.read(SOURCE, scope, pods.size());
         Collections.sort(pods);
         return pods;
+    }
+
+    /**
+     * A node's CPU count ({@code status.capacity.cpu}, a whole number), or 0 with why it is not
+     * known ({@code forbidden}: the API server answered 403).
+     */
+    record NodeCpus(int cpus, boolean forbidden, String why) {}
+
+    /**
+     * {@code GET /api/v1/nodes/NAME}: its {@code status.capacity.cpu}, the CPUs the kubelet found
+     * on the machine. Not {@code allocatable}: that is capacity less what is reserved for the
+     * system and the kubelet, a figure for the scheduler's accounting; a container's processes may
+     * still run on every CPU of the node (the kubelet's default CPU manager policy, none, puts no
+     * container on a CPU subset), so nginx's and Go's counts of the CPUs the process may run on
+     * find them all.
+     */
+    static NodeCpus nodeCpus(
+            HttpClient http, String server, String context, String node, SnapshotBuilder out) {
+        String scope = "node " + node;
+        KubeLiveSource.Answer a;
+        CompletableFuture<KubeLiveSource.Answer> f =
+                KubeLiveSource.send(
+                        http,
+                        server + "/api/v1/nodes/" + enc(node),
+                        "application/json",
+                        KubeClients.REQUEST_TIMEOUT_MS);
+        try {
+            a = f.get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            return new NodeCpus(0, false, "interrupted");
+        } catch (TimeoutException | ExecutionException | RuntimeException x) {
+            f.cancel(true);
+            return new NodeCpus(
+                    0,
+                    false,
+                    KubeLiveSource.transport(x, server, context, KubeClients.CONNECT_TIMEOUT_MS));
+        }
+        if (a.code() == 403) {
+            return new NodeCpus(0, true, "forbidden (403)");
+        }
+        if (a.code() != 200 || a.over()) {
+            String why = KubeLiveSource.statusMessage(a.body());
+            return new NodeCpus(
+                    0,
+                    false,
+                    (a.over() ? "the answer was too large" : "HTTP " + a.code())
+                            + (why == null ? "" : ": " + why));
+        }
+        String cpu;
+        try {
+            cpu =
+                    JsonMapper.builder()
+                            .build()
+                            .readTree(a.body())
+                            .path("status")
+                            .path("capacity")
+                            .path("cpu")
+                            .asString(null);
+        } catch (RuntimeException x) {
+            return new NodeCpus(0, false, "the server's answer is not a JSON Node");
+        }
+        int cpus = wholeCpus(cpu);
+        if (cpus < 1) {
+            return new NodeCpus(
+                    0,
+                    false,
+                    cpu == null
+                            ? "it has no status.capacity.cpu"
+                            : "its status.capacity.cpu " + cpu + " is not a whole number of CPUs");
+        }
+        out.read(SOURCE, scope, 1);
+        return new NodeCpus(cpus, false, null);
+    }
+
+    /** "4" or "4000m" is 4; anything else (fractions, other units) is 0. */
+    static int wholeCpus(String q) {
+        if (q == null) {
+            return 0;
+        }
+        Matcher m = Pattern.compile("(\\d{1,6})(m?)").matcher(q.strip());
+        if (!m.matches()) {
+            return 0;
+        }
+        long v = Long.parseLong(m.group(1));
+        if (m.group(2).isEmpty()) {
+            return (int) v;
+        }
+        return v % 1000 == 0 ? (int) (v / 1000) : 0;
     }
 
     /** A selector as the API's labelSelector parameter writes it. */

@@ -32,6 +32,10 @@ public record PodMetrics(List<Pod> pods) {
      * the samples.
      *
      * @param workloadKind Deployment, DaemonSet or StatefulSet
+     * @param node the node the pod runs on, when its CPU count was read (else null)
+     * @param nodeCpus that node's {@code status.capacity.cpu}, read when the controller's worker
+     *     count is the node's CPU count (worker-processes auto, or unset without a CPU limit); 0
+     *     when not read
      */
     public record Pod(
             String namespace,
@@ -39,9 +43,22 @@ public record PodMetrics(List<Pod> pods) {
             int port,
             String workloadKind,
             String workloadName,
-            List<PrometheusPeaks.Sample> samples) {
+            List<PrometheusPeaks.Sample> samples,
+            String node,
+            int nodeCpus) {
         public Pod {
             samples = List.copyOf(samples);
+        }
+
+        /** A pod whose node was not read. */
+        public Pod(
+                String namespace,
+                String name,
+                int port,
+                String workloadKind,
+                String workloadName,
+                List<PrometheusPeaks.Sample> samples) {
+            this(namespace, name, port, workloadKind, workloadName, samples, null, 0);
         }
 
         /** "pod NS/NAME:PORT via API server", as --live-metrics names a pod it read. */

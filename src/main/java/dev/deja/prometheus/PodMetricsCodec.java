@@ -14,7 +14,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The ingress-nginx pods read by --live-metrics in a saved snapshot: {@code "podMetrics": {"pods":
  * [{"namespace": ..., "name": ..., "port": 10254, "workloadKind": "Deployment", "workloadName":
- * ..., "samples": [{"labels": {...}, "value": 1900}]}]}}.
+ * ..., "samples": [{"labels": {...}, "value": 1900}], "node": "n1", "nodeCpus": 4}]}} ({@code node}
+ * and {@code nodeCpus} only when the pod's node was read).
  */
 public final class PodMetricsCodec implements SnapshotCodec {
     @Override
@@ -32,6 +33,10 @@ public final class PodMetricsCodec implements SnapshotCodec {
             o.put("port", pod.port());
             o.put("workloadKind", pod.workloadKind());
             o.put("workloadName", pod.workloadName());
+            if (pod.node() != null && pod.nodeCpus() > 0) {
+                o.put("node", pod.node());
+                o.put("nodeCpus", pod.nodeCpus());
+            }
             ArrayNode ss = o.putArray("samples");
             for (PrometheusPeaks.Sample s : pod.samples()) {
                 ObjectNode so = ss.addObject();
@@ -62,6 +67,14 @@ public final class PodMetricsCodec implements SnapshotCodec {
                 throw new InputException(pw + ": needs port (a number) and samples (a list)");
             }
             List<PrometheusPeaks.Sample> ss = PrometheusCodec.samples(p.path("samples"), pw);
+            boolean hasNode = p.has("node") || p.has("nodeCpus");
+            if (hasNode
+                    && (!p.path("node").isString()
+                            || !p.path("nodeCpus").isInt()
+                            || p.path("nodeCpus").asInt() < 1)) {
+                throw new InputException(
+                        pw + ": node (a string) and nodeCpus (a positive number) go together");
+            }
             pods.add(
                     new PodMetrics.Pod(
                             p.path("namespace").asString(),
@@ -69,7 +82,9 @@ public final class PodMetricsCodec implements SnapshotCodec {
                             p.path("port").asInt(),
                             p.path("workloadKind").asString(),
                             p.path("workloadName").asString(),
-                            ss));
+                            ss,
+                            hasNode ? p.path("node").asString() : null,
+                            hasNode ? p.path("nodeCpus").asInt() : 0));
         }
         out.put(PodMetrics.class, new PodMetrics(pods));
     }

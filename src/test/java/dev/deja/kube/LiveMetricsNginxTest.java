@@ -11,8 +11,11 @@ import dev.deja.prometheus.PodMetrics;
 import dev.deja.prometheus.PrometheusPeaks;
 import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
@@ -201,11 +204,22 @@ class LiveMetricsNginxTest {
     private MockCluster clusterOf(
             String manifest, Function<String, MockResponse> proxy, Set<String> seen)
             throws IOException {
+        return clusterOf(manifest, proxy, seen, null);
+    }
+
+    /**
+     * The same with the pods on node {@code node} (none when null); {@code proxy} also answers the
+     * Node reads ({@code /api/v1/nodes/...}) when it returns a response for them.
+     */
+    private MockCluster clusterOf(
+            String manifest, Function<String, MockResponse> proxy, Set<String> seen, String node)
+            throws IOException {
         MockCluster c =
                 new MockCluster(
                         (RecordedRequest r) -> {
                             seen.add(r.getPath());
                             return r.getPath().contains("/proxy/")
+                                            || r.getPath().startsWith("/api/v1/nodes/")
                                     ? proxy.apply(r.getPath())
                                     : null;
                         });
@@ -226,6 +240,7 @@ class LiveMetricsNginxTest {
                                             "controller"))
                             .endMetadata()
                             .withNewSpec()
+                            .withNodeName(node)
                             .addNewContainer()
                             .withName("controller")
                             .withImage("x")
@@ -456,11 +471,154 @@ class LiveMetricsNginxTest {
         }
     }
 
+    /** The node the pods run on in the tests that read nodes. */
+    static final String NODE = "pool-a-1";
+
+    /**
+     * A Node as the kubelet reports it: {@code cpus} in status.capacity, and less allocatable (the
+     * kubelet's reservations), which deja must not take for the CPUs nginx counts.
+     */
+    private static void node(MockCluster c, String name, String cpus, String allocatable) {
+        Node n =
+                new NodeBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .withNewStatus()
+                        .addToCapacity("cpu", new Quantity(cpus))
+                        .addToAllocatable("cpu", new Quantity(allocatable))
+                        .endStatus()
+                        .build();
+        c.client.nodes().resource(n).create();
+        if (c.client.nodes().withName(name).get().getStatus() == null
+                || c.client.nodes().withName(name).get().getStatus().getCapacity() == null) {
+            c.client.nodes().resource(n).updateStatus();
+        }
+    }
+
     @Test
-    void aControllerWithWorkerProcessesAutoIsANoteAndItsPodsAreNotAsked() throws IOException {
+    void withoutACpuLimitOrWithAutoTheWorkersAreTheNodesCpus() throws IOException {
+        // worker-processes unset, no CPU limit: the controller's NumCPU is Go's runtime.NumCPU(),
+        // the node's 4 CPUs (capacity 4, allocatable 3920m): 4 x 1024 = 4096 connections
         Set<String> seen = ConcurrentHashMap.newKeySet();
-        try (MockCluster c = cluster("auto", answers(1980, 150, 120), seen)) {
-            assertNotJudged(scanLive(c), seen);
+        String unset = manifest("# worker-processes unset", "{requests: {cpu: 500m}}");
+        try (MockCluster c = clusterOf(unset, answers(3900, 300, 200), seen, NODE)) {
+            node(c, NODE, "4", "3920m");
+            Path saved = tmp.resolve("node.json");
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            RULE,
+                            "--format",
+                            "json",
+                            "--snapshot-out",
+                            saved.toString());
+            assertEquals(1, r.code(), r.err() + r.out());
+            JsonNode report = KubeLiveSourceTest.json(r.out());
+            assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
+            List<String> messages = messages(report);
+            assertEquals(1, messages.size(), messages.toString());
+            assertTrue(
+                    messages.get(0)
+                            .startsWith(
+                                    "ingress-nginx pod ingress-nginx/ingress-nginx-controller-7c9f5-aaaaa holds 3900"
+                                            + " active client connections (reading 0, writing 45, waiting 3855), 95% of 1024"
+                                            + " (max-worker-connections) x 4 worker processes (worker-processes unset and no"
+                                            + " CPU limit: the controller starts one per CPU the pod may run on, here the 4"
+                                            + " CPUs of node pool-a-1, status.capacity.cpu) = 4096 connections"),
+                    messages.get(0));
+            assertEquals(
+                    "high", report.path("findings").get(0).path("severity").asString(), r.out());
+            assertTrue(seen.contains("/api/v1/nodes/" + NODE), seen.toString());
+            // the node's count is kept in the snapshot: judged again offline, the same finding
+            TestSupport.Run again =
+                    TestSupport.run("scan", saved.toString(), "--rules", RULE, "--format", "json");
+            assertEquals(1, again.code(), again.err() + again.out());
+            assertEquals(messages, messages(KubeLiveSourceTest.json(again.out())));
+        }
+        // "auto" is nginx's own count of the CPUs it may run on: the node's 4, CPU limit or not
+        seen.clear();
+        String auto = manifest("worker-processes: \"auto\"", "{limits: {cpu: \"1\"}}");
+        try (MockCluster c = clusterOf(auto, answers(3900, 300, 200), seen, NODE)) {
+            node(c, NODE, "4", "3920m");
+            TestSupport.Run r = scanLive(c);
+            assertEquals(1, r.code(), r.err() + r.out());
+            List<String> messages = messages(KubeLiveSourceTest.json(r.out()));
+            assertEquals(1, messages.size(), messages.toString());
+            assertTrue(
+                    messages.get(0)
+                            .contains(
+                                    "95% of 1024 (max-worker-connections) x 4 worker processes"
+                                            + " (worker-processes auto: nginx starts one per CPU the pod may run on, here"
+                                            + " the 4 CPUs of node pool-a-1, status.capacity.cpu) = 4096 connections"),
+                    messages.get(0));
+        }
+    }
+
+    @Test
+    void podsBelowTheirNodesCountDoNotFire() throws IOException {
+        // 3000 of 4096 is 73%: no finding (against the 2 workers of a CPU limit it would be 146%)
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        String unset = manifest("# worker-processes unset", "{requests: {cpu: 500m}}");
+        try (MockCluster c = clusterOf(unset, answers(3000, 300, 200), seen, NODE)) {
+            node(c, NODE, "4", "3920m");
+            TestSupport.Run r = scanLive(c);
+            assertEquals(0, r.code(), r.err() + r.out());
+            JsonNode report = KubeLiveSourceTest.json(r.out());
+            assertEquals(List.of(), messages(report), r.out());
+            assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
+            assertEquals(
+                    3, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
+        }
+    }
+
+    @Test
+    void forbiddenNodesAreANoteAndThePodsAreNotAsked() throws IOException {
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        Function<String, MockResponse> noNodes =
+                path ->
+                        path.startsWith("/api/v1/nodes/")
+                                ? MockCluster.status(
+                                        403,
+                                        "Forbidden",
+                                        "nodes \\\"pool-a-1\\\" is forbidden: User \\\"deja\\\" cannot get"
+                                                + " resource \\\"nodes\\\" in API group \\\"\\\" at the cluster scope")
+                                : answers(3900, 300, 200).apply(path);
+        String unset = manifest("# worker-processes unset", "{requests: {cpu: 500m}}");
+        try (MockCluster c = clusterOf(unset, noNodes, seen, NODE)) {
+            TestSupport.Run r = scanLive(c);
+            assertEquals(0, r.code(), r.err() + r.out());
+            JsonNode report = KubeLiveSourceTest.json(r.out());
+            assertEquals(List.of(), messages(report), r.out());
+            String note = null;
+            for (JsonNode e : report.path("coverage").path("entries")) {
+                if (e.path("scope")
+                        .asString()
+                        .equals(
+                                "live metrics of Deployment"
+                                        + " ingress-nginx/ingress-nginx-controller")) {
+                    note = e.path("status").asString() + ": " + e.path("detail").asString();
+                }
+            }
+            assertTrue(note != null, r.out());
+            assertTrue(
+                    note.startsWith(
+                            "note: --live-metrics: its worker count is the CPU count of the node"
+                                    + " each pod runs on (worker-processes \"auto\", or unset without"
+                                    + " a CPU limit), and nodes: forbidden (the credentials of context"
+                                    + " mock may not get nodes; RBAC: get on nodes, core), worker"
+                                    + " count unknown"),
+                    note);
+            for (String pod : PODS) {
+                assertTrue(note.contains(pod + " (node pool-a-1: forbidden (403))"), note);
+            }
+            assertEquals(
+                    0, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
         }
     }
 
@@ -486,14 +644,11 @@ class LiveMetricsNginxTest {
                                             + " rounded up, as v1.12.1 does on cgroup v1 and v2) = 2048 connections"),
                     messages.get(0));
         }
-        // without a CPU limit it counts the node's CPUs, which deja does not know: a note, no pod
-        // asked
+        // before v1.10.4 NumCPU read cgroup v1 only (the node's CPUs on cgroup v2), and deja
+        // cannot tell a node's cgroup version: a note, no pod asked
         seen.clear();
         try (MockCluster c =
-                clusterOf(
-                        manifest("# worker-processes unset", "{requests: {cpu: 500m}}"),
-                        answers(1980, 150, 120),
-                        seen)) {
+                clusterOf(m.replace("v1.12.1", "v1.9.6"), answers(1980, 150, 120), seen)) {
             assertNotJudged(scanLive(c), seen);
         }
     }

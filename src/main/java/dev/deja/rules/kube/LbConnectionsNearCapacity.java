@@ -287,7 +287,13 @@ public final class LbConnectionsNearCapacity implements Rule {
                     || !w.name().equals(pod.workloadName())) {
                 continue;
             }
-            Capacity c = capacity(w, inv);
+            Capacity c =
+                    capacity(
+                            w,
+                            inv,
+                            pod.node() == null || pod.nodeCpus() < 1
+                                    ? null
+                                    : new Node(pod.node(), pod.nodeCpus()));
             if (c == null) {
                 return null;
             }
@@ -314,48 +320,66 @@ public final class LbConnectionsNearCapacity implements Rule {
     }
 
     /**
+     * The node an ingress-nginx pod runs on and its CPU count ({@code status.capacity.cpu}), read
+     * by --live-metrics when the controller's worker count is the node's CPU count ({@link
+     * #workersFromNode}).
+     */
+    public record Node(String name, int cpus) {}
+
+    /**
      * An ingress-nginx controller's capacity: max-worker-connections (default 16384) x
      * worker-processes of the ConfigMap its --configmap names, when the scan holds that ConfigMap
      * and worker-processes is a number, or unset with a CPU limit on a controller that counts it
-     * ({@link #cpuLimitWorkers}; "auto" is nginx's count of the node's CPUs, which deja does not
-     * know); null otherwise. Also used by --live-metrics to skip, with a note, pods whose figures
-     * could not be judged.
+     * ({@link #cpuLimitWorkers}); null otherwise. Also used by --live-metrics to skip, with a note,
+     * pods whose figures could not be judged.
      */
     public static Capacity capacity(Workload w, KubeInventory inv) {
+        return capacity(w, inv, null);
+    }
+
+    /**
+     * The same, and when the worker count is the CPU count of the node the pod runs on ({@link
+     * #workersFromNode}: "auto", or unset without a CPU limit) and {@code node} is known, that
+     * node's CPUs.
+     */
+    public static Capacity capacity(Workload w, KubeInventory inv, Node node) {
         for (Container c : w.containers()) {
-            String ref = c.flag("--configmap");
-            if (ref == null) {
-                continue;
-            }
-            String cmNs = w.namespace();
-            String cmName = ref;
-            int slash = ref.indexOf('/');
-            if (slash >= 0) {
-                cmNs =
-                        ref.substring(0, slash).startsWith("$(")
-                                ? w.namespace()
-                                : ref.substring(0, slash);
-                cmName = ref.substring(slash + 1);
-            }
-            for (ConfigMap cm : inv.configMapsFor(w.meta(), cmNs, cmName)) {
+            for (ConfigMap cm : configMaps(w, inv, c)) {
                 String wp = cm.data().get(ConfigMap.INGRESS_NGINX_WORKER_PROCESSES);
                 String mwc = cm.data().get(ConfigMap.INGRESS_NGINX_MAX_WORKER_CONNECTIONS);
                 Integer workers = wp == null ? cpuLimitWorkers(c) : positive(wp);
                 Integer perWorker =
                         mwc == null ? Integer.valueOf(DEFAULT_WORKER_CONNECTIONS) : positive(mwc);
+                String workersText;
+                if (workers != null) {
+                    workersText =
+                            wp != null
+                                    ? " worker processes"
+                                    : " worker processes (worker-processes unset: the controller counts the CPUs of its cgroup,"
+                                            + " here the CPU limit "
+                                            + c.cpuLimit()
+                                            + " rounded up, as "
+                                            + IngressNginxAdmission.version(c.image()).text()
+                                            + " does on cgroup v1 and v2)";
+                } else if (node != null && nodeCounts(wp, c)) {
+                    workers = node.cpus();
+                    workersText =
+                            " worker processes ("
+                                    + (wp == null
+                                            ? "worker-processes unset and no CPU limit: the controller starts one"
+                                            : "worker-processes auto: nginx starts one")
+                                    + " per CPU the pod may run on, here the "
+                                    + node.cpus()
+                                    + " CPUs of node "
+                                    + node.name()
+                                    + ", status.capacity.cpu)";
+                } else {
+                    workersText = "";
+                }
                 if (workers == null || perWorker == null) {
                     continue; // "auto" or unset workers we cannot count, or 0 connections
                     // (max-worker-open-files)
                 }
-                String workersText =
-                        wp != null
-                                ? " worker processes"
-                                : " worker processes (worker-processes unset: the controller counts the CPUs of its cgroup,"
-                                        + " here the CPU limit "
-                                        + c.cpuLimit()
-                                        + " rounded up, as "
-                                        + IngressNginxAdmission.version(c.image()).text()
-                                        + " does on cgroup v1 and v2)";
                 String text =
                         perWorker
                                 + " (max-worker-connections"
@@ -374,6 +398,56 @@ public final class LbConnectionsNearCapacity implements Rule {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether the controller's capacity is unknown only because its worker count is the CPU count
+     * of the node each pod runs on: its ConfigMap is in the scan with a positive
+     * max-worker-connections, and worker-processes is "auto" (nginx's ngx_ncpu, sysconf
+     * _SC_NPROCESSORS_ONLN, which musl, the controller image's Alpine libc, answers with the CPUs
+     * of the process's affinity mask) or unset without a CPU limit (config.go NewDefault: the
+     * controller's NumCPU, internal/runtime/cpu_linux.go: Go's runtime.NumCPU() when no CFS quota
+     * is set, again the affinity mask). Under the kubelet's default CPU manager policy (none) that
+     * mask is every CPU of the node. --live-metrics then reads the pods' nodes.
+     */
+    public static boolean workersFromNode(Workload w, KubeInventory inv) {
+        if (capacity(w, inv) != null) {
+            return false;
+        }
+        for (Container c : w.containers()) {
+            for (ConfigMap cm : configMaps(w, inv, c)) {
+                String wp = cm.data().get(ConfigMap.INGRESS_NGINX_WORKER_PROCESSES);
+                String mwc = cm.data().get(ConfigMap.INGRESS_NGINX_MAX_WORKER_CONNECTIONS);
+                if (nodeCounts(wp, c) && (mwc == null || positive(mwc) != null)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** "auto", or unset with no CPU limit: workers = the CPUs the pod may run on. */
+    private static boolean nodeCounts(String wp, Container c) {
+        return wp == null ? c.cpuLimit() == null : "auto".equals(wp.strip());
+    }
+
+    /** The ConfigMaps the container's --configmap names that the scan holds. */
+    private static List<ConfigMap> configMaps(Workload w, KubeInventory inv, Container c) {
+        String ref = c.flag("--configmap");
+        if (ref == null) {
+            return List.of();
+        }
+        String cmNs = w.namespace();
+        String cmName = ref;
+        int slash = ref.indexOf('/');
+        if (slash >= 0) {
+            cmNs =
+                    ref.substring(0, slash).startsWith("$(")
+                            ? w.namespace()
+                            : ref.substring(0, slash);
+            cmName = ref.substring(slash + 1);
+        }
+        return inv.configMapsFor(w.meta(), cmNs, cmName);
     }
 
     /**
