@@ -523,7 +523,16 @@ public final class LiveMetrics {
                             + tail);
         }
         if (code == 401) {
-            throw new Failed(Coverage.Status.DENIED, "401 Unauthorized" + tail);
+            if (why != null) {
+                // a Kubernetes Status: the API server itself refused deja's credentials
+                throw new Failed(
+                        Coverage.Status.DENIED,
+                        "401 Unauthorized: the API server refused the credentials of context "
+                                + context
+                                + tail);
+            }
+            throw new Failed(
+                    Coverage.Status.DENIED, podAsksForAuth(t, a.header("WWW-Authenticate")));
         }
         if (code >= 300 && code < 400) {
             throw new Failed(
@@ -540,6 +549,43 @@ public final class LiveMetrics {
                                         ? " (the API server could not reach the pod's port)"
                                         : "")
                         + tail);
+    }
+
+    /**
+     * Why a pod's own 401 (HAProxy's {@code stats auth}, not a Kubernetes Status) cannot be
+     * answered through the pod proxy: the API server deletes the Authorization header of every
+     * request it has authenticated before handling it (k8s.io/apiserver
+     * pkg/endpoints/filters/authentication.go, WithAuthentication: "On success, "Authorization"
+     * header is removed from the request"), so a user and password for the pod can never reach it
+     * that way.
+     */
+    static String podAsksForAuth(Target t, String wwwAuthenticate) {
+        String asks =
+                wwwAuthenticate == null
+                        ? ""
+                        : " (WWW-Authenticate: "
+                                + (wwwAuthenticate.length() > 80
+                                                ? wwwAuthenticate.substring(0, 77) + "..."
+                                                : wwwAuthenticate)
+                                        .replaceAll("\\p{Cntrl}", "?")
+                                + ")";
+        return "401 Unauthorized from the pod"
+                + asks
+                + ": its stats page asks for a user and password (HAProxy's 'stats auth'), which"
+                + " cannot travel through the API server's pod proxy: the API server removes the"
+                + " Authorization header of a request once it has authenticated it"
+                + " (k8s.io/apiserver, filters WithAuthentication). Read it with kubectl"
+                + " port-forward pod/"
+                + t.pod()
+                + " -n "
+                + t.namespace()
+                + " "
+                + t.port()
+                + " and --haproxy-runtime http://127.0.0.1:"
+                + t.port()
+                + t.path()
+                + " --haproxy-runtime-auth FILE, or serve the Prometheus exporter (or a stats page"
+                + " without 'stats auth') on a port of its own";
     }
 
     /**

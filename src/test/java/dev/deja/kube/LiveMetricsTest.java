@@ -9,8 +9,15 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +25,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -266,6 +274,152 @@ class LiveMetricsTest {
                     seen.stream().filter(p -> p.contains("/proxy/")).count(),
                     seen.toString());
         }
+    }
+
+    /** A real haproxy's stats page behind 'stats auth', asked without credentials. */
+    private static HttpResponse<String> realStatsAuthAnswer(Path dir) throws Exception {
+        String bin =
+                Files.isExecutable(Path.of("/usr/sbin/haproxy"))
+                        ? "/usr/sbin/haproxy"
+                        : Files.isExecutable(Path.of("/usr/bin/haproxy"))
+                                ? "/usr/bin/haproxy"
+                                : null;
+        Assumptions.assumeTrue(
+                bin != null,
+                "haproxy is not installed (apt-get install haproxy): skipping the real 'stats auth'"
+                        + " answer relayed through the pod proxy");
+        int port;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        Path cfg = dir.resolve("haproxy.cfg");
+        Files.writeString(
+                cfg,
+                String.join(
+                        "\n",
+                        "defaults",
+                        "    mode http",
+                        "    timeout connect 5s",
+                        "    timeout client 60s",
+                        "    timeout server 60s",
+                        "listen stats",
+                        "    bind 127.0.0.1:" + port,
+                        "    stats enable",
+                        "    stats uri /",
+                        "    stats auth admin:s3cret",
+                        ""));
+        Process p =
+                new ProcessBuilder(bin, "-db", "-f", cfg.toString())
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("haproxy.log").toFile())
+                        .start();
+        try {
+            HttpClient http = HttpClient.newHttpClient();
+            HttpRequest get =
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                            .timeout(Duration.ofSeconds(10))
+                            .build();
+            long deadline =
+                    System.nanoTime() + 60_000_000_000L; // a busy machine, not a timing bound
+            while (true) {
+                try {
+                    return http.send(get, HttpResponse.BodyHandlers.ofString());
+                } catch (IOException notYet) {
+                    if (!p.isAlive() || System.nanoTime() > deadline) {
+                        throw new AssertionError(
+                                "haproxy did not answer: "
+                                        + Files.readString(dir.resolve("haproxy.log")),
+                                notYet);
+                    }
+                    Thread.sleep(50);
+                }
+            }
+        } finally {
+            p.destroy();
+            p.waitFor();
+        }
+    }
+
+    @Test
+    void aStatsPageBehindStatsAuthSaysWhyThePodProxyCannotCarryCredentials() throws Exception {
+        // what a real haproxy answers on a stats page behind 'stats auth' when no user is sent,
+        // relayed by the pod proxy as the API server relays a pod's answer (status, headers, body)
+        HttpResponse<String> real = realStatsAuthAnswer(tmp);
+        assertEquals(401, real.statusCode(), real.body());
+        String realm = real.headers().firstValue("WWW-Authenticate").orElseThrow();
+        MockResponse relayed =
+                new MockResponse()
+                        .setResponseCode(401)
+                        .setHeader("WWW-Authenticate", realm)
+                        .setHeader(
+                                "Content-Type",
+                                real.headers().firstValue("Content-Type").orElse("text/html"))
+                        .setBody(real.body());
+        try (MockCluster c = cluster(path -> relayed, ConcurrentHashMap.newKeySet())) {
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            "haproxy-sessions-near-limit",
+                            "--format",
+                            "json");
+            assertEquals(3, r.code(), r.err() + r.out());
+            JsonNode denied = deniedEntry(KubeLiveSourceTest.json(r.out()));
+            assertEquals(
+                    "401 Unauthorized from the pod (WWW-Authenticate: "
+                            + realm
+                            + "): its stats page asks for a user and password (HAProxy's 'stats"
+                            + " auth'), which cannot travel through the API server's pod proxy: the"
+                            + " API server removes the Authorization header of a request once it has"
+                            + " authenticated it (k8s.io/apiserver, filters WithAuthentication). Read"
+                            + " it with kubectl port-forward pod/haproxy-ingress-6f7c9-abcde -n edge"
+                            + " 1024 and --haproxy-runtime http://127.0.0.1:1024/metrics"
+                            + " --haproxy-runtime-auth FILE, or serve the Prometheus exporter (or a"
+                            + " stats page without 'stats auth') on a port of its own",
+                    denied.path("detail").asString());
+        }
+        // the API server's own 401 (a Kubernetes Status: deja's credentials were refused) says so
+        try (MockCluster c =
+                cluster(
+                        path -> MockCluster.status(401, "Unauthorized", "Unauthorized"),
+                        ConcurrentHashMap.newKeySet())) {
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            "--cluster",
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--live-metrics",
+                            "--rules",
+                            "haproxy-sessions-near-limit",
+                            "--format",
+                            "json");
+            assertEquals(3, r.code(), r.err() + r.out());
+            assertEquals(
+                    "401 Unauthorized: the API server refused the credentials of context mock:"
+                            + " Unauthorized",
+                    deniedEntry(KubeLiveSourceTest.json(r.out())).path("detail").asString());
+        }
+    }
+
+    /** The one denied coverage entry of the pod read. */
+    private static JsonNode deniedEntry(JsonNode report) {
+        JsonNode denied = null;
+        for (JsonNode e : report.path("coverage").path("entries")) {
+            if (e.path("status").asString().equals("denied")) {
+                assertEquals(null, denied, report.toString());
+                denied = e;
+            }
+        }
+        assertTrue(denied != null, report.toString());
+        assertEquals(
+                "live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server",
+                denied.path("scope").asString());
+        return denied;
     }
 
     @Test
