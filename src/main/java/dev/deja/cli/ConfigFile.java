@@ -343,7 +343,16 @@ public final class ConfigFile {
 
     private void sources(Node n) {
         Map<String, Node> s =
-                map(n, "sources", "paths", "haproxy", "helm", "cluster", "aws", "prometheus");
+                map(
+                        n,
+                        "sources",
+                        "paths",
+                        "haproxy",
+                        "haproxyRuntime",
+                        "helm",
+                        "cluster",
+                        "aws",
+                        "prometheus");
         for (String p : strings(s.get("paths"))) {
             paths.add(resolve(p));
         }
@@ -490,6 +499,31 @@ public final class ConfigFile {
             put("--prometheus-bearer-token-file", path(p.get("bearerTokenFile")));
             put("--prometheus-basic-auth-file", path(p.get("basicAuthFile")));
             put("--prometheus-ca-file", path(p.get("caFile")));
+        }
+        if (s.containsKey("haproxyRuntime")) {
+            Map<String, Node> r =
+                    map(
+                            s.get("haproxyRuntime"),
+                            "sources.haproxyRuntime",
+                            "addresses",
+                            "timeout",
+                            "auth",
+                            "caFile");
+            if (!r.containsKey("addresses")) {
+                throw error(
+                        s.get("haproxyRuntime"),
+                        "sources.haproxyRuntime needs addresses (runtime API sockets, stats page or"
+                                + " exporter URLs)");
+            }
+            add("--haproxy-runtime", strings(r.get("addresses")));
+            put("--haproxy-runtime-timeout", str(r.get("timeout")));
+            Node auth = r.get("auth");
+            if (auth != null) {
+                // FILE (relative to this file) or env:VAR, as --haproxy-runtime-auth takes it
+                String a = str(auth);
+                put("--haproxy-runtime-auth", a.startsWith("env:") ? a : path(auth).toString());
+            }
+            put("--haproxy-runtime-ca-file", path(r.get("caFile")));
         }
     }
 

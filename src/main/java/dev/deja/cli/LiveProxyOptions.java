@@ -5,6 +5,7 @@ import dev.deja.haproxy.HaproxyRuntimeSource;
 import dev.deja.haproxy.Times;
 import dev.deja.prometheus.PrometheusClient;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.TrustedCa;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,6 +49,14 @@ final class LiveProxyOptions {
                     "With --haproxy-runtime: user:password for a stats page behind 'stats auth', read from FILE"
                             + " (its first line) or the environment variable VAR, never from the command line")
     String haproxyRuntimeAuth;
+
+    @Option(
+            names = "--haproxy-runtime-ca-file",
+            paramLabel = "FILE",
+            description =
+                    "With --haproxy-runtime: trust the CA certificate(s) in FILE (PEM) for https:// stats pages and"
+                            + " exporters, instead of the JVM's trust store")
+    Path haproxyRuntimeCaFile;
 
     @Option(
             names = "--prometheus",
@@ -103,6 +112,9 @@ final class LiveProxyOptions {
                 throw new InputException(e.getMessage());
             }
         }
+        if (haproxyRuntimeCaFile != null) {
+            TrustedCa.sslContext("--haproxy-runtime-ca-file", haproxyRuntimeCaFile);
+        }
         if (prometheus != null) {
             if (!WINDOW.matcher(window.strip()).matches()) {
                 throw new InputException(
@@ -126,7 +138,8 @@ final class LiveProxyOptions {
                 haproxyRuntime.isEmpty(),
                 "--haproxy-runtime",
                 "--haproxy-runtime-timeout",
-                "--haproxy-runtime-auth");
+                "--haproxy-runtime-auth",
+                "--haproxy-runtime-ca-file");
         onlyWith(
                 given,
                 prometheus == null,
@@ -167,6 +180,7 @@ final class LiveProxyOptions {
         req.haproxyRuntimeTimeoutMillis = timeout;
         req.haproxyRuntimeAuth = RuntimeAuth.read(haproxyRuntimeAuth, env);
         req.haproxyRuntime = List.copyOf(haproxyRuntime);
+        req.haproxyRuntimeCaFile = haproxyRuntimeCaFile;
         req.prometheus = prometheus;
         req.window = window.strip();
         req.prometheusBearerTokenFile = prometheusBearerTokenFile;

@@ -49,7 +49,8 @@ public final class HaproxyRuntimeSource implements LiveSource {
                             http =
                                     new HttpStats(
                                             req.haproxyRuntimeTimeoutMillis,
-                                            req.haproxyRuntimeAuth);
+                                            req.haproxyRuntimeAuth,
+                                            req.haproxyRuntimeCaFile);
                         }
                         in = http.read(addr);
                     } else {

@@ -1,5 +1,6 @@
 package dev.deja.haproxy;
 
+import dev.deja.source.TrustedCa;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -11,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
@@ -23,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
 
 /**
  * The HTTP side of {@code --haproxy-runtime}: one GET of the stats page's CSV export ({@code stats
@@ -43,12 +46,25 @@ public final class HttpStats implements AutoCloseable {
 
     private final long timeoutMillis;
     private final String authorization;
+
+    /** --haproxy-runtime-ca-file, or null (the JVM's trust store). */
+    private final Path caFile;
+
     private final ExecutorService pool;
     private final HttpClient client;
 
     /** {@code userPassword}: "user:password" for the stats page's {@code stats auth}, or null. */
     HttpStats(long timeoutMillis, String userPassword) {
+        this(timeoutMillis, userPassword, null);
+    }
+
+    /**
+     * {@code caFile}: PEM file of the CA(s) an https:// page's certificate must chain to, instead
+     * of the JVM's trust store, or null.
+     */
+    HttpStats(long timeoutMillis, String userPassword, Path caFile) {
         this.timeoutMillis = timeoutMillis;
+        this.caFile = caFile;
         this.authorization =
                 userPassword == null
                         ? null
@@ -63,12 +79,15 @@ public final class HttpStats implements AutoCloseable {
                             t.setDaemon(true);
                             return t;
                         });
-        this.client =
+        HttpClient.Builder b =
                 HttpClient.newBuilder()
                         .connectTimeout(Duration.ofMillis(timeoutMillis))
                         .followRedirects(HttpClient.Redirect.NEVER)
-                        .executor(pool)
-                        .build();
+                        .executor(pool);
+        if (caFile != null) {
+            b.sslContext(TrustedCa.sslContext("--haproxy-runtime-ca-file", caFile));
+        }
+        this.client = b.build();
     }
 
     /**
@@ -104,7 +123,7 @@ public final class HttpStats implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
         } catch (ExecutionException e) {
-            throw failure(e.getCause());
+            throw failure(e.getCause(), caFile);
         }
         int code = resp.statusCode();
         String body = new String(resp.body(), StandardCharsets.UTF_8);
@@ -157,7 +176,22 @@ public final class HttpStats implements AutoCloseable {
                         + (head.isEmpty() ? " (empty answer)" : firstLine(head)));
     }
 
-    private static IOException failure(Throwable c) {
+    private static IOException failure(Throwable c, Path caFile) {
+        for (Throwable t = c; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SSLException) {
+                String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+                return new IOException(
+                        "TLS failed: "
+                                + m.lines().findFirst().orElse(m)
+                                + (caFile == null
+                                        ? " (a certificate signed by a private CA: give that CA's certificate"
+                                                + " with --haproxy-runtime-ca-file FILE)"
+                                        : " (trusting only the CA of --haproxy-runtime-ca-file "
+                                                + caFile
+                                                + ")"),
+                        t);
+            }
+        }
         if (c instanceof HttpConnectTimeoutException) {
             return new IOException("cannot connect within the timeout");
         }

@@ -1,7 +1,7 @@
 package dev.deja.prometheus;
 
 import dev.deja.engine.InputException;
-import java.io.ByteArrayInputStream;
+import dev.deja.source.TrustedCa;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,10 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +29,6 @@ import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -250,37 +246,7 @@ public final class PrometheusClient {
     }
 
     static SSLContext sslContext(Path caFile) {
-        try {
-            byte[] pem = Files.readAllBytes(caFile);
-            List<Certificate> certs =
-                    new ArrayList<>(
-                            CertificateFactory.getInstance("X.509")
-                                    .generateCertificates(new ByteArrayInputStream(pem)));
-            if (certs.isEmpty()) {
-                throw new InputException(
-                        "--prometheus-ca-file " + caFile + ": no certificate in it (expected PEM)");
-            }
-            KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
-            ks.load(null, null);
-            for (int i = 0; i < certs.size(); i++) {
-                ks.setCertificateEntry("ca" + i, certs.get(i));
-            }
-            TrustManagerFactory tmf =
-                    TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(ks);
-            SSLContext ctx = SSLContext.getInstance("TLS");
-            ctx.init(null, tmf.getTrustManagers(), null);
-            return ctx;
-        } catch (IOException e) {
-            throw new InputException(
-                    "--prometheus-ca-file " + caFile + ": cannot read: " + e.getMessage());
-        } catch (GeneralSecurityException e) {
-            throw new InputException(
-                    "--prometheus-ca-file "
-                            + caFile
-                            + ": not a PEM certificate: "
-                            + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
-        }
+        return TrustedCa.sslContext("--prometheus-ca-file", caFile);
     }
 
     /** Runs an instant query and returns its vector: labels (without __name__) -> value. */

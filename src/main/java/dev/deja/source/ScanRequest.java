@@ -65,6 +65,12 @@ public final class ScanRequest {
      */
     public final String haproxyRuntimeAuth;
 
+    /**
+     * --haproxy-runtime-ca-file: PEM file of the CA(s) to trust for https:// stats pages and
+     * exporters instead of the JVM's trust store; or null.
+     */
+    public final Path haproxyRuntimeCaFile;
+
     /** --helm-values FILE (repeatable): values files for the Helm charts given as paths. */
     public final List<Path> helmValues;
 
@@ -145,6 +151,7 @@ public final class ScanRequest {
         haproxyRuntime = List.copyOf(b.haproxyRuntime);
         haproxyRuntimeTimeoutMillis = b.haproxyRuntimeTimeoutMillis;
         haproxyRuntimeAuth = b.haproxyRuntimeAuth;
+        haproxyRuntimeCaFile = b.haproxyRuntimeCaFile;
         helmValues = List.copyOf(b.helmValues);
         helmSet = List.copyOf(b.helmSet);
         prometheus = b.prometheus;
@@ -193,6 +200,7 @@ public final class ScanRequest {
         b.haproxyRuntime = new ArrayList<>(haproxyRuntime);
         b.haproxyRuntimeTimeoutMillis = haproxyRuntimeTimeoutMillis;
         b.haproxyRuntimeAuth = haproxyRuntimeAuth;
+        b.haproxyRuntimeCaFile = haproxyRuntimeCaFile;
         b.helmValues = new ArrayList<>(helmValues);
         b.helmSet = new ArrayList<>(helmSet);
         b.prometheus = prometheus;
@@ -240,6 +248,7 @@ public final class ScanRequest {
         public List<String> haproxyRuntime = new ArrayList<>();
         public long haproxyRuntimeTimeoutMillis = 5000;
         public String haproxyRuntimeAuth;
+        public Path haproxyRuntimeCaFile;
         public List<Path> helmValues = new ArrayList<>();
         public List<String> helmSet = new ArrayList<>();
         public String prometheus;
