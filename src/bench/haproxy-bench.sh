@@ -207,6 +207,6 @@ pair "50-line config: deja scan / java -version" -- "${java_cmd[@]}" scan --fail
   -- java -XX:TieredStopAtLevel=1 -version
 echo "ratio = median of deja / median of the reference; targets: <= 1.0 (every config against haproxy -c), <= 8 (50-line config)"
 echo "40,000 comment lines: haproxy -c reads that file in less time than a JVM takes to start (java -version), so the"
-echo "whole-run ratio cannot reach 1.0 for any JVM started per run; the row below it holds what the parser costs on the"
+echo "whole-run ratio cannot reach 1.0 for any JVM started per run; the row \"deja's work on them\" holds what the parser costs on the"
 echo "comments (deja on the file minus deja on the same config without them) to the same target, <= 1.0"
 echo "on a busy machine the fastest runs are the steadier figure"
