@@ -125,7 +125,11 @@ class LauncherTest {
                 r.err().stream().anyMatch(l -> l.matches("deja: built in \\d+s")),
                 r.err().toString());
         assertTrue(
-                r.out().contains("-cp " + repo.resolve("target/deja.jar") + " dev.deja.Main --version"),
+                r.out()
+                        .contains(
+                                "-cp "
+                                        + repo.resolve("target/deja.jar")
+                                        + " dev.deja.Main --version"),
                 r.out());
     }
 

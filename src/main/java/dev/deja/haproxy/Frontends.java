@@ -2,11 +2,10 @@ package dev.deja.haproxy;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The effective settings of every frontend and listen of a configuration (own directive, else its
@@ -286,15 +285,24 @@ public final class Frontends {
                 }
             }
         }
+        boolean gmaxGuarded = gmaxes.stream().anyMatch(d -> d.guard() != null);
         List<Frontend> out = new ArrayList<>();
+        // the settings of shared directives (a defaults section's timeouts reach every frontend),
+        // read once
+        Map<Directive, Setting> times = new IdentityHashMap<>();
         for (Section s : config.sections()) {
             if (!s.listens()) {
                 continue; // no bind line, or disabled: it holds no connection slot
             }
-            List<Guard> guards = new ArrayList<>();
-            guards.add(s.guard());
             int[] blocks =
                     s.chainBlocks(); // memoised per section: a long defaults chain is walked once
+            if (s.guard() == null && blocks.length == 0 && !gmaxGuarded) {
+                // no .if block decides anything here: one view (what Paths.of would find)
+                out.add(frontend(config, s, Paths.Path.ALL, gmaxes, times));
+                continue;
+            }
+            List<Guard> guards = new ArrayList<>();
+            guards.add(s.guard());
             if (blocks.length > 0) {
                 guards.add(
                         new Guard(
@@ -304,18 +312,18 @@ public final class Frontends {
             gmaxes.forEach(d -> guards.add(d.guard()));
             List<Paths.Path> paths = Paths.of(config, guards);
             if (paths.size() == 1) {
-                out.add(frontend(config, s, paths.get(0), gmaxes));
+                out.add(frontend(config, s, paths.get(0), gmaxes, times));
                 continue;
             }
             List<Frontend> views = new ArrayList<>();
             for (Paths.Path p : paths) {
                 if (p.applies(s.guard())) {
-                    views.add(frontend(config, s, p, gmaxes));
+                    views.add(frontend(config, s, p, gmaxes, times));
                 }
             }
             boolean same = views.stream().map(Frontends::signature).distinct().count() <= 1;
             if (same && !views.isEmpty()) {
-                out.add(frontend(config, s, Paths.Path.ALL, gmaxes));
+                out.add(frontend(config, s, Paths.Path.ALL, gmaxes, times));
             } else {
                 out.addAll(views);
             }
@@ -343,11 +351,15 @@ public final class Frontends {
     }
 
     static Frontend frontend(
-            HaproxyConfig config, Section full, Paths.Path path, List<Directive> gmaxes) {
+            HaproxyConfig config,
+            Section full,
+            Paths.Path path,
+            List<Directive> gmaxes,
+            Map<Directive, Setting> times) {
         Directive gmax = null;
-        for (Directive d : gmaxes) {
-            if (path.applies(d)) {
-                gmax = d;
+        for (int i = 0; i < gmaxes.size(); i++) { // indexed loops here: no iterator per frontend
+            if (path.applies(gmaxes.get(i))) {
+                gmax = gmaxes.get(i);
             }
         }
         long global = gmax == null ? -1 : number(gmax, 1);
@@ -357,11 +369,13 @@ public final class Frontends {
         String m = mode == null ? "tcp" : String.valueOf(mode.word(1)).toLowerCase(Locale.ROOT);
         Directive fmax = s.effective("maxconn");
         long fe = fmax == null ? -1 : number(fmax, 1);
-        List<Bind> binds = new ArrayList<>();
+        List<Bind> binds = new ArrayList<>(2);
         Map<String, String> acls = null;
         List<Directive> requestRules = new ArrayList<>();
-        List<Directive> tables = new ArrayList<>();
-        for (Directive d : s.directives()) {
+        List<Directive> tables = new ArrayList<>(2);
+        List<Directive> own = s.directives();
+        for (int k = 0; k < own.size(); k++) {
+            Directive d = own.get(k);
             switch (d.keyword()) {
                 case "bind" -> {
                     long b = -1;
@@ -388,10 +402,11 @@ public final class Frontends {
                 default -> {}
             }
         }
-        List<Directive> tarpits = new ArrayList<>();
-        List<Directive> rate = new ArrayList<>();
-        List<Directive> trackers = new ArrayList<>();
-        for (Directive d : requestRules) {
+        List<Directive> tarpits = new ArrayList<>(0);
+        List<Directive> rate = new ArrayList<>(0);
+        List<Directive> trackers = new ArrayList<>(0);
+        for (int k = 0; k < requestRules.size(); k++) {
+            Directive d = requestRules.get(k);
             int a = d.is("tcp-request") ? 2 : 1;
             String action = d.word(a);
             if (action == null) {
@@ -421,7 +436,7 @@ public final class Frontends {
                 rate.add(d);
             }
         }
-        Set<String> backends = new LinkedHashSet<>();
+        List<String> backends = new ArrayList<>(2); // in order, each once (a frontend has few)
         boolean dynamic = false;
         if (s.kind().equals("listen") && s.name() != null) {
             backends.add(s.name());
@@ -429,14 +444,15 @@ public final class Frontends {
         Directive db = s.effective("default_backend");
         if (db != null && db.word(1) != null) {
             dynamic |= db.word(1).contains("%[");
-            backends.add(db.word(1));
+            addOnce(backends, db.word(1));
         }
-        for (Directive d : s.directives()) {
+        for (int k = 0; k < own.size(); k++) {
+            Directive d = own.get(k);
             if (d.is("use_backend") && d.word(1) != null) {
                 if (d.word(1).contains("%[")) {
                     dynamic = true;
                 } else {
-                    backends.add(d.word(1));
+                    addOnce(backends, d.word(1));
                 }
             }
         }
@@ -445,11 +461,11 @@ public final class Frontends {
                 full,
                 m,
                 mode,
-                time(s, "http-request"),
-                time(s, "client"),
-                time(s, "http-keep-alive"),
-                time(s, "tarpit"),
-                time(s, "connect"),
+                time(s, "http-request", times),
+                time(s, "client", times),
+                time(s, "http-keep-alive", times),
+                time(s, "tarpit", times),
+                time(s, "connect", times),
                 new Maxconn(global, gmax, fe, fmax, binds),
                 tarpits,
                 rate,
@@ -458,6 +474,12 @@ public final class Frontends {
                 List.copyOf(backends),
                 dynamic,
                 path.description());
+    }
+
+    private static void addOnce(List<String> list, String v) {
+        if (!list.contains(v)) {
+            list.add(v);
+        }
     }
 
     /** The section (and its defaults chain) as read on one path. */
@@ -583,11 +605,21 @@ public final class Frontends {
                         && t.charAt(3) == '_');
     }
 
+    /**
+     * {@link #time(Section, String)}, the setting of a directive read before taken from {@code
+     * times}.
+     */
+    static Setting time(Section s, String which, Map<Directive, Setting> times) {
+        Directive d = s.effective("timeout", which);
+        return d == null ? Setting.UNSET : times.computeIfAbsent(d, Frontends::setting);
+    }
+
     static Setting time(Section s, String which) {
         Directive d = s.effective("timeout", which);
-        if (d == null) {
-            return Setting.UNSET;
-        }
+        return d == null ? Setting.UNSET : setting(d);
+    }
+
+    private static Setting setting(Directive d) {
         return new Setting(d, d.unresolved(2) ? -1 : Times.millis(d.word(2)));
     }
 

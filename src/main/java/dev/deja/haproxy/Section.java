@@ -104,7 +104,7 @@ public final class Section {
      * own section or in its defaults, "will not start (no listener)".
      */
     public boolean listens() {
-        if (!acceptsClients() || ownByKeyword("bind").isEmpty()) {
+        if (!acceptsClients() || ownLast("bind", null) == null) {
             return false;
         }
         for (Section x = this; x != null; x = x.defaults) {
@@ -161,7 +161,22 @@ public final class Section {
         return m.getOrDefault(kw, List.of());
     }
 
+    /**
+     * Sections up to this many directives are searched in place: an index (a map and a list per
+     * keyword) costs more than it saves there, and most frontends of a large config are that small.
+     */
+    private static final int INDEX_FROM = 16;
+
     private Directive ownLast(String kw, String second) {
+        if (directives.size() < INDEX_FROM) {
+            for (int i = directives.size() - 1; i >= 0; i--) {
+                Directive d = directives.get(i);
+                if (d.keyword().equals(kw) && (second == null || second.equals(d.word(1)))) {
+                    return d;
+                }
+            }
+            return null;
+        }
         List<Directive> l = ownByKeyword(kw);
         for (int i = l.size() - 1; i >= 0; i--) {
             if (second == null || second.equals(l.get(i).word(1))) {
@@ -196,11 +211,15 @@ public final class Section {
                 break;
             }
         }
-        // memoised on every section passed (a second walk: no list per lookup)
+        // memoised on every defaults section passed (a second walk: no list per lookup); not on the
+        // proxy asked: its own directives are few or indexed, and a memo per frontend of a large
+        // config costs more memory than the lookups it saves
         for (Section x = this; x != stop; x = x.defaults) {
-            x.chainMemo.put(key, found);
+            if (x.memoised()) {
+                x.chainMemo.put(key, found);
+            }
         }
-        if (own) {
+        if (own && stop.memoised()) {
             stop.chainMemo.put(key, found);
         }
         return found == NONE ? null : found;
@@ -211,6 +230,11 @@ public final class Section {
      */
     private static final ConcurrentHashMap<String, ConcurrentHashMap<String, String>> KEYS =
             new ConcurrentHashMap<>();
+
+    /** Whether chain lookups are memoised here: defaults sections, which many proxies share. */
+    private boolean memoised() {
+        return kind.equals("defaults");
+    }
 
     private static String memoKey(String kw, String second) {
         if (second == null) {

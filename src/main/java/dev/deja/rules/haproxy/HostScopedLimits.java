@@ -312,13 +312,18 @@ final class HostScopedLimits {
      * tracking.
      */
     private static boolean readsTrackedCounter(Directive r) {
-        for (String w : r.words()) {
-            String t = w.replace("{", "").replace("!", "").toLowerCase(Locale.ROOT);
-            if (t.startsWith("sc_")
-                    || t.length() > 3
-                            && t.startsWith("sc")
-                            && Character.isDigit(t.charAt(2))
-                            && t.charAt(3) == '_') {
+        for (int i = 0; i < r.size(); i++) {
+            // the word without its braces and negations, case-insensitively (no string per word)
+            String w = r.word(i);
+            int from = 0;
+            while (from < w.length() && (w.charAt(from) == '{' || w.charAt(from) == '!')) {
+                from++;
+            }
+            if (w.regionMatches(true, from, "sc_", 0, 3)
+                    || w.length() - from > 3
+                            && w.regionMatches(true, from, "sc", 0, 2)
+                            && Character.isDigit(w.charAt(from + 2))
+                            && w.charAt(from + 3) == '_') {
                 return true;
             }
         }
