@@ -11,10 +11,13 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -22,7 +25,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * Turns the paths a user gave into files of each kind. Folders are walked recursively in C-locale
@@ -265,22 +267,16 @@ public final class Inputs {
             ScanRequest req,
             boolean[] chartSeen) {
         int found = 0;
-        List<Path> files = new ArrayList<>();
-        List<String> special =
-                new ArrayList<>(); // FIFOs, devices, sockets (or links to them): never opened
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.filter(x -> !hidden(dir, x))
-                    .forEach(
-                            x -> {
-                                if (Files.isRegularFile(x)) {
-                                    files.add(x);
-                                } else if (!Files.isDirectory(x) && Files.exists(x)) {
-                                    special.add(x.toString());
-                                }
-                            });
+        FolderWalk w = new FolderWalk(dir, req);
+        try {
+            Files.walkFileTree(dir, w);
         } catch (IOException | UncheckedIOException e) {
             throw folderError(dir, e);
         }
+        List<Path> files = w.files;
+        List<String> special = w.special;
+        skipped.addAll(w.unopened);
+        found += w.unopened.size();
         // a Helm chart inside the folder: its templates are Go templates, not manifests; it is
         // rendered like a chart
         // named on the command line (its subcharts with it)
@@ -367,6 +363,53 @@ public final class Inputs {
                             -1));
         }
         return found;
+    }
+
+    /**
+     * What a folder holds, hidden entries left out: regular files (or links to them), special files
+     * (FIFOs, devices, sockets, or links to them: never opened), and the subfolders that could not
+     * be opened (no permission). Without {@code --allow-partial} such a subfolder stops the scan
+     * (exit 2, one line naming it); with it, it is a coverage entry "failed" and the rest of the
+     * folder is read.
+     */
+    static final class FolderWalk extends SimpleFileVisitor<Path> {
+        private final Path root;
+        private final ScanRequest req;
+        final List<Path> files = new ArrayList<>();
+        final List<String> special = new ArrayList<>();
+        final List<Coverage.Entry> unopened = new ArrayList<>();
+
+        FolderWalk(Path root, ScanRequest req) {
+            this.root = root;
+            this.req = req;
+        }
+
+        @Override
+        public FileVisitResult preVisitDirectory(Path x, BasicFileAttributes attrs) {
+            return hidden(root, x) ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFile(Path x, BasicFileAttributes attrs) {
+            if (hidden(root, x)) {
+                return FileVisitResult.CONTINUE;
+            }
+            if (Files.isRegularFile(x)) {
+                files.add(x);
+            } else if (!Files.isDirectory(x) && Files.exists(x)) {
+                special.add(x.toString());
+            }
+            return FileVisitResult.CONTINUE;
+        }
+
+        /** A folder (or an entry) that could not be opened. */
+        @Override
+        public FileVisitResult visitFileFailed(Path x, IOException e) {
+            if (!hidden(root, x)) {
+                unopened.add(failed(req, "files", x.toString(), folderError(x, e)));
+            }
+            return FileVisitResult.CONTINUE;
+        }
     }
 
     private static boolean hidden(Path root, Path p) {

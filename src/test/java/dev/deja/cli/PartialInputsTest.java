@@ -8,8 +8,10 @@ import dev.deja.TestSupport;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -182,6 +184,72 @@ class PartialInputsTest {
         assertEquals(
                 "snapshot " + dir.resolve("odd.json") + ": unknown snapshot part 'nope'",
                 failed.get(1));
+    }
+
+    /**
+     * A subfolder with mode 000 (its config is never read), beside a config with a finding. Root
+     * opens it anyway: the test is skipped then (FolderErrorTest covers the walk's answer without
+     * permissions).
+     */
+    @Test
+    void aSubfolderThatCannotBeOpenedIsNotChecked(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("a-good.cfg"), GOOD, StandardCharsets.UTF_8);
+        Path locked = Files.createDirectory(dir.resolve("locked"));
+        Files.writeString(locked.resolve("inside.cfg"), GOOD, StandardCharsets.UTF_8);
+        Path only = Files.createDirectory(dir.resolve("only-locked"));
+        Path locked2 = Files.createDirectory(only.resolve("sub"));
+        Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("---------"));
+        Files.setPosixFilePermissions(locked2, PosixFilePermissions.fromString("---------"));
+        try {
+            Assumptions.assumeFalse(
+                    Files.isReadable(locked),
+                    "running as root: a folder with mode 000 still opens, skipping the real"
+                            + " permission test (FolderErrorTest covers the walk's answer)");
+            String line = locked + ": permission denied";
+
+            TestSupport.Run strict = TestSupport.run("scan", dir.toString());
+            assertEquals(2, strict.code(), strict.out() + strict.err());
+            assertEquals("", strict.out());
+            assertEquals("deja: " + line, strict.err().strip());
+
+            TestSupport.Run r = TestSupport.run("scan", "--allow-partial", dir.toString());
+            assertEquals(1, r.code(), r.out() + r.err());
+            assertTrue(r.out().contains("frontend fe_web (" + dir.resolve("a-good.cfg") + ":7)"));
+            assertTrue(
+                    r.out().contains("  - files: " + locked + ": failed (" + line + ")"), r.out());
+            assertFalse(r.out().contains("inside.cfg"), r.out());
+            assertTrue(r.err().contains("deja: " + line), r.err());
+
+            TestSupport.Run j =
+                    TestSupport.run("scan", "--allow-partial", "--format", "json", dir.toString());
+            assertEquals(1, j.code(), j.err());
+            List<String> failed = new ArrayList<>();
+            for (JsonNode e : j.json().path("coverage").path("entries")) {
+                if (e.path("status").asString("").equals("failed")) {
+                    failed.add(
+                            e.path("source").asString("")
+                                    + " "
+                                    + e.path("scope").asString("")
+                                    + ": "
+                                    + e.path("detail").asString(""));
+                }
+            }
+            assertEquals(
+                    List.of(
+                            "files " + locked + ": " + line,
+                            "files " + locked2 + ": " + locked2 + ": permission denied"),
+                    failed);
+
+            // nothing else in the folder: nothing could be read, exit 3
+            TestSupport.Run none = TestSupport.run("scan", "--allow-partial", only.toString());
+            assertEquals(3, none.code(), none.out() + none.err());
+            assertTrue(none.out().contains("Nothing could be read"), none.out());
+            assertTrue(none.out().contains(locked2 + ": permission denied"), none.out());
+            assertEquals(2, TestSupport.run("scan", only.toString()).code());
+        } finally { // so that the temporary folder can be removed
+            Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("rwx------"));
+            Files.setPosixFilePermissions(locked2, PosixFilePermissions.fromString("rwx------"));
+        }
     }
 
     @Test
