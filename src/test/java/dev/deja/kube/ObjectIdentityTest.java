@@ -143,6 +143,28 @@ class ObjectIdentityTest {
         assertFalse(r.out().contains("null"), r.out());
     }
 
+    /**
+     * A Deployment without metadata.name beside an HPA: the HPA's target was compared with
+     * w.name().equals(..), an internal error (exit 4, NullPointerException) before.
+     */
+    @Test
+    void aNamelessWorkloadBesideAnHpaIsJudged() throws Exception {
+        String nameless = DEPLOYMENT.formatted(1).replace("name: lb, ", "");
+        Path a = tmp.resolve("a.yaml");
+        Files.writeString(a, nameless + "---\n" + HPA.formatted(1));
+        TestSupport.Run r =
+                TestSupport.run("scan", "--format", "json", "--fail-on", "none", a.toString());
+        assertEquals(0, r.code(), r.err());
+        assertFalse(r.err().contains("internal error"), r.err());
+        // the HPA names Deployment lb, which this one is not: judged without it
+        List<String> headroom = messages(r.json(), "k8s-lb-no-disruption-headroom");
+        assertEquals(1, headroom.size(), headroom.toString());
+        assertTrue(
+                headroom.get(0)
+                        .contains("runs 1 replica and no HorizontalPodAutoscaler targets it"),
+                headroom.get(0));
+    }
+
     static final String DEPLOYMENT =
             """
             apiVersion: apps/v1

@@ -8,9 +8,15 @@ public record Hpa(
         return minReplicas == null ? 1 : minReplicas;
     }
 
+    /**
+     * Whether it scales the workload: same kind, name and namespace (a manifest's workload without
+     * metadata.name is never a target).
+     */
     public boolean targets(Workload w) {
-        return w.kind().equals(targetKind)
-                && w.name().equals(targetName)
+        return targetKind != null
+                && targetKind.equals(w.kind())
+                && targetName != null
+                && targetName.equals(w.name())
                 && meta.sameNamespace(w.meta());
     }
 }

@@ -191,7 +191,7 @@ final class IngressNginxAdmission {
                     continue;
                 }
                 for (Service s : mine) {
-                    if (s.meta().name().equals(h.serviceName())
+                    if (h.serviceName().equals(s.meta().name())
                             && Objects.equals(s.meta().namespace(), h.serviceNamespace())) {
                         out.add(new Hook(vwc, h, s));
                     }
