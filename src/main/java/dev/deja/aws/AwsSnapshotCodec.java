@@ -115,10 +115,38 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
 
     @Override
     public void read(JsonNode part, String display, SnapshotBuilder out) {
+        read(part, display, out, Unusable.STOP);
+    }
+
+    /**
+     * The two lists are read on their own: one that cannot be used (a missing "arn", a port out of
+     * range in one target group) is given whole to {@code unusable} and the other is used. No rule
+     * concludes anything from an absent load balancer or target group: a finding pairs a load
+     * balancer with a target group that names it, or judges one target group's own health check.
+     */
+    @Override
+    public void read(JsonNode part, String display, SnapshotBuilder out, Unusable unusable) {
         Reader r = new Reader(display);
         if (!part.isObject()) {
             throw r.bad("parts.aws", "is not an object");
         }
+        List<LoadBalancerView> lbs = List.of();
+        try {
+            lbs = loadBalancers(r, part);
+        } catch (InputException e) {
+            unusable.list("aws", "loadBalancers of snapshot " + display, e);
+        }
+        List<TargetGroupView> tgs = List.of();
+        try {
+            tgs = targetGroups(r, part);
+        } catch (InputException e) {
+            unusable.list("aws", "targetGroups of snapshot " + display, e);
+        }
+        out.builder(AwsInventoryBuilder.class, AwsInventoryBuilder::new)
+                .add(new AwsInventory(lbs, tgs));
+    }
+
+    private static List<LoadBalancerView> loadBalancers(Reader r, JsonNode part) {
         List<LoadBalancerView> lbs = new ArrayList<>();
         int i = 0;
         for (JsonNode o : r.array(part, "loadBalancers", "parts.aws")) {
@@ -141,8 +169,12 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
                             r.map(o, "tags", at),
                             r.opt(o, "dnsName", at)));
         }
+        return lbs;
+    }
+
+    private static List<TargetGroupView> targetGroups(Reader r, JsonNode part) {
         List<TargetGroupView> tgs = new ArrayList<>();
-        i = 0;
+        int i = 0;
         for (JsonNode o : r.array(part, "targetGroups", "parts.aws")) {
             String at = "parts.aws.targetGroups[" + i++ + "]";
             JsonNode h = o.get("healthCheck");
@@ -176,7 +208,7 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
                 targets.add(
                         new TargetView(
                                 r.req(t, "id", tat),
-                                r.integer(t, "port", tat),
+                                r.port(t, "port", tat),
                                 zone,
                                 src != null ? src : zone == null ? "unknown" : "target",
                                 r.req(t, "state", tat),
@@ -196,7 +228,7 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
                             r.req(o, "name", at),
                             r.req(o, "region", at),
                             r.opt(o, "protocol", at),
-                            r.integer(o, "port", at),
+                            r.port(o, "port", at),
                             r.opt(o, "targetType", at),
                             r.opt(o, "vpcId", at),
                             hc,
@@ -207,8 +239,7 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
                             code,
                             msg));
         }
-        out.builder(AwsInventoryBuilder.class, AwsInventoryBuilder::new)
-                .add(new AwsInventory(lbs, tgs));
+        return tgs;
     }
 
     private static void putIf(ObjectNode o, String k, String v) {
@@ -230,7 +261,7 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
     /** Typed access that names the file and JSON path of anything malformed. */
     private record Reader(String display) {
         InputException bad(String path, String what) {
-            return new InputException(display + ": " + path + " " + what);
+            return new InputException("snapshot malformed: " + display + ": " + path + " " + what);
         }
 
         Iterable<JsonNode> array(JsonNode o, String key, String at) {
@@ -297,6 +328,9 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
                 return null;
             }
             if (v.isIntegralNumber()) {
+                if (!v.canConvertToInt()) {
+                    throw bad(at + "." + key, "is out of range (" + v.asString() + ")");
+                }
                 return v.asInt();
             }
             if (v.isString()) {
@@ -307,6 +341,15 @@ public final class AwsSnapshotCodec implements SnapshotCodec {
                 }
             }
             throw bad(at + "." + key, "is not an integer");
+        }
+
+        /** A TCP/UDP port (1 to 65535), or null when absent (a Lambda target group has none). */
+        Integer port(JsonNode o, String key, String at) {
+            Integer p = integer(o, key, at);
+            if (p != null && (p < 1 || p > 65535)) {
+                throw bad(at + "." + key, "is out of range (" + p + ", a port is 1 to 65535)");
+            }
+            return p;
         }
 
         Map<String, String> map(JsonNode o, String key, String at) {

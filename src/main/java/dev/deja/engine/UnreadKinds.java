@@ -24,7 +24,23 @@ final class UnreadKinds {
             Pattern.compile(
                     "([A-Z][A-Za-z]+) (?:in all namespaces|in namespace \\S+|\\(cluster-scoped\\))(?: \\(saved in .+\\))?");
 
+    /**
+     * A list of a saved snapshot that could not be used (deja scan --allow-partial s.json):
+     * "workloads (Deployment, StatefulSet, DaemonSet) of snapshot s.json"; the whole Kubernetes
+     * part: "kubernetes part of snapshot s.json" (dev.deja.kube.KubeSnapshotCodec,
+     * dev.deja.source.SnapshotFile).
+     */
+    private static final Pattern SNAPSHOT_LIST =
+            Pattern.compile("\\S+ \\(((?:[A-Z][A-Za-z]+, )*[A-Z][A-Za-z]+)\\) of snapshot .+");
+
+    private static final Pattern SNAPSHOT_PART = Pattern.compile("kubernetes part of snapshot .+");
+
     private final boolean live;
+
+    /**
+     * Why every kind is unread (the snapshot's whole Kubernetes part could not be used), or null.
+     */
+    private String allUnread;
 
     /** Manifests were read too: a kind the cluster part never listed may come from them. */
     private final boolean manifests;
@@ -46,6 +62,23 @@ final class UnreadKinds {
         for (Coverage.Entry e : coverage.entries()) {
             Matcher m = LIVE.matcher(e.scope());
             if (!e.source().equals("kubernetes")) {
+                continue;
+            }
+            boolean unusable =
+                    e.status() == Coverage.Status.DENIED || e.status() == Coverage.Status.FAILED;
+            Matcher list = SNAPSHOT_LIST.matcher(e.scope());
+            if (list.matches()) { // never read, so it says nothing of what the cluster holds
+                if (unusable) {
+                    for (String kind : list.group(1).split(", ")) {
+                        unread.putIfAbsent(kind, e.scope() + " could not be read");
+                    }
+                }
+                continue;
+            }
+            if (SNAPSHOT_PART.matcher(e.scope()).matches()) {
+                if (unusable && allUnread == null) {
+                    allUnread = e.scope() + " could not be read";
+                }
                 continue;
             }
             if (!m.matches()) {
@@ -73,12 +106,18 @@ final class UnreadKinds {
 
     /** Why the rule cannot run on this snapshot, or null when it can. */
     String whyNot(Rule rule) {
-        if (!live) {
+        if (!live && unread.isEmpty() && allUnread == null) {
             return null;
         }
         for (String kind : new TreeSet<>(rule.kubeKinds())) {
+            if (allUnread != null) {
+                return "not run: it needs " + kind + " and " + allUnread;
+            }
             if (unread.containsKey(kind)) {
                 return "not run: it needs " + kind + " and " + unread.get(kind);
+            }
+            if (!live) {
+                continue;
             }
             if (!listed.contains(kind) && !manifests && !unreadNamespaces.isEmpty()) {
                 return "not run: it needs "

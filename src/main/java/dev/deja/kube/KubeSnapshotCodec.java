@@ -11,6 +11,7 @@ import dev.deja.kube.model.Meta;
 import dev.deja.source.SnapshotCodec;
 import java.lang.reflect.RecordComponent;
 import java.util.List;
+import java.util.Map;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -52,50 +53,81 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
     }
 
     /**
-     * What the rules rely on, checked once on read: no null entry in a list, every object with its
-     * metadata, a kind and a name.
+     * The kinds each list of the part holds (see ViewReader): a list that cannot be read leaves
+     * these kinds unread, and the rules that need one are not run (dev.deja.engine.UnreadKinds
+     * reads the coverage entry's scope). {@code others} holds the kinds without a view of their
+     * own, which no rule reads.
      */
-    static void validate(KubeInventory inv, String display) {
-        for (RecordComponent rc : KubeInventory.class.getRecordComponents()) {
-            Object v;
+    static final Map<String, List<String>> KINDS =
+            Map.ofEntries(
+                    Map.entry("workloads", List.of("Deployment", "StatefulSet", "DaemonSet")),
+                    Map.entry("services", List.of("Service")),
+                    Map.entry("hpas", List.of("HorizontalPodAutoscaler")),
+                    Map.entry("pdbs", List.of("PodDisruptionBudget")),
+                    Map.entry("ingresses", List.of("Ingress")),
+                    Map.entry("ingressClasses", List.of("IngressClass")),
+                    Map.entry("configMaps", List.of("ConfigMap")),
+                    Map.entry("others", List.of()),
+                    Map.entry("networkPolicies", List.of("NetworkPolicy")),
+                    Map.entry("webhookConfigurations", List.of("ValidatingWebhookConfiguration")),
+                    Map.entry("clusterRoles", List.of("ClusterRole")),
+                    Map.entry("clusterRoleBindings", List.of("ClusterRoleBinding")));
+
+    /**
+     * The coverage scope of one list of a snapshot: "workloads (Deployment, StatefulSet, DaemonSet)
+     * of snapshot s.json", "others (kinds without a view) of snapshot s.json".
+     */
+    static String scope(String list, String display) {
+        List<String> kinds = KINDS.getOrDefault(list, List.of());
+        return list
+                + " ("
+                + (kinds.isEmpty() ? "kinds without a view" : String.join(", ", kinds))
+                + ") of snapshot "
+                + display;
+    }
+
+    /**
+     * What the rules rely on, checked once on read for one list: no null entry, every object with
+     * its metadata, a kind, and a name unless it was read from a manifest file.
+     */
+    static void validate(List<?> list, String name, String display) {
+        for (int i = 0; i < list.size(); i++) {
+            Object o = list.get(i);
+            String where =
+                    "snapshot malformed: " + display + ": kubernetes." + name + "[" + i + "]: ";
+            if (o == null) {
+                throw new InputException(where + "null");
+            }
+            Meta m;
             try {
-                v = rc.getAccessor().invoke(inv);
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException(e);
+                m = ManifestLoader.metaOf(o);
+            } catch (IllegalStateException e) {
+                continue; // a view without metadata of its own
             }
-            if (!(v instanceof List<?> list)) {
-                continue;
+            if (m == null) {
+                throw new InputException(where + "no meta");
             }
-            for (int i = 0; i < list.size(); i++) {
-                Object o = list.get(i);
-                String where =
-                        "snapshot malformed: "
-                                + display
-                                + ": kubernetes."
-                                + rc.getName()
-                                + "["
-                                + i
-                                + "]: ";
-                if (o == null) {
-                    throw new InputException(where + "null");
-                }
-                Meta m;
-                try {
-                    m = ManifestLoader.metaOf(o);
-                } catch (IllegalStateException e) {
-                    continue; // a view without metadata of its own
-                }
-                if (m == null) {
-                    throw new InputException(where + "no meta");
-                }
-                if (m.kind() == null
-                        || m.kind().isBlank()
-                        || m.name() == null
-                        || m.name().isBlank()) {
-                    throw new InputException(where + "meta without kind or name");
-                }
+            // a manifest may hold an object without metadata.name (a Kustomization), which deja
+            // reads and writes into snapshots; an object read from a cluster always has one
+            if (m.kind() == null
+                    || m.kind().isBlank()
+                    || m.file() == null && (m.name() == null || m.name().isBlank())) {
+                throw new InputException(where + "meta without kind or name");
             }
         }
+    }
+
+    /** "[3].meta.name": where in a list Jackson met the value it could not use. */
+    static String pathOf(JacksonException e) {
+        StringBuilder b = new StringBuilder();
+        for (JacksonException.Reference r : e.getPath()) {
+            if (r.getPropertyName() != null) {
+                b.append('.').append(r.getPropertyName());
+            } else if (r.getIndex() >= 0) {
+                b.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return b.toString();
     }
 
     @Override
@@ -116,27 +148,73 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
 
     @Override
     public void read(JsonNode part, String display, SnapshotBuilder out) {
-        KubeInventory inv;
-        try {
-            inv = MAPPER.treeToValue(part, KubeInventory.class);
-        } catch (JacksonException e) {
-            throw new InputException(
-                    "snapshot malformed: "
-                            + display
-                            + ": kubernetes part: "
-                            + oneLine(e.getOriginalMessage()));
-        } catch (RuntimeException e) {
-            throw new InputException(
-                    "snapshot malformed: "
-                            + display
-                            + ": kubernetes part: "
-                            + oneLine(String.valueOf(e.getMessage())));
-        }
-        if (inv == null) {
+        read(part, display, out, Unusable.STOP);
+    }
+
+    /**
+     * Each list of the part (one record component of {@link KubeInventory}) is read and checked on
+     * its own: one that cannot be used is given whole to {@code unusable} (without --allow-partial
+     * the scan stops; with it, the list is left out and its kinds are not judged), the others are
+     * used. A list is never used in part: a rule that finds no PodDisruptionBudget for a workload
+     * must see every PodDisruptionBudget or none.
+     */
+    @Override
+    public void read(JsonNode part, String display, SnapshotBuilder out, Unusable unusable) {
+        if (part == null || part.isNull()) {
             throw new InputException(
                     "snapshot malformed: " + display + ": kubernetes part is null");
         }
-        validate(inv, display);
+        if (!part.isObject()) {
+            throw new InputException(
+                    "snapshot malformed: " + display + ": kubernetes part is not an object");
+        }
+        RecordComponent[] components = KubeInventory.class.getRecordComponents();
+        Object[] lists = new Object[components.length];
+        Class<?>[] types = new Class<?>[components.length];
+        for (int i = 0; i < components.length; i++) {
+            RecordComponent rc = components[i];
+            types[i] = rc.getType();
+            lists[i] = List.of();
+            JsonNode n = part.get(rc.getName());
+            if (n == null || n.isNull()) {
+                continue;
+            }
+            try {
+                List<?> list;
+                try {
+                    list =
+                            MAPPER.treeToValue(
+                                    n, MAPPER.getTypeFactory().constructType(rc.getGenericType()));
+                } catch (JacksonException e) {
+                    throw new InputException(
+                            "snapshot malformed: "
+                                    + display
+                                    + ": kubernetes."
+                                    + rc.getName()
+                                    + pathOf(e)
+                                    + ": "
+                                    + oneLine(e.getOriginalMessage()));
+                } catch (RuntimeException e) {
+                    throw new InputException(
+                            "snapshot malformed: "
+                                    + display
+                                    + ": kubernetes."
+                                    + rc.getName()
+                                    + ": "
+                                    + oneLine(String.valueOf(e.getMessage())));
+                }
+                validate(list == null ? List.of() : list, rc.getName(), display);
+                lists[i] = list == null ? List.of() : list;
+            } catch (InputException e) {
+                unusable.list("kubernetes", scope(rc.getName(), display), e);
+            }
+        }
+        KubeInventory inv;
+        try {
+            inv = KubeInventory.class.getDeclaredConstructor(types).newInstance(lists);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
         out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new).addAll(inv);
         JsonNode selector = part.get(SELECTOR);
         if (selector != null && selector.isString() && !selector.asString().isBlank()) {

@@ -211,47 +211,96 @@ public final class SnapshotFile {
                         file.display() + ": unknown snapshot part '" + p.getKey() + "'");
             }
         }
+        // the coverage says what the live scan could not read, and so which rules must not run:
+        // a snapshot whose coverage cannot be used is not used at all
+        for (JsonNode e : root.path("coverage")) {
+            status(e, file);
+        }
         return root;
+    }
+
+    private static Coverage.Status status(JsonNode e, SourceFile file) {
+        try {
+            return Coverage.Status.valueOf(
+                    e.path("status").asString("read").toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException ex) {
+            throw new InputException(
+                    file.display() + ": unknown coverage status " + e.path("status"));
+        }
+    }
+
+    /** The coverage source of each part's lists. */
+    private static final Map<String, String> SOURCES =
+            Map.of(
+                    "kubernetes", "kubernetes",
+                    "aws", "aws",
+                    "haproxyRuntime", "haproxy",
+                    "prometheus", "prometheus",
+                    "podMetrics", "prometheus");
+
+    /** "snapshot malformed: FILE: " before a codec's message that does not start so. */
+    static InputException malformed(String display, String part, String message) {
+        String m =
+                String.valueOf(message)
+                        .lines()
+                        .findFirst()
+                        .orElse("")
+                        .replaceAll("\\p{Cntrl}", "?");
+        if (m.startsWith("snapshot malformed: ")) {
+            return new InputException(m);
+        }
+        if (m.startsWith(display + ": ")) {
+            return new InputException("snapshot malformed: " + m);
+        }
+        return new InputException(
+                "snapshot malformed: "
+                        + display
+                        + ": "
+                        + part
+                        + " part: "
+                        + (m.length() <= 200 ? m : m.substring(0, 197) + "..."));
     }
 
     /** Reads a snapshot {@link #parse(SourceFile) parsed} from {@code file} into the builder. */
     static void read(SourceFile file, JsonNode root, SnapshotBuilder out) {
+        read(file, root, out, SnapshotCodec.Unusable.STOP);
+    }
+
+    /**
+     * As {@link #read(SourceFile, JsonNode, SnapshotBuilder)}; a part, or one list of a part, that
+     * cannot be used goes to {@code unusable} (see {@link SnapshotCodec.Unusable}) and the rest is
+     * read. Nothing of an unusable unit enters the builder: each codec adds what it read once all
+     * of it is checked.
+     */
+    static void read(
+            SourceFile file, JsonNode root, SnapshotBuilder out, SnapshotCodec.Unusable unusable) {
         JsonNode parts = root.path("parts");
+        int read = 0;
         for (Map.Entry<String, JsonNode> p : parts.properties()) {
             SnapshotCodec c = codec(p.getKey());
             try {
-                c.read(p.getValue(), file.display(), out);
-            } catch (InputException e) {
-                throw e;
+                c.read(
+                        p.getValue(),
+                        file.display(),
+                        out,
+                        (source, scope, e) ->
+                                unusable.list(
+                                        source,
+                                        scope,
+                                        malformed(file.display(), p.getKey(), e.getMessage())));
+                read++;
             } catch (
                     RuntimeException
-                            e) { // a value the codec could not use (a number out of range, a wrong
-                // type)
-                String m =
-                        String.valueOf(e.getMessage())
-                                .lines()
-                                .findFirst()
-                                .orElse("")
-                                .replaceAll("\\p{Cntrl}", "?");
-                throw new InputException(
-                        "snapshot malformed: "
-                                + file.display()
-                                + ": "
-                                + p.getKey()
-                                + " part: "
-                                + (m.length() <= 200 ? m : m.substring(0, 197) + "..."));
+                            e) { // the part as a whole, or a value the codec could not use (a
+                // number out of range, a wrong type)
+                unusable.list(
+                        SOURCES.getOrDefault(p.getKey(), "snapshot"),
+                        p.getKey() + " part of snapshot " + file.display(),
+                        malformed(file.display(), p.getKey(), e.getMessage()));
             }
         }
         for (JsonNode e : root.path("coverage")) {
-            Coverage.Status st;
-            try {
-                st =
-                        Coverage.Status.valueOf(
-                                e.path("status").asString("read").toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException ex) {
-                throw new InputException(
-                        file.display() + ": unknown coverage status " + e.path("status"));
-            }
+            Coverage.Status st = status(e, file);
             // what was read and what was not, as when the snapshot was taken: the rules that need a
             // kind the
             // snapshot does not hold are then not run (see the engine)
@@ -264,7 +313,7 @@ public final class SnapshotFile {
                             detail,
                             st == Coverage.Status.READ ? e.path("count").asLong(-1) : -1));
         }
-        out.read("snapshot", file.display(), parts.size());
+        out.read("snapshot", file.display(), read);
     }
 
     static List<String> partNames() {

@@ -17,8 +17,13 @@ public final class SnapshotFileLoader implements FileLoader {
                 out.coverage(Inputs.failed(request, "snapshot", f.display(), e));
                 continue;
             }
-            // a value a part cannot use stays exit 2: the parts before it are already read
-            SnapshotFile.read(f, root, out);
+            // a part, or one list of a part, that holds a value deja cannot use: exit 2, or with
+            // --allow-partial that unit is 'not checked' and the rest of the snapshot is used
+            SnapshotFile.read(
+                    f,
+                    root,
+                    out,
+                    (source, scope, e) -> out.coverage(Inputs.failed(request, source, scope, e)));
         }
     }
 }

@@ -177,7 +177,11 @@ class AwsModelTest {
                         + " [{\"arn\": \"a\", \"name\": \"n\", \"region\": \"eu-west-2\"}]}}}");
         TestSupport.Run r = TestSupport.run("scan", bad.toString());
         assertEquals(2, r.code(), r.err());
-        assertEquals("deja: " + bad + ": parts.aws.loadBalancers[0] has no \"type\"\n", r.err());
+        assertEquals(
+                "deja: snapshot malformed: "
+                        + bad
+                        + ": parts.aws.loadBalancers[0] has no \"type\"\n",
+                r.err());
         Files.writeString(
                 bad,
                 "{\"format\": \"deja-snapshot\", \"version\": 1, \"parts\": {\"aws\": {\"targetGroups\":"
@@ -185,7 +189,7 @@ class AwsModelTest {
         TestSupport.Run r2 = TestSupport.run("scan", bad.toString());
         assertEquals(2, r2.code(), r2.err());
         assertEquals(
-                "deja: "
+                "deja: snapshot malformed: "
                         + bad
                         + ": parts.aws.targetGroups[0].healthCheck.intervalSeconds is not an integer\n",
                 r2.err());

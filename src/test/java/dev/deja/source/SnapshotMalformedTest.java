@@ -40,14 +40,21 @@ class SnapshotMalformedTest {
                 "kubernetes.workloads[0]: no meta"
             },
             {
-                k.replaceFirst("\"name\"\\s*:\\s*\"[^\"]*\"", "\"name\" : null"),
+                k.replaceFirst("\"kind\"\\s*:\\s*\"[^\"]*\"", "\"kind\" : null"),
                 "meta without kind or name"
             },
             {
                 k.replaceFirst("\"workloads\"\\s*:\\s*\\[", "\"workloads\" : [ null, "),
-                "kubernetes part: Cannot construct instance of `KubeInventory`"
+                "kubernetes.workloads[0]: null"
             },
-            {aws.replaceFirst("\"port\"\\s*:\\s*\\d+", "\"port\" : 2147483648"), "aws part: "},
+            {
+                k.replaceFirst("\"replicas\"\\s*:\\s*\\d+", "\"replicas\" : \"many\""),
+                "kubernetes.workloads[0].replicas: Cannot deserialize value of type `java.lang.Integer`"
+            },
+            {
+                aws.replaceFirst("\"port\"\\s*:\\s*\\d+", "\"port\" : 2147483648"),
+                "port is out of range (2147483648"
+            },
         };
         for (String[] c : cases) {
             assertTrue(!c[0].equals(k) && !c[0].equals(aws), "the edit applied: " + c[1]);
