@@ -1,7 +1,8 @@
 # deja container image: build the shaded jar with Maven, run it on a JRE as a non-root user.
 # Works with a read-only root filesystem: the JVM writes no perf data (-XX:-UsePerfData) and deja writes only
-# where its outputs are pointed (-o / --output, e.g. an emptyDir mounted at /reports). JVM options as in ./deja: C1
-# only, the serial collector and a young generation of half the heap (a scan is short and allocates in bursts).
+# where its outputs are pointed (-o / --output, e.g. an emptyDir mounted at /reports). JVM options as in ./deja
+# (docker/entrypoint.sh): C1 only, the serial collector and a young generation of half the heap (a scan is short and
+# allocates in bursts), transparent huge pages where the kernel offers them.
 
 # ---- build stage
 FROM maven:3.9.11-eclipse-temurin-17 AS build
@@ -29,14 +30,11 @@ RUN AWS_ACCESS_KEY_ID=train AWS_SECRET_ACCESS_KEY=train AWS_REGION=eu-west-2 AWS
       java -XX:ArchiveClassesAtExit=/opt/deja/deja.jsa -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:NewRatio=1 \
       -Djava.io.tmpdir=/tmp -cp /opt/deja/deja.jar dev.deja.cli.CdsTraining /tmp/deja-training >/dev/null 2>&1 || true; \
     rm -rf /tmp/deja-training && test -s /opt/deja/deja.jsa && chmod 444 /opt/deja/deja.jsa
+# The entrypoint script: the JVM options of ./deja (transparent huge pages where the kernel offers them on request,
+# as the launcher does), DEJA_JAVA_OPTS, then exec java (PID 1, gets the signals). Executable in the repository,
+# and COPY keeps the mode.
+COPY docker/entrypoint.sh /opt/deja/entrypoint.sh
 USER 10001:10001
 WORKDIR /opt/deja
-# The heap follows the container's memory limit (-XX:MaxRAMPercentage=70: the rest is metaspace, thread stacks and
-# the JDK's buffers); its first size is 4% of it (-XX:InitialRAMPercentage=4, as ./deja: a scan that fits runs
-# without a collection). DEJA_JAVA_OPTS adds JVM options, as with ./deja (split on spaces; e.g. -Xmx2g): a variable the
-# JVM itself reads (JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS) would print "Picked up ..." in every job log. The shell
-# only expands it and execs java, which stays PID 1 and gets the signals. The AppCDS archive is used when it fits
-# (-Xshare:auto: a JVM that cannot map it starts without it) and its log is off: a "cannot use the archive" warning
-# goes to stdout, where it would break a JSON or SARIF report.
-ENTRYPOINT ["/bin/sh", "-c", "exec java -XX:SharedArchiveFile=/opt/deja/deja.jsa -Xshare:auto -Xlog:cds=off,cds+dynamic=off -XX:-UsePerfData -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:NewRatio=1 -XX:InitialRAMPercentage=4 -XX:MaxRAMPercentage=70 -Djava.io.tmpdir=/tmp ${DEJA_JAVA_OPTS:-} -jar /opt/deja/deja.jar \"$@\"", "deja"]
+ENTRYPOINT ["/opt/deja/entrypoint.sh"]
 CMD ["--help"]

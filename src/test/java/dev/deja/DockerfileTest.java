@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -185,19 +186,20 @@ class DockerfileTest {
                         .reduce((a, b) -> b)
                         .orElseThrow(() -> new AssertionError("ENTRYPOINT"));
         JsonNode argv = JsonMapper.builder().build().readTree(entry.args());
-        assertTrue(argv.isArray(), "ENTRYPOINT in exec form (signals reach the JVM)");
-        List<String> form = new ArrayList<>();
-        argv.forEach(n -> form.add(n.asString()));
-        // /bin/sh -c "exec java ... ${DEJA_JAVA_OPTS:-} -jar JAR \"$@\"" deja: the shell expands
-        // the launcher's own
-        // variable and execs java (PID 1 again); the image's CMD and the pod's args are "$@"
-        assertEquals(List.of("/bin/sh", "-c"), form.subList(0, 2));
-        assertEquals(4, form.size(), "sh -c SCRIPT NAME: " + form);
-        String script = form.get(2);
-        assertTrue(script.startsWith("exec java "), script);
-        assertTrue(script.endsWith(" \"$@\""), script);
-        assertTrue(script.contains(" ${DEJA_JAVA_OPTS:-} "), script);
-        List<String> args = new ArrayList<>(List.of(script.substring("exec ".length()).split(" ")));
+        assertTrue(argv.isArray(), "ENTRYPOINT in exec form (no shell in front of the script)");
+        assertEquals(1, argv.size(), "ENTRYPOINT is the script: " + argv);
+        // the script is copied from the repository (executable there: COPY keeps the mode), starts
+        // with a POSIX shell and ends by exec'ing java: java is PID 1 again and gets the signals;
+        // the image's CMD and the pod's args are "$@"
+        Path script = entrypointScript(run);
+        assertTrue(Files.isExecutable(script), script + " is executable");
+        List<String> lines = Files.readAllLines(script);
+        assertEquals("#!/bin/sh", lines.get(0));
+        String exec = lines.get(lines.size() - 1);
+        assertTrue(exec.startsWith("exec java "), exec);
+        assertTrue(exec.endsWith(" \"$@\""), exec);
+        assertTrue(exec.contains(" ${DEJA_JAVA_OPTS:-} "), exec);
+        List<String> args = entrypointJava(run);
         assertEquals("java", args.get(0));
         assertTrue(
                 args.contains("-XX:MaxRAMPercentage=70"),
@@ -209,48 +211,224 @@ class DockerfileTest {
         assertTrue(args.contains("-XX:-UsePerfData"), "read-only root filesystem: no hsperfdata");
     }
 
+    /** Where the kernel puts its transparent huge page mode, read by ./deja and the script. */
+    static final String THP = "/sys/kernel/mm/transparent_hugepage/enabled";
+
+    /** The repository file that the runtime stage copies to the ENTRYPOINT's path. */
+    static Path entrypointScript(Stage run) {
+        Instr entry =
+                run.body().stream()
+                        .filter(i -> i.op().equals("ENTRYPOINT"))
+                        .reduce((a, b) -> b)
+                        .orElseThrow(() -> new AssertionError("ENTRYPOINT"));
+        String inImage = JsonMapper.builder().build().readTree(entry.args()).get(0).asString();
+        for (Instr i : run.body()) {
+            String[] parts = i.args().split("\\s+");
+            if (i.op().equals("COPY")
+                    && !i.args().startsWith("--")
+                    && parts.length == 2
+                    && parts[1].equals(inImage)) {
+                return Path.of(parts[0]);
+            }
+        }
+        throw new AssertionError("the runtime stage copies no file to " + inImage);
+    }
+
+    /**
+     * The arguments java gets from the ENTRYPOINT script, run by a real /bin/sh with a stand-in
+     * java on the PATH, "java" first.
+     *
+     * @param thp what the kernel's transparent huge page file says (the script's copy reads a file
+     *     holding it instead), "" for no such file, null for this machine's own file (the script as
+     *     it is)
+     * @param dejaJavaOpts DEJA_JAVA_OPTS, or null for none
+     */
+    static List<String> runEntrypoint(Path dir, String thp, String dejaJavaOpts, String... args)
+            throws Exception {
+        Path sh = Path.of("/bin/sh");
+        Assumptions.assumeTrue(Files.isExecutable(sh), "no /bin/sh");
+        String text = Files.readString(entrypointScript(stages.get(stages.size() - 1)));
+        assertTrue(text.contains(THP), "the script reads " + THP);
+        if (thp != null) {
+            Path f = dir.resolve("thp-enabled");
+            Files.deleteIfExists(f);
+            if (!thp.isEmpty()) {
+                Files.writeString(f, thp + "\n");
+            }
+            text = text.replace(THP, f.toString());
+        }
+        Path script = dir.resolve("entrypoint.sh");
+        Files.writeString(script, text);
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Path fakeJava = bin.resolve("java");
+        Files.writeString(fakeJava, "#!/bin/sh\nfor a in \"$@\"; do echo \"[$a]\"; done\n");
+        fakeJava.toFile().setExecutable(true);
+        List<String> argv = new ArrayList<>(List.of(sh.toString(), script.toString()));
+        argv.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
+        pb.environment().put("PATH", bin + File.pathSeparator + System.getenv("PATH"));
+        pb.environment().remove("DEJA_JAVA_OPTS");
+        if (dejaJavaOpts != null) {
+            pb.environment().put("DEJA_JAVA_OPTS", dejaJavaOpts);
+        }
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        List<String> got = new ArrayList<>(List.of("java"));
+        for (String l : out.lines().toList()) {
+            assertTrue(l.startsWith("[") && l.endsWith("]"), "stand-in java's output: " + out);
+            got.add(l.substring(1, l.length() - 1));
+        }
+        return got;
+    }
+
     /**
      * The ENTRYPOINT run by a real /bin/sh with a stand-in java: DEJA_JAVA_OPTS is split into
      * options, args pass.
      */
     @Test
     void entrypointAddsDejaJavaOptsAndPassesTheArguments(@TempDir Path tmp) throws Exception {
-        Path sh = Path.of("/bin/sh");
-        Assumptions.assumeTrue(Files.isExecutable(sh), "no /bin/sh");
-        Instr entry =
-                stages.get(stages.size() - 1).body().stream()
-                        .filter(i -> i.op().equals("ENTRYPOINT"))
-                        .reduce((a, b) -> b)
-                        .orElseThrow();
-        List<String> cmd = new ArrayList<>();
-        JsonMapper.builder().build().readTree(entry.args()).forEach(n -> cmd.add(n.asString()));
-        Path fakeJava = tmp.resolve("java");
-        Files.writeString(fakeJava, "#!/bin/sh\nfor a in \"$@\"; do echo \"[$a]\"; done\n");
-        fakeJava.toFile().setExecutable(true);
         for (String opts : new String[] {null, "-Xmx300m -Dx=y"}) {
-            List<String> argv = new ArrayList<>(cmd);
-            argv.addAll(List.of("scan", "--config", "/etc/deja/deja.yaml", "a b"));
-            ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
-            pb.environment().put("PATH", tmp + ":" + System.getenv("PATH"));
-            pb.environment().remove("DEJA_JAVA_OPTS");
-            if (opts != null) {
-                pb.environment().put("DEJA_JAVA_OPTS", opts);
-            }
-            Process p = pb.start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertEquals(0, p.waitFor(), out);
-            List<String> got = out.lines().toList();
+            List<String> got =
+                    runEntrypoint(
+                            tmp,
+                            "always madvise [never]",
+                            opts,
+                            "scan",
+                            "--config",
+                            "/etc/deja/deja.yaml",
+                            "a b");
             assertEquals(
                     List.of(
-                            "[-jar]",
-                            "[/opt/deja/deja.jar]",
-                            "[scan]",
-                            "[--config]",
-                            "[/etc/deja/deja.yaml]",
-                            "[a b]"),
+                            "-jar",
+                            "/opt/deja/deja.jar",
+                            "scan",
+                            "--config",
+                            "/etc/deja/deja.yaml",
+                            "a b"),
                     got.subList(got.size() - 6, got.size()),
-                    out);
-            assertEquals(opts != null, got.contains("[-Xmx300m]") && got.contains("[-Dx=y]"), out);
+                    got.toString());
+            assertEquals(
+                    opts != null,
+                    got.contains("-Xmx300m") && got.contains("-Dx=y"),
+                    got.toString());
+        }
+    }
+
+    /**
+     * As ./deja, the image asks for transparent huge pages where the kernel gives them on request
+     * ("[madvise]", or "[always]"), and only there; nothing else of the options changes.
+     */
+    @Test
+    void entrypointAsksForTransparentHugePagesWhereTheKernelOffersThem(@TempDir Path tmp)
+            throws Exception {
+        String flag = "-XX:+UseTransparentHugePages";
+        List<String> without = runEntrypoint(tmp, "always madvise [never]", null, "--version");
+        assertFalse(without.contains(flag), without.toString());
+        for (String mode : new String[] {"always [madvise] never", "[always] madvise never"}) {
+            List<String> with = runEntrypoint(tmp, mode, null, "--version");
+            assertTrue(with.contains(flag), mode + ": " + with);
+            List<String> rest = new ArrayList<>(with);
+            rest.remove(flag);
+            assertEquals(without, rest, mode);
+        }
+        assertEquals(without, runEntrypoint(tmp, "", null, "--version"), "no such file");
+        // this machine's own setting, read by the script as it is
+        String host = Files.isReadable(Path.of(THP)) ? Files.readString(Path.of(THP)) : "";
+        assertEquals(
+                host.contains("[madvise]") || host.contains("[always]"),
+                runEntrypoint(tmp, null, null, "--version").contains(flag),
+                THP + ": " + host);
+        // the same test as the launcher's
+        String launcher = Files.readString(Path.of("deja"));
+        assertTrue(
+                launcher.contains(
+                        "case \"$(cat "
+                                + THP
+                                + " 2>/dev/null)\" in\n  *\"[madvise]\"*|*\"[always]\"*) opts=\"$opts "
+                                + flag
+                                + "\" ;;"),
+                "./deja's huge page test");
+        // the options of the image's JVM before the script (the sh -c ENTRYPOINT), unchanged
+        assertEquals(
+                List.of(
+                        "java",
+                        "-XX:SharedArchiveFile=/opt/deja/deja.jsa",
+                        "-Xshare:auto",
+                        "-Xlog:cds=off,cds+dynamic=off",
+                        "-XX:-UsePerfData",
+                        "-XX:TieredStopAtLevel=1",
+                        "-XX:+UseSerialGC",
+                        "-XX:NewRatio=1",
+                        "-XX:InitialRAMPercentage=4",
+                        "-XX:MaxRAMPercentage=70",
+                        "-Djava.io.tmpdir=/tmp",
+                        "-jar",
+                        "/opt/deja/deja.jar",
+                        "--version"),
+                without);
+    }
+
+    record Docker(int code, String out) {}
+
+    /** A docker command's exit code and output; -1 when there is no docker command. */
+    static Docker docker(String... args) throws InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("docker"));
+        cmd.addAll(List.of(args));
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return new Docker(p.waitFor(), out);
+        } catch (IOException e) {
+            return new Docker(-1, e.getMessage());
+        }
+    }
+
+    /**
+     * The image itself, where a Docker engine runs and already holds the base images (the test
+     * pulls nothing): its JVM asks for transparent huge pages exactly where this machine's kernel
+     * offers them on request (a container sees the host's setting). Elsewhere, skipped with a
+     * message: the entrypoint script is run with /bin/sh above.
+     */
+    @Test
+    void theImagesJvmAsksForHugePagesAsTheHostOffers() throws Exception {
+        Assumptions.assumeTrue(
+                docker("info").code() == 0,
+                "no Docker engine reachable: the image is not built (its entrypoint script is run"
+                        + " with /bin/sh by the other tests)");
+        for (Stage st : stages) {
+            String image = st.image() + ":" + st.tag();
+            Assumptions.assumeTrue(
+                    docker("image", "inspect", image).code() == 0,
+                    "base image "
+                            + image
+                            + " is not on this Docker engine (the test pulls nothing)");
+        }
+        String tag = "deja-dockerfiletest:" + ProcessHandle.current().pid();
+        Docker build = docker("build", "-t", tag, ".");
+        assertEquals(0, build.code(), build.out());
+        try {
+            Docker run =
+                    docker(
+                            "run",
+                            "--rm",
+                            "-e",
+                            "DEJA_JAVA_OPTS=-XX:+PrintFlagsFinal",
+                            tag,
+                            "--version");
+            assertEquals(0, run.code(), run.out());
+            assertTrue(run.out().contains("deja "), run.out());
+            Matcher m =
+                    Pattern.compile("\\bUseTransparentHugePages\\s*=\\s*(true|false)")
+                            .matcher(run.out());
+            assertTrue(m.find(), run.out());
+            String host = Files.isReadable(Path.of(THP)) ? Files.readString(Path.of(THP)) : "";
+            assertEquals(
+                    String.valueOf(host.contains("[madvise]") || host.contains("[always]")),
+                    m.group(1),
+                    THP + ": " + host);
+        } finally {
+            docker("rmi", "-f", tag);
         }
     }
 
@@ -286,7 +464,7 @@ class DockerfileTest {
      * the ENTRYPOINT.
      */
     @Test
-    void appCdsArchiveIsWrittenByTheRuntimeJvmAndUsedByTheEntrypoint() {
+    void appCdsArchiveIsWrittenByTheRuntimeJvmAndUsedByTheEntrypoint() throws Exception {
         Stage run = stages.get(stages.size() - 1);
         List<String> train = trainingCommand(run);
         String archive = option(train, "-XX:ArchiveClassesAtExit=");
@@ -459,17 +637,22 @@ class DockerfileTest {
         return out;
     }
 
-    /** The ENTRYPOINT script's java command, "java" to "-jar JAR". */
-    static List<String> entrypointJava(Stage run) {
-        Instr entry =
-                run.body().stream()
-                        .filter(i -> i.op().equals("ENTRYPOINT"))
-                        .reduce((a, b) -> b)
-                        .orElseThrow();
-        List<String> form = new ArrayList<>();
-        JsonMapper.builder().build().readTree(entry.args()).forEach(n -> form.add(n.asString()));
-        List<String> args = List.of(form.get(2).substring("exec ".length()).split(" "));
-        return args.subList(0, args.indexOf("-jar") + 2);
+    /**
+     * The ENTRYPOINT script's java command, "java" to "-jar JAR", as the script runs it where the
+     * kernel gives no transparent huge pages.
+     */
+    static List<String> entrypointJava(Stage run) throws Exception {
+        Path dir = Files.createTempDirectory("deja-entrypoint");
+        try {
+            List<String> args = runEntrypoint(dir, "always madvise [never]", null);
+            return args.subList(0, args.indexOf("-jar") + 2);
+        } finally {
+            try (Stream<Path> s = Files.walk(dir)) {
+                for (Path p : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
+                    Files.delete(p);
+                }
+            }
+        }
     }
 
     static String option(List<String> args, String prefix) {
