@@ -122,16 +122,38 @@ class OwnVariablesTest {
         assertTrue(h.endsWith("exit 0"), h);
     }
 
+    /**
+     * HAPROXY_HTTP_LOG_FMT is set from 2.8 on (2.8-dev1 in HAProxy's CHANGELOG, after 2.7.0): 2.6
+     * and 2.7 leave it unset, so deja asks for its value there; the CLF form is counted from 3.2.
+     */
     @Test
-    void defaultLogFormatsAreOwnAfter26ButNotIn26() throws Exception {
+    void defaultLogFormatsAreOwnFrom28ButNotBefore() throws Exception {
         Path cfg = tmp.resolve("logfmt.cfg");
         Files.writeString(cfg, LOG_FORMAT);
-        TestSupport.Run recent = scan("scan", cfg.toString());
-        assertFalse(recent.err().contains("HAPROXY_HTTP_LOG_FMT"), recent.err());
-        assertFalse(recent.out().contains("HAPROXY_HTTP_LOG_FMT"), recent.out());
-
-        TestSupport.Run old = scan("scan", "--haproxy-version", "2.6", cfg.toString());
-        assertTrue(old.err().contains("--env HAPROXY_HTTP_LOG_FMT=VALUE"), old.err());
+        for (String v : new String[] {"", "2.8", "3.0"}) {
+            TestSupport.Run recent =
+                    v.isEmpty()
+                            ? scan("scan", cfg.toString())
+                            : scan("scan", "--haproxy-version", v, cfg.toString());
+            assertFalse(recent.err().contains("HAPROXY_HTTP_LOG_FMT"), v + ": " + recent.err());
+            assertFalse(recent.out().contains("HAPROXY_HTTP_LOG_FMT"), v + ": " + recent.out());
+        }
+        for (String v : new String[] {"2.6", "2.7"}) {
+            TestSupport.Run old = scan("scan", "--haproxy-version", v, cfg.toString());
+            assertTrue(
+                    old.err().contains("--env HAPROXY_HTTP_LOG_FMT=VALUE"), v + ": " + old.err());
+        }
+        Path clf = tmp.resolve("clf.cfg");
+        Files.writeString(
+                clf, LOG_FORMAT.replace("HAPROXY_HTTP_LOG_FMT", "HAPROXY_HTTP_CLF_LOG_FMT"));
+        assertTrue(
+                scan("scan", "--haproxy-version", "2.8", clf.toString())
+                        .err()
+                        .contains("--env HAPROXY_HTTP_CLF_LOG_FMT=VALUE"));
+        assertFalse(
+                scan("scan", "--haproxy-version", "3.2", clf.toString())
+                        .err()
+                        .contains("HAPROXY_HTTP_CLF_LOG_FMT"));
 
         String h = haproxyCheck(cfg);
         Assumptions.assumeTrue(h != null, "haproxy is not installed: not compared with haproxy -c");
