@@ -44,7 +44,9 @@ public final class HaproxyConfigMaps {
                 Comparator.comparing(
                                 ConfigMap::namespace,
                                 Comparator.nullsFirst(Comparator.naturalOrder()))
-                        .thenComparing(ConfigMap::name));
+                        // a manifest's ConfigMap may have no metadata.name
+                        .thenComparing(
+                                ConfigMap::name, Comparator.nullsFirst(Comparator.naturalOrder())));
         // a ConfigMap defined in several manifests: each definition is its own configuration, named
         // with its file
         Map<String, Integer> definitions = new HashMap<>();

@@ -165,6 +165,23 @@ class ObjectIdentityTest {
                 headroom.get(0));
     }
 
+    /**
+     * A ConfigMap without metadata.name beside a named one, both holding haproxy.cfg: sorting the
+     * HAProxy ConfigMaps by name was an internal error (exit 4, NullPointerException) before.
+     */
+    @Test
+    void aNamelessHaproxyConfigMapIsRead() throws Exception {
+        String cm =
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n%s  namespace: edge\ndata:\n"
+                        + "  haproxy.cfg: |\n    global\n      maxconn 10\n";
+        Path a = tmp.resolve("a.yaml");
+        Files.writeString(a, cm.formatted("") + "---\n" + cm.formatted("  name: b\n"));
+        TestSupport.Run r =
+                TestSupport.run("scan", "--format", "json", "--fail-on", "none", a.toString());
+        assertEquals(0, r.code(), r.err());
+        assertFalse(r.err().contains("internal error"), r.err());
+    }
+
     static final String DEPLOYMENT =
             """
             apiVersion: apps/v1
