@@ -22,8 +22,10 @@ import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Date;
+import java.util.List;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.bouncycastle.asn1.x500.X500Name;
@@ -167,6 +169,24 @@ class HaproxyHttpsStatsTest {
         throw new AssertionError("no coverage entry " + scope + ": " + report);
     }
 
+    /**
+     * {@code deja scan --format json --haproxy-runtime URL MORE... --rules
+     * haproxy-sessions-near-limit}.
+     */
+    private static TestSupport.Run scanPage(String url, String... more) {
+        List<String> args =
+                new ArrayList<>(List.of("scan", "--format", "json", "--haproxy-runtime", url));
+        args.addAll(List.of(more));
+        args.addAll(List.of("--rules", "haproxy-sessions-near-limit"));
+        return TestSupport.run(args.toArray(String[]::new));
+    }
+
+    /** {@code deja scan --haproxy-runtime URL --haproxy-runtime-ca-file FILE}, nothing else. */
+    private static TestSupport.Run withCaFile(String url, Path caFile) {
+        return TestSupport.run(
+                "scan", "--haproxy-runtime", url, "--haproxy-runtime-ca-file", caFile.toString());
+    }
+
     @Test
     void anHttpsStatsPageSignedByAPrivateCaIsReadWithItsCa() throws Exception {
         Issued ca = ca("deja test private CA");
@@ -181,15 +201,7 @@ class HaproxyHttpsStatsTest {
             Files.writeString(otherPem, pem(other.cert()));
 
             // the JVM's trust store does not know the private CA: a gap saying what to give
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--format",
-                            "json",
-                            "--haproxy-runtime",
-                            url,
-                            "--rules",
-                            "haproxy-sessions-near-limit");
+            TestSupport.Run r = scanPage(url);
             assertEquals(3, r.code(), r.err() + r.out());
             String d = detail(TestSupport.json(r.out()), scope);
             assertTrue(
@@ -200,17 +212,7 @@ class HaproxyHttpsStatsTest {
                     d);
 
             // with the CA's certificate: read, and the frontend at its limit fires
-            r =
-                    TestSupport.run(
-                            "scan",
-                            "--format",
-                            "json",
-                            "--haproxy-runtime",
-                            url,
-                            "--haproxy-runtime-ca-file",
-                            caPem.toString(),
-                            "--rules",
-                            "haproxy-sessions-near-limit");
+            r = scanPage(url, "--haproxy-runtime-ca-file", caPem.toString());
             assertEquals(1, r.code(), r.err() + r.out());
             JsonNode report = TestSupport.json(r.out());
             assertTrue(detail(report, scope).startsWith("read"), detail(report, scope));
@@ -225,17 +227,7 @@ class HaproxyHttpsStatsTest {
                     r.out());
 
             // a CA file replaces the trust store, it does not add to it: another CA is refused
-            r =
-                    TestSupport.run(
-                            "scan",
-                            "--format",
-                            "json",
-                            "--haproxy-runtime",
-                            url,
-                            "--haproxy-runtime-ca-file",
-                            otherPem.toString(),
-                            "--rules",
-                            "haproxy-sessions-near-limit");
+            r = scanPage(url, "--haproxy-runtime-ca-file", otherPem.toString());
             assertEquals(3, r.code(), r.err() + r.out());
             d = detail(TestSupport.json(r.out()), scope);
             assertTrue(
@@ -267,13 +259,7 @@ class HaproxyHttpsStatsTest {
         String url = "https://127.0.0.1:8404/stats;csv";
         Path notPem = dir.resolve("ca.pem");
         Files.writeString(notPem, "user:password\n");
-        TestSupport.Run r =
-                TestSupport.run(
-                        "scan",
-                        "--haproxy-runtime",
-                        url,
-                        "--haproxy-runtime-ca-file",
-                        notPem.toString());
+        TestSupport.Run r = withCaFile(url, notPem);
         assertEquals(2, r.code(), r.err());
         assertEquals(
                 "deja: --haproxy-runtime-ca-file "
@@ -283,13 +269,7 @@ class HaproxyHttpsStatsTest {
                 r.err());
 
         Path missing = dir.resolve("missing.pem");
-        r =
-                TestSupport.run(
-                        "scan",
-                        "--haproxy-runtime",
-                        url,
-                        "--haproxy-runtime-ca-file",
-                        missing.toString());
+        r = withCaFile(url, missing);
         assertEquals(2, r.code(), r.err());
         assertTrue(
                 r.err().contains("--haproxy-runtime-ca-file " + missing + ": cannot read"),

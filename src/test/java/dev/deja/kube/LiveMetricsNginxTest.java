@@ -13,8 +13,6 @@ import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
@@ -227,49 +225,25 @@ class LiveMetricsNginxTest {
         Files.writeString(m, manifest);
         c.apply(m, null);
         for (String pod : PODS) {
-            Pod p =
-                    new PodBuilder()
-                            .withNewMetadata()
-                            .withName(pod)
-                            .withNamespace(NS)
-                            .withLabels(
-                                    Map.of(
-                                            "app.kubernetes.io/name",
-                                            "ingress-nginx",
-                                            "app.kubernetes.io/component",
-                                            "controller"))
-                            .endMetadata()
-                            .withNewSpec()
-                            .withNodeName(node)
-                            .addNewContainer()
-                            .withName("controller")
-                            .withImage("x")
-                            .endContainer()
-                            .endSpec()
-                            .withNewStatus()
-                            .withPhase("Running")
-                            .endStatus()
-                            .build();
-            c.client.pods().inNamespace(NS).resource(p).create();
-            if (c.client.pods().inNamespace(NS).withName(pod).get().getStatus() == null) {
-                c.client.pods().inNamespace(NS).resource(p).updateStatus();
-            }
+            c.pod(
+                    NS,
+                    pod,
+                    Map.of(
+                            "app.kubernetes.io/name",
+                            "ingress-nginx",
+                            "app.kubernetes.io/component",
+                            "controller"),
+                    "controller",
+                    "x",
+                    node,
+                    "Running");
         }
         return c;
     }
 
     /** deja scan --cluster --live-metrics of this rule only, as JSON. */
     private TestSupport.Run scanLive(MockCluster c) throws IOException {
-        return TestSupport.run(
-                "scan",
-                "--cluster",
-                "--kubeconfig",
-                c.kubeconfig(tmp).toString(),
-                "--live-metrics",
-                "--rules",
-                RULE,
-                "--format",
-                "json");
+        return LiveScans.liveJson(c, tmp, RULE);
     }
 
     /** A controller whose capacity is unknown: exit 0, a note, and no pod asked. */
@@ -299,12 +273,7 @@ class LiveMetricsNginxTest {
     }
 
     private static List<String> messages(JsonNode report) {
-        List<String> out = new ArrayList<>();
-        for (JsonNode f : report.path("findings")) {
-            assertEquals(RULE, f.path("ruleId").asString());
-            out.add(f.path("message").asString());
-        }
-        return out;
+        return LiveScans.messages(report, RULE);
     }
 
     @Test
@@ -313,18 +282,7 @@ class LiveMetricsNginxTest {
         try (MockCluster c = cluster("2", answers(1980, 150, 120), seen)) {
             Path saved = tmp.resolve("snap.json");
             TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            RULE,
-                            "--format",
-                            "json",
-                            "--snapshot-out",
-                            saved.toString());
+                    LiveScans.liveJson(c, tmp, RULE, "--snapshot-out", saved.toString());
             assertEquals(1, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
@@ -351,14 +309,17 @@ class LiveMetricsNginxTest {
             }
             assertEquals(
                     3, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
-            int read = 0;
-            for (JsonNode e : report.path("coverage").path("entries")) {
-                if (e.path("scope").asString().startsWith("live metrics of pod ingress-nginx/")
-                        && e.path("status").asString().equals("read")) {
-                    read++;
-                }
-            }
-            assertEquals(3, read, r.out());
+            assertEquals(
+                    3,
+                    LiveScans.entries(report, "read").stream()
+                            .filter(
+                                    e ->
+                                            e.path("scope")
+                                                    .asString()
+                                                    .startsWith(
+                                                            "live metrics of pod ingress-nginx/"))
+                            .count(),
+                    r.out());
             // the saved snapshot holds the pods' figures: scanning it gives the same finding, with
             // no cluster
             TestSupport.Run again =
@@ -399,17 +360,15 @@ class LiveMetricsNginxTest {
             assertEquals(3, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             List<String> denied = new ArrayList<>();
-            for (JsonNode e : report.path("coverage").path("entries")) {
-                if (e.path("status").asString().equals("denied")) {
-                    denied.add(e.path("scope").asString());
-                    assertTrue(
-                            e.path("detail")
-                                    .asString()
-                                    .startsWith(
-                                            "403 Forbidden: the credentials of context mock"
-                                                    + " may not get pods/proxy in ingress-nginx (RBAC: get on pods/proxy"),
-                            e.toString());
-                }
+            for (JsonNode e : LiveScans.entries(report, "denied")) {
+                denied.add(e.path("scope").asString());
+                assertTrue(
+                        e.path("detail")
+                                .asString()
+                                .startsWith(
+                                        "403 Forbidden: the credentials of context mock"
+                                                + " may not get pods/proxy in ingress-nginx (RBAC: get on pods/proxy"),
+                        e.toString());
             }
             assertEquals(
                     PODS.stream()
@@ -421,16 +380,7 @@ class LiveMetricsNginxTest {
                             .toList(),
                     denied.stream().sorted().toList());
             assertEquals(0, report.path("findings").size(), r.out());
-            TestSupport.Run partial =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            RULE,
-                            "--allow-partial");
+            TestSupport.Run partial = LiveScans.live(c, tmp, "--rules", RULE, "--allow-partial");
             assertEquals(0, partial.code(), partial.err() + partial.out());
         }
     }
@@ -452,16 +402,8 @@ class LiveMetricsNginxTest {
             TestSupport.Run r = scanLive(c);
             assertEquals(3, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
-            String first = null;
-            String second = null;
-            for (JsonNode e : report.path("coverage").path("entries")) {
-                if (e.path("scope").asString().contains(PODS.get(0))) {
-                    first = e.path("status").asString() + ": " + e.path("detail").asString();
-                }
-                if (e.path("scope").asString().contains(PODS.get(1))) {
-                    second = e.path("status").asString() + ": " + e.path("detail").asString();
-                }
-            }
+            String first = LiveScans.entry(report, scope -> scope.contains(PODS.get(0)));
+            String second = LiveScans.entry(report, scope -> scope.contains(PODS.get(1)));
             assertEquals(
                     "failed: not ingress-nginx's metrics (no nginx_ingress_controller_* series):"
                             + " # TYPE haproxy_process_current_connections gauge",
@@ -506,18 +448,7 @@ class LiveMetricsNginxTest {
             node(c, NODE, "4", "3920m");
             Path saved = tmp.resolve("node.json");
             TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            RULE,
-                            "--format",
-                            "json",
-                            "--snapshot-out",
-                            saved.toString());
+                    LiveScans.liveJson(c, tmp, RULE, "--snapshot-out", saved.toString());
             assertEquals(1, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
@@ -595,16 +526,13 @@ class LiveMetricsNginxTest {
             assertEquals(0, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             assertEquals(List.of(), messages(report), r.out());
-            String note = null;
-            for (JsonNode e : report.path("coverage").path("entries")) {
-                if (e.path("scope")
-                        .asString()
-                        .equals(
-                                "live metrics of Deployment"
-                                        + " ingress-nginx/ingress-nginx-controller")) {
-                    note = e.path("status").asString() + ": " + e.path("detail").asString();
-                }
-            }
+            String note =
+                    LiveScans.entry(
+                            report,
+                            scope ->
+                                    scope.equals(
+                                            "live metrics of Deployment"
+                                                    + " ingress-nginx/ingress-nginx-controller"));
             assertTrue(note != null, r.out());
             assertTrue(
                     note.startsWith(
@@ -700,16 +628,7 @@ class LiveMetricsNginxTest {
         try (MockCluster c = cluster("2", slow, ConcurrentHashMap.newKeySet())) {
             String kubeconfig = c.kubeconfig(tmp).toString();
             TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            kubeconfig,
-                            "--live-metrics",
-                            "--live-metrics-timeout",
-                            "300ms",
-                            "--rules",
-                            RULE);
+                    LiveScans.live(c, tmp, "--live-metrics-timeout", "300ms", "--rules", RULE);
             assertEquals(3, r.code(), r.err() + r.out());
             assertTrue(
                     r.out()

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
@@ -18,7 +16,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -130,28 +127,14 @@ class LiveMetricsTest {
     }
 
     private static void pod(MockCluster c, String name, String app, String phase) {
-        Pod p =
-                new PodBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .withNamespace("edge")
-                        .withLabels(Map.of("app", app))
-                        .endMetadata()
-                        .withNewSpec()
-                        .addNewContainer()
-                        .withName("c")
-                        .withImage("x")
-                        .endContainer()
-                        .endSpec()
-                        .withNewStatus()
-                        .withPhase(phase)
-                        .endStatus()
-                        .build();
-        c.client.pods().inNamespace("edge").resource(p).create();
-        if (c.client.pods().inNamespace("edge").withName(name).get().getStatus() == null) {
-            c.client.pods().inNamespace("edge").resource(p).updateStatus();
-        }
+        c.pod("edge", name, Map.of("app", app), "c", "x", null, phase);
     }
+
+    static final String RULE = "haproxy-sessions-near-limit";
+
+    /** The coverage scope of the running proxy pod's stats port. */
+    static final String POD_SCOPE =
+            "live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server";
 
     static final String PROXY_PATH =
             "/api/v1/namespaces/edge/pods/haproxy-ingress-6f7c9-abcde:1024/proxy/metrics";
@@ -170,25 +153,11 @@ class LiveMetricsTest {
                                                 .setBody(METRICS)
                                         : null,
                         seen)) {
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            "haproxy-sessions-near-limit",
-                            "--format",
-                            "json");
+            TestSupport.Run r = LiveScans.liveJson(c, tmp, RULE);
             assertEquals(1, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
-            List<String> messages = new ArrayList<>();
-            for (JsonNode f : report.path("findings")) {
-                assertEquals("haproxy-sessions-near-limit", f.path("ruleId").asString());
-                messages.add(f.path("message").asString());
-            }
+            List<String> messages = LiveScans.messages(report, RULE);
             assertEquals(1, messages.size(), r.out());
             String m = messages.get(0);
             assertTrue(
@@ -204,29 +173,13 @@ class LiveMetricsTest {
             assertTrue(seen.contains(PROXY_PATH), seen.toString());
             assertEquals(
                     1, seen.stream().filter(p -> p.contains("/proxy/")).count(), seen.toString());
-            boolean readEntry = false;
-            for (JsonNode e : report.path("coverage").path("entries")) {
-                readEntry |=
-                        e.path("scope")
-                                        .asString()
-                                        .equals(
-                                                "live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024"
-                                                        + " via API server")
-                                && e.path("status").asString().equals("read");
-            }
-            assertTrue(readEntry, r.out());
+            assertTrue(
+                    LiveScans.entries(report, "read").stream()
+                            .anyMatch(e -> e.path("scope").asString().equals(POD_SCOPE)),
+                    r.out());
             // without --live-metrics the pods are never asked
             seen.clear();
-            TestSupport.Run off =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--rules",
-                            "haproxy-sessions-near-limit",
-                            "--format",
-                            "json");
+            TestSupport.Run off = LiveScans.cluster(c, tmp, "--rules", RULE, "--format", "json");
             assertEquals(
                     0, seen.stream().filter(p -> p.contains("/pods")).count(), seen.toString());
             assertEquals(0, KubeLiveSourceTest.json(off.out()).path("findings").size(), off.out());
@@ -248,17 +201,7 @@ class LiveMetricsTest {
             for (int i = 0; i < extra; i++) {
                 pod(c, "haproxy-ingress-6f7c9-x" + i, "haproxy-ingress", "Running");
             }
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            "haproxy-sessions-near-limit",
-                            "--format",
-                            "json");
+            TestSupport.Run r = LiveScans.liveJson(c, tmp, RULE);
             assertEquals(1, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             Set<String> pods = new TreeSet<>();
@@ -356,17 +299,7 @@ class LiveMetricsTest {
                                 real.headers().firstValue("Content-Type").orElse("text/html"))
                         .setBody(real.body());
         try (MockCluster c = cluster(path -> relayed, ConcurrentHashMap.newKeySet())) {
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            "haproxy-sessions-near-limit",
-                            "--format",
-                            "json");
+            TestSupport.Run r = LiveScans.liveJson(c, tmp, RULE);
             assertEquals(3, r.code(), r.err() + r.out());
             JsonNode denied = deniedEntry(KubeLiveSourceTest.json(r.out()));
             assertEquals(
@@ -387,17 +320,7 @@ class LiveMetricsTest {
                 cluster(
                         path -> MockCluster.status(401, "Unauthorized", "Unauthorized"),
                         ConcurrentHashMap.newKeySet())) {
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            "haproxy-sessions-near-limit",
-                            "--format",
-                            "json");
+            TestSupport.Run r = LiveScans.liveJson(c, tmp, RULE);
             assertEquals(3, r.code(), r.err() + r.out());
             assertEquals(
                     "401 Unauthorized: the API server refused the credentials of context mock:"
@@ -408,18 +331,10 @@ class LiveMetricsTest {
 
     /** The one denied coverage entry of the pod read. */
     private static JsonNode deniedEntry(JsonNode report) {
-        JsonNode denied = null;
-        for (JsonNode e : report.path("coverage").path("entries")) {
-            if (e.path("status").asString().equals("denied")) {
-                assertEquals(null, denied, report.toString());
-                denied = e;
-            }
-        }
-        assertTrue(denied != null, report.toString());
-        assertEquals(
-                "live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server",
-                denied.path("scope").asString());
-        return denied;
+        List<JsonNode> denied = LiveScans.entries(report, "denied");
+        assertEquals(1, denied.size(), report.toString());
+        assertEquals(POD_SCOPE, denied.get(0).path("scope").asString());
+        return denied.get(0);
     }
 
     @Test
@@ -434,29 +349,10 @@ class LiveMetricsTest {
                                                 + " is forbidden: User \\\"deja\\\" cannot get resource \\\"pods/proxy\\\" in API group \\\"\\\" in the"
                                                 + " namespace \\\"edge\\\""),
                         ConcurrentHashMap.newKeySet())) {
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            "haproxy-sessions-near-limit",
-                            "--format",
-                            "json");
+            TestSupport.Run r = LiveScans.liveJson(c, tmp, RULE);
             assertEquals(3, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
-            JsonNode denied = null;
-            for (JsonNode e : report.path("coverage").path("entries")) {
-                if (e.path("status").asString().equals("denied")) {
-                    denied = e;
-                }
-            }
-            assertTrue(denied != null, r.out());
-            assertEquals(
-                    "live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server",
-                    denied.path("scope").asString());
+            JsonNode denied = deniedEntry(report);
             assertTrue(
                     denied.path("detail")
                             .asString()
@@ -465,16 +361,7 @@ class LiveMetricsTest {
                                             + " not get pods/proxy in edge"),
                     denied.toString());
             assertEquals(0, report.path("findings").size(), r.out());
-            TestSupport.Run partial =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            "haproxy-sessions-near-limit",
-                            "--allow-partial");
+            TestSupport.Run partial = LiveScans.live(c, tmp, "--rules", RULE, "--allow-partial");
             assertEquals(0, partial.code(), partial.err() + partial.out());
             // the same from deja.yaml (sources.cluster.liveMetrics), as the CronJob runs it
             Path cfg = tmp.resolve("deja.yaml");
@@ -487,11 +374,7 @@ class LiveMetricsTest {
             TestSupport.Run fromConfig = TestSupport.run("scan", "--config", cfg.toString());
             assertEquals(3, fromConfig.code(), fromConfig.err() + fromConfig.out());
             assertTrue(
-                    fromConfig
-                            .out()
-                            .contains(
-                                    "live metrics of pod edge/haproxy-ingress-6f7c9-abcde:1024 via API server:"
-                                            + " denied (403 Forbidden"),
+                    fromConfig.out().contains(POD_SCOPE + ": denied (403 Forbidden"),
                     fromConfig.out());
         }
     }
@@ -507,17 +390,7 @@ class LiveMetricsTest {
                                         "ServiceUnavailable",
                                         "error trying to reach service: dial tcp 10.0.0.7:1024: connect: connection refused"),
                         ConcurrentHashMap.newKeySet())) {
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            "haproxy-sessions-near-limit",
-                            "--format",
-                            "json");
+            TestSupport.Run r = LiveScans.liveJson(c, tmp, RULE);
             assertEquals(3, r.code(), r.err() + r.out());
             assertTrue(
                     r.out()
@@ -527,17 +400,7 @@ class LiveMetricsTest {
                     r.out());
             // a namespace without any HAProxy workload: a note, not a gap
             c.ensureNamespace("quiet");
-            TestSupport.Run none =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "-n",
-                            "quiet",
-                            "--live-metrics",
-                            "--rules",
-                            "haproxy-sessions-near-limit");
+            TestSupport.Run none = LiveScans.live(c, tmp, "-n", "quiet", "--rules", RULE);
             assertEquals(0, none.code(), none.err() + none.out());
             assertTrue(
                     none.out()
@@ -612,39 +475,15 @@ class LiveMetricsTest {
                                 - {containerPort: 8405}
                     """);
             c.apply(m, null);
-            Pod p =
-                    new PodBuilder()
-                            .withNewMetadata()
-                            .withName("haproxy-7d8c9-pqrst")
-                            .withNamespace("lb")
-                            .withLabels(Map.of("app", "haproxy"))
-                            .endMetadata()
-                            .withNewSpec()
-                            .addNewContainer()
-                            .withName("haproxy")
-                            .withImage("haproxy:2.8")
-                            .endContainer()
-                            .endSpec()
-                            .withNewStatus()
-                            .withPhase("Running")
-                            .endStatus()
-                            .build();
-            c.client.pods().inNamespace("lb").resource(p).create();
-            if (c.client.pods().inNamespace("lb").withName("haproxy-7d8c9-pqrst").get().getStatus()
-                    == null) {
-                c.client.pods().inNamespace("lb").resource(p).updateStatus();
-            }
-            TestSupport.Run r =
-                    TestSupport.run(
-                            "scan",
-                            "--cluster",
-                            "--kubeconfig",
-                            c.kubeconfig(tmp).toString(),
-                            "--live-metrics",
-                            "--rules",
-                            "haproxy-sessions-near-limit",
-                            "--format",
-                            "json");
+            c.pod(
+                    "lb",
+                    "haproxy-7d8c9-pqrst",
+                    Map.of("app", "haproxy"),
+                    "haproxy",
+                    "haproxy:2.8",
+                    null,
+                    "Running");
+            TestSupport.Run r = LiveScans.liveJson(c, tmp, RULE);
             assertEquals(1, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
             assertEquals(1, report.path("findings").size(), r.out());

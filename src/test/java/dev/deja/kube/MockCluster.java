@@ -3,6 +3,8 @@ package dev.deja.kube;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -22,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -160,6 +163,42 @@ final class MockCluster implements AutoCloseable {
                                     .endMetadata()
                                     .build())
                     .create();
+        }
+    }
+
+    /**
+     * Stores a pod with one container, in {@code phase}, on node {@code node} (none when null), as
+     * the kubelet reports it: the status is written again when the create dropped it.
+     */
+    void pod(
+            String namespace,
+            String name,
+            Map<String, String> labels,
+            String container,
+            String image,
+            String node,
+            String phase) {
+        Pod p =
+                new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(namespace)
+                        .withLabels(labels)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName(node)
+                        .addNewContainer()
+                        .withName(container)
+                        .withImage(image)
+                        .endContainer()
+                        .endSpec()
+                        .withNewStatus()
+                        .withPhase(phase)
+                        .endStatus()
+                        .build();
+        client.pods().inNamespace(namespace).resource(p).create();
+        if (client.pods().inNamespace(namespace).withName(name).get().getStatus() == null) {
+            client.pods().inNamespace(namespace).resource(p).updateStatus();
         }
     }
 
