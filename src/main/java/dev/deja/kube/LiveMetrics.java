@@ -349,7 +349,8 @@ public final class LiveMetrics {
                                 lb.workload().namespace(),
                                 lb.workload().selector(),
                                 wl,
-                                out);
+                                out,
+                                null);
                 if (pods == null) {
                     continue;
                 }
@@ -689,21 +690,9 @@ public final class LiveMetrics {
     }
 
     /**
-     * The running pods a workload's selector selects; null when they could not be listed (a
-     * coverage entry).
+     * The running pods a workload's selector selects, putting each pod's {@code spec.nodeName} in
+     * {@code nodeOf} when not null; null when they could not be listed (a coverage entry).
      */
-    static List<String> runningPods(
-            HttpClient http,
-            String server,
-            String context,
-            String namespace,
-            Selector selector,
-            String workload,
-            SnapshotBuilder out) {
-        return runningPods(http, server, context, namespace, selector, workload, out, null);
-    }
-
-    /** The same, putting each pod's {@code spec.nodeName} in {@code nodeOf} when not null. */
     static List<String> runningPods(
             HttpClient http,
             String server,

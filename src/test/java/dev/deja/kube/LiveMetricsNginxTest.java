@@ -276,18 +276,49 @@ class LiveMetricsNginxTest {
         return LiveScans.messages(report, RULE);
     }
 
+    /**
+     * A live scan saving its snapshot to {@code file} in the test's folder that fires once, high,
+     * with everything read, and gives the same finding when the saved snapshot is scanned with no
+     * cluster; its JSON report.
+     */
+    private JsonNode firesOnceAndAgainFromItsSnapshot(MockCluster c, String file)
+            throws IOException {
+        Path saved = tmp.resolve(file);
+        JsonNode report =
+                oneFinding(LiveScans.liveJson(c, tmp, RULE, "--snapshot-out", saved.toString()));
+        assertTrue(report.path("coverage").path("complete").asBoolean(), report.toString());
+        assertEquals(
+                "high",
+                report.path("findings").get(0).path("severity").asString(),
+                report.toString());
+        TestSupport.Run again =
+                TestSupport.run("scan", saved.toString(), "--rules", RULE, "--format", "json");
+        assertEquals(1, again.code(), again.err() + again.out());
+        assertEquals(messages(report), messages(KubeLiveSourceTest.json(again.out())));
+        return report;
+    }
+
+    /** A live scan that fires once (exit 1): the finding's message. */
+    private String firesOnce(MockCluster c) throws IOException {
+        return messages(oneFinding(scanLive(c))).get(0);
+    }
+
+    /** The JSON report of a scan that exited 1 with one finding. */
+    private static JsonNode oneFinding(TestSupport.Run r) {
+        assertEquals(1, r.code(), r.err() + r.out());
+        JsonNode report = KubeLiveSourceTest.json(r.out());
+        List<String> messages = messages(report);
+        assertEquals(1, messages.size(), messages.toString());
+        return report;
+    }
+
     @Test
     void aHotControllerPodAmongIdleOnesFiresWithItsCurrentFigure() throws IOException {
         Set<String> seen = ConcurrentHashMap.newKeySet();
         try (MockCluster c = cluster("2", answers(1980, 150, 120), seen)) {
-            Path saved = tmp.resolve("snap.json");
-            TestSupport.Run r =
-                    LiveScans.liveJson(c, tmp, RULE, "--snapshot-out", saved.toString());
-            assertEquals(1, r.code(), r.err() + r.out());
-            JsonNode report = KubeLiveSourceTest.json(r.out());
-            assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
-            List<String> messages = messages(report);
-            assertEquals(1, messages.size(), messages.toString());
+            // the saved snapshot holds the pods' figures: scanning it gives the same finding, with
+            // no cluster
+            JsonNode report = firesOnceAndAgainFromItsSnapshot(c, "snap.json");
             assertEquals(
                     "ingress-nginx pod ingress-nginx/ingress-nginx-controller-7c9f5-aaaaa holds 1980 active client"
                             + " connections (reading 0, writing 45, waiting 1935), 96% of 1024 (max-worker-connections) x 2"
@@ -300,9 +331,7 @@ class LiveMetricsNginxTest {
                             + " (read from pod ingress-nginx/ingress-nginx-controller-7c9f5-aaaaa:10254 via API server:"
                             + " nginx_ingress_controller_nginx_process_connections{state=\"active\"}, the value at the moment of"
                             + " the scan, not a peak: a busier moment is not seen; --prometheus gives the peak over a window)",
-                    messages.get(0));
-            assertEquals(
-                    "high", report.path("findings").get(0).path("severity").asString(), r.out());
+                    messages(report).get(0));
             // the three pods' metrics port was asked, each once, and each is a read coverage entry
             for (String pod : PODS) {
                 assertTrue(seen.contains(proxyPath(pod)), seen.toString());
@@ -319,13 +348,7 @@ class LiveMetricsNginxTest {
                                                     .startsWith(
                                                             "live metrics of pod ingress-nginx/"))
                             .count(),
-                    r.out());
-            // the saved snapshot holds the pods' figures: scanning it gives the same finding, with
-            // no cluster
-            TestSupport.Run again =
-                    TestSupport.run("scan", saved.toString(), "--rules", RULE, "--format", "json");
-            assertEquals(1, again.code(), again.err() + again.out());
-            assertEquals(messages, messages(KubeLiveSourceTest.json(again.out())));
+                    report.toString());
         }
     }
 
@@ -438,56 +461,45 @@ class LiveMetricsNginxTest {
         }
     }
 
+    /** The controller's pods on node {@link #NODE}, 4 CPUs (capacity 4, allocatable 3920m). */
+    private MockCluster onFourCpuNode(
+            String manifest, Function<String, MockResponse> proxy, Set<String> seen)
+            throws IOException {
+        MockCluster c = clusterOf(manifest, proxy, seen, NODE);
+        node(c, NODE, "4", "3920m");
+        return c;
+    }
+
     @Test
     void withoutACpuLimitOrWithAutoTheWorkersAreTheNodesCpus() throws IOException {
         // worker-processes unset, no CPU limit: the controller's NumCPU is Go's runtime.NumCPU(),
         // the node's 4 CPUs (capacity 4, allocatable 3920m): 4 x 1024 = 4096 connections
         Set<String> seen = ConcurrentHashMap.newKeySet();
         String unset = manifest("# worker-processes unset", "{requests: {cpu: 500m}}");
-        try (MockCluster c = clusterOf(unset, answers(3900, 300, 200), seen, NODE)) {
-            node(c, NODE, "4", "3920m");
-            Path saved = tmp.resolve("node.json");
-            TestSupport.Run r =
-                    LiveScans.liveJson(c, tmp, RULE, "--snapshot-out", saved.toString());
-            assertEquals(1, r.code(), r.err() + r.out());
-            JsonNode report = KubeLiveSourceTest.json(r.out());
-            assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
-            List<String> messages = messages(report);
-            assertEquals(1, messages.size(), messages.toString());
-            assertTrue(
-                    messages.get(0)
-                            .startsWith(
-                                    "ingress-nginx pod ingress-nginx/ingress-nginx-controller-7c9f5-aaaaa holds 3900"
-                                            + " active client connections (reading 0, writing 45, waiting 3855), 95% of 1024"
-                                            + " (max-worker-connections) x 4 worker processes (worker-processes unset and no"
-                                            + " CPU limit: the controller starts one per CPU the pod may run on, here the 4"
-                                            + " CPUs of node pool-a-1, status.capacity.cpu) = 4096 connections"),
-                    messages.get(0));
-            assertEquals(
-                    "high", report.path("findings").get(0).path("severity").asString(), r.out());
-            assertTrue(seen.contains("/api/v1/nodes/" + NODE), seen.toString());
+        try (MockCluster c = onFourCpuNode(unset, answers(3900, 300, 200), seen)) {
             // the node's count is kept in the snapshot: judged again offline, the same finding
-            TestSupport.Run again =
-                    TestSupport.run("scan", saved.toString(), "--rules", RULE, "--format", "json");
-            assertEquals(1, again.code(), again.err() + again.out());
-            assertEquals(messages, messages(KubeLiveSourceTest.json(again.out())));
+            String message = messages(firesOnceAndAgainFromItsSnapshot(c, "node.json")).get(0);
+            assertTrue(
+                    message.startsWith(
+                            "ingress-nginx pod ingress-nginx/ingress-nginx-controller-7c9f5-aaaaa holds 3900"
+                                    + " active client connections (reading 0, writing 45, waiting 3855), 95% of 1024"
+                                    + " (max-worker-connections) x 4 worker processes (worker-processes unset and no"
+                                    + " CPU limit: the controller starts one per CPU the pod may run on, here the 4"
+                                    + " CPUs of node pool-a-1, status.capacity.cpu) = 4096 connections"),
+                    message);
+            assertTrue(seen.contains("/api/v1/nodes/" + NODE), seen.toString());
         }
         // "auto" is nginx's own count of the CPUs it may run on: the node's 4, CPU limit or not
         seen.clear();
         String auto = manifest("worker-processes: \"auto\"", "{limits: {cpu: \"1\"}}");
-        try (MockCluster c = clusterOf(auto, answers(3900, 300, 200), seen, NODE)) {
-            node(c, NODE, "4", "3920m");
-            TestSupport.Run r = scanLive(c);
-            assertEquals(1, r.code(), r.err() + r.out());
-            List<String> messages = messages(KubeLiveSourceTest.json(r.out()));
-            assertEquals(1, messages.size(), messages.toString());
+        try (MockCluster c = onFourCpuNode(auto, answers(3900, 300, 200), seen)) {
+            String message = firesOnce(c);
             assertTrue(
-                    messages.get(0)
-                            .contains(
-                                    "95% of 1024 (max-worker-connections) x 4 worker processes"
-                                            + " (worker-processes auto: nginx starts one per CPU the pod may run on, here"
-                                            + " the 4 CPUs of node pool-a-1, status.capacity.cpu) = 4096 connections"),
-                    messages.get(0));
+                    message.contains(
+                            "95% of 1024 (max-worker-connections) x 4 worker processes"
+                                    + " (worker-processes auto: nginx starts one per CPU the pod may run on, here"
+                                    + " the 4 CPUs of node pool-a-1, status.capacity.cpu) = 4096 connections"),
+                    message);
         }
     }
 
@@ -496,8 +508,7 @@ class LiveMetricsNginxTest {
         // 3000 of 4096 is 73%: no finding (against the 2 workers of a CPU limit it would be 146%)
         Set<String> seen = ConcurrentHashMap.newKeySet();
         String unset = manifest("# worker-processes unset", "{requests: {cpu: 500m}}");
-        try (MockCluster c = clusterOf(unset, answers(3000, 300, 200), seen, NODE)) {
-            node(c, NODE, "4", "3920m");
+        try (MockCluster c = onFourCpuNode(unset, answers(3000, 300, 200), seen)) {
             TestSupport.Run r = scanLive(c);
             assertEquals(0, r.code(), r.err() + r.out());
             JsonNode report = KubeLiveSourceTest.json(r.out());
@@ -560,17 +571,13 @@ class LiveMetricsNginxTest {
                         "# worker-processes unset",
                         "{limits: {cpu: 1500m, memory: 512Mi}, requests: {cpu: 500m}}");
         try (MockCluster c = clusterOf(m, answers(1980, 150, 120), seen)) {
-            TestSupport.Run r = scanLive(c);
-            assertEquals(1, r.code(), r.err() + r.out());
-            List<String> messages = messages(KubeLiveSourceTest.json(r.out()));
-            assertEquals(1, messages.size(), messages.toString());
+            String message = firesOnce(c);
             assertTrue(
-                    messages.get(0)
-                            .contains(
-                                    "96% of 1024 (max-worker-connections) x 2 worker processes"
-                                            + " (worker-processes unset: the controller counts the CPUs of its cgroup, here the CPU limit 1500m"
-                                            + " rounded up, as v1.12.1 does on cgroup v1 and v2) = 2048 connections"),
-                    messages.get(0));
+                    message.contains(
+                            "96% of 1024 (max-worker-connections) x 2 worker processes"
+                                    + " (worker-processes unset: the controller counts the CPUs of its cgroup, here the CPU limit 1500m"
+                                    + " rounded up, as v1.12.1 does on cgroup v1 and v2) = 2048 connections"),
+                    message);
         }
         // before v1.10.4 NumCPU read cgroup v1 only (the node's CPUs on cgroup v2), and deja
         // cannot tell a node's cgroup version: a note, no pod asked
