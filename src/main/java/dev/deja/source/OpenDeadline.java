@@ -123,8 +123,21 @@ public final class OpenDeadline {
         try {
             return opened.get(deadlineMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            opened.thenAccept(OpenDeadline::closeQuietly); // should the other end come after all
-            release(path);
+            // should the other end come after all
+            CompletableFuture<Void> closed = opened.thenAccept(OpenDeadline::closeQuietly);
+            if (release(path)) {
+                // the blocked open returns at once now; wait for its end to be closed, so that a
+                // reader or writer coming later (another scan in the same process) never meets
+                // this stale end: it counts as the pipe's other end until closed, and would hand
+                // that reader an empty stream
+                try {
+                    closed.get(RELEASE_WAIT_MS, TimeUnit.MILLISECONDS);
+                } catch (ExecutionException | TimeoutException ignored) {
+                    // best effort: the open failed, or its thread has not run yet
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             throw new NoWriter(what + deadlineMs / 1000 + " s (" + ENV + ")");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) {
@@ -145,25 +158,30 @@ public final class OpenDeadline {
      * Lets the thread blocked opening a FIFO go: on Linux, opening a FIFO for reading and writing
      * never blocks and gives the blocked reader its writer (or the blocked writer its reader); both
      * ends are then closed. Other systems: the daemon thread stays blocked until the process ends.
+     * Whether it was released.
      */
     @SuppressWarnings("try") // the channel is opened only to be closed: that releases the reader
-    private static void release(Path path) {
+    private static boolean release(Path path) {
         try {
             Object mode = Files.getAttribute(path, "unix:mode");
             if (!(mode instanceof Integer m) || (m & 0170000) != 0010000 || !isLinux()) {
-                return;
+                return false;
             }
             try (FileChannel c =
                     FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 // opened and closed: the reader's open(2) returns
             }
+            return true;
         } catch (IOException
                 | UnsupportedOperationException
                 | IllegalArgumentException
                 | SecurityException e) {
-            // best effort
+            return false; // best effort
         }
     }
+
+    /** How long a released open may take to return and be closed (it is one thread wake-up). */
+    private static final long RELEASE_WAIT_MS = 10_000;
 
     private static boolean isLinux() {
         return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux");
