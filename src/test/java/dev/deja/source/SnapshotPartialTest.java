@@ -206,4 +206,62 @@ class SnapshotPartialTest {
         assertTrue(rules.contains("aws-nlb-zonal-shift-disabled"), rules.toString());
         assertTrue(rules.stream().noneMatch(x -> x.startsWith("k8s-")), rules.toString());
     }
+
+    /**
+     * The smaller parts are one list each, used whole or not at all: a pod without its name leaves
+     * the podMetrics part out, the aws part is used.
+     */
+    @Test
+    void aBadPodMetricsPartIsNotCheckedAndTheAwsPartIsUsed() throws Exception {
+        JsonNode snap =
+                TestSupport.json(Files.readString(Path.of("examples/aws/il-0364-snapshot.json")));
+        ((ObjectNode) snap.path("parts"))
+                .putObject("podMetrics")
+                .putArray("pods")
+                .addObject()
+                .put("namespace", "edge");
+        Path bad = write("pods.json", snap);
+        String line = "snapshot malformed: " + bad + ": podMetrics.pods[0]: needs name (a string)";
+        TestSupport.Run strict = TestSupport.run("scan", bad.toString());
+        assertEquals(2, strict.code(), strict.out() + strict.err());
+        assertEquals("deja: " + line, strict.err().strip());
+
+        JsonNode part =
+                TestSupport.run("scan", "--allow-partial", "--format", "json", bad.toString())
+                        .json();
+        assertEquals(
+                List.of("prometheus podMetrics part of snapshot " + bad + ": " + line),
+                failed(part));
+        JsonNode whole =
+                TestSupport.run("scan", "--format", "json", "examples/aws/il-0364-snapshot.json")
+                        .json();
+        assertEquals(findings(whole), findings(part));
+    }
+
+    /**
+     * The coverage list says which rules must not run (a kind the cluster denied): a snapshot whose
+     * coverage cannot be read is not used at all, nothing of it enters the scan.
+     */
+    @Test
+    void aBadCoverageListLeavesTheWholeSnapshotOut() throws Exception {
+        JsonNode snap =
+                TestSupport.json(Files.readString(Path.of("examples/aws/il-0364-snapshot.json")));
+        ((ObjectNode) snap)
+                .putArray("coverage")
+                .addObject()
+                .put("source", "kubernetes")
+                .put("scope", "PodDisruptionBudget in all namespaces")
+                .put("status", "weird");
+        Path bad = write("cov.json", snap);
+        String line = bad + ": unknown coverage status \"weird\"";
+        TestSupport.Run strict = TestSupport.run("scan", bad.toString());
+        assertEquals(2, strict.code(), strict.out() + strict.err());
+        assertEquals("deja: " + line, strict.err().strip());
+
+        TestSupport.Run r =
+                TestSupport.run("scan", "--allow-partial", "--format", "json", bad.toString());
+        assertEquals(3, r.code(), r.err());
+        assertEquals(List.of("snapshot " + bad + ": " + line), failed(r.json()));
+        assertEquals(List.of(), findings(r.json()));
+    }
 }
