@@ -12,5 +12,7 @@ case "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)" in
 esac
 # DEJA_JAVA_OPTS adds JVM options, split on spaces (e.g. -Xmx2g): a variable the JVM itself reads (JAVA_TOOL_OPTIONS,
 # JDK_JAVA_OPTIONS) would print "Picked up ..." in every job log.
+# The jar on the class path rather than -jar, as ./deja: with -jar the JVM reads the jar's central directory (32,000
+# entries) twice, once for its manifest and again for the classes.
 # shellcheck disable=SC2086
-exec java $opts ${DEJA_JAVA_OPTS:-} -jar /opt/deja/deja.jar "$@"
+exec java $opts ${DEJA_JAVA_OPTS:-} -cp /opt/deja/deja.jar dev.deja.Main "$@"

@@ -204,9 +204,10 @@ class DockerfileTest {
         assertTrue(
                 args.contains("-XX:MaxRAMPercentage=70"),
                 "the heap follows the container's memory limit");
-        int j = args.indexOf("-jar");
-        assertTrue(j > 0, "java -jar");
+        int j = args.indexOf("-cp");
+        assertTrue(j > 0, "java -cp JAR dev.deja.Main");
         assertEquals(dest, args.get(j + 1), "ENTRYPOINT runs the copied jar");
+        assertEquals("dev.deja.Main", args.get(j + 2));
         // nothing writable needed: no perf data file under /tmp/hsperfdata_*
         assertTrue(args.contains("-XX:-UsePerfData"), "read-only root filesystem: no hsperfdata");
     }
@@ -300,13 +301,14 @@ class DockerfileTest {
                             "a b");
             assertEquals(
                     List.of(
-                            "-jar",
+                            "-cp",
                             "/opt/deja/deja.jar",
+                            "dev.deja.Main",
                             "scan",
                             "--config",
                             "/etc/deja/deja.yaml",
                             "a b"),
-                    got.subList(got.size() - 6, got.size()),
+                    got.subList(got.size() - 7, got.size()),
                     got.toString());
             assertEquals(
                     opts != null,
@@ -363,8 +365,9 @@ class DockerfileTest {
                         "-XX:InitialRAMPercentage=4",
                         "-XX:MaxRAMPercentage=70",
                         "-Djava.io.tmpdir=/tmp",
-                        "-jar",
+                        "-cp",
                         "/opt/deja/deja.jar",
+                        "dev.deja.Main",
                         "--version"),
                 without);
     }
@@ -483,7 +486,7 @@ class DockerfileTest {
                     train.contains(o) && entry.contains(o),
                     "trained with the options it runs with: " + o);
         }
-        String jar = entry.get(entry.indexOf("-jar") + 1);
+        String jar = entry.get(entry.indexOf("-cp") + 1);
         assertEquals(
                 jar, train.get(train.indexOf("-cp") + 1), "trained on the jar the ENTRYPOINT runs");
         assertEquals("dev.deja.cli.CdsTraining", train.get(train.indexOf("-cp") + 2));
@@ -515,7 +518,7 @@ class DockerfileTest {
         List<String> train = trainingCommand(run);
         List<String> entry = entrypointJava(run);
         String archiveInImage = option(train, "-XX:ArchiveClassesAtExit=");
-        String jarInImage = entry.get(entry.indexOf("-jar") + 1);
+        String jarInImage = entry.get(entry.indexOf("-cp") + 1);
         Path jar = tmp.resolve("deja-classes.jar");
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
                 Stream<Path> s = Files.walk(Path.of("target/classes"))) {
@@ -572,7 +575,7 @@ class DockerfileTest {
                 "the training wrote an archive: " + Files.readString(tmp.resolve("train.log")));
 
         List<String> use = new ArrayList<>(List.of(javaBin));
-        for (String t : entry.subList(1, entry.indexOf("-jar"))) {
+        for (String t : entry.subList(1, entry.indexOf("-cp"))) {
             if (!t.startsWith("${")) {
                 use.add(
                         t.replace(archiveInImage, archive)
@@ -638,14 +641,14 @@ class DockerfileTest {
     }
 
     /**
-     * The ENTRYPOINT script's java command, "java" to "-jar JAR", as the script runs it where the
-     * kernel gives no transparent huge pages.
+     * The ENTRYPOINT script's java command, "java" to "-cp JAR dev.deja.Main", as the script runs
+     * it where the kernel gives no transparent huge pages.
      */
     static List<String> entrypointJava(Stage run) throws Exception {
         Path dir = Files.createTempDirectory("deja-entrypoint");
         try {
             List<String> args = runEntrypoint(dir, "always madvise [never]", null);
-            return args.subList(0, args.indexOf("-jar") + 2);
+            return args.subList(0, args.indexOf("-cp") + 3);
         } finally {
             try (Stream<Path> s = Files.walk(dir)) {
                 for (Path p : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
