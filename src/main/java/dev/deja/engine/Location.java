@@ -63,6 +63,8 @@ public record Location(
             sb.append(name);
         } else if (arn != null) {
             sb.append(arn);
+        } else if (namespace != null) {
+            sb.append("(no name)"); // a manifest object without metadata.name
         }
         String where = fileRef();
         if (where != null) {

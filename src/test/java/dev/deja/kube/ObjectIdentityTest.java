@@ -144,6 +144,31 @@ class ObjectIdentityTest {
     }
 
     /**
+     * A namespaced object without metadata.name is named "(no name)" in the finding's object and
+     * message, never "edge/" or "edge/null".
+     */
+    @Test
+    void aNamelessObjectIsShownAsHavingNoName() throws Exception {
+        String nameless = DEPLOYMENT.formatted(1).replace("name: lb, ", "");
+        assertFalse(nameless.contains("name: lb,"), nameless);
+        Path a = tmp.resolve("a.yaml");
+        Files.writeString(a, nameless);
+        JsonNode report = scan(a.toString());
+        List<String> objects = new ArrayList<>();
+        for (JsonNode f : report.path("findings")) {
+            objects.add(f.path("object").asString());
+            assertFalse(f.path("message").asString().contains("edge/null"), f.toString());
+            assertTrue(
+                    f.path("message").asString().contains("Deployment edge/(no name)"),
+                    f.toString());
+        }
+        assertFalse(objects.isEmpty(), report.toString());
+        for (String o : objects) {
+            assertTrue(o.startsWith("Deployment edge/(no name) ("), objects.toString());
+        }
+    }
+
+    /**
      * A Deployment without metadata.name beside an HPA: the HPA's target was compared with
      * w.name().equals(..), an internal error (exit 4, NullPointerException) before.
      */

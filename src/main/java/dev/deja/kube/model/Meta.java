@@ -34,10 +34,21 @@ public record Meta(
         return file == null ? l : l.withFile(file, otherLine != null ? otherLine : line);
     }
 
-    /** "Deployment ingress-nginx/ingress-nginx-controller". */
+    /**
+     * "Deployment ingress-nginx/ingress-nginx-controller"; "Deployment edge/(no name)" for a
+     * manifest object without metadata.name (the API server would refuse it; its findings still
+     * name it).
+     */
     public String display() {
-        return kind + " " + (namespace == null ? "" : namespace + "/") + name;
+        return kind + " " + (namespace == null ? "" : namespace + "/") + shownName(name);
     }
+
+    /** The name as shown to people: {@value #NO_NAME} when the object has none. */
+    public static String shownName(String name) {
+        return name == null ? NO_NAME : name;
+    }
+
+    public static final String NO_NAME = "(no name)";
 
     public String label(String key) {
         return labels.get(key);
