@@ -54,6 +54,22 @@ public final class TestSupport {
         return JSON.readTree(text);
     }
 
+    /** "source scope: detail" of each coverage entry of a JSON report whose status is failed. */
+    public static List<String> failedEntries(JsonNode report) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode e : report.path("coverage").path("entries")) {
+            if (e.path("status").asString("").equals("failed")) {
+                out.add(
+                        e.path("source").asString("")
+                                + " "
+                                + e.path("scope").asString("")
+                                + ": "
+                                + e.path("detail").asString(""));
+            }
+        }
+        return out;
+    }
+
     public static Run run(String... args) {
         return runWith(new ByteArrayInputStream(new byte[0]), Map.of(), args);
     }

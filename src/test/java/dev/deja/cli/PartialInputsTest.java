@@ -223,17 +223,7 @@ class PartialInputsTest {
             TestSupport.Run j =
                     TestSupport.run("scan", "--allow-partial", "--format", "json", dir.toString());
             assertEquals(1, j.code(), j.err());
-            List<String> failed = new ArrayList<>();
-            for (JsonNode e : j.json().path("coverage").path("entries")) {
-                if (e.path("status").asString("").equals("failed")) {
-                    failed.add(
-                            e.path("source").asString("")
-                                    + " "
-                                    + e.path("scope").asString("")
-                                    + ": "
-                                    + e.path("detail").asString(""));
-                }
-            }
+            List<String> failed = TestSupport.failedEntries(j.json());
             assertEquals(
                     List.of(
                             "files " + locked + ": " + line,

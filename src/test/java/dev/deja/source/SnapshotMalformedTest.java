@@ -24,15 +24,7 @@ class SnapshotMalformedTest {
 
     @Test
     void malformedPartsAreExit2NamingTheSnapshot() throws Exception {
-        Path kube = tmp.resolve("kube.json");
-        TestSupport.run(
-                "scan",
-                "--fail-on",
-                "none",
-                "--snapshot-out",
-                kube.toString(),
-                "examples/kubernetes");
-        String k = Files.readString(kube);
+        String k = Files.readString(SnapshotPartialTest.writeKubeSnapshot(tmp));
         String aws = Files.readString(Path.of("examples/aws/il-0364-snapshot.json"));
         String[][] cases = {
             {

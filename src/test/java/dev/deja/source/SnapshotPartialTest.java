@@ -24,9 +24,9 @@ import tools.jackson.databind.node.ObjectNode;
 class SnapshotPartialTest {
     @TempDir Path tmp;
 
-    /** deja's own snapshot of examples/kubernetes. */
-    private JsonNode kubeSnapshot() throws Exception {
-        Path kube = tmp.resolve("kube.json");
+    /** deja's own snapshot of examples/kubernetes, written as kube.json in {@code dir}. */
+    static Path writeKubeSnapshot(Path dir) {
+        Path kube = dir.resolve("kube.json");
         TestSupport.Run w =
                 TestSupport.run(
                         "scan",
@@ -36,7 +36,20 @@ class SnapshotPartialTest {
                         kube.toString(),
                         "examples/kubernetes");
         assertEquals(0, w.code(), w.err());
-        return TestSupport.json(Files.readString(kube));
+        return kube;
+    }
+
+    /** The AWS snapshot of examples/aws (IL-0364). */
+    private static JsonNode awsSnapshot() throws Exception {
+        return TestSupport.json(Files.readString(Path.of("examples/aws/il-0364-snapshot.json")));
+    }
+
+    /** Without --allow-partial: exit 2, nothing on stdout, and {@code line} alone on stderr. */
+    private static void strictIsOneLine(Path bad, String line) {
+        TestSupport.Run strict = TestSupport.run("scan", bad.toString());
+        assertEquals(2, strict.code(), strict.out() + strict.err());
+        assertEquals("", strict.out());
+        assertEquals("deja: " + line, strict.err().strip());
     }
 
     private Path write(String name, JsonNode snapshot) throws Exception {
@@ -54,19 +67,17 @@ class SnapshotPartialTest {
         return out;
     }
 
-    /** "source scope: detail" of each failed coverage entry. */
-    private static List<String> failed(JsonNode report) {
+    /** The JSON report of {@code deja scan --allow-partial --format json ARGS...}. */
+    private static JsonNode partialJson(String... args) {
+        List<String> all = new ArrayList<>(List.of("scan", "--allow-partial", "--format", "json"));
+        all.addAll(List.of(args));
+        return TestSupport.run(all.toArray(String[]::new)).json();
+    }
+
+    /** The rule of each finding of a JSON report. */
+    private static List<String> ruleIds(JsonNode report) {
         List<String> out = new ArrayList<>();
-        for (JsonNode e : report.path("coverage").path("entries")) {
-            if (e.path("status").asString("").equals("failed")) {
-                out.add(
-                        e.path("source").asString("")
-                                + " "
-                                + e.path("scope").asString("")
-                                + ": "
-                                + e.path("detail").asString(""));
-            }
-        }
+        report.path("findings").forEach(f -> out.add(f.path("ruleId").asString("")));
         return out;
     }
 
@@ -81,7 +92,7 @@ class SnapshotPartialTest {
 
     @Test
     void oneBadKubernetesObjectLeavesItsListOutAndTheRulesThatNeedIt() throws Exception {
-        JsonNode snap = kubeSnapshot();
+        JsonNode snap = TestSupport.json(Files.readString(writeKubeSnapshot(tmp)));
         Path good = write("good.json", snap);
         JsonNode pdbs = snap.path("parts").path("kubernetes").path("pdbs");
         int i = indexOf(pdbs, "internal-lb"); // the PDB of the fixed edge/internal-lb
@@ -94,10 +105,7 @@ class SnapshotPartialTest {
                         + i
                         + "]: meta without kind or name";
 
-        TestSupport.Run strict = TestSupport.run("scan", bad.toString());
-        assertEquals(2, strict.code(), strict.out() + strict.err());
-        assertEquals("", strict.out());
-        assertEquals("deja: " + line, strict.err().strip());
+        strictIsOneLine(bad, line);
 
         TestSupport.Run r = TestSupport.run("scan", "--allow-partial", bad.toString());
         assertEquals(1, r.code(), r.err());
@@ -120,28 +128,18 @@ class SnapshotPartialTest {
                 TestSupport.run("scan", "--format", "json", "--fail-on", "none", good.toString());
         assertEquals(0, intact.code(), intact.err());
         JsonNode whole = intact.json();
-        JsonNode part =
-                TestSupport.run(
-                                "scan",
-                                "--allow-partial",
-                                "--format",
-                                "json",
-                                "--fail-on",
-                                "none",
-                                bad.toString())
-                        .json();
+        JsonNode part = partialJson("--fail-on", "none", bad.toString());
         List<String> expected = new ArrayList<>(findings(whole));
         assertTrue(expected.removeIf(f -> f.startsWith("k8s-lb-no-disruption-headroom ")));
         assertFalse(expected.isEmpty());
         assertEquals(expected, findings(part));
-        assertEquals(List.of("kubernetes " + scope + ": " + line), failed(part));
+        assertEquals(List.of("kubernetes " + scope + ": " + line), TestSupport.failedEntries(part));
         assertFalse(part.path("coverage").path("complete").asBoolean(true));
     }
 
     @Test
     void oneBadTargetGroupLeavesTheTargetGroupsOutAndTheLoadBalancersIn() throws Exception {
-        JsonNode snap =
-                TestSupport.json(Files.readString(Path.of("examples/aws/il-0364-snapshot.json")));
+        JsonNode snap = awsSnapshot();
         ((ObjectNode) snap.path("parts").path("aws").path("targetGroups").get(0))
                 .put("port", 70000);
         Path bad = write("aws.json", snap);
@@ -151,25 +149,19 @@ class SnapshotPartialTest {
                         + ": parts.aws.targetGroups[0].port is out of range (70000, a port is 1 to"
                         + " 65535)";
 
-        TestSupport.Run strict = TestSupport.run("scan", bad.toString());
-        assertEquals(2, strict.code(), strict.out() + strict.err());
-        assertEquals("", strict.out());
-        assertEquals("deja: " + line, strict.err().strip());
+        strictIsOneLine(bad, line);
 
         TestSupport.Run r = TestSupport.run("scan", "--allow-partial", bad.toString());
         assertEquals(1, r.code(), r.err());
         String scope = "targetGroups of snapshot " + bad;
         assertTrue(r.out().contains("  - aws: " + scope + ": failed (" + line + ")"), r.out());
 
-        JsonNode part =
-                TestSupport.run("scan", "--allow-partial", "--format", "json", bad.toString())
-                        .json();
+        JsonNode part = partialJson(bad.toString());
         // what the load balancer alone shows; the findings that pair it with a target group, or
         // judge a target group, are not made
-        List<String> rules = new ArrayList<>();
-        part.path("findings").forEach(f -> rules.add(f.path("ruleId").asString("")));
+        List<String> rules = ruleIds(part);
         assertEquals(List.of("aws-nlb-zonal-shift-disabled"), rules);
-        assertEquals(List.of("aws " + scope + ": " + line), failed(part));
+        assertEquals(List.of("aws " + scope + ": " + line), TestSupport.failedEntries(part));
     }
 
     /**
@@ -179,30 +171,19 @@ class SnapshotPartialTest {
      */
     @Test
     void aWholeBadPartIsNotCheckedAndTheOthersAreUsed() throws Exception {
-        JsonNode snap =
-                TestSupport.json(Files.readString(Path.of("examples/aws/il-0364-snapshot.json")));
+        JsonNode snap = awsSnapshot();
         ((ObjectNode) snap.path("parts")).put("kubernetes", 5);
         Path bad = write("both.json", snap);
         String line = "snapshot malformed: " + bad + ": kubernetes part is not an object";
 
-        TestSupport.Run strict = TestSupport.run("scan", bad.toString());
-        assertEquals(2, strict.code(), strict.out() + strict.err());
-        assertEquals("deja: " + line, strict.err().strip());
+        strictIsOneLine(bad, line);
 
         JsonNode part =
-                TestSupport.run(
-                                "scan",
-                                "--allow-partial",
-                                "--format",
-                                "json",
-                                bad.toString(),
-                                "examples/kubernetes/il-0495-risky-ingress.yaml")
-                        .json();
+                partialJson(bad.toString(), "examples/kubernetes/il-0495-risky-ingress.yaml");
         assertEquals(
                 List.of("kubernetes kubernetes part of snapshot " + bad + ": " + line),
-                failed(part));
-        List<String> rules = new ArrayList<>();
-        part.path("findings").forEach(f -> rules.add(f.path("ruleId").asString("")));
+                TestSupport.failedEntries(part));
+        List<String> rules = ruleIds(part);
         assertTrue(rules.contains("aws-nlb-zonal-shift-disabled"), rules.toString());
         assertTrue(rules.stream().noneMatch(x -> x.startsWith("k8s-")), rules.toString());
     }
@@ -213,8 +194,7 @@ class SnapshotPartialTest {
      */
     @Test
     void aBadPodMetricsPartIsNotCheckedAndTheAwsPartIsUsed() throws Exception {
-        JsonNode snap =
-                TestSupport.json(Files.readString(Path.of("examples/aws/il-0364-snapshot.json")));
+        JsonNode snap = awsSnapshot();
         ((ObjectNode) snap.path("parts"))
                 .putObject("podMetrics")
                 .putArray("pods")
@@ -222,16 +202,12 @@ class SnapshotPartialTest {
                 .put("namespace", "edge");
         Path bad = write("pods.json", snap);
         String line = "snapshot malformed: " + bad + ": podMetrics.pods[0]: needs name (a string)";
-        TestSupport.Run strict = TestSupport.run("scan", bad.toString());
-        assertEquals(2, strict.code(), strict.out() + strict.err());
-        assertEquals("deja: " + line, strict.err().strip());
+        strictIsOneLine(bad, line);
 
-        JsonNode part =
-                TestSupport.run("scan", "--allow-partial", "--format", "json", bad.toString())
-                        .json();
+        JsonNode part = partialJson(bad.toString());
         assertEquals(
                 List.of("prometheus podMetrics part of snapshot " + bad + ": " + line),
-                failed(part));
+                TestSupport.failedEntries(part));
         JsonNode whole =
                 TestSupport.run("scan", "--format", "json", "examples/aws/il-0364-snapshot.json")
                         .json();
@@ -244,8 +220,7 @@ class SnapshotPartialTest {
      */
     @Test
     void aBadCoverageListLeavesTheWholeSnapshotOut() throws Exception {
-        JsonNode snap =
-                TestSupport.json(Files.readString(Path.of("examples/aws/il-0364-snapshot.json")));
+        JsonNode snap = awsSnapshot();
         ((ObjectNode) snap)
                 .putArray("coverage")
                 .addObject()
@@ -254,14 +229,12 @@ class SnapshotPartialTest {
                 .put("status", "weird");
         Path bad = write("cov.json", snap);
         String line = bad + ": unknown coverage status \"weird\"";
-        TestSupport.Run strict = TestSupport.run("scan", bad.toString());
-        assertEquals(2, strict.code(), strict.out() + strict.err());
-        assertEquals("deja: " + line, strict.err().strip());
+        strictIsOneLine(bad, line);
 
         TestSupport.Run r =
                 TestSupport.run("scan", "--allow-partial", "--format", "json", bad.toString());
         assertEquals(3, r.code(), r.err());
-        assertEquals(List.of("snapshot " + bad + ": " + line), failed(r.json()));
+        assertEquals(List.of("snapshot " + bad + ": " + line), TestSupport.failedEntries(r.json()));
         assertEquals(List.of(), findings(r.json()));
     }
 }
