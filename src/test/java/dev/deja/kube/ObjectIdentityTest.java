@@ -175,12 +175,7 @@ class ObjectIdentityTest {
     @Test
     void aNamelessWorkloadBesideAnHpaIsJudged() throws Exception {
         String nameless = DEPLOYMENT.formatted(1).replace("name: lb, ", "");
-        Path a = tmp.resolve("a.yaml");
-        Files.writeString(a, nameless + "---\n" + HPA.formatted(1));
-        TestSupport.Run r =
-                TestSupport.run("scan", "--format", "json", "--fail-on", "none", a.toString());
-        assertEquals(0, r.code(), r.err());
-        assertFalse(r.err().contains("internal error"), r.err());
+        TestSupport.Run r = scannedWithoutInternalError(nameless + "---\n" + HPA.formatted(1));
         // the HPA names Deployment lb, which this one is not: judged without it
         List<String> headroom = messages(r.json(), "k8s-lb-no-disruption-headroom");
         assertEquals(1, headroom.size(), headroom.toString());
@@ -199,12 +194,21 @@ class ObjectIdentityTest {
         String cm =
                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n%s  namespace: edge\ndata:\n"
                         + "  haproxy.cfg: |\n    global\n      maxconn 10\n";
+        scannedWithoutInternalError(cm.formatted("") + "---\n" + cm.formatted("  name: b\n"));
+    }
+
+    /**
+     * {@code deja scan --format json --fail-on none} of {@code manifest} written as a.yaml: exit 0
+     * and no internal error.
+     */
+    private TestSupport.Run scannedWithoutInternalError(String manifest) throws Exception {
         Path a = tmp.resolve("a.yaml");
-        Files.writeString(a, cm.formatted("") + "---\n" + cm.formatted("  name: b\n"));
+        Files.writeString(a, manifest);
         TestSupport.Run r =
                 TestSupport.run("scan", "--format", "json", "--fail-on", "none", a.toString());
         assertEquals(0, r.code(), r.err());
         assertFalse(r.err().contains("internal error"), r.err());
+        return r;
     }
 
     static final String DEPLOYMENT =
