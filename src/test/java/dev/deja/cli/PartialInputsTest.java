@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -186,10 +188,55 @@ class PartialInputsTest {
                 failed.get(1));
     }
 
+    /** How a test runs deja: in this JVM, or as a process. */
+    private interface Deja {
+        TestSupport.Run run(String... args) throws Exception;
+    }
+
+    /**
+     * deja as a process of this user without the capabilities that let root open any file
+     * (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH): file modes then apply to it as to anyone.
+     */
+    private static TestSupport.Run dejaWithoutDacOverride(String... args) throws Exception {
+        List<String> cmd =
+                new ArrayList<>(
+                        List.of(
+                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "-XX:TieredStopAtLevel=1",
+                                "-XX:+UseSerialGC",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                "dev.deja.Main"));
+        cmd.addAll(List.of(args));
+        return withoutDacOverride(cmd.toArray(String[]::new));
+    }
+
+    private static TestSupport.Run withoutDacOverride(String... command) throws Exception {
+        List<String> cmd =
+                new ArrayList<>(
+                        List.of("setpriv", "--bounding-set", "-dac_override,-dac_read_search"));
+        cmd.addAll(List.of(command));
+        Path err = Files.createTempFile("deja-err", ".txt");
+        try {
+            Process p =
+                    new ProcessBuilder(cmd)
+                            .redirectError(err.toFile())
+                            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                            .start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(5, TimeUnit.MINUTES), "deja did not finish");
+            return new TestSupport.Run(
+                    p.exitValue(), out, Files.readString(err, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(err);
+        }
+    }
+
     /**
      * A subfolder with mode 000 (its config is never read), beside a config with a finding. Root
-     * opens it anyway: the test is skipped then (FolderErrorTest covers the walk's answer without
-     * permissions).
+     * opens it anyway (CAP_DAC_OVERRIDE): as root, deja runs as a process without that capability
+     * and CAP_DAC_READ_SEARCH ({@code setpriv --bounding-set}), which meets the mode as any user
+     * does. Skipped only where neither works (FolderErrorTest covers the walk's answer then).
      */
     @Test
     void aSubfolderThatCannotBeOpenedIsNotChecked(@TempDir Path dir) throws Exception {
@@ -201,18 +248,23 @@ class PartialInputsTest {
         Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("---------"));
         Files.setPosixFilePermissions(locked2, PosixFilePermissions.fromString("---------"));
         try {
-            Assumptions.assumeFalse(
-                    Files.isReadable(locked),
-                    "running as root: a folder with mode 000 still opens, skipping the real"
-                            + " permission test (FolderErrorTest covers the walk's answer)");
+            Deja deja = TestSupport::run;
+            if (Files.isReadable(locked)) { // root
+                Assumptions.assumeTrue(
+                        withoutDacOverride("test", "-r", locked.toString()).code() == 1,
+                        "running as root and setpriv cannot drop CAP_DAC_OVERRIDE here: a folder"
+                                + " with mode 000 still opens (FolderErrorTest covers the walk's"
+                                + " answer)");
+                deja = PartialInputsTest::dejaWithoutDacOverride;
+            }
             String line = locked + ": permission denied";
 
-            TestSupport.Run strict = TestSupport.run("scan", dir.toString());
+            TestSupport.Run strict = deja.run("scan", dir.toString());
             assertEquals(2, strict.code(), strict.out() + strict.err());
             assertEquals("", strict.out());
             assertEquals("deja: " + line, strict.err().strip());
 
-            TestSupport.Run r = TestSupport.run("scan", "--allow-partial", dir.toString());
+            TestSupport.Run r = deja.run("scan", "--allow-partial", dir.toString());
             assertEquals(1, r.code(), r.out() + r.err());
             assertTrue(r.out().contains("frontend fe_web (" + dir.resolve("a-good.cfg") + ":7)"));
             assertTrue(
@@ -221,7 +273,7 @@ class PartialInputsTest {
             assertTrue(r.err().contains("deja: " + line), r.err());
 
             TestSupport.Run j =
-                    TestSupport.run("scan", "--allow-partial", "--format", "json", dir.toString());
+                    deja.run("scan", "--allow-partial", "--format", "json", dir.toString());
             assertEquals(1, j.code(), j.err());
             List<String> failed = TestSupport.failedEntries(j.json());
             assertEquals(
@@ -231,11 +283,11 @@ class PartialInputsTest {
                     failed);
 
             // nothing else in the folder: nothing could be read, exit 3
-            TestSupport.Run none = TestSupport.run("scan", "--allow-partial", only.toString());
+            TestSupport.Run none = deja.run("scan", "--allow-partial", only.toString());
             assertEquals(3, none.code(), none.out() + none.err());
             assertTrue(none.out().contains("Nothing could be read"), none.out());
             assertTrue(none.out().contains(locked2 + ": permission denied"), none.out());
-            assertEquals(2, TestSupport.run("scan", only.toString()).code());
+            assertEquals(2, deja.run("scan", only.toString()).code());
         } finally { // so that the temporary folder can be removed
             Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("rwx------"));
             Files.setPosixFilePermissions(locked2, PosixFilePermissions.fromString("rwx------"));
