@@ -356,10 +356,13 @@ public final class Frontends {
             Paths.Path path,
             List<Directive> gmaxes,
             Map<Directive, Setting> times) {
+        // the global maxconn: the first line with a value other than 0 (HAProxy keeps it and
+        // refuses the later ones with "'maxconn' already specified"; 0 is "not set")
         Directive gmax = null;
         for (int i = 0; i < gmaxes.size(); i++) { // indexed loops here: no iterator per frontend
-            if (path.applies(gmaxes.get(i))) {
+            if (path.applies(gmaxes.get(i)) && number(gmaxes.get(i), 1) != 0) {
                 gmax = gmaxes.get(i);
+                break;
             }
         }
         long global = gmax == null ? -1 : number(gmax, 1);
@@ -368,6 +371,9 @@ public final class Frontends {
         Directive mode = s.effective("mode");
         String m = mode == null ? "tcp" : String.valueOf(mode.word(1)).toLowerCase(Locale.ROOT);
         Directive fmax = s.effective("maxconn");
+        if (fmax != null && number(fmax, 1) == 0) {
+            fmax = null; // maxconn 0: HAProxy gives the frontend the global maxconn
+        }
         long fe = fmax == null ? -1 : number(fmax, 1);
         List<Bind> binds = new ArrayList<>(2);
         Map<String, String> acls = null;
@@ -382,6 +388,9 @@ public final class Frontends {
                     for (int i = 2; i < d.size() - 1; i++) {
                         if ("maxconn".equals(d.word(i))) {
                             b = number(d, i + 1);
+                            if (b == 0) {
+                                b = -1; // bind maxconn 0: the frontend's limit applies
+                            }
                         }
                     }
                     binds.add(new Bind(d, b));
@@ -623,21 +632,69 @@ public final class Frontends {
         return new Setting(d, d.unresolved(2) ? -1 : Times.millis(d.word(2)));
     }
 
-    /** A plain number argument, or -1 when it is missing, malformed or an unresolved variable. */
+    /**
+     * A maxconn argument as HAProxy reads it: {@code atol()} (cfgparse-global.c for the global,
+     * cfgparse-listen.c for proxies, {@code bind_parse_maxconn} for binds), so the leading digits
+     * count ("5x" is 5, "08" is 8, "+8" is 8) and a word without any is 0, which HAProxy takes as
+     * "no limit of its own" (checked with haproxy 2.6: frontend slim of "maxconn 5x" is 5, of
+     * "maxconn abc" the global's). -1 when it is missing, an unresolved variable, negative or too
+     * long to read.
+     */
     static long number(Directive d, int i) {
         String w = d.word(i);
-        if (w == null || d.unresolved(i) || w.isEmpty() || w.length() > 18) {
+        if (w == null || d.unresolved(i) || w.isEmpty()) {
+            return -1;
+        }
+        int k = w.charAt(0) == '+' ? 1 : 0;
+        if (w.charAt(0) == '-') {
             return -1;
         }
         long v = 0;
-        for (int k = 0; k < w.length(); k++) {
+        for (int digits = 0; k < w.length(); k++, digits++) {
             char c = w.charAt(k);
             if (c < '0' || c > '9') {
+                break;
+            }
+            if (digits == 18) {
                 return -1;
             }
             v = v * 10 + (c - '0');
         }
         return v;
+    }
+
+    /**
+     * The global maxconn line HAProxy keeps: the first whose value is not 0 (a later one is refused
+     * with "'maxconn' already specified", and 0 means not set), or null when there is none. Reads
+     * every line whatever its .if block (the views of {@link #of} take each path's own).
+     */
+    public static Directive globalMaxconn(HaproxyConfig c) {
+        for (Section g : c.globals()) {
+            for (Directive d : g.directives()) {
+                if (d.is("maxconn") && number(d, 1) != 0) {
+                    return d;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Whether a maxconn line's value is 0 as HAProxy reads it: no limit of its own. */
+    public static boolean zero(Directive maxconn) {
+        return number(maxconn, 1) == 0;
+    }
+
+    /** Whether the argument is a plain number as written (no sign, nothing after the digits). */
+    static boolean plainNumber(String w) {
+        if (w == null || w.isEmpty()) {
+            return false;
+        }
+        for (int k = 0; k < w.length(); k++) {
+            if (w.charAt(k) < '0' || w.charAt(k) > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -64,6 +64,7 @@ public final class HaproxyFileLoader implements FileLoader {
                 out.suppress(s);
             }
             Map<String, List<String>> unset = new LinkedHashMap<>();
+            warnIgnoredGlobalMaxconn(c, request); // before the line-by-line warnings
             for (Section s : c.sections()) {
                 checkDirectives(s, unset, request);
             }
@@ -157,25 +158,68 @@ public final class HaproxyFileLoader implements FileLoader {
     }
 
     /**
-     * A connection limit the rules read that is not a number ("maxconn abc"): HAProxy refuses such
-     * a configuration; deja reads it as unset and says so.
+     * A global maxconn after the one HAProxy keeps (the first whose value is not 0): HAProxy
+     * ignores it with "'maxconn' already specified. Continuing." (cfgparse-global.c; haproxy 2.6 -c
+     * calls such a file valid, with that alert). Lines under .if blocks are left to the views.
+     */
+    private static void warnIgnoredGlobalMaxconn(HaproxyConfig c, ScanRequest request) {
+        Directive kept = null;
+        for (Section g : c.globals()) {
+            for (Directive d : g.directives()) {
+                if (!d.is("maxconn") || d.guard() != null || g.guard() != null) {
+                    continue;
+                }
+                if (kept != null) {
+                    request.err.println(
+                            "deja: warning: "
+                                    + d.where()
+                                    + ": global maxconn '"
+                                    + d.written(1)
+                                    + "' is ignored: HAProxy keeps the first one, '"
+                                    + kept.written(1)
+                                    + "' at "
+                                    + kept.where()
+                                    + " ('maxconn' already specified)");
+                } else if (Frontends.number(d, 1) != 0) {
+                    kept = d;
+                }
+            }
+        }
+    }
+
+    /**
+     * A connection limit the rules read that is not a plain number ("maxconn 5x", "maxconn abc"):
+     * HAProxy accepts it and reads its leading digits with atol() (cfgparse-global.c,
+     * cfgparse-listen.c, bind_parse_maxconn; checked with haproxy 2.6, whose frontend slim is 5 for
+     * "5x" and the global's for "abc"); deja reads it the same way and says what it read. A
+     * negative one HAProxy refuses on a bind line; deja reads it as unknown.
      */
     private static void warnIfNotANumber(Directive d, ScanRequest request) {
         for (int i = 1; i < d.size(); i++) {
+            boolean global = i == 1 && d.keyword().equals("maxconn");
             boolean limit =
-                    i == 1 && d.keyword().equals("maxconn")
+                    global
                             || d.keyword().equals("bind")
                                     && i > 1
                                     && "maxconn".equals(d.word(i - 1));
-            if (limit && d.word(i) != null && !d.unresolved(i) && Frontends.number(d, i) < 0) {
-                request.err.println(
-                        "deja: warning: "
-                                + d.where()
-                                + ": maxconn '"
-                                + d.word(i)
-                                + "' is not a number"
-                                + " (HAProxy refuses this configuration; read as unset)");
+            String w = d.word(i);
+            if (!limit || w == null || d.unresolved(i) || Frontends.plainNumber(w)) {
+                continue;
             }
+            long v = Frontends.number(d, i);
+            String read =
+                    v < 0
+                            ? "deja cannot read it and takes the limit as unknown"
+                            : v > 0
+                                    ? "HAProxy reads its leading digits (atol), " + v
+                                    : "HAProxy reads it as 0 (atol), no limit of its own";
+            request.err.println(
+                    "deja: warning: "
+                            + d.where()
+                            + ": maxconn '"
+                            + d.written(i)
+                            + "' is not a plain number: "
+                            + read);
         }
     }
 }

@@ -379,6 +379,10 @@ class FirstUseTest {
                 rulesRun.toString());
     }
 
+    /**
+     * HAProxy accepts both lines (haproxy 2.6 -c: valid) and reads them with atol: "abc" as 0, no
+     * limit of its own, "1k" as 1 (MaxconnValuesTest checks the running haproxy's limits).
+     */
     @Test
     void aConnectionLimitThatIsNotANumberIsAWarningNamingTheLine() throws Exception {
         Path cfg = tmp.resolve("haproxy.cfg");
@@ -392,10 +396,12 @@ class FirstUseTest {
                 List.of(
                         "deja: warning: "
                                 + cfg
-                                + ":2: maxconn 'abc' is not a number (HAProxy refuses this configuration; read as unset)",
+                                + ":2: maxconn 'abc' is not a plain number: HAProxy reads it as 0 (atol), no"
+                                + " limit of its own",
                         "deja: warning: "
                                 + cfg
-                                + ":9: maxconn '1k' is not a number (HAProxy refuses this configuration; read as unset)"),
+                                + ":9: maxconn '1k' is not a plain number: HAProxy reads its leading digits"
+                                + " (atol), 1"),
                 r.err().lines().filter(l -> l.startsWith("deja: warning")).toList());
     }
 }

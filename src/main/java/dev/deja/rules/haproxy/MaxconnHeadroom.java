@@ -38,7 +38,7 @@ public final class MaxconnHeadroom extends HaproxyRule {
         if (fes.isEmpty()) {
             return out;
         }
-        Directive gd = c.globalDirective(d -> d.is("maxconn"));
+        Directive gd = Frontends.globalMaxconn(c);
         long global = fes.get(0).maxconn().global();
         // a maxconn whose value deja cannot read (an unset variable) is set all the same: never "no
         // maxconn"

@@ -8,6 +8,7 @@ import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
 import dev.deja.haproxy.Directive;
+import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.HaproxyRuntime;
 import dev.deja.haproxy.RuntimeStats;
@@ -73,7 +74,7 @@ public final class SessionsNearLimit implements Rule {
                         new Location(in.address(), null, null, null, "process", null, null, null);
                 String where = "";
                 for (HaproxyConfig c : configs) {
-                    Directive d = c.globalDirective(x -> x.is("maxconn"));
+                    Directive d = Frontends.globalMaxconn(c);
                     if (d != null) {
                         loc = Location.section(d.file(), d.line(), null, "global");
                         where = "; the limit is set by global maxconn at " + d.where();
@@ -181,6 +182,14 @@ public final class SessionsNearLimit implements Rule {
                     new Location(address, null, "frontend", null, proxy, null, null, null), "");
         }
         Directive d = s.effective("maxconn");
+        if (d != null && Frontends.zero(d)) {
+            return new Limit(
+                    Notes.at(s, d),
+                    "; maxconn at "
+                            + d.where()
+                            + " reads as 0 (HAProxy's atol), no limit of its own: the global"
+                            + " maxconn applies");
+        }
         return d != null
                 ? new Limit(Notes.at(s, d), "; the limit is set by maxconn at " + d.where())
                 : new Limit(
