@@ -213,16 +213,26 @@ final class SectionAssembler {
      */
     private void badTime(Directive d) {
         String v = d.word(2);
-        if (!d.is("timeout") || v == null || d.unresolved(2) || Times.millis(v) >= 0) {
+        if (!d.is("timeout")
+                || d.word(1) == null
+                || v != null && (d.unresolved(2) || Times.millis(v) >= 0)) {
             return;
         }
+        // no value at all: haproxy 2.6 -c refuses it too ("'timeout tarpit' expects an integer
+        // value (in milliseconds)")
         String what =
-                "'"
-                        + HaproxyParser.abbrev(v)
-                        + "' in 'timeout "
-                        + HaproxyParser.abbrev(d.word(1))
-                        + "' is not a time (digits and an optional unit: us, ms, s, m, h, d)";
-        String unit = Times.unitPrefix(v);
+                v == null
+                        ? "'timeout "
+                                + HaproxyParser.abbrev(d.word(1))
+                                + "' has no value (a time: digits and an optional unit: us, ms, s, m,"
+                                + " h, d)"
+                        : "'"
+                                + HaproxyParser.abbrev(v)
+                                + "' in 'timeout "
+                                + HaproxyParser.abbrev(d.word(1))
+                                + "' is not a time (digits and an optional unit: us, ms, s, m, h,"
+                                + " d)";
+        String unit = v == null ? null : Times.unitPrefix(v);
         if (unit != null) {
             notes.add(
                     d.where()

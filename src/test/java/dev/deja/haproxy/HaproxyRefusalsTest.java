@@ -106,6 +106,17 @@ class HaproxyRefusalsTest {
                 assertEquals(1, haproxyCheck(p), "haproxy -c refuses timeout http-request " + bad);
             }
         }
+        // no value at all: refused too
+        Path none =
+                write(
+                        "no-value.cfg",
+                        VALID.replace("timeout http-request 5s", "timeout http-request") + "\n");
+        refused(
+                TestSupport.run("scan", none.toString()),
+                "no-value.cfg:9: 'timeout http-request' has no value");
+        if (haproxyCheck(none) >= 0) {
+            assertEquals(1, haproxyCheck(none), "haproxy -c refuses timeout http-request alone");
+        }
         // HAProxy 2.6 reads '5sec' as 5s and only warns: a note, the scan goes on
         Path warned =
                 write(
