@@ -93,7 +93,7 @@ public record ProveReport(
         }
         if (!sandboxChanges.isEmpty()) {
             t.append(
-                    "\nsandbox (your config, made safe to run; maxconn, timeouts, stick tables, ACLs and rules unchanged):\n");
+                    "\nsandbox (written by deja from what it read of your config: maxconn, timeouts, stick tables, ACLs and rules as you wrote them; the rest replaced or left out):\n");
             for (String c : sandboxChanges) {
                 t.append("  - ").append(c).append('\n');
             }

@@ -55,13 +55,23 @@ public final class Prover {
     private final HaproxyBinary haproxy;
     private final PrintWriter progress;
     private final BooleanSupplier stop;
+    private final Isolation isolation;
+    private final String release;
     private int runs;
+    private Path home;
 
-    Prover(Options o, HaproxyBinary haproxy, PrintWriter progress, BooleanSupplier stop) {
+    Prover(
+            Options o,
+            HaproxyBinary haproxy,
+            PrintWriter progress,
+            BooleanSupplier stop,
+            Map<String, String> env) {
         this.o = o;
         this.haproxy = haproxy;
         this.progress = progress;
         this.stop = stop;
+        this.isolation = Isolation.choose(env, haproxy);
+        this.release = haproxy.release();
     }
 
     /** Locates haproxy (exit 2 with the install hint when absent) and proves {@code text}. */
@@ -69,14 +79,30 @@ public final class Prover {
             String display, String text, Options o, Map<String, String> env, PrintWriter progress)
             throws IOException {
         HaproxyBinary hb = HaproxyBinary.locate(o.haproxy(), env);
-        return new Prover(o, hb, progress, () -> false).run(display, text);
+        return new Prover(o, hb, progress, () -> false, env).run(display, text);
     }
 
+    /** Parsed as deja's default HAProxy version reads it, with no environment (for tests). */
     static HaproxyConfig parse(String display, String text) {
+        return parse(display, text, null);
+    }
+
+    /**
+     * Parsed as the haproxy that runs reads it: {@code .if} decided with {@code release} (its
+     * version, from {@code haproxy -v}), and no environment variable known, since haproxy starts
+     * with none: a {@code ${NAME}} stays unresolved and its directive is left out of the sandbox.
+     */
+    static HaproxyConfig parse(String display, String text, String release) {
         ScanRequest.Builder reqB = ScanRequest.builder();
         reqB.err = new PrintWriter(Writer.nullWriter());
+        reqB.processEnv = Map.of();
+        reqB.haproxyVersion = release;
         ScanRequest req = reqB.build();
         return HaproxyParser.parse(display, text, req);
+    }
+
+    private HaproxyConfig parseHere(String display, String text) {
+        return parse(display, text, release);
     }
 
     /**
@@ -151,7 +177,9 @@ public final class Prover {
     }
 
     ProveReport run(String display, String text) throws IOException {
-        HaproxyConfig cfg = parse(display, text);
+        Path file = Path.of(display);
+        home = Files.isRegularFile(file) ? file.toAbsolutePath().getParent() : null;
+        HaproxyConfig cfg = parseHere(display, text);
         Frontends.Frontend f = target(cfg, o.frontend());
         Directive rule = abuserRule(f);
         AbuserPlan plan = AbuserPlan.of(f, rule);
@@ -324,7 +352,7 @@ public final class Prover {
 
         Instance(Ctx ctx, String label, String text) throws IOException {
             fe = ctx.frontend();
-            HaproxyConfig cfg = parse(ctx.display(), text);
+            HaproxyConfig cfg = parseHere(ctx.display(), text);
             Frontends.Frontend f = target(cfg, ctx.frontend());
             AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
             Path dir = ctx.cleanup().dir().resolve("r" + (++runs));
@@ -333,14 +361,22 @@ public final class Prover {
             // meanwhile must fail instead of creating it again (it was left behind when that
             // happened after the hook)
             Files.createDirectory(dir);
-            sandbox = Sandbox.write(text, cfg, dir, ctx.stub().port(), plan.aclRewrites());
+            sandbox =
+                    Sandbox.write(
+                            cfg,
+                            dir,
+                            ctx.stub().port(),
+                            plan.aclRewrites(),
+                            Sandbox.globalMaxconnCap(),
+                            home);
             if (ctx.changes().isEmpty()) {
+                ctx.changes().add("isolation: " + isolation.description());
                 ctx.changes().addAll(sandbox.changes());
                 ctx.changes().addAll(plan.notes());
             }
             Path file = dir.resolve("haproxy.cfg");
             Files.writeString(file, sandbox.text());
-            HaproxyBinary.Result check = haproxy.check(file);
+            HaproxyBinary.Result check = haproxy.check(file, isolation);
             if (check.exit() != 0) {
                 error =
                         "haproxy -c rejected the sandbox copy of "
@@ -355,7 +391,7 @@ public final class Prover {
                             + ": haproxy on 127.0.0.1:"
                             + sandbox.frontendPorts().get(ctx.frontend()));
             progress.flush();
-            process = haproxy.start(file, dir.resolve("haproxy.log"));
+            process = haproxy.start(file, dir.resolve("haproxy.log"), isolation);
             ctx.cleanup().add(process);
             long deadline = System.nanoTime() + 5_000_000_000L;
             while (true) {
@@ -413,7 +449,7 @@ public final class Prover {
             if (in.error != null) {
                 return RunResult.failed(label, in.error);
             }
-            HaproxyConfig cfg = parse(ctx.display(), text);
+            HaproxyConfig cfg = parseHere(ctx.display(), text);
             Frontends.Frontend f = target(cfg, ctx.frontend());
             AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
             Directive statsUri = f.section().effective("stats", "uri");

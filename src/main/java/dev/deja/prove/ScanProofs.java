@@ -76,7 +76,7 @@ public final class ScanProofs {
             ProveReport report;
             try {
                 report =
-                        new Prover(o, hb, progress, () -> false)
+                        new Prover(o, hb, progress, () -> false, env)
                                 .run(file, Inputs.read(Path.of(file), file).text());
             } catch (InputException e) {
                 for (Finding f : g.getValue()) {

@@ -214,18 +214,24 @@ class ProveTest {
         assertTrue(
                 r.out()
                         .contains(
-                                "dropped: ssl, crt /etc/ssl/private/does-not-exist.pem, alpn h2,http/1.1"),
+                                "left out: ssl, crt /etc/ssl/private/does-not-exist.pem, alpn h2,http/1.1"),
                 r.out());
         assertTrue(r.out().contains("TLS: the sandbox speaks plain HTTP"), r.out());
-        assertTrue(r.out().contains("'chroot /var/lib/haproxy-does-not-exist'"), r.out());
+        assertTrue(
+                r.out().contains(":3 'chroot /var/lib/haproxy-does-not-exist': it touches the host"),
+                r.out());
         assertTrue(
                 r.out()
                         .contains(
                                 "/etc/haproxy/blocklist-does-not-exist.lst ("
                                         + cfg
-                                        + ":22) does not exist here"),
+                                        + ":22): it does not exist; an empty file in the sandbox"),
                 r.out());
-        assertTrue(r.out().contains("errorfile 503"), r.out());
+        assertTrue(
+                r.out().contains(
+                        ":16 'errorfile 503 /etc/haproxy/errors/does-not-exist.http': it does not"
+                                + " exist"),
+                r.out());
         assertFalse(r.out().contains("could not run"), r.out());
     }
 
@@ -395,7 +401,7 @@ class ProveTest {
         for (int i = 0; i < 100; i++) {
             var child =
                     p.toHandle()
-                            .children()
+                            .descendants()
                             .filter(
                                     c ->
                                             c.info()

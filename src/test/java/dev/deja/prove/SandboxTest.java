@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,7 +95,7 @@ class SandboxTest {
                         HEAD
                                 + "  acl abuser src 192.0.2.0/24 198.51.100.7\n  http-request tarpit if abuser\n");
         assertEquals(AbuserPlan.Kind.SRC, p.kind());
-        assertEquals(Map.of(8, "    acl abuser src 127.0.0.2"), p.aclRewrites());
+        assertEquals(Map.of(8, List.of("acl", "abuser", "src", "127.0.0.2")), p.aclRewrites());
         assertTrue(p.notes().get(0).contains("names the abuser by address"), p.notes().toString());
     }
 
@@ -123,17 +124,17 @@ class SandboxTest {
                         + "  http-request track-sc0 src table st\n  http-request tarpit if { sc_http_req_rate(0) gt 5 }\n"
                         + "  default_backend app\nbackend app\n  server a 10.0.0.1:80 check ssl verify none weight 10\n";
         HaproxyConfig c = Prover.parse("t.cfg", text);
-        Sandbox s = Sandbox.write(text, c, dir, 9999, Map.of(), 100_000);
+        Sandbox s = Sandbox.write(c, dir, 9999, Map.of(), 100_000, dir);
         String out = s.text();
         assertTrue(
-                out.contains("  maxconn 500\n")
-                        && out.contains("  maxconn 400\n")
+                out.contains("    maxconn 500\n")
+                        && out.contains("    maxconn 400\n")
                         && out.contains("timeout client 30s"),
                 "limits and timeouts as written: " + out);
         assertTrue(out.contains("http-request tarpit if { sc_http_req_rate(0) gt 5 }"), out);
         assertFalse(
                 out.contains("chroot /var/empty")
-                        || out.contains("\n  daemon")
+                        || out.contains("daemon")
                         || out.contains("/run/h.sock"),
                 out);
         assertTrue(out.contains("stats socket " + dir.resolve("s.sock")), out);
@@ -143,8 +144,8 @@ class SandboxTest {
         assertTrue(out.contains("server a 127.0.0.1:9999 weight 10\n"), out);
         assertEquals(
                 1, s.frontendPorts().size(), "one frontend, its first bind: " + s.frontendPorts());
-        Sandbox capped = Sandbox.write(text, c, dir, 9999, Map.of(), 200);
-        assertTrue(capped.text().contains("  maxconn 200\n"), capped.text());
+        Sandbox capped = Sandbox.write(c, dir, 9999, Map.of(), 200, dir);
+        assertTrue(capped.text().contains("    maxconn 200\n"), capped.text());
         assertTrue(
                 capped.changes().stream()
                         .anyMatch(x -> x.startsWith("global maxconn 500 (t.cfg:2) lowered to 200")),
