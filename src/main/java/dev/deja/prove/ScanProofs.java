@@ -101,10 +101,7 @@ public final class ScanProofs {
 
     private static Evidence evidence(ProveReport r, Proof p) {
         String summary =
-                p.verdict()
-                        + (p.fixWorks() == null
-                                ? ""
-                                : p.fixWorks() ? " (the fix works)" : " (the fix did not hold)")
+                p.headline().toLowerCase(java.util.Locale.ROOT)
                         + " on HAProxy "
                         + r.haproxyVersion()
                         + ": "

@@ -97,7 +97,9 @@ class ProveHostileTest {
         assertFalse(r.output().contains("Exception"), "no exception: " + r.output());
     }
 
-    private static final String[] SHORT = {"--rule", Prover.TARPIT, "--duration", "1s"};
+    private static final String[] SHORT = {
+        "--rule", Prover.TARPIT, "--duration", "1s", "--no-find-limit"
+    };
 
     private static String[] args(Path cfg, String... more) {
         List<String> a = new ArrayList<>(List.of(cfg.toString()));
@@ -293,7 +295,15 @@ class ProveHostileTest {
                     s.anyMatch(x -> x.getFileName().toString().startsWith("deja-prove-")),
                     "a killed run leaves its folder");
         }
-        Process again = start(Map.of(), ProveTest.BEFORE, "--rule", Prover.TARPIT, "--duration", "1s");
+        Process again =
+                start(
+                        Map.of(),
+                        ProveTest.BEFORE,
+                        "--rule",
+                        Prover.TARPIT,
+                        "--duration",
+                        "1s",
+                        "--no-find-limit");
         again.getInputStream().readAllBytes();
         assertTrue(again.waitFor(120, TimeUnit.SECONDS));
         try (var s = Files.list(jtmp)) {
