@@ -24,7 +24,9 @@ record FindLimit(Double before, Double after, double ceiling, List<double[]> poi
     String describe() {
         StringBuilder b = new StringBuilder("before the fix, legitimate traffic ");
         if (before == null) {
-            b.append("held up to ").append(Prover.fmt(ceiling)).append(" req/s of one client (the search's ceiling)");
+            b.append("held up to ")
+                    .append(Prover.fmt(ceiling))
+                    .append(" req/s of one client (the search's ceiling)");
         } else {
             b.append("fails from about ")
                     .append(Prover.fmt(before))
@@ -48,9 +50,6 @@ record FindLimit(Double before, Double after, double ceiling, List<double[]> poi
         } else {
             b.append("it fails from about ").append(Prover.fmt(after)).append(" req/s");
         }
-        return b.append(" (")
-                .append(points.size())
-                .append(" runs)")
-                .toString();
+        return b.append(" (").append(points.size()).append(" runs)").toString();
     }
 }

@@ -103,7 +103,8 @@ final class HaproxyBinary {
     Process start(Path cfg, Path log, Isolation isolation) throws IOException {
         ProcessBuilder pb =
                 new ProcessBuilder(
-                        isolation.command(path, List.of("-db", "-f", cfg.toString()), cfg.getParent()));
+                        isolation.command(
+                                path, List.of("-db", "-f", cfg.toString()), cfg.getParent()));
         pb.environment().clear();
         pb.directory(cfg.getParent().toFile());
         pb.redirectErrorStream(true);

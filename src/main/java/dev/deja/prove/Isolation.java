@@ -61,7 +61,8 @@ record Isolation(String kind, Path tool, String description) {
                 }
             } else if (want.equals("bwrap")) {
                 throw new dev.deja.engine.InputException(
-                        ENV + "=bwrap: bwrap is not on PATH (Debian/Ubuntu: apt-get install bubblewrap)");
+                        ENV
+                                + "=bwrap: bwrap is not on PATH (Debian/Ubuntu: apt-get install bubblewrap)");
             }
         }
         if (!want.equals("none") && setpriv != null) {
@@ -117,8 +118,16 @@ record Isolation(String kind, Path tool, String description) {
                 }
                 c.addAll(
                         List.of(
-                                "--dev", "/dev", "--proc", "/proc", "--bind", dir.toString(),
-                                dir.toString(), "--chdir", dir.toString(), "--"));
+                                "--dev",
+                                "/dev",
+                                "--proc",
+                                "/proc",
+                                "--bind",
+                                dir.toString(),
+                                dir.toString(),
+                                "--chdir",
+                                dir.toString(),
+                                "--"));
                 c.add(real.toString());
             }
             case "setpriv" -> {

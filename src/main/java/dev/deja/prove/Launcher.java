@@ -10,10 +10,10 @@ import java.util.concurrent.Future;
  * Starts deja prove's child processes from one thread that lives as long as deja. Linux's
  * parent-death signal ({@code PR_SET_PDEATHSIG}, set by {@code setpriv --pdeathsig} and {@code
  * bwrap --die-with-parent}) fires when the <em>thread</em> that started the child ends, not the
- * process: a child started from a short-lived worker thread would be killed when that thread
- * ends, and one started from the thread of a proof would outlive nothing. This thread never ends
- * before the JVM does, so the signal fires exactly when deja dies, however it dies (SIGKILL, the
- * OOM killer, a CI timeout).
+ * process: a child started from a short-lived worker thread would be killed when that thread ends,
+ * and one started from the thread of a proof would outlive nothing. This thread never ends before
+ * the JVM does, so the signal fires exactly when deja dies, however it dies (SIGKILL, the OOM
+ * killer, a CI timeout).
  */
 final class Launcher {
     private static final ExecutorService THREAD =

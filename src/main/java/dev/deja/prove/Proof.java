@@ -116,15 +116,15 @@ record Proof(
                                                         + " legitimate requests succeeded, median %s)",
                                                 after.legitSuccessPct(),
                                                 RunResult.ms(after.p50Micros()))
-                                : works
-                                        ? String.format(
-                                                Locale.ROOT,
-                                                "after the fix %.0f%% of legitimate requests succeeded,"
-                                                        + " median %s",
-                                                after.legitSuccessPct(),
-                                                RunResult.ms(after.p50Micros()))
-                                        : "the fix was not enough at this rate: "
-                                                + after.degradedWhy();
+                                        : works
+                                                ? String.format(
+                                                        Locale.ROOT,
+                                                        "after the fix %.0f%% of legitimate requests succeeded,"
+                                                                + " median %s",
+                                                        after.legitSuccessPct(),
+                                                        RunResult.ms(after.p50Micros()))
+                                                : "the fix was not enough at this rate: "
+                                                        + after.degradedWhy();
         if (before.degraded()) {
             return new Proof(
                     ruleId,

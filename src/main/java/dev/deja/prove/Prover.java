@@ -85,7 +85,9 @@ public final class Prover {
     private int runs;
     private Path home;
 
-    /** The length of the flood run being made (--duration, lengthened where the slots fill later). */
+    /**
+     * The length of the flood run being made (--duration, lengthened where the slots fill later).
+     */
     private long runMs;
 
     /** The incident's client rate (IL-0264: one client at 300 req/s), for margins. */
@@ -216,9 +218,9 @@ public final class Prover {
     }
 
     /**
-     * How long a flood at {@code rps} must run to show its steady state: the slots fill after
-     * slots / rps seconds when one client holds rps x hold of them, and a legitimate client then
-     * waits up to --legit-timeout; 0 when the flood never fills them (its steady state shows at once).
+     * How long a flood at {@code rps} must run to show its steady state: the slots fill after slots
+     * / rps seconds when one client holds rps x hold of them, and a legitimate client then waits up
+     * to --legit-timeout; 0 when the flood never fills them (its steady state shows at once).
      */
     long neededMs(double rps, long holdMs, long slots) {
         if (slots <= 0 || holdMs <= 0 || rps * holdMs / 1000.0 < slots) {
@@ -358,14 +360,7 @@ public final class Prover {
                 Remedy r = Remedy.httpRequestTimeout(text, f);
                 RunResult sa = slow(ctx, "after (timeout http-request 5s)", r.text());
                 proofs.add(
-                        Proof.slow(
-                                TIMEOUT,
-                                f.name(),
-                                sb,
-                                sa,
-                                r,
-                                runMs,
-                                HTTP_REQUEST_TIMEOUT_MS));
+                        Proof.slow(TIMEOUT, f.name(), sb, sa, r, runMs, HTTP_REQUEST_TIMEOUT_MS));
             }
             if (proofs.isEmpty()) {
                 proofs.add(
@@ -411,7 +406,9 @@ public final class Prover {
     private String slowLengthened;
 
     static String secs(long ms) {
-        return ms % 1000 == 0 ? ms / 1000 + " s" : String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+        return ms % 1000 == 0
+                ? ms / 1000 + " s"
+                : String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
     }
 
     private boolean want(String id) {
@@ -675,11 +672,29 @@ public final class Prover {
         long full = runMs;
         try {
             Double beforeLimit =
-                    search(ctx, beforeText, before, SEARCH_BEFORE, points, "before", hold, slots, full);
+                    search(
+                            ctx,
+                            beforeText,
+                            before,
+                            SEARCH_BEFORE,
+                            points,
+                            "before",
+                            hold,
+                            slots,
+                            full);
             Double afterLimit =
                     after.degraded()
                             ? Double.valueOf(after.clientRps())
-                            : search(ctx, afterText, after, SEARCH_AFTER, points, "after", hold, slots, full);
+                            : search(
+                                    ctx,
+                                    afterText,
+                                    after,
+                                    SEARCH_AFTER,
+                                    points,
+                                    "after",
+                                    hold,
+                                    slots,
+                                    full);
             return new FindLimit(beforeLimit, afterLimit, CEILING_RPS, points);
         } finally {
             runMs = full;

@@ -40,7 +40,14 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
 
     /** Sections written out; every other kind is left out. */
     static final Set<String> SECTIONS =
-            Set.of("global", "defaults", "frontend", "backend", "listen", "userlist", "http-errors");
+            Set.of(
+                    "global",
+                    "defaults",
+                    "frontend",
+                    "backend",
+                    "listen",
+                    "userlist",
+                    "http-errors");
 
     /** global keywords kept (plus {@code tune.*}); everything else in global is left out. */
     static final Set<String> GLOBAL_KEPT =
@@ -278,24 +285,107 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
      */
     static final Set<String> ONE_ARG =
             Set.of(
-                    "crt", "crt-list", "ca-file", "ca-verify-file", "crl-file", "ciphers",
-                    "ciphersuites", "curves", "ecdhe", "verify", "verifyhost", "alpn", "npn",
-                    "ssl-min-ver", "ssl-max-ver", "interface", "namespace", "mode", "uid", "gid",
-                    "user", "group", "tls-ticket-keys", "sigalgs", "client-sigalgs", "ca-sign-file",
-                    "ca-sign-pass", "proto", "severity-output", "expose-fd",
-                    "accept-netscaler-cip", "label", "quic-cc-algo", "quic-socket", "level",
-                    "ca-ignore-err", "crt-ignore-err", "sni", "resolvers", "resolve-prefer",
-                    "resolve-net", "resolve-opts", "init-addr", "source", "usesrc", "socks4",
-                    "addr", "port", "agent-port", "agent-addr", "agent-send", "agent-inter",
-                    "check-sni", "check-alpn", "check-proto", "proxy-v2-options",
-                    "set-proxy-v2-tlv-fmt", "mss", "shards", "nbconn", "idle-ping", "guid",
-                    "pool-conn-name", "hash-key", "ws", "cookie", "weight", "maxconn", "maxqueue",
-                    "minconn", "inter", "fastinter", "downinter", "rise", "fall", "slowstart",
-                    "on-error", "on-marked-down", "on-marked-up", "error-limit", "observe",
-                    "track", "pool-max-conn", "pool-purge-delay", "pool-low-conn", "max-reuse",
-                    "redir", "id", "tcp-ut", "log-proto", "ssl-reuse", "tfo",
-                    "check-pool-conn-name", "nice", "backlog", "name", "thread", "process",
-                    "log-bufsize", "ocsp-update", "ssl-engine");
+                    "crt",
+                    "crt-list",
+                    "ca-file",
+                    "ca-verify-file",
+                    "crl-file",
+                    "ciphers",
+                    "ciphersuites",
+                    "curves",
+                    "ecdhe",
+                    "verify",
+                    "verifyhost",
+                    "alpn",
+                    "npn",
+                    "ssl-min-ver",
+                    "ssl-max-ver",
+                    "interface",
+                    "namespace",
+                    "mode",
+                    "uid",
+                    "gid",
+                    "user",
+                    "group",
+                    "tls-ticket-keys",
+                    "sigalgs",
+                    "client-sigalgs",
+                    "ca-sign-file",
+                    "ca-sign-pass",
+                    "proto",
+                    "severity-output",
+                    "expose-fd",
+                    "accept-netscaler-cip",
+                    "label",
+                    "quic-cc-algo",
+                    "quic-socket",
+                    "level",
+                    "ca-ignore-err",
+                    "crt-ignore-err",
+                    "sni",
+                    "resolvers",
+                    "resolve-prefer",
+                    "resolve-net",
+                    "resolve-opts",
+                    "init-addr",
+                    "source",
+                    "usesrc",
+                    "socks4",
+                    "addr",
+                    "port",
+                    "agent-port",
+                    "agent-addr",
+                    "agent-send",
+                    "agent-inter",
+                    "check-sni",
+                    "check-alpn",
+                    "check-proto",
+                    "proxy-v2-options",
+                    "set-proxy-v2-tlv-fmt",
+                    "mss",
+                    "shards",
+                    "nbconn",
+                    "idle-ping",
+                    "guid",
+                    "pool-conn-name",
+                    "hash-key",
+                    "ws",
+                    "cookie",
+                    "weight",
+                    "maxconn",
+                    "maxqueue",
+                    "minconn",
+                    "inter",
+                    "fastinter",
+                    "downinter",
+                    "rise",
+                    "fall",
+                    "slowstart",
+                    "on-error",
+                    "on-marked-down",
+                    "on-marked-up",
+                    "error-limit",
+                    "observe",
+                    "track",
+                    "pool-max-conn",
+                    "pool-purge-delay",
+                    "pool-low-conn",
+                    "max-reuse",
+                    "redir",
+                    "id",
+                    "tcp-ut",
+                    "log-proto",
+                    "ssl-reuse",
+                    "tfo",
+                    "check-pool-conn-name",
+                    "nice",
+                    "backlog",
+                    "name",
+                    "thread",
+                    "process",
+                    "log-bufsize",
+                    "ocsp-update",
+                    "ssl-engine");
 
     /** Why a keyword is left out, for the report; anything else: not needed for the replay. */
     private static final Map<String, String> WHY =
@@ -331,7 +421,9 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
     /** Converters and fetches that read a file at start: {@code map*(FILE...)}. */
     private static final Pattern MAP_FILE = Pattern.compile("\\bmap(?:_[a-z0-9_]+)?\\(([^,)]+)");
 
-    /** Actions whose argument in parentheses is a file: {@code set-map(FILE)}, {@code add-acl}... */
+    /**
+     * Actions whose argument in parentheses is a file: {@code set-map(FILE)}, {@code add-acl}...
+     */
     private static final Pattern ACTION_FILE =
             Pattern.compile("^(?:set-map|del-map|add-acl|del-acl)\\(([^)]+)\\)$");
 
@@ -499,7 +591,9 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
                 throw new Refused(
                         d.where()
                                 + ": the keyword is "
-                                + (written.contains("$") ? "a variable (" + written + ")" : "'" + written + "'")
+                                + (written.contains("$")
+                                        ? "a variable (" + written + ")"
+                                        : "'" + written + "'")
                                 + ": deja runs only what it has read, and cannot tell what"
                                 + " haproxy would make of it; write the keyword itself");
             }
@@ -530,7 +624,9 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
             String why = WHY.get(kw);
             boolean global = s.kind().equals("global");
             if (global) {
-                if (kw.equals("maxconn") && d.size() > 1 && d.word(1).matches("\\d{1,12}")
+                if (kw.equals("maxconn")
+                        && d.size() > 1
+                        && d.word(1).matches("\\d{1,12}")
                         && Long.parseLong(d.word(1)) > maxconnCap) {
                     changes.add(
                             "global maxconn "
@@ -555,8 +651,10 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
                                             ? "the sandbox has its own stats socket"
                                             : "not needed for the replay");
                 }
-                if (GLOBAL_KEPT.contains(kw) || kw.startsWith("tune.") && !kw.startsWith("tune.lua")
-                        && !kw.startsWith("tune.ssl")) {
+                if (GLOBAL_KEPT.contains(kw)
+                        || kw.startsWith("tune.")
+                                && !kw.startsWith("tune.lua")
+                                && !kw.startsWith("tune.ssl")) {
                     return words(d, 0);
                 }
                 return leftOut(d, why == null ? "not needed for the replay" : why);
@@ -612,7 +710,8 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
 
         String rule(Directive d) throws IOException {
             int at = d.is("tcp-request") || d.is("tcp-response") ? 2 : 1;
-            if ((d.is("tcp-request") || d.is("tcp-response")) && "inspect-delay".equals(d.word(1))) {
+            if ((d.is("tcp-request") || d.is("tcp-response"))
+                    && "inspect-delay".equals(d.word(1))) {
                 return words(d, 0);
             }
             String action = d.word(at);
@@ -781,7 +880,9 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
                                 + port
                                 + "; left out: "
                                 + String.join(", ", dropped)
-                                + (dropped.stream().anyMatch(x -> x.equals("ssl") || x.startsWith("crt"))
+                                + (dropped.stream()
+                                                .anyMatch(
+                                                        x -> x.equals("ssl") || x.startsWith("crt"))
                                         ? " (TLS: the sandbox speaks plain HTTP; certificate files"
                                                 + " are not read)"
                                         : ""));

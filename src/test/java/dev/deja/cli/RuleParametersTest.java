@@ -172,8 +172,8 @@ class RuleParametersTest {
     }
 
     /**
-     * A rollout of 2 of 4 pods (the 2 left carry 2.00x) and a tarpit holding 300 of 800 slots
-     * (38%: the IL-0264 example with 800 slots in hc_ping).
+     * A rollout of 2 of 4 pods (the 2 left carry 2.00x) and a tarpit holding 300 of 800 slots (38%:
+     * the IL-0264 example with 800 slots in hc_ping).
      */
     @Test
     void theRolloutLoadFactorAndTheTarpitShareAreParametersToo() throws Exception {

@@ -54,7 +54,9 @@ class ProveHostileTest {
                     ProveHostileTest.class.getResourceAsStream("/prove-hostile/" + f)) {
                 assertNotNull(in, f);
                 String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-                text = text.replace("@DIR@", dir.toString()).replace("@OUTSIDE@", outside.toString());
+                text =
+                        text.replace("@DIR@", dir.toString())
+                                .replace("@OUTSIDE@", outside.toString());
                 for (Map.Entry<String, String> e : more.entrySet()) {
                     text = text.replace(e.getKey(), e.getValue());
                 }
@@ -124,9 +126,10 @@ class ProveHostileTest {
                 "the report names the Lua line with its file:line: " + r.output());
         assertTrue(r.output().contains("it runs Lua code"), r.output());
         assertTrue(
-                r.output().contains("left out " + cfg + ":8 'stats socket " + outside),
+                r.output().contains("left out " + cfg + ":8 'stats socket " + outside), r.output());
+        assertTrue(
+                r.output().contains("REPRODUCED") || r.output().contains("NOT-REPRODUCED"),
                 r.output());
-        assertTrue(r.output().contains("REPRODUCED") || r.output().contains("NOT-REPRODUCED"), r.output());
     }
 
     @Test
@@ -136,11 +139,13 @@ class ProveHostileTest {
         Run r = prove(Map.of(), args(cfg));
         assertEquals(2, r.code(), r.output());
         noTrace(r);
-        assertTrue(
-                r.output().contains(cfg + ":5: the keyword is a variable (${KW})"), r.output());
+        assertTrue(r.output().contains(cfg + ":5: the keyword is a variable (${KW})"), r.output());
         assertEquals(
                 1,
-                r.output().lines().filter(l -> l.startsWith("deja:") && !l.contains("prove:")).count(),
+                r.output()
+                        .lines()
+                        .filter(l -> l.startsWith("deja:") && !l.contains("prove:"))
+                        .count(),
                 "one line: " + r.output());
         assertFalse(Files.exists(outside.resolve("lua-ran")), r.output());
     }
@@ -176,7 +181,9 @@ class ProveHostileTest {
         noTrace(r);
         assertFalse(r.output().contains("TOPSECRET"), "the file is never read: " + r.output());
         assertTrue(
-                r.output().contains(outside.resolve("secret.txt") + " (" + cfg + ":18): it is outside"),
+                r.output()
+                        .contains(
+                                outside.resolve("secret.txt") + " (" + cfg + ":18): it is outside"),
                 r.output());
         assertTrue(
                 r.output().contains("link-to-secret.txt (" + cfg + ":19): it is outside"),

@@ -94,8 +94,7 @@ class ProveTest {
                 fl.path("afterFixBreaksAtRps").isMissingNode()
                         || fl.path("afterFixBreaksAtRps").isNull(),
                 "the fix held: " + fl);
-        assertTrue(
-                fl.path("summary").asString().contains("x the incident's 300"), fl.toString());
+        assertTrue(fl.path("summary").asString().contains("x the incident's 300"), fl.toString());
         assertTrue(
                 json(r).path("proofs").get(0).toString().contains("an assumed load"),
                 "the legitimate load was assumed and the report says so");
@@ -107,7 +106,8 @@ class ProveTest {
         Path cfg = dir.resolve("roomy.cfg");
         Files.writeString(
                 cfg,
-                Files.readString(Path.of(BEFORE)).replace("    maxconn 200\n", "    maxconn 800\n"));
+                Files.readString(Path.of(BEFORE))
+                        .replace("    maxconn 200\n", "    maxconn 800\n"));
         TestSupport.Run r =
                 prove(
                         "prove",
@@ -119,7 +119,9 @@ class ProveTest {
                         "--no-find-limit");
         assertEquals(0, r.code(), r.err() + r.out());
         assertTrue(
-                r.out().contains("haproxy-tarpit-holds-slots: NOT-REPRODUCED at 300 req/s of one client\n"),
+                r.out()
+                        .contains(
+                                "haproxy-tarpit-holds-slots: NOT-REPRODUCED at 300 req/s of one client\n"),
                 r.out());
         assertFalse(
                 r.out().contains(", the fix works") || r.out().contains("the fix holds"), r.out());
@@ -151,7 +153,11 @@ class ProveTest {
         JsonNode root = json(r);
         JsonNode p = proof(root, Prover.TARPIT);
         assertTrue(
-                p.path("workload").path("description").asString().contains("flood runs lengthened from 3 s to 10 s: at 300 req/s the 2000 slots fill after 6.7 s"),
+                p.path("workload")
+                        .path("description")
+                        .asString()
+                        .contains(
+                                "flood runs lengthened from 3 s to 10 s: at 300 req/s the 2000 slots fill after 6.7 s"),
                 p.toString());
         assertEquals("reproduced", p.path("verdict").asString(), p.toString());
         assertEquals(1, r.code(), r.err());
@@ -166,18 +172,20 @@ class ProveTest {
                         .replace("    maxconn 200\n", "    maxconn 20000\n")
                         .replace("    maxconn 800\n", "    maxconn 40000\n")
                         .replace("timeout tarpit 1s", "timeout tarpit 100s"));
-        TestSupport.Run r = prove("prove", cfg.toString(), "--rule", Prover.TARPIT, "--duration", "3s");
+        TestSupport.Run r =
+                prove("prove", cfg.toString(), "--rule", Prover.TARPIT, "--duration", "3s");
         assertEquals(3, r.code(), r.err() + r.out());
         assertTrue(
-                r.out().contains("haproxy-tarpit-holds-slots: INCONCLUSIVE\n  inconclusive: needs a run of at least"),
+                r.out()
+                        .contains(
+                                "haproxy-tarpit-holds-slots: INCONCLUSIVE\n  inconclusive: needs a run of at least"),
                 r.out());
         assertTrue(r.out().contains("the 20000 slots fill after 66.7 s"), r.out());
     }
 
     @Test
     void theSlowClientHeadlineSaysWhenTheFixShows() {
-        TestSupport.Run r =
-                prove("prove", BEFORE, "--rule", Prover.TIMEOUT, "--format", "json");
+        TestSupport.Run r = prove("prove", BEFORE, "--rule", Prover.TIMEOUT, "--format", "json");
         assertEquals(1, r.code(), r.err() + r.out());
         JsonNode p = proof(json(r), Prover.TIMEOUT);
         assertEquals("reproduced", p.path("verdict").asString(), p.toString());
@@ -188,7 +196,9 @@ class ProveTest {
                 headline.endsWith("the fix holds once its timeout has cut the slow connections"),
                 headline);
         assertTrue(
-                p.path("fixNote").asString().contains("before then, while the slow clients still held the slots"),
+                p.path("fixNote")
+                        .asString()
+                        .contains("before then, while the slow clients still held the slots"),
                 p.toString());
     }
 
@@ -320,7 +330,9 @@ class ProveTest {
                 r.out());
         assertTrue(r.out().contains("TLS: the sandbox speaks plain HTTP"), r.out());
         assertTrue(
-                r.out().contains(":3 'chroot /var/lib/haproxy-does-not-exist': it touches the host"),
+                r.out()
+                        .contains(
+                                ":3 'chroot /var/lib/haproxy-does-not-exist': it touches the host"),
                 r.out());
         assertTrue(
                 r.out()
@@ -330,9 +342,10 @@ class ProveTest {
                                         + ":22): it does not exist; an empty file in the sandbox"),
                 r.out());
         assertTrue(
-                r.out().contains(
-                        ":16 'errorfile 503 /etc/haproxy/errors/does-not-exist.http': it does not"
-                                + " exist"),
+                r.out()
+                        .contains(
+                                ":16 'errorfile 503 /etc/haproxy/errors/does-not-exist.http': it does not"
+                                        + " exist"),
                 r.out());
         assertFalse(r.out().contains("could not run"), r.out());
     }

@@ -175,10 +175,11 @@ class SandboxTest {
         Remedy m = Remedy.raiseMaxconn(text, f, 1200);
         assertEquals(2, m.text().split("maxconn 1200", -1).length - 1, m.text());
     }
+
     /**
-     * Every route out of the sandbox a config can name, as a pull request could bring it: what
-     * deja writes has no address but 127.0.0.1, no socket or program of the config's, and the
-     * report names each line left out.
+     * Every route out of the sandbox a config can name, as a pull request could bring it: what deja
+     * writes has no address but 127.0.0.1, no socket or program of the config's, and the report
+     * names each line left out.
      */
     @Test
     void noAddressOfTheConfigsReachesTheSandbox(@TempDir Path dir) throws Exception {
@@ -239,10 +240,28 @@ class SandboxTest {
         }
         for (String gone :
                 List.of(
-                        "unix@", "abns@", "ipv4@", "/bin/sh", "lua", "peers", "resolvers", "mailer",
-                        "ring", "program", "set-dst", "do-resolve", "use-service", "http_proxy",
-                        "transparent", "dispatch", "source", "usesrc", "app.example", "/run/",
-                        "email-alert", "log ")) {
+                        "unix@",
+                        "abns@",
+                        "ipv4@",
+                        "/bin/sh",
+                        "lua",
+                        "peers",
+                        "resolvers",
+                        "mailer",
+                        "ring",
+                        "program",
+                        "set-dst",
+                        "do-resolve",
+                        "use-service",
+                        "http_proxy",
+                        "transparent",
+                        "dispatch",
+                        "source",
+                        "usesrc",
+                        "app.example",
+                        "/run/",
+                        "email-alert",
+                        "log ")) {
             assertFalse(out.contains(gone), gone + " in:\n" + out);
         }
         assertTrue(out.contains("server s 127.0.0.1:9999 weight 5"), out);
