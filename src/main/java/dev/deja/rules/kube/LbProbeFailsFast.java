@@ -9,6 +9,7 @@ import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Probe;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -232,18 +233,18 @@ public final class LbProbeFailsFast extends KubeRule {
 
     /**
      * One low note per workload for the probes whose window is long enough but whose timeout is 1s:
-     * "container controller: readinessProbe (...) and livenessProbe (...) each have a 1s timeout".
+     * "container controller: readinessProbe (...) with a 1s timeout ... and livenessProbe (...)".
      */
     private static Finding tightNote(LoadBalancers.Lb lb, List<Tight> tight, RuleContext ctx) {
         List<String> probes = new ArrayList<>();
         List<String> fixes = new ArrayList<>();
-        String last = null;
+        Container last = null;
         for (Tight t : tight) {
             String where =
-                    t.container().name().equals(last)
+                    last != null && Objects.equals(t.container().name(), last.name())
                             ? ""
                             : "container " + t.container().name() + ": ";
-            last = t.container().name();
+            last = t.container();
             probes.add(
                     where
                             + t.key()
