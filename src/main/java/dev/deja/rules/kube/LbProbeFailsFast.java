@@ -130,7 +130,7 @@ public final class LbProbeFailsFast extends KubeRule {
                 + p.timeout()
                 + "s and "
                 + p.failures()
-                + " failures take "
+                + (p.failures() == 1 ? " failure takes " : " failures take ")
                 + p.failures()
                 + " x "
                 + p.timeout()
@@ -180,7 +180,7 @@ public final class LbProbeFailsFast extends KubeRule {
                         + effect
                         + " after "
                         + p.failures()
-                        + " failures x "
+                        + (p.failures() == 1 ? " failure x " : " failures x ")
                         + p.period()
                         + "s with a "
                         + timeoutText(p)
