@@ -270,20 +270,7 @@ class ProveHostileTest {
                 }
             }
             assertNotNull(line, kind + ": deja prove never started haproxy: " + seen);
-            List<ProcessHandle> haproxy = List.of();
-            for (int i = 0; i < 600 && haproxy.isEmpty(); i++) {
-                Thread.sleep(50);
-                haproxy =
-                        p.toHandle()
-                                .descendants()
-                                .filter(
-                                        c ->
-                                                c.info()
-                                                        .command()
-                                                        .map(x -> x.endsWith("haproxy"))
-                                                        .orElse(false))
-                                .toList();
-            }
+            List<ProcessHandle> haproxy = ProveTest.haproxyDescendants(p);
             assertFalse(haproxy.isEmpty(), kind + ": haproxy runs under deja");
             p.destroyForcibly(); // SIGKILL: no shutdown hook runs
             assertTrue(p.waitFor(30, TimeUnit.SECONDS));

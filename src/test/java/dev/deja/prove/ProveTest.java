@@ -13,6 +13,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
@@ -512,8 +513,17 @@ class ProveTest {
     }
 
     private static long haproxyChildPid(Process p) throws InterruptedException {
-        for (int i = 0; i < 100; i++) {
-            var child =
+        List<ProcessHandle> h = haproxyDescendants(p);
+        return h.isEmpty() ? -1 : h.get(0).pid();
+    }
+
+    /**
+     * The haproxy processes under deja (under bubblewrap or setpriv too), waited for up to 30 s:
+     * deja says it starts haproxy just before it does.
+     */
+    static List<ProcessHandle> haproxyDescendants(Process p) throws InterruptedException {
+        for (int i = 0; i < 600; i++) {
+            List<ProcessHandle> found =
                     p.toHandle()
                             .descendants()
                             .filter(
@@ -522,12 +532,12 @@ class ProveTest {
                                                     .command()
                                                     .map(x -> x.endsWith("haproxy"))
                                                     .orElse(false))
-                            .findFirst();
-            if (child.isPresent()) {
-                return child.get().pid();
+                            .toList();
+            if (!found.isEmpty()) {
+                return found;
             }
             Thread.sleep(50);
         }
-        return -1;
+        return List.of();
     }
 }
