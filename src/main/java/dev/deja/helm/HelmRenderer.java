@@ -1,34 +1,38 @@
 package dev.deja.helm;
 
-import com.marcnuri.helm.Helm;
-import com.marcnuri.helm.TemplateCommand;
 import dev.deja.engine.InputException;
 import dev.deja.source.SourceFile;
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * Renders a Helm chart folder as {@code helm template release-name CHART --namespace default}
- * would, with Helm itself (helm-java: Helm's Go code in a native library, through JNA). Only loaded
- * when a chart is scanned (by name, from {@link dev.deja.source.Inputs}), so other scans load
- * neither helm-java nor JNA.
+ * would, in a child process that is bounded in time, memory and output ({@link BoundedProcess}):
+ * {@code helm} itself when it is on the PATH (as kustomizations use kubectl), else Helm for the JVM
+ * (helm-java, Helm's Go code as a native library for the platform deja was built on) in a child JVM
+ * ({@link RenderMain}). Either reads a private copy of the chart without the links that leave it
+ * ({@link ChartCopy}), with an environment of its own (no kubeconfig, Helm folders, plugins or
+ * proxies of the user's) and, where Linux lets an unprivileged process have one ({@code unshare
+ * -rn}), a network namespace with no network: a chart cannot make deja connect anywhere. Only
+ * loaded when a chart is scanned (by name, from {@link dev.deja.source.Inputs}).
  *
  * <p>The output is split by Helm's {@code # Source: CHART/templates/x.yaml} comments into one file
  * per template, named {@code <chart folder>/templates/x.yaml}, holding that template's documents
- * exactly as Helm printed them (each with its {@code ---} and {@code # Source:} lines): a line
- * number is the line in the output of {@code helm template release-name CHART --show-only
- * templates/x.yaml}, not in the template's source, which Helm's output does not map.
+ * exactly as Helm printed them (each with its {@code ---} and {@code # Source:} lines).
  */
 public final class HelmRenderer {
     static final Pattern SOURCE = Pattern.compile("^# Source: ([^/\\n]+)/(.+)$");
@@ -43,88 +47,287 @@ public final class HelmRenderer {
      */
     static final String NAMESPACE = "default";
 
+    /** The environment variables that set the bounds. */
+    public static final String TIMEOUT_ENV = "DEJA_HELM_TIMEOUT";
+
+    public static final String MEMORY_ENV = "DEJA_HELM_MEMORY";
+
+    /** Largest rendered output read, as for a file. */
+    static final long MAX_OUTPUT = 64L * 1024 * 1024;
+
+    private static volatile Boolean unshareWorks;
+
     private HelmRenderer() {}
 
     /**
      * Called by reflection from Inputs: the chart's templates as files, or an input error naming
      * the chart.
+     *
+     * @param env the process environment (PATH: where helm is looked for)
+     * @param timeoutMs how long a render may take
+     * @param maxMemoryBytes how much resident memory the renderer may use
      */
     public static List<SourceFile> render(
             Path chart,
             String display,
             List<Path> valuesFiles,
             List<String> sets,
+            Map<String, String> env,
+            long timeoutMs,
+            long maxMemoryBytes,
             PrintWriter err) {
         for (Path v : valuesFiles) {
             if (!Files.isRegularFile(v)) {
                 throw new InputException("--helm-values " + v + ": no such file");
             }
         }
-        String out;
+        Path work = null;
         try {
-            out = template(chart, valuesFiles, sets);
-        } catch (IllegalStateException e) {
-            Matcher m = KUBE_VERSION.matcher(String.valueOf(e.getMessage()));
-            if (!m.find()) {
-                throw failed(display, e);
+            work = Files.createTempDirectory("deja-helm");
+            Path copyRoot =
+                    work.resolve("chart")
+                            .resolve(chart.toAbsolutePath().normalize().getFileName().toString());
+            ChartCopy copy = ChartCopy.of(chart, copyRoot, display);
+            for (String n : copy.notes) {
+                err.println("deja: note: " + n);
             }
-            // Helm for the JVM renders as Kubernetes v1.20.0 and cannot be told another version:
-            // render a copy
-            // without the constraint, and say so
-            err.println(
-                    "deja: note: "
-                            + display
-                            + ": the chart requires kubeVersion "
-                            + m.group(1)
-                            + "; rendered as"
-                            + " Kubernetes v1.20.0 without that check (Helm for the JVM cannot render for another version):"
-                            + " templates that test .Capabilities.KubeVersion may differ from an install on your cluster");
-            Path copy = null;
+            Path helm = onPath("helm", env.get("PATH"));
+            Renderer r = new Renderer(helm, work, display, copyRoot, timeoutMs, maxMemoryBytes);
+            String out;
             try {
-                copy = copyWithoutKubeVersion(chart);
-                out = template(copy, valuesFiles, sets);
-            } catch (IllegalStateException again) {
-                throw failed(display, again);
-            } catch (IOException io) {
+                out = r.template(copyRoot, valuesFiles, sets);
+            } catch (KubeVersion kv) {
+                // Helm for the JVM renders as Kubernetes v1.20.0 and cannot be told another
+                // version: render the copy without the constraint, and say so
+                err.println(
+                        "deja: note: "
+                                + display
+                                + ": the chart requires kubeVersion "
+                                + kv.getMessage()
+                                + "; rendered as Kubernetes v1.20.0 without that check (Helm for the"
+                                + " JVM cannot render for another version; helm on the PATH can):"
+                                + " templates that test .Capabilities.KubeVersion may differ from an"
+                                + " install on your cluster");
+                Path chartYaml = copyRoot.resolve("Chart.yaml");
+                String text = Files.readString(chartYaml);
+                Files.writeString(chartYaml, text.replaceAll("(?m)^kubeVersion:.*$", ""));
+                try {
+                    out = r.template(copyRoot, valuesFiles, sets);
+                } catch (KubeVersion again) {
+                    throw new InputException(
+                            display + ": cannot render the Helm chart: " + again.getMessage());
+                }
+            }
+            List<SourceFile> files = split(out, display);
+            if (files.isEmpty()) {
+                throw new InputException(display + ": the Helm chart renders no object");
+            }
+            return files;
+        } catch (IOException e) {
+            throw new InputException(display + ": cannot render the Helm chart: " + e.getMessage());
+        } finally {
+            deleteTree(work);
+        }
+    }
+
+    /** Helm for the JVM refused the chart's kubeVersion (the message is the constraint). */
+    static final class KubeVersion extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        KubeVersion(String constraint) {
+            super(constraint);
+        }
+    }
+
+    /** One way to run Helm in a child process. */
+    static final class Renderer {
+        final Path helm;
+        final Path work;
+        final String display;
+        final Path copyRoot;
+        final long timeoutMs;
+        final long maxMemoryBytes;
+
+        Renderer(
+                Path helm,
+                Path work,
+                String display,
+                Path copyRoot,
+                long timeoutMs,
+                long maxMemoryBytes) {
+            this.helm = helm;
+            this.work = work;
+            this.display = display;
+            this.copyRoot = copyRoot;
+            this.timeoutMs = timeoutMs;
+            this.maxMemoryBytes = maxMemoryBytes;
+        }
+
+        String template(Path chart, List<Path> valuesFiles, List<String> sets)
+                throws IOException, KubeVersion {
+            List<String> cmd = new ArrayList<>();
+            if (unshare()) {
+                cmd.addAll(List.of("unshare", "--user", "--map-root-user", "--net"));
+            }
+            if (helm != null) {
+                cmd.addAll(
+                        List.of(
+                                helm.toString(),
+                                "template",
+                                RELEASE,
+                                chart.toString(),
+                                "--namespace",
+                                NAMESPACE));
+                for (Path v : valuesFiles) {
+                    cmd.add("--values");
+                    cmd.add(v.toAbsolutePath().toString());
+                }
+                for (String s : sets) {
+                    cmd.add("--set");
+                    cmd.add(s);
+                }
+            } else {
+                cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+                cmd.addAll(
+                        List.of(
+                                "-Xmx256m",
+                                "-Xss1m",
+                                "-XX:TieredStopAtLevel=1",
+                                "-XX:+UseSerialGC",
+                                "-Xshare:auto",
+                                "-Djava.io.tmpdir=" + work.resolve("tmp"),
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                RenderMain.class.getName(),
+                                chart.toString(),
+                                Integer.toString(valuesFiles.size())));
+                for (Path v : valuesFiles) {
+                    cmd.add(v.toAbsolutePath().toString());
+                }
+                cmd.addAll(sets);
+            }
+            BoundedProcess.Result res;
+            try {
+                res =
+                        BoundedProcess.run(
+                                cmd,
+                                environment(work),
+                                work,
+                                timeoutMs,
+                                maxMemoryBytes,
+                                MAX_OUTPUT,
+                                TIMEOUT_ENV,
+                                MEMORY_ENV);
+            } catch (BoundedProcess.Bound b) {
                 throw new InputException(
-                        display + ": cannot render the Helm chart: " + io.getMessage());
-            } finally {
-                deleteTree(copy);
+                        display + ": rendering the Helm chart was stopped: " + b.getMessage());
             }
-        } catch (RuntimeException | LinkageError e) {
-            if (e instanceof InputException ie) {
-                throw ie;
+            String stderr = res.err().replace(copyRoot.toString(), display);
+            if (res.exit() != 0) {
+                Matcher m = KUBE_VERSION.matcher(stderr);
+                if (helm == null && m.find()) {
+                    throw new KubeVersion(m.group(1));
+                }
+                String why = oneLine(stderr);
+                if (why.startsWith("Error: ")) {
+                    why = why.substring(7);
+                }
+                if (helm == null && stderr.contains("error calling lookup")) {
+                    why =
+                            "the chart calls lookup, which Helm for the JVM (used when helm is not on"
+                                    + " the PATH) cannot render without asking a cluster, which deja"
+                                    + " never does; put helm on the PATH, which renders lookup as an"
+                                    + " empty map as helm template does ("
+                                    + why
+                                    + ")";
+                    why = why.length() > 400 ? why.substring(0, 397) + "...)" : why;
+                } else if (res.exit() > 1 && helm == null) {
+                    why = "Helm for the JVM is not usable here (" + why + ")";
+                }
+                throw new InputException(display + ": cannot render the Helm chart: " + why);
             }
-            throw new InputException(
-                    display
-                            + ": cannot render the Helm chart: Helm for the JVM is not usable here ("
-                            + oneLine(String.valueOf(e.getMessage()))
-                            + ")");
+            return new String(res.out(), StandardCharsets.UTF_8);
         }
-        List<SourceFile> files = split(out, display);
-        if (files.isEmpty()) {
-            throw new InputException(display + ": the Helm chart renders no object");
-        }
-        return files;
     }
 
-    static String template(Path chart, List<Path> valuesFiles, List<String> sets) {
-        TemplateCommand t = new Helm(chart).template().withName(RELEASE).withNamespace(NAMESPACE);
-        for (Path v : valuesFiles) {
-            t = t.withValuesFile(v);
+    /**
+     * The renderer's whole environment: its own home, Helm folders, temporary folder and an empty
+     * kubeconfig; nothing of the user's (no kubeconfig, in-cluster service account, proxy, plugin
+     * or repository settings).
+     */
+    static Map<String, String> environment(Path work) throws IOException {
+        Path home = Files.createDirectories(work.resolve("home"));
+        Files.createDirectories(work.resolve("tmp"));
+        Path kubeconfig = work.resolve("kubeconfig");
+        Files.writeString(kubeconfig, "apiVersion: v1\nkind: Config\n");
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("HOME", home.toString());
+        env.put("TMPDIR", work.resolve("tmp").toString());
+        env.put("KUBECONFIG", kubeconfig.toString());
+        for (String h : List.of("HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME")) {
+            env.put(
+                    h,
+                    Files.createDirectories(home.resolve(h.toLowerCase(Locale.ROOT))).toString());
         }
-        for (String s : sets) {
-            int eq = s.indexOf('=');
-            t = t.set(s.substring(0, eq), s.substring(eq + 1));
-        }
-        return t.call();
+        env.put("HELM_PLUGINS", Files.createDirectories(home.resolve("plugins")).toString());
+        env.put("LANG", "C.UTF-8");
+        env.put("PATH", "/usr/bin:/bin");
+        return env;
     }
 
-    static InputException failed(String display, Exception e) {
-        return new InputException(
-                display
-                        + ": cannot render the Helm chart: "
-                        + oneLine(String.valueOf(e.getMessage())));
+    /**
+     * Whether {@code unshare --user --map-root-user --net} runs here (Linux with unprivileged user
+     * namespaces), asked once.
+     */
+    static boolean unshare() {
+        Boolean u = unshareWorks;
+        if (u == null) {
+            u = false;
+            for (String dir : List.of("/usr/bin", "/bin")) {
+                Path p = Path.of(dir, "unshare");
+                if (Files.isExecutable(p)) {
+                    try {
+                        Process pr =
+                                new ProcessBuilder(
+                                                p.toString(),
+                                                "--user",
+                                                "--map-root-user",
+                                                "--net",
+                                                "true")
+                                        .redirectErrorStream(true)
+                                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                                        .start();
+                        u = pr.waitFor(10, TimeUnit.SECONDS) && pr.exitValue() == 0;
+                        if (pr.isAlive()) {
+                            pr.destroyForcibly();
+                        }
+                    } catch (IOException e) {
+                        u = false;
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    break;
+                }
+            }
+            unshareWorks = u;
+        }
+        return u;
+    }
+
+    static Path onPath(String program, String path) {
+        if (path == null) {
+            return null;
+        }
+        for (String dir : path.split(File.pathSeparator)) {
+            if (dir.isEmpty()) {
+                continue;
+            }
+            Path c = Path.of(dir, program);
+            if (Files.isRegularFile(c) && Files.isExecutable(c)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     /** Helm's message (several lines, with a hint to use --debug) as one line. */
@@ -133,7 +336,12 @@ public final class HelmRenderer {
                 message.strip()
                         .lines()
                         .map(String::strip)
-                        .filter(l -> !l.isEmpty() && !l.startsWith("Use --debug"))
+                        .filter(
+                                l ->
+                                        !l.isEmpty()
+                                                && !l.startsWith("Use --debug")
+                                                && !l.matches(
+                                                        "^\\d{4}/\\d\\d/\\d\\d \\d\\d:\\d\\d:\\d\\d .*"))
                         .findFirst()
                         .orElse("unknown error");
         return first.length() > 300 ? first.substring(0, 297) + "..." : first;
@@ -169,31 +377,11 @@ public final class HelmRenderer {
         return files;
     }
 
-    static Path copyWithoutKubeVersion(Path chart) throws IOException {
-        Path tmp = Files.createTempDirectory("deja-chart");
-        Path root = tmp.resolve(chart.toAbsolutePath().normalize().getFileName().toString());
-        try (Stream<Path> s = Files.walk(chart)) {
-            for (Path p : (Iterable<Path>) s::iterator) {
-                Path target = root.resolve(chart.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target, StandardCopyOption.COPY_ATTRIBUTES);
-                }
-            }
-        }
-        Path chartYaml = root.resolve("Chart.yaml");
-        String text = Files.readString(chartYaml);
-        Files.writeString(chartYaml, text.replaceAll("(?m)^kubeVersion:.*$", ""));
-        return root;
-    }
-
     static void deleteTree(Path root) {
         if (root == null) {
             return;
         }
-        Path top = root.getParent();
-        try (Stream<Path> s = Files.walk(top)) {
+        try (Stream<Path> s = Files.walk(root)) {
             s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {
             // a temporary copy left behind is not worth failing the scan
