@@ -67,7 +67,8 @@ class OutputWriteFailureTest {
                 new StringBuilder(
                         "mount -t tmpfs -o size=8k tmpfs \"$0\" || exit 99\n"
                                 + "printf 'old report\\n' > \"$0/r.html\"\n");
-        for (String a : java("scan", "examples/haproxy", "--format", "html", "-o", small + "/r.html")) {
+        for (String a :
+                java("scan", "examples/haproxy", "--format", "html", "-o", small + "/r.html")) {
             script.append('\'').append(a.replace("'", "'\\''")).append("' ");
         }
         script.append("2>\"$0.err\"; echo \"rc=$?\"; ls -A \"$0\"; cat \"$0/r.html\"\n");
