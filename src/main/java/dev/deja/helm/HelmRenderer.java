@@ -1,15 +1,19 @@
 package dev.deja.helm;
 
 import dev.deja.engine.InputException;
+import dev.deja.engine.LineMap;
 import dev.deja.source.SourceFile;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -118,7 +122,7 @@ public final class HelmRenderer {
                             display + ": cannot render the Helm chart: " + again.getMessage());
                 }
             }
-            List<SourceFile> files = split(out, display);
+            List<SourceFile> files = split(out, display, copyRoot);
             if (files.isEmpty()) {
                 throw new InputException(display + ": the Helm chart renders no object");
             }
@@ -352,7 +356,20 @@ public final class HelmRenderer {
      * "# Source:".
      */
     static List<SourceFile> split(String out, String display) {
+        return split(out, display, null);
+    }
+
+    /**
+     * As {@link #split(String, String)}; with the chart folder Helm read ({@code chartRoot}), each
+     * file gets a {@link LineMap}: the lines of a document that is a verbatim copy of one place in
+     * its template (no template logic changed it; Helm only trims it) map to the template's lines;
+     * every other line (the {@code ---} and {@code # Source:} lines Helm adds, the documents made
+     * by template logic) maps to none, so a finding there names the template without a line.
+     */
+    static List<SourceFile> split(String out, String display, Path chartRoot) {
         Map<String, StringBuilder> byTemplate = new LinkedHashMap<>();
+        Map<String, List<Integer>> lines = new LinkedHashMap<>();
+        Map<String, List<String>> templates = new HashMap<>();
         String base = display.endsWith("/") ? display.substring(0, display.length() - 1) : display;
         StringBuilder doc = new StringBuilder();
         for (String block :
@@ -360,7 +377,8 @@ public final class HelmRenderer {
             if (block.isBlank()) {
                 continue;
             }
-            String first = block.lines().findFirst().orElse("");
+            List<String> blockLines = block.lines().toList();
+            String first = blockLines.isEmpty() ? "" : blockLines.get(0);
             Matcher m = SOURCE.matcher(first);
             // a document without a Source comment (none in Helm 3's output) is kept under the
             // chart's name
@@ -371,10 +389,82 @@ public final class HelmRenderer {
                 doc.append('\n');
             }
             byTemplate.computeIfAbsent(file, k -> new StringBuilder()).append(doc);
+            List<Integer> map = lines.computeIfAbsent(file, k -> new ArrayList<>());
+            map.add(0); // ---
+            if (!m.matches() || chartRoot == null) {
+                blockLines.forEach(l -> map.add(0));
+                continue;
+            }
+            map.add(0); // # Source:
+            List<String> body = blockLines.subList(1, blockLines.size());
+            List<String> template =
+                    templates.computeIfAbsent(m.group(2), t -> templateLines(chartRoot, t));
+            int at = uniqueCopy(template, body);
+            for (int i = 0; i < body.size(); i++) {
+                map.add(at < 0 ? 0 : at + i + 1);
+            }
         }
         List<SourceFile> files = new ArrayList<>();
-        byTemplate.forEach((f, text) -> files.add(new SourceFile(f, text.toString())));
+        byTemplate.forEach(
+                (f, text) -> {
+                    int[] map = lines.get(f).stream().mapToInt(Integer::intValue).toArray();
+                    files.add(
+                            new SourceFile(
+                                    f,
+                                    text.toString(),
+                                    chartRoot == null ? null : new LineMap(map)));
+                });
         return files;
+    }
+
+    /** Largest template read to map lines (a larger one gets no lines). */
+    static final long MAX_TEMPLATE_BYTES = 4L * 1024 * 1024;
+
+    /**
+     * The template's lines (from the chart copy Helm read), or none when it is not a plain file
+     * inside it.
+     */
+    static List<String> templateLines(Path chartRoot, String template) {
+        Path p = chartRoot.resolve(template).normalize();
+        try {
+            if (!p.startsWith(chartRoot)
+                    || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
+                    || Files.size(p) > MAX_TEMPLATE_BYTES) {
+                return List.of();
+            }
+            return Files.readString(p).lines().toList();
+        } catch (IOException | UncheckedIOException e) {
+            return List.of();
+        }
+    }
+
+    /**
+     * Where (0-based) the document's lines are a copy of the template's, when at exactly one place;
+     * else -1. Lines compare without trailing blanks, the first also without leading ones (Helm
+     * trims each document).
+     */
+    static int uniqueCopy(List<String> template, List<String> body) {
+        if (body.isEmpty() || template.size() < body.size()) {
+            return -1;
+        }
+        int found = -1;
+        String head = body.get(0).strip();
+        for (int s = 0; s + body.size() <= template.size(); s++) {
+            if (!template.get(s).strip().equals(head)) {
+                continue;
+            }
+            boolean same = true;
+            for (int i = 1; i < body.size() && same; i++) {
+                same = template.get(s + i).stripTrailing().equals(body.get(i).stripTrailing());
+            }
+            if (same) {
+                if (found >= 0) {
+                    return -1; // twice: which one is not known
+                }
+                found = s;
+            }
+        }
+        return found;
     }
 
     static void deleteTree(Path root) {
