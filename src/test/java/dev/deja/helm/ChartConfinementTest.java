@@ -311,4 +311,46 @@ class ChartConfinementTest {
                 "deja: DEJA_HELM_TIMEOUT=soon: expected a number of seconds from 1 to 86400\n",
                 bad.err());
     }
+
+    /**
+     * Helm for the JVM's native library is extracted once to the user's cache folder (made
+     * owner-only) and loaded from there; a cache folder others may write to is not used.
+     */
+    @Test
+    void theNativeLibraryIsExtractedOnceToAPrivateCache(@TempDir Path tmp) throws IOException {
+        Map<String, String> env = Map.of("HOME", tmp.toString());
+        TestSupport.Run first = scan(env, "scan", CHART, "--fail-on", "none");
+        assertEquals(0, first.code(), first.err());
+        Path cache = tmp.resolve(".cache/deja");
+        assertEquals(
+                "rwx------",
+                java.nio.file.attribute.PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(cache)));
+        List<Path> libs;
+        try (var s = Files.list(cache)) {
+            libs = s.toList();
+        }
+        assertEquals(1, libs.size(), libs.toString());
+        assertTrue(libs.get(0).getFileName().toString().startsWith("helm-"), libs.toString());
+        long modified = Files.getLastModifiedTime(libs.get(0)).toMillis();
+        TestSupport.Run again = scan(env, "scan", CHART, "--fail-on", "none");
+        assertEquals(0, again.code(), again.err());
+        assertEquals(modified, Files.getLastModifiedTime(libs.get(0)).toMillis(), "not rewritten");
+
+        Path shared = Files.createDirectories(tmp.resolve("shared"));
+        Path open = Files.createDirectories(shared.resolve("deja"));
+        Files.setPosixFilePermissions(
+                open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        TestSupport.Run other =
+                scan(
+                        Map.of("XDG_CACHE_HOME", shared.toString()),
+                        "scan",
+                        CHART,
+                        "--fail-on",
+                        "none");
+        assertEquals(0, other.code(), other.err());
+        try (var s = Files.list(open)) {
+            assertEquals(List.of(), s.toList(), "a folder others may write to is not used");
+        }
+    }
 }
