@@ -353,4 +353,44 @@ class ChartConfinementTest {
             assertEquals(List.of(), s.toList(), "a folder others may write to is not used");
         }
     }
+
+    /**
+     * On a platform whose Helm library the jar does not carry (a Mac, an arm64 node: simulated by a
+     * class path without helm-java's linux-amd64 jar), the child says to put helm on the PATH and
+     * exits 3, instead of helm-java fetching a library from the network.
+     */
+    @Test
+    void withoutANativeLibraryTheRendererSaysToUseHelm() throws Exception {
+        String cp =
+                System.getProperty(
+                        "surefire.test.class.path", System.getProperty("java.class.path"));
+        List<String> kept = new ArrayList<>();
+        boolean dropped = false;
+        for (String e : cp.split(java.io.File.pathSeparator)) {
+            if (e.contains("/com/marcnuri/helm-java/linux-amd64/")) {
+                dropped = true;
+            } else {
+                kept.add(e);
+            }
+        }
+        Assumptions.assumeTrue(
+                dropped, "helm-java's linux-amd64 jar is not on the class path " + cp);
+        Process p =
+                new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "-cp",
+                                String.join(java.io.File.pathSeparator, kept),
+                                RenderMain.class.getName(),
+                                CHART,
+                                "0")
+                        .redirectErrorStream(true)
+                        .start();
+        String out =
+                new String(
+                        p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(3, p.exitValue(), out);
+        assertTrue(out.startsWith("this build of deja carries no Helm library for "), out);
+        assertTrue(out.strip().endsWith(": put helm on the PATH"), out);
+    }
 }
