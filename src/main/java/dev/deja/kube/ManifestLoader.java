@@ -86,10 +86,15 @@ public final class ManifestLoader implements FileLoader {
                 Meta m = metaOf(v);
                 AnnotationSuppressions.record(m, request, out);
                 // the kinds rules read; objects without a name are not one object defined twice
+                // a chart template's line where it is known (as findings), else none
+                Integer line =
+                        f.lineMap() == null || m.line() == null
+                                ? m.line()
+                                : f.lineMap().sourceLine(m.line());
                 if (!(v instanceof Meta) && m.name() != null) {
                     definitions
                             .computeIfAbsent(m.display(), k -> new ArrayList<>())
-                            .add(m.file() + (m.line() == null ? "" : ":" + m.line()));
+                            .add(m.file() + (line == null ? "" : ":" + line));
                 }
             }
             out.read("kubernetes", f.display(), count);
