@@ -28,18 +28,21 @@ import picocli.CommandLine.Parameters;
         description = {
             "Replay the IL-0264 outage against your own HAProxy config on the real haproxy, in a loopback"
                     + " sandbox: a before run on your config and an after run with the rule's fix applied, same workload,"
-                    + " and a verdict per finding (reproduced, not-reproduced, could-not-run).",
+                    + " and a verdict per finding (reproduced, not-reproduced, inconclusive, could-not-run), with the margin:"
+                    + " the client rate at which legitimate traffic starts failing.",
             "Proves haproxy-tarpit-holds-slots (a flood), haproxy-missing-http-request-timeout (slow clients) and"
                     + " haproxy-maxconn-headroom (when the flood fills the slots).",
-            "Safe: loopback only, your servers are replaced by a local stub, every run is bounded, and haproxy, the"
-                    + " stub and the temporary folder are removed on every exit, Ctrl-C included."
+            "Safe: haproxy runs a configuration deja writes from what it read of yours (nothing it could not read is"
+                    + " run), with no environment, under bubblewrap where available; loopback only, your servers are"
+                    + " replaced by a local stub, every run is bounded, and haproxy dies with deja however deja ends."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             " 0:nothing reproduced",
             " 1:a finding was reproduced",
-            " 2:usage or input error; no haproxy (install it or give --haproxy); haproxy -c rejected the sandbox copy",
-            " 3:a proof could not run (the report says why)",
+            " 2:usage or input error; no haproxy (install it or give --haproxy); haproxy -c rejected the sandbox;"
+                    + " a keyword that is a variable",
+            " 3:a proof could not run or was inconclusive (the report says why)",
             " 4:internal error"
         })
 public final class ProveCommand implements Callable<Integer> {
@@ -48,6 +51,8 @@ public final class ProveCommand implements Callable<Integer> {
     ProveCommand(Cli.Io io) {
         this.io = io;
     }
+
+    @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
     @Parameters(paramLabel = "HAPROXY_CFG", description = "The haproxy.cfg to prove against")
     Path config;
@@ -105,9 +110,13 @@ public final class ProveCommand implements Callable<Integer> {
 
     @Option(
             names = "--find-limit",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description =
-                    "Also search (at most 6 more runs) the client rate at which legitimate traffic starts failing,"
-                            + " before and after the fix")
+                    "The margin (on by default; --no-find-limit turns it off): in at most 4 more runs, the client"
+                            + " rate at which legitimate traffic starts failing before the fix, and whether the fix"
+                            + " holds up to 5000 req/s")
     boolean findLimit;
 
     @Option(
@@ -147,6 +156,20 @@ public final class ProveCommand implements Callable<Integer> {
                         serviceTime,
                         findLimit,
                         haproxy);
+        boolean legitGiven =
+                spec != null && spec.commandLine().getParseResult().hasMatchedOption("--legit-rps");
+        opts =
+                new Prover.Options(
+                        opts.frontend(),
+                        opts.rule(),
+                        opts.durationMs(),
+                        opts.clientRps(),
+                        opts.legitRps(),
+                        opts.legitTimeoutMs(),
+                        opts.serviceTimeMs(),
+                        opts.findLimit(),
+                        opts.haproxy(),
+                        legitGiven);
         String text = read(config);
         ProveReport report = Prover.prove(config.toString(), text, opts, io.env(), io.err());
         String out =

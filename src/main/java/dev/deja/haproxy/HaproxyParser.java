@@ -81,13 +81,14 @@ public final class HaproxyParser {
     private final List<String> files = new ArrayList<>();
     private final LineLexer lexer;
     private final ConditionalBlocks blocks;
-    private final SectionAssembler assembler = new SectionAssembler(notes);
+    private final SectionAssembler assembler;
     private int directiveCount;
 
     private HaproxyParser(Function<String, String> variable, String version) {
         this.version = version == null || version.isBlank() ? DEFAULT_VERSION : version.strip();
         this.lexer = new LineLexer(variable);
         this.blocks = new ConditionalBlocks(variable, this.version, notes);
+        this.assembler = new SectionAssembler(notes, this.version);
     }
 
     /**

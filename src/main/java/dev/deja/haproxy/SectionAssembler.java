@@ -35,6 +35,7 @@ final class SectionAssembler {
     private final List<InlineSuppression> suppressions = new ArrayList<>();
     private final List<LineLexer.Ignore> pendingIgnores = new ArrayList<>();
     private Section lastDefaults;
+    private String pendingBind;
     private Builder current;
 
     /**
@@ -42,7 +43,34 @@ final class SectionAssembler {
      * {@code notes}.
      */
     SectionAssembler(List<String> notes) {
+        this(notes, HaproxyParser.DEFAULT_VERSION);
+    }
+
+    /**
+     * {@code version} (as {@code --haproxy-version}) decides which removed keywords are refused
+     * ({@link RemovedKeywords}) and which old spellings are read.
+     */
+    SectionAssembler(List<String> notes, String version) {
         this.notes = notes;
+        this.version = version;
+    }
+
+    private final String version;
+
+    private boolean atLeast(String v) {
+        return Conditions.compareVersions(version, v) >= 0;
+    }
+
+    /**
+     * A line HAProxy {@code version} refuses: a parse error naming file:line, or a note under an
+     * undecided .if.
+     */
+    private void refuse(String file, int line, String condition, String what) {
+        if (condition == null) {
+            throw new HaproxyParseException(
+                    file, line, what + "; --haproxy-version sets the version");
+        }
+        notes.add(file + ":" + line + ": " + what + " when " + condition + " holds");
     }
 
     private final class Builder {
@@ -132,6 +160,30 @@ final class SectionAssembler {
                 break;
             }
         }
+        if ((kw.equals("frontend") || kw.equals("listen"))
+                && name != null
+                && words.size() > 2
+                && !words.get(2).equals("from")) {
+            // 'listen NAME ADDRESS': read as a bind before HAProxy 1.6, refused since
+            if (atLeast("1.6")) {
+                refuse(
+                        display,
+                        line,
+                        condition,
+                        "'"
+                                + kw
+                                + " "
+                                + HaproxyParser.abbrev(name)
+                                + " "
+                                + HaproxyParser.abbrev(words.get(2))
+                                + "': HAProxy "
+                                + version
+                                + " refuses the file (\"please use the 'bind' keyword for listening"
+                                + " addresses\", since 1.6): move the address to a 'bind' line");
+            } else {
+                pendingBind = words.get(2);
+            }
+        }
         Section defaults = null;
         boolean inherits =
                 kw.equals("defaults")
@@ -160,6 +212,17 @@ final class SectionAssembler {
             }
         }
         current = new Builder(kw, name, from, display, line, condition, guard, defaults);
+        if (pendingBind != null) {
+            current.directives.add(
+                    new Directive(
+                            display,
+                            line,
+                            List.of("bind", pendingBind),
+                            condition,
+                            List.of(),
+                            guard));
+            pendingBind = null;
+        }
         for (LineLexer.Ignore ig : pendingIgnores) {
             suppressions.add(
                     new InlineSuppression(
@@ -198,6 +261,24 @@ final class SectionAssembler {
                             + d.condition()
                             + " holds); ignored");
         } else {
+            RemovedKeywords.Removed r = RemovedKeywords.of(current.kind, d);
+            if (r != null && atLeast(r.since())) {
+                refuse(
+                        d.file(),
+                        d.line(),
+                        d.condition(),
+                        "'"
+                                + d.keyword()
+                                + "': HAProxy "
+                                + version
+                                + " refuses the file (\""
+                                + r.haproxySays()
+                                + "\")");
+                return;
+            }
+            if (r != null && r.timeout() != null) {
+                d = RemovedKeywords.asTimeout(d, r); // HAProxy before 2.1 reads the old spelling
+            }
             badTime(d);
             current.directives.add(d);
         }

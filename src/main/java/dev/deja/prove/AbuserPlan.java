@@ -29,7 +29,7 @@ record AbuserPlan(
         String param,
         String host,
         String pathPrefix,
-        Map<Integer, String> aclRewrites,
+        Map<Integer, List<String>> aclRewrites,
         List<String> notes,
         String unsatisfiable) {
 
@@ -58,7 +58,7 @@ record AbuserPlan(
         Map<String, Directive> acls = acls(f.section());
         String host = null;
         String prefix = null;
-        Map<Integer, String> rewrites = new LinkedHashMap<>();
+        Map<Integer, List<String>> rewrites = new LinkedHashMap<>();
         if (rule == null) {
             return new AbuserPlan(
                     "none",
@@ -103,7 +103,7 @@ record AbuserPlan(
             List<String> words = acl != null ? acl.words().subList(2, acl.size()) : List.of();
             if (acl != null && !words.isEmpty() && isSrc(words.get(0))) {
                 addressAcl = w;
-                rewrites.put(acl.line(), "    acl " + w + " src " + ABUSER_ADDRESS);
+                rewrites.put(acl.line(), List.of("acl", w, "src", ABUSER_ADDRESS));
                 notes.add(
                         "acl "
                                 + w

@@ -22,8 +22,14 @@ final class Cleanup implements AutoCloseable {
     private final Thread hook;
     private volatile boolean closed;
 
+    /** The file in a sandbox folder that names the deja process it belongs to. */
+    static final String OWNER = ".owner";
+
     Cleanup() throws IOException {
         dir = Files.createTempDirectory("deja-prove-");
+        ProcessHandle me = ProcessHandle.current();
+        Files.writeString(dir.resolve(OWNER), me.pid() + " " + startOf(me));
+        removeStale(dir.getParent());
         hook = new Thread(this::cleanNow, "deja-prove-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
     }
@@ -104,6 +110,48 @@ final class Cleanup implements AutoCloseable {
                     return;
                 }
             }
+        }
+    }
+
+    private static String startOf(ProcessHandle h) {
+        return h.info().startInstant().map(Object::toString).orElse("?");
+    }
+
+    /**
+     * Sandbox folders of deja processes that are gone (killed with SIGKILL, by the OOM killer or a
+     * CI timeout: no hook ran; their haproxy died with them): removed, at most 100 per call. A
+     * folder whose owner still runs, or that names no owner, is left alone.
+     */
+    static void removeStale(Path tmp) {
+        try (var s = Files.newDirectoryStream(tmp, "deja-prove-*")) {
+            int n = 0;
+            for (Path d : s) {
+                if (n++ >= 100) {
+                    break;
+                }
+                Path owner = d.resolve(OWNER);
+                if (!Files.isRegularFile(owner, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                        || Files.size(owner) > 100) {
+                    continue;
+                }
+                String[] w = Files.readString(owner).strip().split(" ");
+                long pid;
+                try {
+                    pid = Long.parseLong(w[0]);
+                } catch (NumberFormatException e) {
+                    continue;
+                }
+                boolean alive =
+                        ProcessHandle.of(pid)
+                                .filter(ProcessHandle::isAlive)
+                                .map(h -> w.length < 2 || startOf(h).equals(w[1]))
+                                .orElse(false);
+                if (!alive) {
+                    delete(d);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // best effort: a folder that cannot be read is left
         }
     }
 

@@ -1,28 +1,55 @@
 package dev.deja.prove;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
- * The breaking point found by --find-limit: the lowest client rate seen degrading legitimate
- * traffic before and after the fix (null: not up to {@code ceiling}); {@code points} holds {phase
- * (0 before, 1 after), rate, degraded (0/1), legitimate success %} per run.
+ * The margin: the lowest client rate seen degrading legitimate traffic before and after the fix
+ * (null: not up to {@code ceiling}); {@code points} holds {phase (0 before, 1 after), rate,
+ * degraded (0/1), legitimate success %} per run.
  */
 record FindLimit(Double before, Double after, double ceiling, List<double[]> points) {
+
+    /** The highest rate seen holding in a phase below its failing rate (0: none). */
+    double heldAt(int phase, Double failing) {
+        double best = 0;
+        for (double[] p : points) {
+            if (p[0] == phase && p[2] == 0 && (failing == null || p[1] < failing)) {
+                best = Math.max(best, p[1]);
+            }
+        }
+        return best;
+    }
+
     String describe() {
-        String b =
-                before == null
-                        ? "not up to " + Prover.fmt(ceiling) + " req/s, the search's ceiling"
-                        : "at about " + Prover.fmt(before) + " req/s";
-        String a =
-                after == null
-                        ? "not up to " + Prover.fmt(ceiling) + " req/s, the search's ceiling"
-                        : "at about " + Prover.fmt(after) + " req/s";
-        return "legitimate traffic breaks "
-                + b
-                + "; after the fix, "
-                + a
-                + " ("
-                + points.size()
-                + " runs)";
+        StringBuilder b = new StringBuilder("before the fix, legitimate traffic ");
+        if (before == null) {
+            b.append("held up to ")
+                    .append(Prover.fmt(ceiling))
+                    .append(" req/s of one client (the search's ceiling)");
+        } else {
+            b.append("fails from about ")
+                    .append(Prover.fmt(before))
+                    .append(" req/s of one client (")
+                    .append(String.format(Locale.ROOT, "%.1fx", before / Prover.INCIDENT_RPS))
+                    .append(" the incident's ")
+                    .append(Prover.fmt(Prover.INCIDENT_RPS))
+                    .append(")");
+            double held = heldAt(0, before);
+            if (held > 0) {
+                b.append(" and held at ").append(Prover.fmt(held)).append(" req/s");
+            }
+        }
+        b.append("; after it, ");
+        if (after == null) {
+            double held = heldAt(1, null);
+            b.append("it held up to ").append(Prover.fmt(Math.max(held, 0))).append(" req/s");
+            if (held < ceiling) {
+                b.append(" (not tried higher)");
+            }
+        } else {
+            b.append("it fails from about ").append(Prover.fmt(after)).append(" req/s");
+        }
+        return b.append(" (").append(points.size()).append(" runs)").toString();
     }
 }

@@ -77,27 +77,58 @@ final class HaproxyBinary {
 
     record Result(int exit, String output) {}
 
-    /** {@code haproxy -c -f cfg}: exit 0 when the configuration is valid. */
-    Result check(Path cfg) throws IOException {
-        return exec(List.of(path.toString(), "-c", "-f", cfg.toString()), 20);
+    /** The release as {@code .if version_atleast()} compares it: "2.6.12", or null. */
+    String release() {
+        String v = version();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^\\d+(\\.\\d+)*").matcher(v);
+        return m.find() ? m.group() : null;
     }
 
-    /** haproxy in the foreground ({@code -db}), its output to {@code log}. */
-    Process start(Path cfg, Path log) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(path.toString(), "-db", "-f", cfg.toString());
+    /**
+     * {@code haproxy -c -f cfg} in the sandbox folder, isolated like a run: exit 0 when the
+     * configuration is valid.
+     */
+    Result check(Path cfg, Isolation isolation) throws IOException {
+        return exec(
+                isolation.command(path, List.of("-c", "-f", cfg.toString()), cfg.getParent()),
+                cfg.getParent(),
+                20);
+    }
+
+    /**
+     * haproxy in the foreground ({@code -db}) in the sandbox folder, with no environment, its
+     * output to {@code log}, isolated by {@code isolation} and started from a thread that lives as
+     * long as deja, so that the parent-death signal fires only when deja itself dies.
+     */
+    Process start(Path cfg, Path log, Isolation isolation) throws IOException {
+        ProcessBuilder pb =
+                new ProcessBuilder(
+                        isolation.command(
+                                path, List.of("-db", "-f", cfg.toString()), cfg.getParent()));
+        pb.environment().clear();
+        pb.directory(cfg.getParent().toFile());
         pb.redirectErrorStream(true);
         pb.redirectOutput(log.toFile());
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        return pb.start();
+        return Launcher.start(pb);
     }
 
     private static Result exec(List<String> cmd, int timeoutSeconds) throws IOException {
+        return exec(cmd, null, timeoutSeconds);
+    }
+
+    private static Result exec(List<String> cmd, Path cwd, int timeoutSeconds) throws IOException {
         Path out = Files.createTempFile("deja-haproxy", ".out");
         try {
             ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(cmd));
+            pb.environment().clear();
+            if (cwd != null) {
+                pb.directory(cwd.toFile());
+            }
             pb.redirectErrorStream(true);
             pb.redirectOutput(out.toFile());
-            Process p = pb.start();
+            pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            Process p = Launcher.start(pb);
             boolean done;
             try {
                 done = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
@@ -110,9 +141,16 @@ final class HaproxyBinary {
                 p.destroyForcibly();
                 return new Result(-1, "haproxy did not answer within " + timeoutSeconds + " s");
             }
-            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+            return new Result(p.exitValue(), readBounded(out));
         } finally {
             Files.deleteIfExists(out);
+        }
+    }
+
+    /** At most 1 MiB of a process's output. */
+    private static String readBounded(Path out) throws IOException {
+        try (var in = Files.newInputStream(out)) {
+            return new String(in.readNBytes(1 << 20), StandardCharsets.UTF_8);
         }
     }
 }

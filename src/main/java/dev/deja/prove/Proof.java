@@ -23,8 +23,42 @@ record Proof(
     static final String NOT_REPRODUCED = "not-reproduced";
     static final String COULD_NOT_RUN = "could-not-run";
 
+    /** The run deja can make is too short to tell (the slots would fill after its cap). */
+    static final String INCONCLUSIVE = "inconclusive";
+
     static Proof couldNotRun(String ruleId, String frontend, String why) {
         return new Proof(ruleId, frontend, COULD_NOT_RUN, why, null, null, null, null, null, null);
+    }
+
+    static Proof inconclusive(String ruleId, String frontend, String why) {
+        return new Proof(ruleId, frontend, INCONCLUSIVE, why, null, null, null, null, null, null);
+    }
+
+    /**
+     * The verdict line, in words that match the table under it: the rate it was judged at, and
+     * whether the fix held only when the before run broke (a fix cannot be shown to work where
+     * nothing broke); for slow clients, that the fix shows once its timeout has cut them.
+     */
+    String headline() {
+        String v = verdict.toUpperCase(Locale.ROOT);
+        if (before == null || !before.ran() || verdict.equals(COULD_NOT_RUN)) {
+            return v;
+        }
+        boolean slow = ruleId.equals(Prover.TIMEOUT);
+        String at =
+                slow
+                        ? " with " + before.abuser().sent + " slow clients"
+                        : " at " + Prover.fmt(before.clientRps()) + " req/s of one client";
+        String fix = "";
+        if (verdict.equals(REPRODUCED) && fixWorks != null) {
+            fix =
+                    !fixWorks
+                            ? "; the fix did not hold"
+                            : slow
+                                    ? "; the fix holds once its timeout has cut the slow connections"
+                                    : "; the fix holds at that rate";
+        }
+        return v + at + fix;
     }
 
     /**
@@ -67,21 +101,30 @@ record Proof(
             before = before.withBaseline(base);
             after = after.withBaseline(base);
         }
-        Boolean works = after != null && after.ran() ? !after.degraded() : null;
+        Boolean works =
+                after != null && after.ran() && before.degraded() ? !after.degraded() : null;
         String note =
                 after == null
                         ? null
                         : !after.ran()
                                 ? "the after run could not run: " + after.error()
-                                : works
+                                : !before.degraded()
                                         ? String.format(
                                                 Locale.ROOT,
-                                                "after the fix %.0f%% of legitimate requests succeeded,"
-                                                        + " median %s",
+                                                "nothing broke at this rate, so this run cannot show"
+                                                        + " whether the fix works (after it: %.0f%% of"
+                                                        + " legitimate requests succeeded, median %s)",
                                                 after.legitSuccessPct(),
                                                 RunResult.ms(after.p50Micros()))
-                                        : "the fix was not enough at this rate: "
-                                                + after.degradedWhy();
+                                        : works
+                                                ? String.format(
+                                                        Locale.ROOT,
+                                                        "after the fix %.0f%% of legitimate requests succeeded,"
+                                                                + " median %s",
+                                                        after.legitSuccessPct(),
+                                                        RunResult.ms(after.p50Micros()))
+                                                : "the fix was not enough at this rate: "
+                                                        + after.degradedWhy();
         if (before.degraded()) {
             return new Proof(
                     ruleId,
@@ -130,7 +173,7 @@ record Proof(
             long durationMs,
             long timeoutMs) {
         Proof p = of(ruleId, frontend, before, after, remedy);
-        if (after == null || !after.ran()) {
+        if (after == null || !after.ran() || !p.verdict.equals(REPRODUCED)) {
             return p;
         }
         long from = timeoutMs + 1000;
@@ -162,15 +205,23 @@ record Proof(
             }
         }
         boolean works = all > 0 && ok * 100.0 / all >= 95.0;
+        int early = after.legitTotal() - all;
+        int earlyOk = after.legit().ok - ok;
         String note =
                 String.format(
                         Locale.ROOT,
-                        "HAProxy closed %d slow connections; of the legitimate"
-                                + " requests sent after %d s, %d of %d succeeded",
+                        "the fix cuts a slow connection after %d s: HAProxy closed %d of them; of the"
+                                + " legitimate requests sent after %d s, %d of %d succeeded (before"
+                                + " then, while the slow clients still held the slots, %d of %d); slow"
+                                + " clients that reopen their connections would hold the slots again:"
+                                + " limit connections per source too",
+                        timeoutMs / 1000,
                         after.abuser().closedByServer,
                         from / 1000,
                         ok,
-                        all);
+                        all,
+                        Math.max(0, earlyOk),
+                        Math.max(0, early));
         return new Proof(
                 p.ruleId, frontend, p.verdict, p.reason, before, after, remedy, works, note, null);
     }

@@ -17,8 +17,20 @@ public record ProveReport(
         AbuserPlan abuser,
         String workload,
         List<String> sandboxChanges,
-        List<Proof> proofs) {
+        List<Proof> proofs,
+        long runMillis) {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+    public ProveReport(
+            String config,
+            String frontend,
+            String haproxyVersion,
+            AbuserPlan abuser,
+            String workload,
+            List<String> sandboxChanges,
+            List<Proof> proofs) {
+        this(config, frontend, haproxyVersion, abuser, workload, sandboxChanges, proofs, 0);
+    }
 
     /**
      * Exit code: 1 when a finding was reproduced, 3 when a proof could not run (and none was
@@ -28,7 +40,13 @@ public record ProveReport(
         if (proofs.stream().anyMatch(p -> p.verdict().equals(Proof.REPRODUCED))) {
             return 1;
         }
-        return proofs.stream().anyMatch(p -> p.verdict().equals(Proof.COULD_NOT_RUN)) ? 3 : 0;
+        return proofs.stream()
+                        .anyMatch(
+                                p ->
+                                        p.verdict().equals(Proof.COULD_NOT_RUN)
+                                                || p.verdict().equals(Proof.INCONCLUSIVE))
+                ? 3
+                : 0;
     }
 
     /** The rule ids proved, for matching findings of a scan. */
@@ -52,14 +70,11 @@ public record ProveReport(
             t.append("note: ").append(n).append('\n');
         }
         for (Proof p : proofs) {
-            t.append('\n')
-                    .append(p.ruleId())
-                    .append(": ")
-                    .append(p.verdict().toUpperCase(Locale.ROOT));
-            if (p.fixWorks() != null) {
-                t.append(p.fixWorks() ? ", the fix works" : ", the fix did not hold");
-            }
+            t.append('\n').append(p.ruleId()).append(": ").append(p.headline());
             t.append('\n').append("  ").append(p.reason()).append('\n');
+            if (p.findLimit() != null) {
+                t.append("  margin: ").append(p.findLimit().describe()).append('\n');
+            }
             if (p.before() != null && p.before().ran()) {
                 t.append(
                         String.format(
@@ -81,9 +96,6 @@ public record ProveReport(
             if (p.fixNote() != null) {
                 t.append("  ").append(p.fixNote()).append('\n');
             }
-            if (p.findLimit() != null) {
-                t.append("  breaking point: ").append(p.findLimit().describe()).append('\n');
-            }
             if (p.remedy() != null && !p.remedy().diff().isEmpty()) {
                 t.append("  applied: ").append(p.remedy().description()).append('\n');
                 for (String d : p.remedy().diff()) {
@@ -93,7 +105,7 @@ public record ProveReport(
         }
         if (!sandboxChanges.isEmpty()) {
             t.append(
-                    "\nsandbox (your config, made safe to run; maxconn, timeouts, stick tables, ACLs and rules unchanged):\n");
+                    "\nsandbox (written by deja from what it read of your config: maxconn, timeouts, stick tables, ACLs and rules as you wrote them; the rest replaced or left out):\n");
             for (String c : sandboxChanges) {
                 t.append("  - ").append(c).append('\n');
             }
@@ -147,6 +159,7 @@ public record ProveReport(
         root.put("config", config);
         root.put("frontend", frontend);
         root.put("haproxyVersion", haproxyVersion);
+        root.put("runMillis", runMillis);
         ArrayNode proofsNode = root.putArray("proofs");
         for (Proof p : proofs) {
             proofsNode.add(evidence(p));
@@ -163,6 +176,7 @@ public record ProveReport(
         o.put("ruleId", p.ruleId());
         o.put("frontend", p.frontend());
         o.put("verdict", p.verdict());
+        o.put("headline", p.headline());
         o.put("reason", p.reason());
         if (p.fixWorks() != null) {
             o.put("fixWorks", p.fixWorks());
@@ -312,12 +326,12 @@ public record ProveReport(
                         .append(": <span class=\"")
                         .append(p.verdict())
                         .append("\">")
-                        .append(esc(p.verdict()))
+                        .append(esc(p.headline()))
                         .append("</span>");
-        if (p.fixWorks() != null) {
-            h.append(p.fixWorks() ? ", the fix works" : ", the fix did not hold");
-        }
         h.append("</h3><p>").append(esc(p.reason())).append("</p>");
+        if (p.findLimit() != null) {
+            h.append("<p>margin: ").append(esc(p.findLimit().describe())).append("</p>");
+        }
         if (p.before() != null && p.before().ran()) {
             h.append(
                     "<table><tr><th>run</th><th>legit ok</th><th>timed out</th><th>refused</th><th>p50</th><th>p99</th>"
@@ -353,9 +367,6 @@ public record ProveReport(
         }
         if (p.fixNote() != null) {
             h.append("<p>").append(esc(p.fixNote())).append("</p>");
-        }
-        if (p.findLimit() != null) {
-            h.append("<p>Breaking point: ").append(esc(p.findLimit().describe())).append("</p>");
         }
         if (p.remedy() != null && !p.remedy().diff().isEmpty()) {
             h.append("<p>Applied: ").append(esc(p.remedy().description())).append("</p><pre>");

@@ -49,19 +49,70 @@ public final class Prover {
             long legitTimeoutMs,
             long serviceTimeMs,
             boolean findLimit,
-            String haproxy) {}
+            String haproxy,
+            boolean legitRpsGiven) {
+
+        public Options(
+                String frontend,
+                String rule,
+                long durationMs,
+                double clientRps,
+                double legitRps,
+                long legitTimeoutMs,
+                long serviceTimeMs,
+                boolean findLimit,
+                String haproxy) {
+            this(
+                    frontend,
+                    rule,
+                    durationMs,
+                    clientRps,
+                    legitRps,
+                    legitTimeoutMs,
+                    serviceTimeMs,
+                    findLimit,
+                    haproxy,
+                    true);
+        }
+    }
 
     private final Options o;
     private final HaproxyBinary haproxy;
     private final PrintWriter progress;
     private final BooleanSupplier stop;
+    private final Isolation isolation;
+    private final String release;
     private int runs;
+    private Path home;
 
-    Prover(Options o, HaproxyBinary haproxy, PrintWriter progress, BooleanSupplier stop) {
+    /**
+     * The length of the flood run being made (--duration, lengthened where the slots fill later).
+     */
+    private long runMs;
+
+    /** The incident's client rate (IL-0264: one client at 300 req/s), for margins. */
+    static final double INCIDENT_RPS = 300;
+
+    /** The longest run deja makes. */
+    static final long MAX_RUN_MS = 60_000;
+
+    /** Runs of the margin search: 3 before the fix, 1 after it. */
+    static final int SEARCH_BEFORE = 3;
+
+    static final int SEARCH_AFTER = 1;
+
+    Prover(
+            Options o,
+            HaproxyBinary haproxy,
+            PrintWriter progress,
+            BooleanSupplier stop,
+            Map<String, String> env) {
         this.o = o;
         this.haproxy = haproxy;
         this.progress = progress;
         this.stop = stop;
+        this.isolation = Isolation.choose(env, haproxy);
+        this.release = haproxy.release();
     }
 
     /** Locates haproxy (exit 2 with the install hint when absent) and proves {@code text}. */
@@ -69,14 +120,30 @@ public final class Prover {
             String display, String text, Options o, Map<String, String> env, PrintWriter progress)
             throws IOException {
         HaproxyBinary hb = HaproxyBinary.locate(o.haproxy(), env);
-        return new Prover(o, hb, progress, () -> false).run(display, text);
+        return new Prover(o, hb, progress, () -> false, env).run(display, text);
     }
 
+    /** Parsed as deja's default HAProxy version reads it, with no environment (for tests). */
     static HaproxyConfig parse(String display, String text) {
+        return parse(display, text, null);
+    }
+
+    /**
+     * Parsed as the haproxy that runs reads it: {@code .if} decided with {@code release} (its
+     * version, from {@code haproxy -v}), and no environment variable known, since haproxy starts
+     * with none: a {@code ${NAME}} stays unresolved and its directive is left out of the sandbox.
+     */
+    static HaproxyConfig parse(String display, String text, String release) {
         ScanRequest.Builder reqB = ScanRequest.builder();
         reqB.err = new PrintWriter(Writer.nullWriter());
+        reqB.processEnv = Map.of();
+        reqB.haproxyVersion = release;
         ScanRequest req = reqB.build();
         return HaproxyParser.parse(display, text, req);
+    }
+
+    private HaproxyConfig parseHere(String display, String text) {
+        return parse(display, text, release);
     }
 
     /**
@@ -150,8 +217,25 @@ public final class Prover {
         return null;
     }
 
+    /**
+     * How long a flood at {@code rps} must run to show its steady state: the slots fill after slots
+     * / rps seconds when one client holds rps x hold of them, and a legitimate client then waits up
+     * to --legit-timeout; 0 when the flood never fills them (its steady state shows at once).
+     */
+    long neededMs(double rps, long holdMs, long slots) {
+        if (slots <= 0 || holdMs <= 0 || rps * holdMs / 1000.0 < slots) {
+            return 0;
+        }
+        long fill = (long) Math.ceil(slots * 1000.0 / rps);
+        long need = fill + o.legitTimeoutMs() + 1000;
+        return (need + 499) / 500 * 500;
+    }
+
     ProveReport run(String display, String text) throws IOException {
-        HaproxyConfig cfg = parse(display, text);
+        runMs = o.durationMs();
+        Path file = Path.of(display);
+        home = Files.isRegularFile(file) ? file.toAbsolutePath().getParent() : null;
+        HaproxyConfig cfg = parseHere(display, text);
         Frontends.Frontend f = target(cfg, o.frontend());
         Directive rule = abuserRule(f);
         AbuserPlan plan = AbuserPlan.of(f, rule);
@@ -173,7 +257,49 @@ public final class Prover {
                             && f.http()
                             && (!f.httpRequest().set() || f.httpRequest().millis() == 0);
             RunResult before = null;
-            if (tarpit || maxconn) {
+            long need = neededMs(o.clientRps(), hold, slots);
+            String tooShort = null;
+            if ((tarpit || maxconn) && need > runMs) {
+                String fills =
+                        "at "
+                                + fmt(o.clientRps())
+                                + " req/s the "
+                                + slots
+                                + " slots fill after "
+                                + secs((long) Math.ceil(slots * 1000.0 / o.clientRps()))
+                                + " (each request holds one for "
+                                + secs(hold)
+                                + ")";
+                if (need <= MAX_RUN_MS) {
+                    lengthened =
+                            "flood runs lengthened from "
+                                    + secs(o.durationMs())
+                                    + " to "
+                                    + secs(need)
+                                    + ": "
+                                    + fills
+                                    + ", and a legitimate client waits up to "
+                                    + secs(o.legitTimeoutMs());
+                    runMs = need;
+                } else {
+                    tooShort =
+                            "inconclusive: needs a run of at least "
+                                    + secs(need)
+                                    + " ("
+                                    + fills
+                                    + "), more than deja's cap of "
+                                    + secs(MAX_RUN_MS)
+                                    + "; the scan's arithmetic stands";
+                }
+            }
+            if ((tarpit || maxconn) && tooShort != null) {
+                if (tarpit) {
+                    proofs.add(Proof.inconclusive(TARPIT, f.name(), tooShort));
+                }
+                if (maxconn) {
+                    proofs.add(Proof.inconclusive(MAXCONN, f.name(), tooShort));
+                }
+            } else if (tarpit || maxconn) {
                 if (plan.unsatisfiable() != null) {
                     proofs.add(Proof.couldNotRun(TARPIT, f.name(), plan.unsatisfiable()));
                     if (maxconn) {
@@ -203,8 +329,8 @@ public final class Prover {
                 Remedy r = Remedy.tarpitToDeny(text, f);
                 RunResult after = flood(ctx, "after (deny)", r.text(), o.clientRps());
                 Proof p = Proof.of(TARPIT, f.name(), before, after, r);
-                if (o.findLimit()) {
-                    p = p.withFindLimit(findLimit(ctx, text, r.text(), before, after));
+                if (o.findLimit() && before.ran() && after.ran() && !stop.getAsBoolean()) {
+                    p = p.withFindLimit(findLimit(ctx, text, r.text(), before, after, hold, slots));
                 }
                 proofs.add(p);
             }
@@ -216,6 +342,17 @@ public final class Prover {
                 proofs.add(Proof.of(MAXCONN, f.name(), before, after, r));
             }
             if (timeout) {
+                runMs = Math.max(o.durationMs(), HTTP_REQUEST_TIMEOUT_MS + 3000);
+                if (runMs > o.durationMs()) {
+                    slowLengthened =
+                            "slow-client runs lengthened from "
+                                    + secs(o.durationMs())
+                                    + " to "
+                                    + secs(runMs)
+                                    + ": the fix (timeout http-request "
+                                    + HTTP_REQUEST_TIMEOUT_MS / 1000
+                                    + "s) can only show after its timeout";
+                }
                 RunResult sb = slow(ctx, "before", text);
                 if (!sb.ran() && sb.error().startsWith("haproxy -c")) {
                     throw new SandboxRejected(sb.error());
@@ -223,14 +360,7 @@ public final class Prover {
                 Remedy r = Remedy.httpRequestTimeout(text, f);
                 RunResult sa = slow(ctx, "after (timeout http-request 5s)", r.text());
                 proofs.add(
-                        Proof.slow(
-                                TIMEOUT,
-                                f.name(),
-                                sb,
-                                sa,
-                                r,
-                                o.durationMs(),
-                                HTTP_REQUEST_TIMEOUT_MS));
+                        Proof.slow(TIMEOUT, f.name(), sb, sa, r, runMs, HTTP_REQUEST_TIMEOUT_MS));
             }
             if (proofs.isEmpty()) {
                 proofs.add(
@@ -256,7 +386,8 @@ public final class Prover {
                 plan,
                 workload(plan, flood, slow),
                 List.copyOf(sandboxChanges),
-                proofs);
+                proofs,
+                runMillis);
     }
 
     /** The sandbox copy could not be checked by haproxy -c: exit 2 with the reason. */
@@ -266,6 +397,18 @@ public final class Prover {
         SandboxRejected(String why) {
             super(why);
         }
+    }
+
+    /** The time the runs took together (calm phases included), the floor of a prove's duration. */
+    private long runMillis;
+
+    private String lengthened;
+    private String slowLengthened;
+
+    static String secs(long ms) {
+        return ms % 1000 == 0
+                ? ms / 1000 + " s"
+                : String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
     }
 
     private boolean want(String id) {
@@ -285,20 +428,23 @@ public final class Prover {
                                 ? "slow clients as many as the frontend's slots, one header byte"
                                         + " per second, from "
                                         + AbuserPlan.ABUSER_ADDRESS
-                                        + "; "
+                                        + ", each on one connection that it does not reopen; "
                                 : "");
         return attack
                 + "legitimate clients "
                 + fmt(o.legitRps())
                 + " req/s from 127.1.0.1-"
                 + AbuserPlan.LEGIT_ADDRESSES
+                + (o.legitRpsGiven() ? "" : " (an assumed load: give yours with --legit-rps)")
                 + " with a "
                 + o.legitTimeoutMs() / 1000.0
                 + " s timeout; stub backend answers 200 after "
                 + o.serviceTimeMs()
                 + " ms; "
                 + o.durationMs() / 1000.0
-                + " s per run";
+                + " s per run"
+                + (lengthened == null ? "" : "; " + lengthened)
+                + (slowLengthened == null ? "" : "; " + slowLengthened);
     }
 
     static String fmt(double rps) {
@@ -324,7 +470,7 @@ public final class Prover {
 
         Instance(Ctx ctx, String label, String text) throws IOException {
             fe = ctx.frontend();
-            HaproxyConfig cfg = parse(ctx.display(), text);
+            HaproxyConfig cfg = parseHere(ctx.display(), text);
             Frontends.Frontend f = target(cfg, ctx.frontend());
             AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
             Path dir = ctx.cleanup().dir().resolve("r" + (++runs));
@@ -333,14 +479,22 @@ public final class Prover {
             // meanwhile must fail instead of creating it again (it was left behind when that
             // happened after the hook)
             Files.createDirectory(dir);
-            sandbox = Sandbox.write(text, cfg, dir, ctx.stub().port(), plan.aclRewrites());
+            sandbox =
+                    Sandbox.write(
+                            cfg,
+                            dir,
+                            ctx.stub().port(),
+                            plan.aclRewrites(),
+                            Sandbox.globalMaxconnCap(),
+                            home);
             if (ctx.changes().isEmpty()) {
+                ctx.changes().add("isolation: " + isolation.description());
                 ctx.changes().addAll(sandbox.changes());
                 ctx.changes().addAll(plan.notes());
             }
             Path file = dir.resolve("haproxy.cfg");
             Files.writeString(file, sandbox.text());
-            HaproxyBinary.Result check = haproxy.check(file);
+            HaproxyBinary.Result check = haproxy.check(file, isolation);
             if (check.exit() != 0) {
                 error =
                         "haproxy -c rejected the sandbox copy of "
@@ -355,7 +509,7 @@ public final class Prover {
                             + ": haproxy on 127.0.0.1:"
                             + sandbox.frontendPorts().get(ctx.frontend()));
             progress.flush();
-            process = haproxy.start(file, dir.resolve("haproxy.log"));
+            process = haproxy.start(file, dir.resolve("haproxy.log"), isolation);
             ctx.cleanup().add(process);
             long deadline = System.nanoTime() + 5_000_000_000L;
             while (true) {
@@ -413,7 +567,7 @@ public final class Prover {
             if (in.error != null) {
                 return RunResult.failed(label, in.error);
             }
-            HaproxyConfig cfg = parse(ctx.display(), text);
+            HaproxyConfig cfg = parseHere(ctx.display(), text);
             Frontends.Frontend f = target(cfg, ctx.frontend());
             AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
             Directive statsUri = f.section().effective("stats", "uri");
@@ -446,8 +600,9 @@ public final class Prover {
                             o.legitTimeoutMs());
             LoadGenerator gen = new LoadGenerator(in.address(), LoadGenerator.MAX_OPEN);
             // calm baseline: legitimate clients alone
-            long calm = Math.min(500, o.durationMs() / 4);
+            long calm = Math.min(500, runMs / 4);
             List<LoadGenerator.Outcome> base = gen.run(List.of(legit), calm, stop);
+            runMillis += calm + runMs;
             long baseP50 = base.get(0).percentileMicros(50);
             LoadGenerator.Client attacker;
             long slots = in.slots;
@@ -479,14 +634,14 @@ public final class Prover {
             List<LoadGenerator.Outcome> out;
             List<StatsSampler.Sample> samples;
             try (StatsSampler sampler = new StatsSampler(in.sandbox.socket(), ctx.frontend())) {
-                out = gen.run(List.of(attacker, legit), o.durationMs(), stop);
+                out = gen.run(List.of(attacker, legit), runMs, stop);
                 samples = sampler.samples();
             }
             return new RunResult(
                     label,
                     null,
                     rps,
-                    o.durationMs(),
+                    runMs,
                     out.get(1),
                     out.get(0),
                     samples,
@@ -498,22 +653,65 @@ public final class Prover {
     }
 
     /**
-     * --find-limit: the client rate at which legitimate traffic starts failing, before and after
-     * the fix, in at most 6 more runs (3 before, 2 after, beside the two runs already made),
-     * between 1 req/s and {@value #CEILING_RPS}.
+     * The margin (on by default, {@code --no-find-limit} turns it off): the client rate at which
+     * legitimate traffic starts failing before the fix ({@value #SEARCH_BEFORE} more runs at most,
+     * bisecting between 1 req/s and {@value #CEILING_RPS}), and whether the fix holds up to the
+     * ceiling ({@value #SEARCH_AFTER} run). A search run lasts what its rate needs to reach its
+     * steady state (at least 3 s, at most the run length).
      */
     private FindLimit findLimit(
-            Ctx ctx, String beforeText, String afterText, RunResult before, RunResult after)
+            Ctx ctx,
+            String beforeText,
+            String afterText,
+            RunResult before,
+            RunResult after,
+            long hold,
+            long slots)
             throws IOException {
         List<double[]> points = new ArrayList<>();
-        Double beforeLimit = search(ctx, beforeText, before, 3, points, "before");
-        Double afterLimit = search(ctx, afterText, after, 2, points, "after");
-        return new FindLimit(beforeLimit, afterLimit, CEILING_RPS, points);
+        long full = runMs;
+        try {
+            Double beforeLimit =
+                    search(
+                            ctx,
+                            beforeText,
+                            before,
+                            SEARCH_BEFORE,
+                            points,
+                            "before",
+                            hold,
+                            slots,
+                            full);
+            Double afterLimit =
+                    after.degraded()
+                            ? Double.valueOf(after.clientRps())
+                            : search(
+                                    ctx,
+                                    afterText,
+                                    after,
+                                    SEARCH_AFTER,
+                                    points,
+                                    "after",
+                                    hold,
+                                    slots,
+                                    full);
+            return new FindLimit(beforeLimit, afterLimit, CEILING_RPS, points);
+        } finally {
+            runMs = full;
+        }
     }
 
     /** The lowest rate seen failing after bisecting (null: none failed up to the ceiling). */
     private Double search(
-            Ctx ctx, String text, RunResult first, int budget, List<double[]> points, String which)
+            Ctx ctx,
+            String text,
+            RunResult first,
+            int budget,
+            List<double[]> points,
+            String which,
+            long hold,
+            long slots,
+            long full)
             throws IOException {
         double ok = 0;
         double bad = Double.NaN;
@@ -534,7 +732,7 @@ public final class Prover {
                 if (ok >= CEILING_RPS) {
                     break;
                 }
-                // after the fix, straight to the ceiling ("not up to 5,000 req/s"); before it,
+                // after the fix, straight to the ceiling ("holds up to 5,000 req/s"); before it,
                 // climb by 4x
                 next =
                         which.equals("after") || ok * 4 >= CEILING_RPS || i == budget - 1
@@ -548,7 +746,8 @@ public final class Prover {
                 }
                 next = Math.round((ok + bad) / 2);
             }
-            RunResult rr = flood(ctx, which + " (find-limit " + fmt(next) + " req/s)", text, next);
+            runMs = Math.min(full, Math.max(3000, neededMs(next, hold, slots)));
+            RunResult rr = flood(ctx, which + " (margin " + fmt(next) + " req/s)", text, next);
             if (!rr.ran()) {
                 break;
             }

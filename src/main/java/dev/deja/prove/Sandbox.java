@@ -1,6 +1,7 @@
 package dev.deja.prove;
 
 import com.sun.management.UnixOperatingSystemMXBean;
+import dev.deja.engine.InputException;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.Section;
@@ -11,11 +12,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,65 +24,233 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The user's configuration made safe to run: a copy, line by line, in which every {@code bind}
- * listens on 127.0.0.1 on a free port (plain HTTP: TLS options dropped), every {@code server}
- * points at the loopback stub, what would touch the host or the network ({@code chroot}, {@code
- * user}/{@code group}, {@code daemon}, {@code pidfile}, log targets, Lua, resolvers, peers,
- * programs, missing files...) is removed, and the stats socket is in the temporary folder.
- * Everything that decides the outcome (maxconn, timeouts, stick tables, ACLs, tarpit, deny and
- * track rules) stays exactly as written. Every change is listed in {@link #changes()}.
+ * The configuration haproxy runs in {@code deja prove}, <b>written by deja from what it parsed</b>,
+ * never copied: an allowlist of the sections, keywords, options and actions the replay needs (the
+ * proxies, their maxconn, timeouts, stick tables, ACLs, rate-limit and tarpit rules, what those
+ * reference), each word written out quoted so that haproxy reads exactly the word deja read (no
+ * variable, escape or comment left to expand). {@code .if} blocks were decided by the parser with
+ * the version of the binary that runs; a directive under a block deja could not decide, a keyword
+ * that is a variable, a word with a variable deja has no value for, and everything not on the
+ * allowlist are left out, each named with its file:line in {@link #changes()}. Every {@code bind}
+ * listens on 127.0.0.1 on a free port, every {@code server} points at the loopback stub, the stats
+ * socket is in the sandbox folder, and a file the configuration reads (map, pattern, errorfile) is
+ * copied in when it lies inside the configuration's own folder tree and is replaced otherwise.
  */
 record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> changes, Path socket) {
 
-    /** Sections that reach the network or the host and play no part in the connection slots. */
-    static final Set<String> DROPPED_SECTIONS =
+    /** Sections written out; every other kind is left out. */
+    static final Set<String> SECTIONS =
             Set.of(
-                    "resolvers",
-                    "crt-store",
-                    "peers",
-                    "mailers",
-                    "program",
-                    "log-forward",
-                    "ring",
-                    "acme",
-                    "traces",
-                    "dynamic-update");
+                    "global",
+                    "defaults",
+                    "frontend",
+                    "backend",
+                    "listen",
+                    "userlist",
+                    "http-errors");
 
-    /** global keywords that touch the host or the outside. */
-    static final Set<String> DROPPED_GLOBAL =
+    /** global keywords kept (plus {@code tune.*}); everything else in global is left out. */
+    static final Set<String> GLOBAL_KEPT =
             Set.of(
-                    "chroot",
-                    "user",
-                    "group",
-                    "uid",
-                    "gid",
-                    "daemon",
-                    "pidfile",
-                    "lua-load",
-                    "lua-load-per-thread",
-                    "lua-prepend-path",
-                    "master-worker",
-                    "cpu-map",
-                    "ca-base",
-                    "crt-base",
-                    "key-base",
-                    "server-state-file",
-                    "server-state-base",
-                    "localpeer",
-                    "unix-bind",
-                    "external-check",
-                    "ssl-engine",
-                    "ssl-dh-param-file",
-                    "issuers-chain-path",
-                    "h1-case-adjust-file",
-                    "setcap",
-                    "node",
-                    "log-send-hostname",
-                    "zero-warning",
-                    "default-path",
-                    "quic-socket",
-                    "httpclient.resolvers.id",
-                    "ssl-load-extra-files");
+                    "maxconn",
+                    "maxconnrate",
+                    "maxsessrate",
+                    "maxpipes",
+                    "nbthread",
+                    "thread-groups",
+                    "noepoll",
+                    "nopoll",
+                    "nosplice",
+                    "nogetaddrinfo",
+                    "noreuseport",
+                    "busy-polling",
+                    "stats");
+
+    /** Keywords kept in defaults, frontend, backend and listen sections. */
+    static final Set<String> PROXY_KEPT =
+            Set.of(
+                    "mode",
+                    "maxconn",
+                    "fullconn",
+                    "backlog",
+                    "timeout",
+                    "option",
+                    "no",
+                    "acl",
+                    "http-request",
+                    "http-response",
+                    "http-after-response",
+                    "tcp-request",
+                    "tcp-response",
+                    "use_backend",
+                    "default_backend",
+                    "use-server",
+                    "force-persist",
+                    "ignore-persist",
+                    "balance",
+                    "hash-type",
+                    "hash-balance-factor",
+                    "cookie",
+                    "persist",
+                    "stick",
+                    "stick-table",
+                    "retries",
+                    "retry-on",
+                    "http-reuse",
+                    "max-keep-alive-queue",
+                    "rate-limit",
+                    "redirect",
+                    "monitor-uri",
+                    "monitor",
+                    "stats",
+                    "capture",
+                    "declare",
+                    "unique-id-format",
+                    "unique-id-header",
+                    "errorfile",
+                    "errorfiles",
+                    "errorloc",
+                    "errorloc302",
+                    "errorloc303",
+                    "http-error",
+                    "id",
+                    "disabled",
+                    "enabled",
+                    "bind",
+                    "server",
+                    "default-server",
+                    "server-template");
+
+    /** {@code option NAME} kept; the others (checks, transparent, http_proxy...) are left out. */
+    static final Set<String> OPTIONS_KEPT =
+            Set.of(
+                    "http-server-close",
+                    "http-keep-alive",
+                    "httpclose",
+                    "forceclose",
+                    "http-buffer-request",
+                    "abortonclose",
+                    "redispatch",
+                    "forwardfor",
+                    "originalto",
+                    "prefer-last-server",
+                    "persist",
+                    "accept-invalid-http-request",
+                    "accept-invalid-http-response",
+                    "http-ignore-probes",
+                    "http-no-delay",
+                    "http-pretend-keepalive",
+                    "allbackups",
+                    "disable-h2-upgrade",
+                    "independent-streams",
+                    "idle-close-on-response",
+                    "http-restrict-req-hdr-names",
+                    "nolinger",
+                    "tcpka",
+                    "clitcpka",
+                    "srvtcpka",
+                    "tcp-smart-accept",
+                    "tcp-smart-connect",
+                    "splice-auto",
+                    "splice-request",
+                    "splice-response",
+                    "contstats",
+                    "socket-stats",
+                    "http-use-proxy-header",
+                    "h1-case-adjust-bogus-client",
+                    "h1-case-adjust-bogus-server");
+
+    /** {@code timeout NAME} kept. */
+    static final Set<String> TIMEOUTS_KEPT =
+            Set.of(
+                    "client",
+                    "server",
+                    "connect",
+                    "http-request",
+                    "http-keep-alive",
+                    "queue",
+                    "tarpit",
+                    "tunnel",
+                    "client-fin",
+                    "server-fin");
+
+    /** {@code stats NAME} kept in proxies (the page HAProxy serves itself) and in global. */
+    static final Set<String> STATS_KEPT =
+            Set.of(
+                    "enable",
+                    "uri",
+                    "realm",
+                    "auth",
+                    "refresh",
+                    "hide-version",
+                    "admin",
+                    "show-legends",
+                    "show-desc",
+                    "show-node",
+                    "scope",
+                    "http-request");
+
+    static final Set<String> GLOBAL_STATS_KEPT = Set.of("timeout", "maxconn");
+
+    /**
+     * Actions of http-request/-response/-after-response and tcp-request/-response rules kept (the
+     * name before any parenthesis; {@code track-scN}, {@code sc-*} by prefix). Left out: what
+     * connects elsewhere or runs code ({@code set-dst}, {@code set-dst-port}, {@code do-resolve},
+     * {@code use-service}, {@code lua.*}, {@code send-spoe-group}, {@code cache-use}...).
+     */
+    static final Set<String> ACTIONS_KEPT =
+            Set.of(
+                    "allow",
+                    "accept",
+                    "deny",
+                    "reject",
+                    "tarpit",
+                    "auth",
+                    "redirect",
+                    "return",
+                    "set-var",
+                    "set-var-fmt",
+                    "unset-var",
+                    "set-header",
+                    "add-header",
+                    "del-header",
+                    "replace-header",
+                    "replace-value",
+                    "set-path",
+                    "set-pathq",
+                    "set-query",
+                    "set-uri",
+                    "replace-path",
+                    "replace-pathq",
+                    "replace-uri",
+                    "set-method",
+                    "set-status",
+                    "set-log-level",
+                    "set-nice",
+                    "set-mark",
+                    "set-tos",
+                    "set-priority-class",
+                    "set-priority-offset",
+                    "set-timeout",
+                    "set-src",
+                    "set-src-port",
+                    "capture",
+                    "silent-drop",
+                    "disable-l7-retry",
+                    "early-hint",
+                    "strict-mode",
+                    "wait-for-body",
+                    "wait-for-handshake",
+                    "normalize-uri",
+                    "set-map",
+                    "del-map",
+                    "add-acl",
+                    "del-acl",
+                    "expect-proxy",
+                    "expect-netscaler-cip",
+                    "switch-mode",
+                    "content",
+                    "inspect-delay");
 
     /** bind options kept, with how many arguments they take. */
     static final Map<String, Integer> BIND_KEPT =
@@ -91,14 +260,29 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
                     Map.entry("name", 1),
                     Map.entry("id", 1),
                     Map.entry("nice", 1),
-                    Map.entry("process", 1),
                     Map.entry("thread", 1),
                     Map.entry("tcp-ut", 1),
                     Map.entry("defer-accept", 0),
-                    Map.entry("v4v6", 0),
-                    Map.entry("v6only", 0));
+                    Map.entry("accept-proxy", 0));
 
-    /** Options of bind/server/default-server that take one argument (for dropping them with it). */
+    /** server and default-server options kept, with how many arguments they take. */
+    static final Map<String, Integer> SERVER_KEPT =
+            Map.ofEntries(
+                    Map.entry("weight", 1),
+                    Map.entry("maxconn", 1),
+                    Map.entry("maxqueue", 1),
+                    Map.entry("minconn", 1),
+                    Map.entry("id", 1),
+                    Map.entry("cookie", 1),
+                    Map.entry("backup", 0),
+                    Map.entry("disabled", 0),
+                    Map.entry("enabled", 0),
+                    Map.entry("non-stick", 0));
+
+    /**
+     * Options of bind/server/default-server that take one argument: an option left out is left out
+     * with its argument, so that the argument is never read as an option.
+     */
     static final Set<String> ONE_ARG =
             Set.of(
                     "crt",
@@ -193,94 +377,74 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
                     "log-proto",
                     "ssl-reuse",
                     "tfo",
-                    "check-pool-conn-name");
-
-    /**
-     * server options dropped (TLS, DNS, PROXY protocol, health checks against something else than
-     * the stub).
-     */
-    static final Set<String> SERVER_DROPPED =
-            Set.of(
-                    "ssl",
-                    "check",
-                    "check-ssl",
-                    "agent-check",
-                    "send-proxy",
-                    "send-proxy-v2",
-                    "send-proxy-v2-ssl",
-                    "send-proxy-v2-ssl-cn",
-                    "check-send-proxy",
-                    "no-ssl-reuse",
-                    "no-tls-tickets",
-                    "tls-tickets",
-                    "force-sslv3",
-                    "force-tlsv10",
-                    "force-tlsv11",
-                    "force-tlsv12",
-                    "force-tlsv13",
-                    "no-sslv3",
-                    "no-tlsv10",
-                    "no-tlsv11",
-                    "no-tlsv12",
-                    "no-tlsv13",
-                    "allow-0rtt",
-                    "check-via-socks4",
-                    "ca-file",
-                    "crt",
-                    "crl-file",
-                    "sni",
-                    "verify",
-                    "verifyhost",
-                    "ciphers",
-                    "ciphersuites",
-                    "alpn",
-                    "npn",
-                    "proto",
-                    "resolvers",
-                    "resolve-prefer",
-                    "resolve-net",
-                    "resolve-opts",
-                    "init-addr",
-                    "source",
-                    "usesrc",
-                    "namespace",
-                    "socks4",
-                    "addr",
-                    "port",
-                    "agent-port",
-                    "agent-addr",
-                    "agent-send",
-                    "agent-inter",
-                    "check-sni",
-                    "check-alpn",
-                    "check-proto",
-                    "ssl-min-ver",
-                    "ssl-max-ver",
-                    "curves",
-                    "sigalgs",
-                    "client-sigalgs",
-                    "proxy-v2-options",
-                    "set-proxy-v2-tlv-fmt",
-                    "interface",
-                    "ws",
-                    "tfo",
                     "check-pool-conn-name",
-                    "no-check",
-                    "no-check-ssl");
+                    "nice",
+                    "backlog",
+                    "name",
+                    "thread",
+                    "process",
+                    "log-bufsize",
+                    "ocsp-update",
+                    "ssl-engine");
+
+    /** Why a keyword is left out, for the report; anything else: not needed for the replay. */
+    private static final Map<String, String> WHY =
+            Map.ofEntries(
+                    Map.entry("lua-load", "it runs Lua code"),
+                    Map.entry("lua-load-per-thread", "it runs Lua code"),
+                    Map.entry("lua-prepend-path", "it runs Lua code"),
+                    Map.entry("insecure-fork-wanted", "it lets haproxy start programs"),
+                    Map.entry("external-check", "it starts programs"),
+                    Map.entry("setenv", "the sandbox passes no environment on"),
+                    Map.entry("presetenv", "the sandbox passes no environment on"),
+                    Map.entry("resetenv", "the sandbox passes no environment on"),
+                    Map.entry("unsetenv", "the sandbox passes no environment on"),
+                    Map.entry("chroot", "it touches the host"),
+                    Map.entry("user", "it touches the host"),
+                    Map.entry("group", "it touches the host"),
+                    Map.entry("uid", "it touches the host"),
+                    Map.entry("gid", "it touches the host"),
+                    Map.entry("daemon", "haproxy runs in the foreground"),
+                    Map.entry("master-worker", "haproxy runs in the foreground"),
+                    Map.entry("pidfile", "it touches the host"),
+                    Map.entry("unix-bind", "it touches the host"),
+                    Map.entry("cpu-map", "it touches the host"),
+                    Map.entry("ulimit-n", "the sandbox runs with this host's file limit"),
+                    Map.entry("log", "the sandbox reaches no other host"),
+                    Map.entry("source", "the sandbox reaches no other host"),
+                    Map.entry("dispatch", "the sandbox reaches no other host"),
+                    Map.entry("transparent", "the sandbox reaches no other host"),
+                    Map.entry("email-alert", "the sandbox reaches no other host"),
+                    Map.entry("http-check", "health checks are off: the stub always answers"),
+                    Map.entry("tcp-check", "health checks are off: the stub always answers"));
+
+    /** Converters and fetches that read a file at start: {@code map*(FILE...)}. */
+    private static final Pattern MAP_FILE = Pattern.compile("\\bmap(?:_[a-z0-9_]+)?\\(([^,)]+)");
 
     /**
-     * Writes the sandbox copy of {@code original} (the text {@code config} was parsed from) for a
-     * stub on {@code stubPort}. {@code rewrites} replaces whole lines (1-based), e.g. an abuser ACL
-     * mapped to loopback.
+     * Actions whose argument in parentheses is a file: {@code set-map(FILE)}, {@code add-acl}...
      */
-    static Sandbox write(
-            String original,
-            HaproxyConfig config,
-            Path dir,
-            int stubPort,
-            Map<Integer, String> rewrites)
-            throws IOException {
-        return write(original, config, dir, stubPort, rewrites, globalMaxconnCap());
+    private static final Pattern ACTION_FILE =
+            Pattern.compile("^(?:set-map|del-map|add-acl|del-acl)\\(([^)]+)\\)$");
+
+    /** The largest file copied into the sandbox (a map, pattern or errorfile). */
+    static final long MAX_FILE_BYTES = 16L << 20;
+
+    /** At most this many files copied or replaced. */
+    static final int MAX_FILES = 256;
+
+    private static final Pattern KEYWORD = Pattern.compile("[a-z0-9][a-z0-9._-]*");
+
+    /** Words haproxy reads the same quoted or not; every other word is written in single quotes. */
+    private static final Pattern BARE = Pattern.compile("[A-Za-z0-9_.:/@+,=()\\[\\]{}<>!*?^|~%-]+");
+
+    /** A configuration deja will not run at all: the message names file:line (exit 2). */
+    static final class Refused extends InputException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String why) {
+            super(why);
+        }
     }
 
     /**
@@ -296,295 +460,564 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
         return Long.MAX_VALUE;
     }
 
+    /**
+     * Writes the sandbox configuration for {@code config} (parsed with the running binary's version
+     * and no environment) into {@code dir}, for a stub on {@code stubPort}. {@code rewrites}
+     * replaces directives (by line) with words deja wrote itself (an abuser ACL mapped to
+     * loopback). {@code home} is the folder tree whose files may be copied in (the configuration's
+     * own folder), null when there is none.
+     */
     static Sandbox write(
-            String original,
             HaproxyConfig config,
             Path dir,
             int stubPort,
-            Map<Integer, String> rewrites,
-            long maxconnCap)
+            Map<Integer, List<String>> rewrites,
+            long maxconnCap,
+            Path home)
             throws IOException {
-        String[] lines = original.split("\r?\n", -1);
-        Map<Integer, Directive> byLine = new HashMap<>();
-        Map<Integer, Section> headers = new HashMap<>();
-        Map<Integer, Section> sectionOf = new HashMap<>();
-        String file = config.files().isEmpty() ? null : config.files().get(0);
-        for (Section s : config.sections()) {
-            if (s.file().equals(file)) {
-                headers.put(s.line(), s);
-            }
-            for (Directive d : s.directives()) {
-                if (d.file().equals(file)) {
-                    byLine.put(d.line(), d);
-                    sectionOf.put(d.line(), s);
-                }
-            }
+        return new Writer(config, dir, stubPort, rewrites, maxconnCap, home).write();
+    }
+
+    private static final class Writer {
+        final HaproxyConfig config;
+        final Path dir;
+        final int stubPort;
+        final Map<Integer, List<String>> rewrites;
+        final long maxconnCap;
+        final Path home;
+        final String file;
+        final List<String> changes = new ArrayList<>();
+        final List<String> leftOut = new ArrayList<>();
+        final Map<String, Integer> ports = new LinkedHashMap<>();
+        final Map<String, Path> files = new HashMap<>();
+        final List<String> out = new ArrayList<>();
+        final Path socket;
+        int binds;
+        int servers;
+
+        Writer(
+                HaproxyConfig config,
+                Path dir,
+                int stubPort,
+                Map<Integer, List<String>> rewrites,
+                long maxconnCap,
+                Path home)
+                throws IOException {
+            this.config = config;
+            this.dir = dir;
+            this.stubPort = stubPort;
+            this.rewrites = rewrites;
+            this.maxconnCap = maxconnCap;
+            this.home = home == null ? null : home.toRealPath();
+            this.file = config.files().isEmpty() ? null : config.files().get(0);
+            this.socket = dir.resolve("s.sock");
         }
-        Set<String> changes = new LinkedHashSet<>();
-        Map<String, Integer> ports = new LinkedHashMap<>();
-        Path socket = dir.resolve("s.sock");
-        List<String> out = new ArrayList<>();
-        boolean globalSeen = false;
-        boolean dropping = false;
-        int logLines = 0;
-        int missing = 0;
-        String stats = "    stats socket " + socket + " mode 600 level admin";
-        for (int i = 0; i < lines.length; i++) {
-            int ln = i + 1;
-            String line = lines[i];
-            Section header = headers.get(ln);
-            if (header != null) {
-                dropping = DROPPED_SECTIONS.contains(header.kind());
-                if (dropping) {
-                    changes.add(
-                            header.label()
-                                    + " ("
-                                    + header.where()
-                                    + ") removed: the sandbox reaches no other host");
-                    out.add("# deja-prove: removed " + header.label());
-                    continue;
-                }
-                out.add(line);
-                if (header.kind().equals("global") && !globalSeen) {
-                    globalSeen = true;
-                    out.add(stats);
+
+        Sandbox write() throws IOException {
+            boolean global = false;
+            for (Section s : config.sections()) {
+                if (s.kind().equals("global") && !global) {
+                    global = true;
+                    out.add("global");
+                    out.add("    stats socket " + socket + " mode 600 level admin");
                     changes.add(
                             "stats socket "
                                     + socket
                                     + " (deja reads show info / show stat from it every 100 ms)");
+                    directives(s);
+                    continue;
                 }
-                continue;
+                section(s);
             }
-            Directive d = byLine.get(ln);
-            if (d == null || dropping) {
-                out.add(dropping && d != null ? "# deja-prove: removed" : line);
-                continue;
+            if (!global) {
+                out.add(0, "global");
+                out.add(1, "    stats socket " + socket + " mode 600 level admin");
+                changes.add("stats socket " + socket + " (a global section added for it)");
             }
-            Section s = sectionOf.get(ln);
-            if (rewrites.containsKey(ln)) {
-                out.add(rewrites.get(ln));
-                continue;
+            if (binds > 0) {
+                changes.add(binds + " bind line(s): each listens on 127.0.0.1 on a free port");
             }
+            changes.add(
+                    "every server points at the loopback stub 127.0.0.1:"
+                            + stubPort
+                            + (servers > 0 ? " (" + servers + " server line(s))" : "")
+                            + "; health checks off");
+            changes.addAll(leftOut);
+            return new Sandbox(String.join("\n", out) + "\n", ports, List.copyOf(changes), socket);
+        }
+
+        void section(Section s) throws IOException {
+            String where = s.where();
+            if (s.guard() != null || s.condition() != null) {
+                leftOut(s.label(), where, "under an .if deja cannot decide for this haproxy");
+                return;
+            }
+            if (!SECTIONS.contains(s.kind()) || s.kind().equals("global")) {
+                leftOut(
+                        s.label() + " (the whole section)",
+                        where,
+                        s.kind().equals("global")
+                                ? "a second global section"
+                                : s.kind().equals("program")
+                                        ? "it starts a program"
+                                        : "the replay does not need it and it may reach the host");
+                return;
+            }
+            StringBuilder h = new StringBuilder(s.kind());
+            if (s.name() != null) {
+                h.append(' ').append(quote(s.name()));
+            }
+            if (s.from() != null) {
+                h.append(" from ").append(quote(s.from()));
+            }
+            out.add(h.toString());
+            directives(s);
+        }
+
+        void directives(Section s) throws IOException {
+            for (Directive d : s.directives()) {
+                String line = directive(s, d);
+                if (line != null) {
+                    out.add("    " + line);
+                }
+            }
+        }
+
+        /** The line written for d, or null when it is left out (and said so). */
+        String directive(Section s, Directive d) throws IOException {
             String kw = d.keyword();
-            String indent = line.substring(0, line.length() - line.stripLeading().length());
-            if (s.kind().equals("global")
-                    && (DROPPED_GLOBAL.contains(kw) || d.is("stats", "socket"))) {
-                changes.add("'" + d.text() + "' (" + d.where() + ") removed");
-                out.add("# deja-prove: removed " + kw);
-                continue;
+            String written = d.written(0);
+            if (written != null && (written.contains("$") || !KEYWORD.matcher(kw).matches())) {
+                throw new Refused(
+                        d.where()
+                                + ": the keyword is "
+                                + (written.contains("$")
+                                        ? "a variable (" + written + ")"
+                                        : "'" + written + "'")
+                                + ": deja runs only what it has read, and cannot tell what"
+                                + " haproxy would make of it; write the keyword itself");
             }
-            if (s.kind().equals("global")
-                    && kw.equals("maxconn")
-                    && d.size() > 1
-                    && d.word(1).matches("\\d{1,12}")
-                    && Long.parseLong(d.word(1)) > maxconnCap) {
-                changes.add(
-                        "global maxconn "
-                                + d.word(1)
-                                + " ("
-                                + d.where()
-                                + ") lowered to "
-                                + maxconnCap
-                                + ": haproxy"
-                                + " needs two file descriptors per connection and this host allows it "
-                                + (maxconnCap * 2 + 200)
-                                + " (ulimit -n); frontends whose slots are above it are capped in the sandbox");
-                out.add(indent + "maxconn " + maxconnCap);
-                continue;
+            if (d.guard() != null || d.condition() != null) {
+                return leftOut(d, "under an .if deja cannot decide for this haproxy");
             }
-            if (kw.equals("log") && !"global".equals(d.word(1))) {
-                logLines++;
-                out.add("# deja-prove: removed log target");
-                continue;
+            if (!d.unresolved().isEmpty()) {
+                return leftOut(
+                        d,
+                        "it uses ${"
+                                + d.unresolved().get(0)
+                                + "}, and the sandbox passes no environment on");
             }
-            if (kw.equals("bind") && s.acceptsClients()) {
-                int port = freePort();
-                String name = s.name() == null ? s.label() : s.name();
-                ports.putIfAbsent(name, port);
-                out.add(indent + bind(d, port, changes));
-                continue;
-            }
-            if ((kw.equals("server") || kw.equals("server-template") || kw.equals("default-server"))
-                            && s.isProxy()
-                    || kw.equals("default-server") && s.kind().equals("defaults")) {
-                out.add(indent + server(d, stubPort, changes));
-                continue;
-            }
-            if (kw.equals("dispatch")
-                    || kw.equals("source")
-                    || kw.equals("email-alert")
-                    || kw.equals("external-check")
-                    || d.is("option", "external-check")
-                    || d.words().stream()
-                            .anyMatch(
-                                    w ->
-                                            w.startsWith("lua.")
-                                                    || w.equals("do-resolve")
-                                                    || w.startsWith("do-resolve("))) {
-                changes.add(
-                        "'"
-                                + d.text()
-                                + "' ("
-                                + d.where()
-                                + ") removed: it reaches outside the sandbox");
-                out.add("# deja-prove: removed " + kw);
-                continue;
-            }
-            if (kw.equals("errorfile")
-                    && d.size() > 2
-                    && !Files.isRegularFile(Path.of(d.word(2)))) {
-                changes.add(
-                        "'"
-                                + d.text()
-                                + "' ("
-                                + d.where()
-                                + ") removed: the file does not exist here");
-                out.add("# deja-prove: removed errorfile");
-                continue;
-            }
-            // pattern and map files that do not exist here: an empty file in the sandbox
-            String rewritten = line;
-            for (int w = 1; w < d.size(); w++) {
-                String word = d.word(w);
-                List<String> paths = new ArrayList<>();
-                if ("-f".equals(d.word(w - 1)) && word.startsWith("/")) {
-                    paths.add(word);
-                }
-                Matcher m = MAP_FILE.matcher(word);
-                while (m.find()) {
-                    paths.add(m.group(1));
-                }
-                for (String p : paths) {
-                    if (!Files.isRegularFile(Path.of(p))) {
-                        Path empty = dir.resolve("missing-" + (++missing) + ".lst");
-                        Files.writeString(empty, "");
-                        rewritten = rewritten.replace(p, empty.toString());
-                        changes.add(
-                                p
-                                        + " ("
-                                        + d.where()
-                                        + ") does not exist here: an empty file in the sandbox");
+            for (String w : d.words()) {
+                for (int i = 0; i < w.length(); i++) {
+                    char c = w.charAt(i);
+                    if (c < 0x20 && c != '\t' || c == 0x7f) {
+                        return leftOut(d, "a word holds a control character");
                     }
                 }
-            }
-            out.add(rewritten);
-        }
-        if (!globalSeen) {
-            out.add(0, "global");
-            out.add(1, stats);
-            changes.add("stats socket " + socket + " (a global section added for it)");
-        }
-        if (logLines > 0) {
-            changes.add(
-                    logLines
-                            + " log target line"
-                            + (logLines == 1 ? "" : "s")
-                            + " removed (log global kept)");
-        }
-        changes.add("every server points at the loopback stub 127.0.0.1:" + stubPort);
-        return new Sandbox(String.join("\n", out) + "\n", ports, List.copyOf(changes), socket);
-    }
-
-    private static final Pattern MAP_FILE = Pattern.compile("map(?:_[a-z_]+)?\\((/[^,)]+)");
-
-    /**
-     * {@code bind ADDR [options]} on 127.0.0.1:port with only the options that shape connection
-     * slots.
-     */
-    static String bind(Directive d, int port, Set<String> changes) {
-        StringBuilder b = new StringBuilder("bind 127.0.0.1:" + port);
-        List<String> dropped = new ArrayList<>();
-        int i = 2;
-        while (i < d.size()) {
-            String w = d.word(i);
-            Integer kept = BIND_KEPT.get(w);
-            if (kept != null) {
-                b.append(' ').append(w);
-                for (int k = 1; k <= kept && i + k < d.size(); k++) {
-                    b.append(' ').append(d.word(i + k));
+                if (w.startsWith("lua.") || w.contains(",lua.") || w.contains("%[lua.")) {
+                    return leftOut(d, "it runs Lua code");
                 }
-                i += 1 + kept;
-                continue;
             }
-            int n = ONE_ARG.contains(w) ? 1 : 0;
-            dropped.add(
-                    n == 1 && i + 1 < d.size()
-                            ? d.written(i) + " " + d.written(i + 1)
-                            : d.written(i));
-            i += 1 + n;
+            if (d.file() != null && d.file().equals(file) && rewrites.containsKey(d.line())) {
+                return join(rewrites.get(d.line()));
+            }
+            String why = WHY.get(kw);
+            boolean global = s.kind().equals("global");
+            if (global) {
+                if (kw.equals("maxconn")
+                        && d.size() > 1
+                        && d.word(1).matches("\\d{1,12}")
+                        && Long.parseLong(d.word(1)) > maxconnCap) {
+                    changes.add(
+                            "global maxconn "
+                                    + d.word(1)
+                                    + " ("
+                                    + d.where()
+                                    + ") lowered to "
+                                    + maxconnCap
+                                    + ": haproxy needs two file descriptors per connection and this"
+                                    + " host allows it "
+                                    + (maxconnCap * 2 + 200)
+                                    + " (ulimit -n); frontends whose slots are above it are capped in"
+                                    + " the sandbox");
+                    return "maxconn " + maxconnCap;
+                }
+                if (kw.equals("stats")) {
+                    return GLOBAL_STATS_KEPT.contains(d.word(1))
+                            ? words(d, 0)
+                            : leftOut(
+                                    d,
+                                    d.is("stats", "socket")
+                                            ? "the sandbox has its own stats socket"
+                                            : "not needed for the replay");
+                }
+                if (GLOBAL_KEPT.contains(kw)
+                        || kw.startsWith("tune.")
+                                && !kw.startsWith("tune.lua")
+                                && !kw.startsWith("tune.ssl")) {
+                    return words(d, 0);
+                }
+                return leftOut(d, why == null ? "not needed for the replay" : why);
+            }
+            if (s.kind().equals("userlist")) {
+                return kw.equals("user") || kw.equals("group")
+                        ? words(d, 0)
+                        : leftOut(d, "not needed for the replay");
+            }
+            if (s.kind().equals("http-errors")) {
+                return kw.equals("errorfile") ? errorfile(d, 2) : leftOut(d, "not needed");
+            }
+            if (!PROXY_KEPT.contains(kw)) {
+                return leftOut(d, why == null ? "not needed for the replay" : why);
+            }
+            switch (kw) {
+                case "bind":
+                    return s.acceptsClients() ? bind(s, d) : leftOut(d, "not a frontend");
+                case "server":
+                case "server-template":
+                case "default-server":
+                    return server(s, d);
+                case "option":
+                    return option(d, 1);
+                case "no":
+                    return d.is("no", "option") ? option(d, 2) : leftOut(d, "not needed");
+                case "timeout":
+                    return TIMEOUTS_KEPT.contains(d.word(1))
+                            ? words(d, 0)
+                            : leftOut(d, "not needed for the replay");
+                case "stats":
+                    return STATS_KEPT.contains(d.word(1))
+                            ? words(d, 0)
+                            : leftOut(d, "not needed for the replay");
+                case "stick-table":
+                    return stickTable(d);
+                case "errorfile":
+                    return errorfile(d, 2);
+                case "http-error":
+                    return fileArgument(d, Set.of("errorfile", "file", "lf-file"), true);
+                case "declare":
+                    return d.is("declare", "capture") ? words(d, 0) : leftOut(d, "not needed");
+                case "http-request":
+                case "http-response":
+                case "http-after-response":
+                case "tcp-request":
+                case "tcp-response":
+                    return rule(d);
+                default:
+                    return patterns(d);
+            }
         }
-        changes.add(
-                "bind "
-                        + d.written(1)
-                        + " ("
-                        + d.where()
-                        + ") listens on 127.0.0.1:"
-                        + port
-                        + (dropped.isEmpty()
-                                ? ""
-                                : "; dropped: "
-                                        + String.join(", ", dropped)
-                                        + (dropped.stream()
-                                                        .anyMatch(
-                                                                x ->
-                                                                        x.equals("ssl")
-                                                                                || x.startsWith(
-                                                                                        "crt"))
-                                                ? " (TLS: the sandbox speaks plain HTTP; certificate files are not read)"
-                                                : "")));
-        return b.toString();
-    }
 
-    /**
-     * {@code server NAME ADDR [options]} against the stub; options that reach elsewhere are
-     * dropped.
-     */
-    static String server(Directive d, int stubPort, Set<String> changes) {
-        StringBuilder b = new StringBuilder(d.keyword());
-        int first;
-        if (d.is("default-server")) {
-            first = 1;
-        } else if (d.is("server-template")) {
-            b.append(' ')
-                    .append(d.word(1))
-                    .append(' ')
-                    .append(d.word(2))
-                    .append(" 127.0.0.1:")
-                    .append(stubPort);
-            first = 4;
-        } else {
-            b.append(' ').append(d.word(1)).append(" 127.0.0.1:").append(stubPort);
-            first = 3;
+        String rule(Directive d) throws IOException {
+            int at = d.is("tcp-request") || d.is("tcp-response") ? 2 : 1;
+            if ((d.is("tcp-request") || d.is("tcp-response"))
+                    && "inspect-delay".equals(d.word(1))) {
+                return words(d, 0);
+            }
+            String action = d.word(at);
+            if (action == null) {
+                return leftOut(d, "no action");
+            }
+            int p = action.indexOf('(');
+            String base = p < 0 ? action : action.substring(0, p);
+            boolean kept =
+                    ACTIONS_KEPT.contains(base)
+                            || base.matches("track-sc\\d+")
+                            || base.matches("sc-[a-z0-9-]+");
+            if (!kept) {
+                return leftOut(
+                        d,
+                        base.startsWith("set-dst") || base.equals("do-resolve")
+                                ? "the sandbox reaches no other host"
+                                : base.startsWith("lua.") || base.equals("use-service")
+                                        ? "it runs code"
+                                        : "the replay does not need action '" + base + "'");
+            }
+            Matcher m = ACTION_FILE.matcher(action);
+            if (m.matches()) {
+                String to = sandboxFile(d, m.group(1), false);
+                return words(d, 0).replace(quote(action), quote(action.replace(m.group(1), to)));
+            }
+            if (base.equals("return")) {
+                return fileArgument(d, Set.of("file", "lf-file", "errorfile"), false);
+            }
+            return patterns(d);
         }
-        List<String> dropped = new ArrayList<>();
-        int i = first;
-        while (i < d.size()) {
-            String w = d.word(i);
-            int n = ONE_ARG.contains(w) ? 1 : 0;
-            if (SERVER_DROPPED.contains(w)) {
-                dropped.add(
-                        n == 1 && i + 1 < d.size()
-                                ? d.written(i) + " " + d.written(i + 1)
-                                : d.written(i));
+
+        /** Writes d with its pattern files ({@code -f FILE}) and map files confined. */
+        String patterns(Directive d) throws IOException {
+            List<String> words = new ArrayList<>(d.words());
+            for (int i = 1; i < words.size(); i++) {
+                String w = words.get(i);
+                if ("-f".equals(words.get(i - 1)) && !w.startsWith("-")) {
+                    words.set(i, sandboxFile(d, w, false));
+                    continue;
+                }
+                Matcher m = MAP_FILE.matcher(w);
+                StringBuilder sb = new StringBuilder();
+                int last = 0;
+                while (m.find()) {
+                    sb.append(w, last, m.start(1)).append(sandboxFile(d, m.group(1), false));
+                    last = m.end(1);
+                }
+                if (last > 0) {
+                    sb.append(w.substring(last));
+                    words.set(i, sb.toString());
+                }
+            }
+            return join(words);
+        }
+
+        /** An errorfile-like directive: the file at word i, or the directive left out. */
+        String errorfile(Directive d, int i) throws IOException {
+            String f = d.word(i);
+            if (f == null) {
+                return words(d, 0);
+            }
+            String to = sandboxFile(d, f, true);
+            if (to == null) {
+                return null;
+            }
+            List<String> w = new ArrayList<>(d.words());
+            w.set(i, to);
+            return join(w);
+        }
+
+        /** The file after one of {@code keys}; {@code dropWhenOutside}: leave d out instead. */
+        String fileArgument(Directive d, Set<String> keys, boolean dropWhenOutside)
+                throws IOException {
+            List<String> w = new ArrayList<>(d.words());
+            for (int i = 1; i + 1 < w.size(); i++) {
+                if (keys.contains(w.get(i))) {
+                    String to = sandboxFile(d, w.get(i + 1), dropWhenOutside);
+                    if (to == null) {
+                        return null;
+                    }
+                    w.set(i + 1, to);
+                    i++;
+                }
+            }
+            return patternsOf(d, w);
+        }
+
+        private String patternsOf(Directive d, List<String> w) throws IOException {
+            Directive copy =
+                    new Directive(d.file(), d.line(), w, d.condition(), d.unresolved(), d.guard());
+            return patterns(copy);
+        }
+
+        /**
+         * The sandbox's path for a file the configuration reads: a copy when it is a regular file
+         * (links followed) inside the configuration's folder tree and at most {@link
+         * #MAX_FILE_BYTES}; otherwise an empty file, or null (the directive left out and said so)
+         * when {@code drop}.
+         */
+        String sandboxFile(Directive d, String name, boolean drop) throws IOException {
+            Path cached = files.get(name);
+            if (cached != null) {
+                return cached.toString();
+            }
+            if (files.size() >= MAX_FILES) {
+                throw new Refused(
+                        d.where()
+                                + ": the configuration reads more than "
+                                + MAX_FILES
+                                + " files; deja proves configurations that read fewer");
+            }
+            String why = null;
+            Path real = null;
+            try {
+                Path p = Path.of(name);
+                if (!p.isAbsolute()) {
+                    p = (home == null ? Path.of("") : home).resolve(p);
+                }
+                if (home == null) {
+                    why = "the configuration has no folder of its own to read files from";
+                } else if (!Files.exists(p)) {
+                    why = "it does not exist";
+                } else {
+                    real = p.toRealPath();
+                    if (!real.startsWith(home)) {
+                        why = "it is outside the configuration's folder " + home;
+                    } else if (!Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS)) {
+                        why = "it is not a regular file";
+                    } else if (Files.size(real) > MAX_FILE_BYTES) {
+                        why = "it is larger than " + (MAX_FILE_BYTES >> 20) + " MiB";
+                    }
+                }
+            } catch (java.nio.file.InvalidPathException | IOException e) {
+                why = "it cannot be read (" + e.getMessage() + ")";
+            }
+            Path to = dir.resolve("f" + (files.size() + 1) + (drop ? ".http" : ".lst"));
+            if (why == null) {
+                Files.copy(real, to);
+                changes.add(name + " (" + d.where() + ") copied into the sandbox");
+            } else if (drop) {
+                leftOut(d, why);
+                return null;
             } else {
-                b.append(' ').append(w);
-                if (n == 1 && i + 1 < d.size()) {
-                    b.append(' ').append(d.word(i + 1));
-                }
+                Files.writeString(to, "");
+                changes.add(
+                        name + " (" + d.where() + "): " + why + "; an empty file in the sandbox");
             }
-            i += 1 + n;
+            files.put(name, to);
+            return to.toString();
         }
-        if (!dropped.isEmpty()) {
-            changes.add(
-                    d.keyword()
-                            + (d.is("default-server") ? "" : " " + d.written(1))
-                            + " ("
-                            + d.where()
-                            + "): dropped "
-                            + String.join(", ", dropped)
-                            + " (health checks off: the stub always answers)");
+
+        String bind(Section s, Directive d) throws IOException {
+            int port = freePort();
+            binds++;
+            ports.putIfAbsent(s.name() == null ? s.label() : s.name(), port);
+            StringBuilder b = new StringBuilder("bind 127.0.0.1:" + port);
+            List<String> dropped = options(d, 2, BIND_KEPT, b);
+            if (!dropped.isEmpty()) {
+                changes.add(
+                        "bind "
+                                + d.written(1)
+                                + " ("
+                                + d.where()
+                                + ") listens on 127.0.0.1:"
+                                + port
+                                + "; left out: "
+                                + String.join(", ", dropped)
+                                + (dropped.stream()
+                                                .anyMatch(
+                                                        x -> x.equals("ssl") || x.startsWith("crt"))
+                                        ? " (TLS: the sandbox speaks plain HTTP; certificate files"
+                                                + " are not read)"
+                                        : ""));
+            }
+            return b.toString();
+        }
+
+        String server(Section s, Directive d) {
+            if (!s.isProxy() && !(d.is("default-server") && s.kind().equals("defaults"))) {
+                return leftOut(d, "not in a proxy");
+            }
+            StringBuilder b = new StringBuilder(d.keyword());
+            int first;
+            if (d.is("default-server")) {
+                first = 1;
+            } else if (d.is("server-template")) {
+                if (d.size() < 4 || !d.word(2).matches("\\d{1,4}(-\\d{1,4})?")) {
+                    return leftOut(d, "deja reads server-template PREFIX COUNT ADDRESS only");
+                }
+                b.append(' ').append(quote(d.word(1))).append(' ').append(d.word(2));
+                b.append(" 127.0.0.1:").append(stubPort);
+                first = 4;
+                servers++;
+            } else {
+                if (d.size() < 3) {
+                    return leftOut(d, "a server without an address");
+                }
+                b.append(' ').append(quote(d.word(1))).append(" 127.0.0.1:").append(stubPort);
+                first = 3;
+                servers++;
+            }
+            List<String> dropped = options(d, first, SERVER_KEPT, b);
+            if (!dropped.isEmpty()) {
+                changes.add(
+                        d.keyword()
+                                + (d.is("default-server") ? "" : " " + d.written(1))
+                                + " ("
+                                + d.where()
+                                + "): left out "
+                                + String.join(", ", dropped)
+                                + " (health checks off: the stub always answers)");
+            }
+            return b.toString();
+        }
+
+        /** Copies the kept options of d from word {@code first} on; returns those left out. */
+        List<String> options(Directive d, int first, Map<String, Integer> kept, StringBuilder b) {
+            List<String> dropped = new ArrayList<>();
+            int i = first;
+            while (i < d.size()) {
+                String w = d.word(i);
+                Integer n = kept.get(w);
+                if (n != null && i + n < d.size()) {
+                    b.append(' ').append(w);
+                    for (int k = 1; k <= n; k++) {
+                        b.append(' ').append(quote(d.word(i + k)));
+                    }
+                    i += 1 + n;
+                    continue;
+                }
+                int skip = ONE_ARG.contains(w) && i + 1 < d.size() ? 1 : 0;
+                dropped.add(skip == 1 ? d.written(i) + " " + d.written(i + 1) : d.written(i));
+                i += 1 + skip;
+            }
+            return dropped;
+        }
+
+        String option(Directive d, int at) {
+            String name = d.word(at);
+            if (name != null && OPTIONS_KEPT.contains(name)) {
+                return words(d, 0);
+            }
+            return leftOut(
+                    d,
+                    "transparent".equals(name) || "http_proxy".equals(name)
+                            ? "the sandbox reaches no other host"
+                            : name != null && (name.endsWith("chk") || name.endsWith("-check"))
+                                    ? "health checks are off: the stub always answers"
+                                    : "not needed for the replay");
+        }
+
+        String stickTable(Directive d) {
+            List<String> w = new ArrayList<>();
+            for (int i = 0; i < d.size(); i++) {
+                if (i > 0 && d.word(i).equals("peers") && i + 1 < d.size()) {
+                    changes.add(
+                            "stick-table ("
+                                    + d.where()
+                                    + "): peers "
+                                    + d.written(i + 1)
+                                    + " left out: the sandbox reaches no other host");
+                    i++;
+                    continue;
+                }
+                w.add(d.word(i));
+            }
+            return join(w);
+        }
+
+        String words(Directive d, int from) {
+            return join(d.words().subList(from, d.size()));
+        }
+
+        String leftOut(Directive d, String why) {
+            leftOut(d.text(), d.where(), why);
+            return null;
+        }
+
+        void leftOut(String what, String where, String why) {
+            leftOut.add("left out " + where + " '" + what + "': " + why);
+        }
+    }
+
+    /** The words as haproxy must read them: the keyword bare, other words quoted when needed. */
+    static String join(List<String> words) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < words.size(); i++) {
+            if (i > 0) {
+                b.append(' ');
+            }
+            b.append(quote(words.get(i)));
         }
         return b.toString();
+    }
+
+    /**
+     * A word haproxy reads back as exactly this word: as it is when it has no character haproxy
+     * interprets, else in single quotes (haproxy expands nothing there; a single quote is written
+     * {@code '\''}, as in a shell; checked with haproxy 2.6).
+     */
+    static String quote(String w) {
+        if (!w.isEmpty() && BARE.matcher(w).matches()) {
+            return w;
+        }
+        return "'" + w.replace("'", "'\\''") + "'";
     }
 
     /** A free TCP port on 127.0.0.1 (above 1024: unprivileged). */

@@ -76,7 +76,7 @@ public final class ScanProofs {
             ProveReport report;
             try {
                 report =
-                        new Prover(o, hb, progress, () -> false)
+                        new Prover(o, hb, progress, () -> false, env)
                                 .run(file, Inputs.read(Path.of(file), file).text());
             } catch (InputException e) {
                 for (Finding f : g.getValue()) {
@@ -101,10 +101,7 @@ public final class ScanProofs {
 
     private static Evidence evidence(ProveReport r, Proof p) {
         String summary =
-                p.verdict()
-                        + (p.fixWorks() == null
-                                ? ""
-                                : p.fixWorks() ? " (the fix works)" : " (the fix did not hold)")
+                p.headline().toLowerCase(java.util.Locale.ROOT)
                         + " on HAProxy "
                         + r.haproxyVersion()
                         + ": "

@@ -172,11 +172,16 @@ class RuleParametersTest {
     }
 
     /**
-     * A rollout of 2 of 4 pods (the 2 left carry 2.00x) and a tarpit holding 300 of 800 slots
-     * (38%).
+     * A rollout of 2 of 4 pods (the 2 left carry 2.00x) and a tarpit holding 300 of 800 slots (38%:
+     * the IL-0264 example with 800 slots in hc_ping).
      */
     @Test
     void theRolloutLoadFactorAndTheTarpitShareAreParametersToo() throws Exception {
+        Path roomy = tmp.resolve("il-0264-800.cfg");
+        Files.writeString(
+                roomy,
+                Files.readString(Path.of("examples/haproxy/il-0264-before.cfg"))
+                        .replace("    maxconn 200\n", "    maxconn 800\n"));
         Path m = tmp.resolve("rollout.yaml");
         Files.writeString(
                 m,
@@ -208,7 +213,7 @@ class RuleParametersTest {
             "--rules",
             "k8s-lb-no-disruption-headroom,haproxy-tarpit-holds-slots",
             m.toString(),
-            "examples/haproxy/il-0264-before.cfg"
+            roomy.toString()
         };
         TestSupport.Run byDefault = TestSupport.run(concat(new String[] {"scan"}, common));
         TestSupport.Run tuned =

@@ -209,4 +209,100 @@ class HaproxyRefusalsTest {
                         && r.out().contains("notes.cfg"),
                 r.out());
     }
+
+    /**
+     * Keywords HAProxy removed (issue 26 item 5): refused with file:line where the
+     * --haproxy-version in force refuses them (as haproxy 2.6 -c does), read as older versions read
+     * them otherwise; deja never says a timeout is unset when the file sets it in its old spelling.
+     */
+    @Test
+    void removedKeywordsFollowTheHaproxyVersion() throws Exception {
+        String[][] removed = {
+            {"    contimeout 5000", "'contimeout': HAProxy 3.2 refuses the file", "2.0"},
+            {"    clitimeout 50000", "Use 'timeout client'.", "2.0"},
+            {"    srvtimeout 50000", "'srvtimeout': HAProxy", "2.0"},
+            {
+                "    reqrep ^([^\\ ]*)\\ /static/(.*) \\1\\ /\\2",
+                "'reqrep': HAProxy 3.2 refuses",
+                "2.0"
+            },
+            {"    block if { src 10.0.0.1 }", "'block': HAProxy", "2.0"},
+            {"    redispatch", "'redispatch': HAProxy", "2.0"},
+        };
+        for (String[] r : removed) {
+            String text =
+                    VALID.replace(
+                                    "    timeout http-request 5s\n",
+                                    "    timeout http-request 5s\n" + r[0] + "\n")
+                            + "\n";
+            Path p = write("removed-" + r[0].strip().split(" ")[0] + ".cfg", text);
+            TestSupport.Run refusedNow = TestSupport.run("scan", p.toString());
+            refused(refusedNow, p.getFileName() + ":10: '" + r[0].strip().split(" ")[0] + "'");
+            assertTrue(refusedNow.err().contains(r[1]), refusedNow.err());
+            TestSupport.Run old = TestSupport.run("scan", "--haproxy-version", r[2], p.toString());
+            assertEquals(0, old.code(), r[0] + ": " + old.out() + old.err());
+            int checked = haproxyCheck(p);
+            if (checked >= 0) {
+                assertNotEquals(0, checked, "haproxy 2.6 -c refuses " + r[0] + " too");
+            }
+        }
+        Path nbproc =
+                write(
+                        "nbproc.cfg",
+                        VALID.replace("    maxconn 100\n", "    maxconn 100\n    nbproc 2\n")
+                                + "\n");
+        refused(
+                TestSupport.run("scan", nbproc.toString()),
+                "nbproc.cfg:3: 'nbproc': HAProxy 3.2 refuses the file (\"nbproc is not supported any more since HAProxy 2.5.");
+        assertEquals(
+                0, TestSupport.run("scan", "--haproxy-version", "2.4", nbproc.toString()).code());
+        refused(
+                TestSupport.run("scan", "--haproxy-version", "2.5", nbproc.toString()),
+                "nbproc.cfg:3:");
+        if (haproxyCheck(nbproc) >= 0) {
+            assertNotEquals(0, haproxyCheck(nbproc), "haproxy 2.6 -c refuses nbproc too");
+        }
+        Path address =
+                write(
+                        "address.cfg",
+                        VALID.replace(
+                                        "frontend fe\n    bind 127.0.0.1:18480\n",
+                                        "frontend fe 127.0.0.1:18480\n")
+                                + "\n");
+        refused(
+                TestSupport.run("scan", address.toString()),
+                "address.cfg:10: 'frontend fe 127.0.0.1:18480': HAProxy 3.2 refuses the file (\"please use the 'bind' keyword for listening addresses\"");
+        if (haproxyCheck(address) >= 0) {
+            assertNotEquals(0, haproxyCheck(address), "haproxy 2.6 -c refuses it too");
+        }
+    }
+
+    /**
+     * Before 2.1 the old timeout spellings are timeouts: 'clitimeout 50000' is timeout client 50s,
+     * never "timeout client is unset"; before 1.6 an address on the section line is a bind.
+     */
+    @Test
+    void oldSpellingsAreReadAsOldVersionsReadThem() throws Exception {
+        Path p =
+                write(
+                        "old.cfg",
+                        "defaults\n    mode http\n    contimeout 5000\n    clitimeout 50000\n"
+                                + "    srvtimeout 50000\nlisten web 0.0.0.0:18481\n"
+                                + "    server s1 127.0.0.1:9000\n");
+        TestSupport.Run r =
+                TestSupport.run(
+                        "scan",
+                        "--haproxy-version",
+                        "1.5",
+                        "--rules",
+                        "haproxy-missing-http-request-timeout",
+                        p.toString());
+        assertEquals(1, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("listen web (mode http) has no timeout http-request"), r.out());
+        assertTrue(r.out().contains("only timeout client 50s ("), r.out());
+        assertFalse(r.out().contains("timeout client is unset"), r.out());
+        refused(
+                TestSupport.run("scan", "--haproxy-version", "2.0", p.toString()),
+                "old.cfg:6: 'listen web 0.0.0.0:18481': HAProxy 2.0 refuses the file");
+    }
 }

@@ -45,8 +45,51 @@ class RoundRobinFleetTest {
                                         + " roundrobin) over 3 servers listed in ascending address order (10.2.0.11:8080 ... 10.2.0.13:8080), and"
                                         + " --haproxy-instances says 12 HAProxy instances run this configuration"),
                 fleet.out());
+        assertTrue(
+                fleet.out().contains("up to 3x its share while they restart together"),
+                fleet.out());
         TestSupport.Run bad = TestSupport.run("scan", SINGLE, "--haproxy-instances", "0");
         assertEquals(2, bad.code(), bad.err());
         assertTrue(bad.err().contains("--haproxy-instances: must be at least 1, not 0"), bad.err());
+    }
+
+    /**
+     * Two instances (a keepalived pair, often one active) put at most twice its share on the first
+     * server: a low finding that says so, not the Skyscanner claim (medium from 3 instances).
+     */
+    @Test
+    void aPairIsALesserRiskThanAFleet() {
+        TestSupport.Run pair =
+                TestSupport.run(
+                        "scan",
+                        SINGLE,
+                        "--rules",
+                        "haproxy-roundrobin-same-start",
+                        "--haproxy-instances=2",
+                        "--format",
+                        "json");
+        assertEquals(0, pair.code(), pair.out() + pair.err()); // low is under --fail-on medium
+        assertTrue(
+                pair.out().contains("\"severity\" : \"low\"")
+                        || pair.out().contains("\"severity\":\"low\""),
+                pair.out());
+        assertTrue(
+                pair.out()
+                        .contains(
+                                "2 instances in step send their first 2 requests to that one server"
+                                        + " where round robin from different starts would spread them over 2 of"
+                                        + " the 3 servers: up to 2x its share while they restart together"
+                                        + " (under 3x: a lesser risk"),
+                pair.out());
+        assertTrue(!pair.out().contains("as Skyscanner's ingress fleet did"), pair.out());
+        TestSupport.Run three =
+                TestSupport.run(
+                        "scan",
+                        SINGLE,
+                        "--rules",
+                        "haproxy-roundrobin-same-start",
+                        "--haproxy-instances=3");
+        assertEquals(1, three.code(), three.out() + three.err());
+        assertTrue(three.out().contains("as Skyscanner's ingress fleet did"), three.out());
     }
 }

@@ -62,24 +62,18 @@ class ProveTest {
     }
 
     @Test
-    void theIncidentExampleIsReproducedAndTheFixWorks() {
-        // 1500 req/s against a 1 s tarpit wants 1,500 slots of the 800 the frontend has
-        TestSupport.Run r =
-                prove(
-                        "prove",
-                        BEFORE,
-                        "--rule",
-                        Prover.TARPIT,
-                        "--duration",
-                        "2s",
-                        "--client-rps",
-                        "1500",
-                        "--format",
-                        "json");
+    void theIncidentExampleIsReproducedAtTheIncidentsRateAndTheFixHolds() {
+        // the README's demo, at its defaults: one client at 300 req/s wants 300 of hc_ping's 200
+        // slots (a 1 s tarpit), as in IL-0264
+        TestSupport.Run r = prove("prove", BEFORE, "--rule", Prover.TARPIT, "--format", "json");
         assertEquals(1, r.code(), r.err() + r.out());
         JsonNode p = proof(json(r), Prover.TARPIT);
         assertEquals("reproduced", p.path("verdict").asString(), p.toString());
         assertTrue(p.path("fixWorks").asBoolean(), p.toString());
+        assertEquals(
+                "REPRODUCED at 300 req/s of one client; the fix holds at that rate",
+                p.path("headline").asString(),
+                p.toString());
         assertTrue(
                 p.path("before").path("slotsFullMs").asLong() > 0,
                 "the stats socket saw the slots full: " + p);
@@ -91,6 +85,121 @@ class ProveTest {
                         .contains("+    http-request deny deny_status 429"),
                 p.toString());
         assertTrue(p.path("haproxyVersion").asString().matches("\\d+\\.\\d+.*"), p.toString());
+        // the margin comes by default: where it breaks before the fix (at or below the rate that
+        // broke it), and that the fix held at the ceiling
+        JsonNode fl = p.path("findLimit");
+        assertTrue(fl.path("breaksAtRps").asDouble() > 0, fl.toString());
+        assertTrue(fl.path("breaksAtRps").asDouble() <= 300, fl.toString());
+        assertTrue(
+                fl.path("afterFixBreaksAtRps").isMissingNode()
+                        || fl.path("afterFixBreaksAtRps").isNull(),
+                "the fix held: " + fl);
+        assertTrue(fl.path("summary").asString().contains("x the incident's 300"), fl.toString());
+        assertTrue(
+                json(r).path("proofs").get(0).toString().contains("an assumed load"),
+                "the legitimate load was assumed and the report says so");
+    }
+
+    @Test
+    void whereNothingBrokeTheFixIsNotClaimed(@TempDir Path dir) throws Exception {
+        // 800 slots: 300 req/s x 1 s holds 300 of them
+        Path cfg = dir.resolve("roomy.cfg");
+        Files.writeString(
+                cfg,
+                Files.readString(Path.of(BEFORE))
+                        .replace("    maxconn 200\n", "    maxconn 800\n"));
+        TestSupport.Run r =
+                prove(
+                        "prove",
+                        cfg.toString(),
+                        "--rule",
+                        Prover.TARPIT,
+                        "--duration",
+                        "2s",
+                        "--no-find-limit");
+        assertEquals(0, r.code(), r.err() + r.out());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "haproxy-tarpit-holds-slots: NOT-REPRODUCED at 300 req/s of one client\n"),
+                r.out());
+        assertFalse(
+                r.out().contains(", the fix works") || r.out().contains("the fix holds"), r.out());
+        assertTrue(r.out().contains("this run cannot show whether the fix works"), r.out());
+    }
+
+    @Test
+    void aRunTooShortForTheSlotsToFillIsLengthened(@TempDir Path dir) throws Exception {
+        // 2,000 slots, each tarpitted request held 10 s: at 300 req/s they fill after 6.7 s, so a
+        // 3 s run would have said not-reproduced where the arithmetic predicts saturation
+        Path cfg = dir.resolve("slowfill.cfg");
+        Files.writeString(
+                cfg,
+                Files.readString(Path.of(BEFORE))
+                        .replace("    maxconn 200\n", "    maxconn 2000\n")
+                        .replace("    maxconn 800\n", "    maxconn 4000\n")
+                        .replace("timeout tarpit 1s", "timeout tarpit 10s"));
+        TestSupport.Run r =
+                prove(
+                        "prove",
+                        cfg.toString(),
+                        "--rule",
+                        Prover.TARPIT,
+                        "--duration",
+                        "3s",
+                        "--no-find-limit",
+                        "--format",
+                        "json");
+        JsonNode root = json(r);
+        JsonNode p = proof(root, Prover.TARPIT);
+        assertTrue(
+                p.path("workload")
+                        .path("description")
+                        .asString()
+                        .contains(
+                                "flood runs lengthened from 3 s to 10 s: at 300 req/s the 2000 slots fill after 6.7 s"),
+                p.toString());
+        assertEquals("reproduced", p.path("verdict").asString(), p.toString());
+        assertEquals(1, r.code(), r.err());
+    }
+
+    @Test
+    void aRunLongerThanTheCapWouldNeedIsInconclusive(@TempDir Path dir) throws Exception {
+        Path cfg = dir.resolve("hugefill.cfg");
+        Files.writeString(
+                cfg,
+                Files.readString(Path.of(BEFORE))
+                        .replace("    maxconn 200\n", "    maxconn 20000\n")
+                        .replace("    maxconn 800\n", "    maxconn 40000\n")
+                        .replace("timeout tarpit 1s", "timeout tarpit 100s"));
+        TestSupport.Run r =
+                prove("prove", cfg.toString(), "--rule", Prover.TARPIT, "--duration", "3s");
+        assertEquals(3, r.code(), r.err() + r.out());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "haproxy-tarpit-holds-slots: INCONCLUSIVE\n  inconclusive: needs a run of at least"),
+                r.out());
+        assertTrue(r.out().contains("the 20000 slots fill after 66.7 s"), r.out());
+    }
+
+    @Test
+    void theSlowClientHeadlineSaysWhenTheFixShows() {
+        TestSupport.Run r = prove("prove", BEFORE, "--rule", Prover.TIMEOUT, "--format", "json");
+        assertEquals(1, r.code(), r.err() + r.out());
+        JsonNode p = proof(json(r), Prover.TIMEOUT);
+        assertEquals("reproduced", p.path("verdict").asString(), p.toString());
+        String headline = p.path("headline").asString();
+        assertTrue(headline.startsWith("REPRODUCED with 200 slow clients"), headline);
+        assertTrue(p.path("fixWorks").asBoolean(), p.toString());
+        assertTrue(
+                headline.endsWith("the fix holds once its timeout has cut the slow connections"),
+                headline);
+        assertTrue(
+                p.path("fixNote")
+                        .asString()
+                        .contains("before then, while the slow clients still held the slots"),
+                p.toString());
     }
 
     @Test
@@ -104,6 +213,7 @@ class ProveTest {
                         "2s",
                         "--client-rps",
                         "1500",
+                        "--no-find-limit",
                         "--format",
                         "json");
         assertEquals(0, r.code(), r.err() + r.out());
@@ -151,6 +261,7 @@ class ProveTest {
                         "2s",
                         "--client-rps",
                         "900",
+                        "--no-find-limit",
                         "--format",
                         "json");
         JsonNode root = json(r);
@@ -209,23 +320,33 @@ class ProveTest {
                         "--duration",
                         "2s",
                         "--client-rps",
-                        "600");
+                        "600",
+                        "--no-find-limit");
         assertTrue(r.code() == 0 || r.code() == 1, r.err() + r.out());
         assertTrue(
                 r.out()
                         .contains(
-                                "dropped: ssl, crt /etc/ssl/private/does-not-exist.pem, alpn h2,http/1.1"),
+                                "left out: ssl, crt /etc/ssl/private/does-not-exist.pem, alpn h2,http/1.1"),
                 r.out());
         assertTrue(r.out().contains("TLS: the sandbox speaks plain HTTP"), r.out());
-        assertTrue(r.out().contains("'chroot /var/lib/haproxy-does-not-exist'"), r.out());
+        assertTrue(
+                r.out()
+                        .contains(
+                                ":3 'chroot /var/lib/haproxy-does-not-exist': it touches the host"),
+                r.out());
         assertTrue(
                 r.out()
                         .contains(
                                 "/etc/haproxy/blocklist-does-not-exist.lst ("
                                         + cfg
-                                        + ":22) does not exist here"),
+                                        + ":22): it does not exist; an empty file in the sandbox"),
                 r.out());
-        assertTrue(r.out().contains("errorfile 503"), r.out());
+        assertTrue(
+                r.out()
+                        .contains(
+                                ":16 'errorfile 503 /etc/haproxy/errors/does-not-exist.http': it does not"
+                                        + " exist"),
+                r.out());
         assertFalse(r.out().contains("could not run"), r.out());
     }
 
@@ -291,16 +412,15 @@ class ProveTest {
                         Prover.TARPIT,
                         "--duration",
                         "1s",
-                        "--find-limit",
                         "--format",
                         "json");
         JsonNode fl = proof(json(r), Prover.TARPIT).path("findLimit");
         int runs = fl.path("runs").size();
-        // the two runs of the proof plus at most 6 more
-        assertTrue(runs >= 2 && runs <= 8, fl.toString());
+        // the two runs of the proof plus at most 4 more (3 before the fix, 1 after)
+        assertTrue(runs >= 2 && runs <= 6, fl.toString());
         assertEquals(5000.0, fl.path("ceilingRps").asDouble(), fl.toString());
         assertTrue(
-                fl.path("summary").asString().startsWith("legitimate traffic breaks"),
+                fl.path("summary").asString().startsWith("before the fix, legitimate traffic"),
                 fl.toString());
     }
 
@@ -327,7 +447,7 @@ class ProveTest {
                 cfg,
                 "defaults\n  mode http\n  timeout tarpit 1s\nfrontend f\n  bind :80\n"
                         + "  http-request tarpit if { no_such_fetch gt 1 }\n  default_backend b\nbackend b\n  server a 1.2.3.4:80\n");
-        TestSupport.Run r = prove("prove", cfg.toString(), "--duration", "1s");
+        TestSupport.Run r = prove("prove", cfg.toString(), "--duration", "1s", "--no-find-limit");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("haproxy -c rejected the sandbox copy"), r.err());
     }
@@ -395,7 +515,7 @@ class ProveTest {
         for (int i = 0; i < 100; i++) {
             var child =
                     p.toHandle()
-                            .children()
+                            .descendants()
                             .filter(
                                     c ->
                                             c.info()

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.deja.haproxy.Frontends;
 import dev.deja.haproxy.HaproxyConfig;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,7 +95,7 @@ class SandboxTest {
                         HEAD
                                 + "  acl abuser src 192.0.2.0/24 198.51.100.7\n  http-request tarpit if abuser\n");
         assertEquals(AbuserPlan.Kind.SRC, p.kind());
-        assertEquals(Map.of(8, "    acl abuser src 127.0.0.2"), p.aclRewrites());
+        assertEquals(Map.of(8, List.of("acl", "abuser", "src", "127.0.0.2")), p.aclRewrites());
         assertTrue(p.notes().get(0).contains("names the abuser by address"), p.notes().toString());
     }
 
@@ -123,17 +124,17 @@ class SandboxTest {
                         + "  http-request track-sc0 src table st\n  http-request tarpit if { sc_http_req_rate(0) gt 5 }\n"
                         + "  default_backend app\nbackend app\n  server a 10.0.0.1:80 check ssl verify none weight 10\n";
         HaproxyConfig c = Prover.parse("t.cfg", text);
-        Sandbox s = Sandbox.write(text, c, dir, 9999, Map.of(), 100_000);
+        Sandbox s = Sandbox.write(c, dir, 9999, Map.of(), 100_000, dir);
         String out = s.text();
         assertTrue(
-                out.contains("  maxconn 500\n")
-                        && out.contains("  maxconn 400\n")
+                out.contains("    maxconn 500\n")
+                        && out.contains("    maxconn 400\n")
                         && out.contains("timeout client 30s"),
                 "limits and timeouts as written: " + out);
         assertTrue(out.contains("http-request tarpit if { sc_http_req_rate(0) gt 5 }"), out);
         assertFalse(
                 out.contains("chroot /var/empty")
-                        || out.contains("\n  daemon")
+                        || out.contains("daemon")
                         || out.contains("/run/h.sock"),
                 out);
         assertTrue(out.contains("stats socket " + dir.resolve("s.sock")), out);
@@ -143,8 +144,8 @@ class SandboxTest {
         assertTrue(out.contains("server a 127.0.0.1:9999 weight 10\n"), out);
         assertEquals(
                 1, s.frontendPorts().size(), "one frontend, its first bind: " + s.frontendPorts());
-        Sandbox capped = Sandbox.write(text, c, dir, 9999, Map.of(), 200);
-        assertTrue(capped.text().contains("  maxconn 200\n"), capped.text());
+        Sandbox capped = Sandbox.write(c, dir, 9999, Map.of(), 200, dir);
+        assertTrue(capped.text().contains("    maxconn 200\n"), capped.text());
         assertTrue(
                 capped.changes().stream()
                         .anyMatch(x -> x.startsWith("global maxconn 500 (t.cfg:2) lowered to 200")),
@@ -173,5 +174,105 @@ class SandboxTest {
                 t.text().contains("frontend fe\n  timeout http-request 5s\n  bind :80"), t.text());
         Remedy m = Remedy.raiseMaxconn(text, f, 1200);
         assertEquals(2, m.text().split("maxconn 1200", -1).length - 1, m.text());
+    }
+
+    /**
+     * Every route out of the sandbox a config can name, as a pull request could bring it: what deja
+     * writes has no address but 127.0.0.1, no socket or program of the config's, and the report
+     * names each line left out.
+     */
+    @Test
+    void noAddressOfTheConfigsReachesTheSandbox(@TempDir Path dir) throws Exception {
+        String text =
+                """
+                global
+                    maxconn 100
+                    log 10.0.0.4:514 local0
+                    stats socket ipv4@10.0.0.7:9999 level admin
+                    unix-bind prefix /run/elsewhere
+                    lua-load /tmp/evil.lua
+                peers p
+                    peer a 10.0.0.5:1024
+                resolvers dns
+                    nameserver n 10.0.0.53:53
+                mailers m
+                    mailer x 10.0.0.25:25
+                program p
+                    command /bin/sh -c id
+                ring r
+                    server r 10.0.0.6:514
+                defaults
+                    mode http
+                    timeout connect 1s
+                    timeout client 5s
+                    timeout server 5s
+                    default-server addr 10.9.9.9 port 99 check
+                frontend fe
+                    bind 0.0.0.0:80
+                    bind 10.1.2.3:443 ssl crt /etc/x.pem
+                    bind unix@/run/x.sock
+                    bind abns@foo
+                    stick-table type ip size 1k store http_req_rate(1s) peers p
+                    http-request track-sc0 src
+                    http-request set-dst ipv4(10.1.1.1)
+                    tcp-request content set-dst-port int(25)
+                    http-request do-resolve(txn.x,dns) hdr(host)
+                    http-request use-service lua.x
+                    http-request tarpit if { sc_http_req_rate(0) gt 5 }
+                    default_backend be
+                backend be
+                    option http_proxy
+                    option transparent
+                    http-check connect addr 10.0.0.8
+                    source 10.0.0.1 usesrc clientip
+                    dispatch 10.0.0.3:80
+                    server s 10.0.0.9:80 source 10.0.0.1 usesrc clientip weight 5
+                    server-template web 3 app.example:80 resolvers dns
+                    email-alert to ops@example.com
+                """;
+        HaproxyConfig c = Prover.parse("hostile.cfg", text);
+        Sandbox s = Sandbox.write(c, dir, 9999, Map.of(), 100_000, dir);
+        String out = s.text();
+        java.util.regex.Matcher ip =
+                java.util.regex.Pattern.compile("\\b\\d{1,3}(\\.\\d{1,3}){3}\\b").matcher(out);
+        while (ip.find()) {
+            assertEquals("127.0.0.1", ip.group(), "only loopback in what haproxy runs:\n" + out);
+        }
+        for (String gone :
+                List.of(
+                        "unix@",
+                        "abns@",
+                        "ipv4@",
+                        "/bin/sh",
+                        "lua",
+                        "peers",
+                        "resolvers",
+                        "mailer",
+                        "ring",
+                        "program",
+                        "set-dst",
+                        "do-resolve",
+                        "use-service",
+                        "http_proxy",
+                        "transparent",
+                        "dispatch",
+                        "source",
+                        "usesrc",
+                        "app.example",
+                        "/run/",
+                        "email-alert",
+                        "log ")) {
+            assertFalse(out.contains(gone), gone + " in:\n" + out);
+        }
+        assertTrue(out.contains("server s 127.0.0.1:9999 weight 5"), out);
+        assertTrue(out.contains("server-template web 3 127.0.0.1:9999"), out);
+        assertEquals(4, out.split("bind 127\\.0\\.0\\.1:", -1).length - 1, out);
+        String report = String.join("\n", s.changes());
+        for (int line :
+                List.of(3, 4, 5, 6, 7, 9, 11, 13, 15, 30, 31, 32, 33, 37, 38, 39, 40, 41, 44)) {
+            assertTrue(
+                    report.contains("hostile.cfg:" + line + " "),
+                    "line " + line + " is named as left out:\n" + report);
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
+import dev.deja.engine.Severity;
 import dev.deja.haproxy.Directive;
 import dev.deja.haproxy.HaproxyConfig;
 import dev.deja.haproxy.Section;
@@ -28,6 +29,12 @@ public final class RoundRobinSameStart extends HaproxyRule {
     public static final String ID = "haproxy-roundrobin-same-start";
     static final int MIN_SERVERS = 3;
     static final int MIN_INSTANCES = 2;
+
+    /**
+     * Parameter: the least concentration (instances in step, at most the servers) that keeps the
+     * rule's severity; below it the finding is low.
+     */
+    static final String MEDIUM_FACTOR = "mediumFactor";
 
     @Override
     public String id() {
@@ -75,6 +82,37 @@ public final class RoundRobinSameStart extends HaproxyRule {
                 continue;
             }
             Directive first = servers.get(0);
+            // in step, each instance's k-th request goes to the same server: while they restart
+            // together, one server takes the requests of every instance where a spread would give
+            // it one share of them (I of I, not I/S, when I < S; every instance's request, S times
+            // its share, when I >= S)
+            int factor = Math.min(fleet.instances(), servers.size());
+            int mediumFactor = ctx.intParameter(MEDIUM_FACTOR);
+            boolean lesser = factor < mediumFactor;
+            String arithmetic =
+                    fleet.instances() < servers.size()
+                            ? fleet.instances()
+                                    + " instances in step send their first "
+                                    + fleet.instances()
+                                    + " requests to that one server where round robin from different"
+                                    + " starts would spread them over "
+                                    + fleet.instances()
+                                    + " of the "
+                                    + servers.size()
+                                    + " servers: up to "
+                                    + factor
+                                    + "x its share while they restart together"
+                            : fleet.instances()
+                                    + " instances in step send every request of a round to that one"
+                                    + " server where a spread gives each of the "
+                                    + servers.size()
+                                    + " servers "
+                                    + fleet.instances()
+                                    + "/"
+                                    + servers.size()
+                                    + " of them: up to "
+                                    + factor
+                                    + "x its share while they restart together";
             String how =
                     balance == null
                             ? "round robin (no balance line: HAProxy's default is roundrobin)"
@@ -102,16 +140,30 @@ public final class RoundRobinSameStart extends HaproxyRule {
                                             + first.written(2)
                                             + "), then "
                                             + servers.get(1).written(1)
-                                            + ", in step, as Skyscanner's ingress fleet did")
+                                            + ", in step; "
+                                            + arithmetic
+                                            + (lesser
+                                                    ? " (under "
+                                                            + mediumFactor
+                                                            + "x: a lesser risk than Skyscanner's"
+                                                            + " fleet of many instances; a pair such"
+                                                            + " as keepalived's often has one"
+                                                            + " instance active)"
+                                                    : ", as Skyscanner's ingress fleet did"))
                             .notes(Notes.of(s, balance, first, fleet.directive()))
-                            .key("round robin from the same server")
+                            .severity(lesser ? Severity.LOW : ctx.metadata().severity())
+                            .key(
+                                    "round robin from the same server"
+                                            + (lesser ? ", lesser concentration" : ""))
                             .build());
         }
         return out;
     }
 
-    /** Why the configuration runs as several instances, and the directive that says so. */
-    record Fleet(String why, Directive directive) {}
+    /**
+     * How many instances run the configuration, why deja thinks so, and the directive that says so.
+     */
+    record Fleet(int instances, String why, Directive directive) {}
 
     /**
      * A peers section with at least two peers (the configuration is shared by that many instances),
@@ -125,6 +177,7 @@ public final class RoundRobinSameStart extends HaproxyRule {
             List<Directive> peers = s.all(d -> d.is("peer") || d.is("server"));
             if (peers.size() >= MIN_INSTANCES) {
                 return new Fleet(
+                        peers.size(),
                         "peers section "
                                 + (s.name() == null ? "" : s.name() + " ")
                                 + "("
@@ -137,6 +190,7 @@ public final class RoundRobinSameStart extends HaproxyRule {
         }
         return declared >= MIN_INSTANCES
                 ? new Fleet(
+                        declared,
                         "--haproxy-instances says "
                                 + declared
                                 + " HAProxy instances run this configuration",

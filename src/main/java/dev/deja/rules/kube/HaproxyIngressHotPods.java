@@ -36,14 +36,15 @@ public final class HaproxyIngressHotPods extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return Set.of("Deployment", "StatefulSet", "DaemonSet", "ConfigMap");
+        return Set.of(
+                "Deployment", "StatefulSet", "DaemonSet", "ConfigMap", "HorizontalPodAutoscaler");
     }
 
     @Override
     List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (Workload w : inv.workloads()) {
-            Integer replicas = w.effectiveReplicas();
+            Integer replicas = pods(inv, w);
             if (replicas != null && replicas < 2) {
                 continue;
             }

@@ -120,6 +120,11 @@ final class IngressNginxAdmission {
         int minor = Integer.parseInt(m.group(2));
         int patch = Integer.parseInt(m.group(3));
         Version v = new Version(tag, major, minor, patch, null);
+        if (m.group(4) != null && m.group(4).toLowerCase(Locale.ROOT).contains("dev")) {
+            // a development build: made from any commit, before or after a fix
+            return new Version(
+                    tag, major, minor, patch, "tag '" + tag + "' is a development build");
+        }
         if (m.group(4) != null
                 && !v.vulnerable()) { // a pre-release of a fixed version may predate the fix
             return new Version(tag, major, minor, patch, "tag '" + tag + "' is a pre-release");
@@ -139,6 +144,39 @@ final class IngressNginxAdmission {
     }
 
     /**
+     * Whether the container runs the ingress-nginx controller, recognised as the load-balancer
+     * detection recognises it ({@link LoadBalancers#isIngressNginx}): by its image, or by the
+     * program it runs ({@code /nginx-ingress-controller}) on another image, such as the chart's
+     * {@code ci/} builds ({@code ingress-controller/controller:1.0.0-dev}).
+     */
+    static boolean isIngressNginx(Container c) {
+        return LoadBalancers.isIngressNginx(c);
+    }
+
+    /**
+     * The controller version of a container: the image tag's when the image is a release image of
+     * ingress-nginx; unknown when the controller is recognised only by its program (the tag of
+     * another image does not name an ingress-nginx release).
+     */
+    static Version version(Container c) {
+        if (!isIngressNginx(c.image())) {
+            String tag = tag(c.image());
+            return new Version(
+                    tag,
+                    0,
+                    0,
+                    0,
+                    "image "
+                            + c.image()
+                            + " is not an ingress-nginx release image (the controller is recognised"
+                            + " by its program "
+                            + (c.argv().isEmpty() ? "/nginx-ingress-controller" : c.argv().get(0))
+                            + "), so its tag does not give the controller version");
+        }
+        return version(c.image());
+    }
+
+    /**
      * Every ingress-nginx controller container that runs the admission webhook, in inventory order.
      */
     static List<Controller> withWebhook(KubeInventory inv) {
@@ -146,7 +184,7 @@ final class IngressNginxAdmission {
         for (Workload w : inv.workloads()) {
             for (Container c : w.containers()) {
                 String addr = c.flag(FLAG);
-                if (addr == null || addr.isBlank() || !isIngressNginx(c.image())) {
+                if (addr == null || addr.isBlank() || !isIngressNginx(c)) {
                     continue;
                 }
                 int port = port(addr);
@@ -156,7 +194,7 @@ final class IngressNginxAdmission {
                         name = p.getKey();
                     }
                 }
-                out.add(new Controller(w, c, addr, port, name, version(c.image())));
+                out.add(new Controller(w, c, addr, port, name, version(c)));
             }
         }
         return out;

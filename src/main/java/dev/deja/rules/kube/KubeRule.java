@@ -7,6 +7,7 @@ import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.KubeScope;
+import dev.deja.kube.model.Workload;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -54,6 +55,15 @@ abstract class KubeRule implements Rule {
     }
 
     abstract List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx);
+
+    /**
+     * How many pods the rules count for a workload, the same in every rule of a scan: the
+     * HorizontalPodAutoscaler's minReplicas when one targets it, else its replicas (default 1);
+     * null for a DaemonSet. A rule that uses it reads HorizontalPodAutoscalers (its kubeKinds).
+     */
+    static Integer pods(KubeInventory inv, Workload w) {
+        return LbNoDisruptionHeadroom.floor(inv, w);
+    }
 
     static Set<String> union(Set<String> a, String... more) {
         TreeSet<String> s = new TreeSet<>(a);

@@ -359,7 +359,7 @@ public final class LbConnectionsNearCapacity implements Rule {
                                             + " here the CPU limit "
                                             + c.cpuLimit()
                                             + " rounded up, as "
-                                            + IngressNginxAdmission.version(c.image()).text()
+                                            + IngressNginxAdmission.version(c).text()
                                             + " does on cgroup v1 and v2)";
                 } else if (node != null && nodeCounts(wp, c)) {
                     workers = node.cpus();
@@ -464,7 +464,7 @@ public final class LbConnectionsNearCapacity implements Rule {
         if (cpus == null) {
             return null;
         }
-        IngressNginxAdmission.Version v = IngressNginxAdmission.version(c.image());
+        IngressNginxAdmission.Version v = IngressNginxAdmission.version(c);
         if (!v.known()) {
             return null;
         }

@@ -9,20 +9,35 @@ import dev.deja.kube.model.Probe;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
- * IL-0495: a load balancer whose liveness probe checks the same endpoint as its readiness probe. A
- * stalled config reload then restarts every pod instead of only taking it out of rotation.
+ * IL-0495: a load balancer whose liveness probe checks the same endpoint as its readiness probe
+ * with a window that restarts the pod within a stall readiness alone would have waited out. The
+ * window is judged, not the endpoint: Kubernetes' own advice ("Configure Liveness, Readiness and
+ * Startup Probes") is the same low-cost endpoint for both with a higher failureThreshold for
+ * liveness, so the pod is seen not-ready for a while before it is killed. The rule fires when the
+ * liveness window (as the kubelet runs the probe, {@link LbProbeFailsFast#window(Probe)}) is no
+ * longer than the readiness window, or shorter than the {@code stallSeconds} parameter.
  */
 public final class LbLivenessSameAsReadiness extends KubeRule {
+    /** The stall a liveness probe on the readiness endpoint must outlast: parameter {@value}. */
+    static final String STALL_SECONDS = "stallSeconds";
+
     @Override
     public String id() {
         return "k8s-lb-liveness-same-as-readiness";
     }
 
     @Override
+    public Set<String> kubeKinds() {
+        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+    }
+
+    @Override
     List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
+        int stall = ctx.intParameter(STALL_SECONDS);
         for (LoadBalancers.Lb lb : loadBalancers(snapshot)) {
             for (Container c : lb.proxies()) {
                 Probe r = c.readiness();
@@ -30,31 +45,84 @@ public final class LbLivenessSameAsReadiness extends KubeRule {
                 if (r == null || l == null || r.handler() == null || !same(c, r, l)) {
                     continue;
                 }
+                int lw = LbProbeFailsFast.window(l);
+                int rw = LbProbeFailsFast.window(r);
+                boolean withinReadiness = lw <= rw;
+                boolean underStall = lw < stall;
+                if (!withinReadiness && !underStall) {
+                    continue;
+                }
+                String live = lw + "s (" + LbProbeFailsFast.arithmetic(l) + ")";
+                String ready = rw + "s (" + LbProbeFailsFast.arithmetic(r) + ")";
+                String why =
+                        withinReadiness
+                                ? "no longer than the readiness window of "
+                                        + ready
+                                        + ": a stall that takes the pod out of rotation restarts it too"
+                                : "longer than the readiness window of "
+                                        + ready
+                                        + " but under "
+                                        + stall
+                                        + "s: a stall of "
+                                        + stall
+                                        + "s that readiness alone would wait out restarts the pod";
+                String mechanism =
+                        "tcpSocket".equals(l.handler())
+                                ? " A TCP probe fails when the connection is not accepted in time"
+                                        + " (the listen backlog full: accept saturation, or the"
+                                        + " process gone); the kernel completes the handshake on"
+                                        + " the listening socket by itself, so a stalled reload"
+                                        + " alone does not fail it."
+                                : " When a configuration reload stalls that endpoint, readiness"
+                                        + " takes the pod out of rotation and liveness restarts it.";
                 String msg =
                         lb.workload().meta().display()
                                 + " container "
                                 + c.name()
                                 + ": livenessProbe checks the same endpoint as readinessProbe ("
                                 + l.endpoint()
-                                + "). When a"
-                                + " configuration reload stalls that endpoint, readiness takes the pod out of rotation and"
-                                + " liveness then restarts it after "
-                                + l.failures()
-                                + " x "
-                                + l.period()
-                                + "s = "
-                                + l.failures() * l.period()
-                                + "s; "
-                                + replicasDoTogether(lb.workload().effectiveReplicas(), "restart")
+                                + ") and restarts the container after a stall of "
+                                + live
+                                + ", "
+                                + why
+                                + "."
+                                + mechanism
+                                + " "
+                                + capitalized(
+                                        replicasDoTogether(pods(inv, lb.workload()), "restart"))
                                 + " instead of waiting out the stall "
                                 + lb.because();
+                int need = Math.max(rw + 1, stall);
+                int n =
+                        Math.max(
+                                l.failures(),
+                                LbProbeFailsFast.failuresFor(need, l.period(), l.timeout()));
+                String remediation =
+                        "Give the livenessProbe a longer window than the readinessProbe's "
+                                + rw
+                                + "s and at least "
+                                + stall
+                                + "s, as Kubernetes advises for liveness on the readiness endpoint"
+                                + " (a higher failureThreshold): `failureThreshold: "
+                                + n
+                                + "` ("
+                                + LbProbeFailsFast.arithmetic(n, l.period(), l.timeout())
+                                + " = "
+                                + LbProbeFailsFast.window(n, l.period(), l.timeout())
+                                + "s); or point it at a check that only fails when the process is"
+                                + " truly stuck (or drop it).";
                 out.add(
                         ctx.finding(lb.workload().meta().at(l.line()), msg)
                                 .key("container " + c.name())
+                                .remediation(remediation)
                                 .build());
             }
         }
         return out;
+    }
+
+    private static String capitalized(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 
     static boolean same(Container c, Probe a, Probe b) {

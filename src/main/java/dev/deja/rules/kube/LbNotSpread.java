@@ -28,6 +28,11 @@ public final class LbNotSpread extends KubeRule {
     }
 
     @Override
+    public Set<String> kubeKinds() {
+        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+    }
+
+    @Override
     List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (LoadBalancers.Lb lb : loadBalancers(snapshot)) {
@@ -52,7 +57,7 @@ public final class LbNotSpread extends KubeRule {
             String msg =
                     w.meta().display()
                             + ": no topology spread constraint or pod anti-affinity keeps its "
-                            + (w.effectiveReplicas() == null ? "" : w.effectiveReplicas() + " ")
+                            + (pods(inv, w) == null ? "" : pods(inv, w) + " ")
                             + "pods apart "
                             + missing
                             + has

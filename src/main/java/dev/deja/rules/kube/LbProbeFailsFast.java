@@ -9,6 +9,8 @@ import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.Probe;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 
 /**
  * IL-0495: a readiness or liveness probe of a load-balancer proxy that gives up after a short
@@ -38,33 +40,121 @@ public final class LbProbeFailsFast extends KubeRule {
     }
 
     @Override
+    public Set<String> kubeKinds() {
+        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+    }
+
+    /** A probe whose window is long enough but whose timeout is tight: folded into one note. */
+    private record Tight(Container container, String key, Probe probe) {}
+
+    @Override
     List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (LoadBalancers.Lb lb : loadBalancers(snapshot)) {
+            Integer pods = pods(inv, lb.workload());
+            List<Tight> tight = new ArrayList<>();
             for (Container c : lb.proxies()) {
-                check(lb, c, c.readiness(), "readinessProbe", "marked unready", ctx, out);
-                check(lb, c, c.liveness(), "livenessProbe", "restarted", ctx, out);
+                check(
+                        lb,
+                        pods,
+                        c,
+                        c.readiness(),
+                        "readinessProbe",
+                        "marked unready",
+                        ctx,
+                        out,
+                        tight);
+                check(lb, pods, c, c.liveness(), "livenessProbe", "restarted", ctx, out, tight);
+            }
+            if (!tight.isEmpty()) {
+                out.add(tightNote(lb, tight, ctx));
             }
         }
         return out;
     }
 
     /**
-     * The stall a probe tolerates before it fails: failureThreshold x periodSeconds +
-     * timeoutSeconds.
+     * The longest stall a probe is sure to fail on, as the kubelet runs it
+     * (pkg/kubelet/prober/worker.go): one probe at a time per container, started by a ticker of
+     * periodSeconds that drops the ticks it misses, each probe waiting up to timeoutSeconds. A
+     * stall that begins just after a probe succeeded meets the next probe up to periodSeconds
+     * later; failed probes then follow one another every max(periodSeconds, timeoutSeconds), and
+     * the last one fails when its timeout ends: periodSeconds + (failureThreshold - 1) x
+     * max(periodSeconds, timeoutSeconds) + timeoutSeconds. With timeoutSeconds &lt;= periodSeconds
+     * that is failureThreshold x periodSeconds + timeoutSeconds; with a longer timeout,
+     * periodSeconds + failureThreshold x timeoutSeconds (3 x 1 s with a 5 s timeout: 1 s + 3 x 5 s
+     * = 16 s, not 3 x 1 s + 5 s = 8 s).
      */
     static int window(Probe p) {
-        return p.failures() * p.period() + p.timeout();
+        return window(p.failures(), p.period(), p.timeout());
+    }
+
+    static int window(int failures, int period, int timeout) {
+        return timeout <= period ? failures * period + timeout : period + failures * timeout;
+    }
+
+    /** "3 x 10s + 1s", or "1s + 3 x 5s" when the timeout is longer than the period. */
+    static String arithmetic(int failures, int period, int timeout) {
+        return timeout <= period
+                ? failures + " x " + period + "s + " + timeout + "s"
+                : period + "s + " + failures + " x " + timeout + "s";
+    }
+
+    static String arithmetic(Probe p) {
+        return arithmetic(p.failures(), p.period(), p.timeout());
+    }
+
+    /** The fewest failures that make the window at least {@code min} seconds (at least 1). */
+    static int failuresFor(int min, int period, int timeout) {
+        int n = 1;
+        while (window(n, period, timeout) < min) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Why failed probes follow one another every timeoutSeconds when it is longer than
+     * periodSeconds (null otherwise).
+     */
+    static String serialNote(Probe p) {
+        if (p.timeout() <= p.period()) {
+            return null;
+        }
+        return "timeoutSeconds "
+                + p.timeout()
+                + " is longer than periodSeconds "
+                + p.period()
+                + ": the kubelet runs one probe at a time per container and skips the ticks it"
+                + " misses (pkg/kubelet/prober/worker.go), so each failed probe takes its whole "
+                + p.timeout()
+                + "s and "
+                + p.failures()
+                + (p.failures() == 1 ? " failure takes " : " failures take ")
+                + p.failures()
+                + " x "
+                + p.timeout()
+                + "s, after up to "
+                + p.period()
+                + "s until the first probe of the stall";
+    }
+
+    private static String timeoutText(Probe p) {
+        return p.timeout()
+                + "s timeout"
+                + (p.timeoutSeconds() == null ? " (the Kubernetes default)" : "");
     }
 
     private static void check(
             LoadBalancers.Lb lb,
+            Integer pods,
             Container c,
             Probe p,
             String key,
             String effect,
             RuleContext ctx,
-            List<Finding> out) {
+            List<Finding> out,
+            List<Tight> tight) {
         if (p == null || p.handler() == null) {
             return;
         }
@@ -72,13 +162,12 @@ public final class LbProbeFailsFast extends KubeRule {
         int minWindow = ctx.intParameter(MIN_WINDOW_SECONDS);
         boolean tightTimeout = p.timeout() <= TIGHT_TIMEOUT_SECONDS;
         boolean shortWindow = window < minWindow;
-        if (!tightTimeout && !shortWindow) {
+        if (!shortWindow) {
+            if (tightTimeout) {
+                tight.add(new Tight(c, key, p));
+            }
             return;
         }
-        String timeout =
-                p.timeout()
-                        + "s timeout"
-                        + (p.timeoutSeconds() == null ? " (the Kubernetes default)" : "");
         String head =
                 lb.workload().meta().display()
                         + " container "
@@ -91,22 +180,17 @@ public final class LbProbeFailsFast extends KubeRule {
                         + effect
                         + " after "
                         + p.failures()
-                        + " failures x "
+                        + (p.failures() == 1 ? " failure x " : " failures x ")
                         + p.period()
                         + "s with a "
-                        + timeout
+                        + timeoutText(p)
                         + ": a stall longer than "
                         + window
                         + "s ("
-                        + p.failures()
-                        + " x "
-                        + p.period()
-                        + "s + "
-                        + p.timeout()
-                        + "s) fails it";
+                        + arithmetic(p)
+                        + ") fails it";
         int newTimeout = tightTimeout ? SUGGESTED_TIMEOUT_SECONDS : p.timeout();
-        int newFailures =
-                Math.max(p.failures(), (minWindow - newTimeout + p.period() - 1) / p.period());
+        int newFailures = Math.max(p.failures(), failuresFor(minWindow, p.period(), newTimeout));
         List<String> fix = new ArrayList<>();
         if (tightTimeout) {
             fix.add("`timeoutSeconds: " + newTimeout + "`");
@@ -120,48 +204,90 @@ public final class LbProbeFailsFast extends KubeRule {
                         + " on the "
                         + key
                         + " (a window of "
-                        + newFailures
-                        + " x "
-                        + p.period()
-                        + "s + "
-                        + newTimeout
-                        + "s = "
-                        + (newFailures * p.period() + newTimeout)
+                        + arithmetic(newFailures, p.period(), newTimeout)
+                        + " = "
+                        + window(newFailures, p.period(), newTimeout)
                         + "s, at least "
                         + minWindow
                         + "s), and serve health checks from a path that configuration"
                         + " updates do not block.";
-        String msg;
-        Severity severity;
-        if (shortWindow) {
-            msg =
-                    head
-                            + ", under "
-                            + minWindow
-                            + "s. "
-                            + shared(lb.workload().effectiveReplicas())
-                            + " after a short stall, as"
-                            + " HubSpot's load balancers did "
-                            + lb.because();
-            severity = null;
-        } else {
-            msg =
-                    head
-                            + ". The window is long enough for a short stall, but with a "
-                            + p.timeout()
-                            + "s timeout a single"
-                            + " slow answer already counts as a failure; a lesser risk than a short window "
-                            + lb.because();
-            severity = Severity.LOW;
-        }
+        String msg =
+                head
+                        + ", under "
+                        + minWindow
+                        + "s. "
+                        + shared(pods)
+                        + " after a short stall, as"
+                        + " HubSpot's load balancers did "
+                        + lb.because();
         var f =
                 ctx.finding(lb.workload().meta().at(p.line()), msg)
                         .key("container " + c.name() + " " + key)
                         .remediation(remediation);
-        if (severity != null) {
-            f.severity(severity);
+        String serial = serialNote(p);
+        if (serial != null) {
+            f.note(serial);
         }
         out.add(f.build());
+    }
+
+    /**
+     * One low note per workload for the probes whose window is long enough but whose timeout is 1s:
+     * "container controller: readinessProbe (...) with a 1s timeout ... and livenessProbe (...)".
+     */
+    private static Finding tightNote(LoadBalancers.Lb lb, List<Tight> tight, RuleContext ctx) {
+        List<String> probes = new ArrayList<>();
+        List<String> fixes = new ArrayList<>();
+        Container last = null;
+        for (Tight t : tight) {
+            String where =
+                    last != null && Objects.equals(t.container().name(), last.name())
+                            ? ""
+                            : "container " + t.container().name() + ": ";
+            last = t.container();
+            probes.add(
+                    where
+                            + t.key()
+                            + " ("
+                            + t.probe().endpoint()
+                            + ") with a "
+                            + timeoutText(t.probe())
+                            + " and a window of "
+                            + arithmetic(t.probe())
+                            + " = "
+                            + window(t.probe())
+                            + "s");
+            fixes.add("the " + t.key() + " of container " + t.container().name());
+        }
+        Tight first = tight.get(0);
+        for (Tight t : tight) { // the note stands on the first probe of the manifest
+            if (t.probe().line() != null
+                    && (first.probe().line() == null || t.probe().line() < first.probe().line())) {
+                first = t;
+            }
+        }
+        String msg =
+                lb.workload().meta().display()
+                        + " "
+                        + String.join(" and ", probes)
+                        + ": the window"
+                        + (tight.size() > 1 ? "s are" : " is")
+                        + " long enough for a short stall, but with a "
+                        + TIGHT_TIMEOUT_SECONDS
+                        + "s timeout a single slow answer already counts as a failure; a lesser risk"
+                        + " than a short window "
+                        + lb.because();
+        return ctx.finding(lb.workload().meta().at(first.probe().line()), msg)
+                .key("probe timeouts")
+                .severity(Severity.LOW)
+                .remediation(
+                        "Set `timeoutSeconds: "
+                                + SUGGESTED_TIMEOUT_SECONDS
+                                + "` on "
+                                + String.join(" and ", fixes)
+                                + " (the failure windows stay long enough), and serve health checks"
+                                + " from a path that configuration updates do not block.")
+                .build();
     }
 
     /**

@@ -62,6 +62,11 @@ public final class LbProbeOnAdminEndpoint extends KubeRule {
     }
 
     @Override
+    public Set<String> kubeKinds() {
+        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+    }
+
+    @Override
     List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (LoadBalancers.Lb lb : loadBalancers(snapshot)) {
@@ -96,7 +101,7 @@ public final class LbProbeOnAdminEndpoint extends KubeRule {
                                     + why
                                     + ". The admin interface can stop answering while Envoy applies a configuration update, so"
                                     + " the probe fails on "
-                                    + replicasText(lb.workload().effectiveReplicas())
+                                    + replicasText(pods(inv, lb.workload()))
                                     + " at once "
                                     + lb.because();
                     out.add(

@@ -340,6 +340,18 @@ public final class LoadBalancers {
         return a.isEmpty() ? "" : a.get(0);
     }
 
+    /**
+     * Whether a container runs the ingress-nginx controller, by its image or by its program: the
+     * one test every rule uses to recognise ingress-nginx.
+     */
+    public static boolean isIngressNginx(Container c) {
+        Product p = byImage(c);
+        if (p == null) {
+            p = byProgram(c);
+        }
+        return p != null && p.name().equals("ingress-nginx");
+    }
+
     /** The program a container runs, for images deja does not know by name. */
     static Product byProgram(Container c) {
         List<String> a = c.argv();
