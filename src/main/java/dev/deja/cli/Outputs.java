@@ -18,8 +18,12 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -61,18 +65,73 @@ public final class Outputs {
                 reporter.write(report.withColor(color), buf);
                 buf.writeTo(io.out());
                 io.out().flush();
+                // a PrintWriter keeps its errors to itself: a full disk or a closed pipe behind
+                // stdout would lose the report without a word
+                if (io.out().checkError()) {
+                    throw new IOException(
+                            "write error (a full disk, or standard output closed by its reader)");
+                }
                 return;
             }
             Path parent = path.toAbsolutePath().getParent();
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            // written as it is made (a fleet report can be 100s of MB, several times that as one
-            // String); the file
-            // is opened at the first character, so a report that fails before it leaves the
-            // previous file as it was
+            if (Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)
+                    || !Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+                replace(path, reporter, report);
+                return;
+            }
+            // a named pipe, /dev/stdout, a link: written into, as it is made (the file is opened
+            // at the first character); a named pipe must get its reader within DEJA_OPEN_DEADLINE
             try (LazyFile w = new LazyFile(path, OpenDeadline.millis(io.env()))) {
                 reporter.write(report.withColor(false), w);
+            }
+        }
+
+        /**
+         * A regular file (or none yet) gets the whole report or keeps what it had: written as it is
+         * made (a fleet report can be 100s of MB) to a temporary file beside it, then moved onto
+         * it; an existing file's permissions are kept. A failed write (a full disk) leaves the old
+         * file and no temporary one.
+         */
+        private static void replace(Path path, Reporter reporter, Report report)
+                throws IOException {
+            Path abs = path.toAbsolutePath();
+            Path tmp =
+                    abs.resolveSibling(
+                            "."
+                                    + abs.getFileName()
+                                    + "."
+                                    + ProcessHandle.current().pid()
+                                    + "-"
+                                    + System.nanoTime()
+                                    + ".tmp");
+            try {
+                try (Writer w =
+                        new BufferedWriter(
+                                new OutputStreamWriter(
+                                        Files.newOutputStream(
+                                                tmp,
+                                                StandardOpenOption.CREATE_NEW,
+                                                StandardOpenOption.WRITE),
+                                        StandardCharsets.UTF_8))) {
+                    reporter.write(report.withColor(false), w);
+                }
+                if (Files.isRegularFile(abs, LinkOption.NOFOLLOW_LINKS)) {
+                    try {
+                        Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(abs));
+                    } catch (UnsupportedOperationException e) {
+                        // not a POSIX file system: its default permissions
+                    }
+                }
+                try {
+                    Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING);
+                }
+            } finally {
+                Files.deleteIfExists(tmp); // gone once moved
             }
         }
     }

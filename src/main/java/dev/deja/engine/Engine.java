@@ -106,10 +106,15 @@ public final class Engine {
         List<List<Finding>> perRule = checkAll(rules, snapshot, opts.settings());
         List<Finding> raw = new ArrayList<>();
         List<String> ran = new ArrayList<>();
+        // a finding on a chart template's rendered output names the template's own line, or none
+        LineMap.Files lineMaps = snapshot.part(LineMap.Files.class).orElse(null);
         for (int i = 0; i < rules.size(); i++) {
             ran.add(rules.get(i).id());
             Severity override = opts.severityOverrides().get(rules.get(i).id());
             for (Finding f : perRule.get(i)) {
+                if (lineMaps != null) {
+                    f = f.withLocation(lineMaps.map(f.location()));
+                }
                 raw.add(override == null ? f : f.withSeverity(override));
             }
         }

@@ -28,6 +28,30 @@ final class DuplicateKeys {
      * first.
      */
     static void check(Node root, String display) {
+        Dup d = find(root);
+        if (d != null) {
+            throw new InputException(
+                    display
+                            + ":"
+                            + d.line()
+                            + ": key \""
+                            + shorten(d.key())
+                            + "\" already set in this mapping (line "
+                            + d.first()
+                            + "); kubectl refuses duplicate"
+                            + " keys and the API server would keep the last value");
+        }
+    }
+
+    /** A key set twice: the key, the line of its second and of its first setting. */
+    record Dup(String key, int line, int first) {
+        String shortKey() {
+            return shorten(key);
+        }
+    }
+
+    /** The first key set twice in one mapping under {@code root}, or null. */
+    static Dup find(Node root) {
         Set<Node> seen =
                 Collections.newSetFromMap(new IdentityHashMap<>()); // an alias is walked once
         Deque<Node> todo = new ArrayDeque<>();
@@ -44,16 +68,7 @@ final class DuplicateKeys {
                         int line = k.getStartMark() == null ? 0 : k.getStartMark().getLine() + 1;
                         Integer first = keys.putIfAbsent(k.getValue(), line);
                         if (first != null) {
-                            throw new InputException(
-                                    display
-                                            + ":"
-                                            + line
-                                            + ": key \""
-                                            + shorten(k.getValue())
-                                            + "\" already set in this mapping (line "
-                                            + first
-                                            + "); kubectl refuses duplicate"
-                                            + " keys and the API server would keep the last value");
+                            return new Dup(k.getValue(), line, first);
                         }
                     }
                     todo.push(t.getValueNode());
@@ -63,6 +78,43 @@ final class DuplicateKeys {
                 s.getValue().forEach(todo::push);
             }
         }
+        return null;
+    }
+
+    /**
+     * "Kind namespace/name" of a document's top-level object, as far as its scalars say, or null.
+     */
+    static String objectOf(Node doc) {
+        if (!(doc instanceof MappingNode m)) {
+            return null;
+        }
+        String kind = scalar(m, "kind");
+        if (kind == null) {
+            return null;
+        }
+        String name = null;
+        String ns = null;
+        for (NodeTuple t : m.getValue()) {
+            if (t.getKeyNode() instanceof ScalarNode k
+                    && k.getValue().equals("metadata")
+                    && t.getValueNode() instanceof MappingNode meta) {
+                name = scalar(meta, "name");
+                ns = scalar(meta, "namespace");
+            }
+        }
+        return shorten(kind)
+                + (name == null ? "" : " " + (ns == null ? "" : shorten(ns) + "/") + shorten(name));
+    }
+
+    private static String scalar(MappingNode m, String key) {
+        for (NodeTuple t : m.getValue()) {
+            if (t.getKeyNode() instanceof ScalarNode k
+                    && k.getValue().equals(key)
+                    && t.getValueNode() instanceof ScalarNode v) {
+                return v.getValue();
+            }
+        }
+        return null;
     }
 
     private static String shorten(String s) {

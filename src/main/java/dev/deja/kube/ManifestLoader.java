@@ -60,6 +60,17 @@ public final class ManifestLoader implements FileLoader {
             }
             int count = 0;
             for (Object v : views) {
+                if (v instanceof Rejected r) {
+                    request.err.println("deja: " + r.message());
+                    out.coverage(
+                            new Coverage.Entry(
+                                    "kubernetes",
+                                    r.scope(),
+                                    Coverage.Status.FAILED,
+                                    r.message(),
+                                    -1));
+                    continue;
+                }
                 if (v instanceof String skipped) {
                     out.coverage(
                             new Coverage.Entry(
@@ -75,10 +86,15 @@ public final class ManifestLoader implements FileLoader {
                 Meta m = metaOf(v);
                 AnnotationSuppressions.record(m, request, out);
                 // the kinds rules read; objects without a name are not one object defined twice
+                // a chart template's line where it is known (as findings), else none
+                Integer line =
+                        f.lineMap() == null || m.line() == null
+                                ? m.line()
+                                : f.lineMap().sourceLine(m.line());
                 if (!(v instanceof Meta) && m.name() != null) {
                     definitions
                             .computeIfAbsent(m.display(), k -> new ArrayList<>())
-                            .add(m.file() + (m.line() == null ? "" : ":" + m.line()));
+                            .add(m.file() + (line == null ? "" : ":" + line));
                 }
             }
             out.read("kubernetes", f.display(), count);
@@ -153,6 +169,14 @@ public final class ManifestLoader implements FileLoader {
                 if (doc == null) {
                     continue;
                 }
+                if (f.lineMap() != null) {
+                    // a chart's rendered output: a key set twice leaves out that object only
+                    DuplicateKeys.Dup d = DuplicateKeys.find(doc);
+                    if (d != null) {
+                        out.add(rejected(f, doc, d));
+                        continue;
+                    }
+                }
                 DuplicateKeys.check(doc, f.display()); // as kubectl: a key set twice is an error
                 collect(YamlTree.of(doc, problems), f.display(), out, 0);
             }
@@ -186,6 +210,31 @@ public final class ManifestLoader implements FileLoader {
             throw new InputException(f.display() + ": refused: nesting too deep");
         }
         return out;
+    }
+
+    /**
+     * A document of a rendered chart that sets a key twice: not judged (which value would count is
+     * not known: kubectl refuses it, the API server keeps the last), named with its template, its
+     * object and the key; the chart's other documents are scanned.
+     */
+    record Rejected(String scope, String message) {}
+
+    static Rejected rejected(SourceFile f, Node doc, DuplicateKeys.Dup d) {
+        Integer line = f.lineMap().sourceLine(d.line());
+        Integer first = f.lineMap().sourceLine(d.first());
+        String object = DuplicateKeys.objectOf(doc);
+        String scope = object == null ? f.display() : f.display() + " " + object;
+        String message =
+                (line == null ? f.display() : f.display() + ":" + line)
+                        + ": "
+                        + (object == null ? "a document" : object)
+                        + ": key \""
+                        + d.shortKey()
+                        + "\" set twice in one mapping"
+                        + (first == null || line == null ? "" : " (first at line " + first + ")")
+                        + "; kubectl refuses duplicate keys and the API server would keep the last"
+                        + " value: this object is not checked";
+        return new Rejected(scope, message);
     }
 
     /**

@@ -2,11 +2,13 @@ package dev.deja.source;
 
 import dev.deja.engine.Coverage;
 import dev.deja.engine.InputException;
+import dev.deja.engine.LineMap;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.engine.Target;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -44,6 +46,17 @@ public final class Collector {
         SnapshotBuilder out = new SnapshotBuilder();
         Inputs.Collected in = Inputs.collect(req);
         in.skipped().forEach(out::coverage);
+        Map<String, LineMap> lineMaps = new HashMap<>();
+        for (List<SourceFile> fs : in.files().values()) {
+            for (SourceFile f : fs) {
+                if (f.lineMap() != null) {
+                    lineMaps.put(f.display(), f.lineMap());
+                }
+            }
+        }
+        if (!lineMaps.isEmpty()) {
+            out.put(LineMap.Files.class, new LineMap.Files(lineMaps));
+        }
         // HAProxy last: configurations kept in ConfigMaps (of the manifests or the cluster) join
         // the files given
         for (Map.Entry<FileKind, List<SourceFile>> e : in.files().entrySet()) {

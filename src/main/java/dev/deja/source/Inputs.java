@@ -63,6 +63,8 @@ public final class Inputs {
         InputStream stdin = req.stdin;
         long openDeadlineMs =
                 OpenDeadline.millis(req.processEnv); // malformed: exit 2 before any read
+        helmTimeoutMs(req.processEnv);
+        helmMemoryBytes(req.processEnv);
         boolean[] chartSeen = {false};
         Map<FileKind, List<SourceFile>> byKind = new EnumMap<>(FileKind.class);
         List<Coverage.Entry> skipped = new ArrayList<>();
@@ -158,6 +160,33 @@ public final class Inputs {
 
     static final String HELM_RENDERER = "dev.deja.helm.HelmRenderer";
 
+    /** How long a chart may take to render: {@code DEJA_HELM_TIMEOUT=SECONDS}, default 120. */
+    static final String HELM_TIMEOUT_ENV = "DEJA_HELM_TIMEOUT";
+
+    /** How much memory its renderer may hold: {@code DEJA_HELM_MEMORY=MiB}, default 2048. */
+    static final String HELM_MEMORY_ENV = "DEJA_HELM_MEMORY";
+
+    static long helmTimeoutMs(Map<String, String> env) {
+        return ListDeadline.secondsMillis(env, HELM_TIMEOUT_ENV, 120);
+    }
+
+    static long helmMemoryBytes(Map<String, String> env) {
+        String v = env == null ? null : env.get(HELM_MEMORY_ENV);
+        if (v == null || v.isBlank()) {
+            return 2048L << 20;
+        }
+        try {
+            long mib = Long.parseLong(v.strip());
+            if (mib >= 16 && mib <= 1 << 20) {
+                return mib << 20;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw new InputException(
+                HELM_MEMORY_ENV + "=" + v + ": expected a number of MiB from 16 to 1048576");
+    }
+
     /**
      * The chart folder when the file is under its templates/ folder (CHART/templates/.../x.yaml),
      * else null.
@@ -191,8 +220,20 @@ public final class Inputs {
                                     String.class,
                                     List.class,
                                     List.class,
+                                    Map.class,
+                                    long.class,
+                                    long.class,
                                     PrintWriter.class)
-                            .invoke(null, chart, display, req.helmValues, req.helmSet, req.err);
+                            .invoke(
+                                    null,
+                                    chart,
+                                    display,
+                                    req.helmValues,
+                                    req.helmSet,
+                                    req.processEnv,
+                                    helmTimeoutMs(req.processEnv),
+                                    helmMemoryBytes(req.processEnv),
+                                    req.err);
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;

@@ -68,15 +68,7 @@ final class Kustomize {
             }
             String stderr = new String(errOut.get(), StandardCharsets.UTF_8);
             if (p.exitValue() != 0) {
-                String first =
-                        stderr.lines()
-                                .map(String::strip)
-                                .filter(l -> !l.isEmpty())
-                                .findFirst()
-                                .orElse("exit " + p.exitValue());
-                if (first.length() > 300) {
-                    first = first.substring(0, 297) + "...";
-                }
+                String first = reason(stderr, p.exitValue());
                 throw new InputException(display + ": kubectl kustomize failed: " + first);
             }
             String name = "<kustomize " + display + ">";
@@ -95,6 +87,34 @@ final class Kustomize {
                             + ": cannot read kubectl kustomize's output: "
                             + e.getCause().getMessage());
         }
+    }
+
+    /**
+     * kubectl's error as one line: its first line, and when that is klog's {@code "command failed"
+     * err=<} the reason on the lines after it (up to the closing {@code >}), joined.
+     */
+    static String reason(String stderr, int exit) {
+        List<String> lines =
+                stderr.lines().map(String::strip).filter(l -> !l.isEmpty()).limit(200).toList();
+        if (lines.isEmpty()) {
+            return "exit " + exit;
+        }
+        String first = lines.get(0);
+        if (first.endsWith("err=<")) {
+            StringBuilder why =
+                    new StringBuilder(
+                            first.substring(0, first.length() - "err=<".length()).strip());
+            String sep = ": ";
+            for (String l : lines.subList(1, lines.size())) {
+                if (l.equals(">")) {
+                    break;
+                }
+                why.append(sep).append(l);
+                sep = " ";
+            }
+            first = why.toString();
+        }
+        return first.length() > 500 ? first.substring(0, 497) + "..." : first;
     }
 
     private static byte[] readAll(InputStream in) {

@@ -27,7 +27,7 @@ public final class ListDeadline {
      * A number of seconds from 1 to 86400 read from an environment variable, in milliseconds: the
      * default when unset or blank; any other value is a usage error naming the variable.
      */
-    static long secondsMillis(Map<String, String> env, String name, int defaultSeconds) {
+    public static long secondsMillis(Map<String, String> env, String name, int defaultSeconds) {
         String v = env == null ? null : env.get(name);
         if (v == null || v.isBlank()) {
             return defaultSeconds * 1000L;

@@ -57,8 +57,12 @@ class ChartAndKustomizeInputTest {
                 .toList();
     }
 
+    /**
+     * The chart's Deployment is made by template logic: its findings name the template, without a
+     * line (which line of the template made a rendered line is not known: ChartLineMappingTest).
+     */
     @Test
-    void aChartIsRenderedAndFindingsNameTheTemplateAndTheLineInItsOutput() {
+    void aChartIsRenderedAndFindingsNameTheTemplate() {
         TestSupport.Run r = TestSupport.run("scan", CHART, "--format", "json", "--fail-on", "none");
         assertEquals(0, r.code(), r.err());
         List<String> lines = helmShowOnly("templates/controller-deployment.yaml");
@@ -67,6 +71,7 @@ class ChartAndKustomizeInputTest {
         int seen = 0;
         for (JsonNode f : r.json().path("findings")) {
             assertEquals(DEPLOYMENT, f.path("location").path("file").asString(), f.toString());
+            assertTrue(f.path("location").path("line").isMissingNode(), f.toString());
             // {{ .Release.Namespace }} is "default", as helm template renders it outside a
             // kubeconfig context
             assertTrue(
@@ -74,26 +79,15 @@ class ChartAndKustomizeInputTest {
                             .asString()
                             .startsWith("Deployment default/release-name-controller "),
                     f.toString());
-            String line = lines.get(f.path("location").path("line").asInt() - 1).strip();
-            String rule = f.path("ruleId").asString();
-            String msg = f.path("message").asString();
-            if (rule.equals("k8s-lb-no-disruption-headroom")) {
-                assertEquals("replicas: 1", line);
-            } else if (rule.equals("k8s-lb-probe-fails-fast")
-                    && msg.contains("controller: readinessProbe (")) {
-                assertEquals("readinessProbe:", line, msg);
-            } else {
-                assertEquals("livenessProbe:", line, msg);
-            }
             seen++;
         }
         assertEquals(
                 List.of(
-                        "k8s-lb-probe-fails-fast",
-                        "k8s-lb-probe-fails-fast",
+                        "k8s-lb-liveness-same-as-readiness",
                         "k8s-lb-no-disruption-headroom",
-                        "k8s-lb-liveness-same-as-readiness"),
-                rules(r));
+                        "k8s-lb-probe-fails-fast",
+                        "k8s-lb-probe-fails-fast"),
+                rules(r).stream().sorted().toList());
         assertEquals(4, seen);
         assertEquals("", r.err());
     }
