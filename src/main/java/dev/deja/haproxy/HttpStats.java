@@ -1,7 +1,6 @@
 package dev.deja.haproxy;
 
 import dev.deja.source.TrustedCa;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -10,19 +9,15 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
@@ -110,7 +105,12 @@ public final class HttpStats implements AutoCloseable {
             b.header("Authorization", authorization);
         }
         CompletableFuture<HttpResponse<byte[]>> sent =
-                client.sendAsync(b.build(), info -> new Capped());
+                client.sendAsync(
+                        b.build(),
+                        info ->
+                                new dev.deja.source.CappedBody(
+                                        HaproxyRuntimeSource.MAX_ANSWER,
+                                        HaproxyRuntimeSource.MAX_ANSWER + " bytes"));
         HttpResponse<byte[]> resp;
         try {
             resp = sent.get(timeoutMillis, TimeUnit.MILLISECONDS);
@@ -222,56 +222,5 @@ public final class HttpStats implements AutoCloseable {
     @Override
     public void close() {
         pool.shutdownNow();
-    }
-
-    /**
-     * A body subscriber that keeps at most MAX_ANSWER bytes and fails beyond, instead of reading
-     * on.
-     */
-    static final class Capped implements HttpResponse.BodySubscriber<byte[]> {
-        private final CompletableFuture<byte[]> body = new CompletableFuture<>();
-        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        private Flow.Subscription sub;
-
-        @Override
-        public CompletionStage<byte[]> getBody() {
-            return body;
-        }
-
-        @Override
-        public void onSubscribe(Flow.Subscription s) {
-            sub = s;
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(List<ByteBuffer> items) {
-            if (body.isDone()) {
-                return;
-            }
-            for (ByteBuffer b : items) {
-                byte[] a = new byte[b.remaining()];
-                b.get(a);
-                out.write(a, 0, a.length);
-            }
-            if (out.size() > HaproxyRuntimeSource.MAX_ANSWER) {
-                sub.cancel();
-                body.completeExceptionally(
-                        new IOException(
-                                "the answer exceeds "
-                                        + HaproxyRuntimeSource.MAX_ANSWER
-                                        + " bytes"));
-            }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            body.completeExceptionally(t);
-        }
-
-        @Override
-        public void onComplete() {
-            body.complete(out.toByteArray());
-        }
     }
 }

@@ -13,7 +13,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,9 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.KeyManager;
@@ -283,7 +280,12 @@ public final class PrometheusClient {
             // the headers, and a server that then sends a byte every few seconds would hold the
             // scan without end
             CompletableFuture<HttpResponse<byte[]>> sent =
-                    http().sendAsync(rb.build(), info -> new Capped());
+                    http().sendAsync(
+                                    rb.build(),
+                                    info ->
+                                            new dev.deja.source.CappedBody(
+                                                    MAX_ANSWER,
+                                                    MAX_ANSWER / (1024 * 1024) + " MiB"));
             HttpResponse<byte[]> resp;
             try {
                 resp = sent.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -330,52 +332,6 @@ public final class PrometheusClient {
             throw new QueryException("interrupted", false, false);
         }
         return parse(code, body);
-    }
-
-    /** The answer's bytes, at most {@link #MAX_ANSWER}: more fails the exchange. */
-    static final class Capped implements HttpResponse.BodySubscriber<byte[]> {
-        private final CompletableFuture<byte[]> body = new CompletableFuture<>();
-        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        private Flow.Subscription sub;
-
-        @Override
-        public CompletionStage<byte[]> getBody() {
-            return body;
-        }
-
-        @Override
-        public void onSubscribe(Flow.Subscription s) {
-            sub = s;
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(List<ByteBuffer> items) {
-            if (body.isDone()) {
-                return;
-            }
-            for (ByteBuffer b : items) {
-                byte[] a = new byte[b.remaining()];
-                b.get(a);
-                out.write(a, 0, a.length);
-            }
-            if (out.size() > MAX_ANSWER) {
-                sub.cancel();
-                body.completeExceptionally(
-                        new IOException(
-                                "the answer exceeds " + MAX_ANSWER / (1024 * 1024) + " MiB"));
-            }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            body.completeExceptionally(t);
-        }
-
-        @Override
-        public void onComplete() {
-            body.complete(out.toByteArray());
-        }
     }
 
     static String seconds(Duration d) {

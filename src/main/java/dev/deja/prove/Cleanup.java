@@ -29,7 +29,7 @@ final class Cleanup implements AutoCloseable {
         dir = Files.createTempDirectory("deja-prove-");
         ProcessHandle me = ProcessHandle.current();
         Files.writeString(dir.resolve(OWNER), me.pid() + " " + startOf(me));
-        removeStale(dir.getParent());
+        removeStale(dir);
         hook = new Thread(this::cleanNow, "deja-prove-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
     }
@@ -122,15 +122,21 @@ final class Cleanup implements AutoCloseable {
      * CI timeout: no hook ran; their haproxy died with them): removed, at most 100 per call. A
      * folder whose owner still runs, or that names no owner, is left alone.
      */
-    static void removeStale(Path tmp) {
+    static void removeStale(Path self) {
+        Path tmp = self.getParent();
+        java.nio.file.LinkOption nf = java.nio.file.LinkOption.NOFOLLOW_LINKS;
         try (var s = Files.newDirectoryStream(tmp, "deja-prove-*")) {
+            var me = Files.getOwner(self, nf);
             int n = 0;
             for (Path d : s) {
                 if (n++ >= 100) {
                     break;
                 }
                 Path owner = d.resolve(OWNER);
-                if (!Files.isRegularFile(owner, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                // only real folders of this user, never a link another user left in /tmp
+                if (!Files.isDirectory(d, nf)
+                        || !Files.getOwner(d, nf).equals(me)
+                        || !Files.isRegularFile(owner, nf)
                         || Files.size(owner) > 100) {
                     continue;
                 }
