@@ -1,14 +1,14 @@
 package dev.deja.cli;
 
+import dev.deja.collect.Inputs;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.InputException;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Suppressions;
-import dev.deja.report.ReportStore;
 import dev.deja.report.Reporters;
-import dev.deja.source.Inputs;
+import dev.deja.report.sink.ReportStore;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.NoSuchFileException;

@@ -5,10 +5,10 @@ import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Target;
 import dev.deja.report.Report;
-import dev.deja.report.ReportSink;
-import dev.deja.report.ReportStore;
 import dev.deja.report.Reporter;
 import dev.deja.report.Reporters;
+import dev.deja.report.sink.ReportSink;
+import dev.deja.report.sink.ReportStore;
 import dev.deja.source.OpenDeadline;
 import dev.deja.source.ScanRequest;
 import java.io.BufferedWriter;
@@ -509,7 +509,7 @@ public final class Outputs {
     /** The absolute paths of the files this plan writes ("-" for stdout). */
     final Set<String> files = new LinkedHashSet<>();
 
-    static final String CONFIGMAP_SINK = "dev.deja.kube.ConfigMapReportSink";
+    static final String CONFIGMAP_SINK = "dev.deja.report.sink.ConfigMapReportSink";
 
     /**
      * {@code --report-configmap NAMESPACE/NAME}: served by {@value #CONFIGMAP_SINK} (constructor

@@ -1,11 +1,11 @@
 package dev.deja.cli;
 
+import dev.deja.collect.Inputs;
 import dev.deja.engine.InputException;
-import dev.deja.haproxy.Times;
+import dev.deja.model.haproxy.Times;
 import dev.deja.prove.ProveReport;
 import dev.deja.prove.Prover;
 import dev.deja.report.JsonText;
-import dev.deja.source.Inputs;
 import dev.deja.source.OpenDeadline;
 import java.io.IOException;
 import java.io.StringWriter;

@@ -1,5 +1,6 @@
 package dev.deja.cli;
 
+import dev.deja.collect.Collector;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Engine;
 import dev.deja.engine.InputException;
@@ -11,14 +12,13 @@ import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
 import dev.deja.engine.Suppressions;
-import dev.deja.kube.model.KubeInventory;
-import dev.deja.kube.model.KubeScope;
+import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.KubeScope;
 import dev.deja.prove.Prover;
 import dev.deja.prove.ScanProofs;
 import dev.deja.report.Baseline;
 import dev.deja.report.Report;
 import dev.deja.rules.CrossLinks;
-import dev.deja.source.Collector;
 import dev.deja.source.ListDeadline;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.ScanTrace;
@@ -200,11 +200,11 @@ public final class ScanCommand implements Callable<Integer> {
                                                                 : snapshot.hasPart(
                                                                         switch (r.source()) {
                                                                             case HAPROXY ->
-                                                                                    "dev.deja.haproxy.HaproxyConfigs";
+                                                                                    "dev.deja.model.haproxy.HaproxyConfigs";
                                                                             case KUBERNETES ->
-                                                                                    "dev.deja.kube.model.KubeInventory";
+                                                                                    "dev.deja.model.kube.KubeInventory";
                                                                             case AWS ->
-                                                                                    "dev.deja.aws.model.AwsInventory";
+                                                                                    "dev.deja.model.aws.AwsInventory";
                                                                         }))
                                         .toList(),
                                 opts);
@@ -216,8 +216,8 @@ public final class ScanCommand implements Callable<Integer> {
             Snapshot snapshot = Collector.collect(req, trace);
             clusterRead = trace.clusterRead;
             result = judge.apply(snapshot);
-            if (snapshot.hasPart("dev.deja.aws.model.AwsInventory")
-                    && snapshot.hasPart("dev.deja.kube.model.KubeInventory")) {
+            if (snapshot.hasPart("dev.deja.model.aws.AwsInventory")
+                    && snapshot.hasPart("dev.deja.model.kube.KubeInventory")) {
                 result = result.withFindings(CrossLinks.apply(snapshot, result.findings()));
             }
             inScope = base == null ? loc -> true : selectedBy(snapshot);
@@ -339,7 +339,7 @@ public final class ScanCommand implements Callable<Integer> {
      * scan looked at. The Kubernetes classes are touched only when the scan has that part.
      */
     private static Predicate<Location> selectedBy(Snapshot snapshot) {
-        if (!snapshot.hasPart("dev.deja.kube.model.KubeScope")) {
+        if (!snapshot.hasPart("dev.deja.model.kube.KubeScope")) {
             return loc -> true;
         }
         var scope = snapshot.part(KubeScope.class).orElseThrow();

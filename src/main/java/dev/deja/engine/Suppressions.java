@@ -1,6 +1,6 @@
 package dev.deja.engine;
 
-import dev.deja.source.Inputs;
+import dev.deja.collect.Inputs;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.NoSuchFileException;

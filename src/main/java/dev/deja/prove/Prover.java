@@ -1,10 +1,10 @@
 package dev.deja.prove;
 
 import dev.deja.engine.InputException;
-import dev.deja.haproxy.Directive;
-import dev.deja.haproxy.Frontends;
-import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.HaproxyParser;
+import dev.deja.model.haproxy.Directive;
+import dev.deja.model.haproxy.Frontends;
+import dev.deja.model.haproxy.HaproxyConfig;
+import dev.deja.model.haproxy.HaproxyParser;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.io.PrintWriter;

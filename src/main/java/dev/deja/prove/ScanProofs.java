@@ -1,9 +1,9 @@
 package dev.deja.prove;
 
+import dev.deja.collect.Inputs;
 import dev.deja.engine.Finding;
 import dev.deja.engine.InputException;
 import dev.deja.report.Evidence;
-import dev.deja.source.Inputs;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -11,7 +11,7 @@ import dev.deja.engine.InputException;
 import dev.deja.engine.Severity;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.report.ReportFixtures;
-import dev.deja.source.SnapshotFile;
+import dev.deja.snapshot.SnapshotFile;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;

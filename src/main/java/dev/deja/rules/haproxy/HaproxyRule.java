@@ -5,8 +5,8 @@ import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
-import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.HaproxyConfigs;
+import dev.deja.model.haproxy.HaproxyConfig;
+import dev.deja.model.haproxy.HaproxyConfigs;
 import java.util.ArrayList;
 import java.util.List;
 

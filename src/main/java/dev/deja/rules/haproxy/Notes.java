@@ -2,9 +2,9 @@ package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.Location;
-import dev.deja.haproxy.Directive;
-import dev.deja.haproxy.Frontends;
-import dev.deja.haproxy.Section;
+import dev.deja.model.haproxy.Directive;
+import dev.deja.model.haproxy.Frontends;
+import dev.deja.model.haproxy.Section;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

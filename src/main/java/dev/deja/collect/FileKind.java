@@ -1,0 +1,160 @@
+package dev.deja.collect;
+
+import dev.deja.engine.InputException;
+import dev.deja.snapshot.SnapshotFile;
+import dev.deja.source.FileLoader;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The kinds of file deja reads, recognised by content (the extension only breaks ties), each with
+ * the class that loads it. Classes are named, not referenced, so that recognising a file loads
+ * nothing of the other sources.
+ */
+public enum FileKind {
+    HAPROXY("haproxy", "dev.deja.source.haproxy.HaproxyFileLoader"),
+    KUBERNETES("kubernetes", "dev.deja.source.kube.ManifestLoader"),
+    SNAPSHOT("snapshot", "dev.deja.snapshot.SnapshotFileLoader");
+
+    private final String source;
+    private final String loaderClass;
+
+    FileKind(String source, String loaderClass) {
+        this.source = source;
+        this.loaderClass = loaderClass;
+    }
+
+    public String source() {
+        return source;
+    }
+
+    public FileLoader newLoader() {
+        try {
+            return (FileLoader) Class.forName(loaderClass).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(
+                    "loader for " + source + " files is missing: " + loaderClass, e);
+        }
+    }
+
+    private static final Pattern HAPROXY_SECTION =
+            Pattern.compile(
+                    "(?m)^[ \\t]*(global|defaults|frontend|backend|listen|userlist|peers|resolvers|mailers|http-errors|ring"
+                            + "|cache|program|crt-store|log-forward|fcgi-app|traces|acme|dynamic-update|log-profile"
+                            + "|namespace_list)(?:[ \\t]|$)");
+
+    /**
+     * An INI "[section]" line (setup.cfg, tox.ini-style files): never HAProxy, whose sections are
+     * keywords.
+     */
+    private static final Pattern INI_SECTION =
+            Pattern.compile("(?m)^[ \\t]*\\[[^\\]\\n]+\\][ \\t]*$");
+
+    private static final Pattern YAML_KIND =
+            Pattern.compile("(?m)^[ \\t]*-?[ \\t]*kind:[ \\t]*['\"]?[A-Za-z]");
+    private static final Pattern YAML_API =
+            Pattern.compile("(?m)^[ \\t]*-?[ \\t]*apiVersion:[ \\t]*\\S");
+    private static final Pattern JSON_KIND = Pattern.compile("\"kind\"\\s*:\\s*\"");
+    private static final Pattern JSON_API = Pattern.compile("\"apiVersion\"\\s*:\\s*\"");
+
+    /** Whether a file name is worth reading when found inside a folder. */
+    public static boolean candidateName(String fileName) {
+        String n = fileName.toLowerCase(Locale.ROOT);
+        return n.endsWith(".cfg")
+                || n.endsWith(".yaml")
+                || n.endsWith(".yml")
+                || n.endsWith(".json");
+    }
+
+    /**
+     * What the text is, or null when it is none of deja's formats. The text has been checked for
+     * NUL bytes already.
+     */
+    public static FileKind recognize(String fileName, String text) {
+        String n = fileName.toLowerCase(Locale.ROOT);
+        String head = text.length() > 65_536 ? text.substring(0, 65_536) : text;
+        String trimmed = head.stripLeading();
+        if (trimmed.startsWith("{")
+                && head.contains("\"format\"")
+                && head.contains(SnapshotFile.FORMAT)) {
+            return SNAPSHOT;
+        }
+        boolean yamlish = YAML_KIND.matcher(head).find() && YAML_API.matcher(head).find();
+        boolean jsonish =
+                (trimmed.startsWith("{") || trimmed.startsWith("["))
+                        && JSON_KIND.matcher(head).find()
+                        && JSON_API.matcher(head).find();
+        boolean haproxy = HAPROXY_SECTION.matcher(head).find();
+        if (n.endsWith(".cfg") || n.endsWith(".conf")) {
+            // a .cfg with lines but no section keyword is not HAProxy's (HAProxy itself refuses a
+            // first line that
+            // opens no section: "unknown keyword 'x' out of section"); one with comments only is an
+            // empty config
+            if (haproxy
+                    || !(yamlish || jsonish || INI_SECTION.matcher(head).find())
+                            && firstContentLine(head) < 0) {
+                return HAPROXY;
+            }
+        }
+        if (yamlish || jsonish) {
+            return KUBERNETES;
+        }
+        if (haproxy) {
+            return HAPROXY;
+        }
+        return null;
+    }
+
+    /**
+     * As {@link #unrecognized(String)}, saying "empty" when there is nothing in it (an empty pipe,
+     * a truncated file), else naming the first line that is not a comment (for a .cfg or .conf: why
+     * HAProxy would refuse it too).
+     */
+    static InputException unrecognized(String display, String text) {
+        if (text == null || text.isBlank()) {
+            return new InputException(display + ": empty, nothing to scan");
+        }
+        int line = firstContentLine(text);
+        String n = display.toLowerCase(Locale.ROOT);
+        if (line < 0
+                || !(n.endsWith(".cfg") || n.endsWith(".conf"))
+                || INI_SECTION.matcher(text).find()) {
+            return unrecognized(display);
+        }
+        String first = text.lines().skip(line - 1).findFirst().orElse("").strip();
+        String word = first.split("[ \\t]+", 2)[0];
+        if (word.length() > 40) {
+            word = word.substring(0, 37) + "...";
+        }
+        String why =
+                " ('"
+                        + word
+                        + "' opens no HAProxy section: haproxy -c refuses it as an unknown keyword out of section)";
+        return new InputException(
+                display
+                        + ":"
+                        + line
+                        + ": not a HAProxy configuration, Kubernetes manifest or deja"
+                        + " snapshot"
+                        + why);
+    }
+
+    /** The number of the first line that is neither blank nor a comment, or -1. */
+    static int firstContentLine(String text) {
+        int line = 0;
+        for (String l : (Iterable<String>) text.lines()::iterator) {
+            line++;
+            String t = l.strip();
+            if (!t.isEmpty() && !t.startsWith("#")) {
+                return line;
+            }
+        }
+        return -1;
+    }
+
+    /** For a file the user named explicitly that is none of the formats. */
+    static InputException unrecognized(String display) {
+        return new InputException(
+                display + ": not a HAProxy configuration, Kubernetes manifest or deja snapshot");
+    }
+}
