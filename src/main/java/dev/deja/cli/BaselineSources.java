@@ -1,9 +1,9 @@
 package dev.deja.cli;
 
-import dev.deja.collect.Inputs;
 import dev.deja.engine.InputException;
 import dev.deja.report.Baseline;
 import dev.deja.report.sink.BaselineSource;
+import dev.deja.source.InputFiles;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -86,7 +86,7 @@ public final class BaselineSources {
         @Override
         public Optional<String> read() throws IOException {
             try {
-                return Optional.of(Inputs.readText(file));
+                return Optional.of(InputFiles.readText(file));
             } catch (NoSuchFileException e) {
                 return Optional.empty();
             }

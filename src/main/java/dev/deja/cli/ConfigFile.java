@@ -1,6 +1,5 @@
 package dev.deja.cli;
 
-import dev.deja.collect.Inputs;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.InputException;
 import dev.deja.engine.RuleContext;
@@ -9,6 +8,7 @@ import dev.deja.engine.Severity;
 import dev.deja.engine.Suppressions;
 import dev.deja.report.Reporters;
 import dev.deja.report.sink.ReportStore;
+import dev.deja.source.InputFiles;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.NoSuchFileException;
@@ -226,7 +226,7 @@ public final class ConfigFile {
     public static ConfigFile load(Path file, Catalog catalog) {
         String text;
         try {
-            text = Inputs.readText(file);
+            text = InputFiles.readText(file);
         } catch (NoSuchFileException e) {
             throw new InputException(file + ": config file not found");
         } catch (IOException e) {

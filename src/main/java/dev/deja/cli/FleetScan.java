@@ -109,8 +109,7 @@ final class FleetScan {
             files.snapshotOut = snapshotPath(base, specs, "files");
             Snapshot s = Collector.collect(files.build(), new ScanTrace()); // no target
             ScanResult r = judge.apply(s);
-            if (s.hasPart("dev.deja.model.aws.AwsInventory")
-                    && s.hasPart("dev.deja.model.kube.KubeInventory")) {
+            if (s.has(AwsInventory.class) && s.has(KubeInventory.class)) {
                 r = r.withFindings(CrossLinks.apply(s, r.findings()));
             }
             parts.add(new Part(r, null, null, selectedBy.apply(s), null));

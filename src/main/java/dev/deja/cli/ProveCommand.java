@@ -1,11 +1,11 @@
 package dev.deja.cli;
 
-import dev.deja.collect.Inputs;
 import dev.deja.engine.InputException;
 import dev.deja.model.haproxy.Times;
 import dev.deja.prove.ProveReport;
 import dev.deja.prove.Prover;
 import dev.deja.report.JsonText;
+import dev.deja.source.InputFiles;
 import dev.deja.source.OpenDeadline;
 import java.io.IOException;
 import java.io.StringWriter;
@@ -246,6 +246,6 @@ public final class ProveCommand implements Callable<Integer> {
      * 2).
      */
     static String read(Path p) {
-        return Inputs.read(p, p.toString()).text();
+        return InputFiles.read(p, p.toString()).text();
     }
 }

@@ -12,6 +12,7 @@ import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
 import dev.deja.engine.Suppressions;
+import dev.deja.model.aws.AwsInventory;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.KubeScope;
 import dev.deja.prove.Prover;
@@ -19,6 +20,7 @@ import dev.deja.prove.ScanProofs;
 import dev.deja.report.Baseline;
 import dev.deja.report.Report;
 import dev.deja.rules.CrossLinks;
+import dev.deja.source.InputFiles;
 import dev.deja.source.ListDeadline;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.ScanTrace;
@@ -158,7 +160,7 @@ public final class ScanCommand implements Callable<Integer> {
         Suppressions ignores =
                 rules.ignoreFile == null
                         ? Suppressions.NONE
-                        : Suppressions.load(rules.ignoreFile, catalog);
+                        : InputFiles.suppressions(rules.ignoreFile, catalog);
         Map<String, Severity> overrides = Map.of();
         if (configFile != null) {
             ignores = Deliveries.merge(ignores, configFile.suppressions);
@@ -194,18 +196,9 @@ public final class ScanCommand implements Callable<Integer> {
                                 selected.stream()
                                         .filter(
                                                 r ->
-                                                        !r.parts().isEmpty()
-                                                                ? r.parts().stream()
-                                                                        .anyMatch(snapshot::hasPart)
-                                                                : snapshot.hasPart(
-                                                                        switch (r.source()) {
-                                                                            case HAPROXY ->
-                                                                                    "dev.deja.model.haproxy.HaproxyConfigs";
-                                                                            case KUBERNETES ->
-                                                                                    "dev.deja.model.kube.KubeInventory";
-                                                                            case AWS ->
-                                                                                    "dev.deja.model.aws.AwsInventory";
-                                                                        }))
+                                                        r.parts().isEmpty()
+                                                                || r.parts().stream()
+                                                                        .anyMatch(snapshot::has))
                                         .toList(),
                                 opts);
         ScanResult result;
@@ -216,8 +209,7 @@ public final class ScanCommand implements Callable<Integer> {
             Snapshot snapshot = Collector.collect(req, trace);
             clusterRead = trace.clusterRead;
             result = judge.apply(snapshot);
-            if (snapshot.hasPart("dev.deja.model.aws.AwsInventory")
-                    && snapshot.hasPart("dev.deja.model.kube.KubeInventory")) {
+            if (snapshot.has(AwsInventory.class) && snapshot.has(KubeInventory.class)) {
                 result = result.withFindings(CrossLinks.apply(snapshot, result.findings()));
             }
             inScope = base == null ? loc -> true : selectedBy(snapshot);
@@ -339,7 +331,7 @@ public final class ScanCommand implements Callable<Integer> {
      * scan looked at. The Kubernetes classes are touched only when the scan has that part.
      */
     private static Predicate<Location> selectedBy(Snapshot snapshot) {
-        if (!snapshot.hasPart("dev.deja.model.kube.KubeScope")) {
+        if (!snapshot.has(KubeScope.class)) {
             return loc -> true;
         }
         var scope = snapshot.part(KubeScope.class).orElseThrow();

@@ -1,19 +1,22 @@
 package dev.deja.collect;
 
 import dev.deja.engine.Coverage;
-import dev.deja.engine.InputException;
 import dev.deja.engine.LineMap;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.engine.SourceFile;
 import dev.deja.engine.Target;
+import dev.deja.model.haproxy.HaproxyConfigs;
+import dev.deja.model.kube.KubeInventory;
 import dev.deja.snapshot.SnapshotFile;
+import dev.deja.source.FileKind;
 import dev.deja.source.LiveSource;
 import dev.deja.source.OpenDeadline;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.ScanTrace;
-import dev.deja.source.SourceFile;
 import dev.deja.source.SourceUnavailableException;
-import java.lang.reflect.InvocationTargetException;
+import dev.deja.source.kube.HaproxyConfigMaps;
+import dev.deja.source.kube.LiveMetrics;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -30,14 +33,6 @@ import java.util.concurrent.Future;
  * stderr; the other sources go on.
  */
 public final class Collector {
-    static final String KUBE_LIVE = "dev.deja.source.kube.KubeLiveSource";
-    static final String AWS_LIVE = "dev.deja.source.aws.AwsLiveSource";
-    static final String HAPROXY_RUNTIME = "dev.deja.source.haproxy.HaproxyRuntimeSource";
-    static final String PROMETHEUS = "dev.deja.source.prometheus.PrometheusSource";
-    static final String KUBE_INVENTORY = "dev.deja.model.kube.KubeInventory";
-    static final String HAPROXY_CONFIGMAPS = "dev.deja.source.kube.HaproxyConfigMaps";
-    static final String LIVE_METRICS = "dev.deja.source.kube.LiveMetrics";
-
     private Collector() {}
 
     /** {@link #collect(ScanRequest, ScanTrace)} with a trace nobody reads afterwards. */
@@ -68,24 +63,24 @@ public final class Collector {
         // the files given
         for (Map.Entry<FileKind, List<SourceFile>> e : in.files().entrySet()) {
             if (e.getKey() != FileKind.HAPROXY && !e.getValue().isEmpty()) {
-                e.getKey().newLoader().load(e.getValue(), req, out);
+                Sources.loader(e.getKey()).load(e.getValue(), req, out);
             }
         }
-        List<String[]> live = new ArrayList<>();
+        List<Sources.Live> live = new ArrayList<>();
         if (req.cluster) {
-            live.add(new String[] {"kubernetes", KUBE_LIVE});
+            live.add(Sources.Live.KUBERNETES);
         }
         if (req.aws) {
-            live.add(new String[] {"aws", AWS_LIVE});
+            live.add(Sources.Live.AWS);
         }
         if (!req.haproxyRuntime.isEmpty()) {
-            live.add(new String[] {"haproxy", HAPROXY_RUNTIME});
+            live.add(Sources.Live.HAPROXY_RUNTIME);
         }
         if (req.prometheus != null) {
-            live.add(new String[] {"prometheus", PROMETHEUS});
+            live.add(Sources.Live.PROMETHEUS);
         }
         if (live.size() == 1) {
-            runLive(live.get(0)[0], live.get(0)[1], req, out, trace);
+            runLive(live.get(0), req, out, trace);
         } else if (live.size() > 1) {
             ExecutorService pool =
                     Executors.newFixedThreadPool(
@@ -97,8 +92,8 @@ public final class Collector {
                             });
             try {
                 List<Future<?>> fs = new ArrayList<>();
-                for (String[] l : live) {
-                    fs.add(pool.submit(() -> runLive(l[0], l[1], req, out, trace)));
+                for (Sources.Live l : live) {
+                    fs.add(pool.submit(() -> runLive(l, req, out, trace)));
                 }
                 for (Future<?> f : fs) {
                     try {
@@ -121,14 +116,14 @@ public final class Collector {
         List<SourceFile> haproxy =
                 new ArrayList<>(in.files().getOrDefault(FileKind.HAPROXY, List.of()));
         Snapshot partial = out.build();
-        if (partial.hasPart(KUBE_INVENTORY)) {
-            haproxy.addAll(embeddedHaproxy(partial, req, out));
+        if (partial.has(KubeInventory.class)) {
+            haproxy.addAll(HaproxyConfigMaps.extract(partial, req, out));
         }
         if (!haproxy.isEmpty()) {
-            FileKind.HAPROXY.newLoader().load(haproxy, req, out);
+            Sources.loader(FileKind.HAPROXY).load(haproxy, req, out);
         }
-        if (req.cluster && req.liveMetrics && partial.hasPart(KUBE_INVENTORY)) {
-            liveMetrics(
+        if (req.cluster && req.liveMetrics && partial.has(KubeInventory.class)) {
+            LiveMetrics.collect(
                     out.build(),
                     req,
                     out); // after the live sources: joins --haproxy-runtime's instances
@@ -142,7 +137,7 @@ public final class Collector {
         Snapshot snapshot = out.build();
         if (req.snapshotOut != null) {
             SnapshotFile.write(snapshot, req.snapshotOut, OpenDeadline.millis(req.processEnv));
-            if (snapshot.hasPart("dev.deja.model.haproxy.HaproxyConfigs")) {
+            if (snapshot.has(HaproxyConfigs.class)) {
                 req.err.println(
                         "deja: note: "
                                 + req.snapshotOut
@@ -153,56 +148,9 @@ public final class Collector {
         return snapshot;
     }
 
-    @SuppressWarnings("unchecked")
-    private static List<SourceFile> embeddedHaproxy(
-            Snapshot partial, ScanRequest req, SnapshotBuilder out) {
-        try {
-            return (List<SourceFile>)
-                    Class.forName(HAPROXY_CONFIGMAPS)
-                            .getMethod(
-                                    "extract",
-                                    Snapshot.class,
-                                    ScanRequest.class,
-                                    SnapshotBuilder.class)
-                            .invoke(null, partial, req, out);
-        } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("missing " + HAPROXY_CONFIGMAPS, e);
-        }
-    }
-
-    private static void liveMetrics(Snapshot partial, ScanRequest req, SnapshotBuilder out) {
-        try {
-            Class.forName(LIVE_METRICS)
-                    .getMethod("collect", Snapshot.class, ScanRequest.class, SnapshotBuilder.class)
-                    .invoke(null, partial, req, out);
-        } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("missing " + LIVE_METRICS, e);
-        }
-    }
-
     private static void runLive(
-            String source, String cls, ScanRequest req, SnapshotBuilder out, ScanTrace trace) {
-        LiveSource s;
-        try {
-            s = (LiveSource) Class.forName(cls).getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException e) {
-            throw new InputException(
-                    "--"
-                            + (source.equals("kubernetes") ? "cluster" : source)
-                            + ": this build of deja has no "
-                            + source
-                            + " support");
-        }
+            Sources.Live source, ScanRequest req, SnapshotBuilder out, ScanTrace trace) {
+        LiveSource s = source.create();
         try {
             s.collect(req, out, trace);
         } catch (SourceUnavailableException e) {

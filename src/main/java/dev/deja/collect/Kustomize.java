@@ -1,7 +1,8 @@
 package dev.deja.collect;
 
 import dev.deja.engine.InputException;
-import dev.deja.source.SourceFile;
+import dev.deja.engine.SourceFile;
+import dev.deja.source.InputFiles;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -73,7 +74,7 @@ final class Kustomize {
                 throw new InputException(display + ": kubectl kustomize failed: " + first);
             }
             String name = "<kustomize " + display + ">";
-            String text = Inputs.decode(name, out.get());
+            String text = InputFiles.decode(name, out.get());
             if (text.isBlank()) {
                 throw new InputException(display + ": the kustomization builds no object");
             }
@@ -120,7 +121,7 @@ final class Kustomize {
 
     private static byte[] readAll(InputStream in) {
         try (in) {
-            return in.readNBytes((int) Inputs.MAX_FILE_BYTES + 1);
+            return in.readNBytes((int) InputFiles.MAX_FILE_BYTES + 1);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

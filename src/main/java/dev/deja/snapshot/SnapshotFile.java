@@ -4,9 +4,10 @@ import dev.deja.engine.Coverage;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.engine.SourceFile;
 import dev.deja.engine.Target;
+import dev.deja.source.FileKind;
 import dev.deja.source.OpenDeadline;
-import dev.deja.source.SourceFile;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +35,7 @@ import tools.jackson.databind.node.ObjectNode;
  * says what the live scan could not read.
  */
 public final class SnapshotFile {
-    public static final String FORMAT = "deja-snapshot";
+    public static final String FORMAT = FileKind.SNAPSHOT_FORMAT;
     public static final int VERSION = 1;
 
     /** Part name -> codec class, loaded by name so that unused sources stay unloaded. */

@@ -1,11 +1,11 @@
 package dev.deja.snapshot;
 
-import dev.deja.collect.Inputs;
 import dev.deja.engine.InputException;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.engine.SourceFile;
 import dev.deja.source.FileLoader;
+import dev.deja.source.InputFiles;
 import dev.deja.source.ScanRequest;
-import dev.deja.source.SourceFile;
 import java.util.List;
 import tools.jackson.databind.JsonNode;
 
@@ -18,7 +18,7 @@ public final class SnapshotFileLoader implements FileLoader {
             try {
                 root = SnapshotFile.parse(f);
             } catch (InputException e) { // with --allow-partial: not checked, the others are
-                out.coverage(Inputs.failed(request, "snapshot", f.display(), e));
+                out.coverage(InputFiles.failed(request, "snapshot", f.display(), e));
                 continue;
             }
             // a part, or one list of a part, that holds a value deja cannot use: exit 2, or with
@@ -27,7 +27,8 @@ public final class SnapshotFileLoader implements FileLoader {
                     f,
                     root,
                     out,
-                    (source, scope, e) -> out.coverage(Inputs.failed(request, source, scope, e)));
+                    (source, scope, e) ->
+                            out.coverage(InputFiles.failed(request, source, scope, e)));
         }
     }
 }

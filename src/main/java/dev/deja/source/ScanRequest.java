@@ -1,6 +1,7 @@
 package dev.deja.source;
 
 import dev.deja.engine.Settings;
+import dev.deja.model.haproxy.ParseOptions;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
@@ -283,6 +284,11 @@ public final class ScanRequest {
         public ScanRequest build() {
             return new ScanRequest(this);
         }
+    }
+
+    /** How HAProxy configurations are parsed for this scan: its variables and version. */
+    public ParseOptions haproxyParsing() {
+        return new ParseOptions(this::variable, haproxyVersion);
     }
 
     /** A variable for HAProxy expansion: --env first, then the environment; null when unset. */

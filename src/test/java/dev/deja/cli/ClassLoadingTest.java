@@ -106,7 +106,6 @@ class ClassLoadingTest {
                                 c ->
                                         c.startsWith("software.amazon.")
                                                 || c.startsWith("dev.deja.source.aws.")
-                                                || c.startsWith("dev.deja.model.aws.")
                                                 || c.startsWith("dev.deja.report.sink.S3"))
                         .toList());
         List<String> merge =
@@ -119,7 +118,6 @@ class ClassLoadingTest {
                                 c ->
                                         c.startsWith("software.amazon.")
                                                 || c.startsWith("dev.deja.source.aws.")
-                                                || c.startsWith("dev.deja.model.aws.")
                                                 || c.startsWith("dev.deja.report.sink.S3"))
                         .toList());
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import dev.deja.source.InputFiles;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -62,7 +63,9 @@ class UnboundedInputTest {
         assertEquals(2, r.code(), r.err());
         assertEquals("deja: <stdin>: input is larger than 64 MiB\n", r.err());
         assertEquals(
-                Inputs.MAX_FILE_BYTES + 1, in.read, "no more than one byte past the limit is read");
+                InputFiles.MAX_FILE_BYTES + 1,
+                in.read,
+                "no more than one byte past the limit is read");
     }
 
     @Test

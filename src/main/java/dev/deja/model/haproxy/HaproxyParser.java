@@ -1,7 +1,6 @@
 package dev.deja.model.haproxy;
 
-import dev.deja.source.ScanRequest;
-import dev.deja.source.SourceFile;
+import dev.deja.engine.SourceFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -97,16 +96,14 @@ public final class HaproxyParser {
      * variables come from {@code request.variable(...)} and {@code .if} versions from {@code
      * request.haproxyVersion}.
      */
-    public static HaproxyConfig parse(String display, String text, ScanRequest request) {
-        return parse(display, List.of(new SourceFile(display, text)), request);
+    public static HaproxyConfig parse(String display, String text, ParseOptions options) {
+        return parse(display, List.of(new SourceFile(display, text)), options);
     }
 
     /** Parses several files as one HAProxy instance, in {@code -f} order. */
-    public static HaproxyConfig parse(String name, List<SourceFile> files, ScanRequest request) {
-        HaproxyParser p =
-                new HaproxyParser(
-                        request == null ? n -> null : request::variable,
-                        request == null ? null : request.haproxyVersion);
+    public static HaproxyConfig parse(String name, List<SourceFile> files, ParseOptions options) {
+        ParseOptions o = options == null ? ParseOptions.NONE : options;
+        HaproxyParser p = new HaproxyParser(o.variable(), o.version());
         for (SourceFile f : files) {
             p.parseFile(f.display(), f.text());
         }

@@ -15,6 +15,13 @@ import java.util.List;
  * configs are never mixed), so a rule only says what it finds in one configuration.
  */
 abstract class HaproxyRule implements Rule {
+
+    /** The configurations read, unless a rule reads other parts. */
+    @Override
+    public List<Class<?>> parts() {
+        return List.of(HaproxyConfigs.class);
+    }
+
     @Override
     public final SourceKind source() {
         return SourceKind.HAPROXY;

@@ -41,13 +41,8 @@ public final class SessionsNearLimit implements Rule {
     }
 
     @Override
-    public String part() {
-        return HaproxyRuntime.class.getName();
-    }
-
-    @Override
-    public List<String> parts() {
-        return List.of(HaproxyRuntime.class.getName(), PrometheusPeaks.class.getName());
+    public List<Class<?>> parts() {
+        return List.of(HaproxyRuntime.class, PrometheusPeaks.class);
     }
 
     @Override

@@ -15,6 +15,13 @@ import java.util.TreeSet;
 
 /** Base of the Kubernetes rules: reads the inventory (nothing to do when the scan has none). */
 abstract class KubeRule implements Rule {
+
+    /** The Kubernetes inventory, unless a rule reads other parts. */
+    @Override
+    public List<Class<?>> parts() {
+        return List.of(KubeInventory.class);
+    }
+
     /** What the load-balancer detector reads. */
     static final Set<String> DETECTOR_KINDS =
             Set.of("Deployment", "StatefulSet", "DaemonSet", "IngressClass");

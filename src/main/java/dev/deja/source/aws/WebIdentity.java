@@ -1,6 +1,6 @@
 package dev.deja.source.aws;
 
-import dev.deja.collect.Inputs;
+import dev.deja.source.InputFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -51,7 +51,7 @@ final class WebIdentity {
 
     private static String read(Path tokenFile) {
         try {
-            return Inputs.readText(tokenFile).strip();
+            return InputFiles.readText(tokenFile).strip();
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "cannot read the web identity token " + tokenFile + ": " + e.getMessage(), e);

@@ -1,11 +1,11 @@
 package dev.deja.source.haproxy;
 
-import dev.deja.collect.Inputs;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Coverage;
 import dev.deja.engine.InlineSuppression;
 import dev.deja.engine.InputException;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.engine.SourceFile;
 import dev.deja.model.haproxy.Directive;
 import dev.deja.model.haproxy.Frontends;
 import dev.deja.model.haproxy.HaproxyConfig;
@@ -14,8 +14,8 @@ import dev.deja.model.haproxy.HaproxyParser;
 import dev.deja.model.haproxy.OwnVariables;
 import dev.deja.model.haproxy.Section;
 import dev.deja.source.FileLoader;
+import dev.deja.source.InputFiles;
 import dev.deja.source.ScanRequest;
-import dev.deja.source.SourceFile;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,16 +35,17 @@ public final class HaproxyFileLoader implements FileLoader {
             String name =
                     files.get(0).display() + " (+" + (files.size() - 1) + " more, one instance)";
             try {
-                configs.add(HaproxyParser.parse(name, files, request));
+                configs.add(HaproxyParser.parse(name, files, request.haproxyParsing()));
             } catch (InputException e) {
-                out.coverage(Inputs.failed(request, "haproxy", name, e));
+                out.coverage(InputFiles.failed(request, "haproxy", name, e));
             }
         } else {
             for (SourceFile f : files) {
                 try {
-                    configs.add(HaproxyParser.parse(f.display(), f.text(), request));
+                    configs.add(
+                            HaproxyParser.parse(f.display(), f.text(), request.haproxyParsing()));
                 } catch (InputException e) { // with --allow-partial: not checked, the others are
-                    out.coverage(Inputs.failed(request, "haproxy", f.display(), e));
+                    out.coverage(InputFiles.failed(request, "haproxy", f.display(), e));
                 }
             }
         }

@@ -2,7 +2,7 @@ package dev.deja.source.helm;
 
 import dev.deja.engine.InputException;
 import dev.deja.engine.LineMap;
-import dev.deja.source.SourceFile;
+import dev.deja.engine.SourceFile;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,13 +1,13 @@
 package dev.deja.source.kube;
 
-import dev.deja.collect.FileKind;
 import dev.deja.engine.Coverage;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.engine.SourceFile;
 import dev.deja.model.kube.ConfigMap;
 import dev.deja.model.kube.KubeInventory;
+import dev.deja.source.FileKind;
 import dev.deja.source.ScanRequest;
-import dev.deja.source.SourceFile;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

@@ -1,11 +1,11 @@
 package dev.deja.source.kube;
 
-import dev.deja.collect.Inputs;
 import dev.deja.engine.InputException;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.MapTree;
 import dev.deja.model.kube.ViewReader;
+import dev.deja.source.InputFiles;
 import dev.deja.source.ScanRequest;
 import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
@@ -473,7 +473,7 @@ public final class KubeClients {
         String tokenFile = str(user, "tokenFile");
         if (token == null && tokenFile != null) {
             try {
-                token = Inputs.readText(Path.of(tokenFile)).strip();
+                token = InputFiles.readText(Path.of(tokenFile)).strip();
             } catch (IOException e) {
                 throw new InputException(
                         origin + ": cannot read tokenFile " + tokenFile + " of user " + userName);
@@ -583,7 +583,7 @@ public final class KubeClients {
             try {
                 LoaderOptions o = new LoaderOptions();
                 o.setMaxAliasesForCollections(10);
-                doc = new Yaml(new SafeConstructor(o)).load(Inputs.readText(f));
+                doc = new Yaml(new SafeConstructor(o)).load(InputFiles.readText(f));
             } catch (IOException e) {
                 throw new InputException(f + ": cannot read kubeconfig: " + e.getMessage());
             } catch (MarkedYAMLException e) {

@@ -1,6 +1,6 @@
 package dev.deja.source.kube;
 
-import dev.deja.collect.Inputs;
+import dev.deja.source.InputFiles;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.InvalidPathException;
@@ -63,7 +63,7 @@ public final class KubeconfigRefs {
         try {
             LoaderOptions o = new LoaderOptions();
             o.setMaxAliasesForCollections(10);
-            doc = new Yaml(new SafeConstructor(o)).load(Inputs.readText(file));
+            doc = new Yaml(new SafeConstructor(o)).load(InputFiles.readText(file));
         } catch (IOException | RuntimeException e) {
             return List.of();
         }

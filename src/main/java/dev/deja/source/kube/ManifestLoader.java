@@ -1,16 +1,16 @@
 package dev.deja.source.kube;
 
-import dev.deja.collect.Inputs;
 import dev.deja.engine.Coverage;
 import dev.deja.engine.InputException;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.engine.SourceFile;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.Meta;
 import dev.deja.model.kube.Tree;
 import dev.deja.model.kube.ViewReader;
 import dev.deja.source.FileLoader;
+import dev.deja.source.InputFiles;
 import dev.deja.source.ScanRequest;
-import dev.deja.source.SourceFile;
 import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -54,7 +54,7 @@ public final class ManifestLoader implements FileLoader {
             try {
                 views = parse(f, problems);
             } catch (InputException e) { // with --allow-partial: not checked, the others are
-                out.coverage(Inputs.failed(request, "kubernetes", f.display(), e));
+                out.coverage(InputFiles.failed(request, "kubernetes", f.display(), e));
                 continue;
             }
             for (String p : new LinkedHashSet<>(problems)) {

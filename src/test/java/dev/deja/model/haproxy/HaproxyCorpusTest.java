@@ -291,7 +291,8 @@ class HaproxyCorpusTest {
                 }
                 String display = "mut-" + p.getFileName() + "-" + n + ".cfg";
                 try {
-                    HaproxyConfig c = HaproxyParser.parse(display, sb.toString(), req);
+                    HaproxyConfig c =
+                            HaproxyParser.parse(display, sb.toString(), req.haproxyParsing());
                     engine.run(
                             Snapshot.of(new HaproxyConfigs(List.of(c))),
                             RuleRegistry.of(SourceKind.HAPROXY),

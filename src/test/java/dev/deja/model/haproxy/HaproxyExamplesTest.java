@@ -31,7 +31,7 @@ class HaproxyExamplesTest {
 
     /**
      * The rules written from IL-0264 that read a configuration, from the catalog: a rule from
-     * another case never changes this test. A rule on HAProxy's live figures (its {@code part()}
+     * another case never changes this test. A rule on HAProxy's live figures (its {@code parts()}
      * names the runtime API's part, e.g. haproxy-sessions-near-limit) cannot fire on a file;
      * HaproxyRuntimeTest proves it against a running haproxy.
      */
@@ -40,7 +40,8 @@ class HaproxyExamplesTest {
     static String configRulesOf(String caseId) {
         List<String> ids = new ArrayList<>();
         for (var m : Catalog.packaged().rulesForCase(caseId)) {
-            if (m.source() == SourceKind.HAPROXY && RuleRegistry.instantiate(m).part() == null) {
+            if (m.source() == SourceKind.HAPROXY
+                    && RuleRegistry.instantiate(m).parts().equals(List.of(HaproxyConfigs.class))) {
                 ids.add(m.id());
             }
         }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.deja.engine.SourceFile;
 import dev.deja.source.ScanRequest;
-import dev.deja.source.SourceFile;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Assertions;
@@ -24,13 +24,15 @@ class HaproxyParserTest {
     }
 
     static HaproxyConfig parse(String text) {
-        return HaproxyParser.parse("t.cfg", text, req(Map.of(), null));
+        return HaproxyParser.parse("t.cfg", text, req(Map.of(), null).haproxyParsing());
     }
 
     static List<String> words(String line) {
         HaproxyConfig c =
                 HaproxyParser.parse(
-                        "t.cfg", "global\n" + line + "\n", req(Map.of("NAME", "v a l"), null));
+                        "t.cfg",
+                        "global\n" + line + "\n",
+                        req(Map.of("NAME", "v a l"), null).haproxyParsing());
         return c.sections().get(0).directives().get(0).words();
     }
 
@@ -61,7 +63,7 @@ class HaproxyParserTest {
                 HaproxyParser.parse(
                         "t.cfg",
                         "global\n  maxconn \"${MAXCONN}\"\n  x \"$SHADOWED\"\n",
-                        req(Map.of("SHADOWED", "from-env-option"), null));
+                        req(Map.of("SHADOWED", "from-env-option"), null).haproxyParsing());
         Directive d = c.sections().get(0).directives().get(0);
         assertEquals("${MAXCONN}", d.word(1));
         assertEquals(List.of("MAXCONN"), d.unresolved());
@@ -136,7 +138,9 @@ class HaproxyParserTest {
                         + ".if 0\n  .if defined(NESTED)\n   dead 1\n  .endif\n.endif\n"
                         + ".if version_before(3.0)\n  old 1\n.endif\n"
                         + ".if !feature(QUIC) || 0\n  quic 1\n.endif\n";
-        HaproxyConfig c = HaproxyParser.parse("t.cfg", text, req(Map.of("KNOWN", "yes"), "3.2"));
+        HaproxyConfig c =
+                HaproxyParser.parse(
+                        "t.cfg", text, req(Map.of("KNOWN", "yes"), "3.2").haproxyParsing());
         assertEquals("a", c.sections().get(0).directives().get(0).keyword());
         assertEquals(1, c.globals().size());
         List<Directive> d = c.sections().get(1).directives();
@@ -153,7 +157,9 @@ class HaproxyParserTest {
                         .anyMatch(n -> n.contains("undecided") && n.contains("UNKNOWN_VAR")),
                 c.notes().toString());
 
-        HaproxyConfig old = HaproxyParser.parse("t.cfg", text, req(Map.of("KNOWN", "no"), "2.2"));
+        HaproxyConfig old =
+                HaproxyParser.parse(
+                        "t.cfg", text, req(Map.of("KNOWN", "no"), "2.2").haproxyParsing());
         assertEquals("b", old.sections().get(0).directives().get(0).keyword());
         List<String> kws =
                 old.sections().get(1).directives().stream().map(Directive::keyword).toList();
@@ -221,7 +227,7 @@ class HaproxyParserTest {
                                 new SourceFile(
                                         "a.cfg", "defaults\n  mode http\nfrontend fe\n  bind :1\n"),
                                 new SourceFile("b.cfg", "frontend fe2\n  bind :2\n")),
-                        req(Map.of(), null));
+                        req(Map.of(), null).haproxyParsing());
         assertEquals(List.of("a.cfg", "b.cfg"), c.files());
         Section fe2 = c.sections().get(2);
         assertEquals("b.cfg", fe2.file());
@@ -241,7 +247,7 @@ class HaproxyParserTest {
                                                 new SourceFile(
                                                         "b.cfg",
                                                         "  orphan 1\nfrontend fe2\n  bind :2\n")),
-                                        req(Map.of(), null)));
+                                        req(Map.of(), null).haproxyParsing()));
         assertTrue(
                 e.getMessage().startsWith("b.cfg:1: unknown keyword 'orphan' out of section"),
                 e.getMessage());

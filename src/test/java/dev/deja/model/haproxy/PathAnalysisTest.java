@@ -25,7 +25,7 @@ class PathAnalysisTest {
         ScanRequest.Builder reqB = ScanRequest.builder();
         reqB.processEnv = Map.of();
         ScanRequest req = reqB.build();
-        HaproxyConfig c = HaproxyParser.parse("p.cfg", text, req);
+        HaproxyConfig c = HaproxyParser.parse("p.cfg", text, req.haproxyParsing());
         ScanResult r =
                 new Engine(Catalog.packaged())
                         .run(
@@ -112,7 +112,7 @@ class PathAnalysisTest {
         ScanRequest.Builder reqB = ScanRequest.builder();
         reqB.processEnv = Map.of();
         ScanRequest req = reqB.build();
-        HaproxyConfig c = HaproxyParser.parse("p.cfg", sb.toString(), req);
+        HaproxyConfig c = HaproxyParser.parse("p.cfg", sb.toString(), req.haproxyParsing());
         assertEquals(10, c.undecided().size());
         assertEquals(1, Frontends.of(c).size(), "2^10 paths: one view with every branch read");
         assertEquals(null, Frontends.of(c).get(0).path());

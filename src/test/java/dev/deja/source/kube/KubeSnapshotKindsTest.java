@@ -2,9 +2,9 @@ package dev.deja.source.kube;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.deja.engine.SourceFile;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.snapshot.KubeSnapshotCodec;
-import dev.deja.source.SourceFile;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;

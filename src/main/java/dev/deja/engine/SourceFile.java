@@ -1,6 +1,4 @@
-package dev.deja.source;
-
-import dev.deja.engine.LineMap;
+package dev.deja.engine;
 
 /**
  * One input file, read whole. {@code display} is how findings name it (the path as the user gave
