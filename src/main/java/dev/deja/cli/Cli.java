@@ -33,7 +33,7 @@ public final class Cli {
                     new PrintWriter(System.err, true, Charset.defaultCharset()),
                     System.in,
                     System.getenv(),
-                    System.console() != null && System.getenv("NO_COLOR") == null);
+                    System.console() != null);
         }
     }
 

@@ -9,6 +9,7 @@ import dev.deja.report.ReportSink;
 import dev.deja.report.ReportStore;
 import dev.deja.report.Reporter;
 import dev.deja.report.Reporters;
+import dev.deja.report.TerminalReporter;
 import dev.deja.source.OpenDeadline;
 import dev.deja.source.ScanRequest;
 import java.io.BufferedWriter;
@@ -59,8 +60,15 @@ public final class Outputs {
         @Override
         public void deliver(Report report) throws IOException {
             Reporter reporter = Reporters.forName(format);
-            boolean color = primary && path == null && io.tty() && "text".equals(format);
+            boolean color =
+                    primary
+                            && path == null
+                            && io.tty()
+                            && io.env().get("NO_COLOR") == null
+                            && "text".equals(format);
             if (path == null) {
+                // text and table fit the terminal (COLUMNS, or its own width); piped: unwrapped
+                reporter = TerminalReporter.fit(reporter, TerminalWidth.of(io.env(), io.tty()));
                 Held buf = new Held();
                 reporter.write(report.withColor(color), buf);
                 buf.writeTo(io.out());
