@@ -542,6 +542,7 @@ public final class HtmlReporter implements Reporter {
                 .append("<p class=\"message\">")
                 .append(md(f.message()))
                 .append("</p>\n");
+        h.append(Figures.html(f.figure()));
         for (String n : f.notes()) {
             h.append("<p class=\"note\"><span class=\"k\">Note</span> ")
                     .append(md(n))

@@ -55,6 +55,11 @@ final class NlbViews {
             return m;
         }
 
+        /** Targets registered in the zone ("all" included), whatever their state. */
+        int registeredIn(String zone) {
+            return (int) tg.targets().stream().filter(t -> t.inZone(zone)).count();
+        }
+
         /** Targets in the zone ("all" included), counted by state: "1 unhealthy, 2 unavailable". */
         String statesIn(String zone) {
             Map<String, Integer> by = new TreeMap<>();
