@@ -29,12 +29,12 @@ import org.junit.jupiter.api.io.TempDir;
  * (no CSP violation, no error), the CSS-only filters hide what they should, and screenshots (phone
  * and desktop) are kept under target/html-report/.
  */
-class HtmlReporterTest {
-    static final Path OUT = Path.of("target", "html-report");
+public class HtmlReporterTest {
+    public static final Path OUT = Path.of("target", "html-report");
     static String chromium;
 
     @BeforeAll
-    static void findChromium() throws IOException {
+    public static void findChromium() throws IOException {
         for (String c : List.of("chromium", "chromium-browser", "google-chrome")) {
             for (String dir :
                     System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
@@ -50,18 +50,18 @@ class HtmlReporterTest {
         Files.createDirectories(OUT);
     }
 
-    static void needChromium() {
+    public static void needChromium() {
         Assumptions.assumeTrue(
                 chromium != null,
                 "chromium is not installed (apt-get install chromium; .ci/run does it): skipping the browser test");
     }
 
-    record Browser(int code, String dom, List<String> console) {}
+    public record Browser(int code, String dom, List<String> console) {}
 
     /**
      * Loads a page in a fresh headless profile; returns the DOM after load and every console line.
      */
-    static Browser load(Path page, Path profile, String... extra) throws Exception {
+    public static Browser load(Path page, Path profile, String... extra) throws Exception {
         List<String> cmd =
                 new ArrayList<>(
                         List.of(
