@@ -13,6 +13,7 @@ import dev.deja.engine.SourceKind;
 import dev.deja.engine.Suppressions;
 import dev.deja.kube.model.KubeInventory;
 import dev.deja.kube.model.KubeScope;
+import dev.deja.progress.Progress;
 import dev.deja.prove.Prover;
 import dev.deja.prove.ScanProofs;
 import dev.deja.report.Baseline;
@@ -234,6 +235,9 @@ public final class ScanCommand implements Callable<Integer> {
             inScope = o.selected();
             clusterRead = o.clusterRead();
         }
+        if (io.status() != null) {
+            io.status().clear(); // what was read is done: the report follows
+        }
         warnUnusedSuppressions(ignores, result, opts.today());
 
         Report report =
@@ -400,6 +404,8 @@ public final class ScanCommand implements Callable<Integer> {
         req.snapshotOut = out.snapshotOut;
         req.verbose = verbose;
         req.err = io.err();
+        // on a terminal, without --verbose (its own line per scope): one line kept up to date
+        req.progress = io.status() != null && !verbose ? Progress.on(io.status()) : Progress.NONE;
         Set<String> kinds = new TreeSet<>();
         selected.forEach(r -> kinds.addAll(r.kubeKinds()));
         if (selected.stream().anyMatch(r -> r.source() == SourceKind.HAPROXY)) {

@@ -1,6 +1,7 @@
 package dev.deja.source;
 
 import dev.deja.engine.Settings;
+import dev.deja.progress.Progress;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
@@ -140,6 +141,12 @@ public final class ScanRequest {
     /** Diagnostics (warnings, progress): stderr. */
     public final PrintWriter err;
 
+    /**
+     * Told each scope a live source reads whole (a kind, a region): the progress line on a
+     * terminal; {@link Progress#NONE} by default.
+     */
+    public final Progress progress;
+
     private ScanRequest(Builder b) {
         paths = List.copyOf(b.paths);
         stdin = b.stdin;
@@ -180,6 +187,7 @@ public final class ScanRequest {
         verbose = b.verbose;
         kubeKinds = Set.copyOf(b.kubeKinds);
         err = b.err;
+        progress = b.progress;
     }
 
     /** A request to fill: every field of {@link ScanRequest}, mutable, with the same defaults. */
@@ -229,6 +237,7 @@ public final class ScanRequest {
         b.verbose = verbose;
         b.kubeKinds = kubeKinds;
         b.err = err;
+        b.progress = progress;
         return b;
     }
 
@@ -277,6 +286,7 @@ public final class ScanRequest {
         public boolean verbose;
         public Set<String> kubeKinds = Set.of();
         public PrintWriter err = new PrintWriter(System.err, true, Charset.defaultCharset());
+        public Progress progress = Progress.NONE;
 
         private Builder() {}
 
