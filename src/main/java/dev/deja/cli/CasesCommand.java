@@ -28,9 +28,10 @@ public final class CasesCommand implements Callable<Integer> {
     @CommandLine.Option(
             names = "--format",
             defaultValue = "text",
-            paramLabel = "text|json",
+            paramLabel = "text|json|markdown",
             description =
-                    "Output format (default: ${DEFAULT-VALUE}); json: an array, like 'deja rules --format json'")
+                    "Output format (default: ${DEFAULT-VALUE}); json: an array, like 'deja rules --format json';"
+                            + " markdown: the cases list, docs/cases.md")
     String format;
 
     @Override
@@ -56,8 +57,14 @@ public final class CasesCommand implements Callable<Integer> {
             out.flush();
             return ExitCodes.OK;
         }
+        if (f.equals("markdown")) {
+            out.print(RuleDocs.cases(catalog));
+            out.flush();
+            return ExitCodes.OK;
+        }
         if (!f.equals("text")) {
-            throw new InputException("--format: expected text or json, not '" + format + "'");
+            throw new InputException(
+                    "--format: expected text, json or markdown, not '" + format + "'");
         }
         int dw = catalog.cases().stream().mapToInt(c -> c.date().length()).max().orElse(10);
         int ow = catalog.cases().stream().mapToInt(c -> c.organisation().length()).max().orElse(10);

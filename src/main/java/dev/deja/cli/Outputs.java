@@ -7,6 +7,7 @@ import dev.deja.engine.Target;
 import dev.deja.report.Report;
 import dev.deja.report.Reporter;
 import dev.deja.report.Reporters;
+import dev.deja.report.TerminalReporter;
 import dev.deja.report.sink.ReportSink;
 import dev.deja.report.sink.ReportStore;
 import dev.deja.source.OpenDeadline;
@@ -59,8 +60,15 @@ public final class Outputs {
         @Override
         public void deliver(Report report) throws IOException {
             Reporter reporter = Reporters.forName(format);
-            boolean color = primary && path == null && io.tty() && "text".equals(format);
+            boolean color =
+                    primary
+                            && path == null
+                            && io.tty()
+                            && io.env().get("NO_COLOR") == null
+                            && "text".equals(format);
             if (path == null) {
+                // text and table fit the terminal (COLUMNS, or its own width); piped: unwrapped
+                reporter = TerminalReporter.fit(reporter, TerminalWidth.of(io.env(), io.tty()));
                 Held buf = new Held();
                 reporter.write(report.withColor(color), buf);
                 buf.writeTo(io.out());

@@ -28,8 +28,9 @@ public final class RulesCommand implements Callable<Integer> {
     @Option(
             names = "--format",
             defaultValue = "text",
-            paramLabel = "text|json",
-            description = "Output format (default: ${DEFAULT-VALUE})")
+            paramLabel = "text|json|markdown",
+            description =
+                    "Output format (default: ${DEFAULT-VALUE}); markdown: the rules reference, docs/rules.md")
     String format;
 
     @Override
@@ -58,6 +59,8 @@ public final class RulesCommand implements Callable<Integer> {
             StringWriter text = new StringWriter();
             JsonText.writePretty(arr, text);
             out.println(text);
+        } else if ("markdown".equals(format)) {
+            out.print(RuleDocs.rules(catalog));
         } else if ("text".equals(format)) {
             // a header, and every column as wide as its widest cell (a rule from two cases has
             // "IL-0495,IL-0364")
@@ -92,7 +95,8 @@ public final class RulesCommand implements Callable<Integer> {
                     "%d rules; 'deja explain <rule-id>' tells what one checks and why.%n",
                     catalog.rules().size());
         } else {
-            throw new InputException("--format: expected text or json, not '" + format + "'");
+            throw new InputException(
+                    "--format: expected text, json or markdown, not '" + format + "'");
         }
         out.flush();
         return ExitCodes.OK;

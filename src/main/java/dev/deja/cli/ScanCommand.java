@@ -15,6 +15,7 @@ import dev.deja.engine.Suppressions;
 import dev.deja.model.aws.AwsInventory;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.KubeScope;
+import dev.deja.progress.Progress;
 import dev.deja.prove.Prover;
 import dev.deja.prove.ScanProofs;
 import dev.deja.report.Baseline;
@@ -226,6 +227,9 @@ public final class ScanCommand implements Callable<Integer> {
             inScope = o.selected();
             clusterRead = o.clusterRead();
         }
+        if (io.status() != null) {
+            io.status().clear(); // what was read is done: the report follows
+        }
         warnUnusedSuppressions(ignores, result, opts.today());
 
         Report report =
@@ -392,6 +396,8 @@ public final class ScanCommand implements Callable<Integer> {
         req.snapshotOut = out.snapshotOut;
         req.verbose = verbose;
         req.err = io.err();
+        // on a terminal, without --verbose (its own line per scope): one line kept up to date
+        req.progress = io.status() != null && !verbose ? Progress.on(io.status()) : Progress.NONE;
         Set<String> kinds = new TreeSet<>();
         selected.forEach(r -> kinds.addAll(r.kubeKinds()));
         if (selected.stream().anyMatch(r -> r.source() == SourceKind.HAPROXY)) {

@@ -119,6 +119,7 @@ public final class RuleContext {
         private final List<String> notes = new ArrayList<>();
         private List<String> caseIds = meta.caseIds();
         private String key;
+        private Figure figure;
 
         private FindingBuilder(Location location, String message) {
             this.location = location;
@@ -160,6 +161,12 @@ public final class RuleContext {
             return this;
         }
 
+        /** The finding's numbers as data, for reports that draw them (the HTML report). */
+        public FindingBuilder figure(Figure f) {
+            this.figure = f;
+            return this;
+        }
+
         /** Narrows the cases (for a rule that links several cases, when one applies). */
         public FindingBuilder cases(List<String> ids) {
             this.caseIds = List.copyOf(ids);
@@ -184,7 +191,9 @@ public final class RuleContext {
                     location,
                     related,
                     all,
-                    key);
+                    key,
+                    null,
+                    figure);
         }
     }
 }

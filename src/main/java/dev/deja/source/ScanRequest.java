@@ -2,6 +2,7 @@ package dev.deja.source;
 
 import dev.deja.engine.Settings;
 import dev.deja.model.haproxy.ParseOptions;
+import dev.deja.progress.Progress;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
@@ -141,6 +142,12 @@ public final class ScanRequest {
     /** Diagnostics (warnings, progress): stderr. */
     public final PrintWriter err;
 
+    /**
+     * Told each scope a live source reads whole (a kind, a region): the progress line on a
+     * terminal; {@link Progress#NONE} by default.
+     */
+    public final Progress progress;
+
     private ScanRequest(Builder b) {
         paths = List.copyOf(b.paths);
         stdin = b.stdin;
@@ -181,6 +188,7 @@ public final class ScanRequest {
         verbose = b.verbose;
         kubeKinds = Set.copyOf(b.kubeKinds);
         err = b.err;
+        progress = b.progress;
     }
 
     /** A request to fill: every field of {@link ScanRequest}, mutable, with the same defaults. */
@@ -230,6 +238,7 @@ public final class ScanRequest {
         b.verbose = verbose;
         b.kubeKinds = kubeKinds;
         b.err = err;
+        b.progress = progress;
         return b;
     }
 
@@ -278,6 +287,7 @@ public final class ScanRequest {
         public boolean verbose;
         public Set<String> kubeKinds = Set.of();
         public PrintWriter err = new PrintWriter(System.err, true, Charset.defaultCharset());
+        public Progress progress = Progress.NONE;
 
         private Builder() {}
 

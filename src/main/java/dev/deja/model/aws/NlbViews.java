@@ -50,6 +50,11 @@ public final class NlbViews {
             return m;
         }
 
+        /** Targets registered in the zone ("all" included), whatever their state. */
+        public int registeredIn(String zone) {
+            return (int) tg.targets().stream().filter(t -> t.inZone(zone)).count();
+        }
+
         /** Targets in the zone ("all" included), counted by state: "1 unhealthy, 2 unavailable". */
         public String statesIn(String zone) {
             Map<String, Integer> by = new TreeMap<>();

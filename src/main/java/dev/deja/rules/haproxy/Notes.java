@@ -109,15 +109,18 @@ final class Notes {
             if (n != null && n > 1 && count.get(e.getKey()) >= n) {
                 f =
                         new Finding(
-                                f.ruleId(),
-                                f.severity(),
-                                f.caseIds(),
-                                f.message(),
-                                f.remediation(),
-                                f.location(),
-                                f.related(),
-                                f.notes().stream().filter(x -> !x.startsWith(PATH)).toList(),
-                                f.key());
+                                        f.ruleId(),
+                                        f.severity(),
+                                        f.caseIds(),
+                                        f.message(),
+                                        f.remediation(),
+                                        f.location(),
+                                        f.related(),
+                                        f.notes().stream()
+                                                .filter(x -> !x.startsWith(PATH))
+                                                .toList(),
+                                        f.key())
+                                .withFigure(f.figure());
             }
             result.add(f);
         }
@@ -173,15 +176,16 @@ final class Notes {
             out.put(
                     key,
                     new Finding(
-                            worst.ruleId(),
-                            worst.severity(),
-                            worst.caseIds(),
-                            worst.message(),
-                            worst.remediation(),
-                            worst.location(),
-                            List.copyOf(related),
-                            List.copyOf(notes),
-                            worst.key()));
+                                    worst.ruleId(),
+                                    worst.severity(),
+                                    worst.caseIds(),
+                                    worst.message(),
+                                    worst.remediation(),
+                                    worst.location(),
+                                    List.copyOf(related),
+                                    List.copyOf(notes),
+                                    worst.key())
+                            .withFigure(worst.figure()));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.deja.rules.haproxy;
 
+import dev.deja.engine.Figure;
 import dev.deja.engine.Finding;
 import dev.deja.engine.Location;
 import dev.deja.engine.Rule;
@@ -101,6 +102,14 @@ public final class SessionsNearLimit implements Rule {
                                                 ? Severity.HIGH
                                                 : ctx.metadata().severity())
                                 .key(in.address() + " process")
+                                .figure(
+                                        new Figure.Saturation(
+                                                "process",
+                                                in.address(),
+                                                info.currConns(),
+                                                info.maxConn(),
+                                                warn,
+                                                high))
                                 .build());
             }
             for (RuntimeStats.Row r : rows) {
@@ -157,6 +166,14 @@ public final class SessionsNearLimit implements Rule {
                                                 ? Severity.HIGH
                                                 : ctx.metadata().severity())
                                 .key(in.address() + " frontend " + r.proxy())
+                                .figure(
+                                        new Figure.Saturation(
+                                                "frontend " + r.proxy(),
+                                                in.address(),
+                                                r.smax(),
+                                                r.slim(),
+                                                warn,
+                                                high))
                                 .build());
             }
         }
@@ -240,6 +257,14 @@ public final class SessionsNearLimit implements Rule {
                                             ? Severity.HIGH
                                             : ctx.metadata().severity())
                             .key("prometheus " + x.instance() + " frontend " + x.proxy())
+                            .figure(
+                                    new Figure.Saturation(
+                                            "frontend " + x.proxy(),
+                                            x.instance(),
+                                            x.peak(),
+                                            x.limit(),
+                                            warn,
+                                            high))
                             .build());
         }
         return out;

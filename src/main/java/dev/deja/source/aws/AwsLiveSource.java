@@ -258,6 +258,7 @@ public final class AwsLiveSource implements LiveSource {
             RegionScan scan = new RegionScan(region, elb, ec2, pool, out);
             scan.listDeadlineMs = ListDeadline.millis(req.processEnv);
             AwsInventory inv = scan.run();
+            req.progress.read("aws", region, scan.calls());
             if (req.verbose) {
                 req.err.printf(
                         "deja: aws: %s: %d API calls in %d ms%n",

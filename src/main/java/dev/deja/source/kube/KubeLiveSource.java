@@ -428,6 +428,7 @@ public final class KubeLiveSource implements LiveSource {
             AnnotationSuppressions.record(ManifestLoader.metaOf(view), req, out);
         }
         out.read("kubernetes", t.scope(), views.size());
+        req.progress.read("kubernetes", t.scope(), views.size());
         if (req.verbose) {
             req.err.println(
                     "deja: kubernetes: "

@@ -106,8 +106,8 @@ public final class ManifestLoader implements FileLoader {
 
     /**
      * One object (kind, namespace, name) defined more than once: each definition is judged on its
-     * own, with the related objects nearest to it ({@link KubeInventory#nearest}); said once, on
-     * stderr and in the report.
+     * own, with the related objects nearest to it ({@link KubeInventory#nearest}); said once, in
+     * the report (folded with the others), and with --verbose on stderr too.
      */
     static void noteDuplicates(
             Map<String, List<String>> definitions, ScanRequest request, SnapshotBuilder out) {
@@ -123,9 +123,13 @@ public final class ManifestLoader implements FileLoader {
                             + String.join(", ", where)
                             + "): each is judged on"
                             + " its own, with the related objects nearest to it";
-            request.err.println("deja: note: " + e.getKey() + " is " + detail);
+            // the report says it (folded when there are several); --verbose lists each here too
+            if (request.verbose) {
+                request.err.println("deja: note: " + e.getKey() + " is " + detail);
+            }
             out.coverage(
-                    new Coverage.Entry("kubernetes", e.getKey(), Coverage.Status.NOTE, detail, -1));
+                    new Coverage.Entry(
+                            "kubernetes", e.getKey(), Coverage.Status.NOTE, detail, where.size()));
         }
     }
 
