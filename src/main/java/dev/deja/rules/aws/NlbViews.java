@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * targets counted per enabled zone, the effective cross-zone setting, and how findings name the
  * load balancer and the Kubernetes object behind it.
  */
-final class NlbViews {
+public final class NlbViews {
     private NlbViews() {}
 
     /** One network load balancer and one target group that serves it. */
@@ -107,21 +107,21 @@ final class NlbViews {
         }
     }
 
-    static Location location(LoadBalancerView lb) {
+    public static Location location(LoadBalancerView lb) {
         return Location.aws(lb.arn(), lb.name(), lb.region());
     }
 
-    static Location location(TargetGroupView tg) {
+    public static Location location(TargetGroupView tg) {
         return Location.aws(tg.arn(), tg.name(), tg.region());
     }
 
     /** "NLB ingress-nlb (Service ingress-nginx/ingress-nginx-controller)". */
-    static String name(LoadBalancerView lb) {
+    public static String name(LoadBalancerView lb) {
         return lb.label() + AwsK8sLink.behind(lb);
     }
 
     /** "1 of 3 zones, about 33% of new connections". */
-    static String share(int zones) {
+    public static String share(int zones) {
         return "1 of "
                 + zones
                 + " zone"
