@@ -130,7 +130,10 @@ public final class CelRule implements Rule {
                     CelCompilerFactory.standardCelCompilerBuilder()
                             .setOptions(OPTIONS)
                             .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
-                            .addLibraries(CelExtensions.strings(), CelExtensions.math(OPTIONS))
+                            .addLibraries(
+                                    CelExtensions.strings(),
+                                    CelExtensions.math(OPTIONS),
+                                    CelExtensions.bindings())
                             .addVar("object", SimpleType.DYN)
                             .addVar("params", MapType.create(SimpleType.STRING, SimpleType.DYN))
                             .addFunctionDeclarations(Functions.declarations())
