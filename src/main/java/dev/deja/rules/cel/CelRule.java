@@ -172,10 +172,13 @@ public final class CelRule implements Rule {
             CelIssue first = r.getErrors().get(0);
             int pos =
                     offset
-                            + offsetOf(
-                                    text,
-                                    first.getSourceLocation().getLine(),
-                                    first.getSourceLocation().getColumn());
+                            + r.getSource()
+                                    .getLocationOffset(first.getSourceLocation())
+                                    .orElse(
+                                            offsetOf(
+                                                    text,
+                                                    first.getSourceLocation().getLine(),
+                                                    first.getSourceLocation().getColumn()));
             throw new InputException(
                     where.where(pos)
                             + ": "

@@ -193,13 +193,19 @@ record RuleFile(
             // character (a newline, or a space when folded)
             int fileLine = startLine + 1;
             int i = 0;
+            int block = -1; // the block's indentation: its first line's
             while (i < n) {
                 while (fileLine < lines.length && lines[fileLine].isBlank()) {
                     fileLine++;
                 }
                 String raw = fileLine < lines.length ? lines[fileLine] : "";
-                int indent = raw.length() - raw.stripLeading().length();
-                int len = raw.strip().length();
+                int lead = raw.length() - raw.stripLeading().length();
+                if (block < 0) {
+                    block = lead;
+                }
+                // a more-indented line keeps its extra spaces in the value
+                int indent = Math.min(lead, block);
+                int len = Math.max(0, raw.stripTrailing().length() - indent);
                 for (int c = 0; c <= len && i < n; c++, i++) {
                     lineOf[i] = fileLine + 1;
                     colOf[i] = indent + c + 1;
