@@ -24,7 +24,9 @@ import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -57,37 +59,55 @@ public final class CelRule implements Rule {
     private static volatile CelRuntime runtime;
 
     private final RuleFile file;
-    private final Views.Over over;
-    private final CelRuntime.Program when;
-    private final Template message;
-    private final Template key;
-    private final CelRuntime.Program severity;
-    private final CelRuntime.Program line;
-    private final Template remediation;
+    private final List<Compiled> checks;
     private final Set<String> kubeKinds;
+
+    /** One check, compiled. */
+    private record Compiled(
+            RuleFile.Check check,
+            Views.Over over,
+            CelRuntime.Program when,
+            Template message,
+            Template key,
+            CelRuntime.Program severity,
+            CelRuntime.Program line,
+            Template remediation) {}
 
     private CelRule(RuleFile file) {
         this.file = file;
-        this.over = Views.over(file);
-        this.when = program(file.when(), file.when().value(), 0, SimpleType.BOOL, "check.when");
-        this.message = Template.of(file.message());
-        this.key = file.key() == null ? null : Template.of(file.key());
-        this.severity =
-                file.severity() == null
-                        ? null
-                        : program(
-                                file.severity(),
-                                file.severity().value(),
-                                0,
-                                SimpleType.STRING,
-                                "check.severity");
-        this.line =
-                file.line() == null
-                        ? null
-                        : program(
-                                file.line(), file.line().value(), 0, SimpleType.DYN, "check.line");
-        this.remediation = file.remediation() == null ? null : Template.of(file.remediation());
-        this.kubeKinds = kubeKinds(file, over);
+        List<Compiled> cs = new ArrayList<>();
+        Set<String> kinds = new TreeSet<>();
+        for (RuleFile.Check c : file.checks()) {
+            Views.Over over = Views.over(file, c);
+            String n = c.name();
+            cs.add(
+                    new Compiled(
+                            c,
+                            over,
+                            program(c.when(), c.when().value(), 0, SimpleType.BOOL, n + ".when"),
+                            Template.of(c.message()),
+                            c.key() == null ? null : Template.of(c.key()),
+                            c.severity() == null
+                                    ? null
+                                    : program(
+                                            c.severity(),
+                                            c.severity().value(),
+                                            0,
+                                            SimpleType.STRING,
+                                            n + ".severity"),
+                            c.line() == null
+                                    ? null
+                                    : program(
+                                            c.line(),
+                                            c.line().value(),
+                                            0,
+                                            SimpleType.DYN,
+                                            n + ".line"),
+                            c.remediation() == null ? null : Template.of(c.remediation())));
+            kinds.addAll(kubeKinds(file, c, over));
+        }
+        this.checks = List.copyOf(cs);
+        this.kubeKinds = Set.copyOf(kinds);
     }
 
     /**
@@ -133,6 +153,7 @@ public final class CelRule implements Rule {
                             .addLibraries(
                                     CelExtensions.strings(),
                                     CelExtensions.math(OPTIONS),
+                                    CelExtensions.lists(),
                                     CelExtensions.bindings())
                             .addVar("object", SimpleType.DYN)
                             .addVar("params", MapType.create(SimpleType.STRING, SimpleType.DYN))
@@ -149,7 +170,10 @@ public final class CelRule implements Rule {
             r =
                     CelRuntimeFactory.standardCelRuntimeBuilder()
                             .setOptions(OPTIONS)
-                            .addLibraries(CelExtensions.strings(), CelExtensions.math(OPTIONS))
+                            .addLibraries(
+                                    CelExtensions.strings(),
+                                    CelExtensions.math(OPTIONS),
+                                    CelExtensions.lists())
                             .addFunctionBindings(Functions.bindings())
                             .build();
             runtime = r;
@@ -225,7 +249,7 @@ public final class CelRule implements Rule {
     /**
      * The kinds the live collector must list for this rule: its own, and what its functions read.
      */
-    private static Set<String> kubeKinds(RuleFile f, Views.Over over) {
+    private static Set<String> kubeKinds(RuleFile f, RuleFile.Check c, Views.Over over) {
         if (f.metadata().source() != SourceKind.KUBERNETES) {
             return Set.of();
         }
@@ -233,7 +257,7 @@ public final class CelRule implements Rule {
         StringBuilder all = new StringBuilder();
         for (RuleFile.Text t :
                 new RuleFile.Text[] {
-                    f.when(), f.message(), f.key(), f.severity(), f.line(), f.remediation()
+                    c.when(), c.message(), c.key(), c.severity(), c.line(), c.remediation()
                 }) {
             if (t != null) {
                 all.append(t.value()).append('\n');
@@ -276,20 +300,22 @@ public final class CelRule implements Rule {
         int moreNotes = 0;
         Functions.Context previous = Functions.CURRENT.get();
         try {
-            for (Views.Item item : over.items(snapshot)) {
-                Functions.CURRENT.set(new Functions.Context(snapshot, item.config()));
-                Map<String, Object> vars = Map.of("object", item.value(), "params", params);
-                try {
-                    Finding f = judge(item, vars, ctx, limit);
-                    if (f != null) {
-                        out.add(f);
-                    }
-                } catch (Failure e) {
-                    if (notes < MAX_NOTES) {
-                        ctx.notChecked(item.label(), e.getMessage());
-                        notes++;
-                    } else {
-                        moreNotes++;
+            for (Compiled c : checks) {
+                for (Views.Item item : c.over().items(snapshot)) {
+                    Functions.CURRENT.set(new Functions.Context(snapshot, item.config()));
+                    Map<String, Object> vars = Map.of("object", item.value(), "params", params);
+                    try {
+                        Finding f = judge(c, item, vars, ctx, limit);
+                        if (f != null) {
+                            out.add(f);
+                        }
+                    } catch (Failure e) {
+                        if (notes < MAX_NOTES) {
+                            ctx.notChecked(item.label(), e.getMessage());
+                            notes++;
+                        } else {
+                            moreNotes++;
+                        }
                     }
                 }
             }
@@ -305,7 +331,35 @@ public final class CelRule implements Rule {
                     moreNotes + " more object(s)",
                     "its expressions failed on them too (the first " + MAX_NOTES + " are listed)");
         }
-        return over.scoped(snapshot, out);
+        return checks.get(0).over().scoped(snapshot, dedupe(out));
+    }
+
+    /**
+     * One finding per object and message: an object seen several times (a HAProxy frontend on each
+     * path through undecided .if blocks) that gives the same finding gives it once, at its worst
+     * severity, as the built-in rules do.
+     */
+    private static List<Finding> dedupe(List<Finding> found) {
+        Map<List<Object>, Finding> out = new LinkedHashMap<>();
+        for (Finding f : found) {
+            Location l = f.location();
+            List<Object> k =
+                    Arrays.asList(
+                            l.file(),
+                            l.line(),
+                            l.kind(),
+                            l.namespace(),
+                            l.name(),
+                            l.key(),
+                            l.arn(),
+                            l.region(),
+                            f.message());
+            Finding prev = out.get(k);
+            if (prev == null || f.severity().compareTo(prev.severity()) > 0) {
+                out.put(k, f);
+            }
+        }
+        return List.copyOf(out.values());
     }
 
     private static long limit(RuleContext ctx) {
@@ -320,36 +374,41 @@ public final class CelRule implements Rule {
         }
     }
 
-    private Finding judge(Views.Item item, Map<String, Object> vars, RuleContext ctx, long limit) {
-        Object fires = eval(when, vars, limit, "check.when");
+    private static Finding judge(
+            Compiled c, Views.Item item, Map<String, Object> vars, RuleContext ctx, long limit) {
+        String n = c.check().name();
+        Object fires = eval(c.when(), vars, limit, n + ".when");
         if (!(fires instanceof Boolean b)) {
-            throw new Failure("check.when gave " + Template.text(fires) + ", not true or false");
+            throw new Failure(n + ".when gave " + Template.text(fires) + ", not true or false");
         }
         if (!b) {
             return null;
         }
         Location loc = item.location();
-        if (line != null) {
-            Object n = eval(line, vars, limit, "check.line");
-            if (n instanceof Long l) {
+        if (c.line() != null) {
+            Object ln = eval(c.line(), vars, limit, n + ".line");
+            if (ln instanceof Long l) {
                 loc = item.at(Math.toIntExact(l));
-            } else if (n != null) {
-                throw new Failure("check.line gave " + Template.text(n) + ", not a line number");
+            } else if (ln != null) {
+                throw new Failure(n + ".line gave " + Template.text(ln) + ", not a line number");
             }
         }
         RuleContext.FindingBuilder f =
-                ctx.finding(loc, message.render(vars, limit))
-                        .key(key == null ? "check" : key.render(vars, limit));
-        if (severity != null) {
-            Object s = eval(severity, vars, limit, "check.severity");
+                ctx.finding(loc, c.message().render(vars, limit))
+                        .key(
+                                c.key() == null
+                                        ? c.check().defaultKey()
+                                        : c.key().render(vars, limit));
+        if (c.severity() != null) {
+            Object s = eval(c.severity(), vars, limit, n + ".severity");
             try {
                 f.severity(Severity.parse(String.valueOf(s)));
             } catch (IllegalArgumentException e) {
-                throw new Failure("check.severity gave '" + s + "': " + e.getMessage());
+                throw new Failure(n + ".severity gave '" + s + "': " + e.getMessage());
             }
         }
-        if (remediation != null) {
-            f.remediation(remediation.render(vars, limit));
+        if (c.remediation() != null) {
+            f.remediation(c.remediation().render(vars, limit));
         }
         return f.build();
     }

@@ -19,22 +19,29 @@ import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
 import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
  * One rule file of a team's own: the metadata of a built-in rule's YAML plus {@code check:} (what
  * it iterates over, the CEL condition, the message template, the key). Every text of {@code check:}
  * keeps where it is written, so a CEL error names its file:line:column.
  */
-record RuleFile(
-        String path,
-        RuleMetadata metadata,
-        List<String> over,
-        Text when,
-        Text message,
-        Text key,
-        Text severity,
-        Text line,
-        Text remediation) {
+record RuleFile(String path, RuleMetadata metadata, List<Check> checks) {
+
+    /**
+     * One check of the rule ({@code check:}, or each of a list of them): {@code name} as messages
+     * say it ("check", "check[1]"), {@code defaultKey} the finding's key when it gives none.
+     */
+    record Check(
+            String name,
+            String defaultKey,
+            List<String> over,
+            Text when,
+            Text message,
+            Text key,
+            Text severity,
+            Text line,
+            Text remediation) {}
 
     static final Set<String> CHECK_KEYS =
             Set.of("for", "when", "message", "key", "severity", "line", "remediation");
@@ -74,19 +81,47 @@ record RuleFile(
         } catch (CatalogException e) {
             throw new InputException(e.getMessage());
         }
-        if (!(check instanceof Map<?, ?> c)) {
+        Node checkNode = childNode(root, "check");
+        String[] lines = yamlText.split("\n", -1);
+        List<Check> checks = new ArrayList<>();
+        if (check instanceof Map<?, ?> c) {
+            checks.add(check(path, "check", c, checkNode, lines, "check"));
+        } else if (check instanceof List<?> l && !l.isEmpty()) {
+            List<Node> nodes = checkNode instanceof SequenceNode sn ? sn.getValue() : List.of();
+            for (int i = 0; i < l.size(); i++) {
+                String name = "check[" + i + "]";
+                if (!(l.get(i) instanceof Map<?, ?> c)) {
+                    throw new InputException(path + ": " + name + " is not a mapping");
+                }
+                checks.add(
+                        check(
+                                path,
+                                name,
+                                c,
+                                i < nodes.size() ? nodes.get(i) : null,
+                                lines,
+                                "check " + (i + 1)));
+            }
+        } else {
             throw new InputException(
                     path
                             + ": no 'check:' (a mapping of for, when, message and optionally key,"
-                            + " severity, line, remediation)");
+                            + " severity, line, remediation; or a list of them)");
         }
+        return new RuleFile(path, meta, List.copyOf(checks));
+    }
+
+    private static Check check(
+            String path, String name, Map<?, ?> c, Node node, String[] lines, String defaultKey) {
         for (Object k : c.keySet()) {
             if (!CHECK_KEYS.contains(String.valueOf(k))) {
                 throw new InputException(
                         path
                                 + ":"
-                                + line(root, "check", String.valueOf(k))
-                                + ": unknown key check."
+                                + line(node, String.valueOf(k))
+                                + ": unknown key "
+                                + name
+                                + "."
                                 + k
                                 + " (expected "
                                 + new TreeSet<>(CHECK_KEYS)
@@ -101,21 +136,19 @@ record RuleFile(
             over.add(String.valueOf(f));
         }
         if (over.isEmpty()) {
-            throw new InputException(path + ": check.for is missing (what the rule looks at)");
+            throw new InputException(
+                    path + ": " + name + ".for is missing (what the rule looks at)");
         }
-        String[] lines = yamlText.split("\n", -1);
-        Text when = text(root, lines, path, "when", true);
-        Text message = text(root, lines, path, "message", true);
-        return new RuleFile(
-                path,
-                meta,
+        return new Check(
+                name,
+                defaultKey,
                 List.copyOf(over),
-                when,
-                message,
-                text(root, lines, path, "key", false),
-                text(root, lines, path, "severity", false),
-                text(root, lines, path, "line", false),
-                text(root, lines, path, "remediation", false));
+                text(node, lines, path, name, "when", true),
+                text(node, lines, path, name, "message", true),
+                text(node, lines, path, name, "key", false),
+                text(node, lines, path, name, "severity", false),
+                text(node, lines, path, name, "line", false),
+                text(node, lines, path, name, "remediation", false));
     }
 
     private static String firstLine(String s) {
@@ -148,8 +181,7 @@ record RuleFile(
         return null;
     }
 
-    private static int line(Node root, String parent, String key) {
-        Node p = childNode(root, parent);
+    private static int line(Node p, String key) {
         if (p instanceof MappingNode m) {
             for (NodeTuple t : m.getValue()) {
                 if (t.getKeyNode() instanceof ScalarNode k && k.getValue().equals(key)) {
@@ -165,8 +197,12 @@ record RuleFile(
      * scalar on its line, a block scalar ({@code |} or {@code >}) line by line.
      */
     private static Text text(
-            Node root, String[] lines, String path, String name, boolean required) {
-        Node check = childNode(root, "check");
+            Node check,
+            String[] lines,
+            String path,
+            String checkName,
+            String name,
+            boolean required) {
         ScalarNode s = child(check, name);
         if (s == null) {
             if (required) {
@@ -174,7 +210,9 @@ record RuleFile(
                         path
                                 + ":"
                                 + (check == null ? 1 : check.getStartMark().getLine() + 1)
-                                + ": check."
+                                + ": "
+                                + checkName
+                                + "."
                                 + name
                                 + " is missing or not a text");
             }

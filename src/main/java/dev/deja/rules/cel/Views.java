@@ -68,33 +68,34 @@ final class Views {
                     "configs");
     static final Set<String> AWS = Set.of("loadBalancers", "networkLoadBalancers", "targetGroups");
 
-    static Over over(RuleFile f) {
-        List<String> what = f.over();
+    static Over over(RuleFile f, RuleFile.Check c) {
         return switch (f.metadata().source()) {
             case HAPROXY -> {
-                String w = single(f, HAPROXY);
+                String w = single(f, c, HAPROXY);
                 yield s -> haproxy(s, w);
             }
             case AWS -> {
-                String w = single(f, AWS);
+                String w = single(f, c, AWS);
                 yield s -> aws(s, w);
             }
-            case KUBERNETES -> kube(f, what);
+            case KUBERNETES -> kube(f, c);
         };
     }
 
-    private static String single(RuleFile f, Set<String> allowed) {
-        if (f.over().size() != 1 || !allowed.contains(f.over().get(0))) {
+    private static String single(RuleFile f, RuleFile.Check c, Set<String> allowed) {
+        if (c.over().size() != 1 || !allowed.contains(c.over().get(0))) {
             throw new InputException(
                     f.path()
-                            + ": check.for of a "
+                            + ": "
+                            + c.name()
+                            + ".for of a "
                             + f.metadata().source().id()
                             + " rule is one of "
                             + new TreeSet<>(allowed)
                             + ", not "
-                            + String.join(", ", f.over()));
+                            + String.join(", ", c.over()));
         }
-        return f.over().get(0);
+        return c.over().get(0);
     }
 
     private static List<Item> haproxy(Snapshot s, String what) {
@@ -171,12 +172,15 @@ final class Views {
         return out;
     }
 
-    private static Over kube(RuleFile f, List<String> kinds) {
+    private static Over kube(RuleFile f, RuleFile.Check c) {
+        List<String> kinds = c.over();
         for (String k : kinds) {
             if (k.isEmpty() || !Character.isUpperCase(k.charAt(0))) {
                 throw new InputException(
                         f.path()
-                                + ": check.for of a kubernetes rule lists kinds as the API names"
+                                + ": "
+                                + c.name()
+                                + ".for of a kubernetes rule lists kinds as the API names"
                                 + " them (Deployment, Service, ...), not '"
                                 + k
                                 + "'");
