@@ -23,9 +23,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -233,9 +230,7 @@ public final class RulesTestCommand implements Callable<Integer> {
         }
         Path expect = input.resolveSibling("expect.yaml");
         if (Files.isRegularFile(expect)) {
-            Object doc =
-                    new Yaml(new SafeConstructor(new LoaderOptions()))
-                            .load(Files.readString(expect));
+            Object doc = ExpectFile.load(Files.readString(expect));
             Object entries =
                     doc instanceof Map<?, ?> m ? m.get(input.getFileName().toString()) : null;
             if (entries instanceof List<?> l) {
