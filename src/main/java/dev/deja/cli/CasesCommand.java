@@ -6,11 +6,15 @@ import dev.deja.engine.InputException;
 import dev.deja.report.JsonText;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -25,6 +29,12 @@ import tools.jackson.databind.node.ObjectNode;
 public final class CasesCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
+    @Option(
+            names = "--rules-dir",
+            paramLabel = "DIR",
+            description = "Also know your own rules and cases of this folder")
+    List<Path> rulesDirs = new ArrayList<>();
+
     @CommandLine.Option(
             names = "--format",
             defaultValue = "text",
@@ -36,7 +46,7 @@ public final class CasesCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Catalog catalog = Catalog.packaged();
+        Catalog catalog = RulesCommand.catalog(rulesDirs);
         PrintWriter out = spec.commandLine().getOut();
         String f = format.toLowerCase(Locale.ROOT);
         if (f.equals("json")) {

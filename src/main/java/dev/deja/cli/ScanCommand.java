@@ -117,6 +117,16 @@ public final class ScanCommand implements Callable<Integer> {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
         Catalog catalog = Catalog.packaged();
+        // a team's own rules (--rules-dir, else deja.yaml's rulesDirs): compiled before deja.yaml
+        // is read, so that it may tune and enable them like built-in ones
+        List<Path> ruleDirs =
+                rules.rulesDirs.isEmpty() ? config.rulesDirs(io.err()) : rules.rulesDirs;
+        List<Rule> userRules = List.of();
+        if (!ruleDirs.isEmpty()) {
+            var loaded = UserRuleLoader.load(catalog, ruleDirs);
+            catalog = loaded.catalog();
+            userRules = loaded.rules();
+        }
         ConfigFile configFile = config.load(catalog, io.err());
         if (configFile != null) {
             configFile.applyTo(
@@ -131,7 +141,7 @@ public final class ScanCommand implements Callable<Integer> {
             fail = out.failSeverity();
             files.check();
             kube.check();
-            selected = rules.select(catalog);
+            selected = rules.select(catalog, userRules);
             live.check();
             aws.check();
             fleet.check();

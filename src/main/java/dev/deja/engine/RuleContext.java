@@ -19,6 +19,7 @@ public final class RuleContext {
      */
     private final Map<String, Integer> intParameters = new ConcurrentHashMap<>();
     private volatile List<String> nonDefault;
+    private final List<Coverage.Entry> coverageNotes = new ArrayList<>();
 
     public RuleContext(RuleMetadata meta, Settings settings) {
         this.meta = meta;
@@ -102,6 +103,29 @@ public final class RuleContext {
         }
         nonDefault = List.copyOf(out);
         return nonDefault;
+    }
+
+    /**
+     * Records that this rule could not judge one object (a user rule whose expression failed on
+     * it): the scan goes on and the report's coverage names the rule, the object and why.
+     */
+    public void notChecked(String object, String why) {
+        synchronized (coverageNotes) {
+            coverageNotes.add(
+                    new Coverage.Entry(
+                            meta.source().id(),
+                            "rule " + meta.id() + " on " + object,
+                            Coverage.Status.NOTE,
+                            "not checked: " + why,
+                            -1));
+        }
+    }
+
+    /** What {@link #notChecked} recorded. */
+    public List<Coverage.Entry> notChecked() {
+        synchronized (coverageNotes) {
+            return List.copyOf(coverageNotes);
+        }
     }
 
     /** Starts a finding with the rule's default severity, cases and remediation. */

@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.Set;
 
 /** Caveats and locations shared by the HAProxy rules. */
-final class Notes {
+public final class Notes {
     private Notes() {}
 
     /** Notes for a finding that relied on a section and some directives (nulls ignored). */
@@ -192,14 +192,14 @@ final class Notes {
     /**
      * The section header; unnamed sections (global, anonymous defaults) are named by their kind.
      */
-    static Location at(Section s) {
+    public static Location at(Section s) {
         return s.name() == null
                 ? Location.section(s.file(), s.line(), null, s.kind())
                 : Location.section(s.file(), s.line(), s.kind(), s.name());
     }
 
     /** A directive of the section. */
-    static Location at(Section s, Directive d) {
+    public static Location at(Section s, Directive d) {
         return s.name() == null
                 ? Location.section(d.file(), d.line(), null, s.kind())
                 : Location.section(d.file(), d.line(), s.kind(), s.name());

@@ -74,7 +74,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
      * The fewest replicas the workload may run (HPA minReplicas, else replicas); null for a
      * DaemonSet.
      */
-    static Integer floor(KubeInventory inv, Workload w) {
+    public static Integer floor(KubeInventory inv, Workload w) {
         if ("DaemonSet".equals(w.kind())) {
             return null;
         }
