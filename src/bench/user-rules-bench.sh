@@ -139,7 +139,7 @@ if [ ! -s "$cp_file" ]; then
   mvn -B -q -o "$plugin" -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test \
     || mvn -B -q "$plugin" -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test
 fi
-java -Xmx3g -cp "target/test-classes:target/classes:$(cat "$cp_file")" dev.deja.kube.KubeBench \
+java -Xmx3g -cp "target/test-classes:target/classes:$(cat "$cp_file")" dev.deja.source.kube.KubeBench \
   --jar target/deja.jar --serve > "$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 1 600); do

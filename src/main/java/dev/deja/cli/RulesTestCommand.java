@@ -1,5 +1,6 @@
 package dev.deja.cli;
 
+import dev.deja.collect.Collector;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Coverage;
 import dev.deja.engine.Engine;
@@ -10,7 +11,6 @@ import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.rules.cel.UserRules;
-import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.UserRuleFiles;
 import java.io.IOException;

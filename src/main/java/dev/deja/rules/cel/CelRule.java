@@ -265,7 +265,7 @@ public final class CelRule implements Rule {
         }
         String text = all.toString();
         if (text.contains("isLoadBalancer(") || text.contains("loadBalancer(")) {
-            // what the load-balancer detector reads (dev.deja.rules.kube.LoadBalancers)
+            // what the load-balancer detector reads (dev.deja.model.kube.LoadBalancers)
             kinds.addAll(List.of("Deployment", "StatefulSet", "DaemonSet", "IngressClass"));
         }
         if (text.contains("pods(") || text.contains("hpaOf(")) {

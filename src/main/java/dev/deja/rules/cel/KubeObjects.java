@@ -1,18 +1,18 @@
 package dev.deja.rules.cel;
 
-import dev.deja.kube.model.ClusterRole;
-import dev.deja.kube.model.ClusterRoleBinding;
-import dev.deja.kube.model.ConfigMap;
-import dev.deja.kube.model.Hpa;
-import dev.deja.kube.model.Ingress;
-import dev.deja.kube.model.IngressClass;
-import dev.deja.kube.model.KubeInventory;
-import dev.deja.kube.model.Meta;
-import dev.deja.kube.model.NetworkPolicy;
-import dev.deja.kube.model.Pdb;
-import dev.deja.kube.model.Service;
-import dev.deja.kube.model.WebhookConfiguration;
-import dev.deja.kube.model.Workload;
+import dev.deja.model.kube.ClusterRole;
+import dev.deja.model.kube.ClusterRoleBinding;
+import dev.deja.model.kube.ConfigMap;
+import dev.deja.model.kube.Hpa;
+import dev.deja.model.kube.Ingress;
+import dev.deja.model.kube.IngressClass;
+import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.Meta;
+import dev.deja.model.kube.NetworkPolicy;
+import dev.deja.model.kube.Pdb;
+import dev.deja.model.kube.Service;
+import dev.deja.model.kube.WebhookConfiguration;
+import dev.deja.model.kube.Workload;
 import java.util.ArrayList;
 import java.util.List;
 

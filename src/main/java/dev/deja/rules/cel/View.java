@@ -1,7 +1,7 @@
 package dev.deja.rules.cel;
 
-import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.Section;
+import dev.deja.model.haproxy.HaproxyConfig;
+import dev.deja.model.haproxy.Section;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.deja.collect.Collector;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Coverage;
 import dev.deja.engine.Engine;
@@ -12,9 +13,8 @@ import dev.deja.engine.Finding;
 import dev.deja.engine.Rule;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Snapshot;
-import dev.deja.haproxy.HaproxyParseException;
+import dev.deja.model.haproxy.HaproxyParseException;
 import dev.deja.rules.RuleRegistry;
-import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.nio.file.Files;
