@@ -49,7 +49,7 @@ import picocli.CommandLine;
  *     env: {VAR: value}
  *     assumeClientRps: 300
  *   helm: {values: [PATH...], set: {KEY: VALUE}}   # for the Helm charts among the paths (--helm-values, --helm-set)
- *   cluster: {enabled, kubeconfig, context, contexts: [..], allContexts, name, namespaces: [..], selector,
+ *   cluster: {enabled, kubeconfig, context, contexts: [..], allContexts, name, namespaces: [..], allNamespaces, selector,
  *             annotationSuppressions, liveMetrics, liveMetricsTimeout}  # contexts/allContexts/name: --context (repeated), --all-contexts, --cluster-name
  *   aws: {enabled, profile, profiles: [..], roleArns: [..], externalId, regions: [..], endpoint}
  * rules:
@@ -424,6 +424,7 @@ public final class ConfigFile {
                             "allContexts",
                             "name",
                             "namespaces",
+                            "allNamespaces",
                             "selector",
                             "annotationSuppressions",
                             "liveMetrics",
@@ -443,6 +444,7 @@ public final class ConfigFile {
             if (k.containsKey("namespaces")) {
                 add("--namespace", strings(k.get("namespaces")));
             }
+            put("--all-namespaces", bool(k.get("allNamespaces")));
             put("--selector", str(k.get("selector")));
             Boolean annotations = bool(k.get("annotationSuppressions"));
             put("--no-annotation-suppressions", annotations == null ? null : !annotations);

@@ -61,6 +61,13 @@ public final class TableReporter implements Reporter {
             }
         }
         w.write(TextReporter.summary(r) + "\n");
+        String scanned = ScanNotes.scanned(report);
+        if (scanned != null) {
+            w.write("scanned " + ControlChars.asHex(scanned) + "\n");
+        }
+        for (var e : r.expired()) {
+            w.write("warning: " + ControlChars.asHex(ScanNotes.expired(e)) + "\n");
+        }
         r.coverage()
                 .notChecked()
                 .forEach(

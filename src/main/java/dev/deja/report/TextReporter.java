@@ -177,6 +177,9 @@ public final class TextReporter implements Reporter {
                             + " and no longer applies\n");
         }
         w.write(summary(r) + "\n");
+        if (ScanNotes.scanned(report) != null) { // which cluster: nobody reports on the wrong one
+            w.write("Scanned " + ScanNotes.scanned(report) + "\n");
+        }
         if (report.fleet() != null) {
             fleet(w, report.fleet(), c);
         } else if (fleet) {
