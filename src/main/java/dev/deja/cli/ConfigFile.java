@@ -1,6 +1,7 @@
 package dev.deja.cli;
 
 import dev.deja.engine.Catalog;
+import dev.deja.engine.DidYouMean;
 import dev.deja.engine.InputException;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.RuleMetadata;
@@ -830,7 +831,13 @@ public final class ConfigFile {
     private String ruleId(Node n, Catalog catalog) {
         String id = scalar(n);
         if (catalog.rule(id).isEmpty()) {
-            throw error(n, "unknown rule '" + id + "' (see 'deja rules')");
+            throw error(
+                    n,
+                    "unknown rule '"
+                            + id
+                            + "'"
+                            + DidYouMean.hint(id, RuleOptions.ruleIds(catalog))
+                            + "; see 'deja rules'");
         }
         return catalog.canonicalRuleId(id);
     }
