@@ -13,4 +13,4 @@ cp=target/bench-classpath.txt
 if [ ! -f "$cp" ] || [ pom.xml -nt "$cp" ]; then
   mvn -B -q -o dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$cp" >&2
 fi
-exec java -cp "target/test-classes:target/classes:$(cat "$cp")" dev.deja.aws.AwsBench "${1:-500}" "${2:-20}" "${3:-2}" $mode
+exec java -cp "target/test-classes:target/classes:$(cat "$cp")" dev.deja.source.aws.AwsBench "${1:-500}" "${2:-20}" "${3:-2}" $mode

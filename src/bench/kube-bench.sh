@@ -20,4 +20,4 @@ if [ ! -s "$cp_file" ]; then
   mvn -B -q -o "$plugin" -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test \
     || mvn -B -q "$plugin" -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test
 fi
-exec java -Xmx3g -cp "target/test-classes:target/classes:$(cat "$cp_file")" dev.deja.kube.KubeBench --jar target/deja.jar "$@"
+exec java -Xmx3g -cp "target/test-classes:target/classes:$(cat "$cp_file")" dev.deja.source.kube.KubeBench --jar target/deja.jar "$@"

@@ -56,5 +56,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- if .Values.pushgateway.url -}}
 {{- $_ := set $cfg "pushgateway" .Values.pushgateway.url -}}
 {{- end -}}
+{{- if .Values.customRules.configMap -}}
+{{- $_ := set $cfg "rulesDirs" (list "/etc/deja-rules") -}}
+{{- end -}}
 {{- toYaml $cfg -}}
 {{- end -}}

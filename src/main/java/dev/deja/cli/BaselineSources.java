@@ -2,8 +2,8 @@ package dev.deja.cli;
 
 import dev.deja.engine.InputException;
 import dev.deja.report.Baseline;
-import dev.deja.report.BaselineSource;
-import dev.deja.source.Inputs;
+import dev.deja.report.sink.BaselineSource;
+import dev.deja.source.InputFiles;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -16,12 +16,12 @@ import java.util.Optional;
  * Kubernetes source) {@code configmap:NAMESPACE/NAME}.
  *
  * <p>Extension point: {@code configmap:NS/NAME} is served by a class named {@value
- * #CONFIGMAP_SOURCE} implementing {@link dev.deja.report.BaselineSource}, with a public constructor
- * {@code (String namespace, String name, ScanRequest request)} (the request carries
+ * #CONFIGMAP_SOURCE} implementing {@link dev.deja.report.sink.BaselineSource}, with a public
+ * constructor {@code (String namespace, String name, ScanRequest request)} (the request carries
  * --kubeconfig/--context). It is loaded by name, so this class never touches Fabric8.
  */
 public final class BaselineSources {
-    static final String CONFIGMAP_SOURCE = "dev.deja.kube.ConfigMapBaselineSource";
+    static final String CONFIGMAP_SOURCE = "dev.deja.report.sink.ConfigMapBaselineSource";
 
     private BaselineSources() {}
 
@@ -86,7 +86,7 @@ public final class BaselineSources {
         @Override
         public Optional<String> read() throws IOException {
             try {
-                return Optional.of(Inputs.readText(file));
+                return Optional.of(InputFiles.readText(file));
             } catch (NoSuchFileException e) {
                 return Optional.empty();
             }

@@ -6,11 +6,15 @@ import dev.deja.engine.InputException;
 import dev.deja.report.JsonText;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -25,17 +29,24 @@ import tools.jackson.databind.node.ObjectNode;
 public final class CasesCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
+    @Option(
+            names = "--rules-dir",
+            paramLabel = "DIR",
+            description = "Also know your own rules and cases of this folder")
+    List<Path> rulesDirs = new ArrayList<>();
+
     @CommandLine.Option(
             names = "--format",
             defaultValue = "text",
-            paramLabel = "text|json",
+            paramLabel = "text|json|markdown",
             description =
-                    "Output format (default: ${DEFAULT-VALUE}); json: an array, like 'deja rules --format json'")
+                    "Output format (default: ${DEFAULT-VALUE}); json: an array, like 'deja rules --format json';"
+                            + " markdown: the cases list, docs/cases.md")
     String format;
 
     @Override
     public Integer call() {
-        Catalog catalog = Catalog.packaged();
+        Catalog catalog = RulesCommand.catalog(rulesDirs);
         PrintWriter out = spec.commandLine().getOut();
         String f = format.toLowerCase(Locale.ROOT);
         if (f.equals("json")) {
@@ -56,8 +67,14 @@ public final class CasesCommand implements Callable<Integer> {
             out.flush();
             return ExitCodes.OK;
         }
+        if (f.equals("markdown")) {
+            out.print(RuleDocs.cases(catalog));
+            out.flush();
+            return ExitCodes.OK;
+        }
         if (!f.equals("text")) {
-            throw new InputException("--format: expected text or json, not '" + format + "'");
+            throw new InputException(
+                    "--format: expected text, json or markdown, not '" + format + "'");
         }
         int dw = catalog.cases().stream().mapToInt(c -> c.date().length()).max().orElse(10);
         int ow = catalog.cases().stream().mapToInt(c -> c.organisation().length()).max().orElse(10);

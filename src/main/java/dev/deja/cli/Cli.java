@@ -3,6 +3,7 @@ package dev.deja.cli;
 import dev.deja.engine.CatalogException;
 import dev.deja.engine.DidYouMean;
 import dev.deja.engine.InputException;
+import dev.deja.progress.StatusLine;
 import dev.deja.report.TextReporter;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -21,21 +22,41 @@ import picocli.CommandLine;
 public final class Cli {
     private Cli() {}
 
-    /** Streams and environment a command runs with. */
+    /**
+     * Streams and environment a command runs with.
+     *
+     * @param tty stdin and stdout are a terminal (colour, the terminal's width)
+     * @param status stderr's status line when stderr is a terminal (progress of long work,
+     *     rewritten in place), else null: {@code err} writes through it
+     */
     public record Io(
             PrintWriter out,
             PrintWriter err,
             InputStream in,
             Map<String, String> env,
-            boolean tty) {
+            boolean tty,
+            StatusLine status) {
+        /** Without a status line (stderr is not a terminal). */
+        public Io(
+                PrintWriter out,
+                PrintWriter err,
+                InputStream in,
+                Map<String, String> env,
+                boolean tty) {
+            this(out, err, in, env, tty, null);
+        }
+
         public static Io system() {
             // the platform's encoding, as System.out and System.err themselves use on Java 17
+            PrintWriter err = new PrintWriter(System.err, true, Charset.defaultCharset());
+            StatusLine status = StatusLine.stderrIsTerminal() ? new StatusLine(err) : null;
             return new Io(
                     new PrintWriter(System.out, false, Charset.defaultCharset()),
-                    new PrintWriter(System.err, true, Charset.defaultCharset()),
+                    status == null ? err : new PrintWriter(status, true),
                     System.in,
                     System.getenv(),
-                    System.console() != null && System.getenv("NO_COLOR") == null);
+                    System.console() != null,
+                    status);
         }
     }
 
@@ -72,7 +93,7 @@ public final class Cli {
      */
     static Io printableErr(Io io) {
         PrintWriter err = new PrintWriter(new TextReporter.Printable(io.err(), false), true);
-        return new Io(io.out(), err, io.in(), io.env(), io.tty());
+        return new Io(io.out(), err, io.in(), io.env(), io.tty(), io.status());
     }
 
     /**

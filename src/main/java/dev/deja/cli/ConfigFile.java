@@ -7,9 +7,9 @@ import dev.deja.engine.RuleContext;
 import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Suppressions;
-import dev.deja.report.ReportStore;
 import dev.deja.report.Reporters;
-import dev.deja.source.Inputs;
+import dev.deja.report.sink.ReportStore;
+import dev.deja.source.InputFiles;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.NoSuchFileException;
@@ -227,7 +227,7 @@ public final class ConfigFile {
     public static ConfigFile load(Path file, Catalog catalog) {
         String text;
         try {
-            text = Inputs.readText(file);
+            text = InputFiles.readText(file);
         } catch (NoSuchFileException e) {
             throw new InputException(file + ": config file not found");
         } catch (IOException e) {
@@ -278,6 +278,7 @@ public final class ConfigFile {
                         "the top level",
                         "sources",
                         "rules",
+                        "rulesDirs",
                         "failOn",
                         "allowPartial",
                         "suppressions",
@@ -293,6 +294,9 @@ public final class ConfigFile {
         }
         if (top.containsKey("rules")) {
             c.rules(top.get("rules"), catalog);
+        }
+        if (top.containsKey("rulesDirs")) {
+            c.add("--rules-dir", c.strings(top.get("rulesDirs")).stream().map(c::resolve).toList());
         }
         c.put("--fail-on", c.severityOrNone(top.get("failOn")));
         c.put("--allow-partial", c.bool(top.get("allowPartial")));
@@ -744,6 +748,27 @@ public final class ConfigFile {
             return null;
         }
         return "none".equalsIgnoreCase(scalar(n)) ? "none" : severity(n).id();
+    }
+
+    /**
+     * {@code rulesDirs:} of a config file, relative to its folder; an unreadable file or another
+     * shape gives none here (reading the whole file then says what is wrong).
+     */
+    static List<Path> rulesDirs(Path file) {
+        try {
+            Object doc =
+                    new org.yaml.snakeyaml.Yaml(
+                                    new org.yaml.snakeyaml.constructor.SafeConstructor(
+                                            new org.yaml.snakeyaml.LoaderOptions()))
+                            .load(java.nio.file.Files.readString(file));
+            if (doc instanceof Map<?, ?> m && m.get("rulesDirs") instanceof List<?> l) {
+                Path dir = file.toAbsolutePath().getParent();
+                return l.stream().map(x -> dir.resolve(String.valueOf(x)).normalize()).toList();
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return List.of();
+        }
+        return List.of();
     }
 
     private Path path(Node n) {

@@ -47,6 +47,15 @@ final class ConfigOptions {
     }
 
     /**
+     * The rule folders the config file names ({@code rulesDirs:}), read before the rest of it (its
+     * rules: section may tune those rules); none without a config file.
+     */
+    List<Path> rulesDirs(PrintWriter err) {
+        Path p = config != null ? config : discoverConfig(Path.of("").toAbsolutePath());
+        return p == null ? List.of() : ConfigFile.rulesDirs(p);
+    }
+
+    /**
      * {@code .deja.yaml} or {@code deja.yaml} in {@code cwd}, else in its parents up to the
      * repository root (the first folder with a {@code .git}); outside a repository only {@code cwd}
      * is looked at. Relative to {@code cwd} ("deja.yaml", "../.deja.yaml"), or null.

@@ -2,10 +2,10 @@ package dev.deja.cli;
 
 import dev.deja.engine.InputException;
 import dev.deja.engine.Suppressions;
-import dev.deja.notify.Delivery;
-import dev.deja.notify.Notifier;
-import dev.deja.notify.Pushgateway;
 import dev.deja.report.Report;
+import dev.deja.report.sink.Delivery;
+import dev.deja.report.sink.Notifier;
+import dev.deja.report.sink.Pushgateway;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;

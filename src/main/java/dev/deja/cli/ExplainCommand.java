@@ -6,12 +6,14 @@ import dev.deja.engine.DidYouMean;
 import dev.deja.engine.InputException;
 import dev.deja.engine.RuleMetadata;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -27,6 +29,12 @@ import picocli.CommandLine.Spec;
 public final class ExplainCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
+    @Option(
+            names = "--rules-dir",
+            paramLabel = "DIR",
+            description = "Also know your own rules and cases of this folder")
+    List<Path> rulesDirs = new ArrayList<>();
+
     @Parameters(
             paramLabel = "ID",
             description = "A rule id (haproxy-tarpit-holds-slots) or a case id (IL-0264)")
@@ -34,7 +42,7 @@ public final class ExplainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Catalog catalog = Catalog.packaged();
+        Catalog catalog = RulesCommand.catalog(rulesDirs);
         PrintWriter out = spec.commandLine().getOut();
         CaseInfo c = catalog.caseInfo(id.toUpperCase(Locale.ROOT)).orElse(null);
         if (c != null) {
@@ -73,6 +81,7 @@ public final class ExplainCommand implements Callable<Integer> {
         out.println(c.id() + "  " + c.title());
         out.println(
                 c.organisation() + ", " + c.date() + "   [" + String.join(", ", c.tags()) + "]");
+        catalog.origin(c.id()).ifPresent(f -> out.println("from " + f + " (a case of your own)"));
         out.println();
         out.println(wrap(c.summary(), ""));
         if (!c.numbers().isEmpty()) {
@@ -116,6 +125,7 @@ public final class ExplainCommand implements Callable<Integer> {
         if (!r.aliases().isEmpty()) {
             out.println("formerly: " + String.join(", ", r.aliases()));
         }
+        catalog.origin(r.id()).ifPresent(f -> out.println("from " + f + " (a rule of your own)"));
         out.println();
         out.println("What it checks:");
         out.println(wrap(r.description(), "  "));

@@ -1,6 +1,6 @@
 package dev.deja.cli;
 
-import dev.deja.aws.model.AwsInventory;
+import dev.deja.collect.Collector;
 import dev.deja.engine.Coverage;
 import dev.deja.engine.Finding;
 import dev.deja.engine.Futures;
@@ -10,9 +10,9 @@ import dev.deja.engine.ScanResult;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.Suppressions;
 import dev.deja.engine.Target;
-import dev.deja.kube.model.KubeInventory;
+import dev.deja.model.aws.AwsInventory;
+import dev.deja.model.kube.KubeInventory;
 import dev.deja.rules.CrossLinks;
-import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.ScanTrace;
 import java.io.PrintWriter;
@@ -115,8 +115,7 @@ final class FleetScan {
             files.snapshotOut = snapshotPath(base, specs, "files");
             Snapshot s = Collector.collect(files.build(), new ScanTrace()); // no target
             ScanResult r = judge.apply(s);
-            if (s.hasPart("dev.deja.aws.model.AwsInventory")
-                    && s.hasPart("dev.deja.kube.model.KubeInventory")) {
+            if (s.has(AwsInventory.class) && s.has(KubeInventory.class)) {
                 r = r.withFindings(CrossLinks.apply(s, r.findings()));
             }
             parts.add(new Part(r, null, null, selectedBy.apply(s), null, null));

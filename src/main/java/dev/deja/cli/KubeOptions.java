@@ -1,9 +1,9 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
-import dev.deja.kube.KubeClients;
-import dev.deja.kube.model.KubeScope;
+import dev.deja.model.kube.KubeScope;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.kube.KubeClients;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,11 +1,11 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
-import dev.deja.haproxy.HaproxyRuntimeSource;
-import dev.deja.haproxy.Times;
-import dev.deja.prometheus.PrometheusClient;
+import dev.deja.model.haproxy.Times;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.TrustedCa;
+import dev.deja.source.haproxy.HaproxyRuntimeSource;
+import dev.deja.source.prometheus.PrometheusClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
-import dev.deja.kube.KubeconfigRefs;
+import dev.deja.source.kube.KubeconfigRefs;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,9 +21,9 @@ import java.util.stream.Stream;
  * given: files named, every file found in a folder given (read or listed as skipped), kubeconfig
  * files ({@code --kubeconfig}, each file of {@code KUBECONFIG}, {@code ~/.kube/config}) and, when
  * the run connects to a cluster, the files they name (certificate authority, client certificate and
- * key, token file, a plugin given by path: {@link dev.deja.kube.KubeconfigRefs}), the AWS shared
- * config, credentials and web identity token files, {@code --ignore-file}, {@code --config} and the
- * {@code --baseline} file. A match is a usage error (exit 2) naming both.
+ * key, token file, a plugin given by path: {@link dev.deja.source.kube.KubeconfigRefs}), the AWS
+ * shared config, credentials and web identity token files, {@code --ignore-file}, {@code --config}
+ * and the {@code --baseline} file. A match is a usage error (exit 2) naming both.
  */
 final class NoOverwrite {
     /** An input: what the user calls it and its real path. */

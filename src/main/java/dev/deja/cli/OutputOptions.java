@@ -2,7 +2,7 @@ package dev.deja.cli;
 
 import dev.deja.engine.InputException;
 import dev.deja.engine.Severity;
-import dev.deja.report.ReportStore;
+import dev.deja.report.sink.ReportStore;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -7,10 +7,11 @@ import dev.deja.engine.Suppressions;
 import dev.deja.engine.Target;
 import dev.deja.report.BaselineDiff;
 import dev.deja.report.Report;
-import dev.deja.report.ReportSink;
-import dev.deja.report.ReportStore;
 import dev.deja.report.Reporter;
 import dev.deja.report.Reporters;
+import dev.deja.report.TerminalReporter;
+import dev.deja.report.sink.ReportSink;
+import dev.deja.report.sink.ReportStore;
 import dev.deja.source.OpenDeadline;
 import dev.deja.source.ScanRequest;
 import java.io.BufferedWriter;
@@ -61,8 +62,15 @@ public final class Outputs {
         @Override
         public void deliver(Report report) throws IOException {
             Reporter reporter = Reporters.forName(format);
-            boolean color = primary && path == null && io.tty() && "text".equals(format);
+            boolean color =
+                    primary
+                            && path == null
+                            && io.tty()
+                            && io.env().get("NO_COLOR") == null
+                            && "text".equals(format);
             if (path == null) {
+                // text and table fit the terminal (COLUMNS, or its own width); piped: unwrapped
+                reporter = TerminalReporter.fit(reporter, TerminalWidth.of(io.env(), io.tty()));
                 Held buf = new Held();
                 reporter.write(report.withColor(color), buf);
                 buf.writeTo(io.out());
@@ -511,7 +519,7 @@ public final class Outputs {
     /** The absolute paths of the files this plan writes ("-" for stdout). */
     final Set<String> files = new LinkedHashSet<>();
 
-    static final String CONFIGMAP_SINK = "dev.deja.kube.ConfigMapReportSink";
+    static final String CONFIGMAP_SINK = "dev.deja.report.sink.ConfigMapReportSink";
 
     /**
      * {@code --report-configmap NAMESPACE/NAME}: served by {@value #CONFIGMAP_SINK} (constructor

@@ -1,13 +1,15 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
-import dev.deja.haproxy.Times;
+import dev.deja.model.haproxy.Times;
+import dev.deja.progress.Phases;
 import dev.deja.prove.ProveReport;
 import dev.deja.prove.Prover;
 import dev.deja.report.JsonText;
-import dev.deja.source.Inputs;
+import dev.deja.source.InputFiles;
 import dev.deja.source.OpenDeadline;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -171,7 +173,17 @@ public final class ProveCommand implements Callable<Integer> {
                         opts.haproxy(),
                         legitGiven);
         String text = read(config);
-        ProveReport report = Prover.prove(config.toString(), text, opts, io.env(), io.err());
+        ProveReport report;
+        if (io.status() == null) {
+            // piped or in a CI log: a line per phase
+            report = Prover.prove(config.toString(), text, opts, io.env(), io.err());
+        } else {
+            // on a terminal: the phase in place, with its seconds (a proof takes tens of them)
+            try (Phases phases = new Phases(io.status());
+                    PrintWriter progress = new PrintWriter(phases, true)) {
+                report = Prover.prove(config.toString(), text, opts, io.env(), progress);
+            }
+        }
         String out =
                 switch (fmt) {
                     case "json" -> {
@@ -246,6 +258,6 @@ public final class ProveCommand implements Callable<Integer> {
      * 2).
      */
     static String read(Path p) {
-        return Inputs.read(p, p.toString()).text();
+        return InputFiles.read(p, p.toString()).text();
     }
 }

@@ -1,7 +1,7 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
-import dev.deja.kube.ConfigMapReportReader;
+import dev.deja.report.sink.ConfigMapReportReader;
 import dev.deja.source.OpenDeadline;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;

@@ -5,7 +5,7 @@ import dev.deja.engine.InputException;
 import dev.deja.engine.Severity;
 import dev.deja.report.FleetMerge;
 import dev.deja.report.Report;
-import dev.deja.report.ReportStore;
+import dev.deja.report.sink.ReportStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

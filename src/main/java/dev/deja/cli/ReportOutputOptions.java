@@ -1,8 +1,8 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
-import dev.deja.report.ReportStore;
 import dev.deja.report.Reporters;
+import dev.deja.report.sink.ReportStore;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;

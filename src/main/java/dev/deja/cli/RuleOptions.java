@@ -8,6 +8,7 @@ import dev.deja.engine.Severity;
 import dev.deja.rules.RuleRegistry;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -37,6 +38,14 @@ final class RuleOptions {
     String minSeverity;
 
     @Option(
+            names = "--rules-dir",
+            paramLabel = "DIR",
+            description =
+                    "A folder of your own rules in CEL (<id>.yaml, cases/<ID>.yaml), run next to the"
+                            + " built-in ones; repeatable (see docs/writing-rules.md)")
+    List<Path> rulesDirs = new ArrayList<>();
+
+    @Option(
             names = "--ignore-file",
             paramLabel = "FILE",
             description = "YAML list of suppressions: {rule, object, reason, expires}")
@@ -50,18 +59,29 @@ final class RuleOptions {
         }
     }
 
-    /** The rules to run; only their classes are loaded. None left is a usage error. */
-    List<Rule> select(Catalog catalog) {
+    /**
+     * The rules to run; only their classes are loaded. {@code userRules}: the team's own rules
+     * (compiled from --rules-dir), which the catalog holds too. None left is a usage error.
+     */
+    List<Rule> select(Catalog catalog, List<Rule> userRules) {
         Set<String> only = canonical(catalog, onlyRules, "--rules");
         Set<String> skip = canonical(catalog, skipRules, "--skip-rules");
         List<Rule> rules =
-                RuleRegistry.load(
-                        catalog.rules().stream()
-                                .filter(
-                                        m ->
-                                                (only.isEmpty() || only.contains(m.id()))
-                                                        && !skip.contains(m.id()))
-                                .toList());
+                new ArrayList<>(
+                        RuleRegistry.load(
+                                catalog.rules().stream()
+                                        .filter(m -> catalog.origin(m.id()).isEmpty())
+                                        .filter(
+                                                m ->
+                                                        (only.isEmpty() || only.contains(m.id()))
+                                                                && !skip.contains(m.id()))
+                                        .toList()));
+        for (Rule r : userRules) {
+            if ((only.isEmpty() || only.contains(r.id())) && !skip.contains(r.id())) {
+                rules.add(r);
+            }
+        }
+        rules.sort(Comparator.comparing(Rule::id));
         if (rules.isEmpty()) {
             throw new InputException("--rules/--skip-rules: no rule is left to run");
         }

@@ -6,6 +6,9 @@ import dev.deja.engine.RuleMetadata;
 import dev.deja.report.JsonText;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -21,20 +24,37 @@ import tools.jackson.databind.node.ObjectNode;
         name = "rules",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
-        description = "List the rules: id, severity, source, the cases they come from, and title.")
+        subcommands = RulesTestCommand.class,
+        description = {
+            "List the rules: id, severity, source, the cases they come from, and title.",
+            "'deja rules test DIR' tests your own rules (see docs/writing-rules.md)."
+        })
 public final class RulesCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Option(
+            names = "--rules-dir",
+            paramLabel = "DIR",
+            description = "Also list your own rules of this folder, with the file each comes from")
+    List<Path> rulesDirs = new ArrayList<>();
+
+    @Option(
             names = "--format",
             defaultValue = "text",
-            paramLabel = "text|json",
-            description = "Output format (default: ${DEFAULT-VALUE})")
+            paramLabel = "text|json|markdown",
+            description =
+                    "Output format (default: ${DEFAULT-VALUE}); markdown: the rules reference, docs/rules.md")
     String format;
+
+    /** The packaged catalog, with the rules and cases of these folders when any is given. */
+    static Catalog catalog(List<Path> rulesDirs) {
+        Catalog c = Catalog.packaged();
+        return rulesDirs.isEmpty() ? c : UserRuleLoader.load(c, rulesDirs).catalog();
+    }
 
     @Override
     public Integer call() {
-        Catalog catalog = Catalog.packaged();
+        Catalog catalog = catalog(rulesDirs);
         PrintWriter out = spec.commandLine().getOut();
         if ("json".equals(format)) {
             ArrayNode arr = JsonNodeFactory.instance.arrayNode();
@@ -54,10 +74,13 @@ public final class RulesCommand implements Callable<Integer> {
                     ArrayNode a = o.putArray("aliases");
                     r.aliases().forEach(a::add);
                 }
+                catalog.origin(r.id()).ifPresent(f -> o.put("origin", f));
             }
             StringWriter text = new StringWriter();
             JsonText.writePretty(arr, text);
             out.println(text);
+        } else if ("markdown".equals(format)) {
+            out.print(RuleDocs.rules(catalog));
         } else if ("text".equals(format)) {
             // a header, and every column as wide as its widest cell (a rule from two cases has
             // "IL-0495,IL-0364")
@@ -85,14 +108,15 @@ public final class RulesCommand implements Callable<Integer> {
                         r.severity().id(),
                         r.source().id(),
                         String.join(",", r.caseIds()),
-                        r.title());
+                        r.title() + catalog.origin(r.id()).map(f -> " (" + f + ")").orElse(""));
             }
             out.printf(
                     Locale.ROOT,
                     "%d rules; 'deja explain <rule-id>' tells what one checks and why.%n",
                     catalog.rules().size());
         } else {
-            throw new InputException("--format: expected text or json, not '" + format + "'");
+            throw new InputException(
+                    "--format: expected text, json or markdown, not '" + format + "'");
         }
         out.flush();
         return ExitCodes.OK;

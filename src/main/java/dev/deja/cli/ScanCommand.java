@@ -1,5 +1,6 @@
 package dev.deja.cli;
 
+import dev.deja.collect.Collector;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Engine;
 import dev.deja.engine.InputException;
@@ -11,15 +12,17 @@ import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
 import dev.deja.engine.Suppressions;
-import dev.deja.kube.model.KubeInventory;
-import dev.deja.kube.model.KubeScope;
+import dev.deja.model.aws.AwsInventory;
+import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.KubeScope;
+import dev.deja.progress.Progress;
 import dev.deja.prove.Prover;
 import dev.deja.prove.ScanProofs;
 import dev.deja.report.Baseline;
 import dev.deja.report.Report;
 import dev.deja.report.ScanNotes;
 import dev.deja.rules.CrossLinks;
-import dev.deja.source.Collector;
+import dev.deja.source.InputFiles;
 import dev.deja.source.ListDeadline;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.ScanTrace;
@@ -115,6 +118,16 @@ public final class ScanCommand implements Callable<Integer> {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
         Catalog catalog = Catalog.packaged();
+        // a team's own rules (--rules-dir, else deja.yaml's rulesDirs): compiled before deja.yaml
+        // is read, so that it may tune and enable them like built-in ones
+        List<Path> ruleDirs =
+                rules.rulesDirs.isEmpty() ? config.rulesDirs(io.err()) : rules.rulesDirs;
+        List<Rule> userRules = List.of();
+        if (!ruleDirs.isEmpty()) {
+            var loaded = UserRuleLoader.load(catalog, ruleDirs);
+            catalog = loaded.catalog();
+            userRules = loaded.rules();
+        }
         ConfigFile configFile = config.load(catalog, io.err());
         if (configFile != null) {
             configFile.applyTo(
@@ -129,7 +142,7 @@ public final class ScanCommand implements Callable<Integer> {
             fail = out.failSeverity();
             files.check();
             kube.check();
-            selected = rules.select(catalog);
+            selected = rules.select(catalog, userRules);
             live.check();
             aws.check();
             fleet.check();
@@ -159,7 +172,7 @@ public final class ScanCommand implements Callable<Integer> {
         Suppressions ignores =
                 rules.ignoreFile == null
                         ? Suppressions.NONE
-                        : Suppressions.load(rules.ignoreFile, catalog);
+                        : InputFiles.suppressions(rules.ignoreFile, catalog);
         Map<String, Severity> overrides = Map.of();
         if (configFile != null) {
             ignores = Deliveries.merge(ignores, configFile.suppressions);
@@ -195,18 +208,9 @@ public final class ScanCommand implements Callable<Integer> {
                                 selected.stream()
                                         .filter(
                                                 r ->
-                                                        !r.parts().isEmpty()
-                                                                ? r.parts().stream()
-                                                                        .anyMatch(snapshot::hasPart)
-                                                                : snapshot.hasPart(
-                                                                        switch (r.source()) {
-                                                                            case HAPROXY ->
-                                                                                    "dev.deja.haproxy.HaproxyConfigs";
-                                                                            case KUBERNETES ->
-                                                                                    "dev.deja.kube.model.KubeInventory";
-                                                                            case AWS ->
-                                                                                    "dev.deja.aws.model.AwsInventory";
-                                                                        }))
+                                                        r.parts().isEmpty()
+                                                                || r.parts().stream()
+                                                                        .anyMatch(snapshot::has))
                                         .toList(),
                                 opts);
         ScanResult result;
@@ -218,8 +222,7 @@ public final class ScanCommand implements Callable<Integer> {
             Snapshot snapshot = Collector.collect(req, trace);
             clusterRead = trace.clusterRead;
             result = judge.apply(snapshot);
-            if (snapshot.hasPart("dev.deja.aws.model.AwsInventory")
-                    && snapshot.hasPart("dev.deja.kube.model.KubeInventory")) {
+            if (snapshot.has(AwsInventory.class) && snapshot.has(KubeInventory.class)) {
                 result = result.withFindings(CrossLinks.apply(snapshot, result.findings()));
             }
             inScope = base == null ? loc -> true : selectedBy(snapshot);
@@ -236,6 +239,9 @@ public final class ScanCommand implements Callable<Integer> {
             inScope = o.selected();
             clusterRead = o.clusterRead();
             contextNamespaces = o.contextNamespaces();
+        }
+        if (io.status() != null) {
+            io.status().clear(); // what was read is done: the report follows
         }
         warnUnusedSuppressions(ignores, result, opts.today());
 
@@ -354,7 +360,7 @@ public final class ScanCommand implements Callable<Integer> {
      * scan looked at. The Kubernetes classes are touched only when the scan has that part.
      */
     private static Predicate<Location> selectedBy(Snapshot snapshot) {
-        if (!snapshot.hasPart("dev.deja.kube.model.KubeScope")) {
+        if (!snapshot.has(KubeScope.class)) {
             return loc -> true;
         }
         var scope = snapshot.part(KubeScope.class).orElseThrow();
@@ -415,6 +421,8 @@ public final class ScanCommand implements Callable<Integer> {
         req.snapshotOut = out.snapshotOut;
         req.verbose = verbose;
         req.err = io.err();
+        // on a terminal, without --verbose (its own line per scope): one line kept up to date
+        req.progress = io.status() != null && !verbose ? Progress.on(io.status()) : Progress.NONE;
         Set<String> kinds = new TreeSet<>();
         selected.forEach(r -> kinds.addAll(r.kubeKinds()));
         if (selected.stream().anyMatch(r -> r.source() == SourceKind.HAPROXY)) {

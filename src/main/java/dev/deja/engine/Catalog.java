@@ -42,14 +42,95 @@ public final class Catalog {
     private final Map<String, RuleMetadata> rules;
     private final Map<String, CaseInfo> cases;
     private final Map<String, String> aliases;
+    private final Map<String, String> origins;
 
     private Catalog(
             Map<String, RuleMetadata> rules,
             Map<String, CaseInfo> cases,
             Map<String, String> aliases) {
+        this(rules, cases, aliases, Map.of());
+    }
+
+    private Catalog(
+            Map<String, RuleMetadata> rules,
+            Map<String, CaseInfo> cases,
+            Map<String, String> aliases,
+            Map<String, String> origins) {
         this.rules = Collections.unmodifiableMap(rules);
         this.cases = Collections.unmodifiableMap(cases);
         this.aliases = Collections.unmodifiableMap(aliases);
+        this.origins = Collections.unmodifiableMap(origins);
+    }
+
+    /**
+     * This catalog with a team's own rules and cases ({@code deja scan --rules-dir}) next to the
+     * built-in ones. {@code origins} maps each added rule or case id to the file it was read from
+     * ({@link #origin}). An id that is already taken, or a rule linking a case that neither catalog
+     * has, is a {@link CatalogException} naming the file.
+     */
+    public Catalog withUserRules(
+            Collection<RuleMetadata> userRules,
+            Collection<CaseInfo> userCases,
+            Map<String, String> userOrigins) {
+        List<String> errors = new ArrayList<>();
+        Map<String, RuleMetadata> r = new TreeMap<>(rules);
+        Map<String, CaseInfo> c = new TreeMap<>(cases);
+        Map<String, String> o = new TreeMap<>(origins);
+        for (CaseInfo k : userCases) {
+            String file = userOrigins.getOrDefault(k.id(), k.id());
+            if (c.containsKey(k.id())) {
+                errors.add(
+                        file
+                                + ": case id "
+                                + k.id()
+                                + " is already taken"
+                                + (origins.containsKey(k.id())
+                                        ? " by " + origins.get(k.id())
+                                        : " by a built-in case"));
+                continue;
+            }
+            c.put(k.id(), k);
+            o.put(k.id(), file);
+        }
+        for (RuleMetadata m : userRules) {
+            String file = userOrigins.getOrDefault(m.id(), m.id());
+            if (r.containsKey(m.id()) || aliases.containsKey(m.id())) {
+                errors.add(
+                        file
+                                + ": rule id "
+                                + m.id()
+                                + " is already taken"
+                                + (o.containsKey(m.id())
+                                        ? " by " + o.get(m.id())
+                                        : " by a built-in rule (see 'deja rules')"));
+                continue;
+            }
+            for (String k : m.caseIds()) {
+                if (!c.containsKey(k)) {
+                    errors.add(
+                            file
+                                    + ": links unknown case "
+                                    + k
+                                    + " (a built-in case, see 'deja cases', or cases/"
+                                    + k
+                                    + ".yaml in its folder)");
+                }
+            }
+            r.put(m.id(), m);
+            o.put(m.id(), file);
+        }
+        if (!errors.isEmpty()) {
+            throw new CatalogException(String.join("; ", errors));
+        }
+        return new Catalog(r, c, aliases, o);
+    }
+
+    /**
+     * The file a team's own rule or case was read from; empty for a built-in one (its YAML is in
+     * the jar).
+     */
+    public Optional<String> origin(String id) {
+        return Optional.ofNullable(origins.get(id));
     }
 
     static Catalog of(Map<String, RuleMetadata> rules, Map<String, CaseInfo> cases) {
@@ -301,7 +382,53 @@ public final class Catalog {
         return out;
     }
 
+    /** A team's own case id: upper-case words and numbers joined by '-' ("ACME-0042"). */
+    public static final Pattern USER_CASE_ID = Pattern.compile("[A-Z][A-Z0-9]*(-[A-Z0-9]+)+");
+
+    /**
+     * The metadata of a team's own rule ({@code deja scan --rules-dir}), validated as a built-in
+     * rule's YAML is; its cases are under {@code cases:} (or {@code caseIds:}).
+     */
+    public static RuleMetadata userRule(Map<String, Object> doc, String display) {
+        Map<String, Object> d = new LinkedHashMap<>(doc);
+        if (d.containsKey("cases") && !d.containsKey("caseIds")) {
+            d.put("caseIds", d.remove("cases"));
+        }
+        List<String> errors = new ArrayList<>();
+        if (d.containsKey("class")) {
+            errors.add(display + ": a rule of its own has a 'check:', not a 'class:'");
+        }
+        RuleMetadata r = readRule(d, display, errors);
+        if (!errors.isEmpty()) {
+            throw new CatalogException(String.join("; ", errors));
+        }
+        return r;
+    }
+
+    /**
+     * A team's own case ({@code cases/<ID>.yaml} beside its rules): the fields of a built-in case;
+     * its id is upper-case words and numbers ({@link #USER_CASE_ID}), and {@code libraryUrl} is
+     * optional (its first link by default).
+     */
+    public static CaseInfo userCase(Map<String, Object> doc, String display) {
+        Map<String, Object> d = new LinkedHashMap<>(doc);
+        if (!d.containsKey("libraryUrl") && d.get("links") instanceof List<?> l && !l.isEmpty()) {
+            d.put("libraryUrl", String.valueOf(l.get(0)));
+        }
+        List<String> errors = new ArrayList<>();
+        CaseInfo c = readCase(d, display, errors, false);
+        if (!errors.isEmpty()) {
+            throw new CatalogException(String.join("; ", errors));
+        }
+        return c;
+    }
+
     private static CaseInfo readCase(Map<String, Object> d, String f, List<String> errors) {
+        return readCase(d, f, errors, true);
+    }
+
+    private static CaseInfo readCase(
+            Map<String, Object> d, String f, List<String> errors, boolean builtIn) {
         int before = errors.size();
         String id = str(d, "id", f, errors);
         String title = str(d, "title", f, errors);
@@ -338,10 +465,18 @@ public final class Catalog {
                 }
             }
         }
-        if (id != null && !CASE_ID.matcher(id).matches()) {
+        if (!builtIn) {
+            if (id != null && !USER_CASE_ID.matcher(id).matches()) {
+                errors.add(
+                        f
+                                + ": malformed case id '"
+                                + id
+                                + "' (upper-case words and numbers joined by '-', e.g. ACME-0042)");
+            }
+        } else if (id != null && !CASE_ID.matcher(id).matches()) {
             errors.add(f + ": malformed case id '" + id + "' (IL-NNNN)");
         }
-        if (id != null && libraryUrl != null && !libraryUrl.equals(LIBRARY_URL + id)) {
+        if (builtIn && id != null && libraryUrl != null && !libraryUrl.equals(LIBRARY_URL + id)) {
             errors.add(f + ": libraryUrl must be " + LIBRARY_URL + id);
         }
         checkLinks(links, f, errors);

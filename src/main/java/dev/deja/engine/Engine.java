@@ -38,10 +38,28 @@ public final class Engine {
      * Every rule's findings, in rule order, on threads of the engine's own (not the common
      * fork-join pool, which other libraries may block).
      */
-    private List<List<Finding>> checkAll(List<Rule> rules, Snapshot snapshot, Settings settings) {
+    private List<List<Finding>> checkAll(
+            List<Rule> rules, Snapshot snapshot, Settings settings, List<Coverage.Entry> notes) {
+        List<RuleContext> contexts = new ArrayList<>();
+        for (Rule rule : rules) {
+            contexts.add(new RuleContext(catalog.rule(rule.id()).orElseThrow(), settings));
+        }
+        try {
+            return checkAll(rules, snapshot, contexts);
+        } finally {
+            contexts.forEach(c -> notes.addAll(c.notChecked()));
+        }
+    }
+
+    private List<List<Finding>> checkAll(
+            List<Rule> rules, Snapshot snapshot, List<RuleContext> contexts) {
         int threads = Math.min(rules.size(), Runtime.getRuntime().availableProcessors());
         if (threads <= 1) {
-            return rules.stream().map(rule -> check(rule, snapshot, settings)).toList();
+            List<List<Finding>> out = new ArrayList<>();
+            for (int i = 0; i < rules.size(); i++) {
+                out.add(rules.get(i).check(snapshot, contexts.get(i)));
+            }
+            return out;
         }
         ExecutorService pool =
                 Executors.newFixedThreadPool(
@@ -53,8 +71,10 @@ public final class Engine {
                         });
         try {
             List<Future<List<Finding>>> futures = new ArrayList<>();
-            for (Rule rule : rules) {
-                futures.add(pool.submit(() -> check(rule, snapshot, settings)));
+            for (int i = 0; i < rules.size(); i++) {
+                Rule rule = rules.get(i);
+                RuleContext ctx = contexts.get(i);
+                futures.add(pool.submit(() -> rule.check(snapshot, ctx)));
             }
             List<List<Finding>> out = new ArrayList<>();
             for (Future<List<Finding>> f : futures) {
@@ -69,11 +89,6 @@ public final class Engine {
         } finally {
             pool.shutdownNow();
         }
-    }
-
-    private List<Finding> check(Rule rule, Snapshot snapshot, Settings settings) {
-        return rule.check(
-                snapshot, new RuleContext(catalog.rule(rule.id()).orElseThrow(), settings));
     }
 
     public ScanResult run(Snapshot snapshot, List<Rule> rules, Options opts) {
@@ -103,7 +118,10 @@ public final class Engine {
         rules = runnable;
         // rules are pure functions of the snapshot: they run on every core, and their findings are
         // sorted below
-        List<List<Finding>> perRule = checkAll(rules, snapshot, opts.settings());
+        // a rule that could not judge an object (a user rule's expression failed on it) says so
+        List<Coverage.Entry> notChecked = new ArrayList<>();
+        List<List<Finding>> perRule = checkAll(rules, snapshot, opts.settings(), notChecked);
+        notRun.addAll(notChecked);
         List<Finding> raw = new ArrayList<>();
         List<String> ran = new ArrayList<>();
         // a finding on a chart template's rendered output names the template's own line, or none

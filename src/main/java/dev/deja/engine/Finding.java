@@ -15,6 +15,8 @@ import java.util.List;
  * @param target the cluster or AWS account the object belongs to when the run read live targets;
  *     null for files. Not part of the {@link #fingerprint()}: the same problem in two clusters has
  *     one fingerprint, and identity in a fleet is (target, fingerprint)
+ * @param figure the finding's numbers as data for reports that draw them, or null; not part of the
+ *     fingerprint
  */
 public record Finding(
         String ruleId,
@@ -26,13 +28,40 @@ public record Finding(
         List<String> related,
         List<String> notes,
         String key,
-        Target target)
+        Target target,
+        Figure figure)
         implements Comparable<Finding> {
 
     public Finding {
         caseIds = List.copyOf(caseIds);
         related = List.copyOf(related);
         notes = List.copyOf(notes);
+    }
+
+    /** A finding without a figure. */
+    public Finding(
+            String ruleId,
+            Severity severity,
+            List<String> caseIds,
+            String message,
+            String remediation,
+            Location location,
+            List<String> related,
+            List<String> notes,
+            String key,
+            Target target) {
+        this(
+                ruleId,
+                severity,
+                caseIds,
+                message,
+                remediation,
+                location,
+                related,
+                notes,
+                key,
+                target,
+                null);
     }
 
     /** A finding without a target (files, or a run of one live target before it is stamped). */
@@ -64,22 +93,78 @@ public record Finding(
 
     public Finding withSeverity(Severity s) {
         return new Finding(
-                ruleId, s, caseIds, message, remediation, location, related, notes, key, target);
+                ruleId,
+                s,
+                caseIds,
+                message,
+                remediation,
+                location,
+                related,
+                notes,
+                key,
+                target,
+                figure);
     }
 
     public Finding withLocation(Location l) {
         return new Finding(
-                ruleId, severity, caseIds, message, remediation, l, related, notes, key, target);
+                ruleId,
+                severity,
+                caseIds,
+                message,
+                remediation,
+                l,
+                related,
+                notes,
+                key,
+                target,
+                figure);
     }
 
     public Finding withRelated(List<String> r) {
         return new Finding(
-                ruleId, severity, caseIds, message, remediation, location, r, notes, key, target);
+                ruleId,
+                severity,
+                caseIds,
+                message,
+                remediation,
+                location,
+                r,
+                notes,
+                key,
+                target,
+                figure);
     }
 
     public Finding withTarget(Target t) {
         return new Finding(
-                ruleId, severity, caseIds, message, remediation, location, related, notes, key, t);
+                ruleId,
+                severity,
+                caseIds,
+                message,
+                remediation,
+                location,
+                related,
+                notes,
+                key,
+                t,
+                figure);
+    }
+
+    /** The same finding with the numbers a report draws. */
+    public Finding withFigure(Figure f) {
+        return new Finding(
+                ruleId,
+                severity,
+                caseIds,
+                message,
+                remediation,
+                location,
+                related,
+                notes,
+                key,
+                target,
+                f);
     }
 
     /** The target's key ("c:prod") and the fingerprint: identity across the targets of a fleet. */

@@ -27,20 +27,11 @@ public interface Rule {
     List<Finding> check(Snapshot snapshot, RuleContext ctx);
 
     /**
-     * The class name of the snapshot part this rule reads, when it is not its source's usual one (a
-     * rule on HAProxy's runtime figures runs when the runtime API was read, not when a
-     * configuration was); null for the usual one.
+     * The snapshot parts this rule can judge: it runs when any of them was read (a rule on
+     * HAProxy's runtime figures runs when the runtime API or Prometheus was read, not when a
+     * configuration was). Empty: it runs on every snapshot.
      */
-    default String part() {
-        return null;
-    }
-
-    /**
-     * Every snapshot part this rule can judge (it runs when any of them was read): {@link #part()}
-     * by default; a rule on live figures from several sources (HAProxy's runtime API, Prometheus)
-     * names them all.
-     */
-    default List<String> parts() {
-        return part() == null ? List.of() : List.of(part());
+    default List<Class<?>> parts() {
+        return List.of();
     }
 }

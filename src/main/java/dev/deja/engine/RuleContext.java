@@ -19,6 +19,7 @@ public final class RuleContext {
      */
     private final Map<String, Integer> intParameters = new ConcurrentHashMap<>();
     private volatile List<String> nonDefault;
+    private final List<Coverage.Entry> coverageNotes = new ArrayList<>();
 
     public RuleContext(RuleMetadata meta, Settings settings) {
         this.meta = meta;
@@ -104,6 +105,29 @@ public final class RuleContext {
         return nonDefault;
     }
 
+    /**
+     * Records that this rule could not judge one object (a user rule whose expression failed on
+     * it): the scan goes on and the report's coverage names the rule, the object and why.
+     */
+    public void notChecked(String object, String why) {
+        synchronized (coverageNotes) {
+            coverageNotes.add(
+                    new Coverage.Entry(
+                            meta.source().id(),
+                            "rule " + meta.id() + " on " + object,
+                            Coverage.Status.NOTE,
+                            "not checked: " + why,
+                            -1));
+        }
+    }
+
+    /** What {@link #notChecked} recorded. */
+    public List<Coverage.Entry> notChecked() {
+        synchronized (coverageNotes) {
+            return List.copyOf(coverageNotes);
+        }
+    }
+
     /** Starts a finding with the rule's default severity, cases and remediation. */
     public FindingBuilder finding(Location location, String message) {
         return new FindingBuilder(location, message);
@@ -119,6 +143,7 @@ public final class RuleContext {
         private final List<String> notes = new ArrayList<>();
         private List<String> caseIds = meta.caseIds();
         private String key;
+        private Figure figure;
 
         private FindingBuilder(Location location, String message) {
             this.location = location;
@@ -160,6 +185,12 @@ public final class RuleContext {
             return this;
         }
 
+        /** The finding's numbers as data, for reports that draw them (the HTML report). */
+        public FindingBuilder figure(Figure f) {
+            this.figure = f;
+            return this;
+        }
+
         /** Narrows the cases (for a rule that links several cases, when one applies). */
         public FindingBuilder cases(List<String> ids) {
             this.caseIds = List.copyOf(ids);
@@ -184,7 +215,9 @@ public final class RuleContext {
                     location,
                     related,
                     all,
-                    key);
+                    key,
+                    null,
+                    figure);
         }
     }
 }

@@ -43,14 +43,9 @@ public final class Snapshot {
         return Optional.ofNullable(type.cast(parts.get(type)));
     }
 
-    /** Whether a part of the class with this name is present, without loading that class. */
-    public boolean hasPart(String className) {
-        for (Class<?> c : parts.keySet()) {
-            if (c.getName().equals(className)) {
-                return true;
-            }
-        }
-        return false;
+    /** Whether a part of this type was read. */
+    public boolean has(Class<?> type) {
+        return parts.containsKey(type);
     }
 
     /**

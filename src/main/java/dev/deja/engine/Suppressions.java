@@ -1,10 +1,6 @@
 package dev.deja.engine;
 
-import dev.deja.source.Inputs;
-import java.io.IOException;
 import java.io.StringReader;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -46,18 +42,6 @@ public final class Suppressions {
 
     public List<Entry> entries() {
         return entries;
-    }
-
-    public static Suppressions load(Path file, Catalog catalog) {
-        String text;
-        try {
-            text = Inputs.readText(file);
-        } catch (NoSuchFileException e) {
-            throw new InputException(file + ": ignore file not found");
-        } catch (IOException e) {
-            throw new InputException(file + ": cannot read ignore file: " + e.getMessage());
-        }
-        return parse(text, file.toString(), catalog);
     }
 
     public static Suppressions parse(String text, String display, Catalog catalog) {

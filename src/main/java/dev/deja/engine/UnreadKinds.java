@@ -27,8 +27,8 @@ final class UnreadKinds {
     /**
      * A list of a saved snapshot that could not be used (deja scan --allow-partial s.json):
      * "workloads (Deployment, StatefulSet, DaemonSet) of snapshot s.json"; the whole Kubernetes
-     * part: "kubernetes part of snapshot s.json" (dev.deja.kube.KubeSnapshotCodec,
-     * dev.deja.source.SnapshotFile).
+     * part: "kubernetes part of snapshot s.json" (dev.deja.snapshot.KubeSnapshotCodec,
+     * dev.deja.snapshot.SnapshotFile).
      */
     private static final Pattern SNAPSHOT_LIST =
             Pattern.compile("\\S+ \\(((?:[A-Z][A-Za-z]+, )*[A-Z][A-Za-z]+)\\) of snapshot .+");

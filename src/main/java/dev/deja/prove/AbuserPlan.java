@@ -1,8 +1,8 @@
 package dev.deja.prove;
 
-import dev.deja.haproxy.Directive;
-import dev.deja.haproxy.Frontends;
-import dev.deja.haproxy.Section;
+import dev.deja.model.haproxy.Directive;
+import dev.deja.model.haproxy.Frontends;
+import dev.deja.model.haproxy.Section;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

@@ -1,5 +1,6 @@
 package dev.deja.prove;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import tools.jackson.databind.node.ArrayNode;
@@ -359,11 +360,7 @@ public record ProveReport(
                         .append("</td></tr>");
             }
             h.append("</table>");
-            for (RunResult r : new RunResult[] {p.before(), p.after()}) {
-                if (r != null && r.ran()) {
-                    h.append(svg(r));
-                }
-            }
+            h.append(timeline(p.before(), p.after()));
         }
         if (p.fixNote() != null) {
             h.append("<p>").append(esc(p.fixNote())).append("</p>");
@@ -378,49 +375,170 @@ public record ProveReport(
         return h.append("</div>\n").toString();
     }
 
+    /** Plotting width and one panel's height of {@link #timeline}. */
+    private static final int TW = 600;
+
+    private static final int TH = 110;
+
     /**
-     * Current sessions (scur) against the limit (slim) over the run, as an inline SVG (no scripts).
+     * Before and after on one time axis, one panel each: the legitimate clients' success per second
+     * of the run (bars: answered by the backend, of those sent that second) and the slots in use
+     * against the limit (line: scur, dashed: slim), as inline SVG (no script). Each second's bar
+     * carries its counts ({@code data-ok}, {@code data-sent}), each panel its run's totals.
      */
-    static String svg(RunResult r) {
-        int w = 480;
-        int ht = 120;
-        List<StatsSampler.Sample> s = r.samples();
-        long limit = r.slots() > 0 ? r.slots() : 1;
-        long max = Math.max(limit, s.stream().mapToLong(StatsSampler.Sample::scur).max().orElse(0));
-        long end = Math.max(1, s.isEmpty() ? 1 : s.get(s.size() - 1).atMillis());
-        long start = s.isEmpty() ? 0 : s.get(0).atMillis();
-        StringBuilder pts = new StringBuilder();
-        for (StatsSampler.Sample x : s) {
-            if (x.scur() < 0) {
-                continue;
+    static String timeline(RunResult before, RunResult after) {
+        List<RunResult> runs = new ArrayList<>();
+        for (RunResult r : new RunResult[] {before, after}) {
+            if (r != null && r.ran()) {
+                runs.add(r);
             }
-            double px = (x.atMillis() - start) * (double) w / Math.max(1, end - start);
-            double py = ht - x.scur() * (double) (ht - 10) / max;
-            pts.append(String.format(Locale.ROOT, "%.1f,%.1f ", px, py));
         }
-        double ly = ht - limit * (double) (ht - 10) / max;
-        return String.format(
-                Locale.ROOT,
-                "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
-                        + " viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"sessions against the limit, %s\">"
-                        + "<rect width=\"%d\" height=\"%d\" fill=\"#fafafa\" stroke=\"#ccc\"/>"
-                        + "<line x1=\"0\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#b00\" stroke-dasharray=\"4 3\"/>"
-                        + "<polyline fill=\"none\" stroke=\"#036\" stroke-width=\"1.5\" points=\"%s\"/></svg>"
-                        + "<figcaption>%s: current sessions (blue) against the limit %d (red), %.1f s</figcaption></figure>",
-                w,
-                ht,
-                w,
-                ht,
-                esc(r.label()),
-                w,
-                ht,
-                ly,
-                w,
-                ly,
-                pts.toString().strip(),
-                esc(r.label()),
-                limit,
-                (end - start) / 1000.0);
+        if (runs.isEmpty()) {
+            return "";
+        }
+        long endMs = 1000;
+        for (RunResult r : runs) {
+            endMs = Math.max(endMs, r.durationMs());
+            for (long[] e : r.legit().events) {
+                endMs = Math.max(endMs, e[0] + 1);
+            }
+        }
+        int seconds = (int) ((endMs + 999) / 1000);
+        double perSec = TW / (double) seconds;
+        int height = 30 + runs.size() * (TH + 40) + 20;
+        StringBuilder h =
+                new StringBuilder(
+                                "<figure class=\"fig fig-prove\"><svg xmlns=\"http://www.w3.org/2000/svg\""
+                                        + " data-figure=\"prove-timeline\" viewBox=\"0 0 ")
+                        .append(TW + 120)
+                        .append(' ')
+                        .append(height)
+                        .append(
+                                "\" width=\"100%\" role=\"img\" aria-label=\"Legitimate success and slots in"
+                                        + " use over time, before and after the fix\"><title>Legitimate success"
+                                        + " and slots in use over time, before and after the fix</title>");
+        int y0 = 30;
+        for (RunResult r : runs) {
+            int[] ok = new int[seconds];
+            int[] sent = new int[seconds];
+            for (long[] e : r.legit().events) {
+                int sec = (int) Math.min(seconds - 1, Math.max(0, e[0] / 1000));
+                sent[sec]++;
+                ok[sec] += e[1] == LoadGenerator.EV_OK ? 1 : 0;
+            }
+            int okAll = 0;
+            int sentAll = 0;
+            for (int i = 0; i < seconds; i++) {
+                okAll += ok[i];
+                sentAll += sent[i];
+            }
+            h.append("<g class=\"run\" data-run=\"")
+                    .append(esc(r.label()))
+                    .append("\" data-ok=\"")
+                    .append(okAll)
+                    .append("\" data-sent=\"")
+                    .append(sentAll)
+                    .append("\" data-slots=\"")
+                    .append(r.slots())
+                    .append("\">");
+            text(
+                    h,
+                    10,
+                    y0 - 8,
+                    "start",
+                    esc(r.label())
+                            + ": "
+                            + okAll
+                            + " of "
+                            + sentAll
+                            + " legitimate requests answered; slots (maxconn) "
+                            + r.slots());
+            h.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<rect x=\"60\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fafafa\""
+                                    + " stroke=\"#ccc\"/>",
+                            y0,
+                            TW,
+                            TH));
+            for (int i = 0; i < seconds; i++) {
+                if (sent[i] == 0) {
+                    continue;
+                }
+                double frac = ok[i] / (double) sent[i];
+                double bh = frac * TH;
+                h.append(
+                        String.format(
+                                Locale.ROOT,
+                                "<rect class=\"second\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
+                                        + " height=\"%.1f\" fill=\"%s\" data-second=\"%d\" data-ok=\"%d\""
+                                        + " data-sent=\"%d\"/>",
+                                60 + i * perSec + 1,
+                                y0 + TH - bh,
+                                Math.max(1, perSec - 2),
+                                bh,
+                                frac >= 0.95 ? "#9cc5a1" : "#e8a09a",
+                                i,
+                                ok[i],
+                                sent[i]));
+            }
+            long limit = r.slots() > 0 ? r.slots() : 1;
+            long max = limit;
+            for (StatsSampler.Sample x : r.samples()) {
+                max = Math.max(max, x.scur());
+            }
+            StringBuilder pts = new StringBuilder();
+            for (StatsSampler.Sample x : r.samples()) {
+                if (x.scur() >= 0) {
+                    pts.append(
+                            String.format(
+                                    Locale.ROOT,
+                                    "%.1f,%.1f ",
+                                    60 + Math.min(endMs, x.atMillis()) * TW / (double) endMs,
+                                    y0 + TH - x.scur() * (double) TH / max));
+                }
+            }
+            double ly = y0 + TH - limit * (double) TH / max;
+            h.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<line x1=\"60\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#b3261e\""
+                                    + " stroke-dasharray=\"5 4\" data-limit=\"%d\"/>"
+                                    + "<polyline fill=\"none\" stroke=\"#1f5f99\" stroke-width=\"2\""
+                                    + " points=\"%s\"/>",
+                            ly,
+                            60 + TW,
+                            ly,
+                            r.slots(),
+                            pts.toString().strip()));
+            text(h, 64 + TW, ly + 4, "start", "limit " + r.slots());
+            text(h, 55, y0 + 10, "end", "100%");
+            text(h, 55, y0 + TH, "end", "0%");
+            h.append("</g>");
+            y0 += TH + 40;
+        }
+        for (int i = 0; i <= seconds; i += Math.max(1, seconds / 8)) {
+            text(h, 60 + i * perSec, y0 - 22, "middle", i + " s");
+        }
+        return h.append(
+                        "</svg><figcaption>Each run of the replay: bars, the legitimate clients' requests"
+                                + " answered by the backend each second (green: 95% or more; red: fewer);"
+                                + " blue line, the slots in use (scur) against the limit (dashed red)."
+                                + "</figcaption></figure>")
+                .toString();
+    }
+
+    private static void text(StringBuilder h, double x, double y, String anchor, String escaped) {
+        h.append(
+                        String.format(
+                                Locale.ROOT,
+                                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"12\""
+                                        + " fill=\"#222\">",
+                                x,
+                                y,
+                                anchor))
+                .append(escaped)
+                .append("</text>");
     }
 
     static String esc(String s) {

@@ -1,14 +1,13 @@
 package dev.deja.prove;
 
 import dev.deja.engine.InputException;
-import dev.deja.haproxy.Directive;
-import dev.deja.haproxy.Frontends;
-import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.HaproxyParser;
-import dev.deja.source.ScanRequest;
+import dev.deja.model.haproxy.Directive;
+import dev.deja.model.haproxy.Frontends;
+import dev.deja.model.haproxy.HaproxyConfig;
+import dev.deja.model.haproxy.HaproxyParser;
+import dev.deja.model.haproxy.ParseOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Writer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -134,12 +133,7 @@ public final class Prover {
      * with none: a {@code ${NAME}} stays unresolved and its directive is left out of the sandbox.
      */
     static HaproxyConfig parse(String display, String text, String release) {
-        ScanRequest.Builder reqB = ScanRequest.builder();
-        reqB.err = new PrintWriter(Writer.nullWriter());
-        reqB.processEnv = Map.of();
-        reqB.haproxyVersion = release;
-        ScanRequest req = reqB.build();
-        return HaproxyParser.parse(display, text, req);
+        return HaproxyParser.parse(display, text, new ParseOptions(n -> null, release));
     }
 
     private HaproxyConfig parseHere(String display, String text) {

@@ -2,9 +2,9 @@ package dev.deja.prove;
 
 import com.sun.management.UnixOperatingSystemMXBean;
 import dev.deja.engine.InputException;
-import dev.deja.haproxy.Directive;
-import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.Section;
+import dev.deja.model.haproxy.Directive;
+import dev.deja.model.haproxy.HaproxyConfig;
+import dev.deja.model.haproxy.Section;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;

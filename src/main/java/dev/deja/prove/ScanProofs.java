@@ -3,7 +3,7 @@ package dev.deja.prove;
 import dev.deja.engine.Finding;
 import dev.deja.engine.InputException;
 import dev.deja.report.Evidence;
-import dev.deja.source.Inputs;
+import dev.deja.source.InputFiles;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -77,7 +77,7 @@ public final class ScanProofs {
             try {
                 report =
                         new Prover(o, hb, progress, () -> false, env)
-                                .run(file, Inputs.read(Path.of(file), file).text());
+                                .run(file, InputFiles.read(Path.of(file), file).text());
             } catch (InputException e) {
                 for (Finding f : g.getValue()) {
                     Proof p = Proof.couldNotRun(f.ruleId(), frontend, e.getMessage());

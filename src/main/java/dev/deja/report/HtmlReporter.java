@@ -185,11 +185,16 @@ public final class HtmlReporter implements Reporter {
                             "<th scope=\"col\">What happened</th><th scope=\"col\">Findings</th><th scope=\"col\">Worst</th></tr></thead>\n<tbody>\n");
             for (Map.Entry<String, List<Finding>> e : byCase.entrySet()) {
                 CaseInfo ci = report.catalog().caseInfo(e.getKey()).orElse(null);
+                // one rule for counting, the sections' own: a finding counts under the case it
+                // is listed under (its first); the ones that link this case second are said apart
+                List<Finding> listed = listedUnder(e.getKey(), e.getValue());
+                int also = e.getValue().size() - listed.size();
                 Severity worst =
-                        e.getValue().stream()
-                                .map(Finding::severity)
-                                .max(Enum::compareTo)
-                                .orElse(Severity.INFO);
+                        (listed.isEmpty() ? e.getValue() : listed)
+                                .stream()
+                                        .map(Finding::severity)
+                                        .max(Enum::compareTo)
+                                        .orElse(Severity.INFO);
                 h.append("<tr><td><a href=\"#case-")
                         .append(esc(e.getKey()))
                         .append("\">")
@@ -205,7 +210,13 @@ public final class HtmlReporter implements Reporter {
                                                 + esc(ci.date())
                                                 + ")</span>")
                         .append("</td><td class=\"num\">")
-                        .append(e.getValue().size())
+                        .append(listed.size())
+                        .append(
+                                also == 0
+                                        ? ""
+                                        : " <span class=\"muted also-count\">(+"
+                                                + also
+                                                + " listed under another case)</span>")
                         .append("</td><td><span class=\"badge sev-")
                         .append(worst.id())
                         .append("\">")
@@ -531,6 +542,7 @@ public final class HtmlReporter implements Reporter {
                 .append("<p class=\"message\">")
                 .append(md(f.message()))
                 .append("</p>\n");
+        h.append(Figures.html(f.figure()));
         for (String n : f.notes()) {
             h.append("<p class=\"note\"><span class=\"k\">Note</span> ")
                     .append(md(n))
@@ -640,6 +652,13 @@ public final class HtmlReporter implements Reporter {
                     .append(" and no longer applies.</p>\n");
         }
         h.append("</section>\n");
+    }
+
+    /** The findings of {@code c} listed under it: those whose first case it is. */
+    static List<Finding> listedUnder(String c, List<Finding> linking) {
+        return linking.stream()
+                .filter(f -> !f.caseIds().isEmpty() && f.caseIds().get(0).equals(c))
+                .toList();
     }
 
     private static Map<String, List<Finding>> byCase(List<Finding> findings) {

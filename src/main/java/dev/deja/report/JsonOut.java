@@ -364,7 +364,7 @@ abstract class JsonOut {
      * array. Numbers keep their Java type (int -> IntNode, long -> LongNode) as {@code
      * ObjectNode.put} gives them.
      */
-    static final class Tree extends JsonOut {
+    public static final class Tree extends JsonOut {
         private static final JsonNodeFactory F = JsonNodeFactory.instance;
         private final Deque<JsonNode> open = new ArrayDeque<>();
         private String pending;

@@ -13,10 +13,31 @@ import java.util.Locale;
  * {@code --format table}: one line per finding for a terminal: severity, rule, object (file:line or
  * kind namespace/name), and the message's first line cut at {@value #MESSAGE_WIDTH} characters;
  * then the summary line and what was not checked. {@code --format text} (or {@code deja explain
- * RULE}) has the whole message and the fix.
+ * RULE}) has the whole message and the fix. On a terminal each row fits its width: the message is
+ * cut to the room left, and the object in its middle (its file:line kept) when it leaves less than
+ * {@value #MIN_MESSAGE} columns.
  */
-public final class TableReporter implements Reporter {
+public final class TableReporter implements TerminalReporter {
     static final int MESSAGE_WIDTH = 100;
+
+    /** The message's least room on a terminal: the object column is cut (in its middle) first. */
+    static final int MIN_MESSAGE = 40;
+
+    /** Columns a row fits in; 0: the message cut at {@value #MESSAGE_WIDTH} only. */
+    private final int width;
+
+    public TableReporter() {
+        this(0);
+    }
+
+    public TableReporter(int width) {
+        this.width = Math.max(0, width);
+    }
+
+    @Override
+    public Reporter fitted(int columns) {
+        return new TableReporter(columns);
+    }
 
     @Override
     public void write(Report report, Writer w) throws IOException {
@@ -43,6 +64,19 @@ public final class TableReporter implements Reporter {
                 width[i] = Math.max(width[i], row[i].length());
             }
         }
+        if (this.width > 0) {
+            // the message gets what the first three columns leave; when that is too little, the
+            // object column gives way first (cut with "...")
+            int fixed = width[0] + width[1] + 6;
+            if (this.width - fixed - width[2] < MIN_MESSAGE) {
+                width[2] = Math.max(Wrap.MIN_TEXT, this.width - fixed - MIN_MESSAGE);
+            }
+            int room = Math.max(Wrap.MIN_TEXT, this.width - fixed - width[2]);
+            for (String[] row : rows) {
+                row[2] = Wrap.cutMiddle(row[2], width[2]);
+                row[3] = Wrap.cut(row[3], room);
+            }
+        }
         if (r.findings().isEmpty()) {
             w.write(
                     r.coverage().complete()
@@ -60,7 +94,9 @@ public final class TableReporter implements Reporter {
                                 + "\n");
             }
         }
-        w.write(TextReporter.summary(r) + "\n");
+        for (String l : Wrap.lines(TextReporter.summary(r), this.width, "", "  ")) {
+            w.write(l + "\n");
+        }
         String scanned = ScanNotes.scanned(report);
         if (scanned != null) {
             w.write("scanned " + ControlChars.asHex(scanned) + "\n");
@@ -73,7 +109,7 @@ public final class TableReporter implements Reporter {
                 .forEach(
                         e -> {
                             try {
-                                w.write(
+                                String line =
                                         "not checked: "
                                                 + e.source()
                                                 + ": "
@@ -82,8 +118,10 @@ public final class TableReporter implements Reporter {
                                                 + e.status().name().toLowerCase(Locale.ROOT)
                                                 + (e.detail() == null
                                                         ? ""
-                                                        : " (" + e.detail() + ")")
-                                                + "\n");
+                                                        : " (" + e.detail() + ")");
+                                for (String l : Wrap.lines(line, this.width, "", "  ")) {
+                                    w.write(l + "\n");
+                                }
                             } catch (IOException ex) {
                                 throw new UncheckedIOException(ex);
                             }

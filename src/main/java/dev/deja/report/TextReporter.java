@@ -23,7 +23,7 @@ import java.util.TreeMap;
  * each with its object, message and fix; then a summary line and what could not be checked. Colour
  * only when asked (a TTY).
  */
-public final class TextReporter implements Reporter {
+public final class TextReporter implements TerminalReporter {
     private static final String RESET = "\u001B[0m";
     private static final String BOLD = "\u001B[1m";
     private static final String DIM = "\u001B[2m";
@@ -32,7 +32,7 @@ public final class TextReporter implements Reporter {
      * A fleet report's targets, one line each: name, last scan and age, findings by severity,
      * coverage.
      */
-    private static void fleet(Writer w, Fleet fl, boolean c) throws IOException {
+    private void fleet(Writer w, Fleet fl, boolean c) throws IOException {
         w.write(
                 style(c, BOLD, "Targets")
                         + " (latest report of each, stale after "
@@ -52,9 +52,10 @@ public final class TextReporter implements Reporter {
                     sev.add(n + " " + Severity.values()[i].id());
                 }
             }
-            w.write(
-                    "  "
-                            + (t.isStale() ? "STALE " : "")
+            line(
+                    w,
+                    "  ",
+                    (t.isStale() ? "STALE " : "")
                             + t.name()
                             + ": last scan "
                             + t.lastScan().truncatedTo(ChronoUnit.SECONDS)
@@ -64,11 +65,42 @@ public final class TextReporter implements Reporter {
                             + t.total()
                             + (t.total() == 1 ? " finding" : " findings")
                             + (sev.isEmpty() ? "" : " (" + String.join(", ", sev) + ")")
-                            + (t.complete() ? "" : ", " + t.gaps().size() + " not checked")
-                            + "\n");
+                            + (t.complete() ? "" : ", " + t.gaps().size() + " not checked"),
+                    "    ");
         }
         for (String u : fl.unreadable()) {
             w.write("  not merged: " + u + "\n");
+        }
+    }
+
+    /** Columns the lines fit in; 0: each line as long as it is (a file, a pipe). */
+    private final int width;
+
+    public TextReporter() {
+        this(0);
+    }
+
+    /** Lines wrapped to {@code width} columns (0: unwrapped), with hanging indents. */
+    public TextReporter(int width) {
+        this.width = Math.max(0, width);
+    }
+
+    @Override
+    public Reporter fitted(int columns) {
+        return new TextReporter(columns);
+    }
+
+    /** {@code first + text} and a newline, wrapped to the width under {@code rest}. */
+    private void line(Writer w, String first, String text, String rest) throws IOException {
+        if (width == 0) {
+            w.write(first);
+            w.write(text);
+            w.write('\n');
+            return;
+        }
+        for (String l : Wrap.lines(text, width, first, rest)) {
+            w.write(l);
+            w.write('\n');
         }
     }
 
@@ -101,28 +133,32 @@ public final class TextReporter implements Reporter {
         for (Map.Entry<String, List<Finding>> g : groups) {
             CaseInfo ci = report.catalog().caseInfo(g.getKey()).orElse(null);
             if (ci != null) {
-                w.write(
+                line(
+                        w,
+                        "",
                         style(
-                                        c,
-                                        BOLD,
-                                        ci.id()
-                                                + "  "
-                                                + ci.title()
-                                                + " ("
-                                                + ci.organisation()
-                                                + ", "
-                                                + ci.date()
-                                                + ")")
-                                + "\n");
-                w.write("  " + style(c, DIM, ci.oneLine()) + "\n");
+                                c,
+                                BOLD,
+                                ci.id()
+                                        + "  "
+                                        + ci.title()
+                                        + " ("
+                                        + ci.organisation()
+                                        + ", "
+                                        + ci.date()
+                                        + ")"),
+                        " ".repeat(ci.id().length() + 2));
+                line(w, "  ", style(c, DIM, ci.oneLine()), "  ");
             } else {
                 w.write(style(c, BOLD, g.getKey()) + "\n");
             }
             for (Finding f : g.getValue()) {
                 String fresh = report.baseline() != null && report.isNew(f) ? "NEW  " : "";
-                w.write(
-                        "\n  "
-                                + sev(c, f.severity())
+                w.write('\n');
+                line(
+                        w,
+                        "  ",
+                        sev(c, f.severity())
                                 + "  "
                                 + fresh
                                 + f.ruleId()
@@ -130,8 +166,8 @@ public final class TextReporter implements Reporter {
                                 + f.location().display()
                                 + (fleet && f.target() != null
                                         ? "  [" + f.target().label() + "]"
-                                        : "")
-                                + "\n");
+                                        : ""),
+                        HANG);
                 indented(w, "", f.message());
                 for (String n : f.notes()) {
                     indented(w, "note: ", n);
@@ -140,10 +176,11 @@ public final class TextReporter implements Reporter {
                     indented(w, "see also: ", rel);
                 }
                 if (f.caseIds().size() > 1) {
-                    w.write(
-                            "      also: "
-                                    + String.join(", ", f.caseIds().subList(1, f.caseIds().size()))
-                                    + "\n");
+                    line(
+                            w,
+                            "      also: ",
+                            String.join(", ", f.caseIds().subList(1, f.caseIds().size())),
+                            INDENT + "      ");
                 }
                 indented(w, "fix: ", f.remediation());
                 Evidence ev = report.evidence(f);
@@ -167,18 +204,21 @@ public final class TextReporter implements Reporter {
             }
         }
         for (Suppressions.Entry e : r.expired()) {
-            w.write(
+            line(
+                    w,
+                    "",
                     "warning: suppression at "
                             + e.origin()
                             + " for "
                             + e.rule()
                             + " expired on "
                             + e.expires()
-                            + " and no longer applies\n");
+                            + " and no longer applies",
+                    "  ");
         }
-        w.write(summary(r) + "\n");
+        line(w, "", summary(r), "  ");
         if (ScanNotes.scanned(report) != null) { // which cluster: nobody reports on the wrong one
-            w.write("Scanned " + ScanNotes.scanned(report) + "\n");
+            line(w, "", "Scanned " + ScanNotes.scanned(report), "  ");
         }
         if (report.fleet() != null) {
             fleet(w, report.fleet(), c);
@@ -193,20 +233,25 @@ public final class TextReporter implements Reporter {
                         counts.add(k + " " + Severity.values()[i].id());
                     }
                 }
-                w.write(
-                        "  "
-                                + t.label()
+                line(
+                        w,
+                        "  ",
+                        t.label()
                                 + ": "
                                 + total
                                 + (total == 1 ? " finding" : " findings")
                                 + (counts.isEmpty() ? "" : " (" + String.join(", ", counts) + ")")
-                                + (r.coverage().complete(t) ? "" : "; not read in full (see below)")
-                                + "\n");
+                                + (r.coverage().complete(t)
+                                        ? ""
+                                        : "; not read in full (see below)"),
+                        "    ");
             }
         }
         BaselineDiff b = report.baseline();
         if (b != null) {
-            w.write(
+            line(
+                    w,
+                    "",
                     b.found()
                             ? "Against the baseline "
                                     + b.source()
@@ -216,28 +261,28 @@ public final class TextReporter implements Reporter {
                                     + b.unchanged()
                                     + " unchanged, "
                                     + b.fixed()
-                                    + " fixed\n"
-                            : "No baseline at " + b.source() + " yet: every finding is new\n");
+                                    + " fixed"
+                            : "No baseline at " + b.source() + " yet: every finding is new",
+                    "  ");
         }
         List<Coverage.Entry> missing = r.coverage().notChecked();
         if (!missing.isEmpty()) {
             w.write(style(c, BOLD, "Not checked:") + "\n");
             for (Coverage.Entry e : missing) {
-                w.write(
-                        "  - "
-                                + (!fleet || e.target() == null ? "" : e.target().label() + ": ")
+                line(
+                        w,
+                        "  - ",
+                        (!fleet || e.target() == null ? "" : e.target().label() + ": ")
                                 + e.source()
                                 + ": "
                                 + e.scope()
                                 + ": "
                                 + e.status().name().toLowerCase(Locale.ROOT)
-                                + (e.detail() == null ? "" : " (" + e.detail() + ")")
-                                + "\n");
+                                + (e.detail() == null ? "" : " (" + e.detail() + ")"),
+                        "    ");
             }
         }
-        for (Coverage.Entry e : r.coverage().notes()) {
-            w.write("Note: " + e.scope() + ": " + e.detail() + "\n");
-        }
+        notes(w, r.coverage().notes());
         List<Coverage.Entry> skipped =
                 r.coverage().entries().stream()
                         .filter(e -> e.status() == Coverage.Status.SKIPPED)
@@ -249,7 +294,7 @@ public final class TextReporter implements Reporter {
                     .add(e.scope());
         }
         for (Map.Entry<String, List<String>> e : byReason.entrySet()) {
-            w.write("Skipped (" + e.getKey() + "): " + String.join(", ", e.getValue()) + "\n");
+            line(w, "Skipped (" + e.getKey() + "): ", String.join(", ", e.getValue()), "  ");
         }
         w.flush();
     }
@@ -422,11 +467,72 @@ public final class TextReporter implements Reporter {
 
     private static final String INDENT = "      ";
 
+    /** Under a finding's rule id: " " + the severity's 8 columns + " ". */
+    private static final String HANG = " ".repeat(12);
+
+    /**
+     * The notes of the scan, one line each; the objects defined more than once in the files read (a
+     * note each, {@code count} their definitions) folded into one line: a risky and a fixed example
+     * side by side define the same objects, and nine such notes would push the findings off the
+     * first screen. {@code --verbose} lists them on stderr, the JSON report has each.
+     */
+    private void notes(Writer w, List<Coverage.Entry> notes) throws IOException {
+        List<Coverage.Entry> defined = new ArrayList<>();
+        for (Coverage.Entry e : notes) {
+            if (definedTwice(e)) {
+                defined.add(e);
+            }
+        }
+        boolean fold = defined.size() > 1;
+        for (Coverage.Entry e : notes) {
+            if (!fold || !definedTwice(e)) {
+                line(w, "Note: ", e.scope() + ": " + e.detail(), "  ");
+            }
+        }
+        if (fold) {
+            long least = defined.stream().mapToLong(Coverage.Entry::count).min().orElse(2);
+            long most = defined.stream().mapToLong(Coverage.Entry::count).max().orElse(2);
+            line(
+                    w,
+                    "Note: ",
+                    defined.size()
+                            + " objects defined "
+                            + (least == most
+                                    ? least + " times each"
+                                    : least + " to " + most + " times")
+                            + " in the files read (each definition is judged on its own); --verbose"
+                            + " lists them",
+                    "  ");
+        }
+    }
+
+    /** A note that one Kubernetes object is defined {@code count} times in the files read. */
+    static boolean definedTwice(Coverage.Entry e) {
+        return e.status() == Coverage.Status.NOTE
+                && "kubernetes".equals(e.source())
+                && e.count() >= 2
+                && e.detail() != null
+                && e.detail().startsWith("defined ");
+    }
+
     /**
      * {@code head + text} with each of its lines after the finding indent, and a newline; written
      * piece by piece (a report of thousands of findings builds no string per line).
      */
-    private static void indented(Writer w, String head, String text) throws IOException {
+    private void indented(Writer w, String head, String text) throws IOException {
+        if (width > 0) {
+            String rest = INDENT + " ".repeat(head.length());
+            String first = INDENT + head;
+            for (String l : text.split("\n", -1)) {
+                int lead = 0;
+                while (lead < l.length() && l.charAt(lead) == ' ') {
+                    lead++;
+                }
+                line(w, first, l, rest + l.substring(0, lead));
+                first = INDENT;
+            }
+            return;
+        }
         w.write(INDENT);
         w.write(head);
         int start = 0;

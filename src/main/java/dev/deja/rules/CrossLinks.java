@@ -1,16 +1,16 @@
 package dev.deja.rules;
 
-import dev.deja.aws.model.AwsInventory;
-import dev.deja.aws.model.AwsK8sLink;
-import dev.deja.aws.model.LoadBalancerView;
-import dev.deja.aws.model.TargetGroupView;
 import dev.deja.engine.Finding;
 import dev.deja.engine.Location;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.Target;
-import dev.deja.kube.model.KubeInventory;
-import dev.deja.kube.model.Service;
-import dev.deja.kube.model.Workload;
+import dev.deja.model.aws.AwsInventory;
+import dev.deja.model.aws.AwsK8sLink;
+import dev.deja.model.aws.LoadBalancerView;
+import dev.deja.model.aws.TargetGroupView;
+import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.Service;
+import dev.deja.model.kube.Workload;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -5,34 +5,25 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * The kinds of file deja reads, recognised by content (the extension only breaks ties), each with
- * the class that loads it. Classes are named, not referenced, so that recognising a file loads
- * nothing of the other sources.
+ * The kinds of file deja reads, recognised by content (the extension only breaks ties). Which
+ * loader reads each kind is wired in {@code dev.deja.collect.Sources}.
  */
 public enum FileKind {
-    HAPROXY("haproxy", "dev.deja.haproxy.HaproxyFileLoader"),
-    KUBERNETES("kubernetes", "dev.deja.kube.ManifestLoader"),
-    SNAPSHOT("snapshot", "dev.deja.source.SnapshotFileLoader");
+    HAPROXY("haproxy"),
+    KUBERNETES("kubernetes"),
+    SNAPSHOT("snapshot");
+
+    /** The {@code format} a snapshot file names itself with. */
+    public static final String SNAPSHOT_FORMAT = "deja-snapshot";
 
     private final String source;
-    private final String loaderClass;
 
-    FileKind(String source, String loaderClass) {
+    FileKind(String source) {
         this.source = source;
-        this.loaderClass = loaderClass;
     }
 
     public String source() {
         return source;
-    }
-
-    public FileLoader newLoader() {
-        try {
-            return (FileLoader) Class.forName(loaderClass).getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(
-                    "loader for " + source + " files is missing: " + loaderClass, e);
-        }
     }
 
     private static final Pattern HAPROXY_SECTION =
@@ -74,7 +65,7 @@ public enum FileKind {
         String trimmed = head.stripLeading();
         if (trimmed.startsWith("{")
                 && head.contains("\"format\"")
-                && head.contains(SnapshotFile.FORMAT)) {
+                && head.contains(SNAPSHOT_FORMAT)) {
             return SNAPSHOT;
         }
         boolean yamlish = YAML_KIND.matcher(head).find() && YAML_API.matcher(head).find();
@@ -108,7 +99,7 @@ public enum FileKind {
      * a truncated file), else naming the first line that is not a comment (for a .cfg or .conf: why
      * HAProxy would refuse it too).
      */
-    static InputException unrecognized(String display, String text) {
+    public static InputException unrecognized(String display, String text) {
         if (text == null || text.isBlank()) {
             return new InputException(display + ": empty, nothing to scan");
         }
@@ -151,7 +142,7 @@ public enum FileKind {
     }
 
     /** For a file the user named explicitly that is none of the formats. */
-    static InputException unrecognized(String display) {
+    public static InputException unrecognized(String display) {
         return new InputException(
                 display + ": not a HAProxy configuration, Kubernetes manifest or deja snapshot");
     }

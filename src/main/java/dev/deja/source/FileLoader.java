@@ -1,6 +1,7 @@
 package dev.deja.source;
 
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.engine.SourceFile;
 import java.util.List;
 
 /**

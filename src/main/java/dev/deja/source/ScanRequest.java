@@ -1,6 +1,8 @@
 package dev.deja.source;
 
 import dev.deja.engine.Settings;
+import dev.deja.model.haproxy.ParseOptions;
+import dev.deja.progress.Progress;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
@@ -147,6 +149,12 @@ public final class ScanRequest {
     /** Diagnostics (warnings, progress): stderr. */
     public final PrintWriter err;
 
+    /**
+     * Told each scope a live source reads whole (a kind, a region): the progress line on a
+     * terminal; {@link Progress#NONE} by default.
+     */
+    public final Progress progress;
+
     private ScanRequest(Builder b) {
         paths = List.copyOf(b.paths);
         stdin = b.stdin;
@@ -188,6 +196,7 @@ public final class ScanRequest {
         verbose = b.verbose;
         kubeKinds = Set.copyOf(b.kubeKinds);
         err = b.err;
+        progress = b.progress;
     }
 
     /** A request to fill: every field of {@link ScanRequest}, mutable, with the same defaults. */
@@ -238,6 +247,7 @@ public final class ScanRequest {
         b.verbose = verbose;
         b.kubeKinds = kubeKinds;
         b.err = err;
+        b.progress = progress;
         return b;
     }
 
@@ -287,12 +297,18 @@ public final class ScanRequest {
         public boolean verbose;
         public Set<String> kubeKinds = Set.of();
         public PrintWriter err = new PrintWriter(System.err, true, Charset.defaultCharset());
+        public Progress progress = Progress.NONE;
 
         private Builder() {}
 
         public ScanRequest build() {
             return new ScanRequest(this);
         }
+    }
+
+    /** How HAProxy configurations are parsed for this scan: its variables and version. */
+    public ParseOptions haproxyParsing() {
+        return new ParseOptions(this::variable, haproxyVersion);
     }
 
     /** A variable for HAProxy expansion: --env first, then the environment; null when unset. */

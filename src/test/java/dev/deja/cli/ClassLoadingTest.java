@@ -35,8 +35,11 @@ class ClassLoadingTest {
                                         c.startsWith("io.fabric8.")
                                                 || c.startsWith("software.amazon.")
                                                 || c.startsWith("org.yaml.")
-                                                || c.startsWith("dev.deja.kube.")
-                                                || c.startsWith("dev.deja.aws.")
+                                                || c.startsWith("dev.deja.source.kube.")
+                                                || c.startsWith("dev.deja.model.kube.")
+                                                || c.startsWith("dev.deja.source.aws.")
+                                                || c.startsWith("dev.deja.model.aws.")
+                                                || c.startsWith("dev.deja.report.sink.S3")
                                                 || helm(c))
                         .toList();
         assertEquals(List.of(), forbidden, "deja " + command + " loaded source libraries");
@@ -64,14 +67,15 @@ class ClassLoadingTest {
                         "--output",
                         "html=" + tmp.resolve("r.html"));
         assertTrue(
-                loaded.contains("dev.deja.kube.ManifestLoader"), "sanity: the manifest was read");
+                loaded.contains("dev.deja.source.kube.ManifestLoader"),
+                "sanity: the manifest was read");
         assertEquals(
                 List.of(),
                 loaded.stream()
                         .filter(
                                 c ->
                                         c.startsWith("io.fabric8.")
-                                                || c.startsWith("dev.deja.kube.ConfigMap"))
+                                                || c.startsWith("dev.deja.report.sink.ConfigMap"))
                         .toList());
     }
 
@@ -92,14 +96,17 @@ class ClassLoadingTest {
                         json.toString(),
                         "--output",
                         "html=" + tmp.resolve("a/deja.html"));
-        assertTrue(scan.contains("dev.deja.haproxy.HaproxyParser"), "sanity: the config was read");
+        assertTrue(
+                scan.contains("dev.deja.model.haproxy.HaproxyParser"),
+                "sanity: the config was read");
         assertEquals(
                 List.of(),
                 scan.stream()
                         .filter(
                                 c ->
                                         c.startsWith("software.amazon.")
-                                                || c.startsWith("dev.deja.aws."))
+                                                || c.startsWith("dev.deja.source.aws.")
+                                                || c.startsWith("dev.deja.report.sink.S3"))
                         .toList());
         List<String> merge =
                 loadedClasses("report", "merge", tmp.resolve("a").toString(), "--format", "html");
@@ -110,7 +117,8 @@ class ClassLoadingTest {
                         .filter(
                                 c ->
                                         c.startsWith("software.amazon.")
-                                                || c.startsWith("dev.deja.aws."))
+                                                || c.startsWith("dev.deja.source.aws.")
+                                                || c.startsWith("dev.deja.report.sink.S3"))
                         .toList());
     }
 
@@ -118,7 +126,7 @@ class ClassLoadingTest {
     static boolean helm(String c) {
         return c.startsWith("com.marcnuri.")
                 || c.startsWith("com.sun.jna.")
-                || c.startsWith("dev.deja.helm.");
+                || c.startsWith("dev.deja.source.helm.");
     }
 
     /**
@@ -131,7 +139,7 @@ class ClassLoadingTest {
         List<String> loaded =
                 loadedClasses("scan", "examples/haproxy/il-0011-risky.cfg", "--format", "json");
         assertTrue(
-                loaded.contains("dev.deja.haproxy.HaproxyFileLoader"),
+                loaded.contains("dev.deja.source.haproxy.HaproxyFileLoader"),
                 "sanity: the HAProxy file was read");
         assertEquals(
                 List.of(),
@@ -144,7 +152,9 @@ class ClassLoadingTest {
                         .toList());
         List<String> chart =
                 loadedClasses("scan", "src/test/resources/helm/risky-ingress", "--format", "json");
-        assertTrue(chart.contains("dev.deja.helm.HelmRenderer"), "sanity: a chart scan renders");
+        assertTrue(
+                chart.contains("dev.deja.source.helm.HelmRenderer"),
+                "sanity: a chart scan renders");
         assertEquals(
                 List.of(),
                 chart.stream()

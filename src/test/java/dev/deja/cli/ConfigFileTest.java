@@ -11,7 +11,7 @@ import dev.deja.engine.InputException;
 import dev.deja.engine.Severity;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.report.ReportFixtures;
-import dev.deja.source.SnapshotFile;
+import dev.deja.snapshot.SnapshotFile;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -326,7 +326,7 @@ class ConfigFileTest {
         assertEquals(
                 "deja: "
                         + cfg
-                        + ":3: unknown key 'notfiy' in the top level (expected sources, rules, failOn,"
+                        + ":3: unknown key 'notfiy' in the top level (expected sources, rules, rulesDirs, failOn,"
                         + " allowPartial, suppressions, ignoreFile, outputs, baseline, reportConfigMap, notify, pushgateway, snapshotOut)",
                 r.err().strip());
         r = TestSupport.run("scan", "--config", tmp.resolve("missing.yaml").toString());

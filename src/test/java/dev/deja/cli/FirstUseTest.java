@@ -112,10 +112,10 @@ class FirstUseTest {
     }
 
     @Test
-    void readmeConfigurationExampleIsAccepted() throws Exception {
-        String readme = Files.readString(Path.of("README.md"));
-        int section = readme.indexOf("### Configuration file: `--config deja.yaml`");
-        assertTrue(section >= 0, "README section on deja.yaml");
+    void docsConfigurationExampleIsAccepted() throws Exception {
+        String readme = Files.readString(Path.of("docs", "configuration.md"));
+        int section = readme.indexOf("## Configuration file: `--config deja.yaml`");
+        assertTrue(section >= 0, "docs/configuration.md section on deja.yaml");
         int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
         String example = readme.substring(start, readme.indexOf("```", start));
         assertTrue(example.contains("sources:") && example.contains("suppressions:"), example);

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.deja.haproxy.Frontends;
-import dev.deja.haproxy.HaproxyConfig;
+import dev.deja.model.haproxy.Frontends;
+import dev.deja.model.haproxy.HaproxyConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

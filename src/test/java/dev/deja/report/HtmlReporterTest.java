@@ -29,12 +29,12 @@ import org.junit.jupiter.api.io.TempDir;
  * (no CSP violation, no error), the CSS-only filters hide what they should, and screenshots (phone
  * and desktop) are kept under target/html-report/.
  */
-class HtmlReporterTest {
-    static final Path OUT = Path.of("target", "html-report");
+public class HtmlReporterTest {
+    public static final Path OUT = Path.of("target", "html-report");
     static String chromium;
 
     @BeforeAll
-    static void findChromium() throws IOException {
+    public static void findChromium() throws IOException {
         for (String c : List.of("chromium", "chromium-browser", "google-chrome")) {
             for (String dir :
                     System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
@@ -50,18 +50,18 @@ class HtmlReporterTest {
         Files.createDirectories(OUT);
     }
 
-    static void needChromium() {
+    public static void needChromium() {
         Assumptions.assumeTrue(
                 chromium != null,
                 "chromium is not installed (apt-get install chromium; .ci/run does it): skipping the browser test");
     }
 
-    record Browser(int code, String dom, List<String> console) {}
+    public record Browser(int code, String dom, List<String> console) {}
 
     /**
      * Loads a page in a fresh headless profile; returns the DOM after load and every console line.
      */
-    static Browser load(Path page, Path profile, String... extra) throws Exception {
+    public static Browser load(Path page, Path profile, String... extra) throws Exception {
         List<String> cmd =
                 new ArrayList<>(
                         List.of(
@@ -183,6 +183,56 @@ class HtmlReporterTest {
         assertTrue(
                 html.indexOf("id=\"case-IL-0081\"")
                         > html.indexOf("data-rule=\"" + ReportFixtures.KUBE_RULE + "\""));
+    }
+
+    /**
+     * One rule for counting: the case table's "Findings" of a case is the number its section says
+     * and lists (a finding is counted under its first case; one linking the case second is said
+     * apart). The examples have one: IL-0364's table row used to say 9 where its section said 8.
+     */
+    @Test
+    void caseTableCountsWhatEachSectionLists() {
+        TestSupport.Run run =
+                TestSupport.run("scan", "examples/", "--format", "html", "--fail-on", "none");
+        String html = run.out();
+        Matcher row =
+                Pattern.compile(
+                                "<tr><td><a href=\"#case-([A-Z0-9-]+)\">[^<]*</a></td><td>.*?</td><td class=\"num\">(\\d+)( <span class=\"muted also-count\">\\(\\+(\\d+))?")
+                        .matcher(html);
+        int rows = 0;
+        int alsoSeen = 0;
+        while (row.find()) {
+            rows++;
+            String c = row.group(1);
+            int listed = Integer.parseInt(row.group(2));
+            int section = html.indexOf("<section class=\"case-group\" id=\"case-" + c + "\"");
+            if (listed == 0) {
+                assertTrue(row.group(4) != null, c + ": a row of 0 says where its findings are");
+                continue;
+            }
+            assertTrue(section >= 0, c + " has a section");
+            int next = html.indexOf("<section class=\"case-group", section + 1);
+            String group = html.substring(section, next < 0 ? html.length() : next);
+            assertEquals(
+                    listed,
+                    count(group, "<article"),
+                    c + ": the table counts what the section lists");
+            assertTrue(
+                    group.contains(
+                            "<span class=\"muted count\">"
+                                    + listed
+                                    + (listed == 1 ? " finding" : " findings")
+                                    + "</span>"),
+                    c + ": the section's title says " + listed);
+            if (row.group(4) != null) {
+                alsoSeen++;
+            }
+        }
+        assertTrue(rows >= 6, "the examples' cases are in the table: " + rows);
+        assertTrue(html.contains("<a href=\"#case-IL-0364\">"), "IL-0364 is in the table");
+        assertTrue(
+                alsoSeen + count(html, "also-count") > 0,
+                "a finding linking two cases is said apart");
     }
 
     @Test

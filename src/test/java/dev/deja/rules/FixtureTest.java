@@ -3,6 +3,7 @@ package dev.deja.rules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.deja.collect.Collector;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Engine;
 import dev.deja.engine.Finding;
@@ -13,7 +14,6 @@ import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
-import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.deja.progress.Progress;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -60,6 +61,9 @@ class ScanRequestTest {
         }
         if (t == PrintWriter.class) {
             return new PrintWriter(new StringWriter());
+        }
+        if (t == Progress.class) {
+            return (Progress) (source, scope, items) -> {};
         }
         throw new AssertionError("ScanRequestTest: give a sample value for a field of type " + t);
     }

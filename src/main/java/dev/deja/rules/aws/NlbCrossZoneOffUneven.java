@@ -3,6 +3,7 @@ package dev.deja.rules.aws;
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
+import dev.deja.model.aws.NlbViews;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

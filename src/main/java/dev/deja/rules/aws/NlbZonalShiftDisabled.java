@@ -1,10 +1,11 @@
 package dev.deja.rules.aws;
 
-import dev.deja.aws.model.AwsK8sLink;
-import dev.deja.aws.model.LoadBalancerView;
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
+import dev.deja.model.aws.AwsK8sLink;
+import dev.deja.model.aws.LoadBalancerView;
+import dev.deja.model.aws.NlbViews;
 import java.util.ArrayList;
 import java.util.List;
 

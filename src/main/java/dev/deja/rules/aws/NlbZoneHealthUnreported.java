@@ -1,9 +1,10 @@
 package dev.deja.rules.aws;
 
-import dev.deja.aws.model.TargetView;
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
+import dev.deja.model.aws.NlbViews;
+import dev.deja.model.aws.TargetView;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,10 +1,12 @@
 package dev.deja.rules.aws;
 
-import dev.deja.aws.model.TargetView;
+import dev.deja.engine.Figure;
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
+import dev.deja.model.aws.NlbViews;
+import dev.deja.model.aws.TargetView;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +63,15 @@ public final class NlbZoneWithoutHealthyTarget extends AwsRule {
                             f.severity(Severity.MEDIUM).note(NlbViews.unknownZoneNote(unknown));
                         }
                         p.related().forEach(f::related);
+                        List<Figure.Zone> figure = new ArrayList<>();
+                        for (Map.Entry<String, Integer> y : p.healthyByZone().entrySet()) {
+                            figure.add(
+                                    new Figure.Zone(
+                                            y.getKey(), y.getValue(), p.registeredIn(y.getKey())));
+                        }
+                        f.figure(
+                                new Figure.ZoneTargets(
+                                        NlbViews.name(p.lb()), p.tg().name(), figure));
                         out.add(f.build());
                     }
                 });

@@ -1,13 +1,14 @@
 package dev.deja.rules.aws;
 
-import dev.deja.aws.model.AwsInventory;
-import dev.deja.aws.model.AwsK8sLink;
-import dev.deja.aws.model.LoadBalancerView;
-import dev.deja.aws.model.TargetGroupView;
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
+import dev.deja.model.aws.AwsInventory;
+import dev.deja.model.aws.AwsK8sLink;
+import dev.deja.model.aws.LoadBalancerView;
+import dev.deja.model.aws.NlbViews;
+import dev.deja.model.aws.TargetGroupView;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -5,8 +5,8 @@ import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
-import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.HaproxyConfigs;
+import dev.deja.model.haproxy.HaproxyConfig;
+import dev.deja.model.haproxy.HaproxyConfigs;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,6 +15,13 @@ import java.util.List;
  * configs are never mixed), so a rule only says what it finds in one configuration.
  */
 abstract class HaproxyRule implements Rule {
+
+    /** The configurations read, unless a rule reads other parts. */
+    @Override
+    public List<Class<?>> parts() {
+        return List.of(HaproxyConfigs.class);
+    }
+
     @Override
     public final SourceKind source() {
         return SourceKind.HAPROXY;

@@ -2,10 +2,10 @@ package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
-import dev.deja.haproxy.Directive;
-import dev.deja.haproxy.Frontends;
-import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.Section;
+import dev.deja.model.haproxy.Directive;
+import dev.deja.model.haproxy.Frontends;
+import dev.deja.model.haproxy.HaproxyConfig;
+import dev.deja.model.haproxy.Section;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

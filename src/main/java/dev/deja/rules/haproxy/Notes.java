@@ -2,9 +2,9 @@ package dev.deja.rules.haproxy;
 
 import dev.deja.engine.Finding;
 import dev.deja.engine.Location;
-import dev.deja.haproxy.Directive;
-import dev.deja.haproxy.Frontends;
-import dev.deja.haproxy.Section;
+import dev.deja.model.haproxy.Directive;
+import dev.deja.model.haproxy.Frontends;
+import dev.deja.model.haproxy.Section;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.Set;
 
 /** Caveats and locations shared by the HAProxy rules. */
-final class Notes {
+public final class Notes {
     private Notes() {}
 
     /** Notes for a finding that relied on a section and some directives (nulls ignored). */
@@ -109,15 +109,18 @@ final class Notes {
             if (n != null && n > 1 && count.get(e.getKey()) >= n) {
                 f =
                         new Finding(
-                                f.ruleId(),
-                                f.severity(),
-                                f.caseIds(),
-                                f.message(),
-                                f.remediation(),
-                                f.location(),
-                                f.related(),
-                                f.notes().stream().filter(x -> !x.startsWith(PATH)).toList(),
-                                f.key());
+                                        f.ruleId(),
+                                        f.severity(),
+                                        f.caseIds(),
+                                        f.message(),
+                                        f.remediation(),
+                                        f.location(),
+                                        f.related(),
+                                        f.notes().stream()
+                                                .filter(x -> !x.startsWith(PATH))
+                                                .toList(),
+                                        f.key())
+                                .withFigure(f.figure());
             }
             result.add(f);
         }
@@ -173,29 +176,30 @@ final class Notes {
             out.put(
                     key,
                     new Finding(
-                            worst.ruleId(),
-                            worst.severity(),
-                            worst.caseIds(),
-                            worst.message(),
-                            worst.remediation(),
-                            worst.location(),
-                            List.copyOf(related),
-                            List.copyOf(notes),
-                            worst.key()));
+                                    worst.ruleId(),
+                                    worst.severity(),
+                                    worst.caseIds(),
+                                    worst.message(),
+                                    worst.remediation(),
+                                    worst.location(),
+                                    List.copyOf(related),
+                                    List.copyOf(notes),
+                                    worst.key())
+                            .withFigure(worst.figure()));
         }
     }
 
     /**
      * The section header; unnamed sections (global, anonymous defaults) are named by their kind.
      */
-    static Location at(Section s) {
+    public static Location at(Section s) {
         return s.name() == null
                 ? Location.section(s.file(), s.line(), null, s.kind())
                 : Location.section(s.file(), s.line(), s.kind(), s.name());
     }
 
     /** A directive of the section. */
-    static Location at(Section s, Directive d) {
+    public static Location at(Section s, Directive d) {
         return s.name() == null
                 ? Location.section(d.file(), d.line(), null, s.kind())
                 : Location.section(d.file(), d.line(), s.kind(), s.name());

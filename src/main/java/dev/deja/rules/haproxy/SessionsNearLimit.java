@@ -1,5 +1,6 @@
 package dev.deja.rules.haproxy;
 
+import dev.deja.engine.Figure;
 import dev.deja.engine.Finding;
 import dev.deja.engine.Location;
 import dev.deja.engine.Rule;
@@ -7,14 +8,14 @@ import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
-import dev.deja.haproxy.Directive;
-import dev.deja.haproxy.Frontends;
-import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.HaproxyRuntime;
-import dev.deja.haproxy.RuntimeStats;
-import dev.deja.haproxy.Section;
-import dev.deja.prometheus.LivePeaks;
-import dev.deja.prometheus.PrometheusPeaks;
+import dev.deja.model.haproxy.Directive;
+import dev.deja.model.haproxy.Frontends;
+import dev.deja.model.haproxy.HaproxyConfig;
+import dev.deja.model.haproxy.HaproxyRuntime;
+import dev.deja.model.haproxy.RuntimeStats;
+import dev.deja.model.haproxy.Section;
+import dev.deja.model.prometheus.LivePeaks;
+import dev.deja.model.prometheus.PrometheusPeaks;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,13 +42,8 @@ public final class SessionsNearLimit implements Rule {
     }
 
     @Override
-    public String part() {
-        return HaproxyRuntime.class.getName();
-    }
-
-    @Override
-    public List<String> parts() {
-        return List.of(HaproxyRuntime.class.getName(), PrometheusPeaks.class.getName());
+    public List<Class<?>> parts() {
+        return List.of(HaproxyRuntime.class, PrometheusPeaks.class);
     }
 
     @Override
@@ -106,6 +102,14 @@ public final class SessionsNearLimit implements Rule {
                                                 ? Severity.HIGH
                                                 : ctx.metadata().severity())
                                 .key(in.address() + " process")
+                                .figure(
+                                        new Figure.Saturation(
+                                                "process",
+                                                in.address(),
+                                                info.currConns(),
+                                                info.maxConn(),
+                                                warn,
+                                                high))
                                 .build());
             }
             for (RuntimeStats.Row r : rows) {
@@ -162,6 +166,14 @@ public final class SessionsNearLimit implements Rule {
                                                 ? Severity.HIGH
                                                 : ctx.metadata().severity())
                                 .key(in.address() + " frontend " + r.proxy())
+                                .figure(
+                                        new Figure.Saturation(
+                                                "frontend " + r.proxy(),
+                                                in.address(),
+                                                r.smax(),
+                                                r.slim(),
+                                                warn,
+                                                high))
                                 .build());
             }
         }
@@ -245,6 +257,14 @@ public final class SessionsNearLimit implements Rule {
                                             ? Severity.HIGH
                                             : ctx.metadata().severity())
                             .key("prometheus " + x.instance() + " frontend " + x.proxy())
+                            .figure(
+                                    new Figure.Saturation(
+                                            "frontend " + x.proxy(),
+                                            x.instance(),
+                                            x.peak(),
+                                            x.limit(),
+                                            warn,
+                                            high))
                             .build());
         }
         return out;

@@ -1,13 +1,14 @@
 package dev.deja.rules.haproxy;
 
+import dev.deja.engine.Figure;
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
-import dev.deja.haproxy.Directive;
-import dev.deja.haproxy.Frontends;
-import dev.deja.haproxy.HaproxyConfig;
-import dev.deja.haproxy.Section;
-import dev.deja.haproxy.Times;
+import dev.deja.model.haproxy.Directive;
+import dev.deja.model.haproxy.Frontends;
+import dev.deja.model.haproxy.HaproxyConfig;
+import dev.deja.model.haproxy.Section;
+import dev.deja.model.haproxy.Times;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -111,6 +112,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                         + ")";
         String msg;
         Severity sev;
+        Figure figure = null;
         if (slots < 0) {
             msg =
                     head
@@ -142,6 +144,9 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                             + f.maxconn().explain()
                             + ")";
             sev = high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
+            figure =
+                    new Figure.Slots(
+                            f.section().label(), slots, Math.min(held, slots), held, rps, hold);
         }
         if (f.tarpits().size() > 1) {
             notes.add(
@@ -156,6 +161,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                 .severity(sev)
                 .notes(notes)
                 .key(FRONTEND_KEY)
+                .figure(figure)
                 .build();
     }
 

@@ -1,13 +1,14 @@
 package dev.deja.rules.kube;
 
-import dev.deja.kube.model.ClusterRole;
-import dev.deja.kube.model.ClusterRoleBinding;
-import dev.deja.kube.model.Container;
-import dev.deja.kube.model.KubeInventory;
-import dev.deja.kube.model.NetworkPolicy;
-import dev.deja.kube.model.Service;
-import dev.deja.kube.model.WebhookConfiguration;
-import dev.deja.kube.model.Workload;
+import dev.deja.model.kube.ClusterRole;
+import dev.deja.model.kube.ClusterRoleBinding;
+import dev.deja.model.kube.Container;
+import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.LoadBalancers;
+import dev.deja.model.kube.NetworkPolicy;
+import dev.deja.model.kube.Service;
+import dev.deja.model.kube.WebhookConfiguration;
+import dev.deja.model.kube.Workload;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

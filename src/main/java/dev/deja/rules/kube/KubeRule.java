@@ -5,15 +5,23 @@ import dev.deja.engine.Rule;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
-import dev.deja.kube.model.KubeInventory;
-import dev.deja.kube.model.KubeScope;
-import dev.deja.kube.model.Workload;
+import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.KubeScope;
+import dev.deja.model.kube.LoadBalancers;
+import dev.deja.model.kube.Workload;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
 /** Base of the Kubernetes rules: reads the inventory (nothing to do when the scan has none). */
 abstract class KubeRule implements Rule {
+
+    /** The Kubernetes inventory, unless a rule reads other parts. */
+    @Override
+    public List<Class<?>> parts() {
+        return List.of(KubeInventory.class);
+    }
+
     /** What the load-balancer detector reads. */
     static final Set<String> DETECTOR_KINDS =
             Set.of("Deployment", "StatefulSet", "DaemonSet", "IngressClass");

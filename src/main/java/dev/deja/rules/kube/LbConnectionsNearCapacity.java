@@ -7,13 +7,13 @@ import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
-import dev.deja.kube.model.ConfigMap;
-import dev.deja.kube.model.Container;
-import dev.deja.kube.model.KubeInventory;
-import dev.deja.kube.model.Workload;
-import dev.deja.prometheus.LivePeaks;
-import dev.deja.prometheus.PodMetrics;
-import dev.deja.prometheus.PrometheusPeaks;
+import dev.deja.model.kube.ConfigMap;
+import dev.deja.model.kube.Container;
+import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.Workload;
+import dev.deja.model.prometheus.LivePeaks;
+import dev.deja.model.prometheus.PodMetrics;
+import dev.deja.model.prometheus.PrometheusPeaks;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -35,7 +35,7 @@ import java.util.TreeMap;
  *
  * <p>Source kind {@code kubernetes}: the incident's load balancers ran on Kubernetes and
  * ingress-nginx's capacity comes from the Kubernetes inventory; the rule runs when Prometheus was
- * read ({@link #part()}), with or without a cluster or manifests.
+ * read ({@link #parts()}), with or without a cluster or manifests.
  */
 public final class LbConnectionsNearCapacity implements Rule {
     /**
@@ -54,15 +54,10 @@ public final class LbConnectionsNearCapacity implements Rule {
         return SourceKind.KUBERNETES;
     }
 
-    @Override
-    public String part() {
-        return PrometheusPeaks.class.getName();
-    }
-
     /** Prometheus's peaks, or the ingress-nginx pods' current gauges read by --live-metrics. */
     @Override
-    public List<String> parts() {
-        return List.of(PrometheusPeaks.class.getName(), PodMetrics.class.getName());
+    public List<Class<?>> parts() {
+        return List.of(PrometheusPeaks.class, PodMetrics.class);
     }
 
     @Override

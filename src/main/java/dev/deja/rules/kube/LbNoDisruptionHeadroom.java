@@ -4,10 +4,11 @@ import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
-import dev.deja.kube.model.Hpa;
-import dev.deja.kube.model.KubeInventory;
-import dev.deja.kube.model.Pdb;
-import dev.deja.kube.model.Workload;
+import dev.deja.model.kube.Hpa;
+import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.LoadBalancers;
+import dev.deja.model.kube.Pdb;
+import dev.deja.model.kube.Workload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -73,7 +74,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
      * The fewest replicas the workload may run (HPA minReplicas, else replicas); null for a
      * DaemonSet.
      */
-    static Integer floor(KubeInventory inv, Workload w) {
+    public static Integer floor(KubeInventory inv, Workload w) {
         if ("DaemonSet".equals(w.kind())) {
             return null;
         }

@@ -1,12 +1,14 @@
 package dev.deja.rules.kube;
 
+import dev.deja.engine.Figure;
 import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
-import dev.deja.kube.model.Container;
-import dev.deja.kube.model.KubeInventory;
-import dev.deja.kube.model.Probe;
+import dev.deja.model.kube.Container;
+import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.LoadBalancers;
+import dev.deja.model.kube.Probe;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -220,10 +222,25 @@ public final class LbProbeFailsFast extends KubeRule {
                         + " after a short stall, as"
                         + " HubSpot's load balancers did "
                         + lb.because();
+        // both probes of the container on one axis, against the stall the rule asks them to outlast
+        List<Figure.Window> windows = new ArrayList<>();
+        if (c.readiness() != null && c.readiness().handler() != null) {
+            windows.add(
+                    new Figure.Window("readinessProbe", window(c.readiness()), "marked unready"));
+        }
+        if (c.liveness() != null && c.liveness().handler() != null) {
+            windows.add(new Figure.Window("livenessProbe", window(c.liveness()), "restarted"));
+        }
         var f =
                 ctx.finding(lb.workload().meta().at(p.line()), msg)
                         .key("container " + c.name() + " " + key)
-                        .remediation(remediation);
+                        .remediation(remediation)
+                        .figure(
+                                new Figure.ProbeWindows(
+                                        lb.workload().meta().display() + " container " + c.name(),
+                                        minWindow,
+                                        pods,
+                                        windows));
         String serial = serialNote(p);
         if (serial != null) {
             f.note(serial);

@@ -2,13 +2,13 @@ package dev.deja.rules.kube;
 
 import dev.deja.CorpusExpectations;
 import dev.deja.TestSupport;
+import dev.deja.collect.Collector;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Engine;
 import dev.deja.engine.Finding;
 import dev.deja.engine.Rule;
 import dev.deja.engine.SourceKind;
 import dev.deja.rules.RuleRegistry;
-import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.deja.collect.Collector;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Engine;
 import dev.deja.engine.Finding;
@@ -12,7 +13,6 @@ import dev.deja.engine.Rule;
 import dev.deja.engine.Severity;
 import dev.deja.engine.SourceKind;
 import dev.deja.rules.RuleRegistry;
-import dev.deja.source.Collector;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.deja.kube.model.Meta;
-import dev.deja.kube.model.Selector;
-import dev.deja.kube.model.Workload;
+import dev.deja.model.kube.Meta;
+import dev.deja.model.kube.Selector;
+import dev.deja.model.kube.Workload;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,441 @@
+package dev.deja.model.kube;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns one object (a manifest document or an object from the API server) into its view: only the
+ * fields the rules read are kept. Objects of kinds without a dedicated view are kept as their
+ * {@link Meta}.
+ */
+public final class ViewReader {
+    public static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+    private ViewReader() {}
+
+    /** The view of an object; {@code file} is null for live objects. */
+    public static Object read(Tree obj, String file) {
+        String kind = obj.text("kind");
+        Meta meta = meta(obj, kind, file);
+        return switch (kind == null ? "" : kind) {
+            case "Deployment", "StatefulSet", "DaemonSet" -> workload(obj, meta);
+            case "Service" -> service(obj, meta);
+            case "HorizontalPodAutoscaler" -> hpa(obj, meta);
+            case "PodDisruptionBudget" -> pdb(obj, meta);
+            case "Ingress" -> new Ingress(meta, text(obj.path("spec", "ingressClassName")));
+            case "IngressClass" -> new IngressClass(meta, text(obj.path("spec", "controller")));
+            case "ConfigMap" -> configMap(obj, meta);
+            case "NetworkPolicy" -> networkPolicy(obj, meta);
+            case "ValidatingWebhookConfiguration" -> webhooks(obj, meta);
+            case "ClusterRole" -> clusterRole(obj, meta);
+            case "ClusterRoleBinding" -> clusterRoleBinding(obj, meta);
+            default -> meta;
+        };
+    }
+
+    static Meta meta(Tree obj, String kind, String file) {
+        Tree md = obj.get("metadata");
+        String ns = md == null ? null : md.text("namespace");
+        String name = md == null ? null : md.text("name");
+        if (name == null && md != null && md.text("generateName") != null) {
+            name = md.text("generateName") + "*";
+        }
+        Map<String, String> annotations = md == null ? Map.of() : md.strings("annotations");
+        if (annotations.containsKey(
+                LAST_APPLIED)) { // a copy of the whole object: not worth keeping
+            annotations = new LinkedHashMap<>(annotations);
+            annotations.remove(LAST_APPLIED);
+        }
+        return new Meta(
+                obj.text("apiVersion"),
+                kind,
+                ns,
+                name,
+                md == null ? Map.of() : md.strings("labels"),
+                annotations,
+                file,
+                file == null ? null : obj.line());
+    }
+
+    private static String text(Tree t) {
+        return t == null ? null : t.text();
+    }
+
+    private static Workload workload(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        if (spec == null) {
+            return new Workload(
+                    meta, null, null, null, null, null, null, null, null, null, null, null);
+        }
+        Integer replicas = spec.integer("replicas");
+        String strategy = null;
+        String maxUnavailable = null;
+        Integer strategyLine = null;
+        Tree st = spec.get("strategy") != null ? spec.get("strategy") : spec.get("updateStrategy");
+        if (st != null) {
+            strategyLine =
+                    spec.get("strategy") != null
+                            ? spec.keyLine("strategy")
+                            : spec.keyLine("updateStrategy");
+            strategy = st.text("type");
+            Tree ru = st.get("rollingUpdate");
+            if (ru != null) {
+                maxUnavailable = ru.text("maxUnavailable");
+                Integer l = ru.keyLine("maxUnavailable");
+                if (l != null) {
+                    strategyLine = l;
+                }
+            }
+        }
+        Tree tpl = spec.get("template");
+        Tree tmd = tpl == null ? null : tpl.get("metadata");
+        Tree pod = tpl == null ? null : tpl.get("spec");
+        List<Container> containers = new ArrayList<>();
+        List<Workload.Spread> tsc = new ArrayList<>();
+        List<Workload.Spread> anti = new ArrayList<>();
+        if (pod != null) {
+            Tree cs = pod.get("containers");
+            if (cs != null) {
+                for (Tree c : cs.items()) {
+                    containers.add(container(c));
+                }
+            }
+            Tree t = pod.get("topologySpreadConstraints");
+            if (t != null) {
+                for (Tree c : t.items()) {
+                    tsc.add(
+                            new Workload.Spread(
+                                    c.text("topologyKey"),
+                                    !"ScheduleAnyway".equals(c.text("whenUnsatisfiable")),
+                                    selector(c.get("labelSelector"))));
+                }
+            }
+            Tree pa = pod.path("affinity", "podAntiAffinity");
+            if (pa != null) {
+                Tree req = pa.get("requiredDuringSchedulingIgnoredDuringExecution");
+                if (req != null) {
+                    for (Tree term : req.items()) {
+                        anti.add(
+                                new Workload.Spread(
+                                        term.text("topologyKey"),
+                                        true,
+                                        selector(term.get("labelSelector"))));
+                    }
+                }
+                Tree pref = pa.get("preferredDuringSchedulingIgnoredDuringExecution");
+                if (pref != null) {
+                    for (Tree w : pref.items()) {
+                        Tree term = w.get("podAffinityTerm");
+                        if (term != null) {
+                            anti.add(
+                                    new Workload.Spread(
+                                            term.text("topologyKey"),
+                                            false,
+                                            selector(term.get("labelSelector"))));
+                        }
+                    }
+                }
+            }
+        }
+        String sa =
+                pod == null
+                        ? null
+                        : pod.text("serviceAccountName") != null
+                                ? pod.text("serviceAccountName")
+                                : pod.text("serviceAccount"); // the deprecated alias
+        return new Workload(
+                meta,
+                replicas,
+                strategy,
+                maxUnavailable,
+                selector(spec.get("selector")),
+                tmd == null ? Map.of() : tmd.strings("labels"),
+                tmd == null ? Map.of() : tmd.strings("annotations"),
+                containers,
+                tsc,
+                anti,
+                spec.keyLine("replicas"),
+                strategyLine,
+                sa);
+    }
+
+    static Selector selector(Tree sel) {
+        if (sel == null) {
+            return Selector.EMPTY;
+        }
+        List<Selector.Expression> exprs = new ArrayList<>();
+        Tree me = sel.get("matchExpressions");
+        if (me != null) {
+            for (Tree e : me.items()) {
+                exprs.add(
+                        new Selector.Expression(
+                                e.text("key"), e.text("operator"), e.texts("values")));
+            }
+        }
+        return new Selector(sel.strings("matchLabels"), exprs);
+    }
+
+    /**
+     * The fields of a container that {@link #container} reads: a live scan's parser builds no
+     * others (environment, volume mounts and resources are most of a container's size). Read a new
+     * field here, add it here.
+     */
+    public static final Set<String> CONTAINER_FIELDS =
+            Set.of(
+                    "name",
+                    "image",
+                    "command",
+                    "args",
+                    "ports",
+                    "readinessProbe",
+                    "livenessProbe",
+                    "startupProbe",
+                    "resources");
+
+    /** Fields of a pod spec no view reads, which a live scan's parser skips. */
+    public static final Set<String> POD_SPEC_SKIPPED =
+            Set.of(
+                    "initContainers",
+                    "ephemeralContainers",
+                    "volumes",
+                    "tolerations",
+                    "imagePullSecrets",
+                    "hostAliases",
+                    "securityContext",
+                    "dnsConfig",
+                    "readinessGates",
+                    "resourceClaims",
+                    "overhead");
+
+    private static Container container(Tree c) {
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        Tree ps = c.get("ports");
+        if (ps != null) {
+            for (Tree p : ps.items()) {
+                Integer n = p.integer("containerPort");
+                if (n != null) {
+                    String name = p.text("name");
+                    ports.put(name != null ? name : n.toString(), n);
+                }
+            }
+        }
+        return new Container(
+                c.text("name"),
+                c.text("image"),
+                c.texts("command"),
+                c.texts("args"),
+                ports,
+                probe(c, "readinessProbe"),
+                probe(c, "livenessProbe"),
+                probe(c, "startupProbe"),
+                c.line(),
+                cpuLimit(c));
+    }
+
+    private static String cpuLimit(Tree c) {
+        Tree cpu = c.path("resources", "limits", "cpu");
+        return cpu == null ? null : cpu.text();
+    }
+
+    private static Probe probe(Tree c, String key) {
+        Tree p = c.get(key);
+        if (p == null || !p.isMapping()) {
+            return null;
+        }
+        String handler = null;
+        String path = null;
+        String port = null;
+        String scheme = null;
+        List<String> command = List.of();
+        if (p.get("httpGet") != null) {
+            handler = "httpGet";
+            Tree h = p.get("httpGet");
+            path = h.text("path");
+            port = h.text("port");
+            scheme = h.text("scheme");
+        } else if (p.get("tcpSocket") != null) {
+            handler = "tcpSocket";
+            port = p.get("tcpSocket").text("port");
+        } else if (p.get("grpc") != null) {
+            handler = "grpc";
+            port = p.get("grpc").text("port");
+        } else if (p.get("exec") != null) {
+            handler = "exec";
+            command = p.get("exec").texts("command");
+        }
+        return new Probe(
+                handler,
+                path,
+                port,
+                scheme,
+                command,
+                p.integer("timeoutSeconds"),
+                p.integer("periodSeconds"),
+                p.integer("failureThreshold"),
+                p.integer("initialDelaySeconds"),
+                c.keyLine(key));
+    }
+
+    private static Service service(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        if (spec == null) {
+            return new Service(meta, null, Map.of(), null, null);
+        }
+        return new Service(
+                meta,
+                spec.text("type") == null ? "ClusterIP" : spec.text("type"),
+                spec.strings("selector"),
+                spec.text("loadBalancerClass"),
+                spec.text("externalTrafficPolicy"),
+                spec.texts("externalIPs"));
+    }
+
+    private static Hpa hpa(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        if (spec == null) {
+            return new Hpa(meta, null, null, null, null);
+        }
+        Tree ref = spec.get("scaleTargetRef");
+        return new Hpa(
+                meta,
+                ref == null ? null : ref.text("kind"),
+                ref == null ? null : ref.text("name"),
+                spec.integer("minReplicas"),
+                spec.integer("maxReplicas"));
+    }
+
+    private static Pdb pdb(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        if (spec == null) {
+            return new Pdb(meta, Selector.EMPTY, null, null);
+        }
+        return new Pdb(
+                meta,
+                selector(spec.get("selector")),
+                spec.text("minAvailable"),
+                spec.text("maxUnavailable"));
+    }
+
+    private static ConfigMap configMap(Tree obj, Meta meta) {
+        Tree data = obj.get("data");
+        Map<String, String> values = new LinkedHashMap<>();
+        Map<String, Integer> lines = new LinkedHashMap<>();
+        if (data != null) {
+            for (Map.Entry<String, Tree> e : data.entries()) {
+                String v = e.getValue() == null ? null : e.getValue().text();
+                if (v != null) {
+                    values.put(e.getKey(), v);
+                    Integer l = data.keyLine(e.getKey());
+                    if (l != null) {
+                        lines.put(e.getKey(), l);
+                    }
+                }
+            }
+        }
+        return new ConfigMap(meta, values, lines);
+    }
+
+    /**
+     * A selector that is absent stays null; {@code {}} is an empty selector (it selects
+     * everything).
+     */
+    private static Selector optionalSelector(Tree sel) {
+        return sel == null ? null : selector(sel);
+    }
+
+    private static NetworkPolicy networkPolicy(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        if (spec == null) {
+            return new NetworkPolicy(meta, Selector.EMPTY, List.of(), List.of());
+        }
+        List<NetworkPolicy.Rule> rules = new ArrayList<>();
+        Tree ing = spec.get("ingress");
+        if (ing != null) {
+            for (Tree r : ing.items()) {
+                List<NetworkPolicy.Port> ports = new ArrayList<>();
+                Tree ps = r.get("ports");
+                if (ps != null) {
+                    for (Tree p : ps.items()) {
+                        ports.add(
+                                new NetworkPolicy.Port(
+                                        p.text("protocol"), p.text("port"), p.integer("endPort")));
+                    }
+                }
+                List<NetworkPolicy.Peer> from = new ArrayList<>();
+                Tree fs = r.get("from");
+                if (fs != null) {
+                    for (Tree f : fs.items()) {
+                        Tree ip = f.get("ipBlock");
+                        from.add(
+                                new NetworkPolicy.Peer(
+                                        optionalSelector(f.get("podSelector")),
+                                        optionalSelector(f.get("namespaceSelector")),
+                                        ip == null ? null : ip.text("cidr"),
+                                        ip == null ? List.of() : ip.texts("except")));
+                    }
+                }
+                rules.add(new NetworkPolicy.Rule(ports, from));
+            }
+        }
+        return new NetworkPolicy(
+                meta, selector(spec.get("podSelector")), spec.texts("policyTypes"), rules);
+    }
+
+    private static WebhookConfiguration webhooks(Tree obj, Meta meta) {
+        List<WebhookConfiguration.Webhook> hooks = new ArrayList<>();
+        Tree ws = obj.get("webhooks");
+        if (ws != null) {
+            for (Tree w : ws.items()) {
+                Tree cc = w.get("clientConfig");
+                Tree svc = cc == null ? null : cc.get("service");
+                hooks.add(
+                        new WebhookConfiguration.Webhook(
+                                w.text("name"),
+                                svc == null ? null : svc.text("namespace"),
+                                svc == null ? null : svc.text("name"),
+                                svc == null ? null : svc.integer("port"),
+                                cc == null ? null : cc.text("url"),
+                                w.text("failurePolicy"),
+                                w.line()));
+            }
+        }
+        return new WebhookConfiguration(meta, hooks);
+    }
+
+    private static ClusterRole clusterRole(Tree obj, Meta meta) {
+        List<ClusterRole.PolicyRule> rules = new ArrayList<>();
+        Tree rs = obj.get("rules");
+        if (rs != null) {
+            for (Tree r : rs.items()) {
+                rules.add(
+                        new ClusterRole.PolicyRule(
+                                r.texts("apiGroups"),
+                                r.texts("resources"),
+                                r.texts("verbs"),
+                                r.texts("resourceNames")));
+            }
+        }
+        return new ClusterRole(meta, rules);
+    }
+
+    private static ClusterRoleBinding clusterRoleBinding(Tree obj, Meta meta) {
+        Tree ref = obj.get("roleRef");
+        List<ClusterRoleBinding.Subject> subjects = new ArrayList<>();
+        Tree ss = obj.get("subjects");
+        if (ss != null) {
+            for (Tree s : ss.items()) {
+                subjects.add(
+                        new ClusterRoleBinding.Subject(
+                                s.text("kind"), s.text("name"), s.text("namespace")));
+            }
+        }
+        return new ClusterRoleBinding(
+                meta,
+                ref == null ? null : ref.text("kind"),
+                ref == null ? null : ref.text("name"),
+                subjects);
+    }
+}

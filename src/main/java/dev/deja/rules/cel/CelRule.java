@@ -1,0 +1,465 @@
+package dev.deja.rules.cel;
+
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.CelIssue;
+import dev.cel.common.CelOptions;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.CelValidationResult;
+import dev.cel.common.types.MapType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.compiler.CelCompiler;
+import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.parser.CelStandardMacro;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelRuntimeFactory;
+import dev.deja.engine.Finding;
+import dev.deja.engine.InputException;
+import dev.deja.engine.Location;
+import dev.deja.engine.Rule;
+import dev.deja.engine.RuleContext;
+import dev.deja.engine.RuleMetadata;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Snapshot;
+import dev.deja.engine.SourceKind;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A rule written in CEL: a {@link Rule} like the Java ones (same findings, locations, severities,
+ * keys, suppressions), judging each object {@code check.for} names. An expression that fails on one
+ * object (a missing field, a wrong type) or runs past the cost limit leaves that object not
+ * checked, with a note naming the rule and the object; the rest of the scan goes on.
+ */
+public final class CelRule implements Rule {
+    /**
+     * Evaluation steps one expression may take on one object before it is stopped (the API server's
+     * per-call CEL budget is of the same order); settings key {@value #COST_LIMIT_KEY}.
+     */
+    public static final long DEFAULT_COST_LIMIT = 1_000_000;
+
+    public static final String COST_LIMIT_KEY = "cel.costLimit";
+
+    /** Notes per rule and scan; past that one note counts the rest. */
+    static final int MAX_NOTES = 20;
+
+    private static final CelOptions OPTIONS =
+            CelOptions.current().enableTimestampEpoch(false).comprehensionMaxIterations(-1).build();
+
+    private static volatile CelCompiler compiler;
+    private static volatile CelRuntime runtime;
+
+    private final RuleFile file;
+    private final List<Compiled> checks;
+    private final Set<String> kubeKinds;
+
+    /** One check, compiled. */
+    private record Compiled(
+            RuleFile.Check check,
+            Views.Over over,
+            CelRuntime.Program when,
+            Template message,
+            Template key,
+            CelRuntime.Program severity,
+            CelRuntime.Program line,
+            Template remediation) {}
+
+    private CelRule(RuleFile file) {
+        this.file = file;
+        List<Compiled> cs = new ArrayList<>();
+        Set<String> kinds = new TreeSet<>();
+        for (RuleFile.Check c : file.checks()) {
+            Views.Over over = Views.over(file, c);
+            String n = c.name();
+            cs.add(
+                    new Compiled(
+                            c,
+                            over,
+                            program(c.when(), c.when().value(), 0, SimpleType.BOOL, n + ".when"),
+                            Template.of(c.message()),
+                            c.key() == null ? null : Template.of(c.key()),
+                            c.severity() == null
+                                    ? null
+                                    : program(
+                                            c.severity(),
+                                            c.severity().value(),
+                                            0,
+                                            SimpleType.STRING,
+                                            n + ".severity"),
+                            c.line() == null
+                                    ? null
+                                    : program(
+                                            c.line(),
+                                            c.line().value(),
+                                            0,
+                                            SimpleType.DYN,
+                                            n + ".line"),
+                            c.remediation() == null ? null : Template.of(c.remediation())));
+            kinds.addAll(kubeKinds(file, c, over));
+        }
+        this.checks = List.copyOf(cs);
+        this.kubeKinds = Set.copyOf(kinds);
+    }
+
+    /**
+     * Compiles and type-checks a rule file; an error is an {@link InputException} with the file,
+     * line and column of the expression and CEL's message.
+     */
+    static CelRule compile(RuleFile file) {
+        return new CelRule(file);
+    }
+
+    /** The rule's metadata, as its file says. */
+    public RuleMetadata metadata() {
+        return file.metadata();
+    }
+
+    /** Where the rule was read from. */
+    public String path() {
+        return file.path();
+    }
+
+    @Override
+    public String id() {
+        return file.metadata().id();
+    }
+
+    @Override
+    public SourceKind source() {
+        return file.metadata().source();
+    }
+
+    @Override
+    public Set<String> kubeKinds() {
+        return kubeKinds;
+    }
+
+    private static CelCompiler compiler() {
+        CelCompiler c = compiler;
+        if (c == null) {
+            c =
+                    CelCompilerFactory.standardCelCompilerBuilder()
+                            .setOptions(OPTIONS)
+                            .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+                            .addLibraries(
+                                    CelExtensions.strings(),
+                                    CelExtensions.math(OPTIONS),
+                                    CelExtensions.lists(),
+                                    CelExtensions.bindings())
+                            .addVar("object", SimpleType.DYN)
+                            .addVar("params", MapType.create(SimpleType.STRING, SimpleType.DYN))
+                            .addFunctionDeclarations(Functions.declarations())
+                            .build();
+            compiler = c;
+        }
+        return c;
+    }
+
+    private static CelRuntime runtime() {
+        CelRuntime r = runtime;
+        if (r == null) {
+            r =
+                    CelRuntimeFactory.standardCelRuntimeBuilder()
+                            .setOptions(OPTIONS)
+                            .addLibraries(
+                                    CelExtensions.strings(),
+                                    CelExtensions.math(OPTIONS),
+                                    CelExtensions.lists())
+                            .addFunctionBindings(Functions.bindings())
+                            .build();
+            runtime = r;
+        }
+        return r;
+    }
+
+    /**
+     * One expression of the file, {@code text} the CEL source, {@code offset} where it starts in
+     * the file's text (a template's hole).
+     */
+    static CelRuntime.Program program(
+            RuleFile.Text where,
+            String text,
+            int offset,
+            dev.cel.common.types.CelType type,
+            String what) {
+        CelValidationResult r = compiler().compile(text);
+        if (r.hasError()) {
+            CelIssue first = r.getErrors().get(0);
+            int pos =
+                    offset
+                            + r.getSource()
+                                    .getLocationOffset(first.getSourceLocation())
+                                    .orElse(
+                                            offsetOf(
+                                                    text,
+                                                    first.getSourceLocation().getLine(),
+                                                    first.getSourceLocation().getColumn()));
+            throw new InputException(
+                    where.where(pos)
+                            + ": "
+                            + what
+                            + ": "
+                            + first.getMessage()
+                            + (r.getErrors().size() > 1
+                                    ? " (and " + (r.getErrors().size() - 1) + " more)"
+                                    : ""));
+        }
+        try {
+            CelAbstractSyntaxTree ast = r.getAst();
+            if (type == SimpleType.BOOL
+                    && !ast.getResultType().equals(SimpleType.BOOL)
+                    && !ast.getResultType().equals(SimpleType.DYN)) {
+                throw new InputException(
+                        where.where(offset)
+                                + ": "
+                                + what
+                                + " must be true or false, not a "
+                                + ast.getResultType().name());
+            }
+            return runtime().createProgram(ast);
+        } catch (CelValidationException | CelEvaluationException e) {
+            throw new InputException(where.where(offset) + ": " + what + ": " + e.getMessage());
+        }
+    }
+
+    /** The offset in {@code text} of CEL's 1-based line and 0-based column. */
+    private static int offsetOf(String text, int line, int column) {
+        int o = 0;
+        for (int l = 1; l < line; l++) {
+            int nl = text.indexOf('\n', o);
+            if (nl < 0) {
+                break;
+            }
+            o = nl + 1;
+        }
+        return Math.max(0, o + Math.max(0, column));
+    }
+
+    private static final Pattern KIND_ARG = Pattern.compile("objects\\(\\s*['\"]([A-Za-z]+)['\"]");
+
+    /**
+     * The kinds the live collector must list for this rule: its own, and what its functions read.
+     */
+    private static Set<String> kubeKinds(RuleFile f, RuleFile.Check c, Views.Over over) {
+        if (f.metadata().source() != SourceKind.KUBERNETES) {
+            return Set.of();
+        }
+        Set<String> kinds = new TreeSet<>(over.kinds());
+        StringBuilder all = new StringBuilder();
+        for (RuleFile.Text t :
+                new RuleFile.Text[] {
+                    c.when(), c.message(), c.key(), c.severity(), c.line(), c.remediation()
+                }) {
+            if (t != null) {
+                all.append(t.value()).append('\n');
+            }
+        }
+        String text = all.toString();
+        if (text.contains("isLoadBalancer(") || text.contains("loadBalancer(")) {
+            // what the load-balancer detector reads (dev.deja.model.kube.LoadBalancers)
+            kinds.addAll(List.of("Deployment", "StatefulSet", "DaemonSet", "IngressClass"));
+        }
+        if (text.contains("pods(") || text.contains("hpaOf(")) {
+            kinds.add("HorizontalPodAutoscaler");
+        }
+        if (text.contains("pdbsOf(")) {
+            kinds.add("PodDisruptionBudget");
+        }
+        if (text.contains("servicesOf(")) {
+            kinds.add("Service");
+        }
+        Matcher m = KIND_ARG.matcher(text);
+        while (m.find()) {
+            kinds.add(m.group(1));
+        }
+        return Set.copyOf(kinds);
+    }
+
+    @Override
+    public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
+        long limit = limit(ctx);
+        Map<String, Object> params = new HashMap<>();
+        for (RuleMetadata.Parameter p : ctx.metadata().parameters()) {
+            params.put(
+                    p.name(),
+                    p.integer()
+                            ? (Object) (long) ctx.intParameter(p.name())
+                            : (Object) ctx.parameter(p.name()));
+        }
+        List<Finding> out = new ArrayList<>();
+        int notes = 0;
+        int moreNotes = 0;
+        Functions.Context previous = Functions.CURRENT.get();
+        try {
+            for (Compiled c : checks) {
+                for (Views.Item item : c.over().items(snapshot)) {
+                    Functions.CURRENT.set(new Functions.Context(snapshot, item.config()));
+                    Map<String, Object> vars = Map.of("object", item.value(), "params", params);
+                    try {
+                        Finding f = judge(c, item, vars, ctx, limit);
+                        if (f != null) {
+                            out.add(f);
+                        }
+                    } catch (Failure e) {
+                        if (notes < MAX_NOTES) {
+                            ctx.notChecked(item.label(), e.getMessage());
+                            notes++;
+                        } else {
+                            moreNotes++;
+                        }
+                    }
+                }
+            }
+        } finally {
+            if (previous == null) {
+                Functions.CURRENT.remove();
+            } else {
+                Functions.CURRENT.set(previous);
+            }
+        }
+        if (moreNotes > 0) {
+            ctx.notChecked(
+                    moreNotes + " more object(s)",
+                    "its expressions failed on them too (the first " + MAX_NOTES + " are listed)");
+        }
+        return checks.get(0).over().scoped(snapshot, dedupe(out));
+    }
+
+    /**
+     * One finding per object and message: an object seen several times (a HAProxy frontend on each
+     * path through undecided .if blocks) that gives the same finding gives it once, at its worst
+     * severity, as the built-in rules do.
+     */
+    private static List<Finding> dedupe(List<Finding> found) {
+        Map<List<Object>, Finding> out = new LinkedHashMap<>();
+        for (Finding f : found) {
+            Location l = f.location();
+            List<Object> k =
+                    Arrays.asList(
+                            l.file(),
+                            l.line(),
+                            l.kind(),
+                            l.namespace(),
+                            l.name(),
+                            l.key(),
+                            l.arn(),
+                            l.region(),
+                            f.message());
+            Finding prev = out.get(k);
+            if (prev == null || f.severity().compareTo(prev.severity()) > 0) {
+                out.put(k, f);
+            }
+        }
+        return List.copyOf(out.values());
+    }
+
+    private static long limit(RuleContext ctx) {
+        String v = ctx.settings().get(COST_LIMIT_KEY, null);
+        if (v == null) {
+            return DEFAULT_COST_LIMIT;
+        }
+        try {
+            return Long.parseLong(v.strip());
+        } catch (NumberFormatException e) {
+            throw new InputException(COST_LIMIT_KEY + ": not a whole number: " + v);
+        }
+    }
+
+    private static Finding judge(
+            Compiled c, Views.Item item, Map<String, Object> vars, RuleContext ctx, long limit) {
+        String n = c.check().name();
+        Object fires = eval(c.when(), vars, limit, n + ".when");
+        if (!(fires instanceof Boolean b)) {
+            throw new Failure(n + ".when gave " + Template.text(fires) + ", not true or false");
+        }
+        if (!b) {
+            return null;
+        }
+        Location loc = item.location();
+        if (c.line() != null) {
+            Object ln = eval(c.line(), vars, limit, n + ".line");
+            if (ln instanceof Long l) {
+                loc = item.at(Math.toIntExact(l));
+            } else if (ln != null) {
+                throw new Failure(n + ".line gave " + Template.text(ln) + ", not a line number");
+            }
+        }
+        RuleContext.FindingBuilder f =
+                ctx.finding(loc, c.message().render(vars, limit))
+                        .key(
+                                c.key() == null
+                                        ? c.check().defaultKey()
+                                        : c.key().render(vars, limit));
+        if (c.severity() != null) {
+            Object s = eval(c.severity(), vars, limit, n + ".severity");
+            try {
+                f.severity(Severity.parse(String.valueOf(s)));
+            } catch (IllegalArgumentException e) {
+                throw new Failure(n + ".severity gave '" + s + "': " + e.getMessage());
+            }
+        }
+        if (c.remediation() != null) {
+            f.remediation(c.remediation().render(vars, limit));
+        }
+        return f.build();
+    }
+
+    /** Evaluates one program on one object, within the cost limit. */
+    static Object eval(CelRuntime.Program p, Map<String, Object> vars, long limit, String what) {
+        long[] steps = {0};
+        try {
+            return p.trace(
+                    vars,
+                    (expr, value) -> {
+                        if (++steps[0] > limit) {
+                            throw new OverBudget();
+                        }
+                    });
+        } catch (CelEvaluationException e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof OverBudget) {
+                    throw new Failure(
+                            what
+                                    + " ran past the cost limit of "
+                                    + limit
+                                    + " evaluation steps ("
+                                    + COST_LIMIT_KEY
+                                    + ")");
+                }
+            }
+            throw new Failure(what + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            if (e instanceof OverBudget) {
+                throw new Failure(
+                        what + " ran past the cost limit of " + limit + " evaluation steps");
+            }
+            throw new Failure(what + ": " + e);
+        }
+    }
+
+    /** An expression that failed on one object: the object is not checked. */
+    static final class Failure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Failure(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private static final class OverBudget extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        OverBudget() {
+            super("cost limit", null, false, false);
+        }
+    }
+}

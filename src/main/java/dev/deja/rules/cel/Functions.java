@@ -1,0 +1,301 @@
+package dev.deja.rules.cel;
+
+import dev.cel.common.CelFunctionDecl;
+import dev.cel.common.CelOverloadDecl;
+import dev.cel.common.types.CelType;
+import dev.cel.common.types.ListType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.runtime.CelFunctionBinding;
+import dev.deja.engine.Snapshot;
+import dev.deja.model.aws.AwsInventory;
+import dev.deja.model.aws.LoadBalancerView;
+import dev.deja.model.aws.NlbViews;
+import dev.deja.model.aws.TargetGroupView;
+import dev.deja.model.haproxy.Directive;
+import dev.deja.model.haproxy.Frontends;
+import dev.deja.model.haproxy.HaproxyConfig;
+import dev.deja.model.haproxy.Section;
+import dev.deja.model.haproxy.Times;
+import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.LoadBalancers;
+import dev.deja.model.kube.Selector;
+import dev.deja.model.kube.Workload;
+import dev.deja.rules.kube.LbNoDisruptionHeadroom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The functions a rule's expressions may call, each a thin binding to the model's own view (the
+ * same code the Java rules call): documented in docs/writing-rules.md. They read the snapshot being
+ * judged through {@link #CURRENT}, set by {@link CelRule} around each evaluation on its thread.
+ */
+final class Functions {
+    private Functions() {}
+
+    /** What the functions read: the snapshot and, for a HAProxy rule, the configuration judged. */
+    record Context(Snapshot snapshot, HaproxyConfig config) {}
+
+    static final ThreadLocal<Context> CURRENT = new ThreadLocal<>();
+
+    private static final CelType DYN = SimpleType.DYN;
+    private static final CelType LIST = ListType.create(SimpleType.DYN);
+
+    /** Name, result, arguments, and what it does (a model call). */
+    private record Fn(String name, CelType result, List<CelType> args, Impl impl) {}
+
+    @FunctionalInterface
+    private interface Impl {
+        Object apply(Object[] args);
+    }
+
+    private static final List<Fn> ALL =
+            List.of(
+                    // Kubernetes
+                    new Fn(
+                            "isLoadBalancer",
+                            SimpleType.BOOL,
+                            List.of(DYN),
+                            a -> lb(a[0]).isPresent()),
+                    new Fn(
+                            "loadBalancer",
+                            DYN,
+                            List.of(DYN),
+                            a -> lb(a[0]).map(View::of).orElse(null)),
+                    new Fn("pods", DYN, List.of(DYN), a -> pods(a[0])),
+                    new Fn(
+                            "hpaOf",
+                            LIST,
+                            List.of(DYN),
+                            a -> View.of(kube().hpaOf(workload(a[0])).stream().toList())),
+                    new Fn(
+                            "pdbsOf",
+                            LIST,
+                            List.of(DYN),
+                            a -> View.of(kube().pdbsOf(workload(a[0])))),
+                    new Fn(
+                            "servicesOf",
+                            LIST,
+                            List.of(DYN),
+                            a -> View.of(kube().servicesOf(workload(a[0])))),
+                    new Fn(
+                            "objects",
+                            LIST,
+                            List.of(SimpleType.STRING),
+                            a -> objects((String) a[0])),
+                    new Fn("selects", SimpleType.BOOL, List.of(DYN, DYN), a -> selects(a[0], a[1])),
+                    // HAProxy
+                    new Fn(
+                            "millis",
+                            SimpleType.INT,
+                            List.of(SimpleType.STRING),
+                            a -> Times.millis((String) a[0])),
+                    new Fn(
+                            "formatMillis",
+                            SimpleType.STRING,
+                            List.of(SimpleType.INT),
+                            a -> Times.format((Long) a[0])),
+                    new Fn(
+                            "effective",
+                            DYN,
+                            List.of(DYN, SimpleType.STRING),
+                            a -> effective(a[0], (String) a[1])),
+                    new Fn("backendsOf", LIST, List.of(DYN), a -> backendsOf(a[0])),
+                    // AWS
+                    new Fn(
+                            "attribute",
+                            DYN,
+                            List.of(DYN, SimpleType.STRING),
+                            a -> attribute(a[0], (String) a[1])),
+                    new Fn(
+                            "isDefault",
+                            SimpleType.BOOL,
+                            List.of(DYN, SimpleType.STRING),
+                            a -> isDefault(a[0], (String) a[1])),
+                    new Fn(
+                            "zoneShare",
+                            SimpleType.STRING,
+                            List.of(SimpleType.INT),
+                            a -> NlbViews.share(Math.toIntExact((Long) a[0]))),
+                    new Fn("targetGroupsOf", LIST, List.of(DYN), a -> targetGroupsOf(a[0])));
+
+    /** Names of every function (what the type-checker knows besides CEL's own). */
+    static List<String> names() {
+        return ALL.stream().map(Fn::name).toList();
+    }
+
+    static List<CelFunctionDecl> declarations() {
+        List<CelFunctionDecl> out = new ArrayList<>();
+        for (Fn f : ALL) {
+            out.add(
+                    CelFunctionDecl.newFunctionDeclaration(
+                            f.name(),
+                            CelOverloadDecl.newGlobalOverload(overload(f), f.result(), f.args())));
+        }
+        return out;
+    }
+
+    // the functions are stateless lambdas over the model (they read the snapshot through CURRENT)
+    @SuppressWarnings("Immutable")
+    static List<CelFunctionBinding> bindings() {
+        List<CelFunctionBinding> out = new ArrayList<>();
+        for (Fn f : ALL) {
+            List<Class<?>> types = new ArrayList<>();
+            for (CelType t : f.args()) {
+                types.add(
+                        t == SimpleType.STRING
+                                ? String.class
+                                : t == SimpleType.INT ? Long.class : Object.class);
+            }
+            out.add(CelFunctionBinding.from(overload(f), types, args -> f.impl().apply(args)));
+        }
+        return out;
+    }
+
+    private static String overload(Fn f) {
+        return "deja_" + f.name();
+    }
+
+    private static Context context() {
+        Context c = CURRENT.get();
+        if (c == null) {
+            throw new IllegalStateException("a deja function was called outside a rule's check");
+        }
+        return c;
+    }
+
+    private static KubeInventory kube() {
+        return context().snapshot().part(KubeInventory.class).orElse(KubeInventory.EMPTY);
+    }
+
+    private static Workload workload(Object v) {
+        if (View.source(v) instanceof Workload w) {
+            return w;
+        }
+        throw new IllegalArgumentException(
+                "expected a Deployment, StatefulSet or DaemonSet, not " + describe(v));
+    }
+
+    private static String describe(Object v) {
+        Object s = View.source(v);
+        return s == null ? "null" : s.getClass().getSimpleName();
+    }
+
+    private static Optional<LoadBalancers.Lb> lb(Object v) {
+        if (!(View.source(v) instanceof Workload w)) {
+            return Optional.empty();
+        }
+        for (LoadBalancers.Lb lb : LoadBalancers.of(context().snapshot())) {
+            if (lb.workload() == w) {
+                return Optional.of(lb);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Object pods(Object v) {
+        Integer n = LbNoDisruptionHeadroom.floor(kube(), workload(v));
+        return n == null ? null : n.longValue();
+    }
+
+    private static Object objects(String kind) {
+        List<Object> out = new ArrayList<>();
+        for (Object o : KubeObjects.all(kube())) {
+            if (kind.equals(KubeObjects.meta(o).kind())) {
+                out.add(o);
+            }
+        }
+        return View.of(out);
+    }
+
+    private static boolean selects(Object selector, Object labels) {
+        Object s = View.source(selector);
+        Map<String, String> l = stringMap(labels);
+        if (s instanceof Selector sel) {
+            return sel.matches(l);
+        }
+        if (selector instanceof Map<?, ?> m) {
+            return Selector.of(stringMap(m)).matches(l);
+        }
+        throw new IllegalArgumentException("selects: expected a selector, not " + describe(s));
+    }
+
+    private static Map<String, String> stringMap(Object o) {
+        if (!(o instanceof Map<?, ?> m)) {
+            throw new IllegalArgumentException("expected a map of labels, not " + describe(o));
+        }
+        Map<String, String> out = new java.util.TreeMap<>();
+        m.forEach((k, v) -> out.put(String.valueOf(k), String.valueOf(v)));
+        return out;
+    }
+
+    private static Section section(Object v) {
+        Object s = View.source(v);
+        if (s instanceof Section sec) {
+            return sec;
+        }
+        if (s instanceof Frontends.Frontend f) {
+            return f.section();
+        }
+        throw new IllegalArgumentException("expected a HAProxy section, not " + describe(v));
+    }
+
+    /**
+     * The directive in effect for a section ("timeout server": its own, else its defaults'), or
+     * null.
+     */
+    private static Object effective(Object v, String keyword) {
+        Section s = section(v);
+        String k = keyword.strip();
+        int sp = k.indexOf(' ');
+        Directive d =
+                sp < 0
+                        ? s.effective(k)
+                        : s.effective(k.substring(0, sp), k.substring(sp + 1).strip());
+        return View.of(d);
+    }
+
+    private static Object backendsOf(Object v) {
+        Object s = View.source(v);
+        HaproxyConfig c = context().config();
+        List<Section> out = new ArrayList<>();
+        if (s instanceof Frontends.Frontend f && c != null) {
+            for (String name : f.backends()) {
+                c.backend(name).ifPresent(out::add);
+            }
+        } else {
+            throw new IllegalArgumentException(
+                    "backendsOf: expected a frontend, not " + describe(v));
+        }
+        return View.of(out);
+    }
+
+    private static LoadBalancerView loadBalancerView(Object v) {
+        if (View.source(v) instanceof LoadBalancerView lb) {
+            return lb;
+        }
+        throw new IllegalArgumentException("expected an AWS load balancer, not " + describe(v));
+    }
+
+    private static Object attribute(Object v, String key) {
+        Object s = View.source(v);
+        if (s instanceof TargetGroupView tg) {
+            return tg.attributes().get(key);
+        }
+        return loadBalancerView(v).attribute(key);
+    }
+
+    private static boolean isDefault(Object v, String key) {
+        Object s = View.source(v);
+        if (s instanceof TargetGroupView tg) {
+            return !tg.attributes().containsKey(key);
+        }
+        return loadBalancerView(v).isDefault(key);
+    }
+
+    private static Object targetGroupsOf(Object v) {
+        AwsInventory inv = context().snapshot().part(AwsInventory.class).orElse(AwsInventory.EMPTY);
+        return View.of(inv.targetGroupsOf(loadBalancerView(v)));
+    }
+}

@@ -1,0 +1,104 @@
+package dev.deja.rules.cel;
+
+import dev.deja.engine.CaseInfo;
+import dev.deja.engine.Catalog;
+import dev.deja.engine.CatalogException;
+import dev.deja.engine.InputException;
+import dev.deja.engine.Rule;
+import dev.deja.engine.RuleMetadata;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+/**
+ * The one way in to a team's own rules: compiles their files (already read: this package does no
+ * I/O) into {@link Rule}s and a catalog that holds them and their cases next to the built-in ones.
+ * Nothing of CEL is loaded until this class is used, so a scan without user rules never loads it.
+ */
+public final class UserRules {
+    private UserRules() {}
+
+    /** A file's path as the user named it, and its text. */
+    public record SourceText(String path, String text) {}
+
+    /** The compiled rules (sorted by id) and the catalog extended with them and their cases. */
+    public record Loaded(List<Rule> rules, Catalog catalog) {}
+
+    /**
+     * Compiles every rule file and reads every case file. A file that does not parse or compile is
+     * an {@link InputException} (exit 2) naming its file:line:column and CEL's message.
+     */
+    public static Loaded load(
+            Catalog base, List<SourceText> ruleFiles, List<SourceText> caseFiles) {
+        List<CaseInfo> cases = new ArrayList<>();
+        Map<String, String> origins = new LinkedHashMap<>();
+        for (SourceText c : caseFiles) {
+            CaseInfo k;
+            try {
+                k = Catalog.userCase(yamlMap(c), c.path());
+            } catch (CatalogException e) {
+                throw new InputException(e.getMessage());
+            }
+            String name = fileName(c.path());
+            if (!name.equals(k.id() + ".yaml")) {
+                throw new InputException(c.path() + ": file name does not match id " + k.id());
+            }
+            cases.add(k);
+            origins.put(k.id(), c.path());
+        }
+        List<Rule> rules = new ArrayList<>();
+        List<RuleMetadata> metas = new ArrayList<>();
+        for (SourceText r : ruleFiles) {
+            CelRule rule = compile(r);
+            if (!fileName(r.path()).equals(rule.id() + ".yaml")) {
+                throw new InputException(r.path() + ": file name does not match id " + rule.id());
+            }
+            rules.add(rule);
+            metas.add(rule.metadata());
+            origins.put(rule.id(), r.path());
+        }
+        Catalog catalog;
+        try {
+            catalog = base.withUserRules(metas, cases, origins);
+        } catch (CatalogException e) {
+            throw new InputException(e.getMessage());
+        }
+        rules.sort(Comparator.comparing(Rule::id));
+        return new Loaded(List.copyOf(rules), catalog);
+    }
+
+    /** One rule file, compiled and type-checked. */
+    public static CelRule compile(SourceText file) {
+        return CelRule.compile(RuleFile.parse(file.path(), file.text()));
+    }
+
+    private static String fileName(String path) {
+        int i = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+        return i < 0 ? path : path.substring(i + 1);
+    }
+
+    private static Map<String, Object> yamlMap(SourceText t) {
+        Object o;
+        try {
+            LoaderOptions opts = new LoaderOptions();
+            opts.setAllowDuplicateKeys(false);
+            o = new Yaml(new SafeConstructor(opts)).load(t.text());
+        } catch (RuntimeException e) {
+            String m = String.valueOf(e.getMessage());
+            int nl = m.indexOf('\n');
+            throw new InputException(
+                    t.path() + ": not valid YAML: " + (nl < 0 ? m : m.substring(0, nl)).strip());
+        }
+        if (!(o instanceof Map<?, ?> m)) {
+            throw new InputException(t.path() + ": expected a mapping at the top level");
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        m.forEach((k, v) -> out.put(String.valueOf(k), v));
+        return out;
+    }
+}
