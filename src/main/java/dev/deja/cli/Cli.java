@@ -1,6 +1,7 @@
 package dev.deja.cli;
 
 import dev.deja.engine.CatalogException;
+import dev.deja.engine.DidYouMean;
 import dev.deja.engine.InputException;
 import dev.deja.progress.StatusLine;
 import dev.deja.report.TextReporter;
@@ -9,6 +10,7 @@ import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.nio.file.InvalidPathException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import picocli.CommandLine;
 
@@ -68,6 +70,7 @@ public final class Cli {
         SUBCOMMANDS.put("explain", ExplainCommand.class);
         SUBCOMMANDS.put("prove", ProveCommand.class);
         SUBCOMMANDS.put("report", ReportCommand.class);
+        SUBCOMMANDS.put("completion", CompletionCommand.class);
     }
 
     public static int run(Io io, String... args) {
@@ -151,6 +154,7 @@ public final class Cli {
                         case "scan" -> ExitCodes.LIST;
                         case "report" -> ExitCodes.LIST_REPORT;
                         case "rules", "cases", "explain" -> ExitCodes.LIST_CATALOG;
+                        case "completion" -> ExitCodes.LIST_COMPLETION;
                         default -> null; // a command that declares its own (prove)
                     };
             if (list != null) {
@@ -179,7 +183,10 @@ public final class Cli {
                                                 + "' (expected "
                                                 + String.join(", ", SUBCOMMANDS.keySet())
                                                         .replaceFirst(", (\\w+)$", " or $1")
-                                                + ")");
+                                                + ")"
+                                                + didYouMean(
+                                                        DidYouMean.closest(
+                                                                badArgs[0], SUBCOMMANDS.keySet())));
                     } else if (ex.getArgSpec() != null
                             && ex.getArgSpec().isOption()
                             && ex.getMessage() != null
@@ -200,6 +207,17 @@ public final class Cli {
                                                 + ": expected KEY=VALUE, e.g. "
                                                 + name
                                                 + " PORT=8080");
+                    } else if (ex instanceof CommandLine.UnmatchedArgumentException u
+                            && !u.getSuggestions().isEmpty()) {
+                        // picocli's own suggestions: the options (or subcommands) closest to it
+                        c.getErr()
+                                .println(
+                                        "deja: "
+                                                + ex.getMessage()
+                                                + didYouMean(
+                                                        u.getSuggestions().stream()
+                                                                .limit(3)
+                                                                .toList()));
                     } else {
                         c.getErr().println("deja: " + ex.getMessage());
                     }
@@ -249,6 +267,20 @@ public final class Cli {
         return cmd;
     }
 
+    /** "; did you mean scan?" or "" for no suggestion. */
+    static String didYouMean(List<String> suggestions) {
+        if (suggestions.isEmpty()) {
+            return "";
+        }
+        String list =
+                suggestions.size() == 1
+                        ? suggestions.get(0)
+                        : String.join(", ", suggestions.subList(0, suggestions.size() - 1))
+                                + " or "
+                                + suggestions.get(suggestions.size() - 1);
+        return "; did you mean " + list + "?";
+    }
+
     private static Map<String, String> codes(String[] list) {
         Map<String, String> codes = new LinkedHashMap<>();
         for (String line : list) {
@@ -294,6 +326,9 @@ public final class Cli {
             }
             if (cls == ProveCommand.class) {
                 return cls.cast(new ProveCommand(io));
+            }
+            if (cls == CompletionCommand.class) {
+                return cls.cast(new CompletionCommand(io));
             }
             return CommandLine.defaultFactory().create(cls);
         }

@@ -1,6 +1,7 @@
 package dev.deja.cli;
 
 import dev.deja.engine.Catalog;
+import dev.deja.engine.DidYouMean;
 import dev.deja.engine.InputException;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.RuleMetadata;
@@ -49,7 +50,7 @@ import picocli.CommandLine;
  *     env: {VAR: value}
  *     assumeClientRps: 300
  *   helm: {values: [PATH...], set: {KEY: VALUE}}   # for the Helm charts among the paths (--helm-values, --helm-set)
- *   cluster: {enabled, kubeconfig, context, contexts: [..], allContexts, name, namespaces: [..], selector,
+ *   cluster: {enabled, kubeconfig, context, contexts: [..], allContexts, name, namespaces: [..], allNamespaces, selector,
  *             annotationSuppressions, liveMetrics, liveMetricsTimeout}  # contexts/allContexts/name: --context (repeated), --all-contexts, --cluster-name
  *   aws: {enabled, profile, profiles: [..], roleArns: [..], externalId, regions: [..], endpoint}
  * rules:
@@ -428,6 +429,7 @@ public final class ConfigFile {
                             "allContexts",
                             "name",
                             "namespaces",
+                            "allNamespaces",
                             "selector",
                             "annotationSuppressions",
                             "liveMetrics",
@@ -447,6 +449,7 @@ public final class ConfigFile {
             if (k.containsKey("namespaces")) {
                 add("--namespace", strings(k.get("namespaces")));
             }
+            put("--all-namespaces", bool(k.get("allNamespaces")));
             put("--selector", str(k.get("selector")));
             Boolean annotations = bool(k.get("annotationSuppressions"));
             put("--no-annotation-suppressions", annotations == null ? null : !annotations);
@@ -853,7 +856,13 @@ public final class ConfigFile {
     private String ruleId(Node n, Catalog catalog) {
         String id = scalar(n);
         if (catalog.rule(id).isEmpty()) {
-            throw error(n, "unknown rule '" + id + "' (see 'deja rules')");
+            throw error(
+                    n,
+                    "unknown rule '"
+                            + id
+                            + "'"
+                            + DidYouMean.hint(id, RuleOptions.ruleIds(catalog))
+                            + "; see 'deja rules'");
         }
         return catalog.canonicalRuleId(id);
     }

@@ -1,5 +1,6 @@
 package dev.deja.cli;
 
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,12 +23,20 @@ import picocli.CommandLine.Spec;
             "  helm template ingress ./chart | deja scan -",
             "  deja explain IL-0264"
         })
-public final class DejaCommand implements Runnable {
+public final class DejaCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
+    /** {@code deja} alone: which commands there are (every one), then the usage; exit 2. */
     @Override
-    public void run() {
-        throw new CommandLine.ParameterException(
-                spec.commandLine(), "a command is needed: scan, rules, cases, explain or prove");
+    public Integer call() {
+        CommandLine cmd = spec.commandLine();
+        cmd.getErr()
+                .println(
+                        "deja: a command is needed: "
+                                + String.join(", ", cmd.getSubcommands().keySet())
+                                        .replaceFirst(", ([\\w-]+)$", " or $1"));
+        cmd.getErr().println();
+        cmd.usage(cmd.getErr());
+        return ExitCodes.USAGE;
     }
 }

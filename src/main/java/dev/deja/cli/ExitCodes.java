@@ -28,6 +28,11 @@ public final class ExitCodes {
         " 4:internal error",
     };
 
+    /** deja completion: prints a script. */
+    public static final String[] LIST_COMPLETION = {
+        " 0:printed", " 2:usage error (unknown shell)", " 4:internal error",
+    };
+
     /** deja report: fetches a kept report, never scans. */
     public static final String[] LIST_REPORT = {
         " 0:report written",

@@ -2,6 +2,7 @@ package dev.deja.cli;
 
 import dev.deja.engine.CaseInfo;
 import dev.deja.engine.Catalog;
+import dev.deja.engine.DidYouMean;
 import dev.deja.engine.InputException;
 import dev.deja.engine.RuleMetadata;
 import java.io.PrintWriter;
@@ -54,11 +55,26 @@ public final class ExplainCommand implements Callable<Integer> {
                                             new InputException(
                                                     "unknown rule or case '"
                                                             + id
-                                                            + "' (see 'deja rules' and 'deja cases')"));
+                                                            + "'"
+                                                            + DidYouMean.hint(id, ids(catalog))
+                                                            + "; see 'deja rules' and 'deja cases'"));
             explainRule(catalog, r, out);
         }
         out.flush();
         return ExitCodes.OK;
+    }
+
+    /** Every rule id, former id and case id: what {@code deja explain} takes. */
+    static List<String> ids(Catalog catalog) {
+        List<String> ids = new ArrayList<>();
+        catalog.rules()
+                .forEach(
+                        r -> {
+                            ids.add(r.id());
+                            ids.addAll(r.aliases());
+                        });
+        catalog.cases().forEach(c -> ids.add(c.id()));
+        return ids;
     }
 
     static void explainCase(Catalog catalog, CaseInfo c, PrintWriter out) {

@@ -21,7 +21,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -69,19 +71,23 @@ final class FleetScan {
             CrossLinks.KubeSide kube,
             CrossLinks.AwsSide aws,
             Predicate<Location> selected,
-            String clusterRead) {}
+            String clusterRead,
+            Map.Entry<String, String> contextNamespace) {}
 
     private FleetScan() {}
 
     /**
      * The merged result, plus (for baselines) whether a location lies in what the scan selected,
-     * and (for the report's header) the context and server read when the run reads one cluster.
+     * and (for the report's header) the context and server read when the run reads one cluster, and
+     * the namespace each cluster's context scoped the scan to (by target label; only those that set
+     * one).
      */
     record Outcome(
             ScanResult result,
             Predicate<Location> selected,
             List<Target> targets,
-            String clusterRead) {}
+            String clusterRead,
+            Map<String, String> contextNamespaces) {}
 
     static Outcome run(
             ScanRequest base,
@@ -112,7 +118,7 @@ final class FleetScan {
             if (s.has(AwsInventory.class) && s.has(KubeInventory.class)) {
                 r = r.withFindings(CrossLinks.apply(s, r.findings()));
             }
-            parts.add(new Part(r, null, null, selectedBy.apply(s), null));
+            parts.add(new Part(r, null, null, selectedBy.apply(s), null, null));
         }
         AtomicInteger no = new AtomicInteger();
         ExecutorService pool =
@@ -259,7 +265,7 @@ final class FleetScan {
                             List.of(),
                             new Coverage(List.of(e)),
                             (System.nanoTime() - started) / 1_000_000);
-            return new Part(r, null, null, loc -> true, clusterRead);
+            return new Part(r, null, null, loc -> true, clusterRead, null);
         }
         ScanResult r = judge.apply(snapshot);
         List<Finding> fs = new ArrayList<>(r.findings().size());
@@ -287,7 +293,15 @@ final class FleetScan {
             k = kube == null ? null : CrossLinks.KubeSide.of(target, kube);
             a = aws == null ? null : CrossLinks.AwsSide.of(target, aws);
         }
-        return new Part(stamped, k, a, selectedBy.apply(snapshot), clusterRead);
+        return new Part(
+                stamped,
+                k,
+                a,
+                selectedBy.apply(snapshot),
+                clusterRead,
+                trace.contextNamespace == null
+                        ? null
+                        : Map.entry(String.valueOf(target.cluster()), trace.contextNamespace));
     }
 
     private static Outcome merge(List<Part> parts) {
@@ -301,9 +315,14 @@ final class FleetScan {
         List<Predicate<Location>> selected = new ArrayList<>();
         long ms = 0;
         String clusterRead = null;
+        Map<String, String> contextNamespaces = new TreeMap<>();
         for (Part p : parts) {
             if (p.clusterRead() != null) {
                 clusterRead = p.clusterRead();
+            }
+            if (p.contextNamespace() != null) {
+                contextNamespaces.put(
+                        p.contextNamespace().getKey(), p.contextNamespace().getValue());
             }
             findings.addAll(p.result().findings());
             suppressed.addAll(p.result().suppressed());
@@ -333,7 +352,11 @@ final class FleetScan {
                         new Coverage(coverage),
                         ms);
         return new Outcome(
-                r, loc -> selected.stream().anyMatch(s -> s.test(loc)), r.targets(), clusterRead);
+                r,
+                loc -> selected.stream().anyMatch(s -> s.test(loc)),
+                r.targets(),
+                clusterRead,
+                contextNamespaces);
     }
 
     /**

@@ -23,7 +23,10 @@ final class KubeOptions {
             negatable = true,
             description =
                     "Scan the live cluster of the current kubeconfig context"
-                            + " (--no-cluster: not even when deja.yaml has a cluster section)")
+                            + " (--no-cluster: not even when deja.yaml has a cluster section). As kubectl does,"
+                            + " a context that sets a namespace scopes the scan to it (-A for every namespace);"
+                            + " a context without one, or a pod's service account, scans every namespace. The"
+                            + " report and stderr name the context, API server and namespaces scanned")
     boolean cluster;
 
     @Option(
@@ -61,12 +64,15 @@ final class KubeOptions {
             paramLabel = "NS",
             split = "\u0000",
             splitSynopsisLabel = "",
-            description = "Namespace to scan (repeatable)")
+            description =
+                    "Namespace to scan (repeatable; default: the context's namespace, else all)")
     List<String> namespaces = new ArrayList<>();
 
     @Option(
             names = {"-A", "--all-namespaces"},
-            description = "Scan every namespace (the default)")
+            description =
+                    "Scan every namespace, even when the kubeconfig context sets one (the default for a"
+                            + " context without a namespace)")
     boolean allNamespaces;
 
     @Option(
@@ -175,6 +181,7 @@ final class KubeOptions {
         req.context = contexts.size() == 1 ? contexts.get(0) : null;
         req.clusterName = clusterName == null || clusterName.isBlank() ? null : clusterName.strip();
         req.namespaces = List.copyOf(namespaces);
+        req.allNamespaces = allNamespaces;
         req.selector = selector;
         req.noAnnotationSuppressions = noAnnotationSuppressions;
         req.liveMetrics = liveMetrics;

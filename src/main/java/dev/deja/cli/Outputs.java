@@ -3,7 +3,9 @@ package dev.deja.cli;
 import dev.deja.engine.InputException;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
+import dev.deja.engine.Suppressions;
 import dev.deja.engine.Target;
+import dev.deja.report.BaselineDiff;
 import dev.deja.report.Report;
 import dev.deja.report.Reporter;
 import dev.deja.report.Reporters;
@@ -583,8 +585,18 @@ public final class Outputs {
         if (!parts.isEmpty()) {
             sb.append(" (").append(String.join(", ", parts)).append(')');
         }
-        if (report.baseline() != null) {
-            sb.append(", ").append(report.baseline().newFindings().size()).append(" new");
+        BaselineDiff b = report.baseline();
+        if (b != null) {
+            sb.append(", ").append(b.newFindings().size()).append(" new");
+            if (b.found()) {
+                sb.append(" against the baseline (")
+                        .append(b.unchanged())
+                        .append(" unchanged, ")
+                        .append(b.fixed())
+                        .append(" fixed)");
+            } else {
+                sb.append(" (no baseline yet)");
+            }
         }
         if (report.failOn() != null) {
             long failing =
@@ -603,6 +615,20 @@ public final class Outputs {
         int missing = r.coverage().notChecked().size();
         if (missing > 0) {
             sb.append(", ").append(missing).append(" not checked");
+        }
+        if (!r.expired().isEmpty()) {
+            List<String> names = new ArrayList<>();
+            for (Suppressions.Entry e : r.expired()) {
+                names.add(e.rule() + " at " + e.origin() + " on " + e.expires());
+            }
+            sb.append(", ")
+                    .append(r.expired().size())
+                    .append(
+                            r.expired().size() == 1
+                                    ? " expired suppression ("
+                                    : " expired suppressions (")
+                    .append(String.join(", ", names))
+                    .append(')');
         }
         sb.append("; report: ");
         List<String> where = new ArrayList<>();

@@ -1,12 +1,16 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
+import dev.deja.report.Reporters;
 import dev.deja.report.sink.ReportStore;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Supplier;
 import picocli.CommandLine.Option;
 
@@ -27,7 +31,9 @@ final class ReportOutputOptions {
     @Option(
             names = {"-o", "--output-file"},
             paramLabel = "FILE",
-            description = "Write the report to FILE instead of stdout")
+            description =
+                    "Write the report to FILE instead of stdout (the format is --format's: -o json"
+                            + " writes a text report to a file named json, and says so)")
     Path outputFile;
 
     @Option(
@@ -58,11 +64,45 @@ final class ReportOutputOptions {
      * S3 outputs reach S3 with {@code s3}, asked only when there is one.
      */
     Outputs plan(Cli.Io io, Supplier<ReportStore.Options> s3) {
+        String named = mistakenFormat(outputFile);
+        if (named != null) {
+            io.err()
+                    .println(
+                            "deja: warning: -o "
+                                    + outputFile
+                                    + " writes the "
+                                    + format
+                                    + " report to a file named '"
+                                    + outputFile
+                                    + "': -o (--output-file) is the output file, --format the"
+                                    + " format (a "
+                                    + named
+                                    + " report: --format "
+                                    + named
+                                    + ", with -o FILE for a file)");
+        }
         Outputs outs = Outputs.plan(format, outputFile, outputs, io);
         if (outs.usesS3()) {
             outs.s3Options(s3.get());
         }
         return outs;
+    }
+
+    /**
+     * The format named by an -o value that is a format's name ("json", "SARIF") and no existing
+     * path, or null: most likely meant as --format.
+     */
+    static String mistakenFormat(Path outputFile) {
+        if (outputFile == null) {
+            return null;
+        }
+        String v = outputFile.toString().strip().toLowerCase(Locale.ROOT);
+        if (!v.matches("[a-z]+")
+                || Files.exists(outputFile, LinkOption.NOFOLLOW_LINKS)
+                || !Reporters.available().contains(v)) {
+            return null;
+        }
+        return v;
     }
 
     /** --s3-endpoint checked as an http(s) URL (exit 2 otherwise); null when not given. */

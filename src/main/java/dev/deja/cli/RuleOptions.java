@@ -1,6 +1,7 @@
 package dev.deja.cli;
 
 import dev.deja.engine.Catalog;
+import dev.deja.engine.DidYouMean;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Rule;
 import dev.deja.engine.Severity;
@@ -87,6 +88,18 @@ final class RuleOptions {
         return rules;
     }
 
+    /** Every rule id, and the former ids (aliases) still accepted. */
+    static List<String> ruleIds(Catalog catalog) {
+        List<String> ids = new ArrayList<>();
+        catalog.rules()
+                .forEach(
+                        r -> {
+                            ids.add(r.id());
+                            ids.addAll(r.aliases());
+                        });
+        return ids;
+    }
+
     private static Set<String> canonical(Catalog catalog, List<String> ids, String option) {
         Set<String> out = new TreeSet<>();
         for (String id : ids) {
@@ -95,7 +108,13 @@ final class RuleOptions {
                 continue;
             }
             if (catalog.rule(t).isEmpty()) {
-                throw new InputException(option + ": unknown rule '" + t + "' (see 'deja rules')");
+                throw new InputException(
+                        option
+                                + ": unknown rule '"
+                                + t
+                                + "'"
+                                + DidYouMean.hint(t, ruleIds(catalog))
+                                + "; see 'deja rules'");
             }
             out.add(catalog.canonicalRuleId(t));
         }

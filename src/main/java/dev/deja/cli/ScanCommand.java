@@ -20,6 +20,7 @@ import dev.deja.prove.Prover;
 import dev.deja.prove.ScanProofs;
 import dev.deja.report.Baseline;
 import dev.deja.report.Report;
+import dev.deja.report.ScanNotes;
 import dev.deja.rules.CrossLinks;
 import dev.deja.source.InputFiles;
 import dev.deja.source.ListDeadline;
@@ -215,6 +216,7 @@ public final class ScanCommand implements Callable<Integer> {
         ScanResult result;
         Predicate<Location> inScope;
         String clusterRead; // the context and server read, when the scan reads one cluster
+        Map<String, String> contextNamespaces = Map.of(); // by context, when a context set one
         if (specs.isEmpty()) {
             ScanTrace trace = new ScanTrace();
             Snapshot snapshot = Collector.collect(req, trace);
@@ -236,6 +238,7 @@ public final class ScanCommand implements Callable<Integer> {
             result = o.result();
             inScope = o.selected();
             clusterRead = o.clusterRead();
+            contextNamespaces = o.contextNamespaces();
         }
         if (io.status() != null) {
             io.status().clear(); // what was read is done: the report follows
@@ -248,10 +251,15 @@ public final class ScanCommand implements Callable<Integer> {
                                 new Report.RunInfo(
                                         started,
                                         Duration.ofNanos(System.nanoTime() - t0),
-                                        ScanScope.of(req, specs, clusterRead)));
+                                        ScanScope.of(req, specs, clusterRead, contextNamespaces)));
         if (base != null) {
             Set<String> ran = Set.copyOf(result.rulesRun());
-            Set<String> scannedNamespaces = Set.copyOf(kube.namespaces);
+            Set<String> scannedNamespaces = new HashSet<>(kube.namespaces);
+            long clusters = specs.stream().filter(FleetScan.Spec::kube).count();
+            if (scannedNamespaces.isEmpty() && contextNamespaces.size() == clusters) {
+                // every cluster read only its context's namespace: the others are not "fixed"
+                scannedNamespaces.addAll(contextNamespaces.values());
+            }
             Set<String> scannedRegions = new HashSet<>();
             aws.regions.forEach(
                     r ->
@@ -262,6 +270,9 @@ public final class ScanCommand implements Callable<Integer> {
                     report.withBaseline(
                             base.compare(
                                     result.findings(),
+                                    result.suppressed().stream()
+                                            .map(ScanResult.Suppressed::finding)
+                                            .toList(),
                                     (rule, loc) ->
                                             ran.contains(rule)
                                                     && inScope.test(loc)
@@ -286,6 +297,10 @@ public final class ScanCommand implements Callable<Integer> {
             String line = outs.fileSummary(report);
             if (line != null) {
                 io.err().println(line);
+            }
+            String scanned = ScanNotes.scanned(report);
+            if (scanned != null) { // which cluster this was, whatever the format and output
+                io.err().println("deja: scanned " + scanned);
             }
         } catch (InputException e) { // an output failed (stderr, exit 2): still notify and push
             notWritten = e;

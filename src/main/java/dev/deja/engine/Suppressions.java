@@ -126,7 +126,14 @@ public final class Suppressions {
                         at(display, item) + ": entry for " + rule + " has no 'reason'");
             }
             if (!rule.equals("*") && catalog != null && catalog.rule(rule).isEmpty()) {
-                throw new InputException(at(display, item) + ": unknown rule '" + rule + "'");
+                List<String> ids = new ArrayList<>();
+                catalog.rules().forEach(r -> ids.add(r.id()));
+                throw new InputException(
+                        at(display, item)
+                                + ": unknown rule '"
+                                + rule
+                                + "'"
+                                + DidYouMean.hint(rule, ids));
             }
             String canonical =
                     rule.equals("*") || catalog == null ? rule : catalog.canonicalRuleId(rule);

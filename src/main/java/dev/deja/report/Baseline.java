@@ -4,7 +4,9 @@ import dev.deja.engine.Finding;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Location;
 import dev.deja.engine.Target;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +31,9 @@ public final class Baseline {
     /** The rule and location of each baseline finding, in the order of {@link #fingerprints}. */
     private final List<Map.Entry<String, Location>> where;
 
+    /** Each baseline finding as the report gives it, in the order of {@link #fingerprints}. */
+    private final List<BaselineDiff.Gone> entries;
+
     private final boolean found;
 
     /** A schema 1.0 report: fingerprints with the message's numbers. */
@@ -38,9 +43,11 @@ public final class Baseline {
             String source,
             List<String> fingerprints,
             List<Map.Entry<String, Location>> where,
+            List<BaselineDiff.Gone> entries,
             boolean found,
             boolean legacy) {
         this.legacy = legacy;
+        this.entries = List.copyOf(entries);
         this.source = source;
         this.fingerprints = List.copyOf(fingerprints);
         this.where = List.copyOf(where);
@@ -49,7 +56,7 @@ public final class Baseline {
 
     /** No baseline there yet (a first scheduled run): every finding is new. */
     public static Baseline absent(String source) {
-        return new Baseline(source, List.of(), List.of(), false, false);
+        return new Baseline(source, List.of(), List.of(), List.of(), false, false);
     }
 
     public String source() {
@@ -87,6 +94,7 @@ public final class Baseline {
         boolean legacy = version.equals("1.0");
         List<String> fps = new ArrayList<>();
         List<Map.Entry<String, Location>> where = new ArrayList<>();
+        List<BaselineDiff.Gone> entries = new ArrayList<>();
         int i = 0;
         for (JsonNode f : root.path("findings")) {
             String rule = f.path("ruleId").asString(null);
@@ -107,19 +115,28 @@ public final class Baseline {
                             text(l, "arn"),
                             text(l, "region"));
             JsonNode t = f.path("target");
-            String targetKey =
+            Target target =
                     t.isObject() && (t.has("cluster") || t.has("account"))
-                            ? new Target(text(t, "cluster"), text(t, "account")).key() + "|"
-                            : "";
+                            ? new Target(text(t, "cluster"), text(t, "account"))
+                            : null;
+            String targetKey = target == null ? "" : target.key() + "|";
             fps.add(
                     targetKey
                             + (legacy
                                     ? Finding.legacyFingerprint(rule, loc, message)
                                     : Finding.fingerprint(rule, loc, text(f, "key"), message)));
             where.add(Map.entry(rule, loc));
+            entries.add(
+                    new BaselineDiff.Gone(
+                            rule,
+                            f.path("severity").asString(""),
+                            loc,
+                            message,
+                            legacy ? null : text(f, "key"),
+                            target));
             i++;
         }
-        return new Baseline(source, fps, where, true, legacy);
+        return new Baseline(source, fps, where, entries, true, legacy);
     }
 
     private static String text(JsonNode n, String field) {
@@ -142,40 +159,106 @@ public final class Baseline {
      * the findings of the others.
      */
     public BaselineDiff compare(List<Finding> findings, BiPredicate<String, Location> inScope) {
+        return compare(findings, List.of(), inScope);
+    }
+
+    /**
+     * As {@link #compare(List, BiPredicate)}, and also which of the {@code suppressed} findings the
+     * baseline's findings do not have (matched on their own: they change no count).
+     */
+    public BaselineDiff compare(
+            List<Finding> findings,
+            List<Finding> suppressed,
+            BiPredicate<String, Location> inScope) {
         Map<String, Integer> left = new HashMap<>();
         Map<String, Integer> leftInScope = new HashMap<>();
+        // the messages of the baseline findings of each fingerprint, to tell "updated" from
+        // "unchanged"
+        Map<String, Deque<String>> messages = new HashMap<>();
         for (int k = 0; k < fingerprints.size(); k++) {
             left.merge(fingerprints.get(k), 1, Integer::sum);
+            messages.computeIfAbsent(fingerprints.get(k), x -> new ArrayDeque<>())
+                    .add(entries.get(k).message());
             if (inScope.test(where.get(k).getKey(), where.get(k).getValue())) {
                 leftInScope.merge(fingerprints.get(k), 1, Integer::sum);
             }
         }
+        List<Finding> suppressedNew = new ArrayList<>();
+        Map<String, Integer> forSuppressed = new HashMap<>(left);
+        for (Finding f : suppressed) {
+            String fp = matching(f, forSuppressed);
+            if (fp == null) {
+                suppressedNew.add(f);
+            } else {
+                forSuppressed.merge(fp, -1, Integer::sum);
+            }
+        }
         List<Finding> fresh = new ArrayList<>();
+        List<Finding> updated = new ArrayList<>();
         int unchanged = 0;
         for (Finding f : findings) {
-            String target = f.target() == null ? "" : f.target().key() + "|";
-            String fp = target + (legacy ? f.legacyFingerprint() : f.fingerprint());
-            Integer n = left.get(fp);
-            if ((n == null || n <= 0) && !legacy && f.key() != null) {
-                // a baseline written before this rule gave its findings a key holds the message
-                // form
-                String unkeyed =
-                        target + Finding.fingerprint(f.ruleId(), f.location(), null, f.message());
-                Integer m = left.get(unkeyed);
-                if (m != null && m > 0) {
-                    fp = unkeyed;
-                    n = m;
-                }
-            }
+            String fp = matching(f, left);
+            Integer n = fp == null ? null : left.get(fp);
             if (n != null && n > 0) {
                 left.put(fp, n - 1);
                 leftInScope.computeIfPresent(fp, (k, v) -> v - 1);
                 unchanged++;
+                String was = messages.get(fp).poll();
+                // the same words once line numbers are left out: unchanged; other figures: updated
+                if (was != null
+                        && !Finding.legacyFingerprint(f.ruleId(), f.location(), was)
+                                .equals(
+                                        Finding.legacyFingerprint(
+                                                f.ruleId(), f.location(), f.message()))) {
+                    updated.add(f);
+                }
             } else {
                 fresh.add(f);
             }
         }
-        int fixed = leftInScope.values().stream().mapToInt(v -> Math.max(0, v)).sum();
-        return new BaselineDiff(source, found, fingerprints.size(), fresh, unchanged, fixed);
+        // the baseline findings left over, as many of each fingerprint as are in scope: fixed
+        List<BaselineDiff.Gone> gone = new ArrayList<>();
+        for (int k = 0; k < fingerprints.size(); k++) {
+            Integer v = leftInScope.get(fingerprints.get(k));
+            if (v != null
+                    && v > 0
+                    && inScope.test(where.get(k).getKey(), where.get(k).getValue())) {
+                gone.add(entries.get(k));
+                leftInScope.put(fingerprints.get(k), v - 1);
+            }
+        }
+        return new BaselineDiff(
+                source,
+                found,
+                fingerprints.size(),
+                fresh,
+                unchanged,
+                gone.size(),
+                updated,
+                gone,
+                suppressedNew);
+    }
+
+    /**
+     * The fingerprint under which {@code left} still holds a baseline finding matching {@code f},
+     * or null.
+     */
+    private String matching(Finding f, Map<String, Integer> left) {
+        String target = f.target() == null ? "" : f.target().key() + "|";
+        String fp = target + (legacy ? f.legacyFingerprint() : f.fingerprint());
+        Integer n = left.get(fp);
+        if (n != null && n > 0) {
+            return fp;
+        }
+        if (!legacy && f.key() != null) {
+            // a baseline written before this rule gave its findings a key holds the message form
+            String unkeyed =
+                    target + Finding.fingerprint(f.ruleId(), f.location(), null, f.message());
+            Integer m = left.get(unkeyed);
+            if (m != null && m > 0) {
+                return unkeyed;
+            }
+        }
+        return null;
     }
 }

@@ -4,6 +4,8 @@ import dev.deja.engine.Finding;
 import dev.deja.engine.Location;
 import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.ScanResult;
+import dev.deja.engine.Severity;
+import dev.deja.engine.Suppressions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -12,22 +14,26 @@ import java.util.Locale;
 /**
  * {@code --format github}: GitHub Actions workflow commands, one per finding, so that findings show
  * up inline on a pull request's changed files without code scanning: {@code ::error
- * file=F,line=N,title=T::message}. Critical and high are {@code error}, medium {@code warning}, low
- * and info {@code notice}. A finding on a live object (no file) is annotated without a file. Values
- * are escaped as the Actions toolkit does ({@code %}, CR and LF everywhere; also {@code :} and
- * {@code ,} in properties). Then the summary line and what was not checked, as plain lines.
+ * file=F,line=N,title=T::message}. The levels follow the exit code: a finding that fails the run
+ * (at or above {@code --fail-on}, and new with {@code --baseline}) is an {@code error}; one that
+ * does not is a {@code warning} (critical, high, medium) or a {@code notice} (low, info); a finding
+ * the baseline already has is a {@code notice} marked "unchanged since the baseline", so that a
+ * pull request shows as errors exactly what made the step fail. A finding on a live object (no
+ * file) is annotated without a file. Values are escaped as the Actions toolkit does ({@code %}, CR
+ * and LF everywhere; also {@code :} and {@code ,} in properties). Then the summary line (with the
+ * baseline's counts), the live cluster the scan read, expired suppressions and what was not
+ * checked.
  */
 public final class GithubReporter implements Reporter {
     @Override
     public void write(Report report, Writer w) throws IOException {
         ScanResult r = report.result();
         for (Finding f : r.findings()) {
+            boolean fresh = report.isNew(f);
             String level =
-                    switch (f.severity()) {
-                        case CRITICAL, HIGH -> "error";
-                        case MEDIUM -> "warning";
-                        case LOW, INFO -> "notice";
-                    };
+                    fresh && report.failOn() != null && f.severity().atLeast(report.failOn())
+                            ? "error"
+                            : fresh && f.severity().atLeast(Severity.MEDIUM) ? "warning" : "notice";
             StringBuilder cmd = new StringBuilder("::").append(level).append(' ');
             Location l = f.location();
             boolean onFile = l.file() != null && l.key() == null && !l.file().startsWith("<");
@@ -49,7 +55,8 @@ public final class GithubReporter implements Reporter {
                                             + f.ruleId()
                                             + " ("
                                             + title
-                                            + ")"));
+                                            + ")"
+                                            + (fresh ? "" : ", unchanged since the baseline")));
             StringBuilder msg = new StringBuilder();
             if (!onFile && !l.display().isEmpty()) {
                 msg.append(l.display()).append(": ");
@@ -68,6 +75,44 @@ public final class GithubReporter implements Reporter {
             w.write(cmd.append('\n').toString());
         }
         w.write("deja: " + TextReporter.summary(r) + "\n");
+        BaselineDiff b = report.baseline();
+        if (b != null) {
+            w.write(
+                    "deja: "
+                            + (b.found()
+                                    ? "against the baseline "
+                                            + b.source()
+                                            + ": "
+                                            + b.newFindings().size()
+                                            + " new, "
+                                            + b.unchanged()
+                                            + " unchanged, "
+                                            + b.fixed()
+                                            + " fixed"
+                                    : "no baseline at " + b.source() + " yet: every finding is new")
+                            + "\n");
+        }
+        String scanned = ScanNotes.scanned(report);
+        if (scanned != null) {
+            w.write("deja: scanned " + scanned + "\n");
+        }
+        for (Suppressions.Entry e : r.expired()) {
+            String where = e.origin();
+            int colon = where.lastIndexOf(':');
+            StringBuilder cmd = new StringBuilder("::warning ");
+            if (colon > 0 && where.substring(colon + 1).matches("\\d+")) {
+                cmd.append("file=")
+                        .append(property(where.substring(0, colon)))
+                        .append(",line=")
+                        .append(where.substring(colon + 1))
+                        .append(',');
+            }
+            cmd.append("title=")
+                    .append(property("deja: expired suppression"))
+                    .append("::")
+                    .append(data(ScanNotes.expired(e)));
+            w.write(cmd.append('\n').toString());
+        }
         r.coverage()
                 .notChecked()
                 .forEach(

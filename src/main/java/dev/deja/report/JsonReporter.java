@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.Writer;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
+import java.util.Map;
 import java.util.TreeSet;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -22,7 +23,7 @@ import tools.jackson.databind.node.ObjectNode;
  * durations, findings in engine order, so the same input gives the same bytes.
  */
 public final class JsonReporter implements Reporter {
-    public static final String SCHEMA_VERSION = "1.2";
+    public static final String SCHEMA_VERSION = "1.3";
 
     /**
      * Writes the report as it is made, as text ({@link JsonOut.Pretty}): no tree, not even per
@@ -72,6 +73,14 @@ public final class JsonReporter implements Reporter {
         o.strings("rulesRun", r.rulesRun());
         o.endObject();
 
+        if (ScanNotes.scanned(report)
+                != null) { // the live cluster read: context, server, namespaces
+            o.startObject("scanned");
+            for (Map.Entry<String, String> e : ScanNotes.scope(report).entrySet()) {
+                o.put(e.getKey(), e.getValue());
+            }
+            o.endObject();
+        }
         BaselineDiff b = report.baseline();
         if (b != null) {
             o.startObject("baseline");

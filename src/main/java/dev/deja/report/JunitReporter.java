@@ -3,7 +3,7 @@ package dev.deja.report;
 import dev.deja.engine.Coverage;
 import dev.deja.engine.Finding;
 import dev.deja.engine.ScanResult;
-import dev.deja.engine.Severity;
+import dev.deja.engine.Suppressions;
 import dev.deja.engine.Target;
 import java.io.IOException;
 import java.io.Writer;
@@ -28,7 +28,6 @@ public final class JunitReporter implements Reporter {
     @Override
     public void write(Report report, Writer w) throws IOException {
         ScanResult r = report.result();
-        Severity failOn = report.failOn();
         if (!r.targets().isEmpty()) {
             writeByTarget(report, w);
             return;
@@ -57,11 +56,7 @@ public final class JunitReporter implements Reporter {
             List<Finding> fs = byRule.get(id);
             List<ScanResult.Suppressed> ss = supByRule.getOrDefault(id, List.of());
             int tests = Math.max(1, fs.size() + ss.size());
-            int fails =
-                    (int)
-                            fs.stream()
-                                    .filter(f -> failOn != null && f.severity().atLeast(failOn))
-                                    .count();
+            int fails = (int) fs.stream().filter(f -> failing(report, f)).count();
             total += tests;
             failures += fails;
             skipped += ss.size();
@@ -82,9 +77,10 @@ public final class JunitReporter implements Reporter {
                         .append(attr(title + ": no findings"))
                         .append("\"/>\n");
             }
-            findingCases(body, fs, ss, failOn);
+            findingCases(body, fs, ss, report);
             body.append("  </testsuite>\n");
         }
+        total += expired(body, r);
         // what could not be read: an error each, so that a CI test report does not look green on a
         // partial scan
         List<Coverage.Entry> notChecked = r.coverage().notChecked();
@@ -130,7 +126,6 @@ public final class JunitReporter implements Reporter {
     /** A testsuite per target (then one per rule for the files' findings, if any). */
     private static void writeByTarget(Report report, Writer w) throws IOException {
         ScanResult r = report.result();
-        Severity failOn = report.failOn();
         List<Target> groups = PrometheusReporter.groups(report);
         int total = 0;
         int failures = 0;
@@ -148,11 +143,7 @@ public final class JunitReporter implements Reporter {
                     r.coverage().notChecked().stream()
                             .filter(e -> Objects.equals(e.target(), t))
                             .toList();
-            int fails =
-                    (int)
-                            fs.stream()
-                                    .filter(f -> failOn != null && f.severity().atLeast(failOn))
-                                    .count();
+            int fails = (int) fs.stream().filter(f -> failing(report, f)).count();
             int tests = Math.max(1, fs.size() + ss.size() + gaps.size());
             total += tests;
             failures += fails;
@@ -170,12 +161,15 @@ public final class JunitReporter implements Reporter {
                     .append("\" skipped=\"")
                     .append(ss.size())
                     .append("\">\n");
+            if (t != null && t.cluster() != null) {
+                scanned(body, report);
+            }
             if (tests == 1 && fs.isEmpty() && ss.isEmpty() && gaps.isEmpty()) {
                 body.append("    <testcase classname=\"deja\" name=\"")
                         .append(attr(name + ": no findings"))
                         .append("\"/>\n");
             }
-            findingCases(body, fs, ss, failOn);
+            findingCases(body, fs, ss, report);
             for (Coverage.Entry e : gaps) {
                 body.append("    <testcase classname=\"deja.coverage\" name=\"")
                         .append(attr(e.source() + ": " + e.scope()))
@@ -192,6 +186,7 @@ public final class JunitReporter implements Reporter {
             }
             body.append("  </testsuite>\n");
         }
+        total += expired(body, r);
         w.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         w.write(
                 "<testsuites name=\"deja\" tests=\""
@@ -213,11 +208,11 @@ public final class JunitReporter implements Reporter {
      * suppressed one.
      */
     private static void findingCases(
-            StringBuilder body, List<Finding> fs, List<ScanResult.Suppressed> ss, Severity failOn) {
+            StringBuilder body, List<Finding> fs, List<ScanResult.Suppressed> ss, Report report) {
         for (Finding f : fs) {
             testcase(body, f);
             String text = text(f);
-            if (failOn != null && f.severity().atLeast(failOn)) {
+            if (failing(report, f)) {
                 body.append(">\n      <failure type=\"")
                         .append(f.severity().id())
                         .append("\" message=\"")
@@ -234,7 +229,9 @@ public final class JunitReporter implements Reporter {
                         .append(
                                 text(
                                         f.severity().id().toUpperCase(Locale.ROOT)
-                                                + " (below --fail-on): "
+                                                + (report.isNew(f)
+                                                        ? " (below --fail-on): "
+                                                        : " (unchanged since the baseline): ")
                                                 + text))
                         .append("</system-out>\n    </testcase>\n");
             }
@@ -245,6 +242,53 @@ public final class JunitReporter implements Reporter {
                     .append(attr("suppressed at " + s.origin() + ": " + s.reason()))
                     .append("\"/>\n    </testcase>\n");
         }
+    }
+
+    /**
+     * Whether a finding fails the run, as the exit code has it: new (with a baseline) and at or
+     * above --fail-on.
+     */
+    private static boolean failing(Report report, Finding f) {
+        return report.failOn() != null && report.isNew(f) && f.severity().atLeast(report.failOn());
+    }
+
+    /**
+     * The expired ignore-file entries, one passing case each whose output says so, in a suite of
+     * their own; the count of cases added.
+     */
+    private static int expired(StringBuilder body, ScanResult r) {
+        if (r.expired().isEmpty()) {
+            return 0;
+        }
+        body.append("  <testsuite name=\"deja.expired-suppressions\" tests=\"")
+                .append(r.expired().size())
+                .append("\" failures=\"0\" errors=\"0\" skipped=\"0\">\n");
+        for (Suppressions.Entry e : r.expired()) {
+            body.append("    <testcase classname=\"deja.expired-suppressions\" name=\"")
+                    .append(attr(e.rule() + " at " + e.origin()))
+                    .append("\">\n      <system-out>")
+                    .append(text("warning: " + ScanNotes.expired(e) + "\n"))
+                    .append("</system-out>\n    </testcase>\n");
+        }
+        body.append("  </testsuite>\n");
+        return r.expired().size();
+    }
+
+    /** The live cluster read, as testsuite properties (JUnit's {@code <properties>}). */
+    private static void scanned(StringBuilder body, Report report) {
+        if (ScanNotes.scanned(report) == null) {
+            return;
+        }
+        body.append("    <properties>\n");
+        ScanNotes.scope(report)
+                .forEach(
+                        (k, v) ->
+                                body.append("      <property name=\"")
+                                        .append(attr(k))
+                                        .append("\" value=\"")
+                                        .append(attr(v))
+                                        .append("\"/>\n"));
+        body.append("    </properties>\n");
     }
 
     private static void testcase(StringBuilder b, Finding f) {

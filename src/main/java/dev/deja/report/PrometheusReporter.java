@@ -28,6 +28,10 @@ import java.util.TreeMap;
  *   <li>{@code deja_new_findings{rule,severity,case,source}}: only with a baseline, the new ones.
  *   <li>{@code deja_scan_duration_seconds}, {@code deja_scan_incomplete} (0/1), {@code
  *       deja_last_scan_timestamp_seconds}.
+ *   <li>{@code deja_expired_suppressions{rule,origin,expires}}: 1 per ignore-file entry that has
+ *       expired (and no longer suppresses), only when there is one.
+ *   <li>{@code deja_scan_info{scanned}}: 1, only for a live cluster scan: which cluster it read
+ *       (its kubeconfig context and API server, and the namespaces).
  * </ul>
  *
  * When the scan read live targets, every series carries its target: {@code cluster="prod"} (the
@@ -130,6 +134,32 @@ public final class PrometheusReporter implements Reporter {
                             + " "
                             + seconds(at.toEpochMilli() / 1000.0)
                             + "\n");
+        }
+        if (!report.result().expired().isEmpty()) {
+            family(
+                    w,
+                    "deja_expired_suppressions",
+                    "gauge",
+                    "Ignore-file entries that have expired and no longer suppress anything, 1 each");
+            for (var e : report.result().expired()) {
+                w.write(
+                        "deja_expired_suppressions{rule=\""
+                                + label(e.rule())
+                                + "\",origin=\""
+                                + label(e.origin())
+                                + "\",expires=\""
+                                + label(String.valueOf(e.expires()))
+                                + "\"} 1\n");
+            }
+        }
+        String scanned = ScanNotes.scanned(report);
+        if (scanned != null) {
+            family(
+                    w,
+                    "deja_scan_info",
+                    "gauge",
+                    "The live cluster the last deja scan read: kubeconfig context, API server and namespaces");
+            w.write("deja_scan_info{scanned=\"" + label(scanned) + "\"} 1\n");
         }
         w.flush();
     }

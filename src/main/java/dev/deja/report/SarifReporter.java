@@ -61,6 +61,10 @@ public final class SarifReporter implements Reporter {
         TreeSet<String> ids = new TreeSet<>(r.rulesRun());
         r.findings().forEach(f -> ids.add(f.ruleId()));
         r.suppressed().forEach(s -> ids.add(s.finding().ruleId()));
+        BaselineDiff baseline = report.baseline();
+        if (baseline != null) {
+            baseline.gone().forEach(g -> ids.add(g.ruleId()));
+        }
         Map<String, Integer> index = new LinkedHashMap<>();
         ArrayNode rules = driver.putArray("rules");
         for (String id : ids) {
@@ -74,10 +78,32 @@ public final class SarifReporter implements Reporter {
             if (ev != null) {
                 ((ObjectNode) res.get("properties")).set("evidence", ev.json());
             }
+            if (baseline != null) { // SARIF 2.1.0 3.27.24
+                res.put("baselineState", baseline.state(f));
+            }
             results.add(res);
         }
         for (ScanResult.Suppressed s : r.suppressed()) {
-            results.add(result(s.finding(), index, s.reason(), s.origin()));
+            ObjectNode res = result(s.finding(), index, s.reason(), s.origin());
+            if (baseline != null) {
+                res.put("baselineState", baseline.suppressedState(s.finding()));
+            }
+            results.add(res);
+        }
+        if (baseline != null) {
+            // fixed since the baseline: "absent" results, as the baseline had them; the rule now
+            // passes on that object, so kind "pass" (level "none", SARIF 3.27.9-10): a consumer
+            // that
+            // ignores baselineState does not take them for open problems
+            for (BaselineDiff.Gone g : baseline.gone()) {
+                ObjectNode res = result(g.finding(report.catalog()), index, null, null);
+                res.put("kind", "pass");
+                res.put("level", "none");
+                res.put("baselineState", "absent");
+                ObjectNode msg = (ObjectNode) res.get("message");
+                msg.put("text", "Fixed since the baseline: " + msg.get("text").asString());
+                results.add(res);
+            }
         }
         if (results.findValue("uriBaseId") != null) {
             ObjectNode base = run.putObject("originalUriBaseIds").putObject(SRCROOT);
@@ -118,8 +144,26 @@ public final class SarifReporter implements Reporter {
                             n.putObject("message")
                                     .put("text", e.source() + ": " + e.scope() + ": " + e.detail());
                         });
+        r.expired()
+                .forEach(
+                        e -> {
+                            ObjectNode n = notes.addObject();
+                            n.put("level", "warning");
+                            n.putObject("message").put("text", ScanNotes.expired(e));
+                            n.putObject("descriptor").put("id", "deja/expired-suppression");
+                            ObjectNode p = n.putObject("properties");
+                            p.put("rule", e.rule());
+                            p.put("object", e.object());
+                            p.put("expires", String.valueOf(e.expires()));
+                            p.put("origin", e.origin());
+                        });
         if (!notes.isEmpty()) {
             inv.set("toolExecutionNotifications", notes);
+        }
+        // the live cluster read (context and API server) and the namespaces: which cluster this is
+        if (ScanNotes.scanned(report) != null) {
+            ObjectNode scanned = inv.putObject("properties").putObject("scanned");
+            ScanNotes.scope(report).forEach(scanned::put);
         }
         run.put("columnKind", "unicodeCodePoints");
         return root;

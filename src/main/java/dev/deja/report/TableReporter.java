@@ -97,6 +97,13 @@ public final class TableReporter implements TerminalReporter {
         for (String l : Wrap.lines(TextReporter.summary(r), this.width, "", "  ")) {
             w.write(l + "\n");
         }
+        String scanned = ScanNotes.scanned(report);
+        if (scanned != null) {
+            w.write("scanned " + ControlChars.asHex(scanned) + "\n");
+        }
+        for (var e : r.expired()) {
+            w.write("warning: " + ControlChars.asHex(ScanNotes.expired(e)) + "\n");
+        }
         r.coverage()
                 .notChecked()
                 .forEach(

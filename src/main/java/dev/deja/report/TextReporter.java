@@ -217,6 +217,9 @@ public final class TextReporter implements TerminalReporter {
                     "  ");
         }
         line(w, "", summary(r), "  ");
+        if (ScanNotes.scanned(report) != null) { // which cluster: nobody reports on the wrong one
+            line(w, "", "Scanned " + ScanNotes.scanned(report), "  ");
+        }
         if (report.fleet() != null) {
             fleet(w, report.fleet(), c);
         } else if (fleet) {

@@ -97,6 +97,13 @@ public final class ScanRequest {
     public final Path kubeconfig;
     public final String context;
     public final List<String> namespaces;
+
+    /**
+     * -A/--all-namespaces: every namespace even when the kubeconfig context names one (without -n
+     * and -A the context's namespace is scanned when it sets one, else every namespace).
+     */
+    public final boolean allNamespaces;
+
     public final String selector;
 
     /**
@@ -172,6 +179,7 @@ public final class ScanRequest {
         kubeconfig = b.kubeconfig;
         context = b.context;
         namespaces = List.copyOf(b.namespaces);
+        allNamespaces = b.allNamespaces;
         selector = b.selector;
         clusterName = b.clusterName;
         noAnnotationSuppressions = b.noAnnotationSuppressions;
@@ -222,6 +230,7 @@ public final class ScanRequest {
         b.kubeconfig = kubeconfig;
         b.context = context;
         b.namespaces = new ArrayList<>(namespaces);
+        b.allNamespaces = allNamespaces;
         b.selector = selector;
         b.clusterName = clusterName;
         b.noAnnotationSuppressions = noAnnotationSuppressions;
@@ -271,6 +280,7 @@ public final class ScanRequest {
         public Path kubeconfig;
         public String context;
         public List<String> namespaces = new ArrayList<>();
+        public boolean allNamespaces;
         public String selector;
         public String clusterName;
         public boolean noAnnotationSuppressions;

@@ -24,6 +24,12 @@ public final class ScanTrace {
     public volatile String clusterRead;
 
     /**
+     * Set by the live Kubernetes source when it scanned the namespace its kubeconfig context names
+     * (no -n, no -A), else null.
+     */
+    public volatile String contextNamespace;
+
+    /**
      * Set by the AWS source: the account id its credentials belong to (STS GetCallerIdentity), or
      * null.
      */

@@ -74,7 +74,7 @@ class FirstUseTest {
         assertTrue(
                 r.err()
                         .startsWith(
-                                "deja: unknown command 'scna' (expected scan, rules, cases, explain, prove or report)"),
+                                "deja: unknown command 'scna' (expected scan, rules, cases, explain, prove, report or completion); did you mean scan?"),
                 r.err());
     }
 

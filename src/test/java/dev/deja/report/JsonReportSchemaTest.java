@@ -120,7 +120,7 @@ class JsonReportSchemaTest {
     void fleetReportCarriesTargetsAndValidates() {
         JsonNode n = json(ReportFixtures.report(ReportFixtures.fleet()));
         assertEquals(List.of(), validate(n));
-        assertEquals("1.2", n.path("schemaVersion").asString());
+        assertEquals("1.3", n.path("schemaVersion").asString());
         // every target read, clusters first by name, then accounts; complete per target; counts per
         // target
         JsonNode ts = n.path("targets");

@@ -148,6 +148,26 @@ public final class KubeLiveSource implements LiveSource {
         }
     }
 
+    /**
+     * Without -n and -A, the namespace the kubeconfig context sets (as kubectl and Popeye take it),
+     * noted in the trace; not in a pod without a kubeconfig (its service account's namespace is
+     * where deja runs, not what it is asked to scan). Else the request as it is: every namespace.
+     */
+    static ScanRequest withContextNamespace(ScanRequest req, Config cfg, ScanTrace trace) {
+        String ns = cfg.getNamespace();
+        if (!req.namespaces.isEmpty()
+                || req.allNamespaces
+                || cfg.getCurrentContext() == null
+                || ns == null
+                || ns.isBlank()) {
+            return req;
+        }
+        ScanRequest.Builder narrowed = req.toBuilder();
+        narrowed.namespaces = List.of(ns.strip());
+        trace.contextNamespace = ns.strip();
+        return narrowed.build();
+    }
+
     /** One list call: a kind in one namespace (null: all namespaces, or a cluster-scoped kind). */
     record Task(KindInfo kind, String namespace) {
         String scope() {
@@ -169,12 +189,13 @@ public final class KubeLiveSource implements LiveSource {
     }
 
     @Override
-    public void collect(ScanRequest req, SnapshotBuilder out, ScanTrace trace) {
-        Config cfg = KubeClients.config(req);
+    public void collect(ScanRequest asked, SnapshotBuilder out, ScanTrace trace) {
+        Config cfg = KubeClients.config(asked);
         String server = cfg.getMasterUrl();
         String context =
                 cfg.getCurrentContext() == null ? "in-cluster" : cfg.getCurrentContext().getName();
         trace.clusterRead = "context " + context + " (" + server + ")";
+        ScanRequest req = withContextNamespace(asked, cfg, trace);
         KubeInventory.Builder inv =
                 out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
         if (req.selector != null && !req.selector.isBlank()) {
