@@ -3,6 +3,7 @@ package dev.deja.cli;
 import dev.deja.engine.InputException;
 import dev.deja.report.Baseline;
 import dev.deja.report.sink.BaselineSource;
+import dev.deja.report.sink.ConfigMapBaselineSource;
 import dev.deja.source.InputFiles;
 import dev.deja.source.ScanRequest;
 import java.io.IOException;
@@ -15,14 +16,11 @@ import java.util.Optional;
  * Where {@code --baseline} reads the previous report from: a file, or (in the build that has the
  * Kubernetes source) {@code configmap:NAMESPACE/NAME}.
  *
- * <p>Extension point: {@code configmap:NS/NAME} is served by a class named {@value
- * #CONFIGMAP_SOURCE} implementing {@link dev.deja.report.sink.BaselineSource}, with a public
- * constructor {@code (String namespace, String name, ScanRequest request)} (the request carries
- * --kubeconfig/--context). It is loaded by name, so this class never touches Fabric8.
+ * <p>{@code configmap:NS/NAME} is served by {@link ConfigMapBaselineSource} (the request carries
+ * --kubeconfig/--context); its class, and Fabric8's with it, is loaded only when a baseline comes
+ * from a ConfigMap.
  */
 public final class BaselineSources {
-    static final String CONFIGMAP_SOURCE = "dev.deja.report.sink.ConfigMapBaselineSource";
-
     private BaselineSources() {}
 
     public static BaselineSource open(String spec, ScanRequest request) {
@@ -33,22 +31,8 @@ public final class BaselineSources {
                 throw new InputException(
                         "--baseline " + spec + ": expected configmap:NAMESPACE/NAME");
             }
-            try {
-                return (BaselineSource)
-                        Class.forName(CONFIGMAP_SOURCE)
-                                .getConstructor(String.class, String.class, ScanRequest.class)
-                                .newInstance(
-                                        ref.substring(0, slash), ref.substring(slash + 1), request);
-            } catch (ClassNotFoundException e) {
-                throw new InputException(
-                        "--baseline " + spec + ": this build of deja cannot read ConfigMaps");
-            } catch (ReflectiveOperationException e) {
-                Throwable c = e.getCause() != null ? e.getCause() : e;
-                if (c instanceof RuntimeException re) {
-                    throw re;
-                }
-                throw new IllegalStateException(c);
-            }
+            return new ConfigMapBaselineSource(
+                    ref.substring(0, slash), ref.substring(slash + 1), request);
         }
         return new FileSource(Path.of(spec));
     }

@@ -10,6 +10,7 @@ import dev.deja.report.Report;
 import dev.deja.report.Reporter;
 import dev.deja.report.Reporters;
 import dev.deja.report.TerminalReporter;
+import dev.deja.report.sink.ConfigMapReportSink;
 import dev.deja.report.sink.ReportSink;
 import dev.deja.report.sink.ReportStore;
 import dev.deja.source.OpenDeadline;
@@ -519,12 +520,9 @@ public final class Outputs {
     /** The absolute paths of the files this plan writes ("-" for stdout). */
     final Set<String> files = new LinkedHashSet<>();
 
-    static final String CONFIGMAP_SINK = "dev.deja.report.sink.ConfigMapReportSink";
-
     /**
-     * {@code --report-configmap NAMESPACE/NAME}: served by {@value #CONFIGMAP_SINK} (constructor
-     * {@code (String namespace, String name, ScanRequest request)}), loaded by name so that only
-     * runs using the option load Fabric8's client.
+     * {@code --report-configmap NAMESPACE/NAME}: served by {@link ConfigMapReportSink}, whose class
+     * (and Fabric8's client) is loaded only by runs that use the option.
      */
     public static ReportSink configMap(String spec, ScanRequest request) {
         String v = spec.strip();
@@ -535,21 +533,7 @@ public final class Outputs {
                             + ": expected NAMESPACE/NAME, e.g. deja/deja-report");
         }
         int slash = v.indexOf('/');
-        try {
-            return (ReportSink)
-                    Class.forName(CONFIGMAP_SINK)
-                            .getConstructor(String.class, String.class, ScanRequest.class)
-                            .newInstance(v.substring(0, slash), v.substring(slash + 1), request);
-        } catch (ClassNotFoundException e) {
-            throw new InputException(
-                    "--report-configmap " + spec + ": this build of deja cannot write ConfigMaps");
-        } catch (ReflectiveOperationException e) {
-            Throwable c = e.getCause() != null ? e.getCause() : e;
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException(c);
-        }
+        return new ConfigMapReportSink(v.substring(0, slash), v.substring(slash + 1), request);
     }
 
     /** A Kubernetes object name (RFC 1123 subdomain). */

@@ -8,11 +8,10 @@ import dev.deja.source.InputFiles;
 import dev.deja.source.ListDeadline;
 import dev.deja.source.OpenDeadline;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.helm.HelmRenderer;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileVisitResult;
@@ -161,8 +160,6 @@ public final class Inputs {
         return new Collected(byKind, skipped);
     }
 
-    static final String HELM_RENDERER = "dev.deja.source.helm.HelmRenderer";
-
     /** How long a chart may take to render: {@code DEJA_HELM_TIMEOUT=SECONDS}, default 120. */
     static final String HELM_TIMEOUT_ENV = "DEJA_HELM_TIMEOUT";
 
@@ -209,40 +206,21 @@ public final class Inputs {
     }
 
     /**
-     * The chart's templates rendered by Helm, one file per template (loaded by name: only chart
-     * scans load Helm).
+     * The chart's templates rendered by Helm, one file per template ({@link HelmRenderer} and
+     * Helm's classes are loaded only by chart scans).
      */
-    @SuppressWarnings("unchecked")
     static List<SourceFile> renderChart(Path chart, String display, ScanRequest req) {
         try {
-            return (List<SourceFile>)
-                    Class.forName(HELM_RENDERER)
-                            .getMethod(
-                                    "render",
-                                    Path.class,
-                                    String.class,
-                                    List.class,
-                                    List.class,
-                                    Map.class,
-                                    long.class,
-                                    long.class,
-                                    PrintWriter.class)
-                            .invoke(
-                                    null,
-                                    chart,
-                                    display,
-                                    req.helmValues,
-                                    req.helmSet,
-                                    req.processEnv,
-                                    helmTimeoutMs(req.processEnv),
-                                    helmMemoryBytes(req.processEnv),
-                                    req.err);
-        } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new InputException(display + ": cannot render the Helm chart: " + e.getCause());
-        } catch (ReflectiveOperationException | LinkageError e) {
+            return HelmRenderer.render(
+                    chart,
+                    display,
+                    req.helmValues,
+                    req.helmSet,
+                    req.processEnv,
+                    helmTimeoutMs(req.processEnv),
+                    helmMemoryBytes(req.processEnv),
+                    req.err);
+        } catch (LinkageError e) {
             throw new InputException(
                     display
                             + ": a Helm chart; this build of deja cannot render charts (scan"

@@ -36,7 +36,6 @@ public final class Catalog {
     public static final String RESOURCE_ROOT = "dev/deja/catalog/";
     public static final Pattern RULE_ID = Pattern.compile("[a-z0-9]+(-[a-z0-9]+)+");
     public static final Pattern CASE_ID = Pattern.compile("IL-\\d{4}");
-    static final Pattern JAVA_CLASS = Pattern.compile("([a-z][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_]*");
     public static final String LIBRARY_URL = "https://incidentlib-api.benchlet.com/cases/";
 
     private final Map<String, RuleMetadata> rules;
@@ -285,13 +284,11 @@ public final class Catalog {
         String remediation = str(d, "remediation", f, errors);
         List<String> links = list(d, "links", f, errors, false);
         List<String> aliases = list(d, "aliases", f, errors, false);
-        String implementation = d.containsKey("class") ? str(d, "class", f, errors) : null;
-        if (implementation != null && !JAVA_CLASS.matcher(implementation).matches()) {
+        if (d.containsKey("class")) {
             errors.add(
                     f
-                            + ": class '"
-                            + implementation
-                            + "' is not a fully qualified Java class name");
+                            + ": 'class:' is not read: a Java rule is registered by its id in"
+                            + " dev.deja.rules.RuleRegistry");
         }
         List<RuleMetadata.Parameter> parameters = parameters(d.get("parameters"), f, errors);
         Severity sev = null;
@@ -332,7 +329,6 @@ public final class Catalog {
                 remediation.strip(),
                 links,
                 aliases,
-                implementation,
                 parameters);
     }
 
@@ -397,6 +393,7 @@ public final class Catalog {
         List<String> errors = new ArrayList<>();
         if (d.containsKey("class")) {
             errors.add(display + ": a rule of its own has a 'check:', not a 'class:'");
+            d.remove("class");
         }
         RuleMetadata r = readRule(d, display, errors);
         if (!errors.isEmpty()) {

@@ -46,7 +46,6 @@ public final class CatalogCompiler {
             m.put(p + "remediation", r.remediation());
             m.put(p + "links", String.join(SEP, r.links()));
             m.put(p + "aliases", String.join(SEP, r.aliases()));
-            m.put(p + "class", r.implementation());
             m.put(
                     p + "parameters",
                     String.join(
@@ -146,7 +145,6 @@ public final class CatalogCompiler {
                             p.getProperty(k + "remediation"),
                             list(p.getProperty(k + "links")),
                             list(p.getProperty(k + "aliases")),
-                            p.getProperty(k + "class"),
                             parameters));
         }
         return Catalog.of(rules, cases);

@@ -6,49 +6,39 @@ import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
- * Output formats by name; implementations are created by class name so that unused formats load
- * nothing.
+ * Output formats by name. Each is registered by its constructor reference: the compiler checks the
+ * edge, and a format's class is loaded only when that format is written (a method reference loads
+ * its class when it is first called, not when the map is built).
  */
 public final class Reporters {
-    private static final Map<String, String> FORMATS = new LinkedHashMap<>();
+    private static final Map<String, Supplier<Reporter>> FORMATS = new LinkedHashMap<>();
 
     static {
-        FORMATS.put("text", "dev.deja.report.TextReporter");
-        FORMATS.put("json", "dev.deja.report.JsonReporter");
-        FORMATS.put("sarif", "dev.deja.report.SarifReporter");
-        FORMATS.put("junit", "dev.deja.report.JunitReporter");
-        FORMATS.put("html", "dev.deja.report.HtmlReporter");
-        FORMATS.put("prometheus", "dev.deja.report.PrometheusReporter");
-        FORMATS.put("github", "dev.deja.report.GithubReporter");
-        FORMATS.put("table", "dev.deja.report.TableReporter");
+        FORMATS.put("text", TextReporter::new);
+        FORMATS.put("json", JsonReporter::new);
+        FORMATS.put("sarif", SarifReporter::new);
+        FORMATS.put("junit", JunitReporter::new);
+        FORMATS.put("html", HtmlReporter::new);
+        FORMATS.put("prometheus", PrometheusReporter::new);
+        FORMATS.put("github", GithubReporter::new);
+        FORMATS.put("table", TableReporter::new);
     }
 
     private Reporters() {}
 
-    /** Formats this build can write. */
+    /** Formats this build can write, in the order the help lists them. */
     public static Set<String> available() {
-        Set<String> s = new LinkedHashSet<>();
-        for (Map.Entry<String, String> e : FORMATS.entrySet()) {
-            try {
-                Class.forName(e.getValue(), false, Reporters.class.getClassLoader());
-                s.add(e.getKey());
-            } catch (ClassNotFoundException ex) {
-                // format not built yet
-            }
-        }
-        return s;
+        return new LinkedHashSet<>(FORMATS.keySet());
     }
 
     public static Reporter forName(String format) {
-        String cls = format == null ? null : FORMATS.get(format.toLowerCase(Locale.ROOT));
-        if (cls != null) {
-            try {
-                return (Reporter) Class.forName(cls).getDeclaredConstructor().newInstance();
-            } catch (ReflectiveOperationException e) {
-                // fall through to the error below
-            }
+        Supplier<Reporter> make =
+                format == null ? null : FORMATS.get(format.toLowerCase(Locale.ROOT));
+        if (make != null) {
+            return make.get();
         }
         throw new InputException(
                 "unknown format '"

@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -38,29 +39,25 @@ public final class SnapshotFile {
     public static final String FORMAT = FileKind.SNAPSHOT_FORMAT;
     public static final int VERSION = 1;
 
-    /** Part name -> codec class, loaded by name so that unused sources stay unloaded. */
-    static final Map<String, String> CODECS = new LinkedHashMap<>();
+    /**
+     * Part name -> codec constructor. A codec's class (and the source model it reads) is loaded
+     * only when a snapshot holds that part: a constructor reference loads its class when called.
+     */
+    static final Map<String, Supplier<SnapshotCodec>> CODECS = new LinkedHashMap<>();
 
     static {
-        CODECS.put("kubernetes", "dev.deja.snapshot.KubeSnapshotCodec");
-        CODECS.put("aws", "dev.deja.snapshot.AwsSnapshotCodec");
-        CODECS.put("haproxyRuntime", "dev.deja.snapshot.HaproxyRuntimeCodec");
-        CODECS.put("prometheus", "dev.deja.snapshot.PrometheusCodec");
-        CODECS.put("podMetrics", "dev.deja.snapshot.PodMetricsCodec");
+        CODECS.put("kubernetes", KubeSnapshotCodec::new);
+        CODECS.put("aws", AwsSnapshotCodec::new);
+        CODECS.put("haproxyRuntime", HaproxyRuntimeCodec::new);
+        CODECS.put("prometheus", PrometheusCodec::new);
+        CODECS.put("podMetrics", PodMetricsCodec::new);
     }
 
     private SnapshotFile() {}
 
     static SnapshotCodec codec(String part) {
-        String cls = CODECS.get(part);
-        if (cls == null) {
-            return null;
-        }
-        try {
-            return (SnapshotCodec) Class.forName(cls).getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException e) {
-            return null;
-        }
+        Supplier<SnapshotCodec> make = CODECS.get(part);
+        return make == null ? null : make.get();
     }
 
     public static JsonMapper mapper() {

@@ -9,7 +9,6 @@ import dev.deja.engine.Catalog;
 import dev.deja.engine.CatalogException;
 import dev.deja.engine.Rule;
 import dev.deja.engine.RuleMetadata;
-import dev.deja.engine.SourceKind;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +27,7 @@ class CatalogMetaTest {
     static final Catalog CATALOG = Catalog.fromDirectory(Path.of("rules"));
 
     @Test
-    void everyRuleYamlHasAClass() {
+    void everyRuleYamlHasARegisteredClass() {
         List<String> problems = new ArrayList<>();
         for (RuleMetadata m : CATALOG.rules()) {
             try {
@@ -41,32 +40,65 @@ class CatalogMetaTest {
     }
 
     @Test
-    void everyRuleClassHasAYaml() throws Exception {
-        Set<String> named = new TreeSet<>();
-        CATALOG.rules().forEach(m -> named.add(m.implementation()));
+    void everyRegisteredRuleHasAYaml() {
+        Set<String> yaml = new TreeSet<>();
+        CATALOG.rules().forEach(m -> yaml.add(m.id()));
+        Set<String> registered = new TreeSet<>(RuleRegistry.ids());
+        registered.removeAll(yaml);
+        assertEquals(Set.of(), registered, "registered in RuleRegistry without a rules/<id>.yaml");
+    }
+
+    @Test
+    void everyRuleClassIsRegistered() throws Exception {
+        Set<String> registered = new TreeSet<>();
+        CATALOG.rules()
+                .forEach(m -> registered.add(RuleRegistry.instantiate(m).getClass().getName()));
         List<String> orphans = new ArrayList<>();
         for (Class<?> c : ruleClasses()) {
-            if (!named.contains(c.getName())) {
+            if (!registered.contains(c.getName())) {
                 orphans.add(
                         c.getName()
-                                + " is a Rule that no rules/*.yaml names: create rules/"
+                                + " is a Rule that RuleRegistry does not register: create rules/"
                                 + idOf(c)
-                                + ".yaml (id, title, severity, source, caseIds, description, remediation, links"
-                                + (RuleMetadata.conventionalClass(idOf(c), sourceOf(c))
-                                                .equals(c.getName())
-                                        ? ""
-                                        : ", class: " + c.getName())
-                                + "), or delete the class");
+                                + ".yaml (id, title, severity, source, caseIds, description,"
+                                + " remediation, links) and register it, or delete the class");
             }
         }
         assertEquals(List.of(), orphans);
     }
 
     @Test
+    void anUnregisteredYamlIsABuildMistakeNamingWhereToRegister() {
+        RuleMetadata m = CATALOG.rules().iterator().next();
+        RuleMetadata unknown =
+                new RuleMetadata(
+                        "haproxy-not-written-yet",
+                        m.title(),
+                        m.severity(),
+                        m.source(),
+                        m.caseIds(),
+                        m.description(),
+                        m.remediation(),
+                        m.links(),
+                        m.aliases(),
+                        m.parameters());
+        IllegalStateException e =
+                assertThrows(IllegalStateException.class, () -> RuleRegistry.instantiate(unknown));
+        assertTrue(
+                e.getMessage()
+                        .startsWith(
+                                "rules/haproxy-not-written-yet.yaml: no Java rule is registered"),
+                e.getMessage());
+        assertTrue(
+                e.getMessage().contains("src/main/java/dev/deja/rules/RuleRegistry.java"),
+                e.getMessage());
+    }
+
+    @Test
     void everyParameterIsReadByItsRule() throws Exception {
         List<String> unread = new ArrayList<>();
         for (RuleMetadata m : CATALOG.rules()) {
-            Path src = Path.of(RuleRegistry.sourceFile(m.implementation()));
+            Path src = Path.of(RuleRegistry.sourceFile(RuleRegistry.instantiate(m).getClass()));
             if (m.parameters().isEmpty() || !Files.isRegularFile(src)) {
                 continue;
             }
@@ -152,16 +184,6 @@ class CatalogMetaTest {
         }
     }
 
-    static SourceKind sourceOf(Class<?> c) {
-        try {
-            var k = c.getDeclaredConstructor();
-            k.setAccessible(true);
-            return ((Rule) k.newInstance()).source();
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return SourceKind.HAPROXY;
-        }
-    }
-
     @Test
     void everyCaseIsUsedByARule() {
         Set<String> used = new HashSet<>();
@@ -198,16 +220,10 @@ class CatalogMetaTest {
         assertEquals(
                 List.of("a-rule"),
                 c.rulesForCase("IL-0001").stream().map(RuleMetadata::id).toList());
-        assertEquals(
-                "dev.deja.rules.haproxy.ARule", c.rule("a-rule").orElseThrow().implementation());
-        Catalog named =
-                Catalog.load(
-                        Map.of(
-                                "cases/IL-0001.yaml",
-                                CASE,
-                                "a-rule.yaml",
-                                RULE + "class: x.y.Other\n"));
-        assertEquals("x.y.Other", named.rule("a-rule").orElseThrow().implementation());
+        assertRefused(
+                Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE + "class: x.y.Other\n"),
+                "rules/a-rule.yaml: 'class:' is not read: a Java rule is registered by its id in"
+                        + " dev.deja.rules.RuleRegistry");
     }
 
     @Test
@@ -266,9 +282,6 @@ class CatalogMetaTest {
         assertRefused(
                 Map.of("cases/IL-0001.yaml", CASE.replace("IL-0001\ntitle", "IL-1\ntitle")),
                 "malformed case id");
-        assertRefused(
-                Map.of("cases/IL-0001.yaml", CASE, "a-rule.yaml", RULE + "class: a rule\n"),
-                "rules/a-rule.yaml: class 'a rule' is not a fully qualified Java class name");
     }
 
     static void assertRefused(Map<String, String> files, String expected) {

@@ -10,12 +10,11 @@ import java.util.regex.Pattern;
 
 /**
  * An object store that keeps reports: S3 ({@code --output json=s3://bucket/key}, {@code deja report
- * merge s3://bucket/prefix/}). The implementation ({@value #S3}) is loaded by name, so that runs
- * which do not use S3 load none of the AWS SDK's S3 classes. Errors are {@link IOException}s whose
- * message is one line naming the object.
+ * merge s3://bucket/prefix/}). The implementation, {@link S3Store}, is loaded only when {@link #s3}
+ * is called, so that runs which do not use S3 load none of the AWS SDK's S3 classes. Errors are
+ * {@link IOException}s whose message is one line naming the object.
  */
 public interface ReportStore {
-    String S3 = "dev.deja.report.sink.S3Store";
 
     /** One stored object: its key, when it was last written, its size in bytes. */
     record Item(String key, Instant lastModified, long size) {}
@@ -47,20 +46,9 @@ public interface ReportStore {
 
     byte[] get(String bucket, String key) throws IOException;
 
-    /** The S3 store; an {@link InputException} when this build has no S3 client. */
+    /** The S3 store. */
     static ReportStore s3(Options options) {
-        try {
-            return (ReportStore)
-                    Class.forName(S3).getConstructor(Options.class).newInstance(options);
-        } catch (ClassNotFoundException e) {
-            throw new InputException("this build of deja cannot use S3");
-        } catch (ReflectiveOperationException e) {
-            Throwable c = e.getCause() != null ? e.getCause() : e;
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException(c);
-        }
+        return new S3Store(options);
     }
 
     /** {@code s3://bucket/key}: a bucket and a key (or key prefix, possibly empty). */

@@ -68,8 +68,8 @@ public final class HelmRenderer {
     private HelmRenderer() {}
 
     /**
-     * Called by reflection from Inputs: the chart's templates as files, or an input error naming
-     * the chart.
+     * Called by the collector ({@code Inputs}): the chart's templates as files, or an input error
+     * naming the chart.
      *
      * @param env the process environment (PATH: where helm is looked for)
      * @param timeoutMs how long a render may take
