@@ -1,44 +1,45 @@
 package dev.deja.report;
 
 import dev.deja.engine.InputException;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 
 /**
- * Output formats by name. Each is registered by its constructor reference: the compiler checks the
- * edge, and a format's class is loaded only when that format is written (a method reference loads
- * its class when it is first called, not when the map is built).
+ * Output formats by name. Each is created in a switch branch: the compiler checks the edge, and a
+ * format's class is loaded only when that format is written.
  */
 public final class Reporters {
-    private static final Map<String, Supplier<Reporter>> FORMATS = new LinkedHashMap<>();
-
-    static {
-        FORMATS.put("text", TextReporter::new);
-        FORMATS.put("json", JsonReporter::new);
-        FORMATS.put("sarif", SarifReporter::new);
-        FORMATS.put("junit", JunitReporter::new);
-        FORMATS.put("html", HtmlReporter::new);
-        FORMATS.put("prometheus", PrometheusReporter::new);
-        FORMATS.put("github", GithubReporter::new);
-        FORMATS.put("table", TableReporter::new);
-    }
+    /** The formats, in the order the help lists them; each has a branch in {@link #create}. */
+    private static final List<String> FORMATS =
+            List.of("text", "json", "sarif", "junit", "html", "prometheus", "github", "table");
 
     private Reporters() {}
 
+    private static Reporter create(String format) {
+        return switch (format) {
+            case "text" -> new TextReporter();
+            case "json" -> new JsonReporter();
+            case "sarif" -> new SarifReporter();
+            case "junit" -> new JunitReporter();
+            case "html" -> new HtmlReporter();
+            case "prometheus" -> new PrometheusReporter();
+            case "github" -> new GithubReporter();
+            case "table" -> new TableReporter();
+            default -> null;
+        };
+    }
+
     /** Formats this build can write, in the order the help lists them. */
     public static Set<String> available() {
-        return new LinkedHashSet<>(FORMATS.keySet());
+        return new LinkedHashSet<>(FORMATS);
     }
 
     public static Reporter forName(String format) {
-        Supplier<Reporter> make =
-                format == null ? null : FORMATS.get(format.toLowerCase(Locale.ROOT));
-        if (make != null) {
-            return make.get();
+        Reporter r = format == null ? null : create(format.toLowerCase(Locale.ROOT));
+        if (r != null) {
+            return r;
         }
         throw new InputException(
                 "unknown format '"

@@ -31,17 +31,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.function.Supplier;
 
 /**
  * The built-in Java rules, by id: each {@code rules/<id>.yaml} (the rule's metadata) is matched
- * here with its class's constructor reference, so the compiler, refactoring tools and dependency
- * checks see every edge. Only the rules a scan selects are constructed, and a constructor reference
- * loads its class when it is called: commands that only read the catalog ({@code deja rules},
- * {@code explain}) load no rule class at all.
+ * here with its class's constructor, so the compiler, refactoring tools and dependency checks see
+ * every edge. Only the rules a scan selects are constructed and loaded: commands that only read the
+ * catalog ({@code deja rules}, {@code explain}) load no rule class at all.
  *
  * <p>Adding a rule: its YAML in {@code rules/}, its class, and one line here. A YAML without a line
  * here (or a line without a YAML) is a build mistake: {@link IllegalStateException}, and {@code
@@ -50,61 +45,38 @@ import java.util.function.Supplier;
 public final class RuleRegistry {
     private RuleRegistry() {}
 
-    /** Rule id -> constructor, sorted by id. */
-    static final Map<String, Supplier<Rule>> JAVA_RULES =
-            new TreeMap<>(
-                    Map.ofEntries(
-                            Map.entry("aws-nlb-cross-zone-off-uneven", NlbCrossZoneOffUneven::new),
-                            Map.entry("aws-nlb-zonal-shift-disabled", NlbZonalShiftDisabled::new),
-                            Map.entry(
-                                    "aws-nlb-zone-health-unreported", NlbZoneHealthUnreported::new),
-                            Map.entry(
-                                    "aws-nlb-zone-without-healthy-target",
-                                    NlbZoneWithoutHealthyTarget::new),
-                            Map.entry(
-                                    "aws-tg-health-check-slow-detection",
-                                    TgHealthCheckSlowDetection::new),
-                            Map.entry("haproxy-maxconn-headroom", MaxconnHeadroom::new),
-                            Map.entry(
-                                    "haproxy-missing-http-request-timeout",
-                                    MissingHttpRequestTimeout::new),
-                            Map.entry(
-                                    "haproxy-no-saturation-visibility",
-                                    NoSaturationVisibility::new),
-                            Map.entry(
-                                    "haproxy-rate-limit-not-everywhere",
-                                    RateLimitNotEverywhere::new),
-                            Map.entry("haproxy-roundrobin-same-start", RoundRobinSameStart::new),
-                            Map.entry("haproxy-sessions-near-limit", SessionsNearLimit::new),
-                            Map.entry("haproxy-tarpit-holds-slots", TarpitHoldsSlots::new),
-                            Map.entry("k8s-haproxy-ingress-hot-pods", HaproxyIngressHotPods::new),
-                            Map.entry(
-                                    "k8s-ingress-nginx-admission-exposed",
-                                    IngressNginxAdmissionExposed::new),
-                            Map.entry(
-                                    "k8s-ingress-nginx-admission-rce",
-                                    IngressNginxAdmissionRce::new),
-                            Map.entry(
-                                    "k8s-ingress-nginx-serial-reloads",
-                                    IngressNginxSerialReloads::new),
-                            Map.entry(
-                                    "k8s-lb-liveness-same-as-readiness",
-                                    LbLivenessSameAsReadiness::new),
-                            Map.entry("k8s-lb-no-disruption-headroom", LbNoDisruptionHeadroom::new),
-                            Map.entry("k8s-lb-not-spread", LbNotSpread::new),
-                            Map.entry("k8s-lb-probe-fails-fast", LbProbeFailsFast::new),
-                            Map.entry(
-                                    "k8s-lb-probe-on-admin-endpoint", LbProbeOnAdminEndpoint::new),
-                            Map.entry(
-                                    "k8s-nlb-service-single-zone-risk",
-                                    NlbServiceSingleZoneRisk::new),
-                            Map.entry(
-                                    "lb-connections-near-capacity",
-                                    LbConnectionsNearCapacity::new)));
-
-    /** The ids of every registered Java rule, sorted. */
-    public static Set<String> ids() {
-        return JAVA_RULES.keySet();
+    /**
+     * A new instance of the Java rule with this id, null when none is registered. A switch and not
+     * a map of constructor references: a branch loads its class only when it runs, and a scan spins
+     * up no lambda class per rule.
+     */
+    static Rule create(String id) {
+        return switch (id) {
+            case "aws-nlb-cross-zone-off-uneven" -> new NlbCrossZoneOffUneven();
+            case "aws-nlb-zonal-shift-disabled" -> new NlbZonalShiftDisabled();
+            case "aws-nlb-zone-health-unreported" -> new NlbZoneHealthUnreported();
+            case "aws-nlb-zone-without-healthy-target" -> new NlbZoneWithoutHealthyTarget();
+            case "aws-tg-health-check-slow-detection" -> new TgHealthCheckSlowDetection();
+            case "haproxy-maxconn-headroom" -> new MaxconnHeadroom();
+            case "haproxy-missing-http-request-timeout" -> new MissingHttpRequestTimeout();
+            case "haproxy-no-saturation-visibility" -> new NoSaturationVisibility();
+            case "haproxy-rate-limit-not-everywhere" -> new RateLimitNotEverywhere();
+            case "haproxy-roundrobin-same-start" -> new RoundRobinSameStart();
+            case "haproxy-sessions-near-limit" -> new SessionsNearLimit();
+            case "haproxy-tarpit-holds-slots" -> new TarpitHoldsSlots();
+            case "k8s-haproxy-ingress-hot-pods" -> new HaproxyIngressHotPods();
+            case "k8s-ingress-nginx-admission-exposed" -> new IngressNginxAdmissionExposed();
+            case "k8s-ingress-nginx-admission-rce" -> new IngressNginxAdmissionRce();
+            case "k8s-ingress-nginx-serial-reloads" -> new IngressNginxSerialReloads();
+            case "k8s-lb-liveness-same-as-readiness" -> new LbLivenessSameAsReadiness();
+            case "k8s-lb-no-disruption-headroom" -> new LbNoDisruptionHeadroom();
+            case "k8s-lb-not-spread" -> new LbNotSpread();
+            case "k8s-lb-probe-fails-fast" -> new LbProbeFailsFast();
+            case "k8s-lb-probe-on-admin-endpoint" -> new LbProbeOnAdminEndpoint();
+            case "k8s-nlb-service-single-zone-risk" -> new NlbServiceSingleZoneRisk();
+            case "lb-connections-near-capacity" -> new LbConnectionsNearCapacity();
+            default -> null;
+        };
     }
 
     /** Every rule of the packaged catalog, sorted by id. */
@@ -130,16 +102,15 @@ public final class RuleRegistry {
     /** The implementation of one rule, whose id and source must be its YAML's. */
     public static Rule instantiate(RuleMetadata m) {
         String yaml = "rules/" + m.id() + ".yaml";
-        Supplier<Rule> make = JAVA_RULES.get(m.id());
-        if (make == null) {
+        Rule r = create(m.id());
+        if (r == null) {
             throw new IllegalStateException(
                     yaml
-                            + ": no Java rule is registered for it: add Map.entry(\""
+                            + ": no Java rule is registered for it: add 'case \""
                             + m.id()
-                            + "\", YourRule::new) to "
+                            + "\" -> new YourRule();' to "
                             + sourceFile(RuleRegistry.class));
         }
-        Rule r = make.get();
         String cls = r.getClass().getName();
         if (!m.id().equals(r.id())) {
             throw new IllegalStateException(

@@ -17,11 +17,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Supplier;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -39,25 +37,25 @@ public final class SnapshotFile {
     public static final String FORMAT = FileKind.SNAPSHOT_FORMAT;
     public static final int VERSION = 1;
 
-    /**
-     * Part name -> codec constructor. A codec's class (and the source model it reads) is loaded
-     * only when a snapshot holds that part: a constructor reference loads its class when called.
-     */
-    static final Map<String, Supplier<SnapshotCodec>> CODECS = new LinkedHashMap<>();
-
-    static {
-        CODECS.put("kubernetes", KubeSnapshotCodec::new);
-        CODECS.put("aws", AwsSnapshotCodec::new);
-        CODECS.put("haproxyRuntime", HaproxyRuntimeCodec::new);
-        CODECS.put("prometheus", PrometheusCodec::new);
-        CODECS.put("podMetrics", PodMetricsCodec::new);
-    }
+    /** The part names, in the order a snapshot file writes them; each has a codec below. */
+    static final List<String> PARTS =
+            List.of("kubernetes", "aws", "haproxyRuntime", "prometheus", "podMetrics");
 
     private SnapshotFile() {}
 
+    /**
+     * The codec of a part, null for an unknown part. A codec's class (and the source model it
+     * reads) is loaded only when a snapshot holds that part.
+     */
     static SnapshotCodec codec(String part) {
-        Supplier<SnapshotCodec> make = CODECS.get(part);
-        return make == null ? null : make.get();
+        return switch (part) {
+            case "kubernetes" -> new KubeSnapshotCodec();
+            case "aws" -> new AwsSnapshotCodec();
+            case "haproxyRuntime" -> new HaproxyRuntimeCodec();
+            case "prometheus" -> new PrometheusCodec();
+            case "podMetrics" -> new PodMetricsCodec();
+            default -> null;
+        };
     }
 
     public static JsonMapper mapper() {
@@ -96,7 +94,7 @@ public final class SnapshotFile {
                             }
                         });
         ObjectNode parts = root.putObject("parts");
-        for (String name : CODECS.keySet()) {
+        for (String name : PARTS) {
             SnapshotCodec c = codec(name);
             JsonNode n = c == null ? null : c.write(snapshot, f);
             if (n != null) {
@@ -317,6 +315,6 @@ public final class SnapshotFile {
     }
 
     static List<String> partNames() {
-        return List.copyOf(CODECS.keySet());
+        return List.copyOf(PARTS);
     }
 }

@@ -40,15 +40,6 @@ class CatalogMetaTest {
     }
 
     @Test
-    void everyRegisteredRuleHasAYaml() {
-        Set<String> yaml = new TreeSet<>();
-        CATALOG.rules().forEach(m -> yaml.add(m.id()));
-        Set<String> registered = new TreeSet<>(RuleRegistry.ids());
-        registered.removeAll(yaml);
-        assertEquals(Set.of(), registered, "registered in RuleRegistry without a rules/<id>.yaml");
-    }
-
-    @Test
     void everyRuleClassIsRegistered() throws Exception {
         Set<String> registered = new TreeSet<>();
         CATALOG.rules()
