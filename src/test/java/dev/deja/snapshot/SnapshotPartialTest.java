@@ -117,7 +117,8 @@ class SnapshotPartialTest {
                         .contains(
                                 "Skipped (not run: it needs PodDisruptionBudget and "
                                         + scope
-                                        + " could not be read): k8s-lb-no-disruption-headroom"),
+                                        + " could not be read): k8s-internal-lb-no-drain-headroom,"
+                                        + " k8s-lb-no-disruption-headroom"),
                 r.out());
         assertTrue(r.err().contains("deja: " + line), r.err());
 
