@@ -271,7 +271,12 @@ class KubeLiveSourceTest {
                         "k8s-nlb-service-single-zone-risk",
                         "k8s-haproxy-ingress-hot-pods",
                         "k8s-ingress-nginx-admission-exposed",
-                        "k8s-ingress-nginx-admission-rce"),
+                        "k8s-ingress-nginx-admission-rce",
+                        // Services and PDBs (IL-0463), CustomResourceDefinitions (IL-0106)
+                        "k8s-internal-lb-local-traffic-policy",
+                        "k8s-internal-lb-no-drain-headroom",
+                        "k8s-traefik-before-crd-schemas",
+                        "k8s-traefik-crd-no-schema"),
                 notRun);
         // with manifests beside the snapshot, the kinds may come from them: those rules run
         TestSupport.Run mixed =
