@@ -15,7 +15,7 @@ import tools.jackson.databind.JsonNode;
 /**
  * IL-0106 against a cluster: deja lists CustomResourceDefinitions (apiextensions.k8s.io/v1,
  * cluster-scoped) from Fabric8's mock server in CRUD mode, through a real kubeconfig, and judges
- * Traefik's by their schema as it judges them in manifests.
+ * Traefik's by their schema as it judges them in manifests; a snapshot of them reads back the same.
  */
 class KubeLiveCrdTest {
     static final String CRDS =
@@ -76,7 +76,9 @@ class KubeLiveCrdTest {
                             "--rules",
                             "k8s-traefik-crd-no-schema",
                             "--format",
-                            "json");
+                            "json",
+                            "--snapshot-out",
+                            dir.resolve("snap.json").toString());
             assertEquals(1, r.code(), r.out() + r.err());
             JsonNode report = TestSupport.json(r.out());
             assertTrue(report.path("coverage").path("complete").asBoolean(), r.out());
@@ -85,6 +87,20 @@ class KubeLiveCrdTest {
             assertEquals(1, got.size(), r.out());
             String only = got.iterator().next();
             assertTrue(only.contains("middlewares.traefik.io"), only);
+            // the CRD views (with their schema verdicts) are saved and read back from a snapshot
+            TestSupport.Run offline =
+                    TestSupport.run(
+                            "scan",
+                            dir.resolve("snap.json").toString(),
+                            "--rules",
+                            "k8s-traefik-crd-no-schema",
+                            "--format",
+                            "json");
+            assertEquals(1, offline.code(), offline.out() + offline.err());
+            assertEquals(
+                    got,
+                    KubeLiveSourceTest.findings(
+                            TestSupport.json(offline.out()), null, "k8s-traefik-crd-no-schema"));
         }
     }
 }
