@@ -32,6 +32,7 @@ public final class ViewReader {
             case "ValidatingWebhookConfiguration" -> webhooks(obj, meta);
             case "ClusterRole" -> clusterRole(obj, meta);
             case "ClusterRoleBinding" -> clusterRoleBinding(obj, meta);
+            case "CustomResourceDefinition" -> crd(obj, meta);
             default -> meta;
         };
     }
@@ -437,5 +438,67 @@ public final class ViewReader {
                 ref == null ? null : ref.text("kind"),
                 ref == null ? null : ref.text("name"),
                 subjects);
+    }
+
+    /**
+     * A CustomResourceDefinition: group, kind, and per version whether {@code spec} is checked
+     * against a schema ({@code apiextensions.k8s.io/v1}: {@code spec.versions[].schema}; {@code
+     * v1beta1}: the same, or one {@code spec.validation} for every version).
+     */
+    private static CustomResourceDefinition crd(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        if (spec == null) {
+            return new CustomResourceDefinition(meta, null, null, List.of());
+        }
+        boolean v1beta1 = "apiextensions.k8s.io/v1beta1".equals(meta.apiVersion());
+        // v1beta1 keeps unknown fields unless spec.preserveUnknownFields is false; v1 prunes them
+        boolean preserves = v1beta1 && !"false".equals(spec.text("preserveUnknownFields"));
+        Tree shared = spec.path("validation", "openAPIV3Schema");
+        List<CustomResourceDefinition.Version> versions = new ArrayList<>();
+        Tree vs = spec.get("versions");
+        if (vs != null && !vs.items().isEmpty()) {
+            for (Tree v : vs.items()) {
+                Tree own = v.path("schema", "openAPIV3Schema");
+                versions.add(
+                        new CustomResourceDefinition.Version(
+                                v.text("name"),
+                                !"false".equals(v.text("served")),
+                                specSchema(own != null ? own : shared, preserves),
+                                v.line()));
+            }
+        } else if (spec.text("version") != null) {
+            versions.add(
+                    new CustomResourceDefinition.Version(
+                            spec.text("version"),
+                            true,
+                            specSchema(shared, preserves),
+                            spec.keyLine("version")));
+        }
+        return new CustomResourceDefinition(
+                meta, spec.text("group"), text(spec.path("names", "kind")), versions);
+    }
+
+    /** The verdict on one version's schema: none, open on spec, or checked. */
+    static CustomResourceDefinition.SpecSchema specSchema(Tree schema, boolean preserves) {
+        if (schema == null || !schema.isMapping()) {
+            return CustomResourceDefinition.SpecSchema.NONE;
+        }
+        Tree spec = schema.path("properties", "spec");
+        Tree props = spec == null ? null : spec.get("properties");
+        if (props != null && props.isMapping() && !props.entries().isEmpty()) {
+            return CustomResourceDefinition.SpecSchema.CHECKED;
+        }
+        boolean keepsUnknown =
+                preserves
+                        || spec != null
+                                && "true".equals(spec.text("x-kubernetes-preserve-unknown-fields"))
+                        || spec == null
+                                && "true"
+                                        .equals(
+                                                schema.text(
+                                                        "x-kubernetes-preserve-unknown-fields"));
+        return keepsUnknown
+                ? CustomResourceDefinition.SpecSchema.OPEN
+                : CustomResourceDefinition.SpecSchema.CHECKED;
     }
 }

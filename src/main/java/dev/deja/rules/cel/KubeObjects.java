@@ -3,6 +3,7 @@ package dev.deja.rules.cel;
 import dev.deja.model.kube.ClusterRole;
 import dev.deja.model.kube.ClusterRoleBinding;
 import dev.deja.model.kube.ConfigMap;
+import dev.deja.model.kube.CustomResourceDefinition;
 import dev.deja.model.kube.Hpa;
 import dev.deja.model.kube.Ingress;
 import dev.deja.model.kube.IngressClass;
@@ -34,6 +35,7 @@ final class KubeObjects {
         out.addAll(inv.webhookConfigurations());
         out.addAll(inv.clusterRoles());
         out.addAll(inv.clusterRoleBindings());
+        out.addAll(inv.customResourceDefinitions());
         return out;
     }
 
@@ -73,6 +75,9 @@ final class KubeObjects {
         }
         if (o instanceof ClusterRoleBinding b) {
             return b.meta();
+        }
+        if (o instanceof CustomResourceDefinition d) {
+            return d.meta();
         }
         throw new IllegalArgumentException("not a Kubernetes object: " + o);
     }

@@ -143,6 +143,13 @@ public final class KubeLiveSource implements LiveSource {
                                 "v1",
                                 "clusterrolebindings",
                                 false,
+                                false),
+                        new KindInfo(
+                                "CustomResourceDefinition",
+                                "apiextensions.k8s.io",
+                                "v1",
+                                "customresourcedefinitions",
+                                false,
                                 false))) {
             KINDS.put(k.kind(), k);
         }

@@ -456,6 +456,135 @@ class RemediationClearsFindingTest {
                     }
                 }
             }
+            case "k8s-traefik-before-crd-schemas" -> {
+                // "Upgrade Traefik to v2.5 or later and apply the CRDs of that release ..."
+                assertTrue(rem.startsWith("Upgrade Traefik to v2.5 or later"), rem);
+                for (Object c :
+                        (List<Object>) map(doc, "spec", "template", "spec").get("containers")) {
+                    Map<String, Object> cm = (Map<String, Object>) c;
+                    String image = String.valueOf(cm.get("image"));
+                    if (image.contains("traefik")) {
+                        cm.put("image", image.substring(0, image.lastIndexOf(':')) + ":v2.5.7");
+                    }
+                }
+            }
+            case "k8s-traefik-crd-no-schema" -> {
+                // "Apply the CRDs of your Traefik release (v2.5 or later: apiextensions.k8s.io/v1
+                // with their OpenAPI schema)"
+                assertTrue(rem.startsWith("Apply the CRDs of your Traefik release"), rem);
+                doc.put("apiVersion", "apiextensions.k8s.io/v1");
+                Map<String, Object> spec = map(doc, "spec");
+                spec.remove("version");
+                spec.remove("validation");
+                Map<String, Object> specSchema = new LinkedHashMap<>();
+                specSchema.put("type", "object");
+                specSchema.put("properties", Map.of("routes", Map.of("type", "array")));
+                spec.put(
+                        "versions",
+                        List.of(
+                                Map.of(
+                                        "name",
+                                        "v1alpha1",
+                                        "served",
+                                        true,
+                                        "storage",
+                                        true,
+                                        "schema",
+                                        Map.of(
+                                                "openAPIV3Schema",
+                                                Map.of(
+                                                        "type",
+                                                        "object",
+                                                        "properties",
+                                                        Map.of("spec", specSchema))))));
+            }
+            case "k8s-traefik-crd-shared-scope" -> {
+                // "give each a `--providers.kubernetescrd.labelselector` ..."
+                assertTrue(rem.contains("`--providers.kubernetescrd.labelselector`"), rem);
+                Matcher c = Pattern.compile("container (\\S+) ").matcher(f.message());
+                assertTrue(c.find(), f.message());
+                Map<String, Object> cm = container(doc, c.group(1));
+                List<Object> args = new ArrayList<>((List<Object>) cm.get("args"));
+                args.removeIf(
+                        a ->
+                                String.valueOf(a)
+                                        .startsWith("--providers.kubernetescrd.labelselector"));
+                args.add("--providers.kubernetescrd.labelselector=tier=tenant");
+                cm.put("args", args);
+            }
+            case "k8s-internal-lb-no-drain-headroom" -> {
+                // "Set `minReplicas: 2` or more on HPA ..." / "Run `replicas: 2` or more ...", and
+                // "Add a PodDisruptionBudget selecting {...} with `maxUnavailable: 1`"
+                assertTrue(rem.contains("PodDisruptionBudget selecting"), rem);
+                if (s.containsKey("minReplicas")) {
+                    for (Map<String, Object> d : docs) {
+                        if ("HorizontalPodAutoscaler".equals(d.get("kind"))
+                                && f.message()
+                                        .contains(
+                                                "HorizontalPodAutoscaler "
+                                                        + map(d, "metadata").get("namespace")
+                                                        + "/"
+                                                        + map(d, "metadata").get("name"))) {
+                            map(d, "spec").put("minReplicas", value(s.get("minReplicas")));
+                        }
+                    }
+                } else if (s.containsKey("replicas")) {
+                    map(doc, "spec").put("replicas", value(s.get("replicas")));
+                }
+                Map<String, Object> meta = map(doc, "metadata");
+                Map<String, Object> pdb = new LinkedHashMap<>();
+                pdb.put("apiVersion", "policy/v1");
+                pdb.put("kind", "PodDisruptionBudget");
+                pdb.put(
+                        "metadata",
+                        Map.of(
+                                "name",
+                                meta.get("name") + "-pdb",
+                                "namespace",
+                                meta.get("namespace")));
+                pdb.put(
+                        "spec",
+                        Map.of(
+                                "maxUnavailable",
+                                1,
+                                "selector",
+                                Map.of(
+                                        "matchLabels",
+                                        map(doc, "spec", "template", "metadata").get("labels"))));
+                docs.add(pdb);
+            }
+            case "k8s-internal-lb-local-traffic-policy" -> {
+                // "Spread the pods across nodes (`topologySpreadConstraints` with `topologyKey:
+                // kubernetes.io/hostname` and a labelSelector that selects them)"
+                assertTrue(rem.startsWith("Spread the pods across nodes"), rem);
+                Map<String, Object> selector = map(doc, "spec", "selector");
+                for (Map<String, Object> d : docs) {
+                    if (!"Deployment".equals(d.get("kind"))) {
+                        continue;
+                    }
+                    Map<String, Object> labels = map(d, "spec", "template", "metadata", "labels");
+                    if (!labels.entrySet().containsAll(selector.entrySet())) {
+                        continue;
+                    }
+                    Map<String, Object> pod = map(d, "spec", "template", "spec");
+                    List<Object> tsc =
+                            new ArrayList<>(
+                                    (List<Object>)
+                                            pod.getOrDefault(
+                                                    "topologySpreadConstraints", List.of()));
+                    tsc.add(
+                            Map.of(
+                                    "maxSkew",
+                                    1,
+                                    "topologyKey",
+                                    "kubernetes.io/hostname",
+                                    "whenUnsatisfiable",
+                                    "ScheduleAnyway",
+                                    "labelSelector",
+                                    Map.of("matchLabels", labels)));
+                    pod.put("topologySpreadConstraints", tsc);
+                }
+            }
             default ->
                     throw new AssertionError(
                             "no way to apply the remediation of " + rule + ": teach this test");

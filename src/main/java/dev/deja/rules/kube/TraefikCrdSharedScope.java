@@ -1,0 +1,76 @@
+package dev.deja.rules.kube;
+
+import dev.deja.engine.Finding;
+import dev.deja.engine.RuleContext;
+import dev.deja.engine.Snapshot;
+import dev.deja.model.kube.Container;
+import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.LoadBalancers;
+import dev.deja.model.kube.Workload;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * IL-0106: a Traefik controller whose Kubernetes CRD provider reads every Traefik object of the
+ * cluster: no {@code --providers.kubernetescrd.labelselector}, {@code .namespaces} or {@code
+ * .ingressclass} (Traefik's documented ways to narrow the provider). Every replica then reads the
+ * same objects, so one object that the provider cannot load stops the routes of every team on every
+ * replica at once; a controller per tenant, or a canary controller that reads new routes first,
+ * keeps that to a part. Only the command line is seen: a provider configured in a file is not
+ * judged.
+ */
+public final class TraefikCrdSharedScope extends KubeRule {
+    @Override
+    public String id() {
+        return "k8s-traefik-crd-shared-scope";
+    }
+
+    @Override
+    public Set<String> kubeKinds() {
+        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+    }
+
+    @Override
+    List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
+        List<Finding> out = new ArrayList<>();
+        for (LoadBalancers.Lb lb : loadBalancers(snapshot)) {
+            Workload w = lb.workload();
+            for (Container c : Traefik.containers(lb)) {
+                String provider = Traefik.crdProvider(c);
+                if (provider == null || !Traefik.scopes(c).isEmpty()) {
+                    continue;
+                }
+                Integer n = pods(inv, w);
+                if (n != null && n == 0) {
+                    continue; // scaled to zero: it serves nothing
+                }
+                String msg =
+                        w.meta().display()
+                                + ": container "
+                                + c.name()
+                                + " enables the Kubernetes CRD provider ("
+                                + provider
+                                + ") without labelselector, namespaces or ingressclass, so "
+                                + replicasDo(n, "read")
+                                + " every IngressRoute, Middleware and other Traefik object of"
+                                + " every namespace: one object the provider cannot load takes the"
+                                + " routes of every team down on "
+                                + (n != null && n == 1 ? "it" : "all of them at once")
+                                + ", with no canary or separate controller to keep the rest serving "
+                                + lb.because();
+                out.add(
+                        ctx.finding(w.meta().at(c.line()), msg)
+                                .key("crd scope " + c.name())
+                                .remediation(
+                                        "Split the routes between controllers: give each a"
+                                                + " `--providers.kubernetescrd.labelselector` (or"
+                                                + " `.namespaces` / `.ingressclass`) for its tenants,"
+                                                + " and let a small canary controller read new or"
+                                                + " risky routes first.")
+                                .build());
+            }
+        }
+        return out;
+    }
+}
