@@ -10,8 +10,9 @@ import java.util.function.Function;
 /**
  * The Kubernetes part of a snapshot: views of the objects the rules read, from manifests or a live
  * cluster. Plain immutable records (no Fabric8 types), so rules and saved snapshots never load the
- * client. Pods are not kept: the rules judge workloads by their pod template, which is what every
- * replica shares.
+ * client. Pods of workloads are not kept: the rules judge workloads by their pod template, which is
+ * what every replica shares; bare Pods (static pod manifests of the control plane) are, in {@code
+ * pods}.
  *
  * @param others every other object read (kind, namespace, name, where), kept so coverage and
  *     suppressions can name them; CRDs and unknown kinds land here
@@ -28,7 +29,8 @@ public record KubeInventory(
         List<NetworkPolicy> networkPolicies,
         List<WebhookConfiguration> webhookConfigurations,
         List<ClusterRole> clusterRoles,
-        List<ClusterRoleBinding> clusterRoleBindings) {
+        List<ClusterRoleBinding> clusterRoleBindings,
+        List<Pod> pods) {
 
     public static final KubeInventory EMPTY =
             new KubeInventory(
@@ -56,6 +58,37 @@ public record KubeInventory(
                 List.of(),
                 List.of(),
                 List.of(),
+                List.of(),
+                List.of());
+    }
+
+    /** The inventory without bare Pods (every kind but static pods). */
+    public KubeInventory(
+            List<Workload> workloads,
+            List<Service> services,
+            List<Hpa> hpas,
+            List<Pdb> pdbs,
+            List<Ingress> ingresses,
+            List<IngressClass> ingressClasses,
+            List<ConfigMap> configMaps,
+            List<Meta> others,
+            List<NetworkPolicy> networkPolicies,
+            List<WebhookConfiguration> webhookConfigurations,
+            List<ClusterRole> clusterRoles,
+            List<ClusterRoleBinding> clusterRoleBindings) {
+        this(
+                workloads,
+                services,
+                hpas,
+                pdbs,
+                ingresses,
+                ingressClasses,
+                configMaps,
+                others,
+                networkPolicies,
+                webhookConfigurations,
+                clusterRoles,
+                clusterRoleBindings,
                 List.of());
     }
 
@@ -72,6 +105,7 @@ public record KubeInventory(
         webhookConfigurations = copy(webhookConfigurations);
         clusterRoles = copy(clusterRoles);
         clusterRoleBindings = copy(clusterRoleBindings);
+        pods = copy(pods);
     }
 
     private static <T> List<T> copy(List<T> l) {
@@ -234,6 +268,7 @@ public record KubeInventory(
         webhookConfigurations.forEach(x -> out.add(x.meta()));
         clusterRoles.forEach(x -> out.add(x.meta()));
         clusterRoleBindings.forEach(x -> out.add(x.meta()));
+        pods.forEach(x -> out.add(x.meta()));
         return out;
     }
 
@@ -250,7 +285,8 @@ public record KubeInventory(
                 + networkPolicies.size()
                 + webhookConfigurations.size()
                 + clusterRoles.size()
-                + clusterRoleBindings.size();
+                + clusterRoleBindings.size()
+                + pods.size();
     }
 
     /** Accumulates views from several files or pages; thread-safe. */
@@ -267,6 +303,7 @@ public record KubeInventory(
         private final List<WebhookConfiguration> webhookConfigurations = new ArrayList<>();
         private final List<ClusterRole> clusterRoles = new ArrayList<>();
         private final List<ClusterRoleBinding> clusterRoleBindings = new ArrayList<>();
+        private final List<Pod> pods = new ArrayList<>();
 
         public synchronized Builder add(Object view) {
             if (view instanceof Workload w) {
@@ -291,6 +328,8 @@ public record KubeInventory(
                 clusterRoles.add(r);
             } else if (view instanceof ClusterRoleBinding b) {
                 clusterRoleBindings.add(b);
+            } else if (view instanceof Pod p) {
+                pods.add(p);
             } else if (view instanceof Meta m) {
                 others.add(m);
             } else {
@@ -312,6 +351,7 @@ public record KubeInventory(
             webhookConfigurations.addAll(inv.webhookConfigurations());
             clusterRoles.addAll(inv.clusterRoles());
             clusterRoleBindings.addAll(inv.clusterRoleBindings());
+            pods.addAll(inv.pods());
             return this;
         }
 
@@ -334,7 +374,8 @@ public record KubeInventory(
                     networkPolicies,
                     webhookConfigurations,
                     clusterRoles,
-                    clusterRoleBindings);
+                    clusterRoleBindings,
+                    pods);
         }
     }
 }

@@ -10,6 +10,7 @@ import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.Meta;
 import dev.deja.model.kube.NetworkPolicy;
 import dev.deja.model.kube.Pdb;
+import dev.deja.model.kube.Pod;
 import dev.deja.model.kube.Service;
 import dev.deja.model.kube.WebhookConfiguration;
 import dev.deja.model.kube.Workload;
@@ -34,6 +35,7 @@ final class KubeObjects {
         out.addAll(inv.webhookConfigurations());
         out.addAll(inv.clusterRoles());
         out.addAll(inv.clusterRoleBindings());
+        out.addAll(inv.pods());
         return out;
     }
 
@@ -73,6 +75,9 @@ final class KubeObjects {
         }
         if (o instanceof ClusterRoleBinding b) {
             return b.meta();
+        }
+        if (o instanceof Pod p) {
+            return p.meta();
         }
         throw new IllegalArgumentException("not a Kubernetes object: " + o);
     }
