@@ -160,9 +160,7 @@ public final class EtcdEvenOrSingleMember extends KubeRule {
                 + (n - 1 == 1 ? " member" : " members")
                 + " would, and a network split in halves leaves no side with a majority"
                 + " (etcd FAQ: an odd number of members; run "
-                + (n - 1)
-                + " or "
-                + (n + 1)
+                + (n - 1 >= 3 ? (n - 1) + " or " + (n + 1) : String.valueOf(n + 1))
                 + ")";
     }
 
