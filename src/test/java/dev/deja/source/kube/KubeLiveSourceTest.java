@@ -12,6 +12,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,6 +64,12 @@ class KubeLiveSourceTest {
                                                     .toString()
                                                     .equals("expect.yaml")) // what a JSON fixture
                             // expects
+                            // a saved snapshot (k8s-etcd-disk-latency's Prometheus answers) is
+                            // not a manifest
+                            .filter(p -> !p.getFileName().toString().endsWith(".json"))
+                            // static pods: a live scan does not list Pods, so they cannot fire
+                            // there (k8s-etcd-even-or-single-member's StatefulSets still do)
+                            .filter(p -> !staticPods(p))
                             .sorted()
                             .toList();
         }
@@ -73,6 +80,14 @@ class KubeLiveSourceTest {
             String name = f.getFileName().toString();
             boolean ok = name.substring(0, name.lastIndexOf('.')).endsWith("_ok");
             fixtureNamespaces.put(ns, new String[] {rule, ok ? "ok" : "fires", f.toString()});
+        }
+    }
+
+    static boolean staticPods(Path p) {
+        try {
+            return Files.readString(p).contains("\nkind: Pod\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
