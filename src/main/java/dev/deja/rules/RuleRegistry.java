@@ -16,6 +16,8 @@ import dev.deja.rules.haproxy.RateLimitNotEverywhere;
 import dev.deja.rules.haproxy.RoundRobinSameStart;
 import dev.deja.rules.haproxy.SessionsNearLimit;
 import dev.deja.rules.haproxy.TarpitHoldsSlots;
+import dev.deja.rules.kube.EtcdDiskLatency;
+import dev.deja.rules.kube.EtcdEvenOrSingleMember;
 import dev.deja.rules.kube.HaproxyIngressHotPods;
 import dev.deja.rules.kube.IngressNginxAdmissionExposed;
 import dev.deja.rules.kube.IngressNginxAdmissionRce;
@@ -69,6 +71,8 @@ public final class RuleRegistry {
             case "haproxy-roundrobin-same-start" -> new RoundRobinSameStart();
             case "haproxy-sessions-near-limit" -> new SessionsNearLimit();
             case "haproxy-tarpit-holds-slots" -> new TarpitHoldsSlots();
+            case "k8s-etcd-disk-latency" -> new EtcdDiskLatency();
+            case "k8s-etcd-even-or-single-member" -> new EtcdEvenOrSingleMember();
             case "k8s-haproxy-ingress-hot-pods" -> new HaproxyIngressHotPods();
             case "k8s-ingress-nginx-admission-exposed" -> new IngressNginxAdmissionExposed();
             case "k8s-ingress-nginx-admission-rce" -> new IngressNginxAdmissionRce();

@@ -72,7 +72,8 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
                     Map.entry("webhookConfigurations", List.of("ValidatingWebhookConfiguration")),
                     Map.entry("clusterRoles", List.of("ClusterRole")),
                     Map.entry("clusterRoleBindings", List.of("ClusterRoleBinding")),
-                    Map.entry("customResourceDefinitions", List.of("CustomResourceDefinition")));
+                    Map.entry("customResourceDefinitions", List.of("CustomResourceDefinition")),
+                    Map.entry("pods", List.of("Pod")));
 
     /**
      * The coverage scope of one list of a snapshot: "workloads (Deployment, StatefulSet, DaemonSet)

@@ -10,8 +10,9 @@ import java.util.function.Function;
 /**
  * The Kubernetes part of a snapshot: views of the objects the rules read, from manifests or a live
  * cluster. Plain immutable records (no Fabric8 types), so rules and saved snapshots never load the
- * client. Pods are not kept: the rules judge workloads by their pod template, which is what every
- * replica shares.
+ * client. Pods of workloads are not kept: the rules judge workloads by their pod template, which is
+ * what every replica shares; bare Pods (static pod manifests of the control plane) are, in {@code
+ * pods}.
  *
  * @param customResourceDefinitions the CustomResourceDefinitions read, with their schema verdicts
  * @param others every other object read (kind, namespace, name, where), kept so coverage and
@@ -30,7 +31,8 @@ public record KubeInventory(
         List<WebhookConfiguration> webhookConfigurations,
         List<ClusterRole> clusterRoles,
         List<ClusterRoleBinding> clusterRoleBindings,
-        List<CustomResourceDefinition> customResourceDefinitions) {
+        List<CustomResourceDefinition> customResourceDefinitions,
+        List<Pod> pods) {
 
     public static final KubeInventory EMPTY =
             new KubeInventory(
@@ -59,10 +61,11 @@ public record KubeInventory(
                 List.of(),
                 List.of(),
                 List.of(),
+                List.of(),
                 List.of());
     }
 
-    /** An inventory without CustomResourceDefinitions. */
+    /** An inventory without CustomResourceDefinitions and bare Pods. */
     public KubeInventory(
             List<Workload> workloads,
             List<Service> services,
@@ -89,6 +92,7 @@ public record KubeInventory(
                 webhookConfigurations,
                 clusterRoles,
                 clusterRoleBindings,
+                List.of(),
                 List.of());
     }
 
@@ -106,6 +110,7 @@ public record KubeInventory(
         clusterRoles = copy(clusterRoles);
         clusterRoleBindings = copy(clusterRoleBindings);
         customResourceDefinitions = copy(customResourceDefinitions);
+        pods = copy(pods);
     }
 
     private static <T> List<T> copy(List<T> l) {
@@ -269,6 +274,7 @@ public record KubeInventory(
         clusterRoles.forEach(x -> out.add(x.meta()));
         clusterRoleBindings.forEach(x -> out.add(x.meta()));
         customResourceDefinitions.forEach(x -> out.add(x.meta()));
+        pods.forEach(x -> out.add(x.meta()));
         return out;
     }
 
@@ -286,7 +292,8 @@ public record KubeInventory(
                 + webhookConfigurations.size()
                 + clusterRoles.size()
                 + clusterRoleBindings.size()
-                + customResourceDefinitions.size();
+                + customResourceDefinitions.size()
+                + pods.size();
     }
 
     /** Accumulates views from several files or pages; thread-safe. */
@@ -304,6 +311,7 @@ public record KubeInventory(
         private final List<ClusterRole> clusterRoles = new ArrayList<>();
         private final List<ClusterRoleBinding> clusterRoleBindings = new ArrayList<>();
         private final List<CustomResourceDefinition> customResourceDefinitions = new ArrayList<>();
+        private final List<Pod> pods = new ArrayList<>();
 
         public synchronized Builder add(Object view) {
             if (view instanceof Workload w) {
@@ -330,6 +338,8 @@ public record KubeInventory(
                 clusterRoleBindings.add(b);
             } else if (view instanceof CustomResourceDefinition d) {
                 customResourceDefinitions.add(d);
+            } else if (view instanceof Pod p) {
+                pods.add(p);
             } else if (view instanceof Meta m) {
                 others.add(m);
             } else {
@@ -352,6 +362,7 @@ public record KubeInventory(
             clusterRoles.addAll(inv.clusterRoles());
             clusterRoleBindings.addAll(inv.clusterRoleBindings());
             customResourceDefinitions.addAll(inv.customResourceDefinitions());
+            pods.addAll(inv.pods());
             return this;
         }
 
@@ -375,7 +386,8 @@ public record KubeInventory(
                     webhookConfigurations,
                     clusterRoles,
                     clusterRoleBindings,
-                    customResourceDefinitions);
+                    customResourceDefinitions,
+                    pods);
         }
     }
 }

@@ -33,6 +33,7 @@ public final class ViewReader {
             case "ClusterRole" -> clusterRole(obj, meta);
             case "ClusterRoleBinding" -> clusterRoleBinding(obj, meta);
             case "CustomResourceDefinition" -> crd(obj, meta);
+            case "Pod" -> pod(obj, meta);
             default -> meta;
         };
     }
@@ -63,6 +64,18 @@ public final class ViewReader {
 
     private static String text(Tree t) {
         return t == null ? null : t.text();
+    }
+
+    private static Pod pod(Tree obj, Meta meta) {
+        Tree spec = obj.get("spec");
+        List<Container> containers = new ArrayList<>();
+        Tree cs = spec == null ? null : spec.get("containers");
+        if (cs != null) {
+            for (Tree c : cs.items()) {
+                containers.add(container(c));
+            }
+        }
+        return new Pod(meta, containers, spec == null ? null : spec.text("nodeName"));
     }
 
     private static Workload workload(Tree obj, Meta meta) {

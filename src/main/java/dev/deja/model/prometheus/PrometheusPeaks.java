@@ -30,6 +30,18 @@ public record PrometheusPeaks(String url, String window, List<Query> queries) {
     /** Peak of an ingress-nginx controller's active client connections over the window. */
     public static final String NGINX_PEAK = "nginxPeak";
 
+    /**
+     * etcd's WAL fsync latency, p99 over the window per member (IL-0072): the 99th percentile of
+     * etcd_disk_wal_fsync_duration_seconds, from its histogram buckets' increase over the window.
+     */
+    public static final String ETCD_WAL_FSYNC_P99 = "etcdWalFsyncP99";
+
+    /**
+     * etcd's backend commit latency, p99 over the window per member (IL-0072): the 99th percentile
+     * of etcd_disk_backend_commit_duration_seconds.
+     */
+    public static final String ETCD_BACKEND_COMMIT_P99 = "etcdBackendCommitP99";
+
     /** The metric each query reads, by query name, in the order they are asked. */
     public static final Map<String, String> METRICS = new LinkedHashMap<>();
 
@@ -39,6 +51,8 @@ public record PrometheusPeaks(String url, String window, List<Query> queries) {
         METRICS.put(PROCESS_PEAK, "haproxy_process_current_connections");
         METRICS.put(PROCESS_LIMIT, "haproxy_process_max_connections");
         METRICS.put(NGINX_PEAK, "nginx_ingress_controller_nginx_process_connections");
+        METRICS.put(ETCD_WAL_FSYNC_P99, "etcd_disk_wal_fsync_duration_seconds_bucket");
+        METRICS.put(ETCD_BACKEND_COMMIT_P99, "etcd_disk_backend_commit_duration_seconds_bucket");
     }
 
     public PrometheusPeaks {
@@ -54,6 +68,14 @@ public record PrometheusPeaks(String url, String window, List<Query> queries) {
                     "last_over_time(" + METRICS.get(name) + "[" + window + "])";
             case NGINX_PEAK ->
                     "max_over_time(" + METRICS.get(name) + "{state=\"active\"}[" + window + "])";
+            // one range read per bucket series over the window (bounded by it); members without
+            // a write in the window give NaN, which the comparison drops
+            case ETCD_WAL_FSYNC_P99, ETCD_BACKEND_COMMIT_P99 ->
+                    "histogram_quantile(0.99, sum by (job, instance, namespace, pod, le) (rate("
+                            + METRICS.get(name)
+                            + "["
+                            + window
+                            + "]))) >= 0";
             default -> throw new IllegalArgumentException("unknown query " + name);
         };
     }

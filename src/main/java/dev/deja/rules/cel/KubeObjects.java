@@ -11,6 +11,7 @@ import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.Meta;
 import dev.deja.model.kube.NetworkPolicy;
 import dev.deja.model.kube.Pdb;
+import dev.deja.model.kube.Pod;
 import dev.deja.model.kube.Service;
 import dev.deja.model.kube.WebhookConfiguration;
 import dev.deja.model.kube.Workload;
@@ -36,6 +37,7 @@ final class KubeObjects {
         out.addAll(inv.clusterRoles());
         out.addAll(inv.clusterRoleBindings());
         out.addAll(inv.customResourceDefinitions());
+        out.addAll(inv.pods());
         return out;
     }
 
@@ -78,6 +80,9 @@ final class KubeObjects {
         }
         if (o instanceof CustomResourceDefinition d) {
             return d.meta();
+        }
+        if (o instanceof Pod p) {
+            return p.meta();
         }
         throw new IllegalArgumentException("not a Kubernetes object: " + o);
     }

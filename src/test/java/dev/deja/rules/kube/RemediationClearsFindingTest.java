@@ -585,6 +585,70 @@ class RemediationClearsFindingTest {
                     pod.put("topologySpreadConstraints", tsc);
                 }
             }
+            case "k8s-etcd-even-or-single-member" -> {
+                // "Run 3 or 5 etcd members ..., and for a StatefulSet set an odd replicas."
+                assertTrue(rem.startsWith("Run 3 or 5 etcd members"), rem);
+                if ("StatefulSet".equals(doc.get("kind"))) {
+                    Object n = ((Map<String, Object>) doc.get("spec")).get("replicas");
+                    int r = n instanceof Integer i ? i : 1;
+                    ((Map<String, Object>) doc.get("spec")).put("replicas", r < 3 ? 3 : r + 1);
+                } else {
+                    // kubeadm join --control-plane: each new member's static pod lists the
+                    // members up to itself, with --initial-cluster-state=existing
+                    List<String> cluster = new ArrayList<>();
+                    for (Map<String, Object> d : docs) {
+                        if (!"Pod".equals(d.get("kind"))) {
+                            continue;
+                        }
+                        for (Object c : (List<Object>) map(d, "spec").get("containers")) {
+                            for (Object a :
+                                    (List<Object>) ((Map<String, Object>) c).get("command")) {
+                                String arg = String.valueOf(a);
+                                if (arg.startsWith("--initial-cluster=")) {
+                                    for (String m : arg.substring(18).split(",")) {
+                                        if (!cluster.contains(m)) {
+                                            cluster.add(m);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    while (cluster.size() < 3 || cluster.size() % 2 == 0) {
+                        String name = "joined" + cluster.size();
+                        cluster.add(name + "=https://10.0.9." + cluster.size() + ":2380");
+                        Map<String, Object> pod = new LinkedHashMap<>();
+                        pod.put("apiVersion", "v1");
+                        pod.put("kind", "Pod");
+                        pod.put(
+                                "metadata",
+                                new LinkedHashMap<>(
+                                        Map.of(
+                                                "name",
+                                                "etcd-" + name,
+                                                "namespace",
+                                                "kube-system")));
+                        pod.put(
+                                "spec",
+                                Map.of(
+                                        "containers",
+                                        List.of(
+                                                Map.of(
+                                                        "name",
+                                                        "etcd",
+                                                        "image",
+                                                        "registry.k8s.io/etcd:3.5.15-0",
+                                                        "command",
+                                                        List.of(
+                                                                "etcd",
+                                                                "--name=" + name,
+                                                                "--initial-cluster="
+                                                                        + String.join(",", cluster),
+                                                                "--initial-cluster-state=existing")))));
+                        docs.add(pod);
+                    }
+                }
+            }
             default ->
                     throw new AssertionError(
                             "no way to apply the remediation of " + rule + ": teach this test");

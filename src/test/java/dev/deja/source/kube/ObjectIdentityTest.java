@@ -91,17 +91,22 @@ class ObjectIdentityTest {
                 notes.add(e.path("scope").asString());
             }
         }
-        // (and the IL-0053 risky/fixed pair, which define the same ingress-nginx objects)
+        // (and the IL-0053 and IL-0463 risky/fixed pairs, which define the same objects)
         assertEquals(
                 List.of(
                         "ClusterRole ingress-nginx",
                         "ClusterRoleBinding ingress-nginx",
                         "Deployment edge/internal-lb",
                         "Deployment ingress-nginx/ingress-nginx-controller",
+                        "Deployment tunnel/artifacts",
+                        "Deployment tunnel/secure-connect",
                         "NetworkPolicy ingress-nginx/ingress-nginx-controller",
                         "PodDisruptionBudget ingress-nginx/ingress-nginx-controller",
+                        "PodDisruptionBudget tunnel/secure-connect",
                         "Service edge/internal-lb",
                         "Service ingress-nginx/ingress-nginx-controller-admission",
+                        "Service tunnel/artifacts",
+                        "Service tunnel/secure-connect",
                         "ValidatingWebhookConfiguration ingress-nginx-admission"),
                 notes);
         assertTrue(both.path("coverage").path("complete").asBoolean());
@@ -118,12 +123,13 @@ class ObjectIdentityTest {
         assertFalse(r.err().contains("is defined"), r.err());
         assertEquals(1, r.out().lines().filter(l -> l.startsWith("Note: ")).count(), r.out());
         assertTrue(
-                r.out().contains("Note: 9 objects defined 2 to 3 times in the files read"),
+                r.out().contains("Note: 14 objects defined 2 to 3 times in the files read"),
                 r.out());
         assertTrue(r.out().contains("--verbose lists them"), r.out());
         TestSupport.Run v =
                 TestSupport.run("scan", "examples/kubernetes/", "--fail-on", "none", "--verbose");
-        assertEquals(9, v.err().lines().filter(l -> l.startsWith("deja: note: ")).count(), v.err());
+        assertEquals(
+                14, v.err().lines().filter(l -> l.startsWith("deja: note: ")).count(), v.err());
         assertEquals(
                 1,
                 v.err()

@@ -139,7 +139,7 @@ class PrometheusSourceTest {
                                                             + " instance among idle ones, the IL-0011 hot-pod shape")),
                     messages.toString());
             // every query was asked once, and said so in the coverage
-            assertEquals(5, p.asked.size(), p.asked.toString());
+            assertEquals(7, p.asked.size(), p.asked.toString());
             assertTrue(
                     r.out().contains("ingress-nginx controllers at " + p.url()),
                     "the absent kind is a note");
