@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A team's own rules from the command line: scan --rules-dir, deja rules test, and the failure
@@ -146,12 +148,47 @@ class UserRulesCliTest {
                         "--format",
                         "json",
                         m.toString());
-        assertEquals(1, s.code(), s.out() + s.err());
+        // the finding on a, and b not checked: the scan is incomplete (exit 3, over 1)
+        assertEquals(3, s.code(), s.out() + s.err());
         assertTrue(
                 s.out().contains("Deployment n/a runs 1"),
                 "the object that has replicas is judged: " + s.out());
+        JsonNode json = JsonMapper.builder().build().readTree(s.out());
+        assertFalse(json.get("summary").get("complete").asBoolean(), s.out());
+        assertFalse(json.get("coverage").get("complete").asBoolean(), s.out());
         assertTrue(s.out().contains("rule acme-replicas on Deployment n/b"), s.out());
         assertTrue(s.out().contains("not checked: check.when"), s.out());
+        boolean gap = false;
+        for (JsonNode e : json.get("coverage").get("entries")) {
+            gap |=
+                    e.get("scope").asString().equals("rule acme-replicas on Deployment n/b")
+                            && e.get("status").asString().equals("failed");
+        }
+        assertTrue(gap, "b is a scope not checked: " + s.out());
+
+        Run text =
+                deja(
+                        "scan",
+                        "--rules-dir",
+                        dir.resolve("rules").toString(),
+                        "--rules",
+                        "acme-replicas",
+                        m.toString());
+        assertEquals(3, text.code(), text.out() + text.err());
+        assertTrue(text.out().contains("Deployment n/a runs 1"), text.out());
+        assertTrue(text.out().contains("rule acme-replicas on Deployment n/b"), text.out());
+        assertTrue(text.out().contains("1 not checked"), text.out());
+
+        Run allowed =
+                deja(
+                        "scan",
+                        "--rules-dir",
+                        dir.resolve("rules").toString(),
+                        "--rules",
+                        "acme-replicas",
+                        "--allow-partial",
+                        m.toString());
+        assertEquals(1, allowed.code(), "--allow-partial: the finding decides: " + allowed.out());
     }
 
     @Test
@@ -184,7 +221,7 @@ class UserRulesCliTest {
                         "--format",
                         "json",
                         m.toString());
-        assertEquals(0, s.code(), s.out() + s.err());
+        assertEquals(3, s.code(), "objects not checked: incomplete; " + s.out() + s.err());
         assertTrue(
                 s.out().contains("ran past the cost limit of 1000000 evaluation steps"), s.out());
         assertTrue(s.out().contains("rule acme-costly on Deployment n/a"), s.out());
