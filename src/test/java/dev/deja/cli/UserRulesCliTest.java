@@ -228,6 +228,41 @@ class UserRulesCliTest {
     }
 
     @Test
+    void theCostLimitIsSetInDejaYaml(@TempDir Path dir) throws Exception {
+        rule(
+                Files.createDirectories(dir.resolve("rules")),
+                "acme-list",
+                "check:\n  for: [Deployment]\n  when: '[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].all(x, x > 20)'\n  message: never\n");
+        Path m = dir.resolve("m.yaml");
+        Files.writeString(m, TWO_DEPLOYMENTS);
+        String[] scan = {
+            "scan",
+            "--rules-dir",
+            dir.resolve("rules").toString(),
+            "--rules",
+            "acme-list",
+            "--config",
+            dir.resolve("deja.yaml").toString(),
+            m.toString()
+        };
+        Files.writeString(dir.resolve("deja.yaml"), "celCostLimit: 10\n");
+        Run low = deja(scan);
+        assertEquals(3, low.code(), low.out() + low.err());
+        assertTrue(low.out().contains("ran past the cost limit of 10 evaluation steps"), low.out());
+        assertTrue(low.out().contains("rule acme-list on Deployment n/a"), low.out());
+
+        Files.writeString(dir.resolve("deja.yaml"), "celCostLimit: 100000\n");
+        Run high = deja(scan);
+        assertEquals(0, high.code(), "within the limit: checked, no finding; " + high.out());
+        assertFalse(high.out().contains("cost limit"), high.out());
+
+        Files.writeString(dir.resolve("deja.yaml"), "celCostLimit: lots\n");
+        Run bad = deja(scan);
+        assertEquals(2, bad.code(), bad.out() + bad.err());
+        assertTrue(bad.err().contains("deja.yaml:1"), bad.err());
+    }
+
+    @Test
     void aFailingTestIsExit1NamingTheRuleTheInputAndTheLine(@TempDir Path dir) throws Exception {
         rule(
                 dir,
