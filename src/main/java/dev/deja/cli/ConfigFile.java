@@ -9,6 +9,7 @@ import dev.deja.engine.Severity;
 import dev.deja.engine.Suppressions;
 import dev.deja.report.Reporters;
 import dev.deja.report.sink.ReportStore;
+import dev.deja.rules.cel.CelRule;
 import dev.deja.source.InputFiles;
 import java.io.IOException;
 import java.io.StringReader;
@@ -279,6 +280,7 @@ public final class ConfigFile {
                         "sources",
                         "rules",
                         "rulesDirs",
+                        "celCostLimit",
                         "failOn",
                         "allowPartial",
                         "suppressions",
@@ -297,6 +299,12 @@ public final class ConfigFile {
         }
         if (top.containsKey("rulesDirs")) {
             c.add("--rules-dir", c.strings(top.get("rulesDirs")).stream().map(c::resolve).toList());
+        }
+        if (top.containsKey("celCostLimit")) {
+            // evaluation steps one expression of a user rule may take on one object
+            c.ruleParameters.put(
+                    CelRule.COST_LIMIT_KEY,
+                    Integer.toString(c.positiveInt(top.get("celCostLimit"))));
         }
         c.put("--fail-on", c.severityOrNone(top.get("failOn")));
         c.put("--allow-partial", c.bool(top.get("allowPartial")));

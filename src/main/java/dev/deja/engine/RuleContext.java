@@ -107,7 +107,9 @@ public final class RuleContext {
 
     /**
      * Records that this rule could not judge one object (a user rule whose expression failed on
-     * it): the scan goes on and the report's coverage names the rule, the object and why.
+     * it): the scan goes on and the report's coverage names the rule, the object and why, as a
+     * scope not checked ({@link Coverage.Status#FAILED}): the scan is incomplete (exit 3 unless
+     * partial results are allowed), as when a source could not be read.
      */
     public void notChecked(String object, String why) {
         synchronized (coverageNotes) {
@@ -115,7 +117,7 @@ public final class RuleContext {
                     new Coverage.Entry(
                             meta.source().id(),
                             "rule " + meta.id() + " on " + object,
-                            Coverage.Status.NOTE,
+                            Coverage.Status.FAILED,
                             "not checked: " + why,
                             -1));
         }

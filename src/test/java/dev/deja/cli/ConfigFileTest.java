@@ -326,7 +326,7 @@ class ConfigFileTest {
         assertEquals(
                 "deja: "
                         + cfg
-                        + ":3: unknown key 'notfiy' in the top level (expected sources, rules, rulesDirs, failOn,"
+                        + ":3: unknown key 'notfiy' in the top level (expected sources, rules, rulesDirs, celCostLimit, failOn,"
                         + " allowPartial, suppressions, ignoreFile, outputs, baseline, reportConfigMap, notify, pushgateway, snapshotOut)",
                 r.err().strip());
         r = TestSupport.run("scan", "--config", tmp.resolve("missing.yaml").toString());

@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A team's own rules from the command line: scan --rules-dir, deja rules test, and the failure
@@ -146,12 +148,47 @@ class UserRulesCliTest {
                         "--format",
                         "json",
                         m.toString());
-        assertEquals(1, s.code(), s.out() + s.err());
+        // the finding on a, and b not checked: the scan is incomplete (exit 3, over 1)
+        assertEquals(3, s.code(), s.out() + s.err());
         assertTrue(
                 s.out().contains("Deployment n/a runs 1"),
                 "the object that has replicas is judged: " + s.out());
+        JsonNode json = JsonMapper.builder().build().readTree(s.out());
+        assertFalse(json.get("summary").get("complete").asBoolean(), s.out());
+        assertFalse(json.get("coverage").get("complete").asBoolean(), s.out());
         assertTrue(s.out().contains("rule acme-replicas on Deployment n/b"), s.out());
         assertTrue(s.out().contains("not checked: check.when"), s.out());
+        boolean gap = false;
+        for (JsonNode e : json.get("coverage").get("entries")) {
+            gap |=
+                    e.get("scope").asString().equals("rule acme-replicas on Deployment n/b")
+                            && e.get("status").asString().equals("failed");
+        }
+        assertTrue(gap, "b is a scope not checked: " + s.out());
+
+        Run text =
+                deja(
+                        "scan",
+                        "--rules-dir",
+                        dir.resolve("rules").toString(),
+                        "--rules",
+                        "acme-replicas",
+                        m.toString());
+        assertEquals(3, text.code(), text.out() + text.err());
+        assertTrue(text.out().contains("Deployment n/a runs 1"), text.out());
+        assertTrue(text.out().contains("rule acme-replicas on Deployment n/b"), text.out());
+        assertTrue(text.out().contains("1 not checked"), text.out());
+
+        Run allowed =
+                deja(
+                        "scan",
+                        "--rules-dir",
+                        dir.resolve("rules").toString(),
+                        "--rules",
+                        "acme-replicas",
+                        "--allow-partial",
+                        m.toString());
+        assertEquals(1, allowed.code(), "--allow-partial: the finding decides: " + allowed.out());
     }
 
     @Test
@@ -184,10 +221,45 @@ class UserRulesCliTest {
                         "--format",
                         "json",
                         m.toString());
-        assertEquals(0, s.code(), s.out() + s.err());
+        assertEquals(3, s.code(), "objects not checked: incomplete; " + s.out() + s.err());
         assertTrue(
                 s.out().contains("ran past the cost limit of 1000000 evaluation steps"), s.out());
         assertTrue(s.out().contains("rule acme-costly on Deployment n/a"), s.out());
+    }
+
+    @Test
+    void theCostLimitIsSetInDejaYaml(@TempDir Path dir) throws Exception {
+        rule(
+                Files.createDirectories(dir.resolve("rules")),
+                "acme-list",
+                "check:\n  for: [Deployment]\n  when: '[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].all(x, x > 20)'\n  message: never\n");
+        Path m = dir.resolve("m.yaml");
+        Files.writeString(m, TWO_DEPLOYMENTS);
+        String[] scan = {
+            "scan",
+            "--rules-dir",
+            dir.resolve("rules").toString(),
+            "--rules",
+            "acme-list",
+            "--config",
+            dir.resolve("deja.yaml").toString(),
+            m.toString()
+        };
+        Files.writeString(dir.resolve("deja.yaml"), "celCostLimit: 10\n");
+        Run low = deja(scan);
+        assertEquals(3, low.code(), low.out() + low.err());
+        assertTrue(low.out().contains("ran past the cost limit of 10 evaluation steps"), low.out());
+        assertTrue(low.out().contains("rule acme-list on Deployment n/a"), low.out());
+
+        Files.writeString(dir.resolve("deja.yaml"), "celCostLimit: 100000\n");
+        Run high = deja(scan);
+        assertEquals(0, high.code(), "within the limit: checked, no finding; " + high.out());
+        assertFalse(high.out().contains("cost limit"), high.out());
+
+        Files.writeString(dir.resolve("deja.yaml"), "celCostLimit: lots\n");
+        Run bad = deja(scan);
+        assertEquals(2, bad.code(), bad.out() + bad.err());
+        assertTrue(bad.err().contains("deja.yaml:1"), bad.err());
     }
 
     @Test

@@ -14,6 +14,7 @@ import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
+import dev.cel.runtime.CelVariableResolver;
 import dev.deja.engine.Finding;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Location;
@@ -29,6 +30,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -54,6 +56,19 @@ public final class CelRule implements Rule {
 
     private static final CelOptions OPTIONS =
             CelOptions.current().enableTimestampEpoch(false).comprehensionMaxIterations(-1).build();
+
+    /** deja's functions that look objects up (see {@link CheapFirst}). */
+    private static final Set<String> LOOKUPS =
+            Set.of(
+                    "isLoadBalancer",
+                    "loadBalancer",
+                    "pods",
+                    "hpaOf",
+                    "pdbsOf",
+                    "servicesOf",
+                    "objects",
+                    "backendsOf",
+                    "targetGroupsOf");
 
     private static volatile CelCompiler compiler;
     private static volatile CelRuntime runtime;
@@ -225,7 +240,7 @@ public final class CelRule implements Rule {
                                 + " must be true or false, not a "
                                 + ast.getResultType().name());
             }
-            return runtime().createProgram(ast);
+            return runtime().createProgram(CheapFirst.apply(ast, LOOKUPS));
         } catch (CelValidationException | CelEvaluationException e) {
             throw new InputException(where.where(offset) + ": " + what + ": " + e.getMessage());
         }
@@ -300,10 +315,22 @@ public final class CelRule implements Rule {
         int moreNotes = 0;
         Functions.Context previous = Functions.CURRENT.get();
         try {
+            Map<String, Object> allParams = Map.copyOf(params);
+            Functions.Context fc = null;
             for (Compiled c : checks) {
                 for (Views.Item item : c.over().items(snapshot)) {
-                    Functions.CURRENT.set(new Functions.Context(snapshot, item.config()));
-                    Map<String, Object> vars = Map.of("object", item.value(), "params", params);
+                    if (fc == null || fc.config() != item.config()) {
+                        fc = new Functions.Context(snapshot, item.config());
+                        Functions.CURRENT.set(fc);
+                    }
+                    Object object = item.value();
+                    CelVariableResolver vars =
+                            name ->
+                                    switch (name) {
+                                        case "object" -> Optional.of(object);
+                                        case "params" -> Optional.of(allParams);
+                                        default -> Optional.empty();
+                                    };
                     try {
                         Finding f = judge(c, item, vars, ctx, limit);
                         if (f != null) {
@@ -375,7 +402,7 @@ public final class CelRule implements Rule {
     }
 
     private static Finding judge(
-            Compiled c, Views.Item item, Map<String, Object> vars, RuleContext ctx, long limit) {
+            Compiled c, Views.Item item, CelVariableResolver vars, RuleContext ctx, long limit) {
         String n = c.check().name();
         Object fires = eval(c.when(), vars, limit, n + ".when");
         if (!(fires instanceof Boolean b)) {
@@ -414,7 +441,7 @@ public final class CelRule implements Rule {
     }
 
     /** Evaluates one program on one object, within the cost limit. */
-    static Object eval(CelRuntime.Program p, Map<String, Object> vars, long limit, String what) {
+    static Object eval(CelRuntime.Program p, CelVariableResolver vars, long limit, String what) {
         long[] steps = {0};
         try {
             return p.trace(

@@ -22,9 +22,13 @@ import dev.deja.model.kube.Selector;
 import dev.deja.model.kube.Workload;
 import dev.deja.rules.kube.LbNoDisruptionHeadroom;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * The functions a rule's expressions may call, each a thin binding to the model's own view (the
@@ -63,22 +67,34 @@ final class Functions {
                             DYN,
                             List.of(DYN),
                             a -> lb(a[0]).map(View::of).orElse(null)),
-                    new Fn("pods", DYN, List.of(DYN), a -> pods(a[0])),
+                    new Fn(
+                            "pods",
+                            DYN,
+                            List.of(DYN),
+                            a -> memo().of("pods", workload(a[0]), w -> pods(w))),
                     new Fn(
                             "hpaOf",
                             LIST,
                             List.of(DYN),
-                            a -> View.of(kube().hpaOf(workload(a[0])).stream().toList())),
+                            a -> memo().of("hpaOf", workload(a[0]), w -> hpaList(w))),
                     new Fn(
                             "pdbsOf",
                             LIST,
                             List.of(DYN),
-                            a -> View.of(kube().pdbsOf(workload(a[0])))),
+                            a ->
+                                    memo().of(
+                                                    "pdbsOf",
+                                                    workload(a[0]),
+                                                    w -> View.of(kube().pdbsOf(w)))),
                     new Fn(
                             "servicesOf",
                             LIST,
                             List.of(DYN),
-                            a -> View.of(kube().servicesOf(workload(a[0])))),
+                            a ->
+                                    memo().of(
+                                                    "servicesOf",
+                                                    workload(a[0]),
+                                                    w -> View.of(kube().servicesOf(w)))),
                     new Fn(
                             "objects",
                             LIST,
@@ -186,16 +202,48 @@ final class Functions {
         if (!(View.source(v) instanceof Workload w)) {
             return Optional.empty();
         }
-        for (LoadBalancers.Lb lb : LoadBalancers.of(context().snapshot())) {
-            if (lb.workload() == w) {
-                return Optional.of(lb);
-            }
-        }
-        return Optional.empty();
+        return Optional.ofNullable(memo().lbs.get(w));
     }
 
-    private static Object pods(Object v) {
-        Integer n = LbNoDisruptionHeadroom.floor(kube(), workload(v));
+    private static Object hpaList(Workload w) {
+        return View.of(kube().hpaOf(w).stream().toList());
+    }
+
+    private static Memo memo() {
+        return context().snapshot().derived(Memo.class, Memo::new);
+    }
+
+    /**
+     * What the functions have worked out on one snapshot, shared by every rule and object that asks
+     * again (fifty rules that call {@code pdbsOf(object)} on the same Deployment look its PDBs up
+     * once). Keyed by the model object itself (identity: two equal definitions in two files are two
+     * objects).
+     */
+    private static final class Memo {
+        final Map<Workload, LoadBalancers.Lb> lbs = new IdentityHashMap<>();
+        private final Map<String, Map<Object, Object>> results = new ConcurrentHashMap<>();
+
+        Memo(Snapshot s) {
+            for (LoadBalancers.Lb lb : LoadBalancers.of(s)) {
+                lbs.putIfAbsent(lb.workload(), lb);
+            }
+        }
+
+        <T> Object of(String fn, T key, Function<T, Object> compute) {
+            Map<Object, Object> m =
+                    results.computeIfAbsent(
+                            fn, k -> Collections.synchronizedMap(new IdentityHashMap<>()));
+            Object v = m.get(key);
+            if (v == null) { // computed outside the lock; racing threads give equal values
+                v = compute.apply(key);
+                m.put(key, v);
+            }
+            return v;
+        }
+    }
+
+    private static Object pods(Workload w) {
+        Integer n = LbNoDisruptionHeadroom.floor(kube(), w);
         return n == null ? null : n.longValue();
     }
 

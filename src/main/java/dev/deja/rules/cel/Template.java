@@ -2,10 +2,10 @@ package dev.deja.rules.cel;
 
 import dev.cel.common.types.SimpleType;
 import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelVariableResolver;
 import dev.deja.engine.InputException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A message template: text with {@code {{ expression }}} holes, each a CEL expression over the same
@@ -50,7 +50,7 @@ final class Template {
         return new Template(parts, holes);
     }
 
-    String render(Map<String, Object> vars, long limit) {
+    String render(CelVariableResolver vars, long limit) {
         StringBuilder b = new StringBuilder();
         int h = 0;
         for (Object p : parts) {

@@ -11,11 +11,12 @@ import java.util.AbstractList;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -29,16 +30,52 @@ import java.util.function.Supplier;
  */
 final class View extends AbstractMap<String, Object> {
     private static final Object NULL = new Object();
-    private static final Map<Class<?>, Map<String, Method>> ACCESSORS = new ConcurrentHashMap<>();
     private static final Set<String> NOT_VALUES = Set.of("toString", "hashCode", "getClass");
 
-    private final Object source;
-    private final Map<String, Supplier<Object>> fields;
-    private final Map<String, Object> memo = new ConcurrentHashMap<>();
+    /** The fields of one class of model object, in order; shared by all its views. */
+    private static final ClassValue<Shape> SHAPES =
+            new ClassValue<>() {
+                @Override
+                protected Shape computeValue(Class<?> type) {
+                    return shapeOf(type);
+                }
+            };
 
-    private View(Object source, Map<String, Supplier<Object>> fields) {
+    private final Object source;
+    private final Shape shape;
+    private final Object[] extras; // values of the fields past the class's own, or null
+
+    /**
+     * Converted field values, by index, filled when read; racing threads may both convert a field
+     * (the same model value gives an equal view), so no lock.
+     */
+    private final Object[] memo;
+
+    private View(Object source, Shape shape, Object[] extras) {
         this.source = source;
-        this.fields = fields;
+        this.shape = shape;
+        this.extras = extras;
+        this.memo = new Object[shape.names.length];
+    }
+
+    /** The named fields of a class of model object and how to read each one. */
+    private static final class Shape {
+        final String[] names;
+        final Map<String, Integer> index;
+        final Function<Object, Object>[] getters;
+        final int own; // fields read from the object; past them, the view's extras
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Shape(Map<String, Function<Object, Object>> fields, int own) {
+            this.names = fields.keySet().toArray(new String[0]);
+            this.getters = fields.values().toArray(new Function[0]);
+            Map<String, Integer> ix = new HashMap<>();
+            for (int i = 0; i < names.length; i++) {
+                ix.put(names[i], i);
+            }
+            this.index = Map.copyOf(ix);
+            this.own = own;
+        }
     }
 
     /** The model object behind a CEL value (the value itself when it is not a view). */
@@ -48,9 +85,22 @@ final class View extends AbstractMap<String, Object> {
 
     /** A view with fields of its own added to the object's ("displayName" of an NLB). */
     static View withExtras(Object o, Map<String, Supplier<Object>> extras) {
-        Map<String, Supplier<Object>> f = new LinkedHashMap<>(fieldsOf(o));
-        f.putAll(extras);
-        return new View(o, f);
+        Shape base = SHAPES.get(o.getClass());
+        Map<String, Function<Object, Object>> f = new LinkedHashMap<>();
+        for (int i = 0; i < base.names.length; i++) {
+            f.put(base.names[i], base.getters[i]);
+        }
+        List<Supplier<Object>> more = new ArrayList<>();
+        for (Map.Entry<String, Supplier<Object>> e : extras.entrySet()) {
+            f.remove(e.getKey());
+        }
+        int own = f.size();
+        for (Map.Entry<String, Supplier<Object>> e : extras.entrySet()) {
+            f.put(e.getKey(), null);
+            more.add(e.getValue());
+        }
+        Object[] values = more.toArray(); // suppliers, called when read
+        return new View(o, new Shape(f, own), values);
     }
 
     /** The CEL value of a model value. */
@@ -85,7 +135,7 @@ final class View extends AbstractMap<String, Object> {
             return mapOf(m);
         }
         if (o instanceof Record || o instanceof Section || o instanceof HaproxyConfig) {
-            return new View(o, fieldsOf(o));
+            return new View(o, SHAPES.get(o.getClass()), null);
         }
         return null; // not part of what rules read (a parse guard, a location): absent
     }
@@ -112,38 +162,36 @@ final class View extends AbstractMap<String, Object> {
         return Collections.unmodifiableMap(out);
     }
 
-    private static Map<String, Supplier<Object>> fieldsOf(Object o) {
-        Map<String, Supplier<Object>> f = new LinkedHashMap<>();
-        if (o instanceof Section s) {
-            f.put("kind", s::kind);
-            f.put("name", s::name);
-            f.put("label", s::label);
-            f.put("from", s::from);
-            f.put("file", s::file);
-            f.put("line", s::line);
-            f.put("where", s::where);
-            f.put("condition", s::condition);
-            f.put("directives", s::directives);
-            f.put("defaults", s::defaults);
-            f.put("isProxy", s::isProxy);
-            f.put("acceptsClients", s::acceptsClients);
-            return f;
+    private static Shape shapeOf(Class<?> type) {
+        Map<String, Function<Object, Object>> f = new LinkedHashMap<>();
+        if (Section.class.isAssignableFrom(type)) {
+            f.put("kind", o -> ((Section) o).kind());
+            f.put("name", o -> ((Section) o).name());
+            f.put("label", o -> ((Section) o).label());
+            f.put("from", o -> ((Section) o).from());
+            f.put("file", o -> ((Section) o).file());
+            f.put("line", o -> ((Section) o).line());
+            f.put("where", o -> ((Section) o).where());
+            f.put("condition", o -> ((Section) o).condition());
+            f.put("directives", o -> ((Section) o).directives());
+            f.put("defaults", o -> ((Section) o).defaults());
+            f.put("isProxy", o -> ((Section) o).isProxy());
+            f.put("acceptsClients", o -> ((Section) o).acceptsClients());
+        } else if (HaproxyConfig.class.isAssignableFrom(type)) {
+            f.put("name", o -> ((HaproxyConfig) o).name());
+            f.put("files", o -> ((HaproxyConfig) o).files());
+            f.put("sections", o -> ((HaproxyConfig) o).sections());
+            f.put("frontends", o -> ((HaproxyConfig) o).frontends());
+            f.put("proxies", o -> ((HaproxyConfig) o).proxies());
+            f.put("globals", o -> ((HaproxyConfig) o).globals());
+            f.put("directiveCount", o -> ((HaproxyConfig) o).directiveCount());
+        } else {
+            for (Map.Entry<String, Method> e : accessors(type).entrySet()) {
+                Method m = e.getValue();
+                f.put(e.getKey(), o -> invoke(m, o));
+            }
         }
-        if (o instanceof HaproxyConfig c) {
-            f.put("name", c::name);
-            f.put("files", c::files);
-            f.put("sections", c::sections);
-            f.put("frontends", c::frontends);
-            f.put("proxies", c::proxies);
-            f.put("globals", c::globals);
-            f.put("directiveCount", c::directiveCount);
-            return f;
-        }
-        for (Map.Entry<String, Method> e : accessors(o.getClass()).entrySet()) {
-            Method m = e.getValue();
-            f.put(e.getKey(), () -> invoke(m, o));
-        }
-        return f;
+        return new Shape(f, f.size());
     }
 
     private static Object invoke(Method m, Object o) {
@@ -161,70 +209,76 @@ final class View extends AbstractMap<String, Object> {
      * A record's components, then its public derived values: public methods of the record itself
      * without arguments that return something a rule can read.
      */
-    private static Map<String, Method> accessors(Class<?> c) {
-        return ACCESSORS.computeIfAbsent(
-                c,
-                k -> {
-                    Map<String, Method> out = new LinkedHashMap<>();
-                    if (k.isRecord()) {
-                        for (RecordComponent rc : k.getRecordComponents()) {
-                            Method m = rc.getAccessor();
-                            m.setAccessible(true);
-                            out.put(rc.getName(), m);
-                        }
-                    }
-                    List<Method> derived = new ArrayList<>();
-                    for (Method m : k.getDeclaredMethods()) {
-                        if (Modifier.isPublic(m.getModifiers())
-                                && !Modifier.isStatic(m.getModifiers())
-                                && m.getParameterCount() == 0
-                                && m.getReturnType() != void.class
-                                && !m.isSynthetic()
-                                && !NOT_VALUES.contains(m.getName())
-                                && !out.containsKey(m.getName())) {
-                            derived.add(m);
-                        }
-                    }
-                    derived.sort((a, b) -> a.getName().compareTo(b.getName()));
-                    for (Method m : derived) {
-                        m.setAccessible(true);
-                        out.put(m.getName(), m);
-                    }
-                    return out;
-                });
+    private static Map<String, Method> accessors(Class<?> k) {
+        Map<String, Method> out = new LinkedHashMap<>();
+        if (k.isRecord()) {
+            for (RecordComponent rc : k.getRecordComponents()) {
+                Method m = rc.getAccessor();
+                m.setAccessible(true);
+                out.put(rc.getName(), m);
+            }
+        }
+        List<Method> derived = new ArrayList<>();
+        for (Method m : k.getDeclaredMethods()) {
+            if (Modifier.isPublic(m.getModifiers())
+                    && !Modifier.isStatic(m.getModifiers())
+                    && m.getParameterCount() == 0
+                    && m.getReturnType() != void.class
+                    && !m.isSynthetic()
+                    && !NOT_VALUES.contains(m.getName())
+                    && !out.containsKey(m.getName())) {
+                derived.add(m);
+            }
+        }
+        derived.sort((a, b) -> a.getName().compareTo(b.getName()));
+        for (Method m : derived) {
+            m.setAccessible(true);
+            out.put(m.getName(), m);
+        }
+        return out;
     }
 
-    private Object value(String key) {
-        Object v = memo.get(key);
+    @SuppressWarnings("unchecked")
+    private Object value(int i) {
+        Object v = memo[i];
         if (v == null) {
-            Supplier<Object> s = fields.get(key);
-            Object c = s == null ? null : of(s.get());
+            Object raw =
+                    i < shape.own
+                            ? shape.getters[i].apply(source)
+                            : ((Supplier<Object>) extras[i - shape.own]).get();
+            Object c = of(raw);
             v = c == null ? NULL : c;
-            memo.put(key, v);
+            memo[i] = v;
         }
         return v == NULL ? null : v;
     }
 
     @Override
     public Object get(Object key) {
-        return key instanceof String k ? value(k) : null;
+        Integer i = key instanceof String ? shape.index.get(key) : null;
+        return i == null ? null : value(i);
     }
 
     @Override
     public boolean containsKey(Object key) {
-        return key instanceof String k && fields.containsKey(k) && value(k) != null;
+        return get(key) != null;
     }
 
     @Override
     public Set<Map.Entry<String, Object>> entrySet() {
         Map<String, Object> all = new LinkedHashMap<>();
-        for (String k : fields.keySet()) {
-            Object v = value(k);
+        for (int i = 0; i < shape.names.length; i++) {
+            Object v = value(i);
             if (v != null) {
-                all.put(k, v);
+                all.put(shape.names[i], v);
             }
         }
         return Collections.unmodifiableMap(all).entrySet();
+    }
+
+    @Override
+    public int size() {
+        return entrySet().size();
     }
 
     @Override

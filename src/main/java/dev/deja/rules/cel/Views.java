@@ -17,10 +17,12 @@ import dev.deja.model.kube.KubeScope;
 import dev.deja.model.kube.Meta;
 import dev.deja.rules.haproxy.Notes;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
@@ -72,14 +74,30 @@ final class Views {
         return switch (f.metadata().source()) {
             case HAPROXY -> {
                 String w = single(f, c, HAPROXY);
-                yield s -> haproxy(s, w);
+                yield s -> shared(s, "haproxy:" + w, () -> haproxy(s, w));
             }
             case AWS -> {
                 String w = single(f, c, AWS);
-                yield s -> aws(s, w);
+                yield s -> shared(s, "aws:" + w, () -> aws(s, w));
             }
             case KUBERNETES -> kube(f, c);
         };
+    }
+
+    /**
+     * The objects of one {@code check.for} of a snapshot, built once and shared by every rule that
+     * iterates over them (and the views' converted fields with them): fifty rules over the
+     * frontends read each frontend's settings once.
+     */
+    private static List<Item> shared(Snapshot s, String key, Supplier<List<Item>> build) {
+        return s.derived(Shared.class, x -> new Shared())
+                .items
+                .computeIfAbsent(key, k -> build.get());
+    }
+
+    /** What {@link #shared} keeps for one snapshot. */
+    private static final class Shared {
+        final Map<String, List<Item>> items = new ConcurrentHashMap<>();
     }
 
     private static String single(RuleFile f, RuleFile.Check c, Set<String> allowed) {
@@ -172,6 +190,42 @@ final class Views {
         return out;
     }
 
+    /** The objects of the kinds wanted, in inventory order. */
+    private static List<Item> kubeItems(Snapshot s, Set<String> wanted) {
+        List<Item> out = new ArrayList<>();
+        for (Map.Entry<String, List<Item>> e : kubeByKind(s).entrySet()) {
+            if (wanted.contains(e.getKey())) {
+                out.addAll(e.getValue());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Every object of the inventory, by kind, each kind's in inventory order (one view per object,
+     * whatever rules judge it).
+     */
+    private static Map<String, List<Item>> kubeByKind(Snapshot s) {
+        return s.derived(KubeItems.class, x -> new KubeItems(x)).byKind;
+    }
+
+    private static final class KubeItems {
+        final Map<String, List<Item>> byKind;
+
+        KubeItems(Snapshot s) {
+            Map<String, List<Item>> out = new LinkedHashMap<>();
+            KubeInventory inv = s.part(KubeInventory.class).orElse(null);
+            if (inv != null) {
+                for (Object o : KubeObjects.all(inv)) {
+                    Meta m = KubeObjects.meta(o);
+                    out.computeIfAbsent(m.kind(), k -> new ArrayList<>())
+                            .add(new Item(View.of(o), m.location(), m::at, m.display(), null));
+                }
+            }
+            this.byKind = out;
+        }
+    }
+
     private static Over kube(RuleFile f, RuleFile.Check c) {
         List<String> kinds = c.over();
         for (String k : kinds) {
@@ -190,18 +244,7 @@ final class Views {
         return new Over() {
             @Override
             public List<Item> items(Snapshot s) {
-                KubeInventory inv = s.part(KubeInventory.class).orElse(null);
-                if (inv == null) {
-                    return List.of();
-                }
-                List<Item> out = new ArrayList<>();
-                for (Object o : KubeObjects.all(inv)) {
-                    Meta m = KubeObjects.meta(o);
-                    if (wanted.contains(m.kind())) {
-                        out.add(new Item(View.of(o), m.location(), m::at, m.display(), null));
-                    }
-                }
-                return out;
+                return shared(s, "kubernetes:" + new TreeSet<>(wanted), () -> kubeItems(s, wanted));
             }
 
             @Override
