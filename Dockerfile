@@ -20,6 +20,8 @@ FROM eclipse-temurin:17.0.16_8-jre AS runtime
 LABEL org.opencontainers.image.title="deja" \
       org.opencontainers.image.description="Scans Kubernetes, HAProxy and AWS load balancers for the risk patterns of real incidents"
 COPY --from=build /src/target/deja.jar /opt/deja/deja.jar
+# Helm for the JVM's native library (chart rendering without helm): beside the jar, where deja looks for it
+COPY --from=build /src/target/helm-java /opt/deja/helm-java
 # AppCDS, as ./deja does: a class-data-sharing archive of the classes a scan loads, written here by this image's own
 # JVM (an archive is only used by the JVM build that wrote it, with the same jar: same size and time) from the
 # launcher's training run (dev.deja.cli.CdsTraining: the bundled examples, a small Kubernetes API it serves on the

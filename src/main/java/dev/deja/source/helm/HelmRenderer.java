@@ -211,7 +211,7 @@ public final class HelmRenderer {
                                 "-Djava.io.tmpdir=" + work.resolve("tmp"),
                                 "-D" + RenderMain.CACHE_PROPERTY + "=" + cache,
                                 "-cp",
-                                System.getProperty("java.class.path"),
+                                childClassPath(System.getProperty("java.class.path")),
                                 RenderMain.class.getName(),
                                 chart.toString(),
                                 Integer.toString(valuesFiles.size())));
@@ -295,6 +295,52 @@ public final class HelmRenderer {
      * readable by its owner only; null (extract each time) when there is no such folder of the
      * user's own ({@code mine}: a file this process made), or others may write to it.
      */
+    /** The folder beside deja's jar that holds Helm for the JVM's native library jar. */
+    static final String NATIVE_DIR = "helm-java";
+
+    /** At most this many jars are taken from a {@link #NATIVE_DIR} folder. */
+    private static final int MAX_NATIVE_JARS = 8;
+
+    /**
+     * The child JVM's class path: this JVM's, and the jars of a {@code helm-java} folder beside
+     * each jar on it. The native library is not inside {@code deja.jar} (94.5 MB); the build puts
+     * its platform's jar in {@code target/helm-java/}, a release archive beside its {@code
+     * deja.jar}. Under Maven's test class path the library's jar is on the class path already.
+     */
+    static String childClassPath(String classPath) {
+        StringBuilder cp = new StringBuilder();
+        if (classPath == null) {
+            return "";
+        }
+        List<Path> jars = new ArrayList<>();
+        for (String entry : classPath.split(File.pathSeparator, -1)) {
+            if (entry.isEmpty()) {
+                continue;
+            }
+            // absolute: the child runs in its own working folder
+            Path abs = Path.of(entry).toAbsolutePath();
+            cp.append(cp.length() == 0 ? "" : File.pathSeparator).append(abs);
+            if (entry.endsWith(".jar")) {
+                jars.add(abs);
+            }
+        }
+        for (Path jar : jars) {
+            Path dir = jar.resolveSibling(NATIVE_DIR);
+            if (!Files.isDirectory(dir)) {
+                continue;
+            }
+            try (Stream<Path> s = Files.list(dir)) {
+                s.filter(p -> p.getFileName().toString().endsWith(".jar") && Files.isRegularFile(p))
+                        .sorted()
+                        .limit(MAX_NATIVE_JARS)
+                        .forEach(p -> cp.append(File.pathSeparator).append(p));
+            } catch (IOException e) {
+                // an unreadable folder: the child says that no Helm library was found
+            }
+        }
+        return cp.toString();
+    }
+
     static Path cacheDir(Map<String, String> env, Path mine) {
         String xdg = env.get("XDG_CACHE_HOME");
         String home = env.get("HOME");
