@@ -86,7 +86,16 @@ public record Workload(
      * @param required whenUnsatisfiable DoNotSchedule / requiredDuringScheduling (true) or soft
      *     (false)
      */
-    public record Spread(String topologyKey, boolean required, Selector selector) {}
+    /**
+     * A topology spread constraint or pod anti-affinity term. Without a labelSelector it selects no
+     * pods (Kubernetes: a nil selector matches nothing), so a missing one is {@link
+     * Selector#EMPTY}.
+     */
+    public record Spread(String topologyKey, boolean required, Selector selector) {
+        public Spread {
+            selector = selector == null ? Selector.EMPTY : selector;
+        }
+    }
 
     public String kind() {
         return meta.kind();
