@@ -9,6 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -65,13 +68,57 @@ class CiExamplesTest {
                         "examples/ci/github-actions-haproxy.yml",
                         "examples/ci/gitlab-ci-haproxy.yml")) {
             String text = Files.readString(Path.of(f));
-            assertTrue(text.contains("DEJA_REF: v"), f + " pins a deja version");
-            assertTrue(text.contains("--branch \"$DEJA_REF\""), f + " clones the pinned ref");
+            Matcher pin = Pattern.compile("DEJA_REF: ([0-9a-f]{40})\\n").matcher(text);
+            assertTrue(pin.find(), f + " pins deja to a full commit id");
+            assertCommitOfThisRepository(pin.group(1), f);
+            assertTrue(
+                    text.contains(
+                            "fetch -q --depth 1 https://github.com/deja-dev/deja.git \"$DEJA_REF\""),
+                    f + " fetches the pinned commit");
+            assertTrue(text.contains("checkout -q FETCH_HEAD"), f + " builds the pinned commit");
             assertFalse(
                     text.matches("(?s).*git clone --depth 1 https.*"),
                     f + " clones no unpinned HEAD");
             assertTrue(text.contains("cache"), f + " caches the build");
             assertTrue(text.contains(".m2"), f + " caches Maven's repository");
+        }
+    }
+
+    @Test
+    void preCommitExamplePinsACommit() throws IOException {
+        String text = Files.readString(Path.of("examples/ci/pre-commit-config.yaml"));
+        Matcher pin = Pattern.compile("rev: ([0-9a-f]{40})").matcher(text);
+        assertTrue(pin.find(), "the pre-commit example pins deja to a full commit id");
+        assertCommitOfThisRepository(pin.group(1), "examples/ci/pre-commit-config.yaml");
+    }
+
+    /**
+     * The pin is a commit of this repository's history (not a tag that does not exist): checked
+     * with git when this is a git checkout with its history.
+     */
+    static void assertCommitOfThisRepository(String sha, String file) {
+        try {
+            Process p =
+                    new ProcessBuilder("git", "cat-file", "-t", sha)
+                            .redirectErrorStream(true)
+                            .start();
+            String out = new String(p.getInputStream().readAllBytes()).strip();
+            int code = p.waitFor();
+            Process shallow =
+                    new ProcessBuilder("git", "rev-parse", "--is-shallow-repository")
+                            .redirectErrorStream(true)
+                            .start();
+            String isShallow = new String(shallow.getInputStream().readAllBytes()).strip();
+            shallow.waitFor();
+            Assumptions.assumeTrue(
+                    code == 0 || "false".equals(isShallow),
+                    "not a git checkout with its history: cannot check " + sha);
+            assertEquals("commit", out, file + " pins " + sha + ", which is not a commit here");
+        } catch (IOException e) {
+            Assumptions.abort("git is not installed: cannot check the pinned commit of " + file);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
         }
     }
 }
