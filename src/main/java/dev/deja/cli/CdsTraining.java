@@ -193,6 +193,15 @@ public final class CdsTraining {
                                     "--aws",
                                     "--aws-endpoint",
                                     "http://127.0.0.1:9"));
+            // rules of one's own (CEL): their compiler and evaluator go in the full archive too,
+            // which
+            // the launcher uses for --rules-dir (loading CEL is most of what 50 user rules cost)
+            for (String p : paths) {
+                Path custom = Path.of(p).resolve("custom-rules");
+                if (Files.isDirectory(custom)) {
+                    scan.addAll(List.of("--rules-dir", custom.toString()));
+                }
+            }
             return runScan(dir, scan, env, paths);
         } finally {
             server.stop(0);
