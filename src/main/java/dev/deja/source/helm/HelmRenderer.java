@@ -289,12 +289,6 @@ public final class HelmRenderer {
         return env;
     }
 
-    /**
-     * Where Helm for the JVM's native library is kept once extracted, so a chart scan does not
-     * inflate 94.5 MB each time: {@code $XDG_CACHE_HOME/deja} or {@code ~/.cache/deja}, created
-     * readable by its owner only; null (extract each time) when there is no such folder of the
-     * user's own ({@code mine}: a file this process made), or others may write to it.
-     */
     /** The folder beside deja's jar that holds Helm for the JVM's native library jar. */
     static final String NATIVE_DIR = "helm-java";
 
@@ -341,6 +335,12 @@ public final class HelmRenderer {
         return cp.toString();
     }
 
+    /**
+     * Where Helm for the JVM's native library is kept once extracted, so a chart scan does not
+     * inflate 94.5 MB each time: {@code $XDG_CACHE_HOME/deja} or {@code ~/.cache/deja}, created
+     * readable by its owner only; null (extract each time) when there is no such folder of the
+     * user's own ({@code mine}: a file this process made), or others may write to it.
+     */
     static Path cacheDir(Map<String, String> env, Path mine) {
         String xdg = env.get("XDG_CACHE_HOME");
         String home = env.get("HOME");
