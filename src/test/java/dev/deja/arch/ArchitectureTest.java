@@ -28,18 +28,6 @@ class ArchitectureTest {
     static ArchRule layers() {
         return layeredArchitecture()
                 .consideringOnlyDependenciesInLayers()
-                // known, not yet moved: --live-metrics asks the ingress-nginx capacity view, which
-                // still lives in the rule (issue 25's note lists it)
-                .ignoreDependency(
-                        DescribedPredicate.describe(
-                                "LiveMetrics",
-                                c -> c.getName().equals("dev.deja.source.kube.LiveMetrics")),
-                        DescribedPredicate.describe(
-                                "LbConnectionsNearCapacity",
-                                c ->
-                                        c.getName()
-                                                .startsWith(
-                                                        "dev.deja.rules.kube.LbConnectionsNearCapacity")))
                 .layer("Core")
                 .definedBy("dev.deja.engine..")
                 .layer("Model")

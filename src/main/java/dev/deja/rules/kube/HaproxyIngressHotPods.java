@@ -5,6 +5,7 @@ import dev.deja.engine.RuleContext;
 import dev.deja.engine.Snapshot;
 import dev.deja.model.kube.ConfigMap;
 import dev.deja.model.kube.Container;
+import dev.deja.model.kube.IngressNginx;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.LoadBalancers;
 import dev.deja.model.kube.Workload;
@@ -135,7 +136,7 @@ public final class HaproxyIngressHotPods extends KubeRule {
                     ? "balance-algorithm " + a + " (" + cm.meta().display() + ")"
                     : null;
         }
-        String tag = IngressNginxAdmission.tag(c.image());
+        String tag = IngressNginx.tag(c.image());
         Matcher m = tag == null ? null : VERSION.matcher(tag);
         if (m == null || !m.matches()) {
             return null; // the default depends on the version, which the image does not say

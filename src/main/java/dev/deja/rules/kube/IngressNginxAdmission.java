@@ -3,6 +3,7 @@ package dev.deja.rules.kube;
 import dev.deja.model.kube.ClusterRole;
 import dev.deja.model.kube.ClusterRoleBinding;
 import dev.deja.model.kube.Container;
+import dev.deja.model.kube.IngressNginx;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.LoadBalancers;
 import dev.deja.model.kube.NetworkPolicy;
@@ -16,8 +17,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * What the two IL-0053 rules share: which workloads run the ingress-nginx controller with its
@@ -42,106 +41,10 @@ final class IngressNginxAdmission {
             String webhookAddress,
             int port,
             String portName,
-            Version version) {
+            IngressNginx.Version version) {
         String display() {
             return workload.meta().display();
         }
-    }
-
-    /**
-     * The version read from the image tag: numbers when the tag is a release version, else why it
-     * is unknown.
-     */
-    record Version(String tag, int major, int minor, int patch, String unknownWhy) {
-        boolean known() {
-            return unknownWhy == null;
-        }
-
-        /**
-         * Affected by CVE-2025-1974: below v1.11.5, or v1.12.0 (the CVE record: {@code <= 1.11.4},
-         * {@code 1.12.0}).
-         */
-        boolean vulnerable() {
-            if (!known()) {
-                return false;
-            }
-            if (major != 1) {
-                return major < 1;
-            }
-            return minor < 11 || minor == 11 && patch <= 4 || minor == 12 && patch == 0;
-        }
-
-        String text() {
-            return known() ? "v" + major + "." + minor + "." + patch : "(version unknown)";
-        }
-    }
-
-    private static final Pattern RELEASE =
-            Pattern.compile("v?(\\d+)\\.(\\d+)\\.(\\d+)(-[0-9A-Za-z.-]+)?");
-
-    /**
-     * The tag of an image reference ("v1.11.3" of
-     * "registry.k8s.io/ingress-nginx/controller:v1.11.3@sha256:...").
-     */
-    static String tag(String image) {
-        if (image == null) {
-            return null;
-        }
-        String s = image;
-        int at = s.indexOf('@');
-        if (at >= 0) {
-            s = s.substring(0, at);
-        }
-        int slash = s.lastIndexOf('/');
-        int colon = s.lastIndexOf(':');
-        return colon > slash ? s.substring(colon + 1) : null;
-    }
-
-    /**
-     * The controller version of an image, never guessed: a tag that is not a release version is
-     * unknown.
-     */
-    static Version version(String image) {
-        String tag = tag(image);
-        if (tag == null) {
-            return new Version(
-                    null,
-                    0,
-                    0,
-                    0,
-                    image != null && image.contains("@")
-                            ? "the image is pinned by digest without a tag"
-                            : "the image has no tag (it runs whatever 'latest' was pulled)");
-        }
-        Matcher m = RELEASE.matcher(tag);
-        if (!m.matches()) {
-            return new Version(tag, 0, 0, 0, "tag '" + tag + "' is not a release version");
-        }
-        int major = Integer.parseInt(m.group(1));
-        int minor = Integer.parseInt(m.group(2));
-        int patch = Integer.parseInt(m.group(3));
-        Version v = new Version(tag, major, minor, patch, null);
-        if (m.group(4) != null && m.group(4).toLowerCase(Locale.ROOT).contains("dev")) {
-            // a development build: made from any commit, before or after a fix
-            return new Version(
-                    tag, major, minor, patch, "tag '" + tag + "' is a development build");
-        }
-        if (m.group(4) != null
-                && !v.vulnerable()) { // a pre-release of a fixed version may predate the fix
-            return new Version(tag, major, minor, patch, "tag '" + tag + "' is a pre-release");
-        }
-        return v;
-    }
-
-    /**
-     * Whether the image is the ingress-nginx controller (registry.k8s.io/ingress-nginx/controller
-     * and older names).
-     */
-    static boolean isIngressNginx(String image) {
-        String r = LoadBalancers.repo(image);
-        return r.endsWith("ingress-nginx/controller")
-                || r.endsWith("ingress-nginx/controller-chroot")
-                || r.substring(r.lastIndexOf('/') + 1).equals("nginx-ingress-controller");
     }
 
     /**
@@ -152,29 +55,6 @@ final class IngressNginxAdmission {
      */
     static boolean isIngressNginx(Container c) {
         return LoadBalancers.isIngressNginx(c);
-    }
-
-    /**
-     * The controller version of a container: the image tag's when the image is a release image of
-     * ingress-nginx; unknown when the controller is recognised only by its program (the tag of
-     * another image does not name an ingress-nginx release).
-     */
-    static Version version(Container c) {
-        if (!isIngressNginx(c.image())) {
-            String tag = tag(c.image());
-            return new Version(
-                    tag,
-                    0,
-                    0,
-                    0,
-                    "image "
-                            + c.image()
-                            + " is not an ingress-nginx release image (the controller is recognised"
-                            + " by its program "
-                            + (c.argv().isEmpty() ? "/nginx-ingress-controller" : c.argv().get(0))
-                            + "), so its tag does not give the controller version");
-        }
-        return version(c.image());
     }
 
     /**
@@ -195,7 +75,7 @@ final class IngressNginxAdmission {
                         name = p.getKey();
                     }
                 }
-                out.add(new Controller(w, c, addr, port, name, version(c)));
+                out.add(new Controller(w, c, addr, port, name, IngressNginx.version(c)));
             }
         }
         return out;

@@ -4,6 +4,7 @@ import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
+import dev.deja.model.kube.IngressNginx;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.Service;
 import java.util.ArrayList;
@@ -45,7 +46,7 @@ public final class IngressNginxAdmissionExposed extends KubeRule {
             if (!reach.open()) {
                 continue;
             }
-            IngressNginxAdmission.Version v = c.version();
+            IngressNginx.Version v = c.version();
             List<IngressNginxAdmission.Hook> hooks = IngressNginxAdmission.hooks(inv, c.workload());
             List<Service> admission =
                     IngressNginxAdmission.admissionServices(inv, c.workload(), hooks);

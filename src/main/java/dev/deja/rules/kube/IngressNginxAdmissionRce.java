@@ -4,6 +4,7 @@ import dev.deja.engine.Finding;
 import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
+import dev.deja.model.kube.IngressNginx;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.Service;
 import java.util.ArrayList;
@@ -38,7 +39,7 @@ public final class IngressNginxAdmissionRce extends KubeRule {
     List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         for (IngressNginxAdmission.Controller c : IngressNginxAdmission.withWebhook(inv)) {
-            IngressNginxAdmission.Version v = c.version();
+            IngressNginx.Version v = c.version();
             if (v.known() && !v.vulnerable()) {
                 continue;
             }

@@ -7,8 +7,7 @@ import dev.deja.engine.RuleContext;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
-import dev.deja.model.kube.ConfigMap;
-import dev.deja.model.kube.Container;
+import dev.deja.model.kube.IngressNginx;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.Workload;
 import dev.deja.model.prometheus.LivePeaks;
@@ -38,11 +37,6 @@ import java.util.TreeMap;
  * read ({@link #parts()}), with or without a cluster or manifests.
  */
 public final class LbConnectionsNearCapacity implements Rule {
-    /**
-     * ingress-nginx's default max-worker-connections
-     * (docs/user-guide/nginx-configuration/configmap.md).
-     */
-    static final int DEFAULT_WORKER_CONNECTIONS = 16384;
 
     @Override
     public String id() {
@@ -87,12 +81,6 @@ public final class LbConnectionsNearCapacity implements Rule {
             return (live == null ? "prometheus " : "live ") + kind + " " + peak.fleet();
         }
     }
-
-    /**
-     * An ingress-nginx controller's capacity in connections, how it was found (for the message) and
-     * where the controller is declared.
-     */
-    public record Capacity(double connections, String text, Location location) {}
 
     @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
@@ -258,7 +246,7 @@ public final class LbConnectionsNearCapacity implements Rule {
             if (!w.namespace().equals(ns) || !podOf(w, pod)) {
                 continue;
             }
-            Capacity c = capacity(w, inv);
+            IngressNginx.Capacity c = IngressNginx.capacity(w, inv);
             if (c != null) {
                 return new Judged(
                         x, c.connections(), c.text(), c.location(), "ingress-nginx", null);
@@ -282,13 +270,13 @@ public final class LbConnectionsNearCapacity implements Rule {
                     || !w.name().equals(pod.workloadName())) {
                 continue;
             }
-            Capacity c =
-                    capacity(
+            IngressNginx.Capacity c =
+                    IngressNginx.capacity(
                             w,
                             inv,
                             pod.node() == null || pod.nodeCpus() < 1
                                     ? null
-                                    : new Node(pod.node(), pod.nodeCpus()));
+                                    : new IngressNginx.Node(pod.node(), pod.nodeCpus()));
             if (c == null) {
                 return null;
             }
@@ -315,164 +303,6 @@ public final class LbConnectionsNearCapacity implements Rule {
     }
 
     /**
-     * The node an ingress-nginx pod runs on and its CPU count ({@code status.capacity.cpu}), read
-     * by --live-metrics when the controller's worker count is the node's CPU count ({@link
-     * #workersFromNode}).
-     */
-    public record Node(String name, int cpus) {}
-
-    /**
-     * An ingress-nginx controller's capacity: max-worker-connections (default 16384) x
-     * worker-processes of the ConfigMap its --configmap names, when the scan holds that ConfigMap
-     * and worker-processes is a number, or unset with a CPU limit on a controller that counts it
-     * ({@link #cpuLimitWorkers}); null otherwise. Also used by --live-metrics to skip, with a note,
-     * pods whose figures could not be judged.
-     */
-    public static Capacity capacity(Workload w, KubeInventory inv) {
-        return capacity(w, inv, null);
-    }
-
-    /**
-     * The same, and when the worker count is the CPU count of the node the pod runs on ({@link
-     * #workersFromNode}: "auto", or unset without a CPU limit) and {@code node} is known, that
-     * node's CPUs.
-     */
-    public static Capacity capacity(Workload w, KubeInventory inv, Node node) {
-        for (Container c : w.containers()) {
-            for (ConfigMap cm : configMaps(w, inv, c)) {
-                String wp = cm.data().get(ConfigMap.INGRESS_NGINX_WORKER_PROCESSES);
-                String mwc = cm.data().get(ConfigMap.INGRESS_NGINX_MAX_WORKER_CONNECTIONS);
-                Integer workers = wp == null ? cpuLimitWorkers(c) : positive(wp);
-                Integer perWorker =
-                        mwc == null ? Integer.valueOf(DEFAULT_WORKER_CONNECTIONS) : positive(mwc);
-                String workersText;
-                if (workers != null) {
-                    workersText =
-                            wp != null
-                                    ? " worker processes"
-                                    : " worker processes (worker-processes unset: the controller counts the CPUs of its cgroup,"
-                                            + " here the CPU limit "
-                                            + c.cpuLimit()
-                                            + " rounded up, as "
-                                            + IngressNginxAdmission.version(c).text()
-                                            + " does on cgroup v1 and v2)";
-                } else if (node != null && nodeCounts(wp, c)) {
-                    workers = node.cpus();
-                    workersText =
-                            " worker processes ("
-                                    + (wp == null
-                                            ? "worker-processes unset and no CPU limit: the controller starts one"
-                                            : "worker-processes auto: nginx starts one")
-                                    + " per CPU the pod may run on, here the "
-                                    + node.cpus()
-                                    + " CPUs of node "
-                                    + node.name()
-                                    + ", status.capacity.cpu)";
-                } else {
-                    workersText = "";
-                }
-                if (workers == null || perWorker == null) {
-                    continue; // "auto" or unset workers we cannot count, or 0 connections
-                    // (max-worker-open-files)
-                }
-                String text =
-                        perWorker
-                                + " (max-worker-connections"
-                                + (mwc == null ? ", the default" : "")
-                                + ") x "
-                                + workers
-                                + workersText
-                                + " = "
-                                + (long) perWorker * workers
-                                + " connections ("
-                                + cm.meta().display()
-                                + " named by --configmap of "
-                                + w.meta().display()
-                                + "; worker_connections counts upstream connections too)";
-                return new Capacity((double) perWorker * workers, text, w.meta().location());
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Whether the controller's capacity is unknown only because its worker count is the CPU count
-     * of the node each pod runs on: its ConfigMap is in the scan with a positive
-     * max-worker-connections, and worker-processes is "auto" (nginx's ngx_ncpu, sysconf
-     * _SC_NPROCESSORS_ONLN, which musl, the controller image's Alpine libc, answers with the CPUs
-     * of the process's affinity mask) or unset without a CPU limit (config.go NewDefault: the
-     * controller's NumCPU, internal/runtime/cpu_linux.go: Go's runtime.NumCPU() when no CFS quota
-     * is set, again the affinity mask). Under the kubelet's default CPU manager policy (none) that
-     * mask is every CPU of the node. --live-metrics then reads the pods' nodes.
-     */
-    public static boolean workersFromNode(Workload w, KubeInventory inv) {
-        if (capacity(w, inv) != null) {
-            return false;
-        }
-        for (Container c : w.containers()) {
-            for (ConfigMap cm : configMaps(w, inv, c)) {
-                String wp = cm.data().get(ConfigMap.INGRESS_NGINX_WORKER_PROCESSES);
-                String mwc = cm.data().get(ConfigMap.INGRESS_NGINX_MAX_WORKER_CONNECTIONS);
-                if (nodeCounts(wp, c) && (mwc == null || positive(mwc) != null)) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /** "auto", or unset with no CPU limit: workers = the CPUs the pod may run on. */
-    private static boolean nodeCounts(String wp, Container c) {
-        return wp == null ? c.cpuLimit() == null : "auto".equals(wp.strip());
-    }
-
-    /** The ConfigMaps the container's --configmap names that the scan holds. */
-    private static List<ConfigMap> configMaps(Workload w, KubeInventory inv, Container c) {
-        String ref = c.flag("--configmap");
-        if (ref == null) {
-            return List.of();
-        }
-        String cmNs = w.namespace();
-        String cmName = ref;
-        int slash = ref.indexOf('/');
-        if (slash >= 0) {
-            cmNs =
-                    ref.substring(0, slash).startsWith("$(")
-                            ? w.namespace()
-                            : ref.substring(0, slash);
-            cmName = ref.substring(slash + 1);
-        }
-        return inv.configMapsFor(w.meta(), cmNs, cmName);
-    }
-
-    /**
-     * The worker processes of a controller whose ConfigMap leaves worker-processes unset: its
-     * default is the controller's NumCPU (config.go NewDefault), the container's CPU quota over its
-     * period rounded up when a limit is set (internal/runtime/cpu_linux.go), else the node's CPUs,
-     * which deja does not know. Before v1.10.4 and v1.11.2 NumCPU read cgroup v1 only and counted
-     * the node's CPUs on cgroup v2 (kubernetes/ingress-nginx#9665, fixed by #11775 and #11778), and
-     * deja cannot tell a node's cgroup version: such versions, and an unknown version, are not
-     * counted. Null when not known.
-     */
-    static Integer cpuLimitWorkers(Container c) {
-        Integer cpus = c.cpuLimitRoundedUp();
-        if (cpus == null) {
-            return null;
-        }
-        IngressNginxAdmission.Version v = IngressNginxAdmission.version(c);
-        if (!v.known()) {
-            return null;
-        }
-        boolean cgroupV2Aware =
-                v.major() > 1
-                        || v.major() == 1
-                                && (v.minor() > 11
-                                        || v.minor() == 11 && v.patch() >= 2
-                                        || v.minor() == 10 && v.patch() >= 4);
-        return cgroupV2Aware ? cpus : null;
-    }
-
-    /**
      * Whether a pod name is one the workload's controller gives: a Deployment's NAME-&lt;ReplicaSet
      * hash&gt;-&lt;5 characters&gt;, a DaemonSet's NAME-&lt;5 characters&gt;, a StatefulSet's
      * NAME-&lt;ordinal&gt;. Not a bare prefix: ingress-nginx-controller-internal-... is not a pod
@@ -489,13 +319,5 @@ public final class LbConnectionsNearCapacity implements Rule {
             case "StatefulSet" -> rest.matches("\\d+");
             default -> false;
         };
-    }
-
-    private static Integer positive(String v) {
-        if (v == null || !v.strip().matches("\\d{1,9}")) {
-            return null;
-        }
-        int n = Integer.parseInt(v.strip());
-        return n > 0 ? n : null;
     }
 }

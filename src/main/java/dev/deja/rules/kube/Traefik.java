@@ -1,6 +1,7 @@
 package dev.deja.rules.kube;
 
 import dev.deja.model.kube.Container;
+import dev.deja.model.kube.IngressNginx;
 import dev.deja.model.kube.LoadBalancers;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,7 +101,7 @@ final class Traefik {
 
     /** The version in the image's tag, or null (no tag, a digest only, {@code latest}, ...). */
     static Version version(String image) {
-        String tag = IngressNginxAdmission.tag(image);
+        String tag = IngressNginx.tag(image);
         if (tag == null) {
             return null;
         }

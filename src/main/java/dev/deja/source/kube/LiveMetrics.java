@@ -9,13 +9,13 @@ import dev.deja.model.haproxy.HaproxyConfigs;
 import dev.deja.model.haproxy.HaproxyRuntime;
 import dev.deja.model.haproxy.Section;
 import dev.deja.model.kube.Container;
+import dev.deja.model.kube.IngressNginx;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.LoadBalancers;
 import dev.deja.model.kube.Selector;
 import dev.deja.model.kube.Workload;
 import dev.deja.model.prometheus.PodMetrics;
 import dev.deja.model.prometheus.PrometheusPeaks;
-import dev.deja.rules.kube.LbConnectionsNearCapacity;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.haproxy.HttpStats;
 import io.fabric8.kubernetes.client.Config;
@@ -189,9 +189,9 @@ public final class LiveMetrics {
                     continue;
                 }
                 boolean fromNode =
-                        LbConnectionsNearCapacity.capacity(w, inv) == null
-                                && LbConnectionsNearCapacity.workersFromNode(w, inv);
-                if (LbConnectionsNearCapacity.capacity(w, inv) == null && !fromNode) {
+                        IngressNginx.capacity(w, inv) == null
+                                && IngressNginx.workersFromNode(w, inv);
+                if (IngressNginx.capacity(w, inv) == null && !fromNode) {
                     out.notRead(
                             SOURCE,
                             "live metrics of " + wl,

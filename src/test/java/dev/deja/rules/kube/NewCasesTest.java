@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.deja.TestSupport;
+import dev.deja.model.kube.IngressNginx;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,22 +32,20 @@ class NewCasesTest {
 
     @Test
     void versionsComeFromReleaseTagsOnly() {
-        IngressNginxAdmission.Version v =
-                IngressNginxAdmission.version(
+        IngressNginx.Version v =
+                IngressNginx.version(
                         "registry.k8s.io/ingress-nginx/controller:v1.11.3@sha256:d56f135b6462cfc476447cfe564b83a45e8bb7da2774963b00d12161112270b7");
         assertTrue(v.known() && v.vulnerable(), v.toString());
         assertEquals("v1.11.3", v.text());
         for (String fixed : List.of("v1.11.5", "v1.12.1", "1.13.0", "v1.15.1", "v2.0.0")) {
-            IngressNginxAdmission.Version f =
-                    IngressNginxAdmission.version(
-                            "registry.k8s.io/ingress-nginx/controller:" + fixed);
+            IngressNginx.Version f =
+                    IngressNginx.version("registry.k8s.io/ingress-nginx/controller:" + fixed);
             assertTrue(f.known() && !f.vulnerable(), fixed);
         }
         for (String vuln :
                 List.of("v1.11.4", "v1.12.0", "v1.10.6", "v1.9.0", "0.49.3", "v1.12.0-beta.0")) {
-            IngressNginxAdmission.Version f =
-                    IngressNginxAdmission.version(
-                            "registry.k8s.io/ingress-nginx/controller:" + vuln);
+            IngressNginx.Version f =
+                    IngressNginx.version("registry.k8s.io/ingress-nginx/controller:" + vuln);
             assertTrue(f.known() && f.vulnerable(), vuln);
         }
         // a digest without a tag, no tag, a tag that is not a release, a pre-release of a fixed
@@ -59,11 +58,11 @@ class NewCasesTest {
                         "registry.k8s.io/ingress-nginx/controller:v1.12",
                         "localhost:5000/ingress-nginx/controller",
                         "registry.k8s.io/ingress-nginx/controller:v1.12.1-beta.0")) {
-            IngressNginxAdmission.Version f = IngressNginxAdmission.version(unknown);
+            IngressNginx.Version f = IngressNginx.version(unknown);
             assertFalse(f.known(), unknown);
             assertFalse(f.vulnerable(), unknown);
         }
-        assertNull(IngressNginxAdmission.tag("localhost:5000/ingress-nginx/controller"));
+        assertNull(IngressNginx.tag("localhost:5000/ingress-nginx/controller"));
         assertEquals(8443, IngressNginxAdmission.port(":8443"));
         assertEquals(8443, IngressNginxAdmission.port("[::]:8443"));
     }
