@@ -279,6 +279,17 @@ final class SectionAssembler {
             if (r != null && r.timeout() != null) {
                 d = RemovedKeywords.asTimeout(d, r); // HAProxy before 2.1 reads the old spelling
             }
+            String unknown = r == null ? Keywords.unknown(current.kind, d) : null;
+            if (unknown != null) {
+                notes.add(
+                        d.where()
+                                + ": "
+                                + unknown
+                                + (d.condition() == null
+                                        ? ""
+                                        : " (when " + d.condition() + " holds)")
+                                + "; deja keeps the line, which no check reads");
+            }
             badTime(d);
             current.directives.add(d);
         }

@@ -28,6 +28,12 @@ import java.util.Map;
  * conf.d/} would.
  */
 public final class HaproxyFileLoader implements FileLoader {
+    /** What the parser's note of a keyword HAProxy does not know says ({@code Keywords}). */
+    static final String UNKNOWN_KEYWORD = ": unknown keyword '";
+
+    /** Unknown keywords named one by one per configuration; the rest are counted. */
+    static final int MAX_UNKNOWN_KEYWORDS = 20;
+
     @Override
     public void load(List<SourceFile> files, ScanRequest request, SnapshotBuilder out) {
         List<HaproxyConfig> configs = new ArrayList<>();
@@ -95,12 +101,35 @@ public final class HaproxyFileLoader implements FileLoader {
                                 return true;
                             });
             noteUnsetVariables(c, unset, request, out);
+            int unknown = 0;
             for (String n : c.notes()) {
-                if (request.verbose) {
+                if (n.contains(UNKNOWN_KEYWORD)) {
+                    // haproxy refuses the file: said on stderr and in the report, as a warning
+                    if (++unknown <= MAX_UNKNOWN_KEYWORDS) {
+                        request.err.println("deja: warning: " + n);
+                        // the report names the configuration; its own file needs only the line
+                        String detail =
+                                n.startsWith(c.name() + ":")
+                                        ? "line " + n.substring(c.name().length() + 1)
+                                        : n;
+                        out.coverage(
+                                new Coverage.Entry(
+                                        "haproxy", c.name(), Coverage.Status.NOTE, detail, -1));
+                    }
+                } else if (request.verbose) {
                     request.err.println("deja: " + n);
                 } else if (n.contains("deja:ignore") || n.contains(": missing LF on last line")) {
                     request.err.println("deja: warning: " + n);
                 }
+            }
+            if (unknown > MAX_UNKNOWN_KEYWORDS) {
+                String more =
+                        (unknown - MAX_UNKNOWN_KEYWORDS)
+                                + " more directives with a keyword HAProxy does not know (haproxy"
+                                + " refuses the file; haproxy -c lists them)";
+                request.err.println("deja: warning: " + c.name() + ": " + more);
+                out.coverage(
+                        new Coverage.Entry("haproxy", c.name(), Coverage.Status.NOTE, more, -1));
             }
         }
         out.put(HaproxyConfigs.class, new HaproxyConfigs(configs));
