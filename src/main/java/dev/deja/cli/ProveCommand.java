@@ -11,6 +11,7 @@ import dev.deja.source.OpenDeadline;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.Writer;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -174,15 +175,8 @@ public final class ProveCommand implements Callable<Integer> {
                         legitGiven);
         String text = read(config);
         ProveReport report;
-        if (io.status() == null) {
-            // piped or in a CI log: a line per phase
-            report = Prover.prove(config.toString(), text, opts, io.env(), io.err());
-        } else {
-            // on a terminal: the phase in place, with its seconds (a proof takes tens of them)
-            try (Phases phases = new Phases(io.status());
-                    PrintWriter progress = new PrintWriter(phases, true)) {
-                report = Prover.prove(config.toString(), text, opts, io.env(), progress);
-            }
+        try (PrintWriter progress = progress(io)) {
+            report = Prover.prove(config.toString(), text, opts, io.env(), progress);
         }
         String out =
                 switch (fmt) {
@@ -206,6 +200,19 @@ public final class ProveCommand implements Callable<Integer> {
             io.out().flush();
         }
         return report.exitCode();
+    }
+
+    /**
+     * Where the phases of a proof are told ("deja: prove: before: haproxy on 127.0.0.1:41234"): on
+     * a terminal the status line, the phase in place with its seconds (a proof takes tens of them),
+     * erased when the writer is closed; piped or in a CI log nowhere, as a log wants no line per
+     * phase (the report says what ran). Shared with {@code deja scan --prove}.
+     */
+    static PrintWriter progress(Cli.Io io) {
+        if (io.status() == null) {
+            return new PrintWriter(Writer.nullWriter());
+        }
+        return new PrintWriter(new Phases(io.status()), true);
     }
 
     /** Checked options (exit 2 on a bad value); shared with {@code deja scan --prove}. */

@@ -27,6 +27,7 @@ import dev.deja.source.ListDeadline;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.ScanTrace;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -287,9 +288,12 @@ public final class ScanCommand implements Callable<Integer> {
                                                                     loc.region()))));
         }
         if (proveOptions != null) {
-            report =
-                    report.withEvidence(
-                            ScanProofs.attach(result.findings(), proveOptions, io.env(), io.err()));
+            try (PrintWriter progress = ProveCommand.progress(io)) {
+                report =
+                        report.withEvidence(
+                                ScanProofs.attach(
+                                        result.findings(), proveOptions, io.env(), progress));
+            }
         }
         InputException notWritten = null;
         try {

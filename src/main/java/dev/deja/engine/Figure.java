@@ -14,10 +14,42 @@ public sealed interface Figure
      * Connection slots of a frontend (IL-0264): {@code slots} its maxconn, {@code held} what one
      * tarpitting client holds of them ({@code rps} requests a second, each held {@code
      * holdMillis}), {@code wanted} what it would hold without the limit (more than {@code slots}
-     * when it fills them).
+     * when it fills them). {@code process}: the same slots counted against the process-wide global
+     * maxconn that every frontend shares, or null when it is implicit or unreadable, or no other
+     * frontend shares it.
      */
-    record Slots(String frontend, long slots, long held, long wanted, long rps, long holdMillis)
+    record Slots(
+            String frontend,
+            long slots,
+            long held,
+            long wanted,
+            long rps,
+            long holdMillis,
+            ProcessSlots process)
             implements Figure {}
+
+    /**
+     * The global maxconn ({@code maxconn}), which HAProxy counts over all frontends of the process:
+     * while the tarpitting client holds {@code held} of them, {@code left} (maxconn - held) are all
+     * the other frontends can accept together: {@code otherFrontends} of them, the first of which
+     * are listed in {@code others} (at most {@link #LISTED}).
+     */
+    record ProcessSlots(
+            long maxconn, long held, long left, int otherFrontends, List<Share> others) {
+        /** The other frontends listed by name; the rest are counted. */
+        public static final int LISTED = 8;
+
+        public ProcessSlots {
+            others = List.copyOf(others);
+        }
+    }
+
+    /**
+     * Another frontend of the process: its own effective {@code maxconn} (capped by the global; -1
+     * when deja cannot read it) and the slots it can still get ({@code canGet}: its maxconn, at
+     * most what the process has left).
+     */
+    record Share(String frontend, long maxconn, long canGet) {}
 
     /**
      * The failure windows of a proxy's probes on one time axis (IL-0495): a stall of the proxy

@@ -109,9 +109,12 @@ final class Figures {
      * what it wants beyond them, and what is left for everyone else.
      */
     static String slots(Figure.Slots s) {
-        double scale = Math.max(s.slots(), s.wanted());
+        Figure.ProcessSlots p = s.process();
+        double scale = Math.max(Math.max(s.slots(), s.wanted()), p == null ? 0 : p.maxconn());
         double unit = W / Math.max(1, scale);
         long free = Math.max(0, s.slots() - s.held());
+        int more = p == null ? 0 : p.otherFrontends() - p.others().size();
+        int height = p == null ? 150 : 150 + 125 + 20 * p.others().size() + (more > 0 ? 20 : 0);
         StringBuilder h =
                 open(
                         "slots",
@@ -120,8 +123,15 @@ final class Figures {
                                 + ": one client holds "
                                 + s.held()
                                 + " of "
-                                + s.slots(),
-                        150);
+                                + s.slots()
+                                + (p == null
+                                        ? ""
+                                        : "; of the process's global maxconn "
+                                                + p.maxconn()
+                                                + ", "
+                                                + p.left()
+                                                + " are left for the other frontends"),
+                        height);
         text(
                 h,
                 20,
@@ -165,6 +175,9 @@ final class Figures {
                 .append(INK)
                 .append("\" stroke-width=\"2\"/>");
         text(h, 20 + s.slots() * unit, 142, "middle", "t-limit", "maxconn " + s.slots());
+        if (p != null) {
+            process(h, p, unit);
+        }
         return close(
                 h,
                 "Red: slots the tarpitting client holds ("
@@ -176,7 +189,87 @@ final class Figures {
                                 : "")
                         + "); grey: slots left for legitimate clients ("
                         + free
-                        + ").");
+                        + ")."
+                        + (p == null
+                                ? ""
+                                : " Lower bar, on the same scale: the process's global maxconn ("
+                                        + p.maxconn()
+                                        + "), which HAProxy counts over every frontend; blue: the "
+                                        + p.left()
+                                        + " left for the "
+                                        + p.otherFrontends()
+                                        + (p.otherFrontends() == 1
+                                                ? " other frontend."
+                                                : " other frontends together.")));
+    }
+
+    /** The process-wide bar of the slots figure: held, left for the other frontends, and them. */
+    private static void process(StringBuilder h, Figure.ProcessSlots p, double unit) {
+        double y = 176;
+        text(
+                h,
+                20,
+                y,
+                "start",
+                "t-process",
+                "Process: global maxconn " + p.maxconn() + ", shared by every frontend");
+        rect(
+                h,
+                20,
+                y + 12,
+                p.maxconn() * unit,
+                36,
+                GREY,
+                " data-process-slots=\"" + p.maxconn() + "\"");
+        rect(h, 20, y + 12, p.held() * unit, 36, RED, " data-process-held=\"" + p.held() + "\"");
+        rect(
+                h,
+                20 + p.held() * unit,
+                y + 12,
+                p.left() * unit,
+                36,
+                BLUE,
+                " data-process-left=\"" + p.left() + "\"");
+        text(
+                h,
+                20,
+                y + 68,
+                "start",
+                "t-process-left",
+                p.held() + " held by this client, " + p.left() + " left for the other frontends:");
+        double ry = y + 90;
+        for (Figure.Share o : p.others()) {
+            rect(
+                    h,
+                    28,
+                    ry - 11,
+                    12,
+                    12,
+                    BLUE,
+                    " data-share=\""
+                            + HtmlReporter.esc(o.frontend())
+                            + "\" data-maxconn=\""
+                            + o.maxconn()
+                            + "\" data-can-get=\""
+                            + o.canGet()
+                            + "\"");
+            text(
+                    h,
+                    48,
+                    ry,
+                    "start",
+                    "t-share",
+                    o.frontend()
+                            + ": "
+                            + (o.maxconn() < 0 ? "maxconn unreadable" : "maxconn " + o.maxconn())
+                            + ", can get "
+                            + o.canGet());
+            ry += 20;
+        }
+        int more = p.otherFrontends() - p.others().size();
+        if (more > 0) {
+            text(h, 48, ry, "start", "t-share-more", "and " + more + " more");
+        }
     }
 
     /**

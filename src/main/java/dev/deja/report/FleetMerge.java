@@ -2,6 +2,7 @@ package dev.deja.report;
 
 import dev.deja.engine.Catalog;
 import dev.deja.engine.Coverage;
+import dev.deja.engine.Figure;
 import dev.deja.engine.Finding;
 import dev.deja.engine.Location;
 import dev.deja.engine.ScanResult;
@@ -469,16 +470,29 @@ public final class FleetMerge {
                         intern(text(l, "key")),
                         intern(text(l, "arn")),
                         intern(text(l, "region")));
+        List<String> notes = strings(f.path("notes"));
+        Figure figure = null;
+        JsonNode fig = f.get("figure");
+        if (fig != null && !fig.isNull()) {
+            try {
+                figure = FigureJson.read(fig);
+            } catch (FigureJson.Unreadable e) {
+                // the finding stands; only its picture is not drawn, and the report says why
+                notes = new ArrayList<>(notes);
+                notes.add("its report's figure is not drawn: " + e.getMessage());
+            }
+        }
         return new Finding(
-                intern(rule),
-                sev,
-                strings(f.path("caseIds")),
-                intern(message),
-                intern(f.path("remediation").asString("")),
-                loc,
-                strings(f.path("related")),
-                strings(f.path("notes")),
-                intern(text(f, "key")));
+                        intern(rule),
+                        sev,
+                        strings(f.path("caseIds")),
+                        intern(message),
+                        intern(f.path("remediation").asString("")),
+                        loc,
+                        strings(f.path("related")),
+                        notes,
+                        intern(text(f, "key")))
+                .withFigure(figure);
     }
 
     private List<String> strings(JsonNode arr) {
@@ -539,15 +553,16 @@ public final class FleetMerge {
             notes.addAll(m.finding.notes());
             Finding f =
                     new Finding(
-                            m.finding.ruleId(),
-                            m.finding.severity(),
-                            m.finding.caseIds(),
-                            m.finding.message(),
-                            m.finding.remediation(),
-                            m.finding.location(),
-                            m.finding.related(),
-                            notes,
-                            m.finding.key());
+                                    m.finding.ruleId(),
+                                    m.finding.severity(),
+                                    m.finding.caseIds(),
+                                    m.finding.message(),
+                                    m.finding.remediation(),
+                                    m.finding.location(),
+                                    m.finding.related(),
+                                    notes,
+                                    m.finding.key())
+                            .withFigure(m.finding.figure());
             out.add(f);
             where.put(f, List.copyOf(on));
         }

@@ -23,7 +23,7 @@ import tools.jackson.databind.node.ObjectNode;
  * durations, findings in engine order, so the same input gives the same bytes.
  */
 public final class JsonReporter implements Reporter {
-    public static final String SCHEMA_VERSION = "1.3";
+    public static final String SCHEMA_VERSION = "1.4";
 
     /**
      * Writes the report as it is made, as text ({@link JsonOut.Pretty}): no tree, not even per
@@ -268,6 +268,9 @@ public final class JsonReporter implements Reporter {
             o.startObject("target");
             targetMembers(f.target(), o);
             o.endObject();
+        }
+        if (f.figure() != null) {
+            o.name("figure").node(FigureJson.json(f.figure()));
         }
         Evidence ev = report.evidence(f);
         if (ev != null) {

@@ -64,7 +64,7 @@ class ScheduledScanTest {
         assertTrue(
                 r.out().contains("No findings."),
                 "primary text output still on stdout: " + r.out());
-        assertEquals("1.3", json(json).path("schemaVersion").asString());
+        assertEquals("1.4", json(json).path("schemaVersion").asString());
         assertTrue(Files.readString(html).startsWith("<!DOCTYPE html>"));
         String metrics = Files.readString(prom);
         assertTrue(metrics.contains("deja_scan_incomplete 0"), metrics);

@@ -45,8 +45,9 @@ public final class TarpitHoldsSlots extends HaproxyRule {
         List<Finding> out = new ArrayList<>();
         int rps = ctx.settings().getInt("assume-client-rps", 300);
         List<Finding> mine = new ArrayList<>();
+        List<Frontends.Frontend> all = Frontends.primary(c);
         for (Frontends.Frontend f : Frontends.of(c)) {
-            Finding x = frontend(f, rps, ctx);
+            Finding x = frontend(f, rps, ctx, all);
             if (x != null) {
                 mine.add(x);
             }
@@ -61,7 +62,8 @@ public final class TarpitHoldsSlots extends HaproxyRule {
      * called per frontend, it is compiled after a few hundred; a loop body runs interpreted until
      * tens of thousands of turns.
      */
-    private static Finding frontend(Frontends.Frontend f, int rps, RuleContext ctx) {
+    private static Finding frontend(
+            Frontends.Frontend f, int rps, RuleContext ctx, List<Frontends.Frontend> all) {
         if (f.tarpits().isEmpty()) {
             return null;
         }
@@ -144,9 +146,19 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                             + f.maxconn().explain()
                             + ")";
             sev = high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
+            Figure.ProcessSlots process = process(f, Math.min(held, slots), all);
+            if (process != null) {
+                notes.add(processNote(f, process));
+            }
             figure =
                     new Figure.Slots(
-                            f.section().label(), slots, Math.min(held, slots), held, rps, hold);
+                            f.section().label(),
+                            slots,
+                            Math.min(held, slots),
+                            held,
+                            rps,
+                            hold,
+                            process);
         }
         if (f.tarpits().size() > 1) {
             notes.add(
@@ -163,6 +175,77 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                 .key(FRONTEND_KEY)
                 .figure(figure)
                 .build();
+    }
+
+    /**
+     * The slots {@code held} in frontend {@code f} counted against the global maxconn, which
+     * HAProxy counts over every frontend of the process ("Sets the maximum per-process number of
+     * concurrent connections ... Proxies will stop accepting connections when this limit is
+     * reached", HAProxy 2.6 manual 3.2; a frontend without maxconn of its own gets the global one,
+     * 4.2): what is left is all the other frontends can accept together. Null when the global
+     * maxconn is implicit or unreadable, or no other frontend shares it.
+     */
+    @SuppressWarnings("ReferenceEquality") // the other frontends: every section but f's own
+    static Figure.ProcessSlots process(
+            Frontends.Frontend f, long held, List<Frontends.Frontend> all) {
+        Frontends.Maxconn m = f.maxconn();
+        if (m.globalImplicit() || m.globalUnknown() || m.global() <= 0) {
+            return null;
+        }
+        long left = Math.max(0, m.global() - held);
+        List<Figure.Share> others = new ArrayList<>();
+        int count = 0;
+        for (Frontends.Frontend o : all) {
+            if (o.section() == f.section()) {
+                continue;
+            }
+            count++;
+            if (others.size() < Figure.ProcessSlots.LISTED) {
+                long own = o.maxconn().effective();
+                others.add(
+                        new Figure.Share(
+                                o.section().label(), own, own < 0 ? left : Math.min(own, left)));
+            }
+        }
+        return count == 0 ? null : new Figure.ProcessSlots(m.global(), held, left, count, others);
+    }
+
+    /**
+     * "the global maxconn 800 (...:12) is shared by every frontend of the process: while this
+     * client holds 200 of them, 600 are left for frontend hchk_io (its maxconn 800)".
+     */
+    static String processNote(Frontends.Frontend f, Figure.ProcessSlots p) {
+        StringBuilder sb =
+                new StringBuilder("the global maxconn ")
+                        .append(p.maxconn())
+                        .append(" (")
+                        .append(f.maxconn().globalDirective().where())
+                        .append(
+                                ") is shared by every frontend of the process: while this client holds ")
+                        .append(p.held())
+                        .append(" of them, ")
+                        .append(p.left())
+                        .append(p.left() == 1 ? " is" : " are")
+                        .append(" left for ");
+        String sep = "";
+        for (Figure.Share s : p.others()) {
+            sb.append(sep)
+                    .append(s.frontend())
+                    .append(" (")
+                    .append(
+                            s.maxconn() < 0
+                                    ? "its maxconn cannot be read"
+                                    : "its maxconn " + s.maxconn())
+                    .append(')');
+            sep = ", ";
+        }
+        int more = p.otherFrontends() - p.others().size();
+        if (more > 0) {
+            sb.append(" and ")
+                    .append(more)
+                    .append(more == 1 ? " other frontend" : " other frontends");
+        }
+        return sb.toString();
     }
 
     /** A frontend (or listen) that sends requests to a backend, and the directive that does it. */
@@ -317,6 +400,22 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                                     f.maxconn().frontendDirective(),
                                     f.maxconn().globalDirective()));
             all.addAll(notes);
+            Figure figure = null;
+            if (slots >= 0) {
+                Figure.ProcessSlots process = process(f, Math.min(held, slots), fes);
+                if (process != null) {
+                    all.add(processNote(f, process));
+                }
+                figure =
+                        new Figure.Slots(
+                                f.section().label(),
+                                slots,
+                                Math.min(held, slots),
+                                held,
+                                rps,
+                                hold,
+                                process);
+            }
             for (Route r : rs) {
                 if (r != worst) {
                     all.add(
@@ -339,6 +438,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                             .notes(all)
                             .related(f.section().label() + " (" + f.section().where() + ")")
                             .key(BACKEND_KEY)
+                            .figure(figure)
                             .build());
         }
         return out;

@@ -399,7 +399,7 @@ public class HaproxyRuntimeTest {
         }
     }
 
-    static long scur(String addr, String frontend) throws IOException {
+    public static long scur(String addr, String frontend) throws IOException {
         for (RuntimeStats.Row r :
                 RuntimeStats.stat(
                         HaproxyRuntimeSource.command(
