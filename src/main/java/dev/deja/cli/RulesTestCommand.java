@@ -10,6 +10,7 @@ import dev.deja.engine.Rule;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
+import dev.deja.rules.cel.CelRule;
 import dev.deja.rules.cel.UserRules;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.UserRuleFiles;
@@ -63,6 +64,13 @@ public final class RulesTestCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         UserRules.Loaded loaded = UserRuleLoader.load(Catalog.packaged(), dirs);
         if (lint) {
+            for (Rule r : loaded.rules()) {
+                if (r instanceof CelRule c) {
+                    for (String n : c.notTypeChecked()) {
+                        out.println("note: " + r.id() + ": " + n);
+                    }
+                }
+            }
             out.println(loaded.rules().size() + " rule(s) compiled and type-checked");
             out.flush();
             return ExitCodes.OK;
@@ -143,6 +151,7 @@ public final class RulesTestCommand implements Callable<Integer> {
         b.paths = List.of(input.toString());
         b.processEnv = Map.of();
         b.kubeKinds = rule.kubeKinds();
+        b.kubeRawKinds = rule.kubeRawKinds();
         Snapshot snapshot = Collector.collect(b.build());
         ScanResult result = engine.run(snapshot, List.of(rule), Engine.Options.defaults());
         List<String> problems = new ArrayList<>();

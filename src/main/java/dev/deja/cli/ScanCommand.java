@@ -438,6 +438,9 @@ public final class ScanCommand implements Callable<Integer> {
             kinds.addAll(List.of("Deployment", "StatefulSet", "DaemonSet", "ConfigMap"));
         }
         req.kubeKinds = Set.copyOf(kinds);
+        Set<String> raw = new TreeSet<>();
+        selected.forEach(r -> raw.addAll(r.kubeRawKinds()));
+        req.kubeRawKinds = Set.copyOf(raw);
         if (configFile != null) {
             req.haproxyConfigMaps = List.copyOf(configFile.haproxyConfigMaps);
         }

@@ -24,6 +24,14 @@ public interface Rule {
         return Set.of();
     }
 
+    /**
+     * Of {@link #kubeKinds}, the kinds whose objects this rule reads as the API returns them (a
+     * rule of one's own that reads {@code object.spec}): the sources keep those objects whole.
+     */
+    default Set<String> kubeRawKinds() {
+        return Set.of();
+    }
+
     List<Finding> check(Snapshot snapshot, RuleContext ctx);
 
     /**

@@ -6,16 +6,21 @@ import dev.deja.engine.InputException;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.KubeRaw;
 import dev.deja.model.kube.KubeScope;
 import dev.deja.model.kube.Meta;
 import dev.deja.source.kube.ManifestLoader;
+import dev.deja.source.kube.RawObjects;
 import java.lang.reflect.RecordComponent;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -138,6 +143,9 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
                 .map(
                         inv -> {
                             JsonNode node = MAPPER.valueToTree(inv);
+                            snapshot.part(KubeRaw.class)
+                                    .filter(r -> r.size() > 0)
+                                    .ifPresent(r -> writeRaw(inv, r, (ObjectNode) node, nodes));
                             // the -l/--selector the cluster was read with: an offline scan reports
                             // on the same objects
                             snapshot.part(KubeScope.class)
@@ -151,6 +159,115 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
     @Override
     public void read(JsonNode part, String display, SnapshotBuilder out) {
         read(part, display, out, Unusable.STOP);
+    }
+
+    /**
+     * The objects as the API returned them ({@link KubeRaw}), for the kinds the saving scan's rules
+     * of one's own read so: {@value #RAW} holds, for each list of the part, one entry per view (the
+     * object, or null when not kept), and {@value #RAW_KINDS} the kinds held.
+     */
+    private static void writeRaw(
+            KubeInventory inv, KubeRaw raw, ObjectNode node, JsonNodeFactory nodes) {
+        ObjectNode lists = nodes.objectNode();
+        for (RecordComponent rc : KubeInventory.class.getRecordComponents()) {
+            List<?> list;
+            try {
+                list = (List<?>) rc.getAccessor().invoke(inv);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+            ArrayNode a = null;
+            for (int i = 0; i < list.size(); i++) {
+                Map<String, Object> o = raw.of(metaOrNull(list.get(i)));
+                if (o != null && a == null) {
+                    a = nodes.arrayNode();
+                    for (int j = 0; j < i; j++) {
+                        a.addNull();
+                    }
+                }
+                if (a != null) {
+                    a.add(o == null ? nodes.nullNode() : MAPPER.valueToTree(o));
+                }
+            }
+            if (a != null) {
+                lists.set(rc.getName(), a);
+            }
+        }
+        node.set(RAW, lists);
+        ArrayNode kinds = nodes.arrayNode();
+        raw.kinds().forEach(kinds::add);
+        node.set(RAW_KINDS, kinds);
+    }
+
+    private static Meta metaOrNull(Object view) {
+        try {
+            return ManifestLoader.metaOf(view);
+        } catch (IllegalStateException e) {
+            return null;
+        }
+    }
+
+    /** Field of the part with the objects as the API returned them (absent in older snapshots). */
+    static final String RAW = "raw";
+
+    /** Field of the part with the kinds {@value #RAW} holds. */
+    static final String RAW_KINDS = "rawKinds";
+
+    /** Reads {@value #RAW} back into {@link KubeRaw}, attached to the views just read. */
+    private static void readRaw(
+            JsonNode part, String display, Object[] lists, SnapshotBuilder out) {
+        KubeRaw.Builder raw = out.builder(KubeRaw.Builder.class, KubeRaw.Builder::new);
+        Set<String> kinds = new TreeSet<>();
+        JsonNode k = part.get(RAW_KINDS);
+        if (k != null && k.isArray()) {
+            for (JsonNode n : k) {
+                if (n.isString()) {
+                    kinds.add(n.asString());
+                }
+            }
+        }
+        raw.snapshot(display, kinds);
+        JsonNode r = part.get(RAW);
+        if (r == null || !r.isObject()) {
+            return;
+        }
+        RecordComponent[] components = KubeInventory.class.getRecordComponents();
+        for (int c = 0; c < components.length; c++) {
+            JsonNode a = r.get(components[c].getName());
+            List<?> list = (List<?>) lists[c];
+            if (a == null || !a.isArray() || list.isEmpty()) {
+                continue;
+            }
+            String where =
+                    "snapshot malformed: "
+                            + display
+                            + ": kubernetes.raw."
+                            + components[c].getName();
+            if (a.size() != list.size()) {
+                throw new InputException(
+                        where + ": " + a.size() + " entries for " + list.size() + " objects");
+            }
+            for (int i = 0; i < list.size(); i++) {
+                JsonNode o = a.get(i);
+                if (o == null || o.isNull()) {
+                    continue;
+                }
+                Meta m = metaOrNull(list.get(i));
+                if (m == null || !o.isObject()) {
+                    throw new InputException(where + "[" + i + "]: not an object");
+                }
+                JsonNode kind = o.get("kind");
+                if (kind != null && !kind.isNull() && !kind.asString().equals(m.kind())) {
+                    throw new InputException(
+                            where + "[" + i + "]: kind " + kind.asString() + ", not " + m.kind());
+                }
+                try {
+                    raw.add(m, RawObjects.fromJson(o));
+                } catch (KubeRaw.TooLarge e) {
+                    raw.refuse(m, KubeRaw.tooLarge(e));
+                }
+            }
+        }
     }
 
     /**
@@ -217,6 +334,7 @@ public final class KubeSnapshotCodec implements SnapshotCodec {
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
+        readRaw(part, display, lists, out);
         out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new).addAll(inv);
         JsonNode selector = part.get(SELECTOR);
         if (selector != null && selector.isString() && !selector.asString().isBlank()) {

@@ -146,6 +146,13 @@ public final class ScanRequest {
     /** Kubernetes kinds the selected rules need (the live collector lists only these). */
     public final Set<String> kubeKinds;
 
+    /**
+     * Kubernetes kinds whose objects are also kept as the API returns them (for rules of one's own
+     * that read {@code object.spec}, ...: {@link dev.deja.model.kube.KubeRaw}); empty (nothing
+     * kept) unless such a rule is loaded.
+     */
+    public final Set<String> kubeRawKinds;
+
     /** Diagnostics (warnings, progress): stderr. */
     public final PrintWriter err;
 
@@ -195,6 +202,7 @@ public final class ScanRequest {
         snapshotOut = b.snapshotOut;
         verbose = b.verbose;
         kubeKinds = Set.copyOf(b.kubeKinds);
+        kubeRawKinds = Set.copyOf(b.kubeRawKinds);
         err = b.err;
         progress = b.progress;
     }
@@ -246,6 +254,7 @@ public final class ScanRequest {
         b.snapshotOut = snapshotOut;
         b.verbose = verbose;
         b.kubeKinds = kubeKinds;
+        b.kubeRawKinds = kubeRawKinds;
         b.err = err;
         b.progress = progress;
         return b;
@@ -296,6 +305,7 @@ public final class ScanRequest {
         public Path snapshotOut;
         public boolean verbose;
         public Set<String> kubeKinds = Set.of();
+        public Set<String> kubeRawKinds = Set.of();
         public PrintWriter err = new PrintWriter(System.err, true, Charset.defaultCharset());
         public Progress progress = Progress.NONE;
 

@@ -98,6 +98,56 @@ class UserRulesCliTest {
         assertTrue(c.out().contains("Checkout backend held every connection"), c.out());
     }
 
+    /**
+     * The type-checker knows object: an unknown top-level field is a compile error with its place;
+     * what it cannot check (under the API's fields, a kind without a view) it says.
+     */
+    @Test
+    void lintKnowsObjectAndReportsUnknownFieldsHonestly(@TempDir Path dir) throws Exception {
+        rule(
+                dir,
+                "acme-typo",
+                "check:\n  for: [Deployment]\n  when: object.sepc.replicas > 1\n  message: x\n");
+        Run lint = deja("rules", "test", "--lint", dir.toString());
+        assertEquals(2, lint.code(), lint.out() + lint.err());
+        String file = dir.resolve("acme-typo.yaml").toString();
+        // line 10: "  when: object.sepc.replicas > 1", 'sepc' at column 16
+        assertTrue(
+                lint.err()
+                        .startsWith(
+                                "deja: "
+                                        + file
+                                        + ":10:16: check.when: object.sepc: no Deployment has"
+                                        + " this field (the API's: apiVersion, kind, metadata,"
+                                        + " spec, status; deja's: meta, replicas, "),
+                lint.err());
+        assertEquals(1, lint.err().strip().lines().count(), lint.err());
+        Files.delete(dir.resolve("acme-typo.yaml"));
+        rule(
+                dir,
+                "acme-spec",
+                "check:\n  for: [Deployment]\n"
+                        + "  when: object.spec.replicas > 1 && object.effectiveReplicas > 1\n"
+                        + "  message: '{{ object.metadata.name }} {{ object.kind }}'\n");
+        rule(
+                dir,
+                "acme-job",
+                "check:\n  for: [Job]\n  when: object.spec.parallelism > 1\n  message: x\n");
+        Run ok = deja("rules", "test", "--lint", dir.toString());
+        assertEquals(0, ok.code(), ok.out() + ok.err());
+        assertTrue(
+                ok.out()
+                                .contains(
+                                        "note: acme-spec: fields under the API's object fields (metadata,"
+                                                + " spec) of Deployment are not type-checked (dyn")
+                        && ok.out()
+                                .contains(
+                                        "note: acme-job: the fields of Job are not type-checked: deja has"
+                                                + " no view of this kind"),
+                ok.out());
+        assertTrue(ok.out().contains("2 rule(s) compiled and type-checked"), ok.out());
+    }
+
     @Test
     void aRuleThatDoesNotCompileIsExit2WithFileLineAndColumn(@TempDir Path dir) throws Exception {
         rule(

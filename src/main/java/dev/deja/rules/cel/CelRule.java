@@ -24,6 +24,8 @@ import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
+import dev.deja.model.kube.KubeRaw;
+import dev.deja.model.kube.Meta;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -76,6 +78,7 @@ public final class CelRule implements Rule {
     private final RuleFile file;
     private final List<Compiled> checks;
     private final Set<String> kubeKinds;
+    private final Set<String> rawKinds;
 
     /** One check, compiled. */
     private record Compiled(
@@ -92,6 +95,7 @@ public final class CelRule implements Rule {
         this.file = file;
         List<Compiled> cs = new ArrayList<>();
         Set<String> kinds = new TreeSet<>();
+        Set<String> raw = new TreeSet<>();
         for (RuleFile.Check c : file.checks()) {
             Views.Over over = Views.over(file, c);
             String n = c.name();
@@ -119,10 +123,32 @@ public final class CelRule implements Rule {
                                             SimpleType.DYN,
                                             n + ".line"),
                             c.remediation() == null ? null : Template.of(c.remediation())));
-            kinds.addAll(kubeKinds(file, c, over));
+            Set<String> ks = kubeKinds(file, c, over);
+            kinds.addAll(ks);
+            if (file.metadata().source() == SourceKind.KUBERNETES) {
+                ApiFields.checkTopLevel(file, c);
+                if (ApiFields.readsApiFields(texts(c))) {
+                    raw.addAll(shownKinds(c, over));
+                }
+            }
         }
         this.checks = List.copyOf(cs);
         this.kubeKinds = Set.copyOf(kinds);
+        this.rawKinds = Set.copyOf(raw);
+    }
+
+    /** The texts of a check that hold CEL (an expression, a template). */
+    static List<RuleFile.Text> texts(RuleFile.Check c) {
+        List<RuleFile.Text> out = new ArrayList<>();
+        for (RuleFile.Text t :
+                new RuleFile.Text[] {
+                    c.when(), c.message(), c.key(), c.severity(), c.line(), c.remediation()
+                }) {
+            if (t != null) {
+                out.add(t);
+            }
+        }
+        return out;
     }
 
     /**
@@ -156,6 +182,55 @@ public final class CelRule implements Rule {
     @Override
     public Set<String> kubeKinds() {
         return kubeKinds;
+    }
+
+    /**
+     * The kinds whose objects this rule reads as the API returns them ({@code object.spec}, ...;
+     * {@link ApiFields#readsApiFields}): the sources keep those objects whole ({@code
+     * ScanRequest.kubeRawKinds}); empty when the rule reads only deja's fields.
+     */
+    @Override
+    public Set<String> kubeRawKinds() {
+        return rawKinds;
+    }
+
+    /**
+     * The kinds of objects whose fields the type-checker does not know (dyn, as Kubernetes' CEL for
+     * objects without a schema): what is under the API's fields ({@code object.spec.*}, ...), and
+     * the top-level fields of kinds deja has no view of.
+     */
+    public List<String> notTypeChecked() {
+        List<String> out = new ArrayList<>();
+        if (!rawKinds.isEmpty()) {
+            out.add(
+                    "fields under the API's object fields ("
+                            + String.join(
+                                    ", ",
+                                    ApiFields.readIn(
+                                            checks.stream()
+                                                    .flatMap(c -> texts(c.check()).stream())
+                                                    .toList()))
+                            + ") of "
+                            + String.join(", ", rawKinds)
+                            + " are not type-checked (dyn, as Kubernetes' CEL sees objects"
+                            + " without a schema): one an object lacks is an error on that object"
+                            + " at scan time; test it with has()");
+        }
+        Set<String> unknown = new TreeSet<>();
+        for (Compiled c : checks) {
+            for (String k : c.over().kinds()) {
+                if (ApiFields.modelOf(k) == null) {
+                    unknown.add(k);
+                }
+            }
+        }
+        if (!unknown.isEmpty()) {
+            out.add(
+                    "the fields of "
+                            + String.join(", ", unknown)
+                            + " are not type-checked: deja has no view of this kind");
+        }
+        return out;
     }
 
     private static CelCompiler compiler() {
@@ -270,13 +345,8 @@ public final class CelRule implements Rule {
         }
         Set<String> kinds = new TreeSet<>(over.kinds());
         StringBuilder all = new StringBuilder();
-        for (RuleFile.Text t :
-                new RuleFile.Text[] {
-                    c.when(), c.message(), c.key(), c.severity(), c.line(), c.remediation()
-                }) {
-            if (t != null) {
-                all.append(t.value()).append('\n');
-            }
+        for (RuleFile.Text t : texts(c)) {
+            all.append(t.value()).append('\n');
         }
         String text = all.toString();
         if (text.contains("isLoadBalancer(") || text.contains("loadBalancer(")) {
@@ -299,6 +369,34 @@ public final class CelRule implements Rule {
         return Set.copyOf(kinds);
     }
 
+    /**
+     * The kinds of the objects a check's expressions see: its own, and those its functions return
+     * ({@code hpaOf}, {@code pdbsOf}, {@code servicesOf}, {@code objects('Kind')}); not what the
+     * load-balancer detector reads to decide.
+     */
+    private static Set<String> shownKinds(RuleFile.Check c, Views.Over over) {
+        Set<String> kinds = new TreeSet<>(over.kinds());
+        StringBuilder all = new StringBuilder();
+        for (RuleFile.Text t : texts(c)) {
+            all.append(t.value()).append('\n');
+        }
+        String text = all.toString();
+        if (text.contains("hpaOf(")) {
+            kinds.add("HorizontalPodAutoscaler");
+        }
+        if (text.contains("pdbsOf(")) {
+            kinds.add("PodDisruptionBudget");
+        }
+        if (text.contains("servicesOf(")) {
+            kinds.add("Service");
+        }
+        Matcher m = KIND_ARG.matcher(text);
+        while (m.find()) {
+            kinds.add(m.group(1));
+        }
+        return kinds;
+    }
+
     @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         long limit = limit(ctx);
@@ -313,6 +411,7 @@ public final class CelRule implements Rule {
         List<Finding> out = new ArrayList<>();
         int notes = 0;
         int moreNotes = 0;
+        Map<String, List<String>> withoutRaw = new LinkedHashMap<>();
         Functions.Context previous = Functions.CURRENT.get();
         try {
             Map<String, Object> allParams = Map.copyOf(params);
@@ -324,6 +423,20 @@ public final class CelRule implements Rule {
                         Functions.CURRENT.set(fc);
                     }
                     Object object = item.value();
+                    if (!rawKinds.isEmpty()
+                            && object instanceof View v
+                            && !v.hasRaw()
+                            && rawKinds.contains(KubeObjects.meta(View.source(v)).kind())) {
+                        Meta m = KubeObjects.meta(View.source(v));
+                        String why =
+                                "it reads the object as the API returns it (object.spec, ...),"
+                                        + " which deja does not hold: "
+                                        + snapshot.part(KubeRaw.class)
+                                                .orElse(KubeRaw.EMPTY)
+                                                .missing(m);
+                        withoutRaw.computeIfAbsent(why, k -> new ArrayList<>()).add(item.label());
+                        continue;
+                    }
                     CelVariableResolver vars =
                             name ->
                                     switch (name) {
@@ -352,6 +465,12 @@ public final class CelRule implements Rule {
             } else {
                 Functions.CURRENT.set(previous);
             }
+        }
+        for (Map.Entry<String, List<String>> e : withoutRaw.entrySet()) {
+            List<String> objs = e.getValue();
+            ctx.notChecked(
+                    objs.get(0) + (objs.size() > 1 ? " and " + (objs.size() - 1) + " more" : ""),
+                    e.getKey());
         }
         if (moreNotes > 0) {
             ctx.notChecked(

@@ -85,7 +85,7 @@ final class Functions {
                                     memo().of(
                                                     "pdbsOf",
                                                     workload(a[0]),
-                                                    w -> View.of(kube().pdbsOf(w)))),
+                                                    w -> kubeViews(kube().pdbsOf(w)))),
                     new Fn(
                             "servicesOf",
                             LIST,
@@ -94,7 +94,7 @@ final class Functions {
                                     memo().of(
                                                     "servicesOf",
                                                     workload(a[0]),
-                                                    w -> View.of(kube().servicesOf(w)))),
+                                                    w -> kubeViews(kube().servicesOf(w)))),
                     new Fn(
                             "objects",
                             LIST,
@@ -206,7 +206,12 @@ final class Functions {
     }
 
     private static Object hpaList(Workload w) {
-        return View.of(kube().hpaOf(w).stream().toList());
+        return kubeViews(kube().hpaOf(w).stream().toList());
+    }
+
+    /** The shared views of Kubernetes objects ({@link Views#kubeView}). */
+    private static Object kubeViews(List<?> models) {
+        return Views.kubeViews(context().snapshot(), models);
     }
 
     private static Memo memo() {
@@ -248,13 +253,7 @@ final class Functions {
     }
 
     private static Object objects(String kind) {
-        List<Object> out = new ArrayList<>();
-        for (Object o : KubeObjects.all(kube())) {
-            if (kind.equals(KubeObjects.meta(o).kind())) {
-                out.add(o);
-            }
-        }
-        return View.of(out);
+        return memo().of("objects", kind.intern(), k -> Views.kubeObjects(context().snapshot(), k));
     }
 
     private static boolean selects(Object selector, Object labels) {

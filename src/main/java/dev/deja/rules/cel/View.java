@@ -2,6 +2,8 @@ package dev.deja.rules.cel;
 
 import dev.deja.model.haproxy.HaproxyConfig;
 import dev.deja.model.haproxy.Section;
+import dev.deja.model.kube.KubeRaw;
+import dev.deja.model.kube.Meta;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -45,6 +47,12 @@ final class View extends AbstractMap<String, Object> {
     private final Shape shape;
     private final Object[] extras; // values of the fields past the class's own, or null
 
+    /** A Kubernetes object's metadata (its apiVersion and kind as the API's), or null. */
+    private final Meta api;
+
+    /** The Kubernetes object as the API returns it, when kept ({@link KubeRaw}), or null. */
+    private final Map<String, Object> raw;
+
     /**
      * Converted field values, by index, filled when read; racing threads may both convert a field
      * (the same model value gives an equal view), so no lock.
@@ -52,10 +60,33 @@ final class View extends AbstractMap<String, Object> {
     private final Object[] memo;
 
     private View(Object source, Shape shape, Object[] extras) {
+        this(source, shape, extras, null, null);
+    }
+
+    private View(Object source, Shape shape, Object[] extras, Meta api, Map<String, Object> raw) {
         this.source = source;
         this.shape = shape;
         this.extras = extras;
+        this.api = api;
+        this.raw = raw;
         this.memo = new Object[shape.names.length];
+    }
+
+    /**
+     * A Kubernetes object: its fields as the API returns them ({@code apiVersion}, {@code kind},
+     * {@code metadata}, {@code spec}, {@code status}, a ConfigMap's {@code data}, ...; only {@code
+     * apiVersion} and {@code kind} when {@code raw} is null) and, beside them, deja's derived
+     * fields of the model object ({@code meta}, {@code replicas}, {@code effectiveReplicas}, ...).
+     * Where both have a field of one name, the API's is shown, as ValidatingAdmissionPolicy shows
+     * it.
+     */
+    static View kube(Object model, Meta meta, Map<String, Object> raw) {
+        return new View(model, SHAPES.get(model.getClass()), null, meta, raw);
+    }
+
+    /** Whether this view shows a Kubernetes object as the API returns it. */
+    boolean hasRaw() {
+        return raw != null;
     }
 
     /** The named fields of a class of model object and how to read each one. */
@@ -76,6 +107,11 @@ final class View extends AbstractMap<String, Object> {
             this.index = Map.copyOf(ix);
             this.own = own;
         }
+    }
+
+    /** The names of the fields a view of this class of model object shows. */
+    static List<String> fieldNames(Class<?> type) {
+        return List.of(SHAPES.get(type).names);
     }
 
     /** The model object behind a CEL value (the value itself when it is not a view). */
@@ -255,6 +291,20 @@ final class View extends AbstractMap<String, Object> {
 
     @Override
     public Object get(Object key) {
+        if (api != null) {
+            if (raw != null) {
+                Object v = raw.get(key);
+                if (v != null) {
+                    return v;
+                }
+            }
+            if ("apiVersion".equals(key)) {
+                return api.apiVersion();
+            }
+            if ("kind".equals(key)) {
+                return api.kind();
+            }
+        }
         Integer i = key instanceof String ? shape.index.get(key) : null;
         return i == null ? null : value(i);
     }
@@ -267,7 +317,21 @@ final class View extends AbstractMap<String, Object> {
     @Override
     public Set<Map.Entry<String, Object>> entrySet() {
         Map<String, Object> all = new LinkedHashMap<>();
+        if (api != null) {
+            if (raw != null) {
+                all.putAll(raw);
+            }
+            if (api.apiVersion() != null) {
+                all.putIfAbsent("apiVersion", api.apiVersion());
+            }
+            if (api.kind() != null) {
+                all.putIfAbsent("kind", api.kind());
+            }
+        }
         for (int i = 0; i < shape.names.length; i++) {
+            if (all.containsKey(shape.names[i])) {
+                continue; // the API's field of that name
+            }
             Object v = value(i);
             if (v != null) {
                 all.put(shape.names[i], v);

@@ -13,10 +13,12 @@ import dev.deja.model.haproxy.HaproxyConfig;
 import dev.deja.model.haproxy.HaproxyConfigs;
 import dev.deja.model.haproxy.Section;
 import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.KubeRaw;
 import dev.deja.model.kube.KubeScope;
 import dev.deja.model.kube.Meta;
 import dev.deja.rules.haproxy.Notes;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -209,21 +211,57 @@ final class Views {
         return s.derived(KubeItems.class, x -> new KubeItems(x)).byKind;
     }
 
+    /**
+     * The CEL value of a Kubernetes model object (a workload, a PodDisruptionBudget a function
+     * found): the one view of it every rule shares, with its object as the API returns it when
+     * kept.
+     */
+    static Object kubeView(Snapshot s, Object model) {
+        Object v = s.derived(KubeItems.class, x -> new KubeItems(x)).views.get(model);
+        return v != null ? v : View.of(model);
+    }
+
+    /** The CEL values of a list of Kubernetes model objects. */
+    static List<Object> kubeViews(Snapshot s, List<?> models) {
+        List<Object> out = new ArrayList<>(models.size());
+        for (Object o : models) {
+            out.add(kubeView(s, o));
+        }
+        return out;
+    }
+
     private static final class KubeItems {
         final Map<String, List<Item>> byKind;
+        final Map<Object, Object> views = new IdentityHashMap<>();
 
         KubeItems(Snapshot s) {
             Map<String, List<Item>> out = new LinkedHashMap<>();
             KubeInventory inv = s.part(KubeInventory.class).orElse(null);
+            KubeRaw raw = s.part(KubeRaw.class).orElse(KubeRaw.EMPTY);
             if (inv != null) {
                 for (Object o : KubeObjects.all(inv)) {
                     Meta m = KubeObjects.meta(o);
+                    View v = View.kube(o, m, raw.of(m));
+                    views.put(o, v);
                     out.computeIfAbsent(m.kind(), k -> new ArrayList<>())
-                            .add(new Item(View.of(o), m.location(), m::at, m.display(), null));
+                            .add(new Item(v, m.location(), m::at, m.display(), null));
                 }
             }
             this.byKind = out;
         }
+    }
+
+    /** The shared views of every object of a kind, in inventory order. */
+    static List<Object> kubeObjects(Snapshot s, String kind) {
+        List<Item> items = kubeByKind(s).get(kind);
+        if (items == null) {
+            return List.of();
+        }
+        List<Object> out = new ArrayList<>(items.size());
+        for (Item i : items) {
+            out.add(i.value());
+        }
+        return out;
     }
 
     private static Over kube(RuleFile f, RuleFile.Check c) {

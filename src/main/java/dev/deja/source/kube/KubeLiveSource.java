@@ -5,6 +5,7 @@ import dev.deja.engine.InputException;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.model.kube.ConfigMap;
 import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.KubeRaw;
 import dev.deja.model.kube.KubeScope;
 import dev.deja.model.kube.MapTree;
 import dev.deja.model.kube.ViewReader;
@@ -402,6 +403,9 @@ public final class KubeLiveSource implements LiveSource {
                         + ListDeadline.millis(req.processEnv)
                                 * 1_000_000L; // for this list, 410 retry included
         List<Object> views = new ArrayList<>();
+        // the objects as the API returns them, for rules of one's own that read them so
+        boolean keepRaw = req.kubeRawKinds.contains(k.kind());
+        KubeRaw.Builder raw = keepRaw ? new KubeRaw.Builder() : null;
         try {
             try {
                 list(
@@ -413,6 +417,7 @@ public final class KubeLiveSource implements LiveSource {
                         connectMs(req),
                         named,
                         views,
+                        raw,
                         deadline,
                         req.processEnv);
             } catch (Expired e) {
@@ -425,6 +430,7 @@ public final class KubeLiveSource implements LiveSource {
                                     + ": continue token expired (410), listing whole");
                 }
                 views.clear();
+                raw = keepRaw ? new KubeRaw.Builder() : null;
                 list(
                         http,
                         whole,
@@ -434,6 +440,7 @@ public final class KubeLiveSource implements LiveSource {
                         connectMs(req),
                         named,
                         views,
+                        raw,
                         deadline,
                         req.processEnv);
             }
@@ -454,6 +461,9 @@ public final class KubeLiveSource implements LiveSource {
         for (Object view : views) {
             inv.add(view);
             AnnotationSuppressions.record(ManifestLoader.metaOf(view), req, out);
+        }
+        if (raw != null) {
+            out.builder(KubeRaw.Builder.class, KubeRaw.Builder::new).addAll(raw);
         }
         out.read("kubernetes", t.scope(), views.size());
         req.progress.read("kubernetes", t.scope(), views.size());
@@ -482,6 +492,7 @@ public final class KubeLiveSource implements LiveSource {
             int connectMs,
             Set<String> named,
             List<Object> views,
+            KubeRaw.Builder raw,
             long deadline,
             Map<String, String> env)
             throws Denied, Expired {
@@ -547,14 +558,31 @@ public final class KubeLiveSource implements LiveSource {
                             nextSent[0] = send(http, next[0]);
                         },
                         item -> {
+                            Map<String, Object> whole = null;
+                            KubeRaw.TooLarge tooLarge = null;
+                            if (raw != null) {
+                                // before the pruning below: the object as the API returned it
+                                try {
+                                    whole = RawObjects.frozen(item, k.kind(), k.apiVersion());
+                                } catch (KubeRaw.TooLarge e) {
+                                    tooLarge = e;
+                                }
+                            }
                             if (named != null && k.kind().equals("ConfigMap")) {
                                 pruneConfigMapData(item, named);
                             }
-                            views.add(
+                            Object view =
                                     ViewReader.read(
                                             new MapTree(item).withKind(k.kind(), k.apiVersion()),
-                                            null));
-                        });
+                                            null);
+                            views.add(view);
+                            if (whole != null) {
+                                raw.add(ManifestLoader.metaOf(view), whole);
+                            } else if (tooLarge != null) {
+                                raw.refuse(ManifestLoader.metaOf(view), KubeRaw.tooLarge(tooLarge));
+                            }
+                        },
+                        raw != null);
             } catch (Endless e) {
                 throw new Denied(Coverage.Status.FAILED, e.getMessage());
             } catch (JacksonException | IllegalArgumentException e) {

@@ -45,6 +45,20 @@ final class ListPageParser {
      */
     static void parse(
             byte[] body, Consumer<String> onContinue, Consumer<Map<String, Object>> onItem) {
+        parse(body, onContinue, onItem, false);
+    }
+
+    /**
+     * As {@link #parse(byte[], Consumer, Consumer)}; with {@code whole}, each item is read whole
+     * (its {@code status}, every container and pod spec field) with JSON's types (longs, doubles,
+     * booleans), for {@link dev.deja.model.kube.KubeRaw}: only {@code metadata.managedFields} and
+     * the last-applied annotation are skipped.
+     */
+    static void parse(
+            byte[] body,
+            Consumer<String> onContinue,
+            Consumer<Map<String, Object>> onItem,
+            boolean whole) {
         try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), body)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new IllegalArgumentException("a list page must be a JSON object");
@@ -73,7 +87,7 @@ final class ListPageParser {
                                                     ? "an array"
                                                     : p.getString()));
                         }
-                        onItem.accept(object(p, 0, null));
+                        onItem.accept(object(p, 0, null, whole));
                         n++;
                     }
                 } else {
@@ -128,27 +142,35 @@ final class ListPageParser {
      * fields, and so on; {@code holder} is the key that holds it (for the elements of an array, the
      * array's key).
      */
-    private static Map<String, Object> object(JsonParser p, int depth, String holder) {
+    private static Map<String, Object> object(
+            JsonParser p, int depth, String holder, boolean whole) {
         Map<String, Object> m = new LinkedHashMap<>();
-        boolean container = "containers".equals(holder);
+        boolean container = !whole && "containers".equals(holder);
         boolean podSpec =
-                "spec".equals(holder)
+                !whole
+                        && "spec".equals(holder)
                         && depth > 1; // a workload's template.spec (an item's own is depth 1)
         while (p.nextToken() == JsonToken.PROPERTY_NAME) {
             String name = p.currentName();
             JsonToken t = p.nextToken();
-            if (skipped(depth, name)
+            if ((whole ? skippedWhole(depth, name) : skipped(depth, name))
                     || container && !ViewReader.CONTAINER_FIELDS.contains(name)
                     || podSpec && ViewReader.POD_SPEC_SKIPPED.contains(name)) {
                 p.skipChildren();
                 continue;
             }
-            Object v = value(p, t, depth + 1, name);
+            Object v = value(p, t, depth + 1, name, whole);
             if (v != null) {
                 m.put(name, v);
             }
         }
         return m;
+    }
+
+    /** What a whole item leaves out: {@code metadata.managedFields}, the last-applied copy. */
+    private static boolean skippedWhole(int depth, String name) {
+        return depth == 1 && name.equals("managedFields")
+                || depth == 2 && name.equals(ViewReader.LAST_APPLIED);
     }
 
     /** Fields no view reads: the item is the root (depth 0), so depth and name tell them apart. */
@@ -158,13 +180,30 @@ final class ListPageParser {
                 || depth == 2 && name.equals(ViewReader.LAST_APPLIED);
     }
 
-    private static Object value(JsonParser p, JsonToken t, int depth, String key) {
+    private static Object value(JsonParser p, JsonToken t, int depth, String key, boolean whole) {
+        if (whole) {
+            switch (t) {
+                case VALUE_NUMBER_INT:
+                    return p.getNumberType() == JsonParser.NumberType.INT
+                                    || p.getNumberType() == JsonParser.NumberType.LONG
+                            ? (Object) p.getLongValue()
+                            : (Object) p.getDoubleValue();
+                case VALUE_NUMBER_FLOAT:
+                    return p.getDoubleValue();
+                case VALUE_TRUE:
+                    return Boolean.TRUE;
+                case VALUE_FALSE:
+                    return Boolean.FALSE;
+                default:
+                    break;
+            }
+        }
         return switch (t) {
-            case START_OBJECT -> object(p, depth, key);
+            case START_OBJECT -> object(p, depth, key, whole);
             case START_ARRAY -> {
                 List<Object> l = new ArrayList<>();
                 for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
-                    Object v = value(p, e, depth + 1, key);
+                    Object v = value(p, e, depth + 1, key, whole);
                     if (v != null) {
                         l.add(v);
                     }

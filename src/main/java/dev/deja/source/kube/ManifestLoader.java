@@ -5,6 +5,7 @@ import dev.deja.engine.InputException;
 import dev.deja.engine.SnapshotBuilder;
 import dev.deja.engine.SourceFile;
 import dev.deja.model.kube.KubeInventory;
+import dev.deja.model.kube.KubeRaw;
 import dev.deja.model.kube.Meta;
 import dev.deja.model.kube.Tree;
 import dev.deja.model.kube.ViewReader;
@@ -17,6 +18,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -48,11 +50,13 @@ public final class ManifestLoader implements FileLoader {
                 out.builder(KubeInventory.Builder.class, KubeInventory.Builder::new);
         // "Kind namespace/name" -> where each definition is ("file:line"), for the duplicate note
         Map<String, List<String>> definitions = new TreeMap<>();
+        Set<String> rawKinds = request.kubeRawKinds;
         for (SourceFile f : files) {
             List<String> problems = new ArrayList<>();
             List<Object> views;
+            KubeRaw.Builder raw = rawKinds.isEmpty() ? null : new KubeRaw.Builder();
             try {
-                views = parse(f, problems);
+                views = parse(f, problems, rawKinds, raw);
             } catch (InputException e) { // with --allow-partial: not checked, the others are
                 out.coverage(InputFiles.failed(request, "kubernetes", f.display(), e));
                 continue;
@@ -100,6 +104,9 @@ public final class ManifestLoader implements FileLoader {
                 }
             }
             out.read("kubernetes", f.display(), count);
+            if (raw != null) {
+                out.builder(KubeRaw.Builder.class, KubeRaw.Builder::new).addAll(raw);
+            }
         }
         noteDuplicates(definitions, request, out);
     }
@@ -167,6 +174,15 @@ public final class ManifestLoader implements FileLoader {
      * problems}.
      */
     static List<Object> parse(SourceFile f, List<String> problems) {
+        return parse(f, problems, Set.of(), null);
+    }
+
+    /**
+     * As {@link #parse(SourceFile, List)}; the objects of {@code rawKinds} are also kept in {@code
+     * raw} as the manifest writes them ({@link KubeRaw}).
+     */
+    static List<Object> parse(
+            SourceFile f, List<String> problems, Set<String> rawKinds, KubeRaw.Builder raw) {
         List<Object> out = new ArrayList<>();
         checkDocumentSizes(f);
         Yaml yaml = new Yaml(options());
@@ -184,7 +200,7 @@ public final class ManifestLoader implements FileLoader {
                     }
                 }
                 DuplicateKeys.check(doc, f.display()); // as kubectl: a key set twice is an error
-                collect(YamlTree.of(doc, problems), f.display(), out, 0);
+                collect(YamlTree.of(doc, problems), f.display(), out, 0, rawKinds, raw);
             }
         } catch (MarkedYAMLException e) {
             Mark m = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
@@ -283,7 +299,13 @@ public final class ManifestLoader implements FileLoader {
         }
     }
 
-    private static void collect(Tree t, String file, List<Object> out, int depth) {
+    private static void collect(
+            Tree t,
+            String file,
+            List<Object> out,
+            int depth,
+            Set<String> rawKinds,
+            KubeRaw.Builder raw) {
         if (t == null) {
             return;
         }
@@ -291,7 +313,7 @@ public final class ManifestLoader implements FileLoader {
             List<Tree> items = t.items();
             if (!items.isEmpty() && depth == 0) { // a JSON array of objects
                 for (Tree i : items) {
-                    collect(i, file, out, depth + 1);
+                    collect(i, file, out, depth + 1, rawKinds, raw);
                 }
                 return;
             }
@@ -310,12 +332,16 @@ public final class ManifestLoader implements FileLoader {
                 && (items != null || t.get("metadata") == null || kind.equals("List"))) {
             if (items != null) {
                 for (Tree i : items.items()) {
-                    collect(i, file, out, depth + 1);
+                    collect(i, file, out, depth + 1, rawKinds, raw);
                 }
             }
             return;
         }
-        out.add(ViewReader.read(t, file));
+        Object view = ViewReader.read(t, file);
+        out.add(view);
+        if (raw != null && rawKinds.contains(kind) && t instanceof YamlTree y) {
+            RawObjects.keepOrRefuse(view, () -> RawObjects.fromYaml(y.node()), raw);
+        }
     }
 
     static String limitMessage(String msg) {
