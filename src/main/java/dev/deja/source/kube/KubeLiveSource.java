@@ -93,6 +93,7 @@ public final class KubeLiveSource implements LiveSource {
                         new KindInfo("DaemonSet", "apps", "v1", "daemonsets", true, true),
                         new KindInfo("Service", "", "v1", "services", true, false),
                         new KindInfo("ConfigMap", "", "v1", "configmaps", true, false),
+                        new KindInfo("Namespace", "", "v1", "namespaces", false, false),
                         new KindInfo(
                                 "HorizontalPodAutoscaler",
                                 "autoscaling",
