@@ -197,6 +197,29 @@ class CriticalInOneClusterLiveTest {
                 Set.of("prod-eu search/index", "prod-eu shop/reviews"),
                 found(TestSupport.json(tuned.out())));
 
+        // --snapshot-out: the fleet view is saved as the target "fleet", and judged again offline
+        TestSupport.Run saved =
+                TestSupport.run(
+                        "scan",
+                        "--all-contexts",
+                        "--kubeconfig",
+                        kc.toString(),
+                        "--rules",
+                        RULE,
+                        "--snapshot-out",
+                        tmp.resolve("snap-{target}.json").toString(),
+                        "--format",
+                        "json",
+                        "--fail-on",
+                        "none");
+        assertEquals(0, saved.code(), saved.err());
+        Path fleetSnapshot = tmp.resolve("snap-fleet.json");
+        assertTrue(Files.exists(fleetSnapshot), saved.err());
+        TestSupport.Run offline =
+                TestSupport.run(
+                        "scan", fleetSnapshot.toString(), "--format", "json", "--fail-on", "none");
+        assertEquals(found(report), found(TestSupport.json(offline.out())), offline.err());
+
         // one cluster is not a fleet: the rule does not run
         TestSupport.Run one =
                 TestSupport.run(
@@ -251,6 +274,28 @@ class CriticalInOneClusterLiveTest {
                                                 && s.contains(
                                                         "the workloads of dr-site (not read: ")),
                 notChecked.toString());
+    }
+
+    @Test
+    void theFleetExampleFiresAndItsFixDoesNot() {
+        TestSupport.Run risky =
+                TestSupport.run(
+                        "scan",
+                        "examples/fleet/il-0072-tier1-one-cluster.json",
+                        "--format",
+                        "json");
+        assertEquals(1, risky.code(), risky.err());
+        assertEquals(
+                Set.of("k8s-main checkout/checkout-api", "k8s-main checkout/payments"),
+                found(TestSupport.json(risky.out())));
+        TestSupport.Run fixed =
+                TestSupport.run(
+                        "scan",
+                        "examples/fleet/il-0072-tier1-two-clusters.json",
+                        "--format",
+                        "json");
+        assertEquals(0, fixed.code(), fixed.err());
+        assertEquals(Set.of(), found(TestSupport.json(fixed.out())));
     }
 
     @Test
