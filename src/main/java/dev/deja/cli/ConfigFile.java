@@ -52,7 +52,8 @@ import picocli.CommandLine;
  *     assumeClientRps: 300
  *   helm: {values: [PATH...], set: {KEY: VALUE}}   # for the Helm charts among the paths (--helm-values, --helm-set)
  *   cluster: {enabled, kubeconfig, context, contexts: [..], allContexts, name, namespaces: [..], allNamespaces, selector,
- *             annotationSuppressions, liveMetrics, liveMetricsTimeout}  # contexts/allContexts/name: --context (repeated), --all-contexts, --cluster-name
+ *             annotationSuppressions, liveMetrics, liveMetricsTimeout, criticalSelector, fleetIdentity}
+ *             # contexts/allContexts/name: --context (repeated), --all-contexts, --cluster-name
  *   aws: {enabled, profile, profiles: [..], roleArns: [..], externalId, regions: [..], endpoint}
  * rules:
  *   enabled: [ID...]                 # run only these
@@ -441,7 +442,9 @@ public final class ConfigFile {
                             "selector",
                             "annotationSuppressions",
                             "liveMetrics",
-                            "liveMetricsTimeout");
+                            "liveMetricsTimeout",
+                            "criticalSelector",
+                            "fleetIdentity");
             at = s.get("cluster");
             Boolean enabled = bool(k.get("enabled"));
             put("--cluster", enabled == null ? Boolean.TRUE : enabled);
@@ -463,6 +466,8 @@ public final class ConfigFile {
             put("--no-annotation-suppressions", annotations == null ? null : !annotations);
             put("--live-metrics", bool(k.get("liveMetrics")));
             put("--live-metrics-timeout", str(k.get("liveMetricsTimeout")));
+            put("--critical-selector", str(k.get("criticalSelector")));
+            put("--fleet-identity", str(k.get("fleetIdentity")));
         }
         if (s.containsKey("aws")) {
             Map<String, Node> a =

@@ -1,6 +1,9 @@
 package dev.deja.cli;
 
 import dev.deja.engine.InputException;
+import dev.deja.model.kube.KubeScope;
+import dev.deja.rules.kube.CriticalInOneCluster;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Option;
@@ -27,6 +30,26 @@ final class FleetOptions {
                             + " failed coverage entry and the others go on (default: ${DEFAULT-VALUE})")
     String targetTimeout;
 
+    @Option(
+            names = "--critical-selector",
+            paramLabel = "SELECTOR",
+            description =
+                    "Workloads whose labels match this label selector are critical (e.g. tier=1), besides those"
+                            + " labelled or annotated deja.dev/critical=true (on them or their Namespace): in a"
+                            + " scan of several clusters, one that runs in only one of them is a finding"
+                            + " (k8s-critical-in-one-cluster)")
+    String criticalSelector;
+
+    @Option(
+            names = "--fleet-identity",
+            paramLabel = "IDENTITY",
+            defaultValue = CriticalInOneCluster.DEFAULT_IDENTITY,
+            description =
+                    "What makes workloads of two clusters the same one: namespace/kind/name, namespace/name, or"
+                            + " label:KEY (the value of that label, e.g. label:app.kubernetes.io/name) (default:"
+                            + " ${DEFAULT-VALUE})")
+    String fleetIdentity;
+
     /** --target-timeout in milliseconds, once {@link #check} passed. */
     long targetTimeoutMillis;
 
@@ -35,6 +58,27 @@ final class FleetOptions {
             throw new InputException("--parallel: must be at least 1, not " + parallel);
         }
         targetTimeoutMillis = timeMillis(targetTimeout, "--target-timeout");
+        if (criticalSelector != null
+                && (criticalSelector.isBlank() || !KubeScope.valid(criticalSelector.strip()))) {
+            throw new InputException(
+                    "--critical-selector "
+                            + criticalSelector
+                            + ": not a label selector (e.g. tier=1, or 'tier in (1,2)')");
+        }
+        if (!CriticalInOneCluster.validIdentity(fleetIdentity.strip())) {
+            throw new InputException(
+                    "--fleet-identity "
+                            + fleetIdentity
+                            + ": expected namespace/kind/name, namespace/name or label:KEY");
+        }
+    }
+
+    /** What the rules that compare clusters read. */
+    void settings(Map<String, String> knobs) {
+        if (criticalSelector != null) {
+            knobs.put(CriticalInOneCluster.SELECTOR_KEY, criticalSelector.strip());
+        }
+        knobs.put(CriticalInOneCluster.IDENTITY_KEY, fleetIdentity.strip());
     }
 
     /**

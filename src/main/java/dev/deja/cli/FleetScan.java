@@ -11,8 +11,10 @@ import dev.deja.engine.Snapshot;
 import dev.deja.engine.Suppressions;
 import dev.deja.engine.Target;
 import dev.deja.model.aws.AwsInventory;
+import dev.deja.model.kube.FleetWorkloads;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.rules.CrossLinks;
+import dev.deja.snapshot.SnapshotFile;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.ScanTrace;
 import java.io.PrintWriter;
@@ -72,7 +74,18 @@ final class FleetScan {
             CrossLinks.AwsSide aws,
             Predicate<Location> selected,
             String clusterRead,
-            Map.Entry<String, String> contextNamespace) {}
+            Map.Entry<String, String> contextNamespace,
+            FleetWorkloads.Cluster fleet) {
+        Part(
+                ScanResult result,
+                CrossLinks.KubeSide kube,
+                CrossLinks.AwsSide aws,
+                Predicate<Location> selected,
+                String clusterRead,
+                Map.Entry<String, String> contextNamespace) {
+            this(result, kube, aws, selected, clusterRead, contextNamespace, null);
+        }
+    }
 
     private FleetScan() {}
 
@@ -89,6 +102,10 @@ final class FleetScan {
             String clusterRead,
             Map<String, String> contextNamespaces) {}
 
+    /**
+     * As {@link #run(ScanRequest, List, int, long, Function, Function, boolean)} without the rules
+     * that compare clusters.
+     */
     static Outcome run(
             ScanRequest base,
             List<Spec> specs,
@@ -96,6 +113,24 @@ final class FleetScan {
             long timeoutMillis,
             Function<Snapshot, ScanResult> judge,
             Function<Snapshot, Predicate<Location>> selectedBy) {
+        return run(base, specs, parallel, timeoutMillis, judge, selectedBy, false);
+    }
+
+    /**
+     * @param fleetRules a selected rule compares the clusters ({@link FleetWorkloads}): with two
+     *     clusters or more, each cluster's workloads and Namespaces are kept in a small view and,
+     *     once every cluster is read, judged together in one more snapshot holding only that view
+     */
+    static Outcome run(
+            ScanRequest asked,
+            List<Spec> specs,
+            int parallel,
+            long timeoutMillis,
+            Function<Snapshot, ScanResult> judge,
+            Function<Snapshot, Predicate<Location>> selectedBy,
+            boolean fleetRules) {
+        boolean fleet = fleetRules && specs.stream().filter(Spec::kube).count() >= 2;
+        ScanRequest base = fleet ? withNamespaces(asked) : asked;
         boolean links =
                 specs.stream().anyMatch(Spec::kube) && specs.stream().anyMatch(s -> !s.kube());
         List<Part> parts = new ArrayList<>();
@@ -152,6 +187,7 @@ final class FleetScan {
                                                 judge,
                                                 selectedBy,
                                                 links,
+                                                fleet,
                                                 readers)));
             }
             for (Future<Part> f : futures) {
@@ -168,7 +204,42 @@ final class FleetScan {
             pool.shutdownNow();
             readers.shutdownNow();
         }
+        if (fleet) {
+            parts.add(judgeFleet(base, specs, parts, judge));
+        }
         return merge(parts);
+    }
+
+    /** The request that also lists Namespaces (for their deja.dev/critical marker). */
+    private static ScanRequest withNamespaces(ScanRequest asked) {
+        ScanRequest.Builder b = asked.toBuilder();
+        Set<String> kinds = new TreeSet<>(asked.kubeKinds);
+        kinds.add("Namespace");
+        b.kubeKinds = Set.copyOf(kinds);
+        return b.build();
+    }
+
+    /**
+     * The rules that compare clusters, over the views kept of every cluster (in the order of the
+     * specs); with --snapshot-out, that view is saved as the target "fleet".
+     */
+    private static Part judgeFleet(
+            ScanRequest base,
+            List<Spec> specs,
+            List<Part> parts,
+            Function<Snapshot, ScanResult> judge) {
+        List<FleetWorkloads.Cluster> clusters = new ArrayList<>();
+        for (Part p : parts) {
+            if (p.fleet() != null) {
+                clusters.add(p.fleet());
+            }
+        }
+        Snapshot s = Snapshot.of(new FleetWorkloads(clusters));
+        Path out = snapshotPath(base, specs, "fleet");
+        if (out != null) {
+            SnapshotFile.write(s, out);
+        }
+        return new Part(judge.apply(s), null, null, loc -> true, null, null);
     }
 
     private static Part one(
@@ -179,6 +250,7 @@ final class FleetScan {
             Function<Snapshot, ScanResult> judge,
             Function<Snapshot, Predicate<Location>> selectedBy,
             boolean links,
+            boolean fleet,
             ExecutorService readers) {
         ScanRequest.Builder b = base.toBuilder();
         b.paths = List.of();
@@ -265,7 +337,17 @@ final class FleetScan {
                             List.of(),
                             new Coverage(List.of(e)),
                             (System.nanoTime() - started) / 1_000_000);
-            return new Part(r, null, null, loc -> true, clusterRead, null);
+            return new Part(
+                    r,
+                    null,
+                    null,
+                    loc -> true,
+                    clusterRead,
+                    null,
+                    fleet && spec.kube()
+                            ? FleetWorkloads.Cluster.unread(
+                                    String.valueOf(target.cluster()), "not read: " + failed)
+                            : null);
         }
         ScanResult r = judge.apply(snapshot);
         List<Finding> fs = new ArrayList<>(r.findings().size());
@@ -293,6 +375,13 @@ final class FleetScan {
             k = kube == null ? null : CrossLinks.KubeSide.of(target, kube);
             a = aws == null ? null : CrossLinks.AwsSide.of(target, aws);
         }
+        FleetWorkloads.Cluster view = null;
+        if (fleet && spec.kube()) { // a small view; the snapshot itself is dropped here
+            var kube = snapshot.part(KubeInventory.class).orElse(KubeInventory.EMPTY);
+            view =
+                    FleetWorkloads.Cluster.of(
+                            String.valueOf(target.cluster()), kube, snapshot.coverage());
+        }
         return new Part(
                 stamped,
                 k,
@@ -301,7 +390,8 @@ final class FleetScan {
                 clusterRead,
                 trace.contextNamespace == null
                         ? null
-                        : Map.entry(String.valueOf(target.cluster()), trace.contextNamespace));
+                        : Map.entry(String.valueOf(target.cluster()), trace.contextNamespace),
+                view);
     }
 
     private static Outcome merge(List<Part> parts) {

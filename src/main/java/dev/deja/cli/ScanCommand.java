@@ -13,6 +13,7 @@ import dev.deja.engine.Snapshot;
 import dev.deja.engine.SourceKind;
 import dev.deja.engine.Suppressions;
 import dev.deja.model.aws.AwsInventory;
+import dev.deja.model.kube.FleetWorkloads;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.KubeScope;
 import dev.deja.progress.Progress;
@@ -197,6 +198,7 @@ public final class ScanCommand implements Callable<Integer> {
         Map<String, String> knobs =
                 new TreeMap<>(configFile == null ? Map.of() : configFile.ruleParameters);
         files.settings(knobs);
+        fleet.settings(knobs);
         Engine.Options opts =
                 new Engine.Options(min, overrides, ignores, new Settings(knobs), LocalDate.now());
         Engine engine = new Engine(catalog);
@@ -235,7 +237,9 @@ public final class ScanCommand implements Callable<Integer> {
                             fleet.parallel,
                             fleet.targetTimeoutMillis,
                             judge,
-                            snapshot -> base == null ? loc -> true : selectedBy(snapshot));
+                            snapshot -> base == null ? loc -> true : selectedBy(snapshot),
+                            selected.stream()
+                                    .anyMatch(r -> r.parts().contains(FleetWorkloads.class)));
             result = o.result();
             inScope = o.selected();
             clusterRead = o.clusterRead();

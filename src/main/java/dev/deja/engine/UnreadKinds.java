@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * PodDisruptionBudget selects its pods" when the PodDisruptionBudgets could not be read). Manifests
  * are not concerned: what a file does not hold, it does not have.
  */
-final class UnreadKinds {
+public final class UnreadKinds {
     /**
      * The scopes of the live Kubernetes source: "Deployment in all namespaces", "IngressClass
      * (cluster-scoped)".
@@ -104,12 +104,26 @@ final class UnreadKinds {
         this.manifests = manifests;
     }
 
+    /**
+     * Why a view of these kinds built from a snapshot with this coverage would rest on missing
+     * objects ("not run: it needs Deployment and Deployment in all namespaces could not be read"),
+     * or null when they were read (or come from manifests). For views kept past their snapshot (a
+     * fleet scan's per-cluster workloads).
+     */
+    public static String whyNotRead(Coverage coverage, Set<String> kinds) {
+        return new UnreadKinds(coverage).whyNot(kinds);
+    }
+
     /** Why the rule cannot run on this snapshot, or null when it can. */
     String whyNot(Rule rule) {
+        return whyNot(rule.kubeKinds());
+    }
+
+    private String whyNot(Set<String> kinds) {
         if (!live && unread.isEmpty() && allUnread == null) {
             return null;
         }
-        for (String kind : new TreeSet<>(rule.kubeKinds())) {
+        for (String kind : new TreeSet<>(kinds)) {
             if (allUnread != null) {
                 return "not run: it needs " + kind + " and " + allUnread;
             }

@@ -65,6 +65,9 @@ public final class FleetMerge {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    /** The rule that compares clusters' workloads, which a merge of reports cannot run. */
+    static final String CRITICAL_IN_ONE_CLUSTER = "k8s-critical-in-one-cluster";
+
     private final Instant now;
     private final Duration stale;
 
@@ -615,6 +618,24 @@ public final class FleetMerge {
                             t.bySeverity,
                             t.complete,
                             gaps));
+        }
+        long clusters =
+                byName.stream()
+                        .filter(t -> t.cluster != null || t.sources.contains("kubernetes"))
+                        .count();
+        if (clusters >= 2 && catalog.rule(CRITICAL_IN_ONE_CLUSTER).isPresent()) {
+            // a rule that compares clusters needs their workloads, which a report does not hold
+            coverage.add(
+                    new Coverage.Entry(
+                            "kubernetes",
+                            "rule " + CRITICAL_IN_ONE_CLUSTER,
+                            Coverage.Status.SKIPPED,
+                            "not run on the merge: the reports hold findings, not each cluster's"
+                                    + " workloads, so a critical workload that runs in only one of the "
+                                    + clusters
+                                    + " clusters cannot be told (its findings in a report written by one"
+                                    + " fleet scan, deja scan --all-contexts, are merged as they are)",
+                            -1));
         }
         ScanResult result =
                 new ScanResult(

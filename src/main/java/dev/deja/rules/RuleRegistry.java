@@ -16,6 +16,7 @@ import dev.deja.rules.haproxy.RateLimitNotEverywhere;
 import dev.deja.rules.haproxy.RoundRobinSameStart;
 import dev.deja.rules.haproxy.SessionsNearLimit;
 import dev.deja.rules.haproxy.TarpitHoldsSlots;
+import dev.deja.rules.kube.CriticalInOneCluster;
 import dev.deja.rules.kube.EtcdDiskLatency;
 import dev.deja.rules.kube.EtcdEvenOrSingleMember;
 import dev.deja.rules.kube.HaproxyIngressHotPods;
@@ -71,6 +72,7 @@ public final class RuleRegistry {
             case "haproxy-roundrobin-same-start" -> new RoundRobinSameStart();
             case "haproxy-sessions-near-limit" -> new SessionsNearLimit();
             case "haproxy-tarpit-holds-slots" -> new TarpitHoldsSlots();
+            case "k8s-critical-in-one-cluster" -> new CriticalInOneCluster();
             case "k8s-etcd-disk-latency" -> new EtcdDiskLatency();
             case "k8s-etcd-even-or-single-member" -> new EtcdEvenOrSingleMember();
             case "k8s-haproxy-ingress-hot-pods" -> new HaproxyIngressHotPods();

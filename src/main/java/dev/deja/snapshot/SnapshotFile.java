@@ -39,7 +39,7 @@ public final class SnapshotFile {
 
     /** The part names, in the order a snapshot file writes them; each has a codec below. */
     static final List<String> PARTS =
-            List.of("kubernetes", "aws", "haproxyRuntime", "prometheus", "podMetrics");
+            List.of("kubernetes", "aws", "haproxyRuntime", "prometheus", "podMetrics", "fleet");
 
     private SnapshotFile() {}
 
@@ -54,6 +54,7 @@ public final class SnapshotFile {
             case "haproxyRuntime" -> new HaproxyRuntimeCodec();
             case "prometheus" -> new PrometheusCodec();
             case "podMetrics" -> new PodMetricsCodec();
+            case "fleet" -> new FleetCodec();
             default -> null;
         };
     }

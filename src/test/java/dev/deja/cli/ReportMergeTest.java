@@ -157,6 +157,32 @@ class ReportMergeTest {
     }
 
     @Test
+    void theRuleThatComparesClustersSaysTheMergeCannotRunIt(@TempDir Path tmp) throws Exception {
+        write(tmp.resolve("r/prod-eu/2026-01-02.json"), small, Duration.ofHours(2));
+        write(tmp.resolve("r/prod-us/2026-01-02.json"), small, Duration.ofHours(1));
+        TestSupport.Run r = merge(tmp.resolve("r").toString(), "--format", "json");
+        assertEquals(0, r.code(), "a rule not run is not a gap of a cluster: " + r.err());
+        assertEquals(List.of(), schema.validate(r.json()), "the fleet report follows the schema");
+        JsonNode skipped = null;
+        for (JsonNode e : r.json().path("coverage").path("entries")) {
+            if (e.path("scope").asString().equals("rule k8s-critical-in-one-cluster")) {
+                skipped = e;
+            }
+        }
+        assertTrue(skipped != null, r.json().path("coverage").toString());
+        assertEquals("skipped", skipped.path("status").asString());
+        assertTrue(
+                skipped.path("detail")
+                        .asString()
+                        .contains(
+                                "not run on the merge: the reports hold findings, not each cluster's workloads"),
+                skipped.toString());
+        // one target: nothing to compare, nothing said
+        TestSupport.Run one = merge(tmp.resolve("r/prod-eu").toString(), "--format", "json");
+        assertFalse(one.json().path("coverage").toString().contains("k8s-critical-in-one-cluster"));
+    }
+
+    @Test
     void aTargetWithoutARecentReportIsStale(@TempDir Path tmp) throws Exception {
         write(tmp.resolve("r/fresh/2026-01-03.json"), small, Duration.ofHours(47));
         write(tmp.resolve("r/old/2026-01-01.json"), small, Duration.ofHours(49));

@@ -14,13 +14,14 @@ import java.util.TreeSet;
 
 /**
  * IL-0072 (Nordstrom's control plane lost its etcd): an etcd cluster of an even number of members,
- * or of a single one, where deja sees its size. Static pod manifests (kubeadm's {@code
- * /etc/kubernetes/manifests/etcd.yaml}): the members named by {@code --initial-cluster} across the
- * etcd pods of the scan, pods whose lists share a member counted as one cluster (kubeadm's first
- * control-plane node lists itself only; each node that joins later lists the members up to itself).
- * A StatefulSet running etcd: its replicas (Kubernetes' default 1 when unset). etcd's FAQ: a
- * majority of n members is n/2+1, so an even size tolerates no more failures than one member fewer,
- * and one member tolerates none.
+ * or of a single one, where deja sees its size. Static pods (kubeadm's {@code
+ * /etc/kubernetes/manifests/etcd.yaml} as a file, or their mirror pods in a live cluster's
+ * kube-system): the members named by {@code --initial-cluster} across the etcd pods of the scan,
+ * pods whose lists share a member counted as one cluster (kubeadm's first control-plane node lists
+ * itself only; each node that joins later lists the members up to itself). A StatefulSet running
+ * etcd: its replicas (Kubernetes' default 1 when unset). etcd's FAQ: a majority of n members is
+ * n/2+1, so an even size tolerates no more failures than one member fewer, and one member tolerates
+ * none.
  */
 public final class EtcdEvenOrSingleMember extends KubeRule {
     /** At most this many members read from one --initial-cluster (etcd advises at most 7). */
@@ -31,10 +32,14 @@ public final class EtcdEvenOrSingleMember extends KubeRule {
         return "k8s-etcd-even-or-single-member";
     }
 
-    /** StatefulSets; static pods are read from manifests (deja does not list Pods in a cluster). */
+    /**
+     * StatefulSets, and Pods: static pod manifests given as files, or in a live cluster etcd's
+     * static pods (their mirror pods), which the collector lists in kube-system only, by kubeadm's
+     * labels component=etcd, tier=control-plane.
+     */
     @Override
     public Set<String> kubeKinds() {
-        return Set.of("StatefulSet");
+        return Set.of("StatefulSet", "Pod");
     }
 
     /** One etcd cluster seen through static pods: its member names and the pods naming them. */

@@ -71,6 +71,16 @@ public final class KubeLiveSource implements LiveSource {
 
     static final int MAX_PARALLEL = 8;
 
+    /**
+     * Pods are listed only to see etcd's members: the static pods kubeadm writes for etcd carry
+     * these labels (kubeadm's staticpod.ComponentPod: {@code component: <the container's name>,
+     * tier: control-plane}) and their mirror pods live in kube-system, so one filtered list in one
+     * namespace reads them, never every pod of the cluster.
+     */
+    static final String ETCD_NAMESPACE = "kube-system";
+
+    static final String ETCD_PODS = "component=etcd,tier=control-plane";
+
     /** A kind deja can list and turn into views. */
     record KindInfo(
             String kind,
@@ -94,6 +104,8 @@ public final class KubeLiveSource implements LiveSource {
                         new KindInfo("DaemonSet", "apps", "v1", "daemonsets", true, true),
                         new KindInfo("Service", "", "v1", "services", true, false),
                         new KindInfo("ConfigMap", "", "v1", "configmaps", true, false),
+                        new KindInfo("Namespace", "", "v1", "namespaces", false, false),
+                        new KindInfo("Pod", "", "v1", "pods", true, false),
                         new KindInfo(
                                 "HorizontalPodAutoscaler",
                                 "autoscaling",
@@ -220,7 +232,21 @@ public final class KubeLiveSource implements LiveSource {
                         "deja has no reader for this kind");
                 continue;
             }
-            if (!k.namespaced() || req.namespaces.isEmpty()) {
+            if (k.kind().equals("Pod")) { // only etcd's static pods: one namespace, one selector
+                if (req.namespaces.isEmpty() || req.namespaces.contains(ETCD_NAMESPACE)) {
+                    tasks.add(new Task(k, ETCD_NAMESPACE));
+                } else {
+                    out.notRead(
+                            "kubernetes",
+                            "Pod in namespace " + ETCD_NAMESPACE,
+                            Coverage.Status.SKIPPED,
+                            "not listed: the namespaces to scan (-n) leave out "
+                                    + ETCD_NAMESPACE
+                                    + ", where kubeadm runs etcd's static pods ("
+                                    + ETCD_PODS
+                                    + ")");
+                }
+            } else if (!k.namespaced() || req.namespaces.isEmpty()) {
                 tasks.add(new Task(k, null));
             } else {
                 for (String ns : new TreeSet<>(req.namespaces)) {
@@ -389,9 +415,11 @@ public final class KubeLiveSource implements LiveSource {
         }
         base.append('/').append(k.plural());
         String selector =
-                req.selector != null && !req.selector.isBlank() && k.workload()
-                        ? "labelSelector=" + enc(req.selector)
-                        : null;
+                k.kind().equals("Pod")
+                        ? "labelSelector=" + enc(ETCD_PODS)
+                        : req.selector != null && !req.selector.isBlank() && k.workload()
+                                ? "labelSelector=" + enc(req.selector)
+                                : null;
         String paged = base + "?limit=" + PAGE + (selector == null ? "" : "&" + selector);
         String whole = base + (selector == null ? "" : "?" + selector);
         // a saved snapshot keeps all ConfigMap data: a later offline scan may name other ConfigMaps
