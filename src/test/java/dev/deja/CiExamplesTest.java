@@ -122,6 +122,29 @@ class CiExamplesTest {
         }
     }
 
+    /**
+     * The GitLab example installs deja as the action does (its script, from the pinned commit): the
+     * release archive of DEJA_VERSION, else the cached build, cached under the project's folder.
+     */
+    @Test
+    void gitlabExampleInstallsDejaWithTheActionsScript() throws IOException {
+        String text = Files.readString(Path.of("examples/ci/gitlab-ci-haproxy.yml"));
+        Matcher pin = Pattern.compile("DEJA_REF: ([0-9a-f]{40})\\n").matcher(text);
+        assertTrue(pin.find());
+        assertCommitHasFile(pin.group(1), ".github/actions/scan.sh", "gitlab-ci-haproxy.yml");
+        for (String sub : List.of("install", "build", "scan")) {
+            assertTrue(
+                    text.contains("sh \"$src/.github/actions/scan.sh\" " + sub + "\n"),
+                    "the GitLab job runs scan.sh " + sub);
+        }
+        assertTrue(text.contains("INPUT_VERSION=\"$DEJA_VERSION\""), "a release when one is given");
+        assertTrue(
+                text.contains("DEJA_CACHE_DIR=\"$CI_PROJECT_DIR/.deja\"")
+                        && text.contains("- .deja/"),
+                "the built jar is kept in the project's cache");
+        assertTrue(text.contains("INPUT_FORMAT=junit") && text.contains("junit: deja-junit.xml"));
+    }
+
     static void assertCommitHasFile(String sha, String path, String file) {
         try {
             Process p =
