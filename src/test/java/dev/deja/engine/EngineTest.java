@@ -215,7 +215,7 @@ class EngineTest {
                         new Engine(CATALOG)
                                 .run(snapshot(shuffled), reversed, Engine.Options.defaults()));
         assertEquals(a, b);
-        assertTrue(a.contains("\"schemaVersion\" : \"1.3\""), a);
+        assertTrue(a.contains("\"schemaVersion\" : \"1.4\""), a);
     }
 
     @Test
