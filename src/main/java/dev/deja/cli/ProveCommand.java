@@ -61,6 +61,13 @@ public final class ProveCommand implements Callable<Integer> {
     Path config;
 
     @Option(
+            names = "--verbose",
+            description =
+                    "Tell each phase on stderr, a line each, also when stderr is not a terminal"
+                            + " (on a terminal the status line shows them anyway).")
+    boolean verbose;
+
+    @Option(
             names = "--frontend",
             paramLabel = "NAME",
             description =
@@ -175,7 +182,7 @@ public final class ProveCommand implements Callable<Integer> {
                         legitGiven);
         String text = read(config);
         ProveReport report;
-        try (PrintWriter progress = progress(io)) {
+        try (PrintWriter progress = progress(io, verbose)) {
             report = Prover.prove(config.toString(), text, opts, io.env(), progress);
         }
         String out =
@@ -209,8 +216,36 @@ public final class ProveCommand implements Callable<Integer> {
      * phase (the report says what ran). Shared with {@code deja scan --prove}.
      */
     static PrintWriter progress(Cli.Io io) {
+        return progress(io, false);
+    }
+
+    /**
+     * The same; with {@code verbose} the phases go to stderr a line each when not on a terminal.
+     */
+    static PrintWriter progress(Cli.Io io, boolean verbose) {
         if (io.status() == null) {
-            return new PrintWriter(Writer.nullWriter());
+            if (!verbose) {
+                return new PrintWriter(Writer.nullWriter());
+            }
+            PrintWriter err = io.err();
+            return new PrintWriter(
+                    new Writer() { // closing the phases must not close stderr
+                        @Override
+                        public void write(char[] b, int off, int len) {
+                            err.write(b, off, len);
+                        }
+
+                        @Override
+                        public void flush() {
+                            err.flush();
+                        }
+
+                        @Override
+                        public void close() {
+                            err.flush();
+                        }
+                    },
+                    true);
         }
         return new PrintWriter(new Phases(io.status()), true);
     }

@@ -257,7 +257,8 @@ class ProveHostileTest {
                             "--rule",
                             Prover.TARPIT,
                             "--duration",
-                            "30s");
+                            "30s",
+                            "--verbose"); // piped: the phases only with --verbose
             BufferedReader in =
                     new BufferedReader(
                             new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
