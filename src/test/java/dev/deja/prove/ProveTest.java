@@ -520,7 +520,8 @@ class ProveTest {
                         "--rule",
                         Prover.TARPIT,
                         "--duration",
-                        "30s");
+                        "30s",
+                        "--verbose"); // piped: the phases only with --verbose
         pb.environment().put("PATH", env.get("PATH"));
         pb.redirectErrorStream(true);
         Process p = pb.start();
