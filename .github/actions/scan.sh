@@ -273,6 +273,8 @@ scan() {
   if [ -n "${INPUT_FAIL_ON:-}" ]; then set -- "$@" --fail-on "$INPUT_FAIL_ON"; fi
   if [ -n "${INPUT_BASELINE:-}" ]; then set -- "$@" --baseline "$INPUT_BASELINE"; fi
   if [ -n "${INPUT_CONFIG:-}" ]; then set -- "$@" --config "$INPUT_CONFIG"; fi
+  # the checkout's deja.yaml is the pull request's: it may tune judging, never send, write or read live systems
+  if [ "${INPUT_TRUST_CONFIG:-false}" != true ]; then set -- "$@" --untrusted-config; fi
   args=${INPUT_ARGS:-}
   words "$args"
   for a in $args; do set -- "$@" "$a"; done

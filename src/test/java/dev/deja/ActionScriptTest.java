@@ -750,6 +750,42 @@ class ActionScriptTest {
 
     // ---- baseline -----------------------------------------------------------------------------
 
+    /**
+     * The checkout's deja.yaml is the pull request's: by default it may not send the findings
+     * anywhere (deja --untrusted-config); {@code trust-config: true} lets it.
+     */
+    @Test
+    void theCheckoutsConfigCannotReachOutUnlessTrusted() throws Exception {
+        Assumptions.assumeTrue(platform() != null, "no release archive for this platform");
+        Runner r = new Runner();
+        String hook = "/hook-" + System.nanoTime();
+        Files.writeString(
+                r.workspace.resolve("deja.yaml"),
+                "failOn: none\nnotify: http://127.0.0.1:"
+                        + server.getAddress().getPort()
+                        + hook
+                        + "\n");
+        Map<String, String> inputs =
+                new LinkedHashMap<>(
+                        Map.of(
+                                "version",
+                                VERSION,
+                                "paths",
+                                "il-0264-before.cfg",
+                                "fail-on",
+                                "none"));
+        Run pr = r.run(inputs);
+        assertEquals(2, pr.step("scan").code(), pr.log());
+        assertTrue(pr.log().contains("deja.yaml:2: sets --notify"), pr.log());
+        assertFalse(requests.contains(hook), "the pull request's webhook was called");
+
+        inputs.put("trust-config", "true");
+        Run trusted = r.run(inputs);
+        assertTrue(
+                requests.contains(hook),
+                "trusted, the same file notifies (the test's own check): " + trusted.log());
+    }
+
     @Test
     void withABaselineOnlyNewFindingsCountAndTheSarifSaysWhichAreUnchanged() throws Exception {
         Assumptions.assumeTrue(platform() != null, "no release archive for this platform");

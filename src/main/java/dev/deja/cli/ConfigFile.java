@@ -84,8 +84,49 @@ public final class ConfigFile {
                     Set.of("--context", "--all-contexts"),
                     Set.of("--namespace", "--all-namespaces"));
 
+    /**
+     * The options a config file read with {@code --untrusted-config} may not give: each one makes
+     * deja send data somewhere, write a file, or read a live system with the credentials of the
+     * machine it runs on. A file in a pull request may tune how deja judges, never reach out.
+     */
+    static final Set<String> REACHES_OUT =
+            Set.of(
+                    "--output",
+                    "--notify",
+                    "--pushgateway",
+                    "--report-configmap",
+                    "--snapshot-out",
+                    "--cluster",
+                    "--cluster-name",
+                    "--kubeconfig",
+                    "--context",
+                    "--all-contexts",
+                    "--namespace",
+                    "--all-namespaces",
+                    "--selector",
+                    "--aws",
+                    "--aws-endpoint",
+                    "--region",
+                    "--profile",
+                    "--role-arn",
+                    "--external-id",
+                    "--haproxy-runtime",
+                    "--haproxy-runtime-auth",
+                    "--haproxy-runtime-ca-file",
+                    "--haproxy-runtime-timeout",
+                    "--live-metrics",
+                    "--live-metrics-timeout",
+                    "--prometheus",
+                    "--prometheus-basic-auth-file",
+                    "--prometheus-bearer-token-file",
+                    "--prometheus-ca-file",
+                    "--window");
+
     final String display;
     final Path dir;
+
+    /** Read with {@code --untrusted-config}: see {@link #REACHES_OUT} and {@link #inside}. */
+    private boolean untrusted;
 
     /**
      * The file's option values by the scan's long option name, as they would be typed on the
@@ -176,6 +217,10 @@ public final class ConfigFile {
 
     private void put(String option, String value) {
         if (value != null) {
+            trusted(option);
+            if (option.equals("--baseline") && !value.startsWith("configmap:")) {
+                inside(value);
+            }
             options.put(option, List.of(value));
             line(option);
         }
@@ -183,6 +228,7 @@ public final class ConfigFile {
 
     private void put(String option, Boolean value) {
         if (value != null) {
+            trusted(option);
             options.put(option, List.of(value.toString()));
             line(option);
         }
@@ -190,6 +236,7 @@ public final class ConfigFile {
 
     private void put(String option, Path value) {
         if (value != null) {
+            trusted(option);
             options.put(option, List.of(value.toString()));
             line(option);
         }
@@ -200,8 +247,49 @@ public final class ConfigFile {
      * contexts).
      */
     private void add(String option, List<String> values) {
+        trusted(option);
         options.computeIfAbsent(option, k -> new ArrayList<>()).addAll(values);
         line(option);
+    }
+
+    /** Refuses, in an untrusted file, an option that reaches out (naming the key's line). */
+    private void trusted(String option) {
+        if (untrusted && REACHES_OUT.contains(option)) {
+            throw untrustedError("sets " + option + ", which reaches outside deja");
+        }
+    }
+
+    private InputException untrustedError(String what) {
+        String where = at == null ? display : display + ":" + (at.getStartMark().getLine() + 1);
+        return new InputException(
+                where
+                        + ": "
+                        + what
+                        + "; with --untrusted-config a config file may only say how to judge"
+                        + " (give this on the command line instead)");
+    }
+
+    /**
+     * In an untrusted file, {@code p} (already resolved against the file's folder) must stay inside
+     * that folder: no absolute path, no {@code ..} out of it, no symbolic link leading out.
+     */
+    private void inside(String p) {
+        if (!untrusted || p.equals("-")) {
+            return;
+        }
+        Path base = dir.toAbsolutePath().normalize();
+        Path target = Path.of(p).toAbsolutePath().normalize();
+        boolean ok = target.startsWith(base);
+        if (ok && java.nio.file.Files.exists(target)) {
+            try {
+                ok = target.toRealPath().startsWith(base.toRealPath());
+            } catch (java.io.IOException e) {
+                ok = false;
+            }
+        }
+        if (!ok) {
+            throw untrustedError("names " + p + ", outside the config file's folder " + base);
+        }
     }
 
     private void line(String option) {
@@ -227,6 +315,15 @@ public final class ConfigFile {
     }
 
     public static ConfigFile load(Path file, Catalog catalog) {
+        return load(file, catalog, false);
+    }
+
+    /**
+     * {@code untrusted}: the file may come from whoever wrote the change being scanned (a pull
+     * request): what reaches out ({@link #REACHES_OUT}, a ConfigMap to read) is refused naming
+     * file:line, and every path it names must stay inside the file's folder.
+     */
+    public static ConfigFile load(Path file, Catalog catalog, boolean untrusted) {
         String text;
         try {
             text = InputFiles.readText(file);
@@ -241,10 +338,16 @@ public final class ConfigFile {
         // /home/.../haproxy/edge.cfg (SARIF keeps
         // relative URIs, which code scanning resolves against the checkout)
         Path parent = file.getParent();
-        return parse(text, file.toString(), parent == null ? Path.of("") : parent, catalog);
+        return parse(
+                text, file.toString(), parent == null ? Path.of("") : parent, catalog, untrusted);
     }
 
     public static ConfigFile parse(String text, String display, Path dir, Catalog catalog) {
+        return parse(text, display, dir, catalog, false);
+    }
+
+    static ConfigFile parse(
+            String text, String display, Path dir, Catalog catalog, boolean untrusted) {
         Node root;
         try {
             LoaderOptions o = new LoaderOptions();
@@ -271,6 +374,7 @@ public final class ConfigFile {
                             + String.join(" ", msg.lines().limit(3).map(String::strip).toList()));
         }
         ConfigFile c = new ConfigFile(display, dir);
+        c.untrusted = untrusted;
         if (root == null) {
             return c;
         }
@@ -408,6 +512,13 @@ public final class ConfigFile {
                 String v = scalar(cm);
                 if (!v.matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
                     throw error(cm, "ConfigMap '" + v + "' is not NAMESPACE/NAME");
+                }
+                if (untrusted) {
+                    at = cm;
+                    throw untrustedError(
+                            "reads the ConfigMap "
+                                    + v
+                                    + " (sources.haproxy.configMaps) from a cluster");
                 }
                 haproxyConfigMaps.add(v);
             }
@@ -768,6 +879,31 @@ public final class ConfigFile {
      * shape gives none here (reading the whole file then says what is wrong).
      */
     static List<Path> rulesDirs(Path file) {
+        return rulesDirs(file, false);
+    }
+
+    /**
+     * As {@link #rulesDirs(Path)}; {@code untrusted}: a folder outside the file's folder is refused
+     * here, before any rule file in it is read.
+     */
+    static List<Path> rulesDirs(Path file, boolean untrusted) {
+        List<Path> dirs = rulesDirsAsWritten(file);
+        if (untrusted) {
+            ConfigFile c = new ConfigFile(file.toString(), file.toAbsolutePath().getParent());
+            c.untrusted = true;
+            for (Path d : dirs) {
+                try {
+                    c.inside(d.toString());
+                } catch (InputException e) {
+                    throw new InputException(
+                            e.getMessage().replace(": names ", ": rulesDirs names "));
+                }
+            }
+        }
+        return dirs;
+    }
+
+    private static List<Path> rulesDirsAsWritten(Path file) {
         try {
             Object doc =
                     new org.yaml.snakeyaml.Yaml(
@@ -788,11 +924,18 @@ public final class ConfigFile {
         if (n != null) {
             at = n;
         }
-        return n == null ? null : dir.resolve(scalar(n)).normalize();
+        if (n == null) {
+            return null;
+        }
+        Path p = dir.resolve(scalar(n)).normalize();
+        inside(p.toString());
+        return p;
     }
 
     private String resolve(String p) {
-        return p.equals("-") ? p : dir.resolve(p).normalize().toString();
+        String r = p.equals("-") ? p : dir.resolve(p).normalize().toString();
+        inside(r);
+        return r;
     }
 
     /**

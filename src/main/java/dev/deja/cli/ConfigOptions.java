@@ -24,12 +24,35 @@ final class ConfigOptions {
                             + " up to the repository root")
     Path config;
 
+    @Option(
+            names = "--no-config",
+            description =
+                    "Read no config file: neither .deja.yaml nor deja.yaml is looked for (--config is then an error)")
+    boolean noConfig;
+
+    @Option(
+            names = "--untrusted-config",
+            description =
+                    "The config file may come from the change being scanned (a pull request): it may say how to judge"
+                            + " (rules, parameters, severities, suppressions, failOn, paths inside its folder) but a key"
+                            + " that sends, writes or reads a live system (outputs, notify, pushgateway, snapshotOut,"
+                            + " reportConfigMap, cluster, aws, prometheus, haproxyRuntime, configMaps) or a path out of its"
+                            + " folder is an error naming file:line (exit 2). The GitHub Action passes it")
+    boolean untrustedConfig;
+
     /** The config file in use (given or found), once {@link #load} ran; null when there is none. */
     Path path;
 
     /** The config file given or found (found: one line on stderr saying which), or null. */
     ConfigFile load(Catalog catalog, PrintWriter err) {
         path = config;
+        if (noConfig) {
+            if (config != null) {
+                throw new dev.deja.engine.InputException(
+                        "--no-config and --config " + config + " contradict each other: give one");
+            }
+            return null;
+        }
         if (path == null) {
             path = discoverConfig(Path.of("").toAbsolutePath());
             if (path != null) {
@@ -43,7 +66,7 @@ final class ConfigOptions {
                                 + "; --config FILE picks another)");
             }
         }
-        return path == null ? null : ConfigFile.load(path, catalog);
+        return path == null ? null : ConfigFile.load(path, catalog, untrustedConfig);
     }
 
     /**
@@ -51,8 +74,11 @@ final class ConfigOptions {
      * rules: section may tune those rules); none without a config file.
      */
     List<Path> rulesDirs(PrintWriter err) {
+        if (noConfig) {
+            return List.of();
+        }
         Path p = config != null ? config : discoverConfig(Path.of("").toAbsolutePath());
-        return p == null ? List.of() : ConfigFile.rulesDirs(p);
+        return p == null ? List.of() : ConfigFile.rulesDirs(p, untrustedConfig);
     }
 
     /**
