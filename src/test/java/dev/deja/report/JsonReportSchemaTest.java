@@ -30,7 +30,7 @@ import tools.jackson.databind.node.ObjectNode;
  * Real JsonReporter output validates against the packaged schema, and the schema is strict enough
  * to catch drift.
  */
-class JsonReportSchemaTest {
+public class JsonReportSchemaTest {
     static Schema schema;
     static final JsonMapper MAPPER = JsonMapper.builder().build();
 
@@ -46,7 +46,15 @@ class JsonReportSchemaTest {
         }
     }
 
-    static List<Error> validate(JsonNode n) {
+    /** The schema's errors for a report (none: valid); other tests' real reports use it too. */
+    public static List<Error> validate(JsonNode n) {
+        if (schema == null) {
+            try {
+                load();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }
         return schema.validate(n);
     }
 
@@ -243,6 +251,46 @@ class JsonReportSchemaTest {
             }
         }
         return out;
+    }
+
+    /**
+     * Real scans, not fixtures: every kind of input the examples and fixtures hold (HAProxy files,
+     * manifests, charts, AWS and Prometheus snapshots, rules of one's own with their own case ids,
+     * a folder with files deja does not read) gives a report the schema accepts, and the sources it
+     * names are the ones the schema lists.
+     */
+    @Test
+    void realScansOfEveryKindOfInputValidate() {
+        List<String[]> scans =
+                List.of(
+                        new String[] {
+                            "scan",
+                            "--format",
+                            "json",
+                            "--rules-dir",
+                            "examples/custom-rules",
+                            "examples"
+                        },
+                        new String[] {
+                            "scan",
+                            "--format",
+                            "json",
+                            "src/test/resources/fixtures/haproxy-sessions-near-limit/prometheus-window.json",
+                            "src/test/resources/fixtures/k8s-etcd-disk-latency/ebs-members.json"
+                        });
+        java.util.Set<String> sources = new java.util.TreeSet<>();
+        for (String[] args : scans) {
+            TestSupport.Run r = TestSupport.run(args);
+            assertTrue(r.code() == 0 || r.code() == 1, r.err());
+            JsonNode n = r.json();
+            assertEquals(List.of(), validate(n), String.join(" ", args));
+            for (JsonNode e : n.path("coverage").path("entries")) {
+                sources.add(e.path("source").asString());
+            }
+        }
+        assertTrue(
+                sources.containsAll(List.of("haproxy", "kubernetes", "snapshot", "files")),
+                "the scans cover these sources: " + sources);
     }
 
     @Test
