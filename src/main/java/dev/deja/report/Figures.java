@@ -152,10 +152,20 @@ final class Figures {
                     .append(s.wanted())
                     .append("\"/>");
         }
+        // under the bar: the limit's label at its tick, then the two lines of figures (below the
+        // label, so that neither runs into the other whatever the tick's place)
+        double tick = 20 + s.slots() * unit;
+        text(
+                h,
+                tick,
+                104,
+                tick < 70 ? "start" : tick > 610 ? "end" : "middle",
+                "t-limit",
+                "maxconn " + s.slots());
         text(
                 h,
                 20,
-                104,
+                128,
                 "start",
                 "t-held",
                 "one client at "
@@ -166,7 +176,7 @@ final class Figures {
                         + s.held()
                         + " slots held"
                         + (s.wanted() > s.held() ? " (wants " + s.wanted() + ")" : ""));
-        text(h, 20, 124, "start", "t-free", free + " slots left for every other client");
+        text(h, 20, 148, "start", "t-free", free + " slots left for every other client");
         h.append("<line x1=\"")
                 .append(px(20 + s.slots() * unit))
                 .append("\" y1=\"32\" x2=\"")
@@ -174,7 +184,6 @@ final class Figures {
                 .append("\" y2=\"92\" stroke=\"")
                 .append(INK)
                 .append("\" stroke-width=\"2\"/>");
-        text(h, 20 + s.slots() * unit, 142, "middle", "t-limit", "maxconn " + s.slots());
         if (p != null) {
             process(h, p, unit);
         }
