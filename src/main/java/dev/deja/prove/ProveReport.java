@@ -410,7 +410,8 @@ public record ProveReport(
                 new StringBuilder(
                                 "<figure class=\"fig fig-prove\"><svg xmlns=\"http://www.w3.org/2000/svg\""
                                         + " data-figure=\"prove-timeline\" viewBox=\"0 0 ")
-                        .append(TW + 120)
+                        // right of the plot: "limit N" (at 13 px, "limit 100000" is about 80 wide)
+                        .append(TW + 150)
                         .append(' ')
                         .append(height)
                         .append(

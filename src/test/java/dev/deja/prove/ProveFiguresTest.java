@@ -42,6 +42,9 @@ class ProveFiguresTest {
         HtmlReporterTest.Browser b = HtmlReporterTest.load(page, tmp.resolve("p1"), "--dump-dom");
         assertEquals(0, b.code());
         assertEquals(List.of(), b.console());
+        assertEquals(
+                List.of(),
+                dev.deja.report.FigureLayout.problems(Files.readString(page), "prove-layout", 1));
         String dom = b.dom();
         assertEquals(1, count(dom, "data-figure=\"prove-timeline\""), dom);
         assertTrue(dom.contains("<title>Legitimate success and slots in use over time"), dom);
@@ -93,6 +96,40 @@ class ProveFiguresTest {
                 "--window-size=1000,1400",
                 "--screenshot=" + png);
         assertTrue(Files.size(png) > 10_000, "screenshot written: " + png);
+    }
+
+    /**
+     * The maxconn fix raises the limit to four digits ("limit 1200"): its label, right of the plot,
+     * stays inside the picture (it ran out of it at 1200, by eye).
+     */
+    @Test
+    void aLargerLimitAfterTheFixStaysInsideThePicture() throws Exception {
+        HtmlReporterTest.findChromium();
+        HtmlReporterTest.needChromium();
+        Path page = HtmlReporterTest.OUT.resolve("prove-maxconn.html").toAbsolutePath();
+        TestSupport.Run r =
+                ProveTest.prove(
+                        "prove",
+                        ProveTest.BEFORE,
+                        "--rule",
+                        Prover.MAXCONN,
+                        "--duration",
+                        "3s",
+                        "--no-find-limit",
+                        "--format",
+                        "html",
+                        "-o",
+                        page.toString());
+        assertTrue(r.code() == 0 || r.code() == 1, r.err() + r.out());
+        String html = Files.readString(page);
+        Matcher limits = Pattern.compile(">limit (\\d+)<").matcher(html);
+        int widest = 0;
+        while (limits.find()) {
+            widest = Math.max(widest, limits.group(1).length());
+        }
+        assertTrue(widest >= 4, "the fix's limit has four digits or more: " + html);
+        assertEquals(
+                List.of(), dev.deja.report.FigureLayout.problems(html, "prove-maxconn-layout", 1));
     }
 
     private static int count(String s, String what) {
