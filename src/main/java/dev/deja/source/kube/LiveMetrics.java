@@ -211,9 +211,6 @@ public final class LiveMetrics {
             KubeInventory inv,
             Map<String, NodeCpus> nodes,
             List<Target> targets) {
-        HttpClient http = api.http();
-        String server = api.server();
-        String context = api.context();
         SnapshotBuilder out = api.out();
         Workload w = lb.workload();
         String wl = w.kind() + " " + w.namespace() + "/" + w.name();
@@ -267,14 +264,7 @@ public final class LiveMetrics {
                 continue;
             }
             String node = nodeOf.get(pod);
-            NodeCpus n =
-                    node == null
-                            ? new NodeCpus(0, false, "the pod names no node")
-                            : nodes.get(node);
-            if (n == null) {
-                n = nodeCpus(http, server, context, node, out);
-                nodes.put(node, n);
-            }
+            NodeCpus n = cpusOf(api, nodes, node);
             if (n.cpus() > 0) {
                 targets.add(new Target(w.namespace(), pod, port, PATH, wl, w, node, n.cpus()));
             } else {
@@ -285,6 +275,17 @@ public final class LiveMetrics {
         if (!unknown.isEmpty()) {
             unknownCpus(api, wl, forbidden, unknown);
         }
+    }
+
+    /** The CPU count of the node a pod runs on, read once per node. */
+    private static NodeCpus cpusOf(Api api, Map<String, NodeCpus> nodes, String node) {
+        NodeCpus n =
+                node == null ? new NodeCpus(0, false, "the pod names no node") : nodes.get(node);
+        if (n == null) {
+            n = nodeCpus(api.http(), api.server(), api.context(), node, api.out());
+            nodes.put(node, n);
+        }
+        return n;
     }
 
     /**
