@@ -177,6 +177,24 @@ class SandboxTest {
     }
 
     /**
+     * The fix's set step rewrites the frontend's own line where it has one: an own {@code timeout
+     * http-request 0} below the header would override a line added after it (HAProxy keeps the
+     * last).
+     */
+    @Test
+    void aSetStepRewritesTheFrontendsOwnLine() {
+        String text = HEAD + "  timeout http-request 0\n  default_backend st\n";
+        Frontends.Frontend f = fe(text);
+        Remedy t = Remedy.of(Prover.TIMEOUT, text, f, Map.of());
+        assertTrue(
+                t.text().contains("  bind :80\n  timeout http-request 5s\n  default_backend st"),
+                t.text());
+        assertEquals(1, t.text().split("timeout http-request", -1).length - 1, t.text());
+        assertEquals("-  timeout http-request 0", t.diff().get(1));
+        assertEquals("timeout http-request 5s added to frontend fe", t.description());
+    }
+
+    /**
      * Every route out of the sandbox a config can name, as a pull request could bring it: what deja
      * writes has no address but 127.0.0.1, no socket or program of the config's, and the report
      * names each line left out.
