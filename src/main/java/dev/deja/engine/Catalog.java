@@ -316,6 +316,10 @@ public final class Catalog {
             errors.add(f + ": caseIds is empty (every rule links at least one case)");
         }
         checkLinks(links, f, errors);
+        Fix fix =
+                d.get("fix") == null || remediation == null || errors.size() > before
+                        ? null
+                        : Fix.read(d.get("fix"), src, remediation.strip(), f, errors);
         if (errors.size() > before) {
             return null;
         }
@@ -329,7 +333,8 @@ public final class Catalog {
                 remediation.strip(),
                 links,
                 aliases,
-                parameters);
+                parameters,
+                fix);
     }
 
     static final Pattern PARAMETER_NAME = Pattern.compile("[a-z][A-Za-z0-9]*");

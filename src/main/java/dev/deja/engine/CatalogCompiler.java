@@ -51,6 +51,7 @@ public final class CatalogCompiler {
                     String.join(
                             SEP,
                             r.parameters().stream().map(RuleMetadata.Parameter::name).toList()));
+            r.fixBlock().ifPresent(f -> f.store(p + "fix.", m));
             for (RuleMetadata.Parameter x : r.parameters()) {
                 m.put(p + "parameter." + x.name() + ".default", x.defaultValue());
                 m.put(p + "parameter." + x.name() + ".description", x.description());
@@ -145,7 +146,8 @@ public final class CatalogCompiler {
                             p.getProperty(k + "remediation"),
                             list(p.getProperty(k + "links")),
                             list(p.getProperty(k + "aliases")),
-                            parameters));
+                            parameters,
+                            Fix.load(k + "fix.", p::getProperty)));
         }
         return Catalog.of(rules, cases);
     }

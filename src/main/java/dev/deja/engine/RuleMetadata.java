@@ -6,6 +6,7 @@ import java.util.Optional;
 /**
  * What {@code rules/<id>.yaml} says about a rule. Its implementation is registered by id in {@code
  * dev.deja.rules.RuleRegistry} (a constructor reference the compiler checks), not named here.
+ * {@code fix} is null when the YAML has no {@code fix:} block ({@link #fixBlock}).
  */
 public record RuleMetadata(
         String id,
@@ -17,7 +18,8 @@ public record RuleMetadata(
         String remediation,
         List<String> links,
         List<String> aliases,
-        List<Parameter> parameters) {
+        List<Parameter> parameters,
+        Fix fix) {
 
     /**
      * A threshold a team may tune: {@code parameters: {NAME: {default: N, description: ...}}} in
@@ -28,6 +30,14 @@ public record RuleMetadata(
         public boolean integer() {
             return !defaultValue.contains(".");
         }
+    }
+
+    /**
+     * What applying the remediation changes (the YAML's {@code fix:}), read by {@code deja prove}
+     * and by the test that the fix clears the finding; empty when the rule has none.
+     */
+    public Optional<Fix> fixBlock() {
+        return Optional.ofNullable(fix);
     }
 
     public RuleMetadata {

@@ -176,106 +176,17 @@ final class LoadGenerator {
                 boolean starting = now < end && !stop.getAsBoolean();
                 long nextWake = now + 50_000_000L;
                 if (starting) {
-                    for (int i = 0; i < n; i++) {
-                        Client c = clients.get(i);
-                        if (c.slowBytesEveryMs() > 0) {
-                            while (started[i] < c.connections() && openCount[0] < maxOpen) {
-                                start(
-                                        selector,
-                                        c,
-                                        i,
-                                        (int) started[i],
-                                        requests[i],
-                                        now,
-                                        Long.MAX_VALUE,
-                                        outcomes.get(i),
-                                        open.get(i),
-                                        openCount,
-                                        t0);
-                                started[i]++;
-                            }
-                            if (started[i] < c.connections()) {
-                                outcomes.get(i).notSent += (int) (c.connections() - started[i]);
-                                started[i] = c.connections();
-                            }
-                            continue;
-                        }
-                        if (c.rps() <= 0) {
-                            continue;
-                        }
-                        long interval = (long) (1_000_000_000L / c.rps());
-                        while (t0 + started[i] * interval <= now) {
-                            started[i]++;
-                            if (openCount[0] >= maxOpen) {
-                                outcomes.get(i).notSent++;
-                                continue;
-                            }
-                            start(
-                                    selector,
-                                    c,
-                                    i,
-                                    (int) (started[i] - 1),
-                                    requests[i],
-                                    now,
-                                    now + c.timeoutMs() * 1_000_000L,
-                                    outcomes.get(i),
-                                    open.get(i),
-                                    openCount,
-                                    t0);
-                        }
-                        nextWake = Math.min(nextWake, t0 + started[i] * interval);
-                    }
+                    nextWake =
+                            startDue(
+                                    selector, clients, started, requests, outcomes, open, openCount,
+                                    t0, now, nextWake);
                     nextWake = Math.min(nextWake, end);
                 }
                 // slow clients: one byte per interval; deadlines of the others
                 long nowAfter = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    Client c = clients.get(i);
-                    ArrayDeque<Conn> q = open.get(i);
-                    if (c.slowBytesEveryMs() > 0) {
-                        for (Conn k : q) {
-                            if (!k.done && k.out == null && k.nextSlowByte <= nowAfter) {
-                                slowByte(k, outcomes.get(i), openCount);
-                                k.nextSlowByte = nowAfter + c.slowBytesEveryMs() * 1_000_000L;
-                            }
-                            if (!k.done) {
-                                nextWake = Math.min(nextWake, k.nextSlowByte);
-                            }
-                        }
-                        q.removeIf(k -> k.done);
-                        continue;
-                    }
-                    while (!q.isEmpty()
-                            && (q.peekFirst().done || q.peekFirst().deadlineNanos <= nowAfter)) {
-                        Conn k = q.pollFirst();
-                        if (!k.done) {
-                            finish(k, outcomes.get(i), EV_TIMEOUT, nowAfter, t0, openCount);
-                        }
-                    }
-                    if (!q.isEmpty()) {
-                        nextWake = Math.min(nextWake, q.peekFirst().deadlineNanos);
-                    }
-                }
+                nextWake = sweep(clients, open, outcomes, openCount, t0, nowAfter, nextWake);
                 if (!starting) {
-                    boolean anyOpen = false;
-                    for (int i = 0; i < n; i++) {
-                        // slow clients and the abuser are not waited for: only legitimate requests
-                        // in flight are
-                        if (clients.get(i).slowBytesEveryMs() > 0
-                                || i < n - 1
-                                || stop.getAsBoolean()) {
-                            for (Conn k : open.get(i)) {
-                                if (!k.done) { // closed by us at the end, not by HAProxy
-                                    k.done = true;
-                                    openCount[0]--;
-                                    closeQuietly(k.ch);
-                                }
-                            }
-                            open.get(i).clear();
-                        } else {
-                            anyOpen |= !open.get(i).isEmpty();
-                        }
-                    }
+                    boolean anyOpen = closeUnwaited(clients, open, openCount, stop);
                     if (!anyOpen) {
                         break;
                     }
@@ -284,75 +195,7 @@ final class LoadGenerator {
                 selector.select(Math.min(waitMs, 50));
                 long at = System.nanoTime();
                 for (SelectionKey key : selector.selectedKeys()) {
-                    Conn k = (Conn) key.attachment();
-                    if (k.done || !key.isValid()) {
-                        continue;
-                    }
-                    Outcome o = outcomes.get(k.client);
-                    try {
-                        if (key.isConnectable()) {
-                            k.ch.finishConnect();
-                            key.interestOps(
-                                    k.out != null ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
-                            if (k.out == null) {
-                                slowByte(k, o, openCount);
-                                k.nextSlowByte =
-                                        at + clients.get(k.client).slowBytesEveryMs() * 1_000_000L;
-                            }
-                            continue;
-                        }
-                        if (key.isWritable() && k.out != null) {
-                            k.ch.write(k.out);
-                            if (!k.out.hasRemaining()) {
-                                key.interestOps(SelectionKey.OP_READ);
-                            }
-                            continue;
-                        }
-                        if (key.isReadable()) {
-                            in.clear();
-                            int r = k.ch.read(in);
-                            if (r > 0) {
-                                in.flip();
-                                if (k.head.length() < 64) {
-                                    for (int b = 0; b < r && k.head.length() < 64; b++) {
-                                        k.head.append((char) (in.get(b) & 0xff));
-                                    }
-                                }
-                                if (k.status < 0) {
-                                    k.status = status(k.head);
-                                }
-                                if (k.status >= 0 && k.out != null) {
-                                    // the status line is the answer: do not wait for the body or
-                                    // the close
-                                    finish(k, o, code(k.status), at, t0, openCount);
-                                }
-                            } else if (r < 0) {
-                                if (k.out == null) {
-                                    finishSlow(k, o, openCount);
-                                } else {
-                                    finish(
-                                            k,
-                                            o,
-                                            k.status >= 0 ? code(k.status) : EV_REFUSED,
-                                            at,
-                                            t0,
-                                            openCount);
-                                }
-                            }
-                        }
-                    } catch (IOException e) {
-                        if (k.out == null) {
-                            finishSlow(k, o, openCount);
-                        } else {
-                            finish(
-                                    k,
-                                    o,
-                                    k.status >= 0 ? code(k.status) : EV_REFUSED,
-                                    at,
-                                    t0,
-                                    openCount);
-                        }
-                    }
+                    handle(key, clients, outcomes, in, openCount, at, t0);
                 }
                 selector.selectedKeys().clear();
             }
@@ -366,6 +209,210 @@ final class LoadGenerator {
             }
         }
         return outcomes;
+    }
+
+    /** Starts the connections of each client that are due by {@code now}; the next wake-up. */
+    private long startDue(
+            Selector selector,
+            List<Client> clients,
+            long[] started,
+            byte[][][] requests,
+            List<Outcome> outcomes,
+            List<ArrayDeque<Conn>> open,
+            int[] openCount,
+            long t0,
+            long now,
+            long nextWake)
+            throws IOException {
+        int n = clients.size();
+        for (int i = 0; i < n; i++) {
+            Client c = clients.get(i);
+            if (c.slowBytesEveryMs() > 0) {
+                while (started[i] < c.connections() && openCount[0] < maxOpen) {
+                    start(
+                            selector,
+                            c,
+                            i,
+                            (int) started[i],
+                            requests[i],
+                            now,
+                            Long.MAX_VALUE,
+                            outcomes.get(i),
+                            open.get(i),
+                            openCount,
+                            t0);
+                    started[i]++;
+                }
+                if (started[i] < c.connections()) {
+                    outcomes.get(i).notSent += (int) (c.connections() - started[i]);
+                    started[i] = c.connections();
+                }
+                continue;
+            }
+            if (c.rps() <= 0) {
+                continue;
+            }
+            long interval = (long) (1_000_000_000L / c.rps());
+            while (t0 + started[i] * interval <= now) {
+                started[i]++;
+                if (openCount[0] >= maxOpen) {
+                    outcomes.get(i).notSent++;
+                    continue;
+                }
+                start(
+                        selector,
+                        c,
+                        i,
+                        (int) (started[i] - 1),
+                        requests[i],
+                        now,
+                        now + c.timeoutMs() * 1_000_000L,
+                        outcomes.get(i),
+                        open.get(i),
+                        openCount,
+                        t0);
+            }
+            nextWake = Math.min(nextWake, t0 + started[i] * interval);
+        }
+        return nextWake;
+    }
+
+    /** Slow clients: one byte per interval; the others: their deadlines. The next wake-up. */
+    private long sweep(
+            List<Client> clients,
+            List<ArrayDeque<Conn>> open,
+            List<Outcome> outcomes,
+            int[] openCount,
+            long t0,
+            long nowAfter,
+            long nextWake) {
+        int n = clients.size();
+        for (int i = 0; i < n; i++) {
+            Client c = clients.get(i);
+            ArrayDeque<Conn> q = open.get(i);
+            if (c.slowBytesEveryMs() > 0) {
+                for (Conn k : q) {
+                    if (!k.done && k.out == null && k.nextSlowByte <= nowAfter) {
+                        slowByte(k, outcomes.get(i), openCount);
+                        k.nextSlowByte = nowAfter + c.slowBytesEveryMs() * 1_000_000L;
+                    }
+                    if (!k.done) {
+                        nextWake = Math.min(nextWake, k.nextSlowByte);
+                    }
+                }
+                q.removeIf(k -> k.done);
+                continue;
+            }
+            while (!q.isEmpty()
+                    && (q.peekFirst().done || q.peekFirst().deadlineNanos <= nowAfter)) {
+                Conn k = q.pollFirst();
+                if (!k.done) {
+                    finish(k, outcomes.get(i), EV_TIMEOUT, nowAfter, t0, openCount);
+                }
+            }
+            if (!q.isEmpty()) {
+                nextWake = Math.min(nextWake, q.peekFirst().deadlineNanos);
+            }
+        }
+        return nextWake;
+    }
+
+    /**
+     * Once no client starts any more: closes what is not waited for (slow clients, the abuser, all
+     * when stopped); whether legitimate requests are still in flight.
+     */
+    private boolean closeUnwaited(
+            List<Client> clients,
+            List<ArrayDeque<Conn>> open,
+            int[] openCount,
+            BooleanSupplier stop) {
+        boolean anyOpen = false;
+        for (int i = 0; i < clients.size(); i++) {
+            // slow clients and the abuser are not waited for: only legitimate requests
+            // in flight are
+            if (clients.get(i).slowBytesEveryMs() > 0
+                    || i < clients.size() - 1
+                    || stop.getAsBoolean()) {
+                for (Conn k : open.get(i)) {
+                    if (!k.done) { // closed by us at the end, not by HAProxy
+                        k.done = true;
+                        openCount[0]--;
+                        closeQuietly(k.ch);
+                    }
+                }
+                open.get(i).clear();
+            } else {
+                anyOpen |= !open.get(i).isEmpty();
+            }
+        }
+        return anyOpen;
+    }
+
+    /** One selected connection: connected, writable or readable. */
+    private void handle(
+            SelectionKey key,
+            List<Client> clients,
+            List<Outcome> outcomes,
+            ByteBuffer in,
+            int[] openCount,
+            long at,
+            long t0) {
+        Conn k = (Conn) key.attachment();
+        if (k.done || !key.isValid()) {
+            return;
+        }
+        Outcome o = outcomes.get(k.client);
+        try {
+            if (key.isConnectable()) {
+                k.ch.finishConnect();
+                key.interestOps(k.out != null ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+                if (k.out == null) {
+                    slowByte(k, o, openCount);
+                    k.nextSlowByte = at + clients.get(k.client).slowBytesEveryMs() * 1_000_000L;
+                }
+                return;
+            }
+            if (key.isWritable() && k.out != null) {
+                k.ch.write(k.out);
+                if (!k.out.hasRemaining()) {
+                    key.interestOps(SelectionKey.OP_READ);
+                }
+                return;
+            }
+            if (key.isReadable()) {
+                in.clear();
+                int r = k.ch.read(in);
+                if (r > 0) {
+                    in.flip();
+                    if (k.head.length() < 64) {
+                        for (int b = 0; b < r && k.head.length() < 64; b++) {
+                            k.head.append((char) (in.get(b) & 0xff));
+                        }
+                    }
+                    if (k.status < 0) {
+                        k.status = status(k.head);
+                    }
+                    if (k.status >= 0 && k.out != null) {
+                        // the status line is the answer: do not wait for the body or
+                        // the close
+                        finish(k, o, code(k.status), at, t0, openCount);
+                    }
+                } else if (r < 0) {
+                    closed(k, o, at, t0, openCount);
+                }
+            }
+        } catch (IOException e) {
+            closed(k, o, at, t0, openCount);
+        }
+    }
+
+    /** The connection closed (or failed): a slow client's end, or the status read so far. */
+    private void closed(Conn k, Outcome o, long at, long t0, int[] openCount) {
+        if (k.out == null) {
+            finishSlow(k, o, openCount);
+        } else {
+            finish(k, o, k.status >= 0 ? code(k.status) : EV_REFUSED, at, t0, openCount);
+        }
     }
 
     private void start(

@@ -320,7 +320,7 @@ public final class Prover {
                 }
             }
             if (tarpit && before != null) {
-                Remedy r = Remedy.tarpitToDeny(text, f);
+                Remedy r = Remedy.of(TARPIT, text, f, Map.of());
                 RunResult after = flood(ctx, "after (deny)", r.text(), o.clientRps());
                 Proof p = Proof.of(TARPIT, f.name(), before, after, r);
                 if (o.findLimit() && before.ran() && after.ran() && !stop.getAsBoolean()) {
@@ -330,7 +330,9 @@ public final class Prover {
             }
             if (maxconn && before != null) {
                 long wanted = Math.max(slots, held * 4);
-                Remedy r = Remedy.raiseMaxconn(text, f, wanted);
+                Remedy r =
+                        Remedy.of(
+                                MAXCONN, text, f, Map.of("wantedMaxconn", String.valueOf(wanted)));
                 RunResult after =
                         flood(ctx, "after (maxconn " + wanted + ")", r.text(), o.clientRps());
                 proofs.add(Proof.of(MAXCONN, f.name(), before, after, r));
@@ -351,7 +353,7 @@ public final class Prover {
                 if (!sb.ran() && sb.error().startsWith("haproxy -c")) {
                     throw new SandboxRejected(sb.error());
                 }
-                Remedy r = Remedy.httpRequestTimeout(text, f);
+                Remedy r = Remedy.of(TIMEOUT, text, f, Map.of());
                 RunResult sa = slow(ctx, "after (timeout http-request 5s)", r.text());
                 proofs.add(
                         Proof.slow(TIMEOUT, f.name(), sb, sa, r, runMs, HTTP_REQUEST_TIMEOUT_MS));

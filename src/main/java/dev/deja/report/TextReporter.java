@@ -112,24 +112,7 @@ public final class TextReporter implements TerminalReporter {
         // several clusters/accounts in one scan: each finding and gap names its own (a merged
         // report shows its own table)
         boolean fleet = report.fleet() == null && r.targets().size() > 1;
-        Map<String, List<Finding>> byCase = new TreeMap<>();
-        for (Finding f : r.findings()) {
-            byCase.computeIfAbsent(
-                            f.caseIds().isEmpty() ? "-" : f.caseIds().get(0),
-                            k -> new ArrayList<>())
-                    .add(f);
-        }
-        // cases with the most severe findings first, then by id
-        List<Map.Entry<String, List<Finding>>> groups = new ArrayList<>(byCase.entrySet());
-        groups.sort(
-                (a, b) -> {
-                    int s =
-                            b.getValue()
-                                    .get(0)
-                                    .severity()
-                                    .compareTo(a.getValue().get(0).severity());
-                    return s != 0 ? s : a.getKey().compareTo(b.getKey());
-                });
+        List<Map.Entry<String, List<Finding>>> groups = byCase(r);
         for (Map.Entry<String, List<Finding>> g : groups) {
             CaseInfo ci = report.catalog().caseInfo(g.getKey()).orElse(null);
             if (ci != null) {
@@ -153,56 +136,11 @@ public final class TextReporter implements TerminalReporter {
                 w.write(style(c, BOLD, g.getKey()) + "\n");
             }
             for (Finding f : g.getValue()) {
-                String fresh = report.baseline() != null && report.isNew(f) ? "NEW  " : "";
-                w.write('\n');
-                line(
-                        w,
-                        "  ",
-                        sev(c, f.severity())
-                                + "  "
-                                + fresh
-                                + f.ruleId()
-                                + "  "
-                                + f.location().display()
-                                + (fleet && f.target() != null
-                                        ? "  [" + f.target().label() + "]"
-                                        : ""),
-                        HANG);
-                indented(w, "", f.message());
-                for (String n : f.notes()) {
-                    indented(w, "note: ", n);
-                }
-                for (String rel : f.related()) {
-                    indented(w, "see also: ", rel);
-                }
-                if (f.caseIds().size() > 1) {
-                    line(
-                            w,
-                            "      also: ",
-                            String.join(", ", f.caseIds().subList(1, f.caseIds().size())),
-                            INDENT + "      ");
-                }
-                indented(w, "fix: ", f.remediation());
-                Evidence ev = report.evidence(f);
-                if (ev != null) {
-                    indented(w, "replayed: ", ev.summary());
-                }
+                finding(w, report, f, fleet);
             }
             w.write("\n");
         }
-        if (r.findings().isEmpty()) {
-            // "No findings." alone would read as a clean bill of health when the scan could not
-            // read everything
-            if (r.coverage().sources().isEmpty() && !r.coverage().notChecked().isEmpty()) {
-                w.write(
-                        "Nothing could be read, so nothing was checked (see \"Not checked\" below).\n");
-            } else if (!r.coverage().notChecked().isEmpty()) {
-                w.write(
-                        "No findings in what could be read; some of the scan was not checked (see below).\n");
-            } else {
-                w.write("No findings.\n");
-            }
-        }
+        noFindings(w, r);
         for (Suppressions.Entry e : r.expired()) {
             line(
                     w,
@@ -223,31 +161,118 @@ public final class TextReporter implements TerminalReporter {
         if (report.fleet() != null) {
             fleet(w, report.fleet(), c);
         } else if (fleet) {
-            for (Target t : r.targets()) {
-                List<String> counts = new ArrayList<>();
-                long total = 0;
-                for (int i = Severity.values().length - 1; i >= 0; i--) {
-                    long k = r.count(t, Severity.values()[i]);
-                    total += k;
-                    if (k > 0) {
-                        counts.add(k + " " + Severity.values()[i].id());
-                    }
-                }
-                line(
-                        w,
-                        "  ",
-                        t.label()
-                                + ": "
-                                + total
-                                + (total == 1 ? " finding" : " findings")
-                                + (counts.isEmpty() ? "" : " (" + String.join(", ", counts) + ")")
-                                + (r.coverage().complete(t)
-                                        ? ""
-                                        : "; not read in full (see below)"),
-                        "    ");
+            perTarget(w, r);
+        }
+        baseline(w, report.baseline());
+        notChecked(w, r, fleet, c);
+        notes(w, r.coverage().notes());
+        skipped(w, r);
+        w.flush();
+    }
+
+    /** The findings by their first case, cases with the most severe findings first, then by id. */
+    private static List<Map.Entry<String, List<Finding>>> byCase(ScanResult r) {
+        Map<String, List<Finding>> byCase = new TreeMap<>();
+        for (Finding f : r.findings()) {
+            byCase.computeIfAbsent(
+                            f.caseIds().isEmpty() ? "-" : f.caseIds().get(0),
+                            k -> new ArrayList<>())
+                    .add(f);
+        }
+        // cases with the most severe findings first, then by id
+        List<Map.Entry<String, List<Finding>>> groups = new ArrayList<>(byCase.entrySet());
+        groups.sort(
+                (a, b) -> {
+                    int s =
+                            b.getValue()
+                                    .get(0)
+                                    .severity()
+                                    .compareTo(a.getValue().get(0).severity());
+                    return s != 0 ? s : a.getKey().compareTo(b.getKey());
+                });
+        return groups;
+    }
+
+    /** One finding: severity, rule, location, message, notes, the fix and what replayed it. */
+    private void finding(Writer w, Report report, Finding f, boolean fleet) throws IOException {
+        boolean c = report.color();
+        String fresh = report.baseline() != null && report.isNew(f) ? "NEW  " : "";
+        w.write('\n');
+        line(
+                w,
+                "  ",
+                sev(c, f.severity())
+                        + "  "
+                        + fresh
+                        + f.ruleId()
+                        + "  "
+                        + f.location().display()
+                        + (fleet && f.target() != null ? "  [" + f.target().label() + "]" : ""),
+                HANG);
+        indented(w, "", f.message());
+        for (String n : f.notes()) {
+            indented(w, "note: ", n);
+        }
+        for (String rel : f.related()) {
+            indented(w, "see also: ", rel);
+        }
+        if (f.caseIds().size() > 1) {
+            line(
+                    w,
+                    "      also: ",
+                    String.join(", ", f.caseIds().subList(1, f.caseIds().size())),
+                    INDENT + "      ");
+        }
+        indented(w, "fix: ", f.remediation());
+        Evidence ev = report.evidence(f);
+        if (ev != null) {
+            indented(w, "replayed: ", ev.summary());
+        }
+    }
+
+    /** What an empty list of findings means: nothing read, part read, or all clear. */
+    private void noFindings(Writer w, ScanResult r) throws IOException {
+        if (r.findings().isEmpty()) {
+            // "No findings." alone would read as a clean bill of health when the scan could not
+            // read everything
+            if (r.coverage().sources().isEmpty() && !r.coverage().notChecked().isEmpty()) {
+                w.write(
+                        "Nothing could be read, so nothing was checked (see \"Not checked\" below).\n");
+            } else if (!r.coverage().notChecked().isEmpty()) {
+                w.write(
+                        "No findings in what could be read; some of the scan was not checked (see below).\n");
+            } else {
+                w.write("No findings.\n");
             }
         }
-        BaselineDiff b = report.baseline();
+    }
+
+    /** A scan of several clusters or accounts: the findings of each. */
+    private void perTarget(Writer w, ScanResult r) throws IOException {
+        for (Target t : r.targets()) {
+            List<String> counts = new ArrayList<>();
+            long total = 0;
+            for (int i = Severity.values().length - 1; i >= 0; i--) {
+                long k = r.count(t, Severity.values()[i]);
+                total += k;
+                if (k > 0) {
+                    counts.add(k + " " + Severity.values()[i].id());
+                }
+            }
+            line(
+                    w,
+                    "  ",
+                    t.label()
+                            + ": "
+                            + total
+                            + (total == 1 ? " finding" : " findings")
+                            + (counts.isEmpty() ? "" : " (" + String.join(", ", counts) + ")")
+                            + (r.coverage().complete(t) ? "" : "; not read in full (see below)"),
+                    "    ");
+        }
+    }
+
+    private void baseline(Writer w, BaselineDiff b) throws IOException {
         if (b != null) {
             line(
                     w,
@@ -265,6 +290,9 @@ public final class TextReporter implements TerminalReporter {
                             : "No baseline at " + b.source() + " yet: every finding is new",
                     "  ");
         }
+    }
+
+    private void notChecked(Writer w, ScanResult r, boolean fleet, boolean c) throws IOException {
         List<Coverage.Entry> missing = r.coverage().notChecked();
         if (!missing.isEmpty()) {
             w.write(style(c, BOLD, "Not checked:") + "\n");
@@ -282,7 +310,10 @@ public final class TextReporter implements TerminalReporter {
                         "    ");
             }
         }
-        notes(w, r.coverage().notes());
+    }
+
+    /** One line per reason: "Skipped (not a ...): a.yml, b.json". */
+    private void skipped(Writer w, ScanResult r) throws IOException {
         List<Coverage.Entry> skipped =
                 r.coverage().entries().stream()
                         .filter(e -> e.status() == Coverage.Status.SKIPPED)
@@ -296,7 +327,6 @@ public final class TextReporter implements TerminalReporter {
         for (Map.Entry<String, List<String>> e : byReason.entrySet()) {
             line(w, "Skipped (" + e.getKey() + "): ", String.join(", ", e.getValue()), "  ");
         }
-        w.flush();
     }
 
     /**

@@ -160,7 +160,7 @@ class SandboxTest {
                         + "  maxconn 800\n  http-request track-sc0 src table st\n"
                         + "  http-request tarpit deny_status 429 if { sc_http_req_rate(0) gt 5 }\n";
         Frontends.Frontend f = fe(text);
-        Remedy deny = Remedy.tarpitToDeny(text, f);
+        Remedy deny = Remedy.of(Prover.TARPIT, text, f, Map.of());
         assertTrue(
                 deny.text()
                         .contains(
@@ -169,11 +169,29 @@ class SandboxTest {
         assertEquals(
                 "-  http-request tarpit deny_status 429 if { sc_http_req_rate(0) gt 5 }",
                 deny.diff().get(1));
-        Remedy t = Remedy.httpRequestTimeout(text, f);
+        Remedy t = Remedy.of(Prover.TIMEOUT, text, f, Map.of());
         assertTrue(
                 t.text().contains("frontend fe\n  timeout http-request 5s\n  bind :80"), t.text());
-        Remedy m = Remedy.raiseMaxconn(text, f, 1200);
+        Remedy m = Remedy.of(Prover.MAXCONN, text, f, Map.of("wantedMaxconn", "1200"));
         assertEquals(2, m.text().split("maxconn 1200", -1).length - 1, m.text());
+    }
+
+    /**
+     * The fix's set step rewrites the frontend's own line where it has one: an own {@code timeout
+     * http-request 0} below the header would override a line added after it (HAProxy keeps the
+     * last).
+     */
+    @Test
+    void aSetStepRewritesTheFrontendsOwnLine() {
+        String text = HEAD + "  timeout http-request 0\n  default_backend st\n";
+        Frontends.Frontend f = fe(text);
+        Remedy t = Remedy.of(Prover.TIMEOUT, text, f, Map.of());
+        assertTrue(
+                t.text().contains("  bind :80\n  timeout http-request 5s\n  default_backend st"),
+                t.text());
+        assertEquals(1, t.text().split("timeout http-request", -1).length - 1, t.text());
+        assertEquals("-  timeout http-request 0", t.diff().get(1));
+        assertEquals("timeout http-request 5s added to frontend fe", t.description());
     }
 
     /**

@@ -72,7 +72,8 @@ class CatalogMetaTest {
                         m.remediation(),
                         m.links(),
                         m.aliases(),
-                        m.parameters());
+                        m.parameters(),
+                        null);
         IllegalStateException e =
                 assertThrows(IllegalStateException.class, () -> RuleRegistry.instantiate(unknown));
         assertTrue(

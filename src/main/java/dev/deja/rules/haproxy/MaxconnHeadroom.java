@@ -43,12 +43,38 @@ public final class MaxconnHeadroom extends HaproxyRule {
         // a maxconn whose value deja cannot read (an unset variable) is set all the same: never "no
         // maxconn"
         boolean anyLimit = global >= 0 || gd != null;
-        long sum = 0;
-        List<String> parts = new ArrayList<>();
-        List<String> bindParts = new ArrayList<>();
-        // name and limit (capped at the global) of each frontend with a readable maxconn
-        List<Map.Entry<String, Long>> limits = new ArrayList<>();
+        Tally t = new Tally(global);
         for (Frontends.Frontend f : fes) {
+            anyLimit |= t.add(f);
+        }
+        List<Finding> mine = new ArrayList<>();
+        for (Frontends.Frontend f : Frontends.of(c)) {
+            aboveGlobal(f, ctx, mine);
+        }
+        out.addAll(Notes.dedupe(mine, Frontends.of(c)));
+        whole(c, ctx, fes, gd, global, anyLimit, t, out);
+        return out;
+    }
+
+    /**
+     * The frontends' limits added up: each readable frontend maxconn (capped at the global) and
+     * bind maxconn, by name.
+     */
+    private static final class Tally {
+        final long global;
+        long sum;
+        final List<String> parts = new ArrayList<>();
+        final List<String> bindParts = new ArrayList<>();
+        // name and limit (capped at the global) of each frontend with a readable maxconn
+        final List<Map.Entry<String, Long>> limits = new ArrayList<>();
+
+        Tally(long global) {
+            this.global = global;
+        }
+
+        /** Adds the frontend's limits; whether it sets one (readable or not). */
+        boolean add(Frontends.Frontend f) {
+            boolean anyLimit = false;
             Frontends.Maxconn m = f.maxconn();
             Directive fd = m.frontendDirective();
             if (fd != null) {
@@ -77,67 +103,76 @@ public final class MaxconnHeadroom extends HaproxyRule {
                     }
                 }
             }
+            return anyLimit;
         }
-        List<Finding> mine = new ArrayList<>();
-        for (Frontends.Frontend f : Frontends.of(c)) {
-            Frontends.Maxconn m = f.maxconn();
-            Directive fd = m.frontendDirective();
-            long g = m.global();
-            Directive gdir = m.globalDirective();
-            if (g >= 0 && m.frontend() > g) {
-                Location at =
-                        fd.file().equals(f.section().file())
-                                        && f.section().directives().contains(fd)
-                                ? Notes.at(f.section(), fd)
-                                : Notes.at(f.section());
+    }
+
+    /** A frontend or bind maxconn above the global one, which HAProxy silently caps. */
+    private static void aboveGlobal(Frontends.Frontend f, RuleContext ctx, List<Finding> mine) {
+        Frontends.Maxconn m = f.maxconn();
+        Directive fd = m.frontendDirective();
+        long g = m.global();
+        Directive gdir = m.globalDirective();
+        if (g >= 0 && m.frontend() > g) {
+            Location at =
+                    fd.file().equals(f.section().file()) && f.section().directives().contains(fd)
+                            ? Notes.at(f.section(), fd)
+                            : Notes.at(f.section());
+            mine.add(
+                    ctx.finding(
+                                    at,
+                                    f.section().label()
+                                            + " maxconn "
+                                            + m.frontend()
+                                            + " ("
+                                            + fd.where()
+                                            + ") is above global maxconn "
+                                            + g
+                                            + " ("
+                                            + gdir.where()
+                                            + "): HAProxy silently caps it at "
+                                            + g
+                                            + ", so the frontend never gets the "
+                                            + m.frontend()
+                                            + " slots it was sized for")
+                            .notes(Notes.of(f, fd, gdir))
+                            .key("frontend maxconn above global")
+                            .build());
+        }
+        for (Frontends.Bind b : m.binds()) {
+            if (g >= 0 && b.maxconn() > g) {
                 mine.add(
                         ctx.finding(
-                                        at,
-                                        f.section().label()
-                                                + " maxconn "
-                                                + m.frontend()
-                                                + " ("
-                                                + fd.where()
-                                                + ") is above global maxconn "
+                                        Notes.at(f.section(), b.directive()),
+                                        "bind of "
+                                                + f.section().label()
+                                                + " at "
+                                                + b.directive().where()
+                                                + " has maxconn "
+                                                + b.maxconn()
+                                                + ", above global maxconn "
                                                 + g
                                                 + " ("
                                                 + gdir.where()
                                                 + "): HAProxy silently caps it at "
-                                                + g
-                                                + ", so the frontend never gets the "
-                                                + m.frontend()
-                                                + " slots it was sized for")
-                                .notes(Notes.of(f, fd, gdir))
-                                .key("frontend maxconn above global")
+                                                + g)
+                                .notes(Notes.of(f, b.directive(), gdir))
+                                .key("bind " + b.directive().written(1) + " maxconn above global")
                                 .build());
             }
-            for (Frontends.Bind b : m.binds()) {
-                if (g >= 0 && b.maxconn() > g) {
-                    mine.add(
-                            ctx.finding(
-                                            Notes.at(f.section(), b.directive()),
-                                            "bind of "
-                                                    + f.section().label()
-                                                    + " at "
-                                                    + b.directive().where()
-                                                    + " has maxconn "
-                                                    + b.maxconn()
-                                                    + ", above global maxconn "
-                                                    + g
-                                                    + " ("
-                                                    + gdir.where()
-                                                    + "): HAProxy silently caps it at "
-                                                    + g)
-                                    .notes(Notes.of(f, b.directive(), gdir))
-                                    .key(
-                                            "bind "
-                                                    + b.directive().written(1)
-                                                    + " maxconn above global")
-                                    .build());
-                }
-            }
         }
-        out.addAll(Notes.dedupe(mine, Frontends.of(c)));
+    }
+
+    /** What the configuration's limits say together: none, an implicit global, oversubscribed. */
+    private static void whole(
+            HaproxyConfig c,
+            RuleContext ctx,
+            List<Frontends.Frontend> fes,
+            Directive gd,
+            long global,
+            boolean anyLimit,
+            Tally t,
+            List<Finding> out) {
         Section anchor = c.global().orElse(fes.get(0).section());
         if (!anyLimit) {
             out.add(
@@ -155,10 +190,10 @@ public final class MaxconnHeadroom extends HaproxyRule {
                                             + " until they run out")
                             .key("no maxconn")
                             .build());
-            return out;
+            return;
         }
         if (global < 0 && gd != null) {
-            return out; // set to a value deja cannot read: nothing to compare with (the scan notes
+            return; // set to a value deja cannot read: nothing to compare with (the scan notes
             // the variable)
         }
         if (global < 0) {
@@ -168,36 +203,35 @@ public final class MaxconnHeadroom extends HaproxyRule {
                                     "global maxconn is implicit in "
                                             + c.name()
                                             + " (derived from the file-descriptor limit of the host), while frontends set their own ("
-                                            + String.join(", ", concat(parts, bindParts))
+                                            + String.join(", ", concat(t.parts, t.bindParts))
                                             + "): whether those limits can be reached depends on the host")
                             .severity(Severity.LOW)
                             .key("implicit global maxconn")
                             .build());
-            return out;
+            return;
         }
-        if (parts.size() > 1 && sum > OVERSUBSCRIBED * global) {
+        if (t.parts.size() > 1 && t.sum > OVERSUBSCRIBED * global) {
             out.add(
                     ctx.finding(
                                     Notes.at(c.global().orElseThrow(), gd),
                                     "frontend limits add up to "
-                                            + sum
+                                            + t.sum
                                             + " ("
-                                            + String.join(" + ", parts)
+                                            + String.join(" + ", t.parts)
                                             + ", each capped at the global) against global maxconn "
                                             + global
                                             + " ("
                                             + gd.where()
                                             + "), "
                                             + String.format(
-                                                    Locale.ROOT, "%.1f", (double) sum / global)
+                                                    Locale.ROOT, "%.1f", (double) t.sum / global)
                                             + "x oversubscribed: "
-                                            + takeEverySlot(limits, global))
+                                            + takeEverySlot(t.limits, global))
                             .severity(Severity.LOW)
                             .notes(Notes.of((Section) null, gd))
                             .key("frontend limits oversubscribed")
                             .build());
         }
-        return out;
     }
 
     static List<String> concat(List<String> a, List<String> b) {

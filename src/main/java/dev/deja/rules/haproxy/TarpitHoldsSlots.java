@@ -146,19 +146,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                             + f.maxconn().explain()
                             + ")";
             sev = high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
-            Figure.ProcessSlots process = process(f, Math.min(held, slots), all);
-            if (process != null) {
-                notes.add(processNote(f, process));
-            }
-            figure =
-                    new Figure.Slots(
-                            f.section().label(),
-                            slots,
-                            Math.min(held, slots),
-                            held,
-                            rps,
-                            hold,
-                            process);
+            figure = slots(f, held, slots, rps, hold, all, notes);
         }
         if (f.tarpits().size() > 1) {
             notes.add(
@@ -186,6 +174,27 @@ public final class TarpitHoldsSlots extends HaproxyRule {
      * maxconn is implicit or unreadable, or no other frontend shares it.
      */
     @SuppressWarnings("ReferenceEquality") // the other frontends: every section but f's own
+    /**
+     * The slots figure of a frontend whose tarpit holds {@code held} of its {@code slots}, with its
+     * share of the process's slots (a note added to {@code notes} when the global maxconn is
+     * shared).
+     */
+    private static Figure.Slots slots(
+            Frontends.Frontend f,
+            long held,
+            long slots,
+            long rps,
+            long hold,
+            List<Frontends.Frontend> all,
+            List<String> notes) {
+        Figure.ProcessSlots process = process(f, Math.min(held, slots), all);
+        if (process != null) {
+            notes.add(processNote(f, process));
+        }
+        return new Figure.Slots(
+                f.section().label(), slots, Math.min(held, slots), held, rps, hold, process);
+    }
+
     static Figure.ProcessSlots process(
             Frontends.Frontend f, long held, List<Frontends.Frontend> all) {
         Frontends.Maxconn m = f.maxconn();
@@ -402,19 +411,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
             all.addAll(notes);
             Figure figure = null;
             if (slots >= 0) {
-                Figure.ProcessSlots process = process(f, Math.min(held, slots), fes);
-                if (process != null) {
-                    all.add(processNote(f, process));
-                }
-                figure =
-                        new Figure.Slots(
-                                f.section().label(),
-                                slots,
-                                Math.min(held, slots),
-                                held,
-                                rps,
-                                hold,
-                                process);
+                figure = slots(f, held, slots, rps, hold, fes, all);
             }
             for (Route r : rs) {
                 if (r != worst) {

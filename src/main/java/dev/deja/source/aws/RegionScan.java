@@ -257,6 +257,42 @@ final class RegionScan {
         lbs = lbs == null ? List.of() : lbs;
         tgs = tgs == null ? List.of() : tgs;
 
+        Map<String, Future<Result<List<LoadBalancerAttribute>>>> lbAttrs = lbAttributes(lbs);
+        List<Future<Result<List<TagDescription>>>> tagCalls = tagCalls(lbs);
+        Map<String, Future<Result<List<TargetGroupAttribute>>>> tgAttrs = new LinkedHashMap<>();
+        Map<String, Future<Result<List<TargetHealthDescription>>>> health = new LinkedHashMap<>();
+        targetGroupCalls(tgs, tgAttrs, health);
+
+        Map<String, Map<String, String>> tagsByArn = tags(tagCalls);
+
+        Map<String, Result<List<TargetHealthDescription>>> healthResults = new LinkedHashMap<>();
+        for (var e : health.entrySet()) {
+            healthResults.put(e.getKey(), get(e.getValue()));
+        }
+        Map<String, TargetGroup> tgByArn = new LinkedHashMap<>();
+        tgs.forEach(t -> tgByArn.put(t.targetGroupArn(), t));
+        Zones zones = resolveZones(tgByArn, healthResults);
+
+        List<LoadBalancerView> lbViews = new ArrayList<>();
+        for (LoadBalancer lb : lbs) {
+            lbViews.add(lbView(lb, lbAttrs.get(lb.loadBalancerArn()), tagsByArn));
+        }
+        List<TargetGroupView> tgViews = new ArrayList<>();
+        for (TargetGroup tg : tgs) {
+            tgViews.add(
+                    tgView(
+                            tg,
+                            tgAttrs.get(tg.targetGroupArn()),
+                            healthResults.get(tg.targetGroupArn()),
+                            zones));
+        }
+        report(lbs.size(), tgs.size());
+        return new AwsInventory(lbViews, tgViews);
+    }
+
+    /** DescribeLoadBalancerAttributes of each load balancer, submitted. */
+    private Map<String, Future<Result<List<LoadBalancerAttribute>>>> lbAttributes(
+            List<LoadBalancer> lbs) {
         Map<String, Future<Result<List<LoadBalancerAttribute>>>> lbAttrs = new LinkedHashMap<>();
         for (LoadBalancer lb : lbs) {
             lbAttrs.put(
@@ -274,6 +310,11 @@ final class RegionScan {
                                                                                             .loadBalancerArn()))
                                                             .attributes())));
         }
+        return lbAttrs;
+    }
+
+    /** DescribeTags of the load balancers, TAGS_PER_CALL at a time, submitted. */
+    private List<Future<Result<List<TagDescription>>>> tagCalls(List<LoadBalancer> lbs) {
         List<Future<Result<List<TagDescription>>>> tagCalls = new ArrayList<>();
         for (int i = 0; i < lbs.size(); i += TAGS_PER_CALL) {
             List<LoadBalancer> batch = lbs.subList(i, Math.min(lbs.size(), i + TAGS_PER_CALL));
@@ -289,8 +330,14 @@ final class RegionScan {
                                                     elb.describeTags(r -> r.resourceArns(arns))
                                                             .tagDescriptions())));
         }
-        Map<String, Future<Result<List<TargetGroupAttribute>>>> tgAttrs = new LinkedHashMap<>();
-        Map<String, Future<Result<List<TargetHealthDescription>>>> health = new LinkedHashMap<>();
+        return tagCalls;
+    }
+
+    /** DescribeTargetGroupAttributes and DescribeTargetHealth of each target group, submitted. */
+    private void targetGroupCalls(
+            List<TargetGroup> tgs,
+            Map<String, Future<Result<List<TargetGroupAttribute>>>> tgAttrs,
+            Map<String, Future<Result<List<TargetHealthDescription>>>> health) {
         for (TargetGroup tg : tgs) {
             tgAttrs.put(
                     tg.targetGroupArn(),
@@ -321,7 +368,11 @@ final class RegionScan {
                                                                                             .targetGroupArn()))
                                                             .targetHealthDescriptions())));
         }
+    }
 
+    /** The tags of the load balancers, by ARN, from the DescribeTags batches that answered. */
+    private Map<String, Map<String, String>> tags(
+            List<Future<Result<List<TagDescription>>>> tagCalls) {
         Map<String, Map<String, String>> tagsByArn = new LinkedHashMap<>();
         for (Future<Result<List<TagDescription>>> f : tagCalls) {
             Result<List<TagDescription>> r = get(f);
@@ -335,99 +386,94 @@ final class RegionScan {
                 }
             }
         }
+        return tagsByArn;
+    }
 
-        Map<String, Result<List<TargetHealthDescription>>> healthResults = new LinkedHashMap<>();
-        for (var e : health.entrySet()) {
-            healthResults.put(e.getKey(), get(e.getValue()));
+    /** A load balancer as the model sees it, with its attributes and tags. */
+    private LoadBalancerView lbView(
+            LoadBalancer lb,
+            Future<Result<List<LoadBalancerAttribute>>> attrsCall,
+            Map<String, Map<String, String>> tagsByArn) {
+        Result<List<LoadBalancerAttribute>> a = get(attrsCall);
+        Map<String, String> attrs = new TreeMap<>();
+        if (a.ok()) {
+            a.value().forEach(x -> attrs.put(x.key(), x.value()));
         }
-        Map<String, TargetGroup> tgByArn = new LinkedHashMap<>();
-        tgs.forEach(t -> tgByArn.put(t.targetGroupArn(), t));
-        Zones zones = resolveZones(tgByArn, healthResults);
+        List<String> zoneNames =
+                lb.availabilityZones().stream().map(AvailabilityZone::zoneName).sorted().toList();
+        return new LoadBalancerView(
+                lb.loadBalancerArn(),
+                lb.loadBalancerName(),
+                lb.typeAsString(),
+                lb.schemeAsString(),
+                region,
+                lb.vpcId(),
+                zoneNames,
+                attrs,
+                a.ok(),
+                tagsByArn.getOrDefault(lb.loadBalancerArn(), Map.of()),
+                lb.dnsName());
+    }
 
-        List<LoadBalancerView> lbViews = new ArrayList<>();
-        for (LoadBalancer lb : lbs) {
-            Result<List<LoadBalancerAttribute>> a = get(lbAttrs.get(lb.loadBalancerArn()));
-            Map<String, String> attrs = new TreeMap<>();
-            if (a.ok()) {
-                a.value().forEach(x -> attrs.put(x.key(), x.value()));
-            }
-            List<String> zoneNames =
-                    lb.availabilityZones().stream()
-                            .map(AvailabilityZone::zoneName)
-                            .sorted()
-                            .toList();
-            lbViews.add(
-                    new LoadBalancerView(
-                            lb.loadBalancerArn(),
-                            lb.loadBalancerName(),
-                            lb.typeAsString(),
-                            lb.schemeAsString(),
-                            region,
-                            lb.vpcId(),
-                            zoneNames,
-                            attrs,
-                            a.ok(),
-                            tagsByArn.getOrDefault(lb.loadBalancerArn(), Map.of()),
-                            lb.dnsName()));
+    /**
+     * A target group as the model sees it, with its attributes and targets (their zones resolved).
+     */
+    private TargetGroupView tgView(
+            TargetGroup tg,
+            Future<Result<List<TargetGroupAttribute>>> attrsCall,
+            Result<List<TargetHealthDescription>> h,
+            Zones zones) {
+        Result<List<TargetGroupAttribute>> a = get(attrsCall);
+        Map<String, String> attrs = new TreeMap<>();
+        if (a.ok()) {
+            a.value().forEach(x -> attrs.put(x.key(), x.value()));
         }
-        List<TargetGroupView> tgViews = new ArrayList<>();
-        for (TargetGroup tg : tgs) {
-            Result<List<TargetGroupAttribute>> a = get(tgAttrs.get(tg.targetGroupArn()));
-            Map<String, String> attrs = new TreeMap<>();
-            if (a.ok()) {
-                a.value().forEach(x -> attrs.put(x.key(), x.value()));
-            }
-            Result<List<TargetHealthDescription>> h = healthResults.get(tg.targetGroupArn());
-            List<TargetView> targets = new ArrayList<>();
-            if (h.ok()) {
-                for (TargetHealthDescription d : h.value()) {
-                    String id = d.target().id();
-                    String az = d.target().availabilityZone();
-                    String src = "target";
-                    if (az == null || az.isBlank()) {
-                        az = zones.zoneOf(tg, id);
-                        src = az == null ? "unknown" : zones.sourceOf(tg);
-                    }
-                    var th = d.targetHealth();
-                    targets.add(
-                            new TargetView(
-                                    id,
-                                    d.target().port(),
-                                    az,
-                                    src,
-                                    th == null ? null : th.stateAsString(),
-                                    th == null ? null : th.reasonAsString(),
-                                    th == null ? null : th.description()));
+        List<TargetView> targets = new ArrayList<>();
+        if (h.ok()) {
+            for (TargetHealthDescription d : h.value()) {
+                String id = d.target().id();
+                String az = d.target().availabilityZone();
+                String src = "target";
+                if (az == null || az.isBlank()) {
+                    az = zones.zoneOf(tg, id);
+                    src = az == null ? "unknown" : zones.sourceOf(tg);
                 }
+                var th = d.targetHealth();
+                targets.add(
+                        new TargetView(
+                                id,
+                                d.target().port(),
+                                az,
+                                src,
+                                th == null ? null : th.stateAsString(),
+                                th == null ? null : th.reasonAsString(),
+                                th == null ? null : th.description()));
             }
-            var hc =
-                    new TargetGroupView.HealthCheck(
-                            tg.healthCheckEnabled(),
-                            tg.healthCheckProtocolAsString(),
-                            tg.healthCheckPort(),
-                            tg.healthCheckIntervalSeconds(),
-                            tg.healthCheckTimeoutSeconds(),
-                            tg.healthyThresholdCount(),
-                            tg.unhealthyThresholdCount());
-            tgViews.add(
-                    new TargetGroupView(
-                            tg.targetGroupArn(),
-                            tg.targetGroupName(),
-                            region,
-                            tg.protocolAsString(),
-                            tg.port(),
-                            tg.targetTypeAsString(),
-                            tg.vpcId(),
-                            hc,
-                            attrs,
-                            a.ok(),
-                            tg.loadBalancerArns(),
-                            targets,
-                            h.ok() ? null : h.code(),
-                            h.ok() ? null : AwsLiveSource.oneLine(h.message())));
         }
-        report(lbs.size(), tgs.size());
-        return new AwsInventory(lbViews, tgViews);
+        var hc =
+                new TargetGroupView.HealthCheck(
+                        tg.healthCheckEnabled(),
+                        tg.healthCheckProtocolAsString(),
+                        tg.healthCheckPort(),
+                        tg.healthCheckIntervalSeconds(),
+                        tg.healthCheckTimeoutSeconds(),
+                        tg.healthyThresholdCount(),
+                        tg.unhealthyThresholdCount());
+        return new TargetGroupView(
+                tg.targetGroupArn(),
+                tg.targetGroupName(),
+                region,
+                tg.protocolAsString(),
+                tg.port(),
+                tg.targetTypeAsString(),
+                tg.vpcId(),
+                hc,
+                attrs,
+                a.ok(),
+                tg.loadBalancerArns(),
+                targets,
+                h.ok() ? null : h.code(),
+                h.ok() ? null : AwsLiveSource.oneLine(h.message()));
     }
 
     private List<LoadBalancer> listLoadBalancers() {

@@ -174,275 +174,16 @@ public final class LiveMetrics {
         int nginxBefore = nginxRead.size();
         try (HttpClient http = KubeClients.httpClient(cfg)) {
             List<Target> targets = new ArrayList<>();
+            Api api = new Api(http, server, context, out);
             Map<String, NodeCpus> nodes = new HashMap<>();
             for (LoadBalancers.Lb lb : nginx) {
-                Workload w = lb.workload();
-                String wl = w.kind() + " " + w.namespace() + "/" + w.name();
-                if ("false".equalsIgnoreCase(flag(lb, "--enable-metrics"))) {
-                    out.notRead(
-                            SOURCE,
-                            "live metrics of " + wl,
-                            Coverage.Status.NOTE,
-                            "--live-metrics: the controller"
-                                    + " runs with --enable-metrics=false, so it serves no connection figures; its pods were"
-                                    + " not read");
-                    continue;
-                }
-                boolean fromNode =
-                        IngressNginx.capacity(w, inv) == null
-                                && IngressNginx.workersFromNode(w, inv);
-                if (IngressNginx.capacity(w, inv) == null && !fromNode) {
-                    out.notRead(
-                            SOURCE,
-                            "live metrics of " + wl,
-                            Coverage.Status.NOTE,
-                            "--live-metrics: its capacity is"
-                                    + " not known (the ConfigMap its --configmap names is not in the scan, or its"
-                                    + " worker-processes is not a number nor \"auto\", or is unset with a CPU limit on a"
-                                    + " controller before v1.10.4/v1.11.2 or of unknown version, or max-worker-connections"
-                                    + " is 0), so"
-                                    + " lb-connections-near-capacity could not judge its pods; they were not read");
-                    continue;
-                }
-                Integer port = nginxPort(lb);
-                if (port == null) {
-                    out.notRead(
-                            SOURCE,
-                            "live metrics of " + wl,
-                            Coverage.Status.NOTE,
-                            "--live-metrics: its"
-                                    + " --healthz-port (where the controller serves /metrics) is not a number: "
-                                    + flag(lb, "--healthz-port"));
-                    continue;
-                }
-                Map<String, String> nodeOf = new HashMap<>();
-                List<String> pods =
-                        runningPods(
-                                http,
-                                server,
-                                context,
-                                w.namespace(),
-                                w.selector(),
-                                wl,
-                                out,
-                                nodeOf);
-                if (pods == null) {
-                    continue;
-                }
-                if (pods.isEmpty()) {
-                    out.notRead(
-                            SOURCE,
-                            "live metrics of " + wl,
-                            Coverage.Status.NOTE,
-                            "--live-metrics: no running pod");
-                }
-                // pod -> why its node's CPU count is not known
-                Map<String, String> unknown = new TreeMap<>();
-                boolean forbidden = false;
-                for (String pod : pods) {
-                    if (!fromNode) {
-                        targets.add(new Target(w.namespace(), pod, port, PATH, wl, w));
-                        continue;
-                    }
-                    String node = nodeOf.get(pod);
-                    NodeCpus n =
-                            node == null
-                                    ? new NodeCpus(0, false, "the pod names no node")
-                                    : nodes.get(node);
-                    if (n == null) {
-                        n = nodeCpus(http, server, context, node, out);
-                        nodes.put(node, n);
-                    }
-                    if (n.cpus() > 0) {
-                        targets.add(
-                                new Target(w.namespace(), pod, port, PATH, wl, w, node, n.cpus()));
-                    } else {
-                        forbidden |= n.forbidden();
-                        unknown.put(pod, node == null ? n.why() : "node " + node + ": " + n.why());
-                    }
-                }
-                if (!unknown.isEmpty()) {
-                    out.notRead(
-                            SOURCE,
-                            "live metrics of " + wl,
-                            Coverage.Status.NOTE,
-                            "--live-metrics: its worker count is the CPU count of the node each pod"
-                                    + " runs on (worker-processes \"auto\", or unset without a CPU"
-                                    + " limit), and "
-                                    + (forbidden
-                                            ? "nodes: forbidden (the credentials of context "
-                                                    + context
-                                                    + " may not get nodes; RBAC: get on nodes,"
-                                                    + " core), worker count unknown"
-                                            : "it could not be read, worker count unknown")
-                                    + ", so lb-connections-near-capacity could not judge these"
-                                    + " pods; they were not read: "
-                                    + String.join(
-                                            "; ",
-                                            unknown.entrySet().stream()
-                                                    .map(
-                                                            e ->
-                                                                    e.getKey()
-                                                                            + " ("
-                                                                            + e.getValue()
-                                                                            + ")")
-                                                    .toList()));
-                }
+                nginxTargets(api, lb, inv, nodes, targets);
             }
             List<Exporter> exporters = haproxy.isEmpty() ? List.of() : exporters(partial);
             for (LoadBalancers.Lb lb : haproxy) {
-                String wl =
-                        lb.workload().kind()
-                                + " "
-                                + lb.workload().namespace()
-                                + "/"
-                                + lb.workload().name();
-                Map<String, Integer> ports = new LinkedHashMap<>();
-                for (Container c : lb.proxies()) {
-                    c.ports()
-                            .forEach(
-                                    (name, port) -> {
-                                        if (port != null
-                                                && port != CONTROLLER_METRICS_PORT
-                                                && PORT_NAME.matcher(name).matches()) {
-                                            ports.putIfAbsent(name, port);
-                                        }
-                                    });
-                }
-                // port -> path asked on it
-                Map<Integer, String> asked = new TreeMap<>();
-                ports.values().forEach(port -> asked.put(port, PATH));
-                if (asked.isEmpty()) {
-                    // no port named so: a container port on which a HAProxy configuration kept in a
-                    // ConfigMap of the
-                    // workload's namespace binds a frontend serving the exporter
-                    for (Container c : lb.proxies()) {
-                        for (Integer port : c.ports().values()) {
-                            for (Exporter x : exporters) {
-                                if (port != null
-                                        && x.namespace().equals(lb.workload().namespace())
-                                        && x.port() == port) {
-                                    asked.putIfAbsent(port, x.path());
-                                }
-                            }
-                        }
-                    }
-                }
-                if (asked.isEmpty()) {
-                    out.notRead(
-                            SOURCE,
-                            "live metrics of " + wl,
-                            Coverage.Status.NOTE,
-                            "--live-metrics: no container"
-                                    + " port of its HAProxy container is named like a stats or metrics port (stat, metrics,"
-                                    + " prometheus, exporter), nor is one the port of a frontend serving 'http-request"
-                                    + " use-service prometheus-exporter' in a HAProxy configuration kept in a ConfigMap of "
-                                    + lb.workload().namespace()
-                                    + ", so its pods were not read");
-                    continue;
-                }
-                List<String> pods =
-                        runningPods(
-                                http,
-                                server,
-                                context,
-                                lb.workload().namespace(),
-                                lb.workload().selector(),
-                                wl,
-                                out,
-                                null);
-                if (pods == null) {
-                    continue;
-                }
-                if (pods.isEmpty()) {
-                    out.notRead(
-                            SOURCE,
-                            "live metrics of " + wl,
-                            Coverage.Status.NOTE,
-                            "--live-metrics: no running pod");
-                }
-                for (String pod : pods) {
-                    asked.forEach(
-                            (port, path) ->
-                                    targets.add(
-                                            new Target(
-                                                    lb.workload().namespace(),
-                                                    pod,
-                                                    port,
-                                                    path,
-                                                    wl,
-                                                    null)));
-                }
+                haproxyTargets(api, lb, exporters, targets);
             }
-            // at most MAX_IN_FLIGHT pod reads at a time: the API server proxies each one
-            for (int from = 0; from < targets.size(); from += MAX_IN_FLIGHT) {
-                Map<Target, CompletableFuture<KubeLiveSource.Answer>> sent = new LinkedHashMap<>();
-                for (Target t :
-                        targets.subList(from, Math.min(targets.size(), from + MAX_IN_FLIGHT))) {
-                    String url =
-                            server
-                                    + "/api/v1/namespaces/"
-                                    + enc(t.namespace())
-                                    + "/pods/"
-                                    + enc(t.pod())
-                                    + ":"
-                                    + t.port()
-                                    + "/proxy"
-                                    + t.path();
-                    sent.put(
-                            t,
-                            KubeLiveSource.send(
-                                    http,
-                                    url,
-                                    "text/plain;version=0.0.4, */*;q=0.1",
-                                    req.liveMetricsTimeoutMillis));
-                }
-                for (Map.Entry<Target, CompletableFuture<KubeLiveSource.Answer>> e :
-                        sent.entrySet()) {
-                    Target t = e.getKey();
-                    try {
-                        KubeLiveSource.Answer a =
-                                answer(
-                                        t,
-                                        e.getValue(),
-                                        context,
-                                        req.liveMetricsTimeoutMillis,
-                                        server);
-                        String body = new String(a.body(), StandardCharsets.UTF_8);
-                        String type =
-                                a.header("Content-Type") == null ? "" : a.header("Content-Type");
-                        if (t.nginx() != null) {
-                            if (type.toLowerCase(Locale.ROOT).startsWith("text/html")) {
-                                throw new Failed(
-                                        Coverage.Status.FAILED,
-                                        "an HTML page, not Prometheus metrics");
-                            }
-                            List<PrometheusPeaks.Sample> samples =
-                                    PodMetrics.nginxConnections(body);
-                            nginxRead.add(
-                                    new PodMetrics.Pod(
-                                            t.namespace(),
-                                            t.pod(),
-                                            t.port(),
-                                            t.nginx().kind(),
-                                            t.nginx().name(),
-                                            samples,
-                                            t.node(),
-                                            t.nodeCpus()));
-                            out.read(SOURCE, t.scope(), samples.size());
-                            continue;
-                        }
-                        HaproxyRuntime.Instance in = HttpStats.parse(t.address(), type, body);
-                        in.check();
-                        read.add(in);
-                        out.read(SOURCE, t.scope(), in.rows().size());
-                    } catch (Failed f) {
-                        out.notRead(SOURCE, t.scope(), f.status, f.getMessage());
-                    } catch (IllegalArgumentException x) {
-                        out.notRead(SOURCE, t.scope(), Coverage.Status.FAILED, x.getMessage());
-                    }
-                }
-            }
+            read(api, req, targets, read, nginxRead);
             if (req.verbose) {
                 req.err.println(
                         "deja: kubernetes: --live-metrics: "
@@ -457,6 +198,286 @@ public final class LiveMetrics {
         }
         if (!nginxRead.isEmpty()) {
             out.put(PodMetrics.class, new PodMetrics(nginxRead));
+        }
+    }
+
+    /** What the pod reads go through: the API server's proxy, and where coverage is told. */
+    private record Api(HttpClient http, String server, String context, SnapshotBuilder out) {}
+
+    /** The pods of an ingress-nginx workload to read, or a coverage note saying why not. */
+    private static void nginxTargets(
+            Api api,
+            LoadBalancers.Lb lb,
+            KubeInventory inv,
+            Map<String, NodeCpus> nodes,
+            List<Target> targets) {
+        SnapshotBuilder out = api.out();
+        Workload w = lb.workload();
+        String wl = w.kind() + " " + w.namespace() + "/" + w.name();
+        if ("false".equalsIgnoreCase(flag(lb, "--enable-metrics"))) {
+            out.notRead(
+                    SOURCE,
+                    "live metrics of " + wl,
+                    Coverage.Status.NOTE,
+                    "--live-metrics: the controller"
+                            + " runs with --enable-metrics=false, so it serves no connection figures; its pods were"
+                            + " not read");
+            return;
+        }
+        boolean fromNode =
+                IngressNginx.capacity(w, inv) == null && IngressNginx.workersFromNode(w, inv);
+        if (IngressNginx.capacity(w, inv) == null && !fromNode) {
+            out.notRead(
+                    SOURCE,
+                    "live metrics of " + wl,
+                    Coverage.Status.NOTE,
+                    "--live-metrics: its capacity is"
+                            + " not known (the ConfigMap its --configmap names is not in the scan, or its"
+                            + " worker-processes is not a number nor \"auto\", or is unset with a CPU limit on a"
+                            + " controller before v1.10.4/v1.11.2 or of unknown version, or max-worker-connections"
+                            + " is 0), so"
+                            + " lb-connections-near-capacity could not judge its pods; they were not read");
+            return;
+        }
+        Integer port = nginxPort(lb);
+        if (port == null) {
+            out.notRead(
+                    SOURCE,
+                    "live metrics of " + wl,
+                    Coverage.Status.NOTE,
+                    "--live-metrics: its"
+                            + " --healthz-port (where the controller serves /metrics) is not a number: "
+                            + flag(lb, "--healthz-port"));
+            return;
+        }
+        Map<String, String> nodeOf = new HashMap<>();
+        List<String> pods = pods(api, w.namespace(), w.selector(), wl, nodeOf);
+        if (pods == null) {
+            return;
+        }
+        // pod -> why its node's CPU count is not known
+        Map<String, String> unknown = new TreeMap<>();
+        boolean forbidden = false;
+        for (String pod : pods) {
+            if (!fromNode) {
+                targets.add(new Target(w.namespace(), pod, port, PATH, wl, w));
+                continue;
+            }
+            String node = nodeOf.get(pod);
+            NodeCpus n = cpusOf(api, nodes, node);
+            if (n.cpus() > 0) {
+                targets.add(new Target(w.namespace(), pod, port, PATH, wl, w, node, n.cpus()));
+            } else {
+                forbidden |= n.forbidden();
+                unknown.put(pod, node == null ? n.why() : "node " + node + ": " + n.why());
+            }
+        }
+        if (!unknown.isEmpty()) {
+            unknownCpus(api, wl, forbidden, unknown);
+        }
+    }
+
+    /** The CPU count of the node a pod runs on, read once per node. */
+    private static NodeCpus cpusOf(Api api, Map<String, NodeCpus> nodes, String node) {
+        NodeCpus n =
+                node == null ? new NodeCpus(0, false, "the pod names no node") : nodes.get(node);
+        if (n == null) {
+            n = nodeCpus(api.http(), api.server(), api.context(), node, api.out());
+            nodes.put(node, n);
+        }
+        return n;
+    }
+
+    /**
+     * The running pods of a workload (null when they could not be listed; a note when none runs).
+     */
+    private static List<String> pods(
+            Api api, String namespace, Selector selector, String wl, Map<String, String> nodeOf) {
+        List<String> pods =
+                runningPods(
+                        api.http(),
+                        api.server(),
+                        api.context(),
+                        namespace,
+                        selector,
+                        wl,
+                        api.out(),
+                        nodeOf);
+        if (pods != null && pods.isEmpty()) {
+            api.out()
+                    .notRead(
+                            SOURCE,
+                            "live metrics of " + wl,
+                            Coverage.Status.NOTE,
+                            "--live-metrics: no running pod");
+        }
+        return pods;
+    }
+
+    /**
+     * The pods of an ingress-nginx workload whose node's CPU count (its worker count) is unknown.
+     */
+    private static void unknownCpus(
+            Api api, String wl, boolean forbidden, Map<String, String> unknown) {
+        String context = api.context();
+        SnapshotBuilder out = api.out();
+        out.notRead(
+                SOURCE,
+                "live metrics of " + wl,
+                Coverage.Status.NOTE,
+                "--live-metrics: its worker count is the CPU count of the node each pod"
+                        + " runs on (worker-processes \"auto\", or unset without a CPU"
+                        + " limit), and "
+                        + (forbidden
+                                ? "nodes: forbidden (the credentials of context "
+                                        + context
+                                        + " may not get nodes; RBAC: get on nodes,"
+                                        + " core), worker count unknown"
+                                : "it could not be read, worker count unknown")
+                        + ", so lb-connections-near-capacity could not judge these"
+                        + " pods; they were not read: "
+                        + String.join(
+                                "; ",
+                                unknown.entrySet().stream()
+                                        .map(e -> e.getKey() + " (" + e.getValue() + ")")
+                                        .toList()));
+    }
+
+    /** The stats ports of a HAProxy workload's pods to read, or a coverage note saying why not. */
+    private static void haproxyTargets(
+            Api api, LoadBalancers.Lb lb, List<Exporter> exporters, List<Target> targets) {
+        SnapshotBuilder out = api.out();
+        String wl =
+                lb.workload().kind() + " " + lb.workload().namespace() + "/" + lb.workload().name();
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        for (Container c : lb.proxies()) {
+            c.ports()
+                    .forEach(
+                            (name, port) -> {
+                                if (port != null
+                                        && port != CONTROLLER_METRICS_PORT
+                                        && PORT_NAME.matcher(name).matches()) {
+                                    ports.putIfAbsent(name, port);
+                                }
+                            });
+        }
+        // port -> path asked on it
+        Map<Integer, String> asked = new TreeMap<>();
+        ports.values().forEach(port -> asked.put(port, PATH));
+        if (asked.isEmpty()) {
+            // no port named so: a container port on which a HAProxy configuration kept in a
+            // ConfigMap of the
+            // workload's namespace binds a frontend serving the exporter
+            for (Container c : lb.proxies()) {
+                for (Integer port : c.ports().values()) {
+                    for (Exporter x : exporters) {
+                        if (port != null
+                                && x.namespace().equals(lb.workload().namespace())
+                                && x.port() == port) {
+                            asked.putIfAbsent(port, x.path());
+                        }
+                    }
+                }
+            }
+        }
+        if (asked.isEmpty()) {
+            out.notRead(
+                    SOURCE,
+                    "live metrics of " + wl,
+                    Coverage.Status.NOTE,
+                    "--live-metrics: no container"
+                            + " port of its HAProxy container is named like a stats or metrics port (stat, metrics,"
+                            + " prometheus, exporter), nor is one the port of a frontend serving 'http-request"
+                            + " use-service prometheus-exporter' in a HAProxy configuration kept in a ConfigMap of "
+                            + lb.workload().namespace()
+                            + ", so its pods were not read");
+            return;
+        }
+        List<String> pods =
+                pods(api, lb.workload().namespace(), lb.workload().selector(), wl, null);
+        if (pods == null) {
+            return;
+        }
+        for (String pod : pods) {
+            asked.forEach(
+                    (port, path) ->
+                            targets.add(
+                                    new Target(
+                                            lb.workload().namespace(), pod, port, path, wl, null)));
+        }
+    }
+
+    /**
+     * The targets read, at most MAX_IN_FLIGHT at a time, into {@code read} and {@code nginxRead}.
+     */
+    private static void read(
+            Api api,
+            ScanRequest req,
+            List<Target> targets,
+            List<HaproxyRuntime.Instance> read,
+            List<PodMetrics.Pod> nginxRead) {
+        HttpClient http = api.http();
+        String server = api.server();
+        String context = api.context();
+        SnapshotBuilder out = api.out();
+        // at most MAX_IN_FLIGHT pod reads at a time: the API server proxies each one
+        for (int from = 0; from < targets.size(); from += MAX_IN_FLIGHT) {
+            Map<Target, CompletableFuture<KubeLiveSource.Answer>> sent = new LinkedHashMap<>();
+            for (Target t : targets.subList(from, Math.min(targets.size(), from + MAX_IN_FLIGHT))) {
+                String url =
+                        server
+                                + "/api/v1/namespaces/"
+                                + enc(t.namespace())
+                                + "/pods/"
+                                + enc(t.pod())
+                                + ":"
+                                + t.port()
+                                + "/proxy"
+                                + t.path();
+                sent.put(
+                        t,
+                        KubeLiveSource.send(
+                                http,
+                                url,
+                                "text/plain;version=0.0.4, */*;q=0.1",
+                                req.liveMetricsTimeoutMillis));
+            }
+            for (Map.Entry<Target, CompletableFuture<KubeLiveSource.Answer>> e : sent.entrySet()) {
+                Target t = e.getKey();
+                try {
+                    KubeLiveSource.Answer a =
+                            answer(t, e.getValue(), context, req.liveMetricsTimeoutMillis, server);
+                    String body = new String(a.body(), StandardCharsets.UTF_8);
+                    String type = a.header("Content-Type") == null ? "" : a.header("Content-Type");
+                    if (t.nginx() != null) {
+                        if (type.toLowerCase(Locale.ROOT).startsWith("text/html")) {
+                            throw new Failed(
+                                    Coverage.Status.FAILED, "an HTML page, not Prometheus metrics");
+                        }
+                        List<PrometheusPeaks.Sample> samples = PodMetrics.nginxConnections(body);
+                        nginxRead.add(
+                                new PodMetrics.Pod(
+                                        t.namespace(),
+                                        t.pod(),
+                                        t.port(),
+                                        t.nginx().kind(),
+                                        t.nginx().name(),
+                                        samples,
+                                        t.node(),
+                                        t.nodeCpus()));
+                        out.read(SOURCE, t.scope(), samples.size());
+                        continue;
+                    }
+                    HaproxyRuntime.Instance in = HttpStats.parse(t.address(), type, body);
+                    in.check();
+                    read.add(in);
+                    out.read(SOURCE, t.scope(), in.rows().size());
+                } catch (Failed f) {
+                    out.notRead(SOURCE, t.scope(), f.status, f.getMessage());
+                } catch (IllegalArgumentException x) {
+                    out.notRead(SOURCE, t.scope(), Coverage.Status.FAILED, x.getMessage());
+                }
+            }
         }
     }
 
