@@ -60,7 +60,7 @@ public final class CelRule implements Rule {
             CelOptions.current().enableTimestampEpoch(false).comprehensionMaxIterations(-1).build();
 
     /** deja's functions that look objects up (see {@link CheapFirst}). */
-    private static final Set<String> LOOKUPS =
+    static final Set<String> LOOKUPS =
             Set.of(
                     "isLoadBalancer",
                     "loadBalancer",
@@ -283,7 +283,7 @@ public final class CelRule implements Rule {
      * One expression of the file, {@code text} the CEL source, {@code offset} where it starts in
      * the file's text (a template's hole).
      */
-    static CelRuntime.Program program(
+    static CelAbstractSyntaxTree checked(
             RuleFile.Text where,
             String text,
             int offset,
@@ -312,7 +312,7 @@ public final class CelRule implements Rule {
                                     : ""));
         }
         try {
-            return program(where, offset, type, what, r.getAst());
+            return r.getAst();
         } catch (CelValidationException e) {
             throw new InputException(where.where(offset) + ": " + what + ": " + e.getMessage());
         }
@@ -541,6 +541,9 @@ public final class CelRule implements Rule {
     private static Finding judge(
             Compiled c, Views.Item item, CelVariableResolver vars, RuleContext ctx, long limit) {
         String n = c.check().name();
+        if (c.when().rejects(item.value(), limit)) {
+            return null;
+        }
         Object fires = eval(c.when().program(), vars, limit, n + ".when");
         if (!(fires instanceof Boolean b)) {
             throw new Failure(n + ".when gave " + Template.text(fires) + ", not true or false");

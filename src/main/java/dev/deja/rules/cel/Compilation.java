@@ -10,6 +10,7 @@ import dev.cel.common.ast.CelExpr.CelCall;
 import dev.cel.common.ast.CelExpr.CelComprehension;
 import dev.cel.common.ast.CelReference;
 import dev.cel.common.types.CelType;
+import dev.cel.common.types.SimpleType;
 import dev.cel.runtime.CelRuntime;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,6 +40,7 @@ final class Compilation {
         final CelType type;
         final String what;
         private CelRuntime.Program program;
+        private Shortcut shortcut;
 
         private Expr(RuleFile.Text where, String text, int offset, CelType type, String what) {
             this.where = where;
@@ -46,6 +48,20 @@ final class Compilation {
             this.offset = offset;
             this.type = type;
             this.what = what;
+        }
+
+        private void set(CelAbstractSyntaxTree ast) {
+            program = CelRule.program(where, offset, type, what, ast);
+            shortcut =
+                    type == SimpleType.BOOL
+                            ? Shortcut.of(CheapFirst.apply(ast, CelRule.LOOKUPS))
+                            : null;
+        }
+
+        /** Whether the condition is certainly false on this object ({@link Shortcut}). */
+        boolean rejects(Object object, long limit) {
+            Shortcut s = shortcut;
+            return s != null && s.rejects(object, limit);
         }
 
         CelRuntime.Program program() {
@@ -93,7 +109,7 @@ final class Compilation {
         if (batched) {
             pending.add(e);
         } else {
-            e.program = CelRule.program(where, text, offset, type, what);
+            e.set(CelRule.checked(where, text, offset, type, what));
         }
         return e;
     }
@@ -165,7 +181,7 @@ final class Compilation {
         joinRuntime();
         for (int i = 0; i < n; i++) {
             Expr x = pending.get(i);
-            x.program = CelRule.program(x.where, x.offset, x.type, x.what, asts.get(i));
+            x.set(asts.get(i));
         }
         return true;
     }

@@ -292,7 +292,7 @@ final class Functions {
      * The directive in effect for a section ("timeout server": its own, else its defaults'), or
      * null.
      */
-    private static Object effective(Object v, String keyword) {
+    static Object effective(Object v, String keyword) {
         Section s = section(v);
         String k = keyword.strip();
         int sp = k.indexOf(' ');
