@@ -13,6 +13,7 @@ import dev.cel.common.types.CelType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.runtime.CelRuntime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -164,19 +165,17 @@ final class Compilation {
         }
         CelAbstractSyntaxTree all = r.getAst();
         List<CelExpr> checked = all.getExpr().list().elements();
-        Map<Long, CelReference> refs = all.getReferenceMap();
-        Map<Long, CelType> types = all.getTypeMap();
+        List<Map<Long, CelReference>> refs = slices(all.getReferenceMap(), base, n);
+        List<Map<Long, CelType>> types = slices(all.getTypeMap(), base, n);
         List<CelAbstractSyntaxTree> asts = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             CelExpr e = checked.get(i).call().args().get(0);
-            long lo = base[i];
-            long hi = base[i + 1];
             asts.add(
                     CelAbstractSyntaxTree.newCheckedAst(
-                            shift(e, -lo),
+                            shift(e, -base[i]),
                             parsed.get(i).getSource(),
-                            slice(refs, lo, hi),
-                            slice(types, lo, hi)));
+                            refs.get(i),
+                            types.get(i)));
         }
         joinRuntime();
         for (int i = 0; i < n; i++) {
@@ -195,13 +194,22 @@ final class Compilation {
         }
     }
 
-    /** The entries of ids {@code lo <= id < hi}, their ids moved down by {@code lo}. */
-    private static <V> Map<Long, V> slice(Map<Long, V> m, long lo, long hi) {
-        Map<Long, V> out = new HashMap<>();
+    /**
+     * A map by node id cut by expression: expression i's entries are those of ids {@code base[i] <=
+     * id < base[i + 1]}, their ids moved down by {@code base[i]}; the batch's own nodes are left
+     * out.
+     */
+    private static <V> List<Map<Long, V>> slices(Map<Long, V> m, long[] base, int n) {
+        List<Map<Long, V>> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(new HashMap<>());
+        }
         for (Map.Entry<Long, V> e : m.entrySet()) {
             long id = e.getKey();
-            if (id >= lo && id < hi) {
-                out.put(id - lo, e.getValue());
+            int i = Arrays.binarySearch(base, 0, n + 1, id);
+            int piece = i >= 0 ? i : -i - 2; // the last base <= id
+            if (piece >= 0 && piece < n) {
+                out.get(piece).put(id - base[piece], e.getValue());
             }
         }
         return out;

@@ -293,6 +293,14 @@ final class Functions {
      * null.
      */
     static Object effective(Object v, String keyword) {
+        if (v instanceof View view) {
+            // the same directive for every rule that asks: found once per object and keyword
+            return view.computed("effective\0" + keyword, () -> effectiveOf(v, keyword));
+        }
+        return effectiveOf(v, keyword);
+    }
+
+    private static Object effectiveOf(Object v, String keyword) {
         Section s = section(v);
         String k = keyword.strip();
         int sp = k.indexOf(' ');
