@@ -33,6 +33,8 @@ final class Shortcut {
     private static final String AND = "_&&_";
     private static final String OR = "_||_";
     private static final Set<String> STRING_TESTS = Set.of("startsWith", "endsWith", "contains");
+    private static final Set<String> COMPARISONS =
+            Set.of("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_");
 
     private final List<CelExpr> operands;
     private final long steps;
@@ -174,7 +176,11 @@ final class Shortcut {
 
     /** A value as CEL sees it, when it is one this class compares. */
     private static Object known(Object r) {
-        return r instanceof String || r instanceof Long || r instanceof Boolean || r instanceof Map
+        return r instanceof String
+                        || r instanceof Long
+                        || r instanceof Boolean
+                        || r instanceof Map
+                        || r instanceof List
                 ? r
                 : UNKNOWN;
     }
@@ -183,6 +189,9 @@ final class Shortcut {
         String f = c.function();
         int n = c.args().size();
         if (c.target().isPresent()) {
+            if (f.equals("size") && n == 0) {
+                return function(f, List.of(c.target().get()), object);
+            }
             if (STRING_TESTS.contains(f) && n == 1) {
                 Object t = eval(c.target().get(), object);
                 Object a = eval(c.args().get(0), object);
@@ -195,6 +204,9 @@ final class Shortcut {
                 }
             }
             return UNKNOWN;
+        }
+        if (f.equals("size") || Functions.has(f, n)) {
+            return function(f, c.args(), object);
         }
         if (n == 1 && f.equals("!_")) {
             Object a = eval(c.args().get(0), object);
@@ -228,22 +240,58 @@ final class Shortcut {
                     }
                     return a == Boolean.FALSE && b == Boolean.FALSE ? (Object) false : UNKNOWN;
                 }
-            case "effective":
+            case "_[_]":
                 {
                     Object a = eval(c.args().get(0), object);
-                    Object k = eval(c.args().get(1), object);
-                    if (a == UNKNOWN || !(k instanceof String kw)) {
-                        return UNKNOWN;
+                    Object i = eval(c.args().get(1), object);
+                    if (a instanceof List<?> l && i instanceof Long x) {
+                        return x >= 0 && x < l.size() ? known(l.get((int) (long) x)) : UNKNOWN;
                     }
-                    try {
-                        Object d = Functions.effective(a, kw);
-                        return d == null ? NULL : known(d);
-                    } catch (RuntimeException ex) {
-                        return UNKNOWN; // CEL's error, which the interpreter reports
-                    }
+                    return UNKNOWN;
                 }
             default:
-                return compare(f, eval(c.args().get(0), object), eval(c.args().get(1), object));
+                break;
+        }
+        if (COMPARISONS.contains(f)) {
+            return compare(f, eval(c.args().get(0), object), eval(c.args().get(1), object));
+        }
+        return UNKNOWN;
+    }
+
+    /** size(), and deja's own functions (CEL's runtime calls the same implementation). */
+    private static Object function(String f, List<CelExpr> args, Object object) {
+        Object[] values = new Object[args.size()];
+        for (int i = 0; i < values.length; i++) {
+            Object v = eval(args.get(i), object);
+            if (v == UNKNOWN || v == NULL) {
+                return UNKNOWN;
+            }
+            values[i] = v;
+        }
+        if (f.equals("size")) {
+            if (values.length != 1) {
+                return UNKNOWN;
+            }
+            Object v = values[0];
+            if (v instanceof String s) {
+                return (long) s.codePointCount(0, s.length());
+            }
+            if (v instanceof List<?> l) {
+                return (long) l.size();
+            }
+            if (v instanceof Map<?, ?> m) {
+                return (long) m.size();
+            }
+            return UNKNOWN;
+        }
+        try {
+            java.util.Optional<Object> r = Functions.call(f, values);
+            if (r == null) {
+                return UNKNOWN;
+            }
+            return r.isEmpty() ? NULL : known(r.get());
+        } catch (RuntimeException e) {
+            return UNKNOWN; // CEL's error, which the interpreter reports
         }
     }
 
