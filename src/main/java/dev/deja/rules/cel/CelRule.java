@@ -60,7 +60,7 @@ public final class CelRule implements Rule {
             CelOptions.current().enableTimestampEpoch(false).comprehensionMaxIterations(-1).build();
 
     /** deja's functions that look objects up (see {@link CheapFirst}). */
-    private static final Set<String> LOOKUPS =
+    static final Set<String> LOOKUPS =
             Set.of(
                     "isLoadBalancer",
                     "loadBalancer",
@@ -84,14 +84,14 @@ public final class CelRule implements Rule {
     private record Compiled(
             RuleFile.Check check,
             Views.Over over,
-            CelRuntime.Program when,
+            Compilation.Expr when,
             Template message,
             Template key,
-            CelRuntime.Program severity,
-            CelRuntime.Program line,
+            Compilation.Expr severity,
+            Compilation.Expr line,
             Template remediation) {}
 
-    private CelRule(RuleFile file) {
+    private CelRule(RuleFile file, Compilation cel) {
         this.file = file;
         List<Compiled> cs = new ArrayList<>();
         Set<String> kinds = new TreeSet<>();
@@ -103,12 +103,12 @@ public final class CelRule implements Rule {
                     new Compiled(
                             c,
                             over,
-                            program(c.when(), c.when().value(), 0, SimpleType.BOOL, n + ".when"),
-                            Template.of(c.message()),
-                            c.key() == null ? null : Template.of(c.key()),
+                            cel.add(c.when(), c.when().value(), 0, SimpleType.BOOL, n + ".when"),
+                            Template.of(c.message(), cel),
+                            c.key() == null ? null : Template.of(c.key(), cel),
                             c.severity() == null
                                     ? null
-                                    : program(
+                                    : cel.add(
                                             c.severity(),
                                             c.severity().value(),
                                             0,
@@ -116,13 +116,13 @@ public final class CelRule implements Rule {
                                             n + ".severity"),
                             c.line() == null
                                     ? null
-                                    : program(
+                                    : cel.add(
                                             c.line(),
                                             c.line().value(),
                                             0,
                                             SimpleType.DYN,
                                             n + ".line"),
-                            c.remediation() == null ? null : Template.of(c.remediation())));
+                            c.remediation() == null ? null : Template.of(c.remediation(), cel)));
             Set<String> ks = kubeKinds(file, c, over);
             kinds.addAll(ks);
             if (file.metadata().source() == SourceKind.KUBERNETES) {
@@ -156,7 +156,15 @@ public final class CelRule implements Rule {
      * line and column of the expression and CEL's message.
      */
     static CelRule compile(RuleFile file) {
-        return new CelRule(file);
+        return new CelRule(file, Compilation.direct());
+    }
+
+    /**
+     * A rule file whose expressions {@code cel} compiles: at once ({@link Compilation#direct}), or
+     * with the other files' at {@link Compilation#finish}, before the rule runs.
+     */
+    static CelRule compile(RuleFile file, Compilation cel) {
+        return new CelRule(file, cel);
     }
 
     /** The rule's metadata, as its file says. */
@@ -233,7 +241,7 @@ public final class CelRule implements Rule {
         return out;
     }
 
-    private static CelCompiler compiler() {
+    static CelCompiler compiler() {
         CelCompiler c = compiler;
         if (c == null) {
             c =
@@ -254,7 +262,7 @@ public final class CelRule implements Rule {
         return c;
     }
 
-    private static CelRuntime runtime() {
+    static CelRuntime runtime() {
         CelRuntime r = runtime;
         if (r == null) {
             r =
@@ -275,7 +283,7 @@ public final class CelRule implements Rule {
      * One expression of the file, {@code text} the CEL source, {@code offset} where it starts in
      * the file's text (a template's hole).
      */
-    static CelRuntime.Program program(
+    static CelAbstractSyntaxTree checked(
             RuleFile.Text where,
             String text,
             int offset,
@@ -304,7 +312,23 @@ public final class CelRule implements Rule {
                                     : ""));
         }
         try {
-            CelAbstractSyntaxTree ast = r.getAst();
+            return r.getAst();
+        } catch (CelValidationException e) {
+            throw new InputException(where.where(offset) + ": " + what + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * The program of a checked expression of the file (see {@link #program(RuleFile.Text, String,
+     * int, dev.cel.common.types.CelType, String)}).
+     */
+    static CelRuntime.Program program(
+            RuleFile.Text where,
+            int offset,
+            dev.cel.common.types.CelType type,
+            String what,
+            CelAbstractSyntaxTree ast) {
+        try {
             if (type == SimpleType.BOOL
                     && !ast.getResultType().equals(SimpleType.BOOL)
                     && !ast.getResultType().equals(SimpleType.DYN)) {
@@ -316,7 +340,7 @@ public final class CelRule implements Rule {
                                 + ast.getResultType().name());
             }
             return runtime().createProgram(CheapFirst.apply(ast, LOOKUPS));
-        } catch (CelValidationException | CelEvaluationException e) {
+        } catch (CelEvaluationException e) {
             throw new InputException(where.where(offset) + ": " + what + ": " + e.getMessage());
         }
     }
@@ -343,30 +367,25 @@ public final class CelRule implements Rule {
         if (f.metadata().source() != SourceKind.KUBERNETES) {
             return Set.of();
         }
-        Set<String> kinds = new TreeSet<>(over.kinds());
-        StringBuilder all = new StringBuilder();
-        for (RuleFile.Text t : texts(c)) {
-            all.append(t.value()).append('\n');
-        }
-        String text = all.toString();
+        String text = allText(c);
+        Set<String> kinds = shownKinds(c, over, text);
         if (text.contains("isLoadBalancer(") || text.contains("loadBalancer(")) {
             // what the load-balancer detector reads (dev.deja.model.kube.LoadBalancers)
             kinds.addAll(List.of("Deployment", "StatefulSet", "DaemonSet", "IngressClass"));
         }
-        if (text.contains("pods(") || text.contains("hpaOf(")) {
+        if (text.contains("pods(")) {
             kinds.add("HorizontalPodAutoscaler");
         }
-        if (text.contains("pdbsOf(")) {
-            kinds.add("PodDisruptionBudget");
-        }
-        if (text.contains("servicesOf(")) {
-            kinds.add("Service");
-        }
-        Matcher m = KIND_ARG.matcher(text);
-        while (m.find()) {
-            kinds.add(m.group(1));
-        }
         return Set.copyOf(kinds);
+    }
+
+    /** The texts of a check's expressions, one a line. */
+    private static String allText(RuleFile.Check c) {
+        StringBuilder all = new StringBuilder();
+        for (RuleFile.Text t : texts(c)) {
+            all.append(t.value()).append('\n');
+        }
+        return all.toString();
     }
 
     /**
@@ -375,12 +394,11 @@ public final class CelRule implements Rule {
      * load-balancer detector reads to decide.
      */
     private static Set<String> shownKinds(RuleFile.Check c, Views.Over over) {
+        return shownKinds(c, over, allText(c));
+    }
+
+    private static Set<String> shownKinds(RuleFile.Check c, Views.Over over, String text) {
         Set<String> kinds = new TreeSet<>(over.kinds());
-        StringBuilder all = new StringBuilder();
-        for (RuleFile.Text t : texts(c)) {
-            all.append(t.value()).append('\n');
-        }
-        String text = all.toString();
         if (text.contains("hpaOf(")) {
             kinds.add("HorizontalPodAutoscaler");
         }
@@ -523,7 +541,10 @@ public final class CelRule implements Rule {
     private static Finding judge(
             Compiled c, Views.Item item, CelVariableResolver vars, RuleContext ctx, long limit) {
         String n = c.check().name();
-        Object fires = eval(c.when(), vars, limit, n + ".when");
+        if (c.when().rejects(item.value(), limit)) {
+            return null;
+        }
+        Object fires = eval(c.when().program(), vars, limit, n + ".when");
         if (!(fires instanceof Boolean b)) {
             throw new Failure(n + ".when gave " + Template.text(fires) + ", not true or false");
         }
@@ -532,7 +553,7 @@ public final class CelRule implements Rule {
         }
         Location loc = item.location();
         if (c.line() != null) {
-            Object ln = eval(c.line(), vars, limit, n + ".line");
+            Object ln = eval(c.line().program(), vars, limit, n + ".line");
             if (ln instanceof Long l) {
                 loc = item.at(Math.toIntExact(l));
             } else if (ln != null) {
@@ -546,7 +567,7 @@ public final class CelRule implements Rule {
                                         ? c.check().defaultKey()
                                         : c.key().render(vars, limit));
         if (c.severity() != null) {
-            Object s = eval(c.severity(), vars, limit, n + ".severity");
+            Object s = eval(c.severity().program(), vars, limit, n + ".severity");
             try {
                 f.severity(Severity.parse(String.valueOf(s)));
             } catch (IllegalArgumentException e) {

@@ -23,6 +23,7 @@ import dev.deja.model.kube.Workload;
 import dev.deja.rules.kube.LbNoDisruptionHeadroom;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -135,6 +136,44 @@ final class Functions {
                             List.of(SimpleType.INT),
                             a -> NlbViews.share(Math.toIntExact((Long) a[0]))),
                     new Fn("targetGroupsOf", LIST, List.of(DYN), a -> targetGroupsOf(a[0])));
+
+    private static final Map<String, Fn> BY_NAME = byName();
+
+    private static Map<String, Fn> byName() {
+        Map<String, Fn> m = new HashMap<>();
+        for (Fn f : ALL) {
+            m.put(f.name(), f);
+        }
+        return Map.copyOf(m);
+    }
+
+    /** The function of that name takes that many arguments (one overload each). */
+    static boolean has(String name, int args) {
+        Fn f = BY_NAME.get(name);
+        return f != null && f.args().size() == args;
+    }
+
+    /**
+     * Calls a function as CEL's runtime does (the same implementation; arguments of the classes its
+     * binding takes: a string, an int (long), anything else for dyn); {@code null} when the
+     * arguments are not of those classes, as CEL finds no overload for them.
+     */
+    static Optional<Object> call(String name, Object[] args) {
+        Fn f = BY_NAME.get(name);
+        if (f == null || f.args().size() != args.length) {
+            return null;
+        }
+        for (int i = 0; i < args.length; i++) {
+            CelType t = f.args().get(i);
+            Object a = args[i];
+            if (a == null
+                    || (t == SimpleType.STRING && !(a instanceof String))
+                    || (t == SimpleType.INT && !(a instanceof Long))) {
+                return null;
+            }
+        }
+        return Optional.ofNullable(f.impl().apply(args));
+    }
 
     /** Names of every function (what the type-checker knows besides CEL's own). */
     static List<String> names() {
@@ -292,7 +331,15 @@ final class Functions {
      * The directive in effect for a section ("timeout server": its own, else its defaults'), or
      * null.
      */
-    private static Object effective(Object v, String keyword) {
+    static Object effective(Object v, String keyword) {
+        if (v instanceof View view) {
+            // the same directive for every rule that asks: found once per object and keyword
+            return view.computed("effective\0" + keyword, () -> effectiveOf(v, keyword));
+        }
+        return effectiveOf(v, keyword);
+    }
+
+    private static Object effectiveOf(Object v, String keyword) {
         Section s = section(v);
         String k = keyword.strip();
         int sp = k.indexOf(' ');

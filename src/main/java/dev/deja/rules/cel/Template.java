@@ -1,7 +1,6 @@
 package dev.deja.rules.cel;
 
 import dev.cel.common.types.SimpleType;
-import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelVariableResolver;
 import dev.deja.engine.InputException;
 import java.util.ArrayList;
@@ -13,7 +12,7 @@ import java.util.List;
  * point, a list or map as Java shows it ({@code [a, b]}, {@code {app=web}}).
  */
 final class Template {
-    private final List<Object> parts; // String or CelRuntime.Program
+    private final List<Object> parts; // String or Compilation.Expr
     private final List<String> holes;
 
     private Template(List<Object> parts, List<String> holes) {
@@ -21,7 +20,7 @@ final class Template {
         this.holes = holes;
     }
 
-    static Template of(RuleFile.Text t) {
+    static Template of(RuleFile.Text t, Compilation cel) {
         String s = t.value();
         List<Object> parts = new ArrayList<>();
         List<String> holes = new ArrayList<>();
@@ -43,7 +42,7 @@ final class Template {
             if (expr.isBlank()) {
                 throw new InputException(t.where(open) + ": an empty '{{ }}'");
             }
-            parts.add(CelRule.program(t, expr, open + 2, SimpleType.DYN, "'{{" + expr + "}}'"));
+            parts.add(cel.add(t, expr, open + 2, SimpleType.DYN, "'{{" + expr + "}}'"));
             holes.add(expr.strip());
             i = close + 2;
         }
@@ -58,7 +57,7 @@ final class Template {
                 b.append(s);
             } else {
                 String what = "{{ " + holes.get(h++) + " }}";
-                b.append(text(CelRule.eval((CelRuntime.Program) p, vars, limit, what)));
+                b.append(text(CelRule.eval(((Compilation.Expr) p).program(), vars, limit, what)));
             }
         }
         return b.toString();

@@ -59,6 +59,9 @@ final class View extends AbstractMap<String, Object> {
      */
     private final Object[] memo;
 
+    /** What deja's functions found for this object, by call ({@link #computed}), or null. */
+    private volatile java.util.concurrent.ConcurrentHashMap<String, Object> computed;
+
     private View(Object source, Shape shape, Object[] extras) {
         this(source, shape, extras, null, null);
     }
@@ -82,6 +85,31 @@ final class View extends AbstractMap<String, Object> {
      */
     static View kube(Object model, Meta meta, Map<String, Object> raw) {
         return new View(model, SHAPES.get(model.getClass()), null, meta, raw);
+    }
+
+    /**
+     * The value of a function of this object alone ({@code effective(object, 'timeout server')}),
+     * computed once and shared by every rule that asks (fifty rules over the same proxies); {@code
+     * key} names the function and its other arguments.
+     */
+    Object computed(String key, Supplier<Object> value) {
+        java.util.concurrent.ConcurrentHashMap<String, Object> m = computed;
+        if (m == null) {
+            synchronized (this) {
+                m = computed;
+                if (m == null) {
+                    m = new java.util.concurrent.ConcurrentHashMap<>();
+                    computed = m;
+                }
+            }
+        }
+        Object v = m.get(key);
+        if (v == null) {
+            Object c = value.get();
+            v = c == null ? NULL : c;
+            m.putIfAbsent(key, v);
+        }
+        return v == NULL ? null : v;
     }
 
     /** Whether this view shows a Kubernetes object as the API returns it. */

@@ -1,0 +1,342 @@
+package dev.deja.rules.cel;
+
+import com.google.common.collect.ImmutableList;
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.CelSource;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.CelValidationResult;
+import dev.cel.common.ast.CelExpr;
+import dev.cel.common.ast.CelExpr.CelCall;
+import dev.cel.common.ast.CelExpr.CelComprehension;
+import dev.cel.common.ast.CelReference;
+import dev.cel.common.types.CelType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.runtime.CelRuntime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * How the CEL expressions of rule files are compiled: one at a time ({@link #direct}), or all of a
+ * load together ({@link #batched}). CEL's type-checker builds its whole environment (the standard
+ * declarations, the extensions', deja's functions) on every call, which is most of what compiling
+ * one short expression costs: fifty rules hold some 150 expressions. A batch parses each expression
+ * alone (its own source, positions and node ids, as {@code compile} gives them), checks them in one
+ * call as the elements of one list ({@code [dyn(e1), dyn(e2), ...]}, each with its node ids moved
+ * past the others'; {@code dyn()} keeps an element's type from being joined with its neighbours'),
+ * and gives each back its own checked tree, ids, types and references, so that its program is the
+ * one a compile of it alone gives. When anything fails in a batch, {@link #finish} says so and the
+ * caller compiles again one at a time, which reports the first error in the files' order with the
+ * same file:line:column and message as before.
+ */
+final class Compilation {
+    /** One expression of a rule file; its program once compiled. */
+    static final class Expr {
+        final RuleFile.Text where;
+        final String text;
+        final int offset;
+        final CelType type;
+        final String what;
+        private CelRuntime.Program program;
+        private Shortcut shortcut;
+
+        private Expr(RuleFile.Text where, String text, int offset, CelType type, String what) {
+            this.where = where;
+            this.text = text;
+            this.offset = offset;
+            this.type = type;
+            this.what = what;
+        }
+
+        private void set(CelAbstractSyntaxTree ast) {
+            program = CelRule.program(where, offset, type, what, ast);
+            shortcut =
+                    type == SimpleType.BOOL
+                            ? Shortcut.of(CheapFirst.apply(ast, CelRule.LOOKUPS))
+                            : null;
+        }
+
+        /** Whether the condition is certainly false on this object ({@link Shortcut}). */
+        boolean rejects(Object object, long limit) {
+            Shortcut s = shortcut;
+            return s != null && s.rejects(object, limit);
+        }
+
+        CelRuntime.Program program() {
+            CelRuntime.Program p = program;
+            if (p == null) {
+                throw new IllegalStateException("not compiled yet: " + what);
+            }
+            return p;
+        }
+    }
+
+    private final boolean batched;
+    private final List<Expr> pending = new ArrayList<>();
+    private final Thread runtimeBuilder;
+
+    private Compilation(boolean batched) {
+        this.batched = batched;
+        if (batched) {
+            // CEL's runtime (standard functions, descriptor pool) is built while the files are
+            // read and their expressions parsed and checked: it is needed only for the programs
+            runtimeBuilder = new Thread(CelRule::runtime, "deja-cel-runtime");
+            runtimeBuilder.setDaemon(true);
+            runtimeBuilder.start();
+        } else {
+            runtimeBuilder = null;
+        }
+    }
+
+    /** Each expression compiled when added; an error is an {@link InputException} at once. */
+    static Compilation direct() {
+        return new Compilation(false);
+    }
+
+    /** The expressions compiled together by {@link #finish}. */
+    static Compilation batched() {
+        return new Compilation(true);
+    }
+
+    /**
+     * One expression of the file, {@code text} the CEL source, {@code offset} where it starts in
+     * the file's text (a template's hole).
+     */
+    Expr add(RuleFile.Text where, String text, int offset, CelType type, String what) {
+        Expr e = new Expr(where, text, offset, type, what);
+        if (batched) {
+            pending.add(e);
+        } else {
+            e.set(CelRule.checked(where, text, offset, type, what));
+        }
+        return e;
+    }
+
+    /**
+     * Compiles the expressions added since the last call; false when one of them (or the batch)
+     * fails: then some are not compiled, and the caller compiles them again with {@link #direct}
+     * for the error.
+     */
+    boolean finish() {
+        if (!batched || pending.isEmpty()) {
+            return true;
+        }
+        try {
+            return compileAll();
+        } catch (CelValidationException | RuntimeException e) { // InputException included
+            return false;
+        } finally {
+            pending.clear();
+        }
+    }
+
+    private boolean compileAll() throws CelValidationException {
+        int n = pending.size();
+        List<CelAbstractSyntaxTree> parsed = new ArrayList<>(n);
+        long[] base = new long[n + 1];
+        ImmutableList.Builder<CelExpr> elements = ImmutableList.builder();
+        long next = 1;
+        for (int i = 0; i < n; i++) {
+            CelValidationResult r = CelRule.compiler().parse(pending.get(i).text);
+            if (r.hasError()) {
+                return false;
+            }
+            CelAbstractSyntaxTree ast = r.getAst();
+            parsed.add(ast);
+            base[i] = next;
+            next += maxId(ast.getExpr()) + 1;
+        }
+        base[n] = next;
+        for (int i = 0; i < n; i++) {
+            CelExpr e = shift(parsed.get(i).getExpr(), base[i]);
+            elements.add(CelExpr.ofCall(next++, Optional.empty(), "dyn", ImmutableList.of(e)));
+        }
+        CelExpr list = CelExpr.ofList(next, elements.build(), ImmutableList.of());
+        CelValidationResult r =
+                CelRule.compiler()
+                        .check(
+                                CelAbstractSyntaxTree.newParsedAst(
+                                        list, CelSource.newBuilder().build()));
+        if (r.hasError()) {
+            return false;
+        }
+        CelAbstractSyntaxTree all = r.getAst();
+        List<CelExpr> checked = all.getExpr().list().elements();
+        List<Map<Long, CelReference>> refs = slices(all.getReferenceMap(), base, n);
+        List<Map<Long, CelType>> types = slices(all.getTypeMap(), base, n);
+        List<CelAbstractSyntaxTree> asts = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            CelExpr e = checked.get(i).call().args().get(0);
+            asts.add(
+                    CelAbstractSyntaxTree.newCheckedAst(
+                            shift(e, -base[i]),
+                            parsed.get(i).getSource(),
+                            refs.get(i),
+                            types.get(i)));
+        }
+        joinRuntime();
+        for (int i = 0; i < n; i++) {
+            Expr x = pending.get(i);
+            x.set(asts.get(i));
+        }
+        return true;
+    }
+
+    private void joinRuntime() {
+        try {
+            runtimeBuilder.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while CEL's runtime was built", e);
+        }
+    }
+
+    /**
+     * A map by node id cut by expression: expression i's entries are those of ids {@code base[i] <=
+     * id < base[i + 1]}, their ids moved down by {@code base[i]}; the batch's own nodes are left
+     * out.
+     */
+    private static <V> List<Map<Long, V>> slices(Map<Long, V> m, long[] base, int n) {
+        List<Map<Long, V>> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(new HashMap<>());
+        }
+        for (Map.Entry<Long, V> e : m.entrySet()) {
+            long id = e.getKey();
+            int i = Arrays.binarySearch(base, 0, n + 1, id);
+            int piece = i >= 0 ? i : -i - 2; // the last base <= id
+            if (piece >= 0 && piece < n) {
+                out.get(piece).put(id - base[piece], e.getValue());
+            }
+        }
+        return out;
+    }
+
+    /** The largest node id in an expression. */
+    static long maxId(CelExpr e) {
+        long[] max = {0};
+        walk(
+                e,
+                x -> {
+                    max[0] = Math.max(max[0], x.id());
+                    return x;
+                },
+                id -> {
+                    max[0] = Math.max(max[0], id);
+                    return id;
+                });
+        return max[0];
+    }
+
+    /** The expression with every node id (map and struct entries' too) moved by {@code d}. */
+    static CelExpr shift(CelExpr e, long d) {
+        return walk(e, x -> x.toBuilder().setId(x.id() + d).build(), id -> id + d);
+    }
+
+    private interface NodeFn {
+        CelExpr apply(CelExpr e);
+    }
+
+    private interface IdFn {
+        long apply(long id);
+    }
+
+    /**
+     * Rebuilds an expression bottom-up, {@code node} applied to each node once its children are.
+     */
+    private static CelExpr walk(CelExpr e, NodeFn node, IdFn entryId) {
+        CelExpr r;
+        switch (e.getKind()) {
+            case SELECT:
+                r =
+                        e.toBuilder()
+                                .setSelect(
+                                        e.select().toBuilder()
+                                                .setOperand(
+                                                        walk(e.select().operand(), node, entryId))
+                                                .build())
+                                .build();
+                break;
+            case CALL:
+                {
+                    CelCall c = e.call();
+                    CelCall.Builder b = c.toBuilder();
+                    if (c.target().isPresent()) {
+                        b.setTarget(walk(c.target().get(), node, entryId));
+                    }
+                    for (int i = 0; i < c.args().size(); i++) {
+                        b.setArg(i, walk(c.args().get(i), node, entryId));
+                    }
+                    r = e.toBuilder().setCall(b.build()).build();
+                    break;
+                }
+            case LIST:
+                {
+                    CelExpr.CelList.Builder b = e.list().toBuilder();
+                    List<CelExpr> els = e.list().elements();
+                    for (int i = 0; i < els.size(); i++) {
+                        b.setElement(i, walk(els.get(i), node, entryId));
+                    }
+                    r = e.toBuilder().setList(b.build()).build();
+                    break;
+                }
+            case MAP:
+                {
+                    CelExpr.CelMap.Builder b = e.map().toBuilder();
+                    List<CelExpr.CelMap.Entry> es = e.map().entries();
+                    for (int i = 0; i < es.size(); i++) {
+                        CelExpr.CelMap.Entry en = es.get(i);
+                        b.setEntry(
+                                i,
+                                en.toBuilder()
+                                        .setId(entryId.apply(en.id()))
+                                        .setKey(walk(en.key(), node, entryId))
+                                        .setValue(walk(en.value(), node, entryId))
+                                        .build());
+                    }
+                    r = e.toBuilder().setMap(b.build()).build();
+                    break;
+                }
+            case STRUCT:
+                {
+                    CelExpr.CelStruct.Builder b = e.struct().toBuilder();
+                    List<CelExpr.CelStruct.Entry> es = e.struct().entries();
+                    for (int i = 0; i < es.size(); i++) {
+                        CelExpr.CelStruct.Entry en = es.get(i);
+                        b.setEntry(
+                                i,
+                                en.toBuilder()
+                                        .setId(entryId.apply(en.id()))
+                                        .setValue(walk(en.value(), node, entryId))
+                                        .build());
+                    }
+                    r = e.toBuilder().setStruct(b.build()).build();
+                    break;
+                }
+            case COMPREHENSION:
+                {
+                    CelComprehension c = e.comprehension();
+                    r =
+                            e.toBuilder()
+                                    .setComprehension(
+                                            c.toBuilder()
+                                                    .setIterRange(
+                                                            walk(c.iterRange(), node, entryId))
+                                                    .setAccuInit(walk(c.accuInit(), node, entryId))
+                                                    .setLoopCondition(
+                                                            walk(c.loopCondition(), node, entryId))
+                                                    .setLoopStep(walk(c.loopStep(), node, entryId))
+                                                    .setResult(walk(c.result(), node, entryId))
+                                                    .build())
+                                    .build();
+                    break;
+                }
+            default:
+                r = e;
+        }
+        return node.apply(r);
+    }
+}

@@ -1,0 +1,329 @@
+package dev.deja.rules.cel;
+
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.ast.CelConstant;
+import dev.cel.common.ast.CelExpr;
+import dev.cel.common.ast.CelExpr.CelCall;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The objects a {@code check.when} rejects at once, without CEL's interpreter: a rule's condition
+ * is most often a chain of {@code &&} whose first operands (after {@link CheapFirst}) read a field
+ * and compare it ({@code object.name.endsWith('-canary')}, {@code object.replicas < 2}), false on
+ * almost every object. CEL's interpreter allocates per node and dispatches every call by its
+ * arguments' types; on tens of thousands of objects and fifty rules that is most of a scan. This
+ * class evaluates the condition itself, for the few kinds of node whose CEL meaning is plain (a
+ * field of a map, a string, int, bool or null constant, {@code has()} on deja's views, {@code ==}
+ * and {@code !=} on two values of one type or against null, int comparisons, {@code !}, {@code &&},
+ * {@code ||}, {@code startsWith}, {@code endsWith}, {@code contains}, {@code effective()}), every
+ * other node being "don't know", and answers only "false": CEL defines {@code false && x} as false
+ * and {@code false || false} as false whatever else is in the expression (an error included), so
+ * when the known parts make the condition false, CEL would have found it false too. Otherwise CEL
+ * evaluates the whole condition as before. Only the leading operands of the {@code &&} chain
+ * without a comprehension are looked at, so that the cost limit holds: the shortcut is taken only
+ * when CEL, which evaluates each of their nodes at most once and stops at the first false operand,
+ * could not have run past the limit.
+ */
+final class Shortcut {
+    private static final Object UNKNOWN = new Object();
+    private static final Object NULL = new Object();
+    private static final String AND = "_&&_";
+    private static final String OR = "_||_";
+    private static final Set<String> STRING_TESTS = Set.of("startsWith", "endsWith", "contains");
+    private static final Set<String> COMPARISONS =
+            Set.of("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_");
+
+    private final List<CelExpr> operands;
+    private final long steps;
+
+    private Shortcut(List<CelExpr> operands, long steps) {
+        this.operands = operands;
+        this.steps = steps;
+    }
+
+    /**
+     * The shortcut of a checked condition (as the program runs it: after {@link CheapFirst}), or
+     * null when its first operand holds a comprehension.
+     */
+    static Shortcut of(CelAbstractSyntaxTree ast) {
+        List<CelExpr> chain = new ArrayList<>();
+        int ands = flatten(ast.getExpr(), chain);
+        List<CelExpr> lead = new ArrayList<>();
+        long steps = ands;
+        for (CelExpr e : chain) {
+            long n = nodes(e);
+            if (n < 0) {
+                break;
+            }
+            lead.add(e);
+            steps += n;
+        }
+        return lead.isEmpty() ? null : new Shortcut(List.copyOf(lead), steps);
+    }
+
+    /** The operands of a chain of {@code &&}, left to right; the number of {@code &&} nodes. */
+    private static int flatten(CelExpr e, List<CelExpr> out) {
+        if (isCall(e, AND, 2)) {
+            return 1 + flatten(e.call().args().get(0), out) + flatten(e.call().args().get(1), out);
+        }
+        out.add(e);
+        return 0;
+    }
+
+    private static boolean isCall(CelExpr e, String function, int args) {
+        return e.getKind() == CelExpr.ExprKind.Kind.CALL
+                && e.call().function().equals(function)
+                && e.call().args().size() == args
+                && e.call().target().isEmpty();
+    }
+
+    /** Whether CEL certainly finds the condition false on this object. */
+    boolean rejects(Object object, long limit) {
+        if (steps > limit) {
+            return false;
+        }
+        for (CelExpr e : operands) {
+            if (eval(e, object) == Boolean.FALSE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The nodes of an expression, or -1 when it holds a comprehension. */
+    private static long nodes(CelExpr e) {
+        long n = 1;
+        switch (e.getKind()) {
+            case COMPREHENSION:
+                return -1;
+            case SELECT:
+                return add(n, nodes(e.select().operand()));
+            case CALL:
+                if (e.call().target().isPresent()) {
+                    n = add(n, nodes(e.call().target().get()));
+                }
+                for (CelExpr a : e.call().args()) {
+                    n = add(n, nodes(a));
+                }
+                return n;
+            case LIST:
+                for (CelExpr a : e.list().elements()) {
+                    n = add(n, nodes(a));
+                }
+                return n;
+            case MAP:
+                for (CelExpr.CelMap.Entry a : e.map().entries()) {
+                    n = add(add(n, nodes(a.key())), nodes(a.value()));
+                }
+                return n;
+            case STRUCT:
+                for (CelExpr.CelStruct.Entry a : e.struct().entries()) {
+                    n = add(n, nodes(a.value()));
+                }
+                return n;
+            default:
+                return n;
+        }
+    }
+
+    private static long add(long n, long m) {
+        return n < 0 || m < 0 ? -1 : n + m;
+    }
+
+    /** The value CEL gives the node, or {@link #UNKNOWN} when this class does not know it. */
+    private static Object eval(CelExpr e, Object object) {
+        switch (e.getKind()) {
+            case CONSTANT:
+                {
+                    CelConstant c = e.constant();
+                    switch (c.getKind()) {
+                        case STRING_VALUE:
+                            return c.stringValue();
+                        case INT64_VALUE:
+                            return c.int64Value();
+                        case BOOLEAN_VALUE:
+                            return c.booleanValue();
+                        case NULL_VALUE:
+                            return NULL;
+                        default:
+                            return UNKNOWN;
+                    }
+                }
+            case IDENT:
+                return e.ident().name().equals("object") ? object : UNKNOWN;
+            case SELECT:
+                {
+                    Object v = eval(e.select().operand(), object);
+                    String field = e.select().field();
+                    if (e.select().testOnly()) {
+                        // has(): deja's views hold no null values: present is non-null
+                        return v instanceof View m ? (Object) (m.get(field) != null) : UNKNOWN;
+                    }
+                    if (v instanceof Map<?, ?> m) {
+                        return known(m.get(field));
+                    }
+                    return UNKNOWN;
+                }
+            case CALL:
+                return call(e.call(), object);
+            default:
+                return UNKNOWN;
+        }
+    }
+
+    /** A value as CEL sees it, when it is one this class compares. */
+    private static Object known(Object r) {
+        return r instanceof String
+                        || r instanceof Long
+                        || r instanceof Boolean
+                        || r instanceof Map
+                        || r instanceof List
+                ? r
+                : UNKNOWN;
+    }
+
+    private static Object call(CelCall c, Object object) {
+        String f = c.function();
+        int n = c.args().size();
+        if (c.target().isPresent()) {
+            if (f.equals("size") && n == 0) {
+                return function(f, List.of(c.target().get()), object);
+            }
+            if (STRING_TESTS.contains(f) && n == 1) {
+                Object t = eval(c.target().get(), object);
+                Object a = eval(c.args().get(0), object);
+                if (t instanceof String s && a instanceof String x) {
+                    return switch (f) {
+                        case "startsWith" -> s.startsWith(x);
+                        case "endsWith" -> s.endsWith(x);
+                        default -> s.contains(x);
+                    };
+                }
+            }
+            return UNKNOWN;
+        }
+        if (f.equals("size") || Functions.has(f, n)) {
+            return function(f, c.args(), object);
+        }
+        if (n == 1 && f.equals("!_")) {
+            Object a = eval(c.args().get(0), object);
+            return a instanceof Boolean b ? (Object) !b : UNKNOWN;
+        }
+        if (n != 2) {
+            return UNKNOWN;
+        }
+        switch (f) {
+            case AND:
+                {
+                    Object a = eval(c.args().get(0), object);
+                    if (a == Boolean.FALSE) {
+                        return false;
+                    }
+                    Object b = eval(c.args().get(1), object);
+                    if (b == Boolean.FALSE) {
+                        return false;
+                    }
+                    return a == Boolean.TRUE && b == Boolean.TRUE ? (Object) true : UNKNOWN;
+                }
+            case OR:
+                {
+                    Object a = eval(c.args().get(0), object);
+                    if (a == Boolean.TRUE) {
+                        return true;
+                    }
+                    Object b = eval(c.args().get(1), object);
+                    if (b == Boolean.TRUE) {
+                        return true;
+                    }
+                    return a == Boolean.FALSE && b == Boolean.FALSE ? (Object) false : UNKNOWN;
+                }
+            case "_[_]":
+                {
+                    Object a = eval(c.args().get(0), object);
+                    Object i = eval(c.args().get(1), object);
+                    if (a instanceof List<?> l && i instanceof Long x) {
+                        return x >= 0 && x < l.size() ? known(l.get((int) (long) x)) : UNKNOWN;
+                    }
+                    return UNKNOWN;
+                }
+            default:
+                break;
+        }
+        if (COMPARISONS.contains(f)) {
+            return compare(f, eval(c.args().get(0), object), eval(c.args().get(1), object));
+        }
+        return UNKNOWN;
+    }
+
+    /** size(), and deja's own functions (CEL's runtime calls the same implementation). */
+    private static Object function(String f, List<CelExpr> args, Object object) {
+        Object[] values = new Object[args.size()];
+        for (int i = 0; i < values.length; i++) {
+            Object v = eval(args.get(i), object);
+            if (v == UNKNOWN || v == NULL) {
+                return UNKNOWN;
+            }
+            values[i] = v;
+        }
+        if (f.equals("size")) {
+            if (values.length != 1) {
+                return UNKNOWN;
+            }
+            Object v = values[0];
+            if (v instanceof String s) {
+                return (long) s.codePointCount(0, s.length());
+            }
+            if (v instanceof List<?> l) {
+                return (long) l.size();
+            }
+            if (v instanceof Map<?, ?> m) {
+                return (long) m.size();
+            }
+            return UNKNOWN;
+        }
+        try {
+            java.util.Optional<Object> r = Functions.call(f, values);
+            if (r == null) {
+                return UNKNOWN;
+            }
+            return r.isEmpty() ? NULL : known(r.get());
+        } catch (RuntimeException e) {
+            return UNKNOWN; // CEL's error, which the interpreter reports
+        }
+    }
+
+    private static Object compare(String f, Object a, Object b) {
+        if (a == UNKNOWN || b == UNKNOWN) {
+            return UNKNOWN;
+        }
+        boolean eq = f.equals("_==_");
+        if (eq || f.equals("_!=_")) {
+            if (a == NULL || b == NULL) {
+                // a value that is there against null: not equal (null against null: not known)
+                if (a == NULL && b == NULL) {
+                    return UNKNOWN;
+                }
+                return !eq;
+            }
+            boolean sameType =
+                    (a instanceof String && b instanceof String)
+                            || (a instanceof Long && b instanceof Long)
+                            || (a instanceof Boolean && b instanceof Boolean);
+            return sameType ? (Object) (a.equals(b) == eq) : UNKNOWN;
+        }
+        if (!(a instanceof Long x && b instanceof Long y)) {
+            return UNKNOWN;
+        }
+        int cmp = Long.compare(x, y);
+        return switch (f) {
+            case "_<_" -> cmp < 0;
+            case "_<=_" -> cmp <= 0;
+            case "_>_" -> cmp > 0;
+            case "_>=_" -> cmp >= 0;
+            default -> UNKNOWN;
+        };
+    }
+}

@@ -1,0 +1,169 @@
+package dev.deja.rules.cel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cel.common.types.SimpleType;
+import dev.cel.runtime.CelRuntime;
+import dev.deja.engine.InputException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The two ways CEL user rules are made faster without changing a finding: {@link Shortcut} (a
+ * condition found false without the interpreter only where CEL finds it false) and {@link
+ * Compilation#batched} (expressions type-checked together give the programs, values and error
+ * messages of expressions compiled alone).
+ */
+class ShortcutTest {
+    private static RuleFile.Text text(String s) {
+        int[] zeros = new int[s.length() + 1];
+        Arrays.fill(zeros, 1);
+        return new RuleFile.Text(s, "t.yaml", zeros, zeros);
+    }
+
+    /** CEL's value on the object, or "error: ..." */
+    private static Object cel(CelRuntime.Program p, Object object) {
+        try {
+            return CelRule.eval(
+                    p,
+                    n -> n.equals("object") ? Optional.of(object) : Optional.empty(),
+                    CelRule.DEFAULT_COST_LIMIT,
+                    "when");
+        } catch (CelRule.Failure e) {
+            return "error: " + e.getMessage();
+        }
+    }
+
+    private static final List<Map<String, Object>> OBJECTS =
+            List.of(
+                    Map.of("name", "web-07", "replicas", 1L, "items", List.of(1L, 200L)),
+                    Map.of("name", "web-08", "replicas", 3L, "items", List.of(1L)),
+                    Map.of("name", "db-07", "replicas", 2L),
+                    Map.of("name", "db-08", "kind", "Deployment"),
+                    Map.of("replicas", 5L, "items", List.of()),
+                    Map.of("name", "x", "meta", Map.of("labels", Map.of("app", "x"))));
+
+    private static final List<String> CONDITIONS =
+            List.of(
+                    "object.name.endsWith('07') && object.replicas < 2",
+                    "size(object.items.filter(i, i > 100)) > 0 && object.name.endsWith('07')",
+                    "object.replicas > 1 && object.name.startsWith('db')",
+                    "object.kind != 'Deployment' && size(object.items) > 1",
+                    "object.missing == 'a' && object.name == 'web-07'",
+                    "object.missing == 'a' || object.name == 'web-07'",
+                    "!(object.name.contains('web')) && object.replicas >= 2",
+                    "size(object.name) > 5 && object.items[1] == 200",
+                    "object.meta.labels.app == 'x' || object.replicas == 5",
+                    "object.name == null || object.replicas <= 1",
+                    "(object.replicas == 1 || object.replicas == 3) && object.name != 'web-08'");
+
+    @Test
+    void aConditionIsRejectedOnlyWhereCelFindsItFalse() {
+        int rejected = 0;
+        for (String c : CONDITIONS) {
+            Compilation direct = Compilation.direct();
+            Compilation.Expr e = direct.add(text(c), c, 0, SimpleType.BOOL, "when");
+            for (Map<String, Object> o : OBJECTS) {
+                Object value = cel(e.program(), o);
+                if (e.rejects(o, CelRule.DEFAULT_COST_LIMIT)) {
+                    rejected++;
+                    assertEquals(false, value, c + " on " + o);
+                }
+            }
+        }
+        // the shortcut is taken where it can be: a false name test, a false comparison after a
+        // missing field (CEL: error && false is false)
+        assertTrue(rejected >= 20, "rejected " + rejected);
+        Compilation.Expr e =
+                Compilation.direct()
+                        .add(
+                                text(CONDITIONS.get(4)),
+                                CONDITIONS.get(4),
+                                0,
+                                SimpleType.BOOL,
+                                "when");
+        assertTrue(e.rejects(OBJECTS.get(1), CelRule.DEFAULT_COST_LIMIT));
+        assertEquals(false, cel(e.program(), OBJECTS.get(1)));
+        // an error that decides (error || false) is left to CEL, which reports it
+        Compilation.Expr or =
+                Compilation.direct()
+                        .add(
+                                text(CONDITIONS.get(5)),
+                                CONDITIONS.get(5),
+                                0,
+                                SimpleType.BOOL,
+                                "when");
+        assertFalse(or.rejects(OBJECTS.get(1), CelRule.DEFAULT_COST_LIMIT));
+        assertTrue(String.valueOf(cel(or.program(), OBJECTS.get(1))).startsWith("error: "));
+    }
+
+    @Test
+    void theShortcutKeepsTheCostLimit() {
+        String c = CONDITIONS.get(0);
+        Compilation.Expr e = Compilation.direct().add(text(c), c, 0, SimpleType.BOOL, "when");
+        assertTrue(e.rejects(OBJECTS.get(1), CelRule.DEFAULT_COST_LIMIT));
+        // a limit CEL would run past before it finds the name test false: CEL decides
+        assertFalse(e.rejects(OBJECTS.get(1), 2));
+    }
+
+    @Test
+    void aBatchCompilesAsOneExpressionAtATimeDoes() {
+        List<String> exprs = new ArrayList<>(CONDITIONS);
+        exprs.add("object.meta.labels.missing == 'y'"); // an error with its position
+        exprs.add("[1, 2].map(x, x * 2)");
+        exprs.add("{'a': object.name}.a");
+        Compilation batch = Compilation.batched();
+        List<Compilation.Expr> batched = new ArrayList<>();
+        List<Compilation.Expr> alone = new ArrayList<>();
+        for (String x : exprs) {
+            batched.add(batch.add(text(x), x, 0, SimpleType.DYN, "e"));
+            alone.add(Compilation.direct().add(text(x), x, 0, SimpleType.DYN, "e"));
+        }
+        assertThrows(IllegalStateException.class, () -> batched.get(0).program());
+        assertTrue(batch.finish());
+        int errors = 0;
+        for (int i = 0; i < exprs.size(); i++) {
+            for (Map<String, Object> o : OBJECTS) {
+                Object a = cel(alone.get(i).program(), o);
+                assertEquals(a, cel(batched.get(i).program(), o), exprs.get(i) + " on " + o);
+                if (String.valueOf(a).startsWith("error: ")) {
+                    errors++;
+                }
+            }
+        }
+        assertTrue(errors > 0, "some expressions fail on some objects, with a position");
+    }
+
+    @Test
+    void aBatchWithAnErrorLeavesItToTheOneAtATimeCompile() {
+        Compilation batch = Compilation.batched();
+        batch.add(text("object.name == 'a'"), "object.name == 'a'", 0, SimpleType.BOOL, "when");
+        batch.add(text("object.name == "), "object.name == ", 0, SimpleType.BOOL, "when");
+        assertFalse(batch.finish());
+        Compilation types = Compilation.batched();
+        types.add(text("1 + 'a'"), "1 + 'a'", 0, SimpleType.DYN, "e");
+        assertFalse(types.finish());
+        // the same error, one at a time: file:line:column and CEL's message
+        InputException e =
+                assertThrows(
+                        InputException.class,
+                        () ->
+                                Compilation.direct()
+                                        .add(
+                                                text("object.name == "),
+                                                "object.name == ",
+                                                0,
+                                                SimpleType.BOOL,
+                                                "when"));
+        assertNotNull(e.getMessage());
+        assertTrue(e.getMessage().startsWith("t.yaml:1:1: when: "), e.getMessage());
+    }
+}
