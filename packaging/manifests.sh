@@ -73,6 +73,13 @@ fill() {
       for (q in known) if (!(q in seen)) fail("no block for " q)
     }' "$pkg/$1"
 }
-fill homebrew/deja.rb >deja.rb.tmp && mv deja.rb.tmp deja.rb
-fill krew/deja.yaml >deja.yaml.tmp && mv deja.yaml.tmp deja.yaml
+# (not 'fill ... && mv': set -e does not stop at a failure on the left of &&)
+for t in homebrew/deja.rb krew/deja.yaml; do
+  out=${t#*/}
+  if ! fill "$t" >"$out.tmp"; then
+    rm -f "$out.tmp"
+    exit 1
+  fi
+  mv "$out.tmp" "$out"
+done
 echo "manifests.sh: SHA256SUMS, deja.rb and deja.yaml in $dir for$sums"
