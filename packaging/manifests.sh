@@ -23,6 +23,10 @@ sha256() {
   if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1"; else shasum -a 256 "$1"; fi | cut -d' ' -f1
 }
 cd "$dir"
+# a checksum file left from an earlier build whose file is gone (an offline build writes no SBOM)
+for f in deja-"$version"-*.sha256; do
+  if [ -f "$f" ] && [ ! -f "${f%.sha256}" ]; then rm -f "$f"; fi
+done
 : >SHA256SUMS.tmp
 for f in deja-"$version"-*.tar.gz deja-"$version"-*.cdx.json; do
   [ -f "$f" ] || continue

@@ -249,8 +249,13 @@ class ReleasePackagingTest {
     @Test
     void oneArchiveGivesManifestsForItsPlatformOnly() throws Exception {
         Path dist = archives(List.of("linux-amd64"));
+        // left by an earlier build: its file is gone, so is it afterwards
+        Path stale = dist.resolve("deja-9.8.7-macos-arm64.cdx.json.sha256");
+        Files.writeString(stale, "0".repeat(64) + "  deja-9.8.7-macos-arm64.cdx.json\n");
         Result r = manifests(dist, Path.of("packaging"));
         assertEquals(0, r.code(), r.err());
+        assertFalse(Files.exists(stale), "a stale checksum file is removed");
+        assertFalse(Files.readString(dist.resolve("SHA256SUMS")).contains("macos"));
         String sum = sha256(dist.resolve("deja-9.8.7-linux-amd64.tar.gz"));
         List<Map<String, Object>> platforms =
                 ReleaseWorkflowTest.cast(spec(krew(dist)).get("platforms"));
