@@ -160,6 +160,20 @@ final class SectionAssembler {
                 break;
             }
         }
+        if (name == null
+                && (kw.equals("frontend") || kw.equals("backend") || kw.equals("listen"))) {
+            // cfgparse-listen.c, v2.0 to v3.4: "'frontend' expects an <id> argument", ERR_ABORT
+            String what =
+                    "'"
+                            + kw
+                            + "' without a name: HAProxy refuses the file (\"'"
+                            + kw
+                            + "' expects an <id> argument\")";
+            if (condition == null) {
+                throw new HaproxyParseException(display, line, what);
+            }
+            notes.add(display + ":" + line + ": " + what + " when " + condition + " holds");
+        }
         if ((kw.equals("frontend") || kw.equals("listen"))
                 && name != null
                 && words.size() > 2

@@ -117,6 +117,36 @@ class HaproxyKeywordsTest {
     }
 
     /**
+     * A proxy section without a name: haproxy refuses the file ("'frontend' expects an <id>
+     * argument"), and so does deja, naming the line (exit 2), instead of reading nothing.
+     */
+    @Test
+    void aProxySectionWithoutANameIsRefusedAsHaproxyRefusesIt() throws Exception {
+        for (String kw : List.of("frontend", "backend", "listen")) {
+            Path p = tmp.resolve("nameless-" + kw + ".cfg");
+            Files.writeString(p, HEAD + kw + "\n    maxconn 10\n");
+            int line = (int) HEAD.lines().count() + 1;
+            TestSupport.Run r = TestSupport.run("scan", p.toString());
+            assertEquals(2, r.code(), r.out() + r.err());
+            assertEquals(
+                    "deja: "
+                            + p
+                            + ":"
+                            + line
+                            + ": '"
+                            + kw
+                            + "' without a name: HAProxy refuses the file (\"'"
+                            + kw
+                            + "' expects an <id> argument\")",
+                    r.err().strip());
+            List<Integer> refused = haproxyRefusedLines(p);
+            if (refused != null) {
+                assertEquals(List.of(line), refused, "haproxy -c refuses the same line");
+            }
+        }
+    }
+
+    /**
      * On the corpus of real configurations: every line deja calls an unknown keyword, alone in a
      * section of its kind, is refused by haproxy.
      */
