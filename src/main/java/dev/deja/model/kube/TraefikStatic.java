@@ -204,13 +204,16 @@ public record TraefikStatic(String source, String provider, List<String> scopes,
             return new FileAt(
                     null,
                     null,
-                    "its configuration file "
+                    "Traefik looks for its configuration file at "
                             + path
-                            + " comes from ConfigMap "
+                            + ", which key "
+                            + key
+                            + " of ConfigMap "
                             + cmName
-                            + " (volume "
+                            + " provides (volume "
                             + v.name()
-                            + "), which is not in the scan",
+                            + (v.items().isEmpty() ? ", if it has that key" : "")
+                            + "), and that ConfigMap is not in the scan",
                     false);
         }
         ConfigMap cm = cms.get(0);
