@@ -29,7 +29,7 @@ public final class TraefikBeforeCrdSchemas extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return union(DETECTOR_KINDS, "CustomResourceDefinition");
+        return union(DETECTOR_KINDS, "CustomResourceDefinition", "ConfigMap");
     }
 
     /** Whether the scan holds a Traefik IngressRoute CRD (the other rule then judges it). */

@@ -30,7 +30,7 @@ public final class TraefikCrdSharedScope extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler", "ConfigMap");
     }
 
     @Override
