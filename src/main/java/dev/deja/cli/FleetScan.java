@@ -8,6 +8,7 @@ import dev.deja.engine.InputException;
 import dev.deja.engine.Location;
 import dev.deja.engine.ScanResult;
 import dev.deja.engine.Snapshot;
+import dev.deja.engine.SnapshotBuilder;
 import dev.deja.engine.Suppressions;
 import dev.deja.engine.Target;
 import dev.deja.model.aws.AwsInventory;
@@ -17,6 +18,7 @@ import dev.deja.rules.CrossLinks;
 import dev.deja.snapshot.SnapshotFile;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.ScanTrace;
+import dev.deja.source.kube.AnnotationSuppressions;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.file.Path;
@@ -234,7 +236,12 @@ final class FleetScan {
                 clusters.add(p.fleet());
             }
         }
-        Snapshot s = Snapshot.of(new FleetWorkloads(clusters));
+        FleetWorkloads view = new FleetWorkloads(clusters);
+        SnapshotBuilder b = new SnapshotBuilder().put(FleetWorkloads.class, view);
+        // deja.dev/ignore on a workload applies to its fleet finding too; its warnings were
+        // printed when its cluster was read
+        AnnotationSuppressions.recordFleet(view, base, b, false);
+        Snapshot s = b.build();
         Path out = snapshotPath(base, specs, "fleet");
         if (out != null) {
             SnapshotFile.write(s, out);

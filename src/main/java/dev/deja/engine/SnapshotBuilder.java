@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -24,6 +25,11 @@ public final class SnapshotBuilder {
     public synchronized <T> SnapshotBuilder put(Class<T> type, T part) {
         parts.put(type, part);
         return this;
+    }
+
+    /** A part put so far (not those still in a part builder). */
+    public synchronized <T> Optional<T> part(Class<T> type) {
+        return Optional.ofNullable(type.cast(parts.get(type)));
     }
 
     synchronized void putObject(Object part) {

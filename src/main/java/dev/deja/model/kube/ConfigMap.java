@@ -21,9 +21,10 @@ public record ConfigMap(Meta meta, Map<String, String> data, Map<String, Integer
 
     /**
      * Whether a live scan keeps a data value: one a rule reads (the ingress-nginx settings above, a
-     * HAProxy configuration under a key ending in {@code .cfg}), or any value of a ConfigMap named
-     * in the configuration file ({@code namedRefs}, "namespace/name"). A cluster's other ConfigMap
-     * data (dashboards, scripts, certificates) can be large and no rule reads it.
+     * HAProxy configuration under a key ending in {@code .cfg}, a Traefik configuration file or
+     * variable: {@link TraefikStatic#keptLive}), or any value of a ConfigMap named in the
+     * configuration file ({@code namedRefs}, "namespace/name"). A cluster's other ConfigMap data
+     * (dashboards, scripts, certificates) can be large and no rule reads it.
      */
     public static boolean keptLive(
             String namespace, String name, String key, Set<String> namedRefs) {
@@ -32,6 +33,7 @@ public record ConfigMap(Meta meta, Map<String, String> data, Map<String, Integer
                 || key.equals(INGRESS_NGINX_WORKER_SHUTDOWN_TIMEOUT)
                 || key.equals(INGRESS_NGINX_MAX_WORKER_CONNECTIONS)
                 || key.equals(INGRESS_NGINX_WORKER_PROCESSES)
+                || TraefikStatic.keptLive(key)
                 || namedRefs.contains(namespace + "/" + name);
     }
 

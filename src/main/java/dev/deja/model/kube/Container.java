@@ -12,6 +12,10 @@ import java.util.regex.Pattern;
  *
  * @param ports container port name -> number (unnamed ports under their number)
  * @param cpuLimit {@code resources.limits.cpu} as written ("1500m", "2"), or null when none is set
+ * @param env the environment entries a rule reads (those whose name starts with {@code TRAEFIK_},
+ *     and {@code HOME} and {@code XDG_CONFIG_HOME}), in order; the others are not kept
+ * @param envFrom the {@code envFrom} sources, in order
+ * @param mounts the {@code volumeMounts}
  */
 public record Container(
         String name,
@@ -23,7 +27,46 @@ public record Container(
         Probe liveness,
         Probe startup,
         Integer line,
-        String cpuLimit) {
+        String cpuLimit,
+        List<EnvVar> env,
+        List<EnvFrom> envFrom,
+        List<Mount> mounts) {
+
+    /**
+     * One {@code env} entry: a literal {@code value}, a {@code configMapKeyRef}, or another source
+     * ({@code secretKeyRef}, {@code fieldRef}, {@code resourceFieldRef}) that deja does not read.
+     *
+     * @param other the kind of source a rule cannot read ("secretKeyRef"), or null
+     */
+    public record EnvVar(
+            String name, String value, String configMap, String configMapKey, String other) {}
+
+    /** One {@code envFrom} source: a ConfigMap or a Secret, with its optional prefix. */
+    public record EnvFrom(String configMap, String secret, String prefix) {
+        public String prefixOrEmpty() {
+            return prefix == null ? "" : prefix;
+        }
+    }
+
+    /** One {@code volumeMounts} entry ({@code subPath} null when unset). */
+    public record Mount(String volume, String mountPath, String subPath) {}
+
+    /** A container as before env, envFrom and mounts were read. */
+    public Container(
+            String name,
+            String image,
+            List<String> command,
+            List<String> args,
+            Map<String, Integer> ports,
+            Probe readiness,
+            Probe liveness,
+            Probe startup,
+            Integer line,
+            String cpuLimit) {
+        this(
+                name, image, command, args, ports, readiness, liveness, startup, line, cpuLimit,
+                null, null, null);
+    }
 
     /** A container without a CPU limit. */
     public Container(
@@ -45,6 +88,17 @@ public record Container(
         command = command == null ? List.of() : List.copyOf(command);
         args = args == null ? List.of() : List.copyOf(args);
         ports = ports == null ? Map.of() : Sorted.copyOf(ports);
+        env = env == null ? List.of() : List.copyOf(env);
+        envFrom = envFrom == null ? List.of() : List.copyOf(envFrom);
+        mounts = mounts == null ? List.of() : List.copyOf(mounts);
+    }
+
+    /** Whether {@link #env} keeps an entry of that name. */
+    public static boolean envKept(String name) {
+        return name != null
+                && (name.regionMatches(true, 0, "TRAEFIK_", 0, 8)
+                        || name.equals("HOME")
+                        || name.equals("XDG_CONFIG_HOME"));
     }
 
     /** Command and args together, as the container runs them. */

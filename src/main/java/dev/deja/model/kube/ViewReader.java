@@ -173,7 +173,8 @@ public final class ViewReader {
                 anti,
                 spec.keyLine("replicas"),
                 strategyLine,
-                sa);
+                sa,
+                volumes(pod));
     }
 
     static Selector selector(Tree sel) {
@@ -207,14 +208,16 @@ public final class ViewReader {
                     "readinessProbe",
                     "livenessProbe",
                     "startupProbe",
-                    "resources");
+                    "resources",
+                    "env",
+                    "envFrom",
+                    "volumeMounts");
 
     /** Fields of a pod spec no view reads, which a live scan's parser skips. */
     public static final Set<String> POD_SPEC_SKIPPED =
             Set.of(
                     "initContainers",
                     "ephemeralContainers",
-                    "volumes",
                     "tolerations",
                     "imagePullSecrets",
                     "hostAliases",
@@ -246,7 +249,118 @@ public final class ViewReader {
                 probe(c, "livenessProbe"),
                 probe(c, "startupProbe"),
                 c.line(),
-                cpuLimit(c));
+                cpuLimit(c),
+                env(c),
+                envFrom(c),
+                mounts(c));
+    }
+
+    /** The env entries {@link Container#envKept} keeps (a container's env can be large). */
+    private static List<Container.EnvVar> env(Tree c) {
+        List<Container.EnvVar> out = new ArrayList<>();
+        Tree env = c.get("env");
+        if (env == null) {
+            return out;
+        }
+        for (Tree e : env.items()) {
+            String name = e.text("name");
+            if (!Container.envKept(name)) {
+                continue;
+            }
+            Tree from = e.get("valueFrom");
+            if (from == null) {
+                out.add(new Container.EnvVar(name, e.text("value"), null, null, null));
+                continue;
+            }
+            Tree cm = from.get("configMapKeyRef");
+            if (cm != null) {
+                out.add(new Container.EnvVar(name, null, cm.text("name"), cm.text("key"), null));
+                continue;
+            }
+            String other = "valueFrom";
+            for (Map.Entry<String, Tree> k : from.entries()) {
+                other = k.getKey();
+                break;
+            }
+            out.add(new Container.EnvVar(name, null, null, null, other));
+        }
+        return out;
+    }
+
+    private static List<Container.EnvFrom> envFrom(Tree c) {
+        List<Container.EnvFrom> out = new ArrayList<>();
+        Tree ef = c.get("envFrom");
+        if (ef == null) {
+            return out;
+        }
+        for (Tree e : ef.items()) {
+            Tree cm = e.get("configMapRef");
+            Tree sec = e.get("secretRef");
+            out.add(
+                    new Container.EnvFrom(
+                            cm == null ? null : cm.text("name"),
+                            sec == null ? null : sec.text("name"),
+                            e.text("prefix")));
+        }
+        return out;
+    }
+
+    private static List<Container.Mount> mounts(Tree c) {
+        List<Container.Mount> out = new ArrayList<>();
+        Tree vm = c.get("volumeMounts");
+        if (vm == null) {
+            return out;
+        }
+        for (Tree m : vm.items()) {
+            String sub = m.text("subPath");
+            out.add(
+                    new Container.Mount(
+                            m.text("name"),
+                            m.text("mountPath"),
+                            sub == null || sub.isEmpty() ? null : sub));
+        }
+        return out;
+    }
+
+    /** The pod's volumes: a ConfigMap's with its items, the others by kind only. */
+    private static List<Workload.Volume> volumes(Tree pod) {
+        List<Workload.Volume> out = new ArrayList<>();
+        Tree vs = pod == null ? null : pod.get("volumes");
+        if (vs == null) {
+            return out;
+        }
+        for (Tree v : vs.items()) {
+            String name = v.text("name");
+            Tree cm = v.get("configMap");
+            if (cm != null) {
+                Map<String, String> items = new LinkedHashMap<>();
+                Tree its = cm.get("items");
+                if (its != null) {
+                    for (Tree i : its.items()) {
+                        if (i.text("path") != null && i.text("key") != null) {
+                            items.put(i.text("path"), i.text("key"));
+                        }
+                    }
+                }
+                out.add(
+                        new Workload.Volume(
+                                name,
+                                "configMap",
+                                cm.text("name"),
+                                items,
+                                "true".equals(cm.text("optional"))));
+                continue;
+            }
+            String kind = "unknown";
+            for (Map.Entry<String, Tree> k : v.entries()) {
+                if (!k.getKey().equals("name")) {
+                    kind = k.getKey();
+                    break;
+                }
+            }
+            out.add(new Workload.Volume(name, kind, null, null, false));
+        }
+        return out;
     }
 
     private static String cpuLimit(Tree c) {

@@ -32,7 +32,55 @@ public record Workload(
         List<Spread> antiAffinity,
         Integer replicasLine,
         Integer strategyLine,
-        String serviceAccountName) {
+        String serviceAccountName,
+        List<Volume> volumes) {
+
+    /**
+     * One volume of the pod template: a ConfigMap's ({@code configMap} set, with its {@code items}
+     * as path -> key, empty when every key is a file), or of another kind ({@code kind}: secret,
+     * emptyDir, projected, ...), whose files deja does not read.
+     */
+    public record Volume(
+            String name,
+            String kind,
+            String configMap,
+            Map<String, String> items,
+            boolean optional) {
+        public Volume {
+            items = items == null ? Map.of() : Sorted.copyOf(items);
+        }
+    }
+
+    public Workload(
+            Meta meta,
+            Integer replicas,
+            String strategy,
+            String maxUnavailable,
+            Selector selector,
+            Map<String, String> podLabels,
+            Map<String, String> podAnnotations,
+            List<Container> containers,
+            List<Spread> spreadConstraints,
+            List<Spread> antiAffinity,
+            Integer replicasLine,
+            Integer strategyLine,
+            String serviceAccountName) {
+        this(
+                meta,
+                replicas,
+                strategy,
+                maxUnavailable,
+                selector,
+                podLabels,
+                podAnnotations,
+                containers,
+                spreadConstraints,
+                antiAffinity,
+                replicasLine,
+                strategyLine,
+                serviceAccountName,
+                null);
+    }
 
     public Workload(
             Meta meta,
@@ -60,6 +108,7 @@ public record Workload(
                 antiAffinity,
                 replicasLine,
                 strategyLine,
+                null,
                 null);
     }
 
@@ -77,6 +126,17 @@ public record Workload(
         spreadConstraints = spreadConstraints == null ? List.of() : List.copyOf(spreadConstraints);
         antiAffinity = antiAffinity == null ? List.of() : List.copyOf(antiAffinity);
         selector = selector == null ? Selector.EMPTY : selector;
+        volumes = volumes == null ? List.of() : List.copyOf(volumes);
+    }
+
+    /** The volume of that name, or null. */
+    public Volume volume(String name) {
+        for (Volume v : volumes) {
+            if (v.name() != null && v.name().equals(name)) {
+                return v;
+            }
+        }
+        return null;
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.deja.model.kube.Container;
 import dev.deja.model.kube.CustomResourceDefinition;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.LoadBalancers;
+import dev.deja.model.kube.TraefikStatic;
 import dev.deja.model.kube.Workload;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +29,7 @@ public final class TraefikBeforeCrdSchemas extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return union(DETECTOR_KINDS, "CustomResourceDefinition");
+        return union(DETECTOR_KINDS, "CustomResourceDefinition", "ConfigMap");
     }
 
     /** Whether the scan holds a Traefik IngressRoute CRD (the other rule then judges it). */
@@ -56,8 +57,16 @@ public final class TraefikBeforeCrdSchemas extends KubeRule {
             Workload w = lb.workload();
             for (Container c : Traefik.containers(lb)) {
                 Traefik.Version v = Traefik.version(c.image());
-                String provider = Traefik.crdProvider(c);
-                if (!beforeSchemas(v) || provider == null) {
+                if (!beforeSchemas(v)) {
+                    continue;
+                }
+                TraefikStatic cfg = Traefik.config(w, c, inv);
+                if (cfg.notJudged() != null) {
+                    ctx.notChecked(w.meta().display() + " container " + c.name(), cfg.notJudged());
+                    continue;
+                }
+                String provider = cfg.provider();
+                if (provider == null) {
                     continue;
                 }
                 String msg =
@@ -70,6 +79,8 @@ public final class TraefikBeforeCrdSchemas extends KubeRule {
                                 + v.text()
                                 + ") with the Kubernetes CRD provider on ("
                                 + provider
+                                + ", from "
+                                + cfg.source()
                                 + "); Traefik up to v2.4 published its CRDs without a validation"
                                 + " schema, so one IngressRoute or Middleware with a value of the"
                                 + " wrong type (a port \"8080s\", a list where an object belongs) is"

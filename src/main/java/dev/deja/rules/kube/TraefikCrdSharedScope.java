@@ -6,6 +6,7 @@ import dev.deja.engine.Snapshot;
 import dev.deja.model.kube.Container;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.LoadBalancers;
+import dev.deja.model.kube.TraefikStatic;
 import dev.deja.model.kube.Workload;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +18,9 @@ import java.util.Set;
  * .ingressclass} (Traefik's documented ways to narrow the provider). Every replica then reads the
  * same objects, so one object that the provider cannot load stops the routes of every team on every
  * replica at once; a controller per tenant, or a canary controller that reads new routes first,
- * keeps that to a part. Only the command line is seen: a provider configured in a file is not
- * judged.
+ * keeps that to a part. The provider's settings come from Traefik's one source of static
+ * configuration ({@link TraefikStatic}: a file mounted from a ConfigMap, the command line or the
+ * environment); when that source is not in the scan, a not-checked note says so.
  */
 public final class TraefikCrdSharedScope extends KubeRule {
     @Override
@@ -28,7 +30,7 @@ public final class TraefikCrdSharedScope extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler", "ConfigMap");
     }
 
     @Override
@@ -37,8 +39,13 @@ public final class TraefikCrdSharedScope extends KubeRule {
         for (LoadBalancers.Lb lb : loadBalancers(snapshot)) {
             Workload w = lb.workload();
             for (Container c : Traefik.containers(lb)) {
-                String provider = Traefik.crdProvider(c);
-                if (provider == null || !Traefik.scopes(c).isEmpty()) {
+                TraefikStatic cfg = Traefik.config(w, c, inv);
+                if (cfg.notJudged() != null) {
+                    ctx.notChecked(w.meta().display() + " container " + c.name(), cfg.notJudged());
+                    continue;
+                }
+                String provider = cfg.provider();
+                if (provider == null || !cfg.scopes().isEmpty()) {
                     continue;
                 }
                 Integer n = pods(inv, w);
@@ -51,6 +58,8 @@ public final class TraefikCrdSharedScope extends KubeRule {
                                 + c.name()
                                 + " enables the Kubernetes CRD provider ("
                                 + provider
+                                + ", from "
+                                + cfg.source()
                                 + ") without labelselector, namespaces or ingressclass, so "
                                 + replicasDo(n, "read")
                                 + " every IngressRoute, Middleware and other Traefik object of"

@@ -5,6 +5,7 @@ import dev.deja.engine.InlineSuppression;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Location;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.model.kube.FleetWorkloads;
 import dev.deja.model.kube.Meta;
 import dev.deja.source.ScanRequest;
 
@@ -14,7 +15,7 @@ import dev.deja.source.ScanRequest;
  * id or a missing reason is reported on stderr (the annotation still applies to the ids that are
  * known).
  */
-final class AnnotationSuppressions {
+public final class AnnotationSuppressions {
     static final String ANNOTATION = "deja.dev/ignore";
 
     private AnnotationSuppressions() {}
@@ -50,6 +51,62 @@ final class AnnotationSuppressions {
             req.err.println("deja: warning: " + origin + ": " + why + "; it suppresses nothing");
             return;
         }
+        suppress(meta, ids, reason, origin, req, true, out);
+    }
+
+    /**
+     * The annotations on the workloads a fleet scan kept of each cluster ({@link FleetWorkloads}),
+     * for the findings of the rules that compare clusters (k8s-critical-in-one-cluster): the same
+     * annotation as on any other object, read from the workload in the cluster where it runs. The
+     * warnings (no reason, an unknown rule) were printed when each cluster was read (or, for a
+     * saved fleet view, are printed here once), and an annotation without a reason suppresses
+     * nothing.
+     */
+    public static void recordFleet(
+            FleetWorkloads fleet, ScanRequest req, SnapshotBuilder out, boolean warn) {
+        if (req.noAnnotationSuppressions) {
+            return;
+        }
+        for (FleetWorkloads.Cluster c : fleet.clusters()) {
+            for (Meta meta : c.workloads()) {
+                String value = meta.annotation(ANNOTATION);
+                if (value == null) {
+                    continue;
+                }
+                String v = value.strip();
+                int sp = idsEnd(v);
+                String origin =
+                        "annotation "
+                                + ANNOTATION
+                                + " on "
+                                + meta.display()
+                                + " in cluster "
+                                + c.name();
+                String reason = v.substring(sp).strip();
+                if (reason.isEmpty()) {
+                    if (warn) {
+                        req.err.println(
+                                "deja: warning: "
+                                        + origin
+                                        + " gives no reason (write \"<rule-id> <reason>\": why"
+                                        + " the risk is accepted); it suppresses nothing");
+                    }
+                    continue;
+                }
+                suppress(meta, v.substring(0, sp), reason, origin, req, warn, out);
+            }
+        }
+    }
+
+    /** {@code warn} false: unknown rule ids are skipped without a warning. */
+    private static void suppress(
+            Meta meta,
+            String ids,
+            String reason,
+            String origin,
+            ScanRequest req,
+            boolean warn,
+            SnapshotBuilder out) {
         Catalog catalog = Catalog.packaged();
         for (String id : ids.split(",")) {
             String t = id.strip();
@@ -57,6 +114,9 @@ final class AnnotationSuppressions {
                 continue;
             }
             if (catalog.rule(t).isEmpty()) {
+                if (!warn) {
+                    continue;
+                }
                 req.err.println(
                         "deja: warning: "
                                 + origin

@@ -241,6 +241,50 @@ class CriticalInOneClusterLiveTest {
     }
 
     @Test
+    void theIgnoreAnnotationOnTheWorkloadSuppressesItsFleetFinding() throws Exception {
+        MockCluster eu =
+                cluster(
+                        deployment(
+                                        "shop",
+                                        "checkout",
+                                        CRITICAL,
+                                        Map.of(
+                                                "deja.dev/ignore",
+                                                RULE + " the second region opens in March"))
+                                + deployment("shop", "cart", CRITICAL, Map.of()));
+        MockCluster us = cluster(deployment("shop", "reviews", Map.of(), Map.of()));
+        Map<String, String> ctx = new TreeMap<>();
+        ctx.put("prod-eu", eu.url());
+        ctx.put("prod-us", us.url());
+        Path kc = FleetScanTest.kubeconfig(tmp.resolve("kubeconfig"), ctx, "prod-eu");
+        TestSupport.Run r =
+                TestSupport.run(
+                        "scan",
+                        "--all-contexts",
+                        "--kubeconfig",
+                        kc.toString(),
+                        "--rules",
+                        RULE,
+                        "--format",
+                        "json",
+                        "--fail-on",
+                        "medium");
+        assertEquals(1, r.code(), r.err() + r.out());
+        JsonNode report = TestSupport.json(r.out());
+        assertEquals(Set.of("prod-eu shop/cart"), found(report));
+        JsonNode sup = report.path("suppressed");
+        assertEquals(1, sup.size(), sup.toString());
+        assertEquals(RULE, sup.get(0).path("ruleId").asString());
+        assertEquals("checkout", sup.get(0).path("location").path("name").asString());
+        assertEquals(
+                "the second region opens in March",
+                sup.get(0).path("suppressionReason").asString());
+        assertEquals(
+                "annotation deja.dev/ignore on Deployment shop/checkout in cluster prod-eu",
+                sup.get(0).path("suppressedBy").asString());
+    }
+
+    @Test
     void aClusterThatCannotBeReadMakesALoneCriticalWorkloadNotChecked() throws Exception {
         Path kc = fleet("dr-site");
         TestSupport.Run r =

@@ -74,6 +74,9 @@ class KubeLiveSourceTest {
                             // static pods: a live scan does not list Pods, so they cannot fire
                             // there (k8s-etcd-even-or-single-member's StatefulSets still do)
                             .filter(p -> !staticPods(p))
+                            // an input left out on purpose (a Traefik configuration file whose
+                            // ConfigMap is absent) is a not-checked note: the scan is incomplete
+                            .filter(p -> !p.getFileName().toString().contains("not-in-scan"))
                             .sorted()
                             .toList();
         }
@@ -291,6 +294,8 @@ class KubeLiveSourceTest {
                         "k8s-internal-lb-no-drain-headroom",
                         "k8s-traefik-before-crd-schemas",
                         "k8s-traefik-crd-no-schema",
+                        // ConfigMaps: Traefik's static configuration file or variables (IL-0106)
+                        "k8s-traefik-crd-shared-scope",
                         // etcd's static pods in kube-system (IL-0072), listed live
                         "k8s-etcd-even-or-single-member"),
                 notRun);
