@@ -71,15 +71,39 @@ public final class TraefikCrdSharedScope extends KubeRule {
                 out.add(
                         ctx.finding(w.meta().at(c.line()), msg)
                                 .key("crd scope " + c.name())
-                                .remediation(
-                                        "Split the routes between controllers: give each a"
-                                                + " `--providers.kubernetescrd.labelselector` (or"
-                                                + " `.namespaces` / `.ingressclass`) for its tenants,"
-                                                + " and let a small canary controller read new or"
-                                                + " risky routes first.")
+                                .remediation(remediation(cfg.source()))
                                 .build());
             }
         }
         return out;
+    }
+
+    /**
+     * Where the scope goes is where this container's static configuration comes from: Traefik reads
+     * one source (its file, else its arguments, else TRAEFIK_* variables), so a flag added to a
+     * file-configured Traefik is ignored, and one added to an env-configured Traefik replaces all
+     * its variables.
+     */
+    static String remediation(String source) {
+        String what;
+        if (source != null && source.startsWith("file ")) {
+            what =
+                    "`providers.kubernetesCRD.labelSelector` (or `namespaces` / `ingressClass`) for its"
+                            + " tenants in "
+                            + source
+                            + " (with a file, Traefik ignores its flags)";
+        } else if ("the environment".equals(source)) {
+            what =
+                    "`TRAEFIK_PROVIDERS_KUBERNETESCRD_LABELSELECTOR` variable (or `..._NAMESPACES` /"
+                            + " `..._INGRESSCLASS`) for its tenants (a flag would make Traefik ignore"
+                            + " all its variables)";
+        } else {
+            what =
+                    "`--providers.kubernetescrd.labelselector` (or `.namespaces` / `.ingressclass`)"
+                            + " for its tenants";
+        }
+        return "Split the routes between controllers: give each a "
+                + what
+                + ", and let a small canary controller read new or risky routes first.";
     }
 }

@@ -508,11 +508,53 @@ class RemediationClearsFindingTest {
                                                         Map.of("spec", specSchema))))));
             }
             case "k8s-traefik-crd-shared-scope" -> {
-                // "give each a `--providers.kubernetescrd.labelselector` ..."
-                assertTrue(rem.contains("`--providers.kubernetescrd.labelselector`"), rem);
                 Matcher c = Pattern.compile("container (\\S+) ").matcher(f.message());
                 assertTrue(c.find(), f.message());
                 Map<String, Object> cm = container(doc, c.group(1));
+                Matcher file =
+                        Pattern.compile("\\(ConfigMap ([^/]+)/(\\S+), key ([^)\\s]+)\\)")
+                                .matcher(f.message());
+                if (file.find()) {
+                    // "set `providers.kubernetesCRD.labelSelector` ... in its configuration file"
+                    assertTrue(rem.contains("`providers.kubernetesCRD.labelSelector`"), rem);
+                    for (Map<String, Object> d : docs) {
+                        Map<String, Object> meta = (Map<String, Object>) d.get("metadata");
+                        if ("ConfigMap".equals(d.get("kind"))
+                                && meta.get("name").equals(file.group(2))) {
+                            Map<String, Object> data = (Map<String, Object>) d.get("data");
+                            String key = file.group(3);
+                            String text = (String) data.get(key);
+                            data.put(
+                                    key,
+                                    key.endsWith(".toml")
+                                            ? text.replace(
+                                                    "[providers.kubernetesCRD]",
+                                                    "[providers.kubernetesCRD]\n  labelSelector ="
+                                                            + " \"tier=tenant\"")
+                                            : text.replace(
+                                                    "kubernetesCRD:\n",
+                                                    "kubernetesCRD:\n    labelSelector: tier=tenant\n"));
+                        }
+                    }
+                    return;
+                }
+                if (f.message().contains(", from the environment)")) {
+                    // "set `TRAEFIK_PROVIDERS_KUBERNETESCRD_LABELSELECTOR`"
+                    assertTrue(
+                            rem.contains("`TRAEFIK_PROVIDERS_KUBERNETESCRD_LABELSELECTOR`"), rem);
+                    List<Object> env =
+                            new ArrayList<>((List<Object>) cm.getOrDefault("env", List.of()));
+                    env.add(
+                            Map.of(
+                                    "name",
+                                    "TRAEFIK_PROVIDERS_KUBERNETESCRD_LABELSELECTOR",
+                                    "value",
+                                    "tier=tenant"));
+                    cm.put("env", env);
+                    return;
+                }
+                // "give each a `--providers.kubernetescrd.labelselector` ..."
+                assertTrue(rem.contains("`--providers.kubernetescrd.labelselector`"), rem);
                 List<Object> args = new ArrayList<>((List<Object>) cm.get("args"));
                 args.removeIf(
                         a ->
