@@ -155,6 +155,8 @@ class ReleaseImageIT {
                 List.of(
                         "opt/deja/bin/deja",
                         "opt/deja/runtime/bin/java",
+                        // the JDK's own CA certificates: the clients need no /etc/ssl
+                        "opt/deja/runtime/lib/security/cacerts",
                         "opt/deja/lib/deja.jar",
                         "opt/deja/LICENSE",
                         "opt/deja/NOTICE",
@@ -171,6 +173,14 @@ class ReleaseImageIT {
                         Files.getPosixFilePermissions(rootfs.resolve("opt/deja/bin/deja"))));
         Set<PosixFilePermission> tmpMode = Files.getPosixFilePermissions(rootfs.resolve("tmp"));
         assertEquals("rwxrwxrwx", PosixFilePermissions.toString(tmpMode), "/tmp for every user");
+        // the CA certificates are there (a store with entries, not a link to the build machine's
+        // /etc/ssl)
+        java.security.KeyStore cacerts = java.security.KeyStore.getInstance("JKS");
+        try (InputStream in =
+                Files.newInputStream(rootfs.resolve("opt/deja/runtime/lib/security/cacerts"))) {
+            cacerts.load(in, null);
+        }
+        assertTrue(cacerts.size() > 10, "CA certificates: " + cacerts.size());
         String passwd = Files.readString(rootfs.resolve("etc/passwd"));
         assertTrue(passwd.lines().anyMatch(l -> l.startsWith("deja:x:10001:10001:")), passwd);
         assertTrue(
@@ -224,6 +234,26 @@ class ReleaseImageIT {
      * it, and an environment of the config's Env only.
      */
     static Result inImage(List<String> args) throws Exception {
+        return inImage(Path.of("examples"), "examples", args);
+    }
+
+    @Test
+    void rendersAChartWithHelmJavaInTheImage() throws Exception {
+        // the repository's own chart, rendered by Helm for the JVM from /opt/deja/lib/helm-java (no
+        // helm)
+        Result r = inImage(Path.of("charts/deja"), "chart", List.of("scan", "chart/"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(
+                r.out().contains("sources: kubernetes (")
+                        && r.out().contains("everything requested was read"),
+                "the chart was rendered and its objects read: " + r.out());
+        Path here = Files.createDirectories(tmp.resolve("jar-chart"));
+        ReleaseArchiveIT.copy(Path.of("charts/deja"), here.resolve("chart"));
+        assertEquals(runJar(here, List.of("scan", "chart/")).out(), r.out());
+    }
+
+    /** As {@link #inImage(List)}, with the host folder FROM read-only at WORKDIR/TO. */
+    static Result inImage(Path from, String to, List<String> args) throws Exception {
         Map<String, Object> c = map(config.get("config"));
         String[] user = ((String) c.get("User")).split(":");
         String work = (String) c.get("WorkingDir");
@@ -232,11 +262,7 @@ class ReleaseImageIT {
         cmd.addAll(List.of("--unshare-all", "--die-with-parent", "--clearenv"));
         cmd.addAll(List.of("--bind", rootfs.toString(), "/", "--proc", "/proc", "--dev", "/dev"));
         cmd.addAll(List.of("--uid", user[0], "--gid", user[1], "--chdir", work));
-        cmd.addAll(
-                List.of(
-                        "--ro-bind",
-                        Path.of("examples").toAbsolutePath().toString(),
-                        work + "/examples"));
+        cmd.addAll(List.of("--ro-bind", from.toAbsolutePath().toString(), work + "/" + to));
         for (Object e : list(c.get("Env"))) {
             String[] kv = ((String) e).split("=", 2);
             cmd.addAll(List.of("--setenv", kv[0], kv[1]));
@@ -249,18 +275,26 @@ class ReleaseImageIT {
     }
 
     static Result runJar(List<String> args) throws Exception {
+        return runJar(Path.of(""), args);
+    }
+
+    static Result runJar(Path dir, List<String> args) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-cp");
         cmd.add(Path.of("target/deja.jar").toAbsolutePath().toString());
         cmd.add("dev.deja.Main");
         cmd.addAll(args);
-        return run(cmd);
+        return run(dir, cmd);
     }
 
-    /** Runs CMD in the project folder with an empty environment. */
     static Result run(List<String> cmd) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(cmd);
+        return run(Path.of(""), cmd);
+    }
+
+    /** Runs CMD in DIR with an environment of PATH only. */
+    static Result run(Path dir, List<String> cmd) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toAbsolutePath().toFile());
         pb.environment().clear();
         pb.environment().put("PATH", "/usr/bin:/bin");
         Path out = Files.createTempFile(tmp, "out", ".txt");
