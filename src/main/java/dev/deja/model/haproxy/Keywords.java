@@ -82,7 +82,14 @@ final class Keywords {
         // "timeout" and "option" are keywords only with their second word (haproxy 2.6.12:
         // "unknown option 'x'.", "'timeout' supports 'client', 'server', ... (got 'x')")
         boolean needsSecond = !global && (first.equals("timeout") || first.equals("option"));
-        for (int n = Math.min(3, d.size() - from); n >= (needsSecond ? 2 : 1); n--) {
+        // any of the one to three first words known is enough; the one word first, as it needs
+        // no string joined (most lines: "server", "bind", "acl")
+        int min = needsSecond ? 2 : 1;
+        int max = Math.min(3, d.size() - from);
+        if (min == 1 && max >= 1 && known.contains(first)) {
+            return null;
+        }
+        for (int n = Math.max(min, 2); n <= max; n++) {
             if (known.contains(join(d, from, n))) {
                 return null;
             }

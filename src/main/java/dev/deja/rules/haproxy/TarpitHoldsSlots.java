@@ -195,6 +195,10 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                 f.section().label(), slots, Math.min(held, slots), held, rps, hold, process);
     }
 
+    /**
+     * {@code all}: {@link Frontends#primary} of f's configuration, where each frontend and listen
+     * section has one view, f's among them.
+     */
     static Figure.ProcessSlots process(
             Frontends.Frontend f, long held, List<Frontends.Frontend> all) {
         Frontends.Maxconn m = f.maxconn();
@@ -203,19 +207,20 @@ public final class TarpitHoldsSlots extends HaproxyRule {
         }
         long left = Math.max(0, m.global() - held);
         List<Figure.Share> others = new ArrayList<>();
-        int count = 0;
         for (Frontends.Frontend o : all) {
             if (o.section() == f.section()) {
                 continue;
             }
-            count++;
-            if (others.size() < Figure.ProcessSlots.LISTED) {
-                long own = o.maxconn().effective();
-                others.add(
-                        new Figure.Share(
-                                o.section().label(), own, own < 0 ? left : Math.min(own, left)));
+            if (others.size() == Figure.ProcessSlots.LISTED) {
+                break; // the rest only counts (the loop over every frontend per tarpit was n^2)
             }
+            long own = o.maxconn().effective();
+            others.add(
+                    new Figure.Share(
+                            o.section().label(), own, own < 0 ? left : Math.min(own, left)));
         }
+        // all is Frontends.primary: one view per section, f's section among them
+        int count = all.size() - 1;
         return count == 0 ? null : new Figure.ProcessSlots(m.global(), held, left, count, others);
     }
 

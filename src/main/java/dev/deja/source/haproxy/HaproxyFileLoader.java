@@ -232,13 +232,14 @@ public final class HaproxyFileLoader implements FileLoader {
      * negative one HAProxy refuses on a bind line; deja reads it as unknown.
      */
     private static void warnIfNotANumber(Directive d, ScanRequest request) {
+        String keyword = d.keyword();
+        boolean maxconn = keyword.equals("maxconn");
+        if (!maxconn && !keyword.equals("bind")) {
+            return; // most lines (server lines with many words) have no limit to read
+        }
         for (int i = 1; i < d.size(); i++) {
-            boolean global = i == 1 && d.keyword().equals("maxconn");
-            boolean limit =
-                    global
-                            || d.keyword().equals("bind")
-                                    && i > 1
-                                    && "maxconn".equals(d.word(i - 1));
+            boolean global = i == 1 && maxconn;
+            boolean limit = global || !maxconn && i > 1 && "maxconn".equals(d.word(i - 1));
             String w = d.word(i);
             if (!limit || w == null || d.unresolved(i) || Frontends.plainNumber(w)) {
                 continue;
