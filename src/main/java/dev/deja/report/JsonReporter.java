@@ -270,7 +270,8 @@ public final class JsonReporter implements Reporter {
             o.endObject();
         }
         if (f.figure() != null) {
-            o.name("figure").node(FigureJson.json(f.figure()));
+            o.name("figure");
+            FigureJson.write(f.figure(), o);
         }
         Evidence ev = report.evidence(f);
         if (ev != null) {
