@@ -12,6 +12,8 @@ COPY pom.xml ./
 COPY .mvn ./.mvn
 RUN mvn -B -q dependency:go-offline
 COPY rules ./rules
+COPY packaging/AwsSlim.java ./packaging/
+COPY packaging/aws ./packaging/aws
 COPY src/main ./src/main
 RUN mvn -B -q -Dmaven.test.skip=true package
 

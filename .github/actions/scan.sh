@@ -103,7 +103,7 @@ build_outputs() {
   key=$(
     cd "$src"
     list=$(mktemp "$(temp_root)/deja-src.XXXXXX")
-    for d in pom.xml .mvn src/main rules; do
+    for d in pom.xml .mvn src/main rules packaging/AwsSlim.java packaging/aws; do
       if [ -e "$d" ]; then find "$d" -type f -exec $sha {} + >>"$list"; fi
     done
     LC_ALL=C sort -k 2 "$list" >"$list.sorted"
