@@ -55,23 +55,11 @@ record AbuserPlan(
      */
     static AbuserPlan of(Frontends.Frontend f, Directive rule) {
         List<String> notes = new ArrayList<>();
-        Map<String, Directive> acls = acls(f.section());
-        String host = null;
-        String prefix = null;
-        Map<Integer, List<String>> rewrites = new LinkedHashMap<>();
         if (rule == null) {
-            return new AbuserPlan(
-                    "none",
-                    "no rule singles the abuser out",
-                    Kind.NONE,
-                    null,
-                    null,
-                    null,
-                    null,
-                    Map.of(),
-                    notes,
-                    null);
+            return new Scope(null, null, Map.of(), null)
+                    .plan("none", "no rule singles the abuser out", Kind.NONE, null, null, notes);
         }
+        Map<String, Directive> acls = acls(f.section());
         List<String> cond = condition(rule);
         if (cond.isEmpty()) {
             notes.add(
@@ -82,21 +70,108 @@ record AbuserPlan(
                             + ") has no condition: every request, legitimate ones"
                             + " too, is caught by it");
         }
+        List<String> expanded = expand(cond, acls);
+        Integer counter = counter(expanded);
+        boolean srcFetch = readsSrc(expanded);
+        Scope scope = scope(cond, acls, notes);
+        unmet(rule, expanded, notes);
+        if (scope.addressAcl() != null) {
+            return scope.plan(
+                    "acl " + scope.addressAcl(),
+                    "from "
+                            + ABUSER_ADDRESS
+                            + " (acl "
+                            + scope.addressAcl()
+                            + " mapped to it in the sandbox)",
+                    Kind.SRC,
+                    null,
+                    null,
+                    notes);
+        }
+        if (srcFetch && counter == null) {
+            return scope.plan(
+                    "src", "its own source address " + ABUSER_ADDRESS, Kind.SRC, null, null, notes);
+        }
+        Directive tracker = tracker(f, counter);
+        if (tracker == null) {
+            if (counter == null && !cond.isEmpty()) {
+                return scope.plan(
+                        "none",
+                        "no tracked key in '" + rule.text() + "'",
+                        Kind.NONE,
+                        null,
+                        null,
+                        notes);
+            }
+            return scope.unsatisfiable(
+                    "?",
+                    notes,
+                    "'"
+                            + rule.text()
+                            + "' ("
+                            + rule.where()
+                            + ") reads a stick counter that no track-sc rule of "
+                            + f.section().label()
+                            + " fills, so what singles a client out is unknown");
+        }
+        return byTrackedKey(tracker, scope, notes);
+    }
+
+    /**
+     * What the abuser's requests must meet and the ACLs that name it by address: the host and path
+     * prefix of the rule's condition, the sandbox's rewrites of those ACLs.
+     */
+    private record Scope(
+            String host, String prefix, Map<Integer, List<String>> rewrites, String addressAcl) {
+
+        AbuserPlan plan(
+                String key,
+                String how,
+                Kind kind,
+                String header,
+                String param,
+                List<String> notes) {
+            return new AbuserPlan(
+                    key, how, kind, header, param, host, prefix, rewrites, notes, null);
+        }
+
+        AbuserPlan unsatisfiable(String key, List<String> notes, String why) {
+            return new AbuserPlan(
+                    key, null, Kind.NONE, null, null, host, prefix, rewrites, notes, why);
+        }
+    }
+
+    /** The stick counter the condition reads ({@code sc0_...}, {@code sc_...(0)}): the last one. */
+    private static Integer counter(List<String> expanded) {
         Integer counter = null;
-        boolean srcFetch = false;
-        String addressAcl = null;
-        for (String w : expand(cond, acls)) {
-            String t = w.replaceFirst("^[!{]+", "");
-            Matcher m = COUNTER.matcher(t);
+        for (String w : expanded) {
+            Matcher m = COUNTER.matcher(w.replaceFirst("^[!{]+", ""));
             if (m.find()) {
                 counter = Integer.parseInt(m.group(1) != null ? m.group(1) : m.group(2));
             }
-            if (t.toLowerCase(Locale.ROOT).startsWith("src_")) {
-                srcFetch = true;
+        }
+        return counter;
+    }
+
+    /** Whether the condition reads a {@code src_*} fetch (a table keyed by the source address). */
+    private static boolean readsSrc(List<String> expanded) {
+        for (String w : expanded) {
+            if (w.replaceFirst("^[!{]+", "").toLowerCase(Locale.ROOT).startsWith("src_")) {
+                return true;
             }
         }
-        // host and path conditions the abuser's requests must meet, and ACLs that name the abuser
-        // by address
+        return false;
+    }
+
+    /**
+     * Host and path conditions the abuser's requests must meet, and ACLs that name the abuser by
+     * address (each with a note).
+     */
+    private static Scope scope(List<String> cond, Map<String, Directive> acls, List<String> notes) {
+        String host = null;
+        String prefix = null;
+        String addressAcl = null;
+        Map<Integer, List<String>> rewrites = new LinkedHashMap<>();
         for (int i = 0; i < cond.size(); i++) {
             String w = cond.get(i).replaceFirst("^!+", "");
             Directive acl = acls.get(w);
@@ -124,184 +199,99 @@ record AbuserPlan(
                 prefix = hp[1];
             }
         }
-        unmet(rule, expand(cond, acls), notes);
-        if (addressAcl != null) {
-            return new AbuserPlan(
-                    "acl " + addressAcl,
-                    "from "
-                            + ABUSER_ADDRESS
-                            + " (acl "
-                            + addressAcl
-                            + " mapped to it in the sandbox)",
-                    Kind.SRC,
-                    null,
-                    null,
-                    host,
-                    prefix,
-                    rewrites,
-                    notes,
-                    null);
-        }
-        if (srcFetch && counter == null) {
-            return new AbuserPlan(
-                    "src",
-                    "its own source address " + ABUSER_ADDRESS,
-                    Kind.SRC,
-                    null,
-                    null,
-                    host,
-                    prefix,
-                    rewrites,
-                    notes,
-                    null);
-        }
-        Directive tracker = null;
+        return new Scope(host, prefix, rewrites, addressAcl);
+    }
+
+    /** The frontend's first track-sc rule, of {@code counter} when the condition names one. */
+    private static Directive tracker(Frontends.Frontend f, Integer counter) {
         for (Directive d : f.trackers()) {
             String action = d.word(d.is("tcp-request") ? 2 : 1);
             if (action != null
                     && action.startsWith("track-sc")
                     && (counter == null || action.equals("track-sc" + counter))) {
-                tracker = d;
-                break;
+                return d;
             }
         }
-        if (tracker == null) {
-            if (counter == null && !cond.isEmpty()) {
-                return new AbuserPlan(
-                        "none",
-                        "no tracked key in '" + rule.text() + "'",
-                        Kind.NONE,
-                        null,
-                        null,
-                        host,
-                        prefix,
-                        rewrites,
-                        notes,
-                        null);
-            }
-            return new AbuserPlan(
-                    "?",
-                    null,
-                    Kind.NONE,
-                    null,
-                    null,
-                    host,
-                    prefix,
-                    rewrites,
-                    notes,
-                    "'"
-                            + rule.text()
-                            + "' ("
-                            + rule.where()
-                            + ") reads a stick counter that no track-sc rule of "
-                            + f.section().label()
-                            + " fills, so what singles a client out is unknown");
-        }
+        return null;
+    }
+
+    /** The plan by the key the tracker tracks: an address, a header, the URL, a parameter... */
+    private static AbuserPlan byTrackedKey(Directive tracker, Scope scope, List<String> notes) {
         int a = tracker.is("tcp-request") ? 3 : 2;
         String expr = tracker.word(a);
         String key = expr == null ? "" : expr;
         String fetch = key.split(",")[0];
         String lower = fetch.toLowerCase(Locale.ROOT);
         String arg = argument(fetch);
-        String at = " (" + tracker.where() + ")";
+        String tracked = " (tracked key '" + key + "'" + " (" + tracker.where() + ")" + ")";
         if (lower.equals("src")) {
-            return new AbuserPlan(
+            return scope.plan(
                     key,
-                    "its own source address "
-                            + ABUSER_ADDRESS
-                            + " (tracked key '"
-                            + key
-                            + "'"
-                            + at
-                            + ")",
+                    "its own source address " + ABUSER_ADDRESS + tracked,
                     Kind.SRC,
                     null,
                     null,
-                    host,
-                    prefix,
-                    rewrites,
-                    notes,
-                    null);
+                    notes);
         }
-        if ((lower.startsWith("req.hdr(")
-                        || lower.startsWith("hdr(")
-                        || lower.startsWith("req.fhdr(")
-                        || lower.startsWith("req.hdr_ip(")
-                        || lower.startsWith("hdr_ip("))
-                && arg != null) {
-            return new AbuserPlan(
+        if (isHeaderFetch(lower) && arg != null) {
+            return scope.plan(
                     key,
-                    "its own " + arg + " header value (tracked key '" + key + "'" + at + ")",
+                    "its own " + arg + " header value" + tracked,
                     Kind.HEADER,
                     arg.split(",")[0],
                     null,
-                    host,
-                    prefix,
-                    rewrites,
-                    notes,
-                    null);
+                    notes);
         }
-        if (lower.equals("path")
+        if (isUrlFetch(lower)) {
+            return scope.plan(key, "its own URL path" + tracked, Kind.PATH, null, null, notes);
+        }
+        if ((lower.startsWith("url_param(") || lower.startsWith("urlp(")) && arg != null) {
+            return scope.plan(
+                    key,
+                    "its own ?" + arg + "= value" + tracked,
+                    Kind.URL_PARAM,
+                    null,
+                    arg.split(",")[0],
+                    notes);
+        }
+        if ((lower.startsWith("req.cook(") || lower.startsWith("cook(")) && arg != null) {
+            return scope.plan(
+                    key,
+                    "its own " + arg + " cookie" + tracked,
+                    Kind.COOKIE,
+                    null,
+                    arg.split(",")[0],
+                    notes);
+        }
+        return scope.unsatisfiable(
+                key,
+                notes,
+                "the tracked key '"
+                        + key
+                        + "'"
+                        + " ("
+                        + tracker.where()
+                        + ")"
+                        + " cannot be given a value of the abuser's own by a plain HTTP"
+                        + " client on loopback (deja sets source addresses, headers, paths, URL parameters and cookies)");
+    }
+
+    private static boolean isHeaderFetch(String lower) {
+        return lower.startsWith("req.hdr(")
+                || lower.startsWith("hdr(")
+                || lower.startsWith("req.fhdr(")
+                || lower.startsWith("req.hdr_ip(")
+                || lower.startsWith("hdr_ip(");
+    }
+
+    private static boolean isUrlFetch(String lower) {
+        return lower.equals("path")
                 || lower.equals("url")
                 || lower.equals("base")
                 || lower.equals("base32")
                 || lower.equals("base32+src")
                 || lower.equals("url32")
-                || lower.equals("url32+src")) {
-            return new AbuserPlan(
-                    key,
-                    "its own URL path (tracked key '" + key + "'" + at + ")",
-                    Kind.PATH,
-                    null,
-                    null,
-                    host,
-                    prefix,
-                    rewrites,
-                    notes,
-                    null);
-        }
-        if ((lower.startsWith("url_param(") || lower.startsWith("urlp(")) && arg != null) {
-            return new AbuserPlan(
-                    key,
-                    "its own ?" + arg + "= value (tracked key '" + key + "'" + at + ")",
-                    Kind.URL_PARAM,
-                    null,
-                    arg.split(",")[0],
-                    host,
-                    prefix,
-                    rewrites,
-                    notes,
-                    null);
-        }
-        if ((lower.startsWith("req.cook(") || lower.startsWith("cook(")) && arg != null) {
-            return new AbuserPlan(
-                    key,
-                    "its own " + arg + " cookie (tracked key '" + key + "'" + at + ")",
-                    Kind.COOKIE,
-                    null,
-                    arg.split(",")[0],
-                    host,
-                    prefix,
-                    rewrites,
-                    notes,
-                    null);
-        }
-        return new AbuserPlan(
-                key,
-                null,
-                Kind.NONE,
-                null,
-                null,
-                host,
-                prefix,
-                rewrites,
-                notes,
-                "the tracked key '"
-                        + key
-                        + "'"
-                        + at
-                        + " cannot be given a value of the abuser's own by a plain HTTP"
-                        + " client on loopback (deja sets source addresses, headers, paths, URL parameters and cookies)");
+                || lower.equals("url32+src");
     }
 
     /**

@@ -240,135 +240,22 @@ public final class Prover {
                 StubBackend stub = new StubBackend(o.serviceTimeMs(), 32)) {
             cleanup.add(stub);
             Ctx ctx = new Ctx(cleanup, stub, f.name(), display, sandboxChanges);
-            boolean hasTarpit = !f.tarpits().isEmpty();
-            boolean tarpit = want(TARPIT) && hasTarpit;
-            long hold = f.tarpitHoldMillis();
-            long slots = f.maxconn().effective();
-            long held = (long) Math.ceil(o.clientRps() * hold / 1000.0);
-            boolean maxconn = want(MAXCONN) && hasTarpit && slots > 0 && held * 4 >= slots;
-            boolean timeout =
-                    want(TIMEOUT)
-                            && f.http()
-                            && (!f.httpRequest().set() || f.httpRequest().millis() == 0);
-            RunResult before = null;
-            long need = neededMs(o.clientRps(), hold, slots);
-            String tooShort = null;
-            if ((tarpit || maxconn) && need > runMs) {
-                String fills =
-                        "at "
-                                + fmt(o.clientRps())
-                                + " req/s the "
-                                + slots
-                                + " slots fill after "
-                                + secs((long) Math.ceil(slots * 1000.0 / o.clientRps()))
-                                + " (each request holds one for "
-                                + secs(hold)
-                                + ")";
-                if (need <= MAX_RUN_MS) {
-                    lengthened =
-                            "flood runs lengthened from "
-                                    + secs(o.durationMs())
-                                    + " to "
-                                    + secs(need)
-                                    + ": "
-                                    + fills
-                                    + ", and a legitimate client waits up to "
-                                    + secs(o.legitTimeoutMs());
-                    runMs = need;
-                } else {
-                    tooShort =
-                            "inconclusive: needs a run of at least "
-                                    + secs(need)
-                                    + " ("
-                                    + fills
-                                    + "), more than deja's cap of "
-                                    + secs(MAX_RUN_MS)
-                                    + "; the scan's arithmetic stands";
-                }
+            Subject s = subject(f, rule, plan, text);
+            RunResult before = floodBefore(ctx, s, proofs);
+            if (want(TARPIT) && !s.hasTarpit() && rule != null) {
+                proofs.add(rateLimitAlone(ctx, s));
             }
-            if ((tarpit || maxconn) && tooShort != null) {
-                if (tarpit) {
-                    proofs.add(Proof.inconclusive(TARPIT, f.name(), tooShort));
-                }
-                if (maxconn) {
-                    proofs.add(Proof.inconclusive(MAXCONN, f.name(), tooShort));
-                }
-            } else if (tarpit || maxconn) {
-                if (plan.unsatisfiable() != null) {
-                    proofs.add(Proof.couldNotRun(TARPIT, f.name(), plan.unsatisfiable()));
-                    if (maxconn) {
-                        proofs.add(Proof.couldNotRun(MAXCONN, f.name(), plan.unsatisfiable()));
-                    }
-                } else {
-                    before = flood(ctx, "before", text, o.clientRps());
-                    if (!before.ran() && before.error().startsWith("haproxy -c")) {
-                        throw new SandboxRejected(before.error());
-                    }
-                }
+            if (s.tarpit() && before != null) {
+                proofs.add(tarpitFixed(ctx, s, before));
             }
-            if (want(TARPIT) && !hasTarpit && rule != null) {
-                // rate-limited without a tarpit (the fixed config): the same flood, to show that it
-                // holds
-                if (plan.unsatisfiable() != null) {
-                    proofs.add(Proof.couldNotRun(TARPIT, f.name(), plan.unsatisfiable()));
-                } else {
-                    RunResult only = flood(ctx, "as is (no tarpit)", text, o.clientRps());
-                    if (!only.ran() && only.error().startsWith("haproxy -c")) {
-                        throw new SandboxRejected(only.error());
-                    }
-                    proofs.add(Proof.of(TARPIT, f.name(), only, null, null));
-                }
+            if (s.maxconn() && before != null) {
+                proofs.add(maxconnRaised(ctx, s, before));
             }
-            if (tarpit && before != null) {
-                Remedy r = Remedy.of(TARPIT, text, f, Map.of());
-                RunResult after = flood(ctx, "after (deny)", r.text(), o.clientRps());
-                Proof p = Proof.of(TARPIT, f.name(), before, after, r);
-                if (o.findLimit() && before.ran() && after.ran() && !stop.getAsBoolean()) {
-                    p = p.withFindLimit(findLimit(ctx, text, r.text(), before, after, hold, slots));
-                }
-                proofs.add(p);
-            }
-            if (maxconn && before != null) {
-                long wanted = Math.max(slots, held * 4);
-                Remedy r =
-                        Remedy.of(
-                                MAXCONN, text, f, Map.of("wantedMaxconn", String.valueOf(wanted)));
-                RunResult after =
-                        flood(ctx, "after (maxconn " + wanted + ")", r.text(), o.clientRps());
-                proofs.add(Proof.of(MAXCONN, f.name(), before, after, r));
-            }
-            if (timeout) {
-                runMs = Math.max(o.durationMs(), HTTP_REQUEST_TIMEOUT_MS + 3000);
-                if (runMs > o.durationMs()) {
-                    slowLengthened =
-                            "slow-client runs lengthened from "
-                                    + secs(o.durationMs())
-                                    + " to "
-                                    + secs(runMs)
-                                    + ": the fix (timeout http-request "
-                                    + HTTP_REQUEST_TIMEOUT_MS / 1000
-                                    + "s) can only show after its timeout";
-                }
-                RunResult sb = slow(ctx, "before", text);
-                if (!sb.ran() && sb.error().startsWith("haproxy -c")) {
-                    throw new SandboxRejected(sb.error());
-                }
-                Remedy r = Remedy.of(TIMEOUT, text, f, Map.of());
-                RunResult sa = slow(ctx, "after (timeout http-request 5s)", r.text());
-                proofs.add(
-                        Proof.slow(TIMEOUT, f.name(), sb, sa, r, runMs, HTTP_REQUEST_TIMEOUT_MS));
+            if (s.timeout()) {
+                proofs.add(timeoutSet(ctx, s));
             }
             if (proofs.isEmpty()) {
-                proofs.add(
-                        Proof.couldNotRun(
-                                o.rule() == null ? "(none)" : o.rule(),
-                                f.name(),
-                                "no provable rule applies to "
-                                        + f.section().label()
-                                        + (o.rule() == null ? "" : " for --rule " + o.rule())
-                                        + " (deja proves "
-                                        + String.join(", ", RULES)
-                                        + ")"));
+                proofs.add(noProvableRule(f));
             }
         }
         boolean flood =
@@ -384,6 +271,183 @@ public final class Prover {
                 List.copyOf(sandboxChanges),
                 proofs,
                 runMillis);
+    }
+
+    /**
+     * What is proved on the frontend: the configuration's text, the tarpit's hold, the frontend's
+     * slots and how many the flood holds, and which of the rules apply.
+     */
+    private record Subject(
+            Frontends.Frontend f,
+            AbuserPlan plan,
+            String text,
+            long hold,
+            long slots,
+            long held,
+            boolean hasTarpit,
+            boolean tarpit,
+            boolean maxconn,
+            boolean timeout) {}
+
+    private Subject subject(Frontends.Frontend f, Directive rule, AbuserPlan plan, String text) {
+        boolean hasTarpit = !f.tarpits().isEmpty();
+        long hold = f.tarpitHoldMillis();
+        long slots = f.maxconn().effective();
+        long held = (long) Math.ceil(o.clientRps() * hold / 1000.0);
+        boolean timeout =
+                want(TIMEOUT)
+                        && f.http()
+                        && (!f.httpRequest().set() || f.httpRequest().millis() == 0);
+        return new Subject(
+                f,
+                plan,
+                text,
+                hold,
+                slots,
+                held,
+                hasTarpit,
+                want(TARPIT) && hasTarpit,
+                want(MAXCONN) && hasTarpit && slots > 0 && held * 4 >= slots,
+                timeout);
+    }
+
+    /**
+     * The flood of the configuration as it is, shared by the tarpit and maxconn proofs; null (and
+     * their inconclusive or could-not-run proofs added) when it cannot run or neither applies.
+     */
+    private RunResult floodBefore(Ctx ctx, Subject s, List<Proof> proofs) throws IOException {
+        if (!s.tarpit() && !s.maxconn()) {
+            return null;
+        }
+        String name = s.f().name();
+        String tooShort = lengthenFlood(s);
+        if (tooShort != null) {
+            if (s.tarpit()) {
+                proofs.add(Proof.inconclusive(TARPIT, name, tooShort));
+            }
+            if (s.maxconn()) {
+                proofs.add(Proof.inconclusive(MAXCONN, name, tooShort));
+            }
+            return null;
+        }
+        String unsatisfiable = s.plan().unsatisfiable();
+        if (unsatisfiable != null) {
+            proofs.add(Proof.couldNotRun(TARPIT, name, unsatisfiable));
+            if (s.maxconn()) {
+                proofs.add(Proof.couldNotRun(MAXCONN, name, unsatisfiable));
+            }
+            return null;
+        }
+        return checked(flood(ctx, "before", s.text(), o.clientRps()));
+    }
+
+    /**
+     * Lengthens the flood runs to the time the slots need to fill (up to {@link #MAX_RUN_MS}); the
+     * inconclusive verdict when that is longer, else null.
+     */
+    private String lengthenFlood(Subject s) {
+        long need = neededMs(o.clientRps(), s.hold(), s.slots());
+        if (need <= runMs) {
+            return null;
+        }
+        String fills =
+                "at "
+                        + fmt(o.clientRps())
+                        + " req/s the "
+                        + s.slots()
+                        + " slots fill after "
+                        + secs((long) Math.ceil(s.slots() * 1000.0 / o.clientRps()))
+                        + " (each request holds one for "
+                        + secs(s.hold())
+                        + ")";
+        if (need > MAX_RUN_MS) {
+            return "inconclusive: needs a run of at least "
+                    + secs(need)
+                    + " ("
+                    + fills
+                    + "), more than deja's cap of "
+                    + secs(MAX_RUN_MS)
+                    + "; the scan's arithmetic stands";
+        }
+        lengthened =
+                "flood runs lengthened from "
+                        + secs(o.durationMs())
+                        + " to "
+                        + secs(need)
+                        + ": "
+                        + fills
+                        + ", and a legitimate client waits up to "
+                        + secs(o.legitTimeoutMs());
+        runMs = need;
+        return null;
+    }
+
+    /** The run, unless haproxy -c refused the sandbox copy (then exit 2 with its reason). */
+    private static RunResult checked(RunResult r) {
+        if (!r.ran() && r.error().startsWith("haproxy -c")) {
+            throw new SandboxRejected(r.error());
+        }
+        return r;
+    }
+
+    /** Rate-limited without a tarpit (the fixed config): the same flood, to show that it holds. */
+    private Proof rateLimitAlone(Ctx ctx, Subject s) throws IOException {
+        if (s.plan().unsatisfiable() != null) {
+            return Proof.couldNotRun(TARPIT, s.f().name(), s.plan().unsatisfiable());
+        }
+        RunResult only = checked(flood(ctx, "as is (no tarpit)", s.text(), o.clientRps()));
+        return Proof.of(TARPIT, s.f().name(), only, null, null);
+    }
+
+    private Proof tarpitFixed(Ctx ctx, Subject s, RunResult before) throws IOException {
+        Remedy r = Remedy.of(TARPIT, s.text(), s.f(), Map.of());
+        RunResult after = flood(ctx, "after (deny)", r.text(), o.clientRps());
+        Proof p = Proof.of(TARPIT, s.f().name(), before, after, r);
+        if (o.findLimit() && before.ran() && after.ran() && !stop.getAsBoolean()) {
+            p =
+                    p.withFindLimit(
+                            findLimit(ctx, s.text(), r.text(), before, after, s.hold(), s.slots()));
+        }
+        return p;
+    }
+
+    private Proof maxconnRaised(Ctx ctx, Subject s, RunResult before) throws IOException {
+        long wanted = Math.max(s.slots(), s.held() * 4);
+        Remedy r =
+                Remedy.of(
+                        MAXCONN, s.text(), s.f(), Map.of("wantedMaxconn", String.valueOf(wanted)));
+        RunResult after = flood(ctx, "after (maxconn " + wanted + ")", r.text(), o.clientRps());
+        return Proof.of(MAXCONN, s.f().name(), before, after, r);
+    }
+
+    private Proof timeoutSet(Ctx ctx, Subject s) throws IOException {
+        runMs = Math.max(o.durationMs(), HTTP_REQUEST_TIMEOUT_MS + 3000);
+        if (runMs > o.durationMs()) {
+            slowLengthened =
+                    "slow-client runs lengthened from "
+                            + secs(o.durationMs())
+                            + " to "
+                            + secs(runMs)
+                            + ": the fix (timeout http-request "
+                            + HTTP_REQUEST_TIMEOUT_MS / 1000
+                            + "s) can only show after its timeout";
+        }
+        RunResult sb = checked(slow(ctx, "before", s.text()));
+        Remedy r = Remedy.of(TIMEOUT, s.text(), s.f(), Map.of());
+        RunResult sa = slow(ctx, "after (timeout http-request 5s)", r.text());
+        return Proof.slow(TIMEOUT, s.f().name(), sb, sa, r, runMs, HTTP_REQUEST_TIMEOUT_MS);
+    }
+
+    private Proof noProvableRule(Frontends.Frontend f) {
+        return Proof.couldNotRun(
+                o.rule() == null ? "(none)" : o.rule(),
+                f.name(),
+                "no provable rule applies to "
+                        + f.section().label()
+                        + (o.rule() == null ? "" : " for --rule " + o.rule())
+                        + " (deja proves "
+                        + String.join(", ", RULES)
+                        + ")");
     }
 
     /** The sandbox copy could not be checked by haproxy -c: exit 2 with the reason. */

@@ -265,6 +265,11 @@ public final class TarpitHoldsSlots extends HaproxyRule {
     /** A frontend (or listen) that sends requests to a backend, and the directive that does it. */
     private record Route(Frontends.Frontend frontend, Directive via) {}
 
+    /** High when one client holds at least highSharePercent of the slots (default 25). */
+    private static boolean high(long held, long slots, RuleContext ctx) {
+        return held * 100 >= slots * (long) ctx.intParameter(HIGH_SHARE);
+    }
+
     /**
      * {@code http-request tarpit} is valid in backends and listen sections too: the rule then runs
      * once the frontend has chosen that backend, waits the backend's timeout tarpit (HAProxy's
@@ -273,15 +278,52 @@ public final class TarpitHoldsSlots extends HaproxyRule {
      * One finding per tarpit backend, against the frontend that reaching it costs the largest share
      * of slots; the others are notes.
      */
-    /** High when one client holds at least highSharePercent of the slots (default 25). */
-    private static boolean high(long held, long slots, RuleContext ctx) {
-        return held * 100 >= slots * (long) ctx.intParameter(HIGH_SHARE);
-    }
-
-    @SuppressWarnings("ReferenceEquality") // the other routes: every one but the worst itself
     private static List<Finding> backendTarpits(HaproxyConfig c, int rps, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
         List<Frontends.Frontend> fes = Frontends.primary(c);
+        Map<Section, List<Route>> routes = routes(c, fes);
+        for (Section b : c.sections()) {
+            if (!(b.kind().equals("backend") || b.kind().equals("listen"))
+                    || b.name() == null
+                    || tarpits(b).isEmpty()
+                    || c.backend(b.name()).orElse(null) != b) {
+                continue;
+            }
+            List<Route> rs = routes.getOrDefault(b, List.of());
+            List<Frontends.Frontend> dynamic = dynamicOthers(fes, b, rs);
+            if (rs.isEmpty() && dynamic.isEmpty()) {
+                continue; // no frontend reaches it: HAProxy never runs its rules
+            }
+            long hold = Frontends.tarpitHoldMillis(b);
+            if (hold == 0) {
+                continue;
+            }
+            Directive tarpit = tarpits(b).get(0);
+            List<String> notes =
+                    new ArrayList<>(Notes.of(b, tarpit, Frontends.tarpitHoldDirective(b)));
+            for (Frontends.Frontend d : dynamic) {
+                notes.add(mayReach(d, b));
+            }
+            String head =
+                    b.label()
+                            + " tarpits requests ('"
+                            + tarpit.text()
+                            + "' at "
+                            + tarpit.where()
+                            + ")";
+            if (hold < 0) {
+                out.add(unknownHold(b, tarpit, head, notes, ctx));
+            } else if (rs.isEmpty()) {
+                out.add(onlyDynamic(b, tarpit, head, hold, rps, dynamic.get(0), notes, ctx));
+            } else {
+                out.add(routed(b, tarpit, head, hold, rps, rs, fes, notes, ctx));
+            }
+        }
+        return out;
+    }
+
+    /** The tarpit backends each frontend names, with the directive that sends requests there. */
+    private static Map<Section, List<Route>> routes(HaproxyConfig c, List<Frontends.Frontend> fes) {
         Map<Section, List<Route>> routes = new LinkedHashMap<>();
         for (Frontends.Frontend f : fes) {
             for (String name : f.backends()) {
@@ -293,157 +335,163 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                         .add(new Route(f, via(f.section(), name)));
             }
         }
-        for (Section b : c.sections()) {
-            if (!(b.kind().equals("backend") || b.kind().equals("listen"))
-                    || b.name() == null
-                    || tarpits(b).isEmpty()
-                    || c.backend(b.name()).orElse(null) != b) {
-                continue;
+        return routes;
+    }
+
+    /** The frontends that pick their backend at run time and do not name {@code b} already. */
+    private static List<Frontends.Frontend> dynamicOthers(
+            List<Frontends.Frontend> fes, Section b, List<Route> rs) {
+        return fes.stream()
+                .filter(
+                        f ->
+                                f.dynamicBackends()
+                                        && f.section() != b
+                                        && rs.stream()
+                                                .noneMatch(
+                                                        r -> r.frontend().section() == f.section()))
+                .toList();
+    }
+
+    /**
+     * The note that frontend {@code d}, which picks its backend at run time, may reach {@code b}.
+     */
+    private static String mayReach(Frontends.Frontend d, Section b) {
+        Directive dyn = dynamicRoute(d.section());
+        return d.section().label()
+                + " picks its backend by name at run time ('"
+                + (dyn == null ? "use_backend %[...]" : dyn.text())
+                + "'"
+                + (dyn == null ? "" : " at " + dyn.where())
+                + "): deja cannot tell whether it"
+                + " reaches "
+                + b.label()
+                + "; if it does, its slots are held the same way";
+    }
+
+    private static Finding unknownHold(
+            Section b, Directive tarpit, String head, List<String> notes, RuleContext ctx) {
+        return ctx.finding(
+                        Notes.at(b, tarpit),
+                        head
+                                + ": the tarpit hold time is unknown ("
+                                + Frontends.tarpitHoldSource(b)
+                                + " cannot be read); every tarpitted request holds the connection slot of the frontend it came"
+                                + " through for that long")
+                .severity(Severity.MEDIUM)
+                .notes(notes)
+                .key(BACKEND_KEY)
+                .build();
+    }
+
+    private static String holdText(Section b, long hold) {
+        return "tarpit holds each request "
+                + Times.format(hold)
+                + " ("
+                + Frontends.tarpitHoldSource(b)
+                + ")";
+    }
+
+    /** No frontend names {@code b}, but {@code d} picks its backend at run time. */
+    private static Finding onlyDynamic(
+            Section b,
+            Directive tarpit,
+            String head,
+            long hold,
+            int rps,
+            Frontends.Frontend d,
+            List<String> notes,
+            RuleContext ctx) {
+        long held = (long) Math.ceil(rps * (hold / 1000.0));
+        long slots = d.maxconn().effective();
+        return ctx.finding(
+                        Notes.at(b, tarpit),
+                        head
+                                + ", and no frontend names it, but "
+                                + d.section().label()
+                                + " picks its backend at run time and may send requests there: "
+                                + holdText(b, hold)
+                                + "; one client at "
+                                + rps
+                                + " req/s would hold "
+                                + slotsText(held, slots, d))
+                .severity(Severity.MEDIUM)
+                .notes(notes)
+                .key(BACKEND_KEY)
+                .build();
+    }
+
+    /**
+     * The finding against the route whose frontend loses the largest share of its slots; the other
+     * routes are notes.
+     */
+    @SuppressWarnings("ReferenceEquality") // the other routes: every one but the worst itself
+    private static Finding routed(
+            Section b,
+            Directive tarpit,
+            String head,
+            long hold,
+            int rps,
+            List<Route> rs,
+            List<Frontends.Frontend> fes,
+            List<String> notes,
+            RuleContext ctx) {
+        long held = (long) Math.ceil(rps * (hold / 1000.0));
+        Route worst = null;
+        for (Route r : rs) {
+            if (worst == null || share(held, r) > share(held, worst)) {
+                worst = r;
             }
-            List<Route> rs = routes.getOrDefault(b, List.of());
-            List<Frontends.Frontend> dynamic =
-                    fes.stream()
-                            .filter(
-                                    f ->
-                                            f.dynamicBackends()
-                                                    && f.section() != b
-                                                    && rs.stream()
-                                                            .noneMatch(
-                                                                    r ->
-                                                                            r.frontend().section()
-                                                                                    == f.section()))
-                            .toList();
-            if (rs.isEmpty() && dynamic.isEmpty()) {
-                continue; // no frontend reaches it: HAProxy never runs its rules
-            }
-            Directive tarpit = tarpits(b).get(0);
-            long hold = Frontends.tarpitHoldMillis(b);
-            if (hold == 0) {
-                continue;
-            }
-            String source = Frontends.tarpitHoldSource(b);
-            List<String> notes =
-                    new ArrayList<>(Notes.of(b, tarpit, Frontends.tarpitHoldDirective(b)));
-            for (Frontends.Frontend d : dynamic) {
-                Directive dyn = dynamicRoute(d.section());
-                notes.add(
-                        d.section().label()
-                                + " picks its backend by name at run time ('"
-                                + (dyn == null ? "use_backend %[...]" : dyn.text())
-                                + "'"
-                                + (dyn == null ? "" : " at " + dyn.where())
-                                + "): deja cannot tell whether it"
-                                + " reaches "
-                                + b.label()
-                                + "; if it does, its slots are held the same way");
-            }
-            String head =
-                    b.label()
-                            + " tarpits requests ('"
-                            + tarpit.text()
-                            + "' at "
-                            + tarpit.where()
-                            + ")";
-            if (hold < 0) {
-                out.add(
-                        ctx.finding(
-                                        Notes.at(b, tarpit),
-                                        head
-                                                + ": the tarpit hold time is unknown ("
-                                                + source
-                                                + " cannot be read); every tarpitted request holds the connection slot of the frontend it came"
-                                                + " through for that long")
-                                .severity(Severity.MEDIUM)
-                                .notes(notes)
-                                .key(BACKEND_KEY)
-                                .build());
-                continue;
-            }
-            long held = (long) Math.ceil(rps * (hold / 1000.0));
-            String holdText =
-                    "tarpit holds each request " + Times.format(hold) + " (" + source + ")";
-            if (rs.isEmpty()) {
-                Frontends.Frontend d = dynamic.get(0);
-                long slots = d.maxconn().effective();
-                out.add(
-                        ctx.finding(
-                                        Notes.at(b, tarpit),
-                                        head
-                                                + ", and no frontend names it, but "
-                                                + d.section().label()
-                                                + " picks its backend at run time and may send requests there: "
-                                                + holdText
-                                                + "; one client at "
-                                                + rps
-                                                + " req/s would hold "
-                                                + slotsText(held, slots, d))
-                                .severity(Severity.MEDIUM)
-                                .notes(notes)
-                                .key(BACKEND_KEY)
-                                .build());
-                continue;
-            }
-            Route worst = null;
-            for (Route r : rs) {
-                if (worst == null || share(held, r) > share(held, worst)) {
-                    worst = r;
-                }
-            }
-            Frontends.Frontend f = worst.frontend();
-            long slots = f.maxconn().effective();
-            String msg =
-                    head
-                            + ", which "
-                            + f.section().label()
-                            + " sends there ('"
-                            + worst.via().text()
-                            + "' at "
-                            + worst.via().where()
-                            + "): "
-                            + holdText
-                            + "; one client at "
-                            + rps
-                            + " req/s holds "
-                            + slotsText(held, slots, f);
-            Severity sev = slots >= 0 && high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
-            List<String> all =
-                    new ArrayList<>(
-                            Notes.of(
-                                    f,
-                                    worst.via(),
-                                    f.maxconn().frontendDirective(),
-                                    f.maxconn().globalDirective()));
-            all.addAll(notes);
-            Figure figure = null;
-            if (slots >= 0) {
-                figure = slots(f, held, slots, rps, hold, fes, all);
-            }
-            for (Route r : rs) {
-                if (r != worst) {
-                    all.add(
-                            "also reached from "
-                                    + r.frontend().section().label()
-                                    + " ('"
-                                    + r.via().text()
-                                    + "' at "
-                                    + r.via().where()
-                                    + "): "
-                                    + slotsText(
-                                            held,
-                                            r.frontend().maxconn().effective(),
-                                            r.frontend()));
-                }
-            }
-            out.add(
-                    ctx.finding(Notes.at(b, tarpit), msg)
-                            .severity(sev)
-                            .notes(all)
-                            .related(f.section().label() + " (" + f.section().where() + ")")
-                            .key(BACKEND_KEY)
-                            .figure(figure)
-                            .build());
         }
-        return out;
+        Frontends.Frontend f = worst.frontend();
+        long slots = f.maxconn().effective();
+        String msg =
+                head
+                        + ", which "
+                        + f.section().label()
+                        + " sends there ('"
+                        + worst.via().text()
+                        + "' at "
+                        + worst.via().where()
+                        + "): "
+                        + holdText(b, hold)
+                        + "; one client at "
+                        + rps
+                        + " req/s holds "
+                        + slotsText(held, slots, f);
+        Severity sev = slots >= 0 && high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
+        List<String> all =
+                new ArrayList<>(
+                        Notes.of(
+                                f,
+                                worst.via(),
+                                f.maxconn().frontendDirective(),
+                                f.maxconn().globalDirective()));
+        all.addAll(notes);
+        Figure figure = null;
+        if (slots >= 0) {
+            figure = slots(f, held, slots, rps, hold, fes, all);
+        }
+        for (Route r : rs) {
+            if (r != worst) {
+                all.add(
+                        "also reached from "
+                                + r.frontend().section().label()
+                                + " ('"
+                                + r.via().text()
+                                + "' at "
+                                + r.via().where()
+                                + "): "
+                                + slotsText(
+                                        held, r.frontend().maxconn().effective(), r.frontend()));
+            }
+        }
+        return ctx.finding(Notes.at(b, tarpit), msg)
+                .severity(sev)
+                .notes(all)
+                .related(f.section().label() + " (" + f.section().where() + ")")
+                .key(BACKEND_KEY)
+                .figure(figure)
+                .build();
     }
 
     private static String slotsText(long held, long slots, Frontends.Frontend f) {

@@ -90,28 +90,41 @@ public final class LbConnectionsNearCapacity implements Rule {
             return List.of();
         }
         KubeInventory inv = snapshot.part(KubeInventory.class).orElse(KubeInventory.EMPTY);
+        List<Judged> all = judged(p, live, inv);
+        int warn = ctx.intParameter("warnPercent");
+        int high = ctx.intParameter("highPercent");
+        Map<String, List<Judged>> fleets = new LinkedHashMap<>();
+        all.forEach(j -> fleets.computeIfAbsent(j.fleetKey(), k -> new ArrayList<>()).add(j));
+        List<Finding> out = new ArrayList<>();
+        for (Judged j : all) {
+            if (j.percent() < warn) {
+                continue;
+            }
+            String msg = message(j, p, spread(j, fleets.get(j.fleetKey()), warn));
+            out.add(
+                    ctx.finding(j.location(), msg)
+                            .severity(
+                                    j.percent() >= high ? Severity.HIGH : ctx.metadata().severity())
+                            .key(
+                                    (j.live() == null ? "prometheus " : "live ")
+                                            + j.kind()
+                                            + " "
+                                            + j.peak().instance())
+                            .build());
+        }
+        return out;
+    }
+
+    /**
+     * Every proxy instance whose capacity is known: HAProxy processes and ingress-nginx pods from
+     * Prometheus, ingress-nginx pods read by --live-metrics.
+     */
+    private static List<Judged> judged(PrometheusPeaks p, PodMetrics live, KubeInventory inv) {
         List<Judged> all = new ArrayList<>();
         if (p != null) {
             for (LivePeaks.Peak x : LivePeaks.processes(p)) {
                 if (x.limit() > 0) {
-                    all.add(
-                            new Judged(
-                                    x,
-                                    x.limit(),
-                                    "haproxy_process_max_connections "
-                                            + LivePeaks.num(x.limit())
-                                            + " (global maxconn)",
-                                    new Location(
-                                            x.instance(),
-                                            null,
-                                            "HAProxy process",
-                                            null,
-                                            x.labels().getOrDefault("job", "haproxy"),
-                                            null,
-                                            null,
-                                            null),
-                                    "HAProxy",
-                                    null));
+                    all.add(haproxy(x));
                 }
             }
             for (LivePeaks.Peak x : LivePeaks.nginx(p)) {
@@ -129,106 +142,100 @@ public final class LbConnectionsNearCapacity implements Rule {
                 }
             }
         }
-        int warn = ctx.intParameter("warnPercent");
-        int high = ctx.intParameter("highPercent");
-        Map<String, List<Judged>> fleets = new LinkedHashMap<>();
-        all.forEach(j -> fleets.computeIfAbsent(j.fleetKey(), k -> new ArrayList<>()).add(j));
-        List<Finding> out = new ArrayList<>();
-        for (Judged j : all) {
-            if (j.percent() < warn) {
-                continue;
-            }
-            List<Judged> fleet = fleets.get(j.fleetKey());
-            String spread = "";
-            boolean hot = false;
-            if (fleet.size() > 1) {
-                List<Double> pcts =
-                        fleet.stream()
-                                .map(Judged::percent)
-                                .sorted(Comparator.reverseOrder())
-                                .toList();
-                @SuppressWarnings("ReferenceEquality") // every member of the fleet but this one
-                List<Double> others =
-                        fleet.stream().filter(o -> o != j).map(Judged::percent).sorted().toList();
-                double median = others.get(others.size() / 2);
-                hot = median < warn / 2.0;
-                spread =
-                        "; across the "
-                                + fleet.size()
-                                + (j.live() == null ? " instances of " : " pods read of ")
-                                + (j.peak().fleet().isEmpty()
-                                        ? "this " + j.kind() + " fleet"
-                                        : j.peak().fleet())
-                                + ": "
-                                + String.join(
-                                        ", ",
-                                        pcts.stream()
-                                                .limit(10)
-                                                .map(d -> (long) Math.floor(d) + "%")
-                                                .toList())
-                                + (pcts.size() > 10 ? ", ..." : "")
-                                + (hot
-                                        ? " (the others' median "
-                                                + (long) Math.floor(median)
-                                                + "%): one hot instance among idle"
-                                                + " ones, the IL-0011 hot-pod shape: look at how load is spread (the same server order and"
-                                                + " round robin on every instance, sticky or long-lived connections) before adding capacity"
-                                        : " (the fleet as a whole is loaded: add capacity)");
-            }
-            String msg;
-            if (j.live() == null) {
-                msg =
-                        j.kind()
-                                + " "
-                                + j.peak().instance()
-                                + " reached "
-                                + LivePeaks.num(j.peak().peak())
-                                + " connections in the last "
-                                + p.window()
-                                + ", "
-                                + (long) Math.floor(j.percent())
-                                + "% of "
-                                + j.capacityText()
-                                + spread
-                                + " (Prometheus "
-                                + p.url()
-                                + ": max_over_time of "
-                                + j.peak().series()
-                                + ")";
-            } else {
-                String states = PodMetrics.states(j.live());
-                msg =
-                        j.kind()
-                                + " "
-                                + j.peak().instance()
-                                + " holds "
-                                + LivePeaks.num(j.peak().peak())
-                                + " active client connections"
-                                + (states.isEmpty() ? "" : " (" + states + ")")
-                                + ", "
-                                + (long) Math.floor(j.percent())
-                                + "% of "
-                                + j.capacityText()
-                                + spread
-                                + " (read from "
-                                + j.live().address()
-                                + ": "
-                                + j.peak().series()
-                                + ", the value at the moment of the scan,"
-                                + " not a peak: a busier moment is not seen; --prometheus gives the peak over a window)";
-            }
-            out.add(
-                    ctx.finding(j.location(), msg)
-                            .severity(
-                                    j.percent() >= high ? Severity.HIGH : ctx.metadata().severity())
-                            .key(
-                                    (j.live() == null ? "prometheus " : "live ")
-                                            + j.kind()
-                                            + " "
-                                            + j.peak().instance())
-                            .build());
+        return all;
+    }
+
+    /** A HAProxy process seen by Prometheus, against its global maxconn. */
+    private static Judged haproxy(LivePeaks.Peak x) {
+        return new Judged(
+                x,
+                x.limit(),
+                "haproxy_process_max_connections " + LivePeaks.num(x.limit()) + " (global maxconn)",
+                new Location(
+                        x.instance(),
+                        null,
+                        "HAProxy process",
+                        null,
+                        x.labels().getOrDefault("job", "haproxy"),
+                        null,
+                        null,
+                        null),
+                "HAProxy",
+                null);
+    }
+
+    /**
+     * How the load is spread across {@code j}'s fleet, and whether {@code j} is one hot instance
+     * among idle ones; empty when it is alone.
+     */
+    private static String spread(Judged j, List<Judged> fleet, int warn) {
+        if (fleet.size() <= 1) {
+            return "";
         }
-        return out;
+        List<Double> pcts =
+                fleet.stream().map(Judged::percent).sorted(Comparator.reverseOrder()).toList();
+        @SuppressWarnings("ReferenceEquality") // every member of the fleet but this one
+        List<Double> others =
+                fleet.stream().filter(o -> o != j).map(Judged::percent).sorted().toList();
+        double median = others.get(others.size() / 2);
+        boolean hot = median < warn / 2.0;
+        return "; across the "
+                + fleet.size()
+                + (j.live() == null ? " instances of " : " pods read of ")
+                + (j.peak().fleet().isEmpty() ? "this " + j.kind() + " fleet" : j.peak().fleet())
+                + ": "
+                + String.join(
+                        ", ", pcts.stream().limit(10).map(d -> (long) Math.floor(d) + "%").toList())
+                + (pcts.size() > 10 ? ", ..." : "")
+                + (hot
+                        ? " (the others' median "
+                                + (long) Math.floor(median)
+                                + "%): one hot instance among idle"
+                                + " ones, the IL-0011 hot-pod shape: look at how load is spread (the same server order and"
+                                + " round robin on every instance, sticky or long-lived connections) before adding capacity"
+                        : " (the fleet as a whole is loaded: add capacity)");
+    }
+
+    /** The finding's message: the peak (or, read live, the current value) against capacity. */
+    private static String message(Judged j, PrometheusPeaks p, String spread) {
+        if (j.live() == null) {
+            return j.kind()
+                    + " "
+                    + j.peak().instance()
+                    + " reached "
+                    + LivePeaks.num(j.peak().peak())
+                    + " connections in the last "
+                    + p.window()
+                    + ", "
+                    + (long) Math.floor(j.percent())
+                    + "% of "
+                    + j.capacityText()
+                    + spread
+                    + " (Prometheus "
+                    + p.url()
+                    + ": max_over_time of "
+                    + j.peak().series()
+                    + ")";
+        }
+        String states = PodMetrics.states(j.live());
+        return j.kind()
+                + " "
+                + j.peak().instance()
+                + " holds "
+                + LivePeaks.num(j.peak().peak())
+                + " active client connections"
+                + (states.isEmpty() ? "" : " (" + states + ")")
+                + ", "
+                + (long) Math.floor(j.percent())
+                + "% of "
+                + j.capacityText()
+                + spread
+                + " (read from "
+                + j.live().address()
+                + ": "
+                + j.peak().series()
+                + ", the value at the moment of the scan,"
+                + " not a peak: a busier moment is not seen; --prometheus gives the peak over a window)";
     }
 
     /**
