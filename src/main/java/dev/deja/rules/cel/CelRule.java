@@ -219,7 +219,7 @@ public final class CelRule implements Rule {
                                                     .flatMap(c -> texts(c.check()).stream())
                                                     .toList()))
                             + ") of "
-                            + String.join(", ", rawKinds)
+                            + String.join(", ", new TreeSet<>(rawKinds)) // a Set's order varies
                             + " are not type-checked (dyn, as Kubernetes' CEL sees objects"
                             + " without a schema): one an object lacks is an error on that object"
                             + " at scan time; test it with has()");
