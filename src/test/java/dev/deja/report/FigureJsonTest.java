@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
 
 /**
  * A figure written member by member ({@link FigureJson#write}) is the tree Jackson makes of the
@@ -54,14 +53,6 @@ class FigureJsonTest {
                     new Figure.Saturation("fe", "10.0.0.1:8404", 0.1, 1e20, 80, 95),
                     new Figure.Saturation(null, null, 950.0, 1000, 0, 100));
 
-    private static String text(JsonNode n) throws IOException {
-        StringWriter w = new StringWriter();
-        JsonOut.Pretty p = JsonOut.pretty(w);
-        p.node(n);
-        p.finish();
-        return w.toString();
-    }
-
     @Test
     void writtenMemberByMemberAsJacksonWritesTheRecord() throws IOException {
         for (Figure f : FIGURES) {
@@ -69,7 +60,7 @@ class FigureJsonTest {
             JsonOut.Pretty p = JsonOut.pretty(w);
             FigureJson.write(f, p);
             p.finish();
-            assertEquals(text(FigureJson.json(f)), w.toString(), f.toString());
+            assertEquals(JsonOutPrettyTest.pretty(FigureJson.json(f)), w.toString(), f.toString());
 
             JsonOut.Tree t = new JsonOut.Tree();
             FigureJson.write(f, t);

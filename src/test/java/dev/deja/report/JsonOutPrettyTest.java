@@ -27,7 +27,8 @@ class JsonOutPrettyTest {
         return w.toString();
     }
 
-    private static String pretty(JsonNode n) throws IOException {
+    /** The tree as {@link JsonOut.Pretty} writes it (FigureJsonTest uses it too). */
+    static String pretty(JsonNode n) throws IOException {
         StringWriter w = new StringWriter();
         JsonOut.Pretty p = JsonOut.pretty(w);
         p.node(n);
