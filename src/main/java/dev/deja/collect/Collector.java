@@ -158,7 +158,7 @@ public final class Collector {
             out.coverage(
                     new Coverage.Entry(
                             e.source(),
-                            "all of " + e.source(),
+                            Coverage.whole(e.source()),
                             Coverage.Status.FAILED,
                             e.getMessage(),
                             -1));

@@ -11,6 +11,10 @@ import java.util.Objects;
  * incomplete (exit 3) unless the user allowed partial results.
  */
 public record Coverage(List<Entry> entries) {
+    /** The scope of an entry for a source that failed as a whole ("all of kubernetes"). */
+    public static String whole(String source) {
+        return "all of " + source;
+    }
 
     /**
      * NOTE: read, with something the user should know (an object defined more than once); not a

@@ -66,6 +66,14 @@ public final class UnreadKinds {
             }
             boolean unusable =
                     e.status() == Coverage.Status.DENIED || e.status() == Coverage.Status.FAILED;
+            if (unusable && e.scope().equals(Coverage.whole("kubernetes"))) {
+                // the source failed as a whole (the API server unreachable, the kubeconfig
+                // refused): no kind was read, whatever the rules selected
+                if (allUnread == null) {
+                    allUnread = "the cluster could not be read";
+                }
+                continue;
+            }
             Matcher list = SNAPSHOT_LIST.matcher(e.scope());
             if (list.matches()) { // never read, so it says nothing of what the cluster holds
                 if (unusable) {

@@ -435,6 +435,9 @@ class KubeLiveFailureTest {
                 r.err());
         assertFalse(r.err().contains("Exception"), r.err());
         assertTrue(r.out().contains("kubernetes: all of kubernetes: failed"), r.out());
+        // the rules not run say why: nothing was read, not that other rules were selected
+        assertTrue(r.out().contains("and the cluster could not be read)"), r.out());
+        assertFalse(r.out().contains("taken with other rules selected"), r.out());
         // --allow-partial accepts a partial scan, not one that read nothing at all
         TestSupport.Run partial =
                 TestSupport.run(
