@@ -112,75 +112,8 @@ final class ConditionalBlocks {
             List<String> words, String raw, List<String> unresolved, String display, int lineNo) {
         String kw = words.get(0);
         switch (kw) {
-            case ".if" -> {
-                if (stack.size() >= MAX_NESTING) {
-                    throw new HaproxyParseException(
-                            display,
-                            lineNo,
-                            "too many nested '.if', max is " + (MAX_NESTING + 1) + " (as HAProxy)");
-                }
-                Frame f = new Frame(lineNo, expression(words));
-                f.raw = raw;
-                f.parentInactive = inactive;
-                if (inactive) {
-                    f.branch = Conditions.Tri.FALSE;
-                    f.earlier = Conditions.Tri.TRUE;
-                } else {
-                    Conditions.Tri t = eval(display, lineNo, f.text, f.raw, unresolved);
-                    f.branch = t;
-                    f.earlier = t;
-                    f.branchText = ".if " + f.raw + " (" + display + ":" + lineNo + ")";
-                    undecided(f, display);
-                }
-                stack.push(f);
-            }
-            case ".elif", ".else" -> {
-                Frame f = stack.peek();
-                if (f == null) {
-                    throw new HaproxyParseException(display, lineNo, kw + " without .if");
-                }
-                if (f.elseSeen) {
-                    throw new HaproxyParseException(
-                            display,
-                            lineNo,
-                            kw + " after .else (of the .if at line " + f.line + ")");
-                }
-                boolean isElse = kw.equals(".else");
-                f.elseSeen = isElse;
-                if (f.parentInactive || f.earlier == Conditions.Tri.TRUE) {
-                    f.branch = Conditions.Tri.FALSE;
-                } else {
-                    Conditions.Tri t =
-                            isElse
-                                    ? Conditions.Tri.TRUE
-                                    : eval(display, lineNo, expression(words), raw, unresolved);
-                    if (f.earlier == Conditions.Tri.FALSE) {
-                        f.branch = t;
-                        f.earlier = t;
-                    } else { // earlier branches undecided
-                        f.branch =
-                                t == Conditions.Tri.FALSE
-                                        ? Conditions.Tri.FALSE
-                                        : Conditions.Tri.UNKNOWN;
-                        f.earlier =
-                                t == Conditions.Tri.TRUE
-                                        ? Conditions.Tri.TRUE
-                                        : Conditions.Tri.UNKNOWN;
-                    }
-                    f.branchText =
-                            (isElse ? ".else" : ".elif " + raw)
-                                    + " ("
-                                    + display
-                                    + ":"
-                                    + lineNo
-                                    + ", of .if "
-                                    + f.raw
-                                    + " at line "
-                                    + f.line
-                                    + ")";
-                    undecided(f, display);
-                }
-            }
+            case ".if" -> openIf(words, raw, unresolved, display, lineNo);
+            case ".elif", ".else" -> nextBranch(kw, words, raw, unresolved, display, lineNo);
             case ".endif" -> {
                 if (stack.isEmpty()) {
                     throw new HaproxyParseException(display, lineNo, ".endif without .if");
@@ -190,27 +123,8 @@ final class ConditionalBlocks {
                     blockNone.set(done.block, done.earlier != Conditions.Tri.TRUE);
                 }
             }
-            case ".diag", ".notice", ".warning", ".alert" -> {
-                if (!inactive) {
-                    // with a variable, as written: a variable's value is never printed
-                    String msg =
-                            raw.indexOf('$') >= 0
-                                    ? raw
-                                    : String.join(" ", words.subList(1, words.size()));
-                    notes.add(
-                            display
-                                    + ":"
-                                    + lineNo
-                                    + ": "
-                                    + kw.substring(1)
-                                    + ": "
-                                    + msg
-                                    + (kw.equals(".alert")
-                                            ? " (HAProxy refuses to start on this .alert)"
-                                            : "")
-                                    + (condition == null ? "" : " [only when " + condition + "]"));
-                }
-            }
+            case ".diag", ".notice", ".warning", ".alert" ->
+                    message(kw, words, raw, display, lineNo);
             default -> {
                 if (!inactive) {
                     notes.add(display + ":" + lineNo + ": unknown directive " + kw + " kept as is");
@@ -218,6 +132,100 @@ final class ConditionalBlocks {
             }
         }
         recompute();
+    }
+
+    /** An .if: a new frame, its branch decided unless an enclosing branch is inactive. */
+    private void openIf(
+            List<String> words, String raw, List<String> unresolved, String display, int lineNo) {
+        if (stack.size() >= MAX_NESTING) {
+            throw new HaproxyParseException(
+                    display,
+                    lineNo,
+                    "too many nested '.if', max is " + (MAX_NESTING + 1) + " (as HAProxy)");
+        }
+        Frame f = new Frame(lineNo, expression(words));
+        f.raw = raw;
+        f.parentInactive = inactive;
+        if (inactive) {
+            f.branch = Conditions.Tri.FALSE;
+            f.earlier = Conditions.Tri.TRUE;
+        } else {
+            Conditions.Tri t = eval(display, lineNo, f.text, f.raw, unresolved);
+            f.branch = t;
+            f.earlier = t;
+            f.branchText = ".if " + f.raw + " (" + display + ":" + lineNo + ")";
+            undecided(f, display);
+        }
+        stack.push(f);
+    }
+
+    /** An .elif or .else of the innermost .if. */
+    private void nextBranch(
+            String kw,
+            List<String> words,
+            String raw,
+            List<String> unresolved,
+            String display,
+            int lineNo) {
+        Frame f = stack.peek();
+        if (f == null) {
+            throw new HaproxyParseException(display, lineNo, kw + " without .if");
+        }
+        if (f.elseSeen) {
+            throw new HaproxyParseException(
+                    display, lineNo, kw + " after .else (of the .if at line " + f.line + ")");
+        }
+        boolean isElse = kw.equals(".else");
+        f.elseSeen = isElse;
+        if (f.parentInactive || f.earlier == Conditions.Tri.TRUE) {
+            f.branch = Conditions.Tri.FALSE;
+        } else {
+            Conditions.Tri t =
+                    isElse
+                            ? Conditions.Tri.TRUE
+                            : eval(display, lineNo, expression(words), raw, unresolved);
+            if (f.earlier == Conditions.Tri.FALSE) {
+                f.branch = t;
+                f.earlier = t;
+            } else { // earlier branches undecided
+                f.branch =
+                        t == Conditions.Tri.FALSE ? Conditions.Tri.FALSE : Conditions.Tri.UNKNOWN;
+                f.earlier = t == Conditions.Tri.TRUE ? Conditions.Tri.TRUE : Conditions.Tri.UNKNOWN;
+            }
+            f.branchText =
+                    (isElse ? ".else" : ".elif " + raw)
+                            + " ("
+                            + display
+                            + ":"
+                            + lineNo
+                            + ", of .if "
+                            + f.raw
+                            + " at line "
+                            + f.line
+                            + ")";
+            undecided(f, display);
+        }
+    }
+
+    /** .diag, .notice, .warning, .alert: a note, in an active branch. */
+    private void message(String kw, List<String> words, String raw, String display, int lineNo) {
+        if (!inactive) {
+            // with a variable, as written: a variable's value is never printed
+            String msg =
+                    raw.indexOf('$') >= 0 ? raw : String.join(" ", words.subList(1, words.size()));
+            notes.add(
+                    display
+                            + ":"
+                            + lineNo
+                            + ": "
+                            + kw.substring(1)
+                            + ": "
+                            + msg
+                            + (kw.equals(".alert")
+                                    ? " (HAProxy refuses to start on this .alert)"
+                                    : "")
+                            + (condition == null ? "" : " [only when " + condition + "]"));
+        }
     }
 
     /**

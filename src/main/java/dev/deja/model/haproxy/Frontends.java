@@ -356,15 +356,7 @@ public final class Frontends {
             Paths.Path path,
             List<Directive> gmaxes,
             Map<Directive, Setting> times) {
-        // the global maxconn: the first line with a value other than 0 (HAProxy keeps it and
-        // refuses the later ones with "'maxconn' already specified"; 0 is "not set")
-        Directive gmax = null;
-        for (int i = 0; i < gmaxes.size(); i++) { // indexed loops here: no iterator per frontend
-            if (path.applies(gmaxes.get(i)) && number(gmaxes.get(i), 1) != 0) {
-                gmax = gmaxes.get(i);
-                break;
-            }
-        }
+        Directive gmax = globalMaxconn(path, gmaxes);
         long global = gmax == null ? -1 : number(gmax, 1);
         @SuppressWarnings("ReferenceEquality") // Path.ALL is the sentinel for "every path"
         Section s = path == Paths.Path.ALL ? full : restrict(full, path);
@@ -380,21 +372,10 @@ public final class Frontends {
         List<Directive> requestRules = new ArrayList<>();
         List<Directive> tables = new ArrayList<>(2);
         List<Directive> own = s.directives();
-        for (int k = 0; k < own.size(); k++) {
+        for (int k = 0; k < own.size(); k++) { // indexed loops here: no iterator per frontend
             Directive d = own.get(k);
             switch (d.keyword()) {
-                case "bind" -> {
-                    long b = -1;
-                    for (int i = 2; i < d.size() - 1; i++) {
-                        if ("maxconn".equals(d.word(i))) {
-                            b = number(d, i + 1);
-                            if (b == 0) {
-                                b = -1; // bind maxconn 0: the frontend's limit applies
-                            }
-                        }
-                    }
-                    binds.add(new Bind(d, b));
-                }
+                case "bind" -> binds.add(new Bind(d, bindMaxconn(d)));
                 case "acl" -> {
                     if (d.size() > 2) {
                         if (acls == null) {
@@ -414,6 +395,76 @@ public final class Frontends {
         List<Directive> tarpits = new ArrayList<>(0);
         List<Directive> rate = new ArrayList<>(0);
         List<Directive> trackers = new ArrayList<>(0);
+        sortRequestRules(
+                config,
+                requestRules,
+                acls == null ? Map.of() : acls,
+                tables,
+                tarpits,
+                rate,
+                trackers);
+        List<String> backends = new ArrayList<>(2); // in order, each once (a frontend has few)
+        boolean dynamic = routes(s, own, backends);
+        return new Frontend(
+                config,
+                full,
+                m,
+                mode,
+                time(s, "http-request", times),
+                time(s, "client", times),
+                time(s, "http-keep-alive", times),
+                time(s, "tarpit", times),
+                time(s, "connect", times),
+                new Maxconn(global, gmax, fe, fmax, binds),
+                tarpits,
+                rate,
+                trackers,
+                List.copyOf(tables),
+                List.copyOf(backends),
+                dynamic,
+                path.description());
+    }
+
+    /**
+     * The global maxconn on the path: the first line with a value other than 0 (HAProxy keeps it
+     * and refuses the later ones with "'maxconn' already specified"; 0 is "not set"), or null.
+     */
+    private static Directive globalMaxconn(Paths.Path path, List<Directive> gmaxes) {
+        for (int i = 0; i < gmaxes.size(); i++) {
+            if (path.applies(gmaxes.get(i)) && number(gmaxes.get(i), 1) != 0) {
+                return gmaxes.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** A bind line's own maxconn; -1 when it has none, or 0 (the frontend's limit applies). */
+    private static long bindMaxconn(Directive d) {
+        long b = -1;
+        for (int i = 2; i < d.size() - 1; i++) {
+            if ("maxconn".equals(d.word(i))) {
+                b = number(d, i + 1);
+                if (b == 0) {
+                    b = -1;
+                }
+            }
+        }
+        return b;
+    }
+
+    /**
+     * Sorts a frontend's request rules into {@code tarpits}, {@code rate} (limiting actions whose
+     * condition reads a rate or counter, directly or through {@code acls}) and {@code trackers},
+     * and adds to {@code tables} the stick-tables the trackers name.
+     */
+    private static void sortRequestRules(
+            HaproxyConfig config,
+            List<Directive> requestRules,
+            Map<String, String> acls,
+            List<Directive> tables,
+            List<Directive> tarpits,
+            List<Directive> rate,
+            List<Directive> trackers) {
         for (int k = 0; k < requestRules.size(); k++) {
             Directive d = requestRules.get(k);
             int a = d.is("tcp-request") ? 2 : 1;
@@ -441,11 +492,18 @@ public final class Frontends {
                         case "deny", "tarpit", "return", "reject", "silent-drop" -> true;
                         default -> false;
                     };
-            if (limiting && readsRate(d, a + 1, acls == null ? Map.of() : acls)) {
+            if (limiting && readsRate(d, a + 1, acls)) {
                 rate.add(d);
             }
         }
-        List<String> backends = new ArrayList<>(2); // in order, each once (a frontend has few)
+    }
+
+    /**
+     * Adds to {@code backends} those the section routes to (a listen's own name, its
+     * default_backend, each use_backend), in order and each once; true when one is chosen at run
+     * time ({@code %[...]}).
+     */
+    private static boolean routes(Section s, List<Directive> own, List<String> backends) {
         boolean dynamic = false;
         if (s.kind().equals("listen") && s.name() != null) {
             backends.add(s.name());
@@ -465,24 +523,7 @@ public final class Frontends {
                 }
             }
         }
-        return new Frontend(
-                config,
-                full,
-                m,
-                mode,
-                time(s, "http-request", times),
-                time(s, "client", times),
-                time(s, "http-keep-alive", times),
-                time(s, "tarpit", times),
-                time(s, "connect", times),
-                new Maxconn(global, gmax, fe, fmax, binds),
-                tarpits,
-                rate,
-                trackers,
-                List.copyOf(tables),
-                List.copyOf(backends),
-                dynamic,
-                path.description());
+        return dynamic;
     }
 
     private static void addOnce(List<String> list, String v) {

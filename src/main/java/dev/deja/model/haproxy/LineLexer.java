@@ -165,6 +165,10 @@ final class LineLexer {
         }
     }
 
+    // Long: one state machine over the line's characters, run for every line of every file; its
+    // state (position, word start, quote, in-word, verbatim run) lives in locals, which pieces of
+    // it
+    // would have to share as fields of the lexer
     private void scan(String text, int start, int end, String display, int line) {
         commentStart = -1;
         StringBuilder w = word;

@@ -104,6 +104,18 @@ public final class PromexStats {
                     "not HAProxy's Prometheus metrics (no haproxy_* series)"
                             + (first == null ? " (empty answer)" : ": " + clip(first)));
         }
+        RuntimeStats.Info info = info(process, version);
+        List<RuntimeStats.Row> rows = rows(objects);
+        if (info == null && rows.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "HAProxy's Prometheus metrics hold no haproxy_process_* connection figures"
+                            + " and no frontend, backend or server sessions (an exporter scoped to other metrics?)");
+        }
+        return new Parsed(info, List.copyOf(rows));
+    }
+
+    /** The process's connection figures, or null when it reports no current and max. */
+    private static RuntimeStats.Info info(Map<String, Double> process, String version) {
         RuntimeStats.Info info = null;
         if (process.containsKey("current_connections") && process.containsKey("max_connections")) {
             info =
@@ -117,6 +129,11 @@ public final class PromexStats {
                             num(process, "uptime_seconds"),
                             version);
         }
+        return info;
+    }
+
+    /** One row per frontend, backend and server, in the order first seen. */
+    private static List<RuntimeStats.Row> rows(Map<List<String>, Map<String, Double>> objects) {
         List<RuntimeStats.Row> rows = new ArrayList<>();
         for (Map.Entry<List<String>, Map<String, Double>> e : objects.entrySet()) {
             Map<String, Double> f = e.getValue();
@@ -137,12 +154,7 @@ public final class PromexStats {
                             num(f, "qcur"),
                             num(f, "qmax")));
         }
-        if (info == null && rows.isEmpty()) {
-            throw new IllegalArgumentException(
-                    "HAProxy's Prometheus metrics hold no haproxy_process_* connection figures"
-                            + " and no frontend, backend or server sessions (an exporter scoped to other metrics?)");
-        }
-        return new Parsed(info, List.copyOf(rows));
+        return rows;
     }
 
     /** One line of the text exposition format: metric name, labels, value. */

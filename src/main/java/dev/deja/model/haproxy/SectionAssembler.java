@@ -174,6 +174,40 @@ final class SectionAssembler {
             }
             notes.add(display + ":" + line + ": " + what + " when " + condition + " holds");
         }
+        listenAddress(words, kw, name, display, line, condition);
+        Section defaults = defaultsOf(kw, name, from, display, line);
+        current = new Builder(kw, name, from, display, line, condition, guard, defaults);
+        if (pendingBind != null) {
+            current.directives.add(
+                    new Directive(
+                            display,
+                            line,
+                            List.of("bind", pendingBind),
+                            condition,
+                            List.of(),
+                            guard));
+            pendingBind = null;
+        }
+        for (LineLexer.Ignore ig : pendingIgnores) {
+            suppressions.add(
+                    new InlineSuppression(
+                            ig.rule(), Location.file(display, line), ig.reason(), ig.origin()));
+            current.headerIgnores.add(ig);
+        }
+        pendingIgnores.clear();
+    }
+
+    /**
+     * 'listen NAME ADDRESS' (or frontend): the address read as a bind line of the section before
+     * HAProxy 1.6, refused since.
+     */
+    private void listenAddress(
+            List<String> words,
+            String kw,
+            String name,
+            String display,
+            int line,
+            String condition) {
         if ((kw.equals("frontend") || kw.equals("listen"))
                 && name != null
                 && words.size() > 2
@@ -198,6 +232,14 @@ final class SectionAssembler {
                 pendingBind = words.get(2);
             }
         }
+    }
+
+    /**
+     * The defaults section a section inherits from: the one it names with {@code from} (a note when
+     * there is none of that name above), else the last defaults section above; null for a defaults
+     * section without {@code from}, and for sections that inherit none.
+     */
+    private Section defaultsOf(String kw, String name, String from, String display, int line) {
         Section defaults = null;
         boolean inherits =
                 kw.equals("defaults")
@@ -225,25 +267,7 @@ final class SectionAssembler {
                 defaults = lastDefaults;
             }
         }
-        current = new Builder(kw, name, from, display, line, condition, guard, defaults);
-        if (pendingBind != null) {
-            current.directives.add(
-                    new Directive(
-                            display,
-                            line,
-                            List.of("bind", pendingBind),
-                            condition,
-                            List.of(),
-                            guard));
-            pendingBind = null;
-        }
-        for (LineLexer.Ignore ig : pendingIgnores) {
-            suppressions.add(
-                    new InlineSuppression(
-                            ig.rule(), Location.file(display, line), ig.reason(), ig.origin()));
-            current.headerIgnores.add(ig);
-        }
-        pendingIgnores.clear();
+        return defaults;
     }
 
     /** A directive that is not a section keyword: it joins the current section. */

@@ -152,7 +152,8 @@ public record TraefikStatic(String source, String provider, List<String> scopes,
     /** A file of the pod: in a ConfigMap of the scan, absent, or not known (why). */
     private record FileAt(ConfigMap cm, String key, String why, boolean image) {}
 
-    private static FileAt fileAt(Workload w, Container c, KubeInventory inv, String path) {
+    /** The container's mount with the longest path over {@code path}, or null. */
+    private static Container.Mount mountOver(Container c, String path) {
         Container.Mount best = null;
         for (Container.Mount m : c.mounts()) {
             String mp = m.mountPath() == null ? null : strip(m.mountPath());
@@ -164,6 +165,11 @@ public record TraefikStatic(String source, String provider, List<String> scopes,
                 best = m;
             }
         }
+        return best;
+    }
+
+    private static FileAt fileAt(Workload w, Container c, KubeInventory inv, String path) {
+        Container.Mount best = mountOver(c, path);
         if (best == null) {
             return new FileAt(null, null, null, true);
         }
@@ -198,6 +204,12 @@ public record TraefikStatic(String source, String provider, List<String> scopes,
         if (key == null) {
             return new FileAt(null, null, null, false); // no such file in the volume
         }
+        return inConfigMap(w, inv, v, path, key);
+    }
+
+    /** The file at {@code path}: key {@code key} of volume {@code v}'s ConfigMap. */
+    private static FileAt inConfigMap(
+            Workload w, KubeInventory inv, Workload.Volume v, String path, String key) {
         List<ConfigMap> cms = inv.configMapsFor(w.meta(), w.namespace(), v.configMap());
         String cmName = (w.namespace() == null ? "" : w.namespace() + "/") + v.configMap();
         if (cms.isEmpty()) {
@@ -433,6 +445,16 @@ public record TraefikStatic(String source, String provider, List<String> scopes,
      */
     private static TraefikStatic fromEnv(Workload w, Container c, KubeInventory inv) {
         Map<String, String> vars = new LinkedHashMap<>();
+        TraefikStatic unread = readEnv(w, c, inv, vars);
+        return unread != null ? unread : fromVars(vars);
+    }
+
+    /**
+     * The container's environment into {@code vars} (envFrom ConfigMaps, then env); null when it
+     * could be read, else the unknown result that says which variable deja cannot read.
+     */
+    private static TraefikStatic readEnv(
+            Workload w, Container c, KubeInventory inv, Map<String, String> vars) {
         for (Container.EnvFrom ef : c.envFrom()) {
             if (ef.secret() != null) {
                 return unknown(
@@ -486,6 +508,11 @@ public record TraefikStatic(String source, String provider, List<String> scopes,
                 vars.put(e.name(), e.value() == null ? "" : e.value());
             }
         }
+        return null;
+    }
+
+    /** What the TRAEFIK_* variables say of the Kubernetes CRD provider. */
+    private static TraefikStatic fromVars(Map<String, String> vars) {
         String found = null;
         List<String> scopes = new ArrayList<>();
         boolean any = false;

@@ -117,42 +117,8 @@ public final class ViewReader {
                     containers.add(container(c));
                 }
             }
-            Tree t = pod.get("topologySpreadConstraints");
-            if (t != null) {
-                for (Tree c : t.items()) {
-                    tsc.add(
-                            new Workload.Spread(
-                                    c.text("topologyKey"),
-                                    !"ScheduleAnyway".equals(c.text("whenUnsatisfiable")),
-                                    selector(c.get("labelSelector"))));
-                }
-            }
-            Tree pa = pod.path("affinity", "podAntiAffinity");
-            if (pa != null) {
-                Tree req = pa.get("requiredDuringSchedulingIgnoredDuringExecution");
-                if (req != null) {
-                    for (Tree term : req.items()) {
-                        anti.add(
-                                new Workload.Spread(
-                                        term.text("topologyKey"),
-                                        true,
-                                        selector(term.get("labelSelector"))));
-                    }
-                }
-                Tree pref = pa.get("preferredDuringSchedulingIgnoredDuringExecution");
-                if (pref != null) {
-                    for (Tree w : pref.items()) {
-                        Tree term = w.get("podAffinityTerm");
-                        if (term != null) {
-                            anti.add(
-                                    new Workload.Spread(
-                                            term.text("topologyKey"),
-                                            false,
-                                            selector(term.get("labelSelector"))));
-                        }
-                    }
-                }
-            }
+            spreadConstraints(pod, tsc);
+            antiAffinity(pod, anti);
         }
         String sa =
                 pod == null
@@ -175,6 +141,51 @@ public final class ViewReader {
                 strategyLine,
                 sa,
                 volumes(pod));
+    }
+
+    /** The pod spec's topologySpreadConstraints (hard unless ScheduleAnyway). */
+    private static void spreadConstraints(Tree pod, List<Workload.Spread> out) {
+        Tree t = pod.get("topologySpreadConstraints");
+        if (t != null) {
+            for (Tree c : t.items()) {
+                out.add(
+                        new Workload.Spread(
+                                c.text("topologyKey"),
+                                !"ScheduleAnyway".equals(c.text("whenUnsatisfiable")),
+                                selector(c.get("labelSelector"))));
+            }
+        }
+    }
+
+    /** The pod spec's podAntiAffinity terms: required ones hard, preferred ones soft. */
+    private static void antiAffinity(Tree pod, List<Workload.Spread> out) {
+        Tree pa = pod.path("affinity", "podAntiAffinity");
+        if (pa == null) {
+            return;
+        }
+        Tree req = pa.get("requiredDuringSchedulingIgnoredDuringExecution");
+        if (req != null) {
+            for (Tree term : req.items()) {
+                out.add(
+                        new Workload.Spread(
+                                term.text("topologyKey"),
+                                true,
+                                selector(term.get("labelSelector"))));
+            }
+        }
+        Tree pref = pa.get("preferredDuringSchedulingIgnoredDuringExecution");
+        if (pref != null) {
+            for (Tree w : pref.items()) {
+                Tree term = w.get("podAffinityTerm");
+                if (term != null) {
+                    out.add(
+                            new Workload.Spread(
+                                    term.text("topologyKey"),
+                                    false,
+                                    selector(term.get("labelSelector"))));
+                }
+            }
+        }
     }
 
     static Selector selector(Tree sel) {
