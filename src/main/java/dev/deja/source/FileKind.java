@@ -2,6 +2,7 @@ package dev.deja.source;
 
 import dev.deja.engine.InputException;
 import java.util.Locale;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -103,6 +104,15 @@ public enum FileKind {
         if (text == null || text.isBlank()) {
             return new InputException(display + ": empty, nothing to scan");
         }
+        String lower = display.toLowerCase(Locale.ROOT);
+        String half = lower.endsWith(".cfg") || lower.endsWith(".conf") ? null : halfManifest(text);
+        if (half != null) {
+            return new InputException(
+                    display
+                            + half
+                            + ": not a Kubernetes manifest, which needs both (nor a HAProxy"
+                            + " configuration or deja snapshot)");
+        }
         int line = firstContentLine(text);
         String n = display.toLowerCase(Locale.ROOT);
         if (line < 0
@@ -126,6 +136,29 @@ public enum FileKind {
                         + ": not a HAProxy configuration, Kubernetes manifest or deja"
                         + " snapshot"
                         + why);
+    }
+
+    /**
+     * For YAML with a {@code kind:} line and no {@code apiVersion:} line, or the other way round:
+     * ":LINE: 'kind' without 'apiVersion'" (the line of the one it has); else null.
+     */
+    static String halfManifest(String text) {
+        Matcher kind = YAML_KIND.matcher(text);
+        Matcher api = YAML_API.matcher(text);
+        boolean hasKind = kind.find();
+        boolean hasApi = api.find();
+        if (hasKind == hasApi) {
+            return null;
+        }
+        int at = hasKind ? kind.start() : api.start();
+        int line = 1;
+        for (int i = text.indexOf('\n'); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) {
+            line++;
+        }
+        return ":"
+                + line
+                + ": "
+                + (hasKind ? "'kind' without 'apiVersion'" : "'apiVersion' without 'kind'");
     }
 
     /** The number of the first line that is neither blank nor a comment, or -1. */

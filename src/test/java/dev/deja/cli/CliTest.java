@@ -117,6 +117,31 @@ class CliTest {
     }
 
     @Test
+    void manifestWithoutApiVersionNamesTheMissingField() throws Exception {
+        Path f = tmp.resolve("deploy.yaml");
+        Files.writeString(f, "# a Deployment\nkind: Deployment\nmetadata:\n  name: web\n");
+        Run r = TestSupport.run("scan", f.toString());
+        assertEquals(2, r.code(), r.err());
+        assertEquals(
+                "deja: "
+                        + f
+                        + ":2: 'kind' without 'apiVersion': not a Kubernetes manifest, which needs"
+                        + " both (nor a HAProxy configuration or deja snapshot)",
+                r.err().strip());
+        Path g = tmp.resolve("half.yml");
+        Files.writeString(g, "apiVersion: v1\nmetadata: {}\n");
+        Run h = TestSupport.run("scan", g.toString());
+        assertEquals(2, h.code(), h.err());
+        assertTrue(h.err().contains("half.yml:1: 'apiVersion' without 'kind'"), h.err());
+        // a .cfg keeps its HAProxy reading of the first line
+        Path c = tmp.resolve("odd.cfg");
+        Files.writeString(c, "kind: Deployment\n");
+        Run o = TestSupport.run("scan", c.toString());
+        assertEquals(2, o.code(), o.err());
+        assertTrue(o.err().contains("odd.cfg:1: not a HAProxy configuration"), o.err());
+    }
+
+    @Test
     void explainUnknownIdIsOneLineExit2() {
         Run r = TestSupport.run("explain", "IL-9999");
         assertEquals(2, r.code());
