@@ -27,6 +27,10 @@ public final class TarpitHoldsSlots extends HaproxyRule {
 
     public static final String ID = "haproxy-tarpit-holds-slots";
 
+    public TarpitHoldsSlots() {
+        super(ID);
+    }
+
     /**
      * Finding keys (the fingerprint's stable part): a tarpit in the section clients arrive at, and
      * one in a backend reached from frontends (a listen section can have both).
@@ -34,11 +38,6 @@ public final class TarpitHoldsSlots extends HaproxyRule {
     static final String FRONTEND_KEY = "tarpit where clients arrive";
 
     static final String BACKEND_KEY = "tarpit in a backend frontends route to";
-
-    @Override
-    public String id() {
-        return ID;
-    }
 
     @Override
     List<Finding> check(HaproxyConfig c, RuleContext ctx) {
