@@ -105,22 +105,21 @@ public final class TarpitHoldsSlots extends HaproxyRule {
         }
         long held = (long) Math.ceil(rps * (hold / 1000.0));
         long slots = f.maxconn().effective();
-        String holdText =
-                "tarpit holds each request "
+        String holds =
+                head
+                        + "tarpit holds each request "
                         + Times.format(hold)
                         + " ("
                         + f.tarpitHoldSource()
-                        + ")";
+                        + "); one client at "
+                        + rps
+                        + " req/s holds ";
         String msg;
         Severity sev;
         Figure figure = null;
         if (slots < 0) {
             msg =
-                    head
-                            + holdText
-                            + "; one client at "
-                            + rps
-                            + " req/s holds "
+                    holds
                             + held
                             + " slots, against a maxconn "
                             + (f.maxconn().unknown()
@@ -130,11 +129,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
         } else {
             long p = Notes.pct(held, slots);
             msg =
-                    head
-                            + holdText
-                            + "; one client at "
-                            + rps
-                            + " req/s holds "
+                    holds
                             + Math.min(held, slots)
                             + (held > slots ? " (wants " + held + ")" : "")
                             + " of "
