@@ -37,12 +37,15 @@ public final class TgHealthCheckSlowDetection extends AwsRule {
                 continue;
             }
             List<LoadBalancerView> lbs = inv.loadBalancersOf(tg);
-            String serves =
-                    lbs.isEmpty()
-                            ? ""
-                            : " (serves "
-                                    + String.join(", ", lbs.stream().map(NlbViews::name).toList())
-                                    + ")";
+            String subject =
+                    "target group "
+                            + tg.name()
+                            + (lbs.isEmpty()
+                                    ? ""
+                                    : " (serves "
+                                            + String.join(
+                                                    ", ", lbs.stream().map(NlbViews::name).toList())
+                                            + ")");
             int interval = hc.intervalSeconds();
             if (hc.unhealthyThreshold() != null) {
                 int detect = interval * hc.unhealthyThreshold();
@@ -50,9 +53,7 @@ public final class TgHealthCheckSlowDetection extends AwsRule {
                     RuleContext.FindingBuilder f =
                             ctx.finding(
                                             NlbViews.location(tg),
-                                            "target group "
-                                                    + tg.name()
-                                                    + serves
+                                            subject
                                                     + " checks every "
                                                     + interval
                                                     + " s and marks a target unhealthy after "
@@ -81,9 +82,7 @@ public final class TgHealthCheckSlowDetection extends AwsRule {
                 RuleContext.FindingBuilder f =
                         ctx.finding(
                                         NlbViews.location(tg),
-                                        "target group "
-                                                + tg.name()
-                                                + serves
+                                        subject
                                                 + " waits "
                                                 + hc.timeoutSeconds()
                                                 + " s for a health-check answer but checks every "

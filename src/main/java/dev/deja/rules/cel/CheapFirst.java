@@ -3,7 +3,6 @@ package dev.deja.rules.cel;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.ast.CelExpr;
 import dev.cel.common.ast.CelExpr.CelCall;
-import dev.cel.common.ast.CelExpr.CelComprehension;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -37,67 +36,10 @@ final class CheapFirst {
     }
 
     private static CelExpr rewrite(CelExpr e, Set<String> dear) {
-        switch (e.getKind()) {
-            case SELECT:
-                return e.toBuilder()
-                        .setSelect(
-                                e.select().toBuilder()
-                                        .setOperand(rewrite(e.select().operand(), dear))
-                                        .build())
-                        .build();
-            case LIST:
-                {
-                    CelExpr.CelList.Builder b = e.list().toBuilder();
-                    List<CelExpr> els = e.list().elements();
-                    for (int i = 0; i < els.size(); i++) {
-                        b.setElement(i, rewrite(els.get(i), dear));
-                    }
-                    return e.toBuilder().setList(b.build()).build();
-                }
-            case MAP:
-                {
-                    CelExpr.CelMap.Builder b = e.map().toBuilder();
-                    List<CelExpr.CelMap.Entry> es = e.map().entries();
-                    for (int i = 0; i < es.size(); i++) {
-                        CelExpr.CelMap.Entry en = es.get(i);
-                        b.setEntry(
-                                i,
-                                en.toBuilder()
-                                        .setKey(rewrite(en.key(), dear))
-                                        .setValue(rewrite(en.value(), dear))
-                                        .build());
-                    }
-                    return e.toBuilder().setMap(b.build()).build();
-                }
-            case STRUCT:
-                {
-                    CelExpr.CelStruct.Builder b = e.struct().toBuilder();
-                    List<CelExpr.CelStruct.Entry> es = e.struct().entries();
-                    for (int i = 0; i < es.size(); i++) {
-                        CelExpr.CelStruct.Entry en = es.get(i);
-                        b.setEntry(i, en.toBuilder().setValue(rewrite(en.value(), dear)).build());
-                    }
-                    return e.toBuilder().setStruct(b.build()).build();
-                }
-            case COMPREHENSION:
-                {
-                    CelComprehension c = e.comprehension();
-                    return e.toBuilder()
-                            .setComprehension(
-                                    c.toBuilder()
-                                            .setIterRange(rewrite(c.iterRange(), dear))
-                                            .setAccuInit(rewrite(c.accuInit(), dear))
-                                            .setLoopCondition(rewrite(c.loopCondition(), dear))
-                                            .setLoopStep(rewrite(c.loopStep(), dear))
-                                            .setResult(rewrite(c.result(), dear))
-                                            .build())
-                            .build();
-                }
-            case CALL:
-                return call(e, dear);
-            default:
-                return e;
+        if (e.getKind() == CelExpr.ExprKind.Kind.CALL) {
+            return call(e, dear);
         }
+        return CelTrees.withChildren(e, x -> rewrite(x, dear), id -> id);
     }
 
     private static CelExpr call(CelExpr e, Set<String> dear) {
@@ -130,14 +72,7 @@ final class CheapFirst {
             }
             return acc;
         }
-        CelCall.Builder b = c.toBuilder();
-        if (c.target().isPresent()) {
-            b.setTarget(rewrite(c.target().get(), dear));
-        }
-        for (int i = 0; i < c.args().size(); i++) {
-            b.setArg(i, rewrite(c.args().get(i), dear));
-        }
-        return e.toBuilder().setCall(b.build()).build();
+        return CelTrees.withChildren(e, x -> rewrite(x, dear), id -> id);
     }
 
     private static void flatten(CelExpr e, String fn, List<CelExpr> nodes, List<CelExpr> operands) {

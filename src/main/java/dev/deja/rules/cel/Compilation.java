@@ -6,8 +6,6 @@ import dev.cel.common.CelSource;
 import dev.cel.common.CelValidationException;
 import dev.cel.common.CelValidationResult;
 import dev.cel.common.ast.CelExpr;
-import dev.cel.common.ast.CelExpr.CelCall;
-import dev.cel.common.ast.CelExpr.CelComprehension;
 import dev.cel.common.ast.CelReference;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.SimpleType;
@@ -248,95 +246,6 @@ final class Compilation {
      * Rebuilds an expression bottom-up, {@code node} applied to each node once its children are.
      */
     private static CelExpr walk(CelExpr e, NodeFn node, IdFn entryId) {
-        CelExpr r;
-        switch (e.getKind()) {
-            case SELECT:
-                r =
-                        e.toBuilder()
-                                .setSelect(
-                                        e.select().toBuilder()
-                                                .setOperand(
-                                                        walk(e.select().operand(), node, entryId))
-                                                .build())
-                                .build();
-                break;
-            case CALL:
-                {
-                    CelCall c = e.call();
-                    CelCall.Builder b = c.toBuilder();
-                    if (c.target().isPresent()) {
-                        b.setTarget(walk(c.target().get(), node, entryId));
-                    }
-                    for (int i = 0; i < c.args().size(); i++) {
-                        b.setArg(i, walk(c.args().get(i), node, entryId));
-                    }
-                    r = e.toBuilder().setCall(b.build()).build();
-                    break;
-                }
-            case LIST:
-                {
-                    CelExpr.CelList.Builder b = e.list().toBuilder();
-                    List<CelExpr> els = e.list().elements();
-                    for (int i = 0; i < els.size(); i++) {
-                        b.setElement(i, walk(els.get(i), node, entryId));
-                    }
-                    r = e.toBuilder().setList(b.build()).build();
-                    break;
-                }
-            case MAP:
-                {
-                    CelExpr.CelMap.Builder b = e.map().toBuilder();
-                    List<CelExpr.CelMap.Entry> es = e.map().entries();
-                    for (int i = 0; i < es.size(); i++) {
-                        CelExpr.CelMap.Entry en = es.get(i);
-                        b.setEntry(
-                                i,
-                                en.toBuilder()
-                                        .setId(entryId.apply(en.id()))
-                                        .setKey(walk(en.key(), node, entryId))
-                                        .setValue(walk(en.value(), node, entryId))
-                                        .build());
-                    }
-                    r = e.toBuilder().setMap(b.build()).build();
-                    break;
-                }
-            case STRUCT:
-                {
-                    CelExpr.CelStruct.Builder b = e.struct().toBuilder();
-                    List<CelExpr.CelStruct.Entry> es = e.struct().entries();
-                    for (int i = 0; i < es.size(); i++) {
-                        CelExpr.CelStruct.Entry en = es.get(i);
-                        b.setEntry(
-                                i,
-                                en.toBuilder()
-                                        .setId(entryId.apply(en.id()))
-                                        .setValue(walk(en.value(), node, entryId))
-                                        .build());
-                    }
-                    r = e.toBuilder().setStruct(b.build()).build();
-                    break;
-                }
-            case COMPREHENSION:
-                {
-                    CelComprehension c = e.comprehension();
-                    r =
-                            e.toBuilder()
-                                    .setComprehension(
-                                            c.toBuilder()
-                                                    .setIterRange(
-                                                            walk(c.iterRange(), node, entryId))
-                                                    .setAccuInit(walk(c.accuInit(), node, entryId))
-                                                    .setLoopCondition(
-                                                            walk(c.loopCondition(), node, entryId))
-                                                    .setLoopStep(walk(c.loopStep(), node, entryId))
-                                                    .setResult(walk(c.result(), node, entryId))
-                                                    .build())
-                                    .build();
-                    break;
-                }
-            default:
-                r = e;
-        }
-        return node.apply(r);
+        return node.apply(CelTrees.withChildren(e, x -> walk(x, node, entryId), entryId::apply));
     }
 }

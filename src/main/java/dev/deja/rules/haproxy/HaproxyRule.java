@@ -16,6 +16,17 @@ import java.util.List;
  */
 abstract class HaproxyRule implements Rule {
 
+    private final String id;
+
+    HaproxyRule(String id) {
+        this.id = id;
+    }
+
+    @Override
+    public final String id() {
+        return id;
+    }
+
     /** The configurations read, unless a rule reads other parts. */
     @Override
     public List<Class<?>> parts() {

@@ -21,15 +21,14 @@ import java.util.Map;
 public final class MaxconnHeadroom extends HaproxyRule {
     public static final String ID = "haproxy-maxconn-headroom";
 
+    public MaxconnHeadroom() {
+        super(ID);
+    }
+
     /**
      * "Far above": the frontends' limits add up to more than this many times the global maxconn.
      */
     static final int OVERSUBSCRIBED = 2;
-
-    @Override
-    public String id() {
-        return ID;
-    }
 
     @Override
     List<Finding> check(HaproxyConfig c, RuleContext ctx) {

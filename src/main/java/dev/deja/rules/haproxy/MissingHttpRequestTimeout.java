@@ -20,16 +20,15 @@ import java.util.Map;
 public final class MissingHttpRequestTimeout extends HaproxyRule {
     public static final String ID = "haproxy-missing-http-request-timeout";
 
+    public MissingHttpRequestTimeout() {
+        super(ID);
+    }
+
     /**
      * From this timeout client (seconds; parameter, default 30) the missing http-request timeout is
      * high.
      */
     static final String LONG_CLIENT = "longClientTimeoutSeconds";
-
-    @Override
-    public String id() {
-        return ID;
-    }
 
     @Override
     List<Finding> check(HaproxyConfig c, RuleContext ctx) {

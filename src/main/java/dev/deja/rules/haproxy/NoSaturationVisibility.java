@@ -25,9 +25,8 @@ import java.util.stream.Collectors;
 public final class NoSaturationVisibility extends HaproxyRule {
     public static final String ID = "haproxy-no-saturation-visibility";
 
-    @Override
-    public String id() {
-        return ID;
+    public NoSaturationVisibility() {
+        super(ID);
     }
 
     @Override

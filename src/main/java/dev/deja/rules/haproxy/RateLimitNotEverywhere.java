@@ -22,9 +22,8 @@ import java.util.Set;
 public final class RateLimitNotEverywhere extends HaproxyRule {
     public static final String ID = "haproxy-rate-limit-not-everywhere";
 
-    @Override
-    public String id() {
-        return ID;
+    public RateLimitNotEverywhere() {
+        super(ID);
     }
 
     @Override

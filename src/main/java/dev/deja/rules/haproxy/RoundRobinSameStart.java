@@ -27,6 +27,11 @@ import java.util.Locale;
  */
 public final class RoundRobinSameStart extends HaproxyRule {
     public static final String ID = "haproxy-roundrobin-same-start";
+
+    public RoundRobinSameStart() {
+        super(ID);
+    }
+
     static final int MIN_SERVERS = 3;
     static final int MIN_INSTANCES = 2;
 
@@ -35,11 +40,6 @@ public final class RoundRobinSameStart extends HaproxyRule {
      * rule's severity; below it the finding is low.
      */
     static final String MEDIUM_FACTOR = "mediumFactor";
-
-    @Override
-    public String id() {
-        return ID;
-    }
 
     @Override
     List<Finding> check(HaproxyConfig c, RuleContext ctx) {

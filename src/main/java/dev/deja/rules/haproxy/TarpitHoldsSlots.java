@@ -27,6 +27,10 @@ public final class TarpitHoldsSlots extends HaproxyRule {
 
     public static final String ID = "haproxy-tarpit-holds-slots";
 
+    public TarpitHoldsSlots() {
+        super(ID);
+    }
+
     /**
      * Finding keys (the fingerprint's stable part): a tarpit in the section clients arrive at, and
      * one in a backend reached from frontends (a listen section can have both).
@@ -34,11 +38,6 @@ public final class TarpitHoldsSlots extends HaproxyRule {
     static final String FRONTEND_KEY = "tarpit where clients arrive";
 
     static final String BACKEND_KEY = "tarpit in a backend frontends route to";
-
-    @Override
-    public String id() {
-        return ID;
-    }
 
     @Override
     List<Finding> check(HaproxyConfig c, RuleContext ctx) {
@@ -106,22 +105,21 @@ public final class TarpitHoldsSlots extends HaproxyRule {
         }
         long held = (long) Math.ceil(rps * (hold / 1000.0));
         long slots = f.maxconn().effective();
-        String holdText =
-                "tarpit holds each request "
+        String holds =
+                head
+                        + "tarpit holds each request "
                         + Times.format(hold)
                         + " ("
                         + f.tarpitHoldSource()
-                        + ")";
+                        + "); one client at "
+                        + rps
+                        + " req/s holds ";
         String msg;
         Severity sev;
         Figure figure = null;
         if (slots < 0) {
             msg =
-                    head
-                            + holdText
-                            + "; one client at "
-                            + rps
-                            + " req/s holds "
+                    holds
                             + held
                             + " slots, against a maxconn "
                             + (f.maxconn().unknown()
@@ -131,11 +129,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
         } else {
             long p = Notes.pct(held, slots);
             msg =
-                    head
-                            + holdText
-                            + "; one client at "
-                            + rps
-                            + " req/s holds "
+                    holds
                             + Math.min(held, slots)
                             + (held > slots ? " (wants " + held + ")" : "")
                             + " of "

@@ -34,6 +34,30 @@ final class IngressNginxAdmission {
 
     static final String FLAG = "--validating-webhook";
 
+    /**
+     * What finding the controllers, their webhook configurations and admission Services reads (each
+     * IL-0053 rule's kinds, or the start of them).
+     */
+    static final Set<String> KINDS =
+            Set.of(
+                    "Deployment",
+                    "StatefulSet",
+                    "DaemonSet",
+                    "Service",
+                    "ValidatingWebhookConfiguration");
+
+    /**
+     * How a Service that is exposed outside the cluster is: "ns/name is of type LoadBalancer", or
+     * "ns/name is given external IPs [..]".
+     */
+    static String exposure(Service s) {
+        return s.meta().display()
+                + " is "
+                + (s.externalIPs().isEmpty()
+                        ? "of type " + s.type()
+                        : "given external IPs " + s.externalIPs());
+    }
+
     /** A controller container with the webhook flag, and what is known of its version. */
     record Controller(
             Workload workload,

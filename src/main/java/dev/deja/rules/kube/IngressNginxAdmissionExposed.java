@@ -27,15 +27,8 @@ public final class IngressNginxAdmissionExposed extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return Set.of(
-                "Deployment",
-                "StatefulSet",
-                "DaemonSet",
-                "Service",
-                "ValidatingWebhookConfiguration",
-                "NetworkPolicy",
-                "ClusterRole",
-                "ClusterRoleBinding");
+        return union(
+                IngressNginxAdmission.KINDS, "NetworkPolicy", "ClusterRole", "ClusterRoleBinding");
     }
 
     @Override
@@ -72,11 +65,7 @@ public final class IngressNginxAdmissionExposed extends KubeRule {
                     outside == null
                             ? "from every pod of the cluster"
                             : "from every pod of the cluster, and from outside it: "
-                                    + outside.meta().display()
-                                    + " is "
-                                    + (outside.externalIPs().isEmpty()
-                                            ? "of type " + outside.type()
-                                            : "given external IPs " + outside.externalIPs());
+                                    + IngressNginxAdmission.exposure(outside);
             String svc = admission.isEmpty() ? "" : " behind " + admission.get(0).meta().display();
             var fb =
                     ctx.finding(

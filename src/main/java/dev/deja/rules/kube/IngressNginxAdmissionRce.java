@@ -27,12 +27,7 @@ public final class IngressNginxAdmissionRce extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return Set.of(
-                "Deployment",
-                "StatefulSet",
-                "DaemonSet",
-                "Service",
-                "ValidatingWebhookConfiguration");
+        return IngressNginxAdmission.KINDS;
     }
 
     @Override
@@ -89,14 +84,7 @@ public final class IngressNginxAdmissionRce extends KubeRule {
             String outside =
                     admission.stream()
                             .filter(Service::exposedOutside)
-                            .map(
-                                    s ->
-                                            s.meta().display()
-                                                    + " is "
-                                                    + (s.externalIPs().isEmpty()
-                                                            ? "of type " + s.type()
-                                                            : "given external IPs "
-                                                                    + s.externalIPs()))
+                            .map(IngressNginxAdmission::exposure)
                             .findFirst()
                             .map(
                                     s ->

@@ -26,6 +26,13 @@ abstract class KubeRule implements Rule {
     static final Set<String> DETECTOR_KINDS =
             Set.of("Deployment", "StatefulSet", "DaemonSet", "IngressClass");
 
+    /**
+     * What a load-balancer rule reads that also counts a workload's pods ({@link #pods}): the
+     * detector's kinds and HorizontalPodAutoscalers.
+     */
+    static final Set<String> DETECTOR_AND_HPA_KINDS =
+            union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+
     @Override
     public final SourceKind source() {
         return SourceKind.KUBERNETES;

@@ -32,7 +32,7 @@ public final class LbLivenessSameAsReadiness extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+        return DETECTOR_AND_HPA_KINDS;
     }
 
     @Override

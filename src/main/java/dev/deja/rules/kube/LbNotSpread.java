@@ -30,7 +30,7 @@ public final class LbNotSpread extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+        return DETECTOR_AND_HPA_KINDS;
     }
 
     @Override

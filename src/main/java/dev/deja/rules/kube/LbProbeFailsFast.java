@@ -43,7 +43,7 @@ public final class LbProbeFailsFast extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+        return DETECTOR_AND_HPA_KINDS;
     }
 
     /** A probe whose window is long enough but whose timeout is tight: folded into one note. */

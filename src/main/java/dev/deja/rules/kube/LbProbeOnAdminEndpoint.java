@@ -64,7 +64,7 @@ public final class LbProbeOnAdminEndpoint extends KubeRule {
 
     @Override
     public Set<String> kubeKinds() {
-        return union(DETECTOR_KINDS, "HorizontalPodAutoscaler");
+        return DETECTOR_AND_HPA_KINDS;
     }
 
     @Override
