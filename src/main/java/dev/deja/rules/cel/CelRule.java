@@ -27,7 +27,6 @@ import dev.deja.engine.SourceKind;
 import dev.deja.model.kube.KubeRaw;
 import dev.deja.model.kube.Meta;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -506,18 +505,7 @@ public final class CelRule implements Rule {
     private static List<Finding> dedupe(List<Finding> found) {
         Map<List<Object>, Finding> out = new LinkedHashMap<>();
         for (Finding f : found) {
-            Location l = f.location();
-            List<Object> k =
-                    Arrays.asList(
-                            l.file(),
-                            l.line(),
-                            l.kind(),
-                            l.namespace(),
-                            l.name(),
-                            l.key(),
-                            l.arn(),
-                            l.region(),
-                            f.message());
+            List<Object> k = f.sameFindingKey();
             Finding prev = out.get(k);
             if (prev == null || f.severity().compareTo(prev.severity()) > 0) {
                 out.put(k, f);

@@ -6,7 +6,6 @@ import dev.deja.model.haproxy.Directive;
 import dev.deja.model.haproxy.Frontends;
 import dev.deja.model.haproxy.Section;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -147,22 +146,7 @@ public final class Notes {
      */
     private static void merge(
             Finding f, Map<List<Object>, Finding> out, Map<List<Object>, Integer> count) {
-        // the location's fields, not the record's generated toString/hashCode: bootstrapping those
-        // costs a cold
-        // run tens of milliseconds
-        Location l = f.location();
-        List<Object> key =
-                Arrays.asList(
-                        f.ruleId(),
-                        l.file(),
-                        l.line(),
-                        l.kind(),
-                        l.namespace(),
-                        l.name(),
-                        l.key(),
-                        l.arn(),
-                        l.region(),
-                        f.message());
+        List<Object> key = f.sameFindingKey();
         count.merge(key, 1, Integer::sum);
         Finding prev = out.get(key);
         if (prev == null) {
