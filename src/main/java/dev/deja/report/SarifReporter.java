@@ -120,36 +120,30 @@ public final class SarifReporter implements Reporter {
         r.coverage()
                 .notChecked()
                 .forEach(
-                        e -> {
-                            ObjectNode n = notes.addObject();
-                            n.put("level", "warning");
-                            n.putObject("message")
-                                    .put(
-                                            "text",
-                                            e.source()
-                                                    + ": "
-                                                    + e.scope()
-                                                    + ": "
-                                                    + e.status().name().toLowerCase(Locale.ROOT)
-                                                    + (e.detail() == null
-                                                            ? ""
-                                                            : " (" + e.detail() + ")"));
-                        });
+                        e ->
+                                note(
+                                        notes,
+                                        "warning",
+                                        e.source()
+                                                + ": "
+                                                + e.scope()
+                                                + ": "
+                                                + e.status().name().toLowerCase(Locale.ROOT)
+                                                + (e.detail() == null
+                                                        ? ""
+                                                        : " (" + e.detail() + ")")));
         r.coverage()
                 .notes()
                 .forEach(
-                        e -> {
-                            ObjectNode n = notes.addObject();
-                            n.put("level", "note");
-                            n.putObject("message")
-                                    .put("text", e.source() + ": " + e.scope() + ": " + e.detail());
-                        });
+                        e ->
+                                note(
+                                        notes,
+                                        "note",
+                                        e.source() + ": " + e.scope() + ": " + e.detail()));
         r.expired()
                 .forEach(
                         e -> {
-                            ObjectNode n = notes.addObject();
-                            n.put("level", "warning");
-                            n.putObject("message").put("text", ScanNotes.expired(e));
+                            ObjectNode n = note(notes, "warning", ScanNotes.expired(e));
                             n.putObject("descriptor").put("id", "deja/expired-suppression");
                             ObjectNode p = n.putObject("properties");
                             p.put("rule", e.rule());
@@ -167,6 +161,14 @@ public final class SarifReporter implements Reporter {
         }
         run.put("columnKind", "unicodeCodePoints");
         return root;
+    }
+
+    /** A tool execution notification of that level, added to the notes. */
+    private static ObjectNode note(ArrayNode notes, String level, String text) {
+        ObjectNode n = notes.addObject();
+        n.put("level", level);
+        n.putObject("message").put("text", text);
+        return n;
     }
 
     private static ObjectNode rule(String id, Report report) {
