@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import tools.jackson.databind.node.ArrayNode;
@@ -117,21 +116,7 @@ public final class SarifReporter implements Reporter {
         ObjectNode inv = run.putArray("invocations").addObject();
         inv.put("executionSuccessful", r.coverage().complete());
         ArrayNode notes = F.arrayNode();
-        r.coverage()
-                .notChecked()
-                .forEach(
-                        e ->
-                                note(
-                                        notes,
-                                        "warning",
-                                        e.source()
-                                                + ": "
-                                                + e.scope()
-                                                + ": "
-                                                + e.status().name().toLowerCase(Locale.ROOT)
-                                                + (e.detail() == null
-                                                        ? ""
-                                                        : " (" + e.detail() + ")")));
+        r.coverage().notChecked().forEach(e -> note(notes, "warning", ScanNotes.notChecked(e)));
         r.coverage()
                 .notes()
                 .forEach(

@@ -306,12 +306,7 @@ public final class TextReporter implements TerminalReporter {
                         w,
                         "  - ",
                         (!fleet || e.target() == null ? "" : e.target().label() + ": ")
-                                + e.source()
-                                + ": "
-                                + e.scope()
-                                + ": "
-                                + e.status().name().toLowerCase(Locale.ROOT)
-                                + (e.detail() == null ? "" : " (" + e.detail() + ")"),
+                                + ScanNotes.notChecked(e),
                         "    ");
             }
         }
