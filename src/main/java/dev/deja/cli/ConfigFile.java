@@ -11,6 +11,7 @@ import dev.deja.report.Reporters;
 import dev.deja.report.sink.ReportStore;
 import dev.deja.rules.cel.CelRule;
 import dev.deja.source.InputFiles;
+import dev.deja.source.YamlError;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.NoSuchFileException;
@@ -357,15 +358,7 @@ public final class ConfigFile {
             o.setCodePointLimit(1 << 20);
             root = new Yaml(o).compose(new StringReader(text));
         } catch (MarkedYAMLException e) {
-            int line =
-                    e.getProblemMark() != null
-                            ? e.getProblemMark().getLine() + 1
-                            : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
-            throw new InputException(
-                    display
-                            + (line > 0 ? ":" + line : "")
-                            + ": not valid YAML: "
-                            + (e.getProblem() != null ? e.getProblem() : e.getContext()));
+            throw YamlError.of(display, "not valid YAML", e);
         } catch (RuntimeException e) {
             String msg = e.getMessage() == null ? e.toString() : e.getMessage();
             throw new InputException(

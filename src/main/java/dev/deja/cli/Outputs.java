@@ -2,7 +2,6 @@ package dev.deja.cli;
 
 import dev.deja.engine.InputException;
 import dev.deja.engine.ScanResult;
-import dev.deja.engine.Severity;
 import dev.deja.engine.Suppressions;
 import dev.deja.engine.Target;
 import dev.deja.report.BaselineDiff;
@@ -10,9 +9,11 @@ import dev.deja.report.Report;
 import dev.deja.report.Reporter;
 import dev.deja.report.Reporters;
 import dev.deja.report.TerminalReporter;
+import dev.deja.report.TextReporter;
 import dev.deja.report.sink.ConfigMapReportSink;
 import dev.deja.report.sink.ReportSink;
 import dev.deja.report.sink.ReportStore;
+import dev.deja.source.FileReplace;
 import dev.deja.source.OpenDeadline;
 import dev.deja.source.ScanRequest;
 import java.io.BufferedWriter;
@@ -22,12 +23,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -108,42 +106,15 @@ public final class Outputs {
          */
         private static void replace(Path path, Reporter reporter, Report report)
                 throws IOException {
-            Path abs = path.toAbsolutePath();
-            Path tmp =
-                    abs.resolveSibling(
-                            "."
-                                    + abs.getFileName()
-                                    + "."
-                                    + ProcessHandle.current().pid()
-                                    + "-"
-                                    + System.nanoTime()
-                                    + ".tmp");
-            try {
-                try (Writer w =
-                        new BufferedWriter(
-                                new OutputStreamWriter(
-                                        Files.newOutputStream(
-                                                tmp,
-                                                StandardOpenOption.CREATE_NEW,
-                                                StandardOpenOption.WRITE),
-                                        StandardCharsets.UTF_8))) {
-                    reporter.write(report.withColor(false), w);
-                }
-                if (Files.isRegularFile(abs, LinkOption.NOFOLLOW_LINKS)) {
-                    try {
-                        Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(abs));
-                    } catch (UnsupportedOperationException e) {
-                        // not a POSIX file system: its default permissions
-                    }
-                }
-                try {
-                    Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING);
-                }
-            } finally {
-                Files.deleteIfExists(tmp); // gone once moved
-            }
+            FileReplace.replace(
+                    path,
+                    out -> {
+                        try (Writer w =
+                                new BufferedWriter(
+                                        new OutputStreamWriter(out, StandardCharsets.UTF_8))) {
+                            reporter.write(report.withColor(false), w);
+                        }
+                    });
         }
     }
 
@@ -555,20 +526,7 @@ public final class Outputs {
             return null;
         }
         ScanResult r = report.result();
-        int n = r.findings().size();
-        StringBuilder sb =
-                new StringBuilder("deja: ").append(n).append(n == 1 ? " finding" : " findings");
-        List<String> parts = new ArrayList<>();
-        for (int i = Severity.values().length - 1; i >= 0; i--) {
-            Severity s = Severity.values()[i];
-            long k = r.count(s);
-            if (k > 0) {
-                parts.add(k + " " + s.id());
-            }
-        }
-        if (!parts.isEmpty()) {
-            sb.append(" (").append(String.join(", ", parts)).append(')');
-        }
+        StringBuilder sb = new StringBuilder("deja: ").append(TextReporter.findingCounts(r));
         BaselineDiff b = report.baseline();
         if (b != null) {
             sb.append(", ").append(b.newFindings().size()).append(" new");

@@ -2,6 +2,7 @@ package dev.deja.collect;
 
 import dev.deja.engine.InputException;
 import dev.deja.engine.SourceFile;
+import dev.deja.source.Executables;
 import dev.deja.source.InputFiles;
 import java.io.File;
 import java.io.IOException;
@@ -37,7 +38,7 @@ final class Kustomize {
     }
 
     static SourceFile build(Path dir, String display, Map<String, String> env) {
-        Path kubectl = onPath("kubectl", env.get("PATH"));
+        Path kubectl = Executables.onPath("kubectl", env.get("PATH"));
         if (kubectl == null) {
             throw new InputException(
                     display
@@ -125,21 +126,5 @@ final class Kustomize {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    static Path onPath(String program, String path) {
-        if (path == null) {
-            return null;
-        }
-        for (String dir : path.split(File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path c = Path.of(dir, program);
-            if (Files.isRegularFile(c) && Files.isExecutable(c)) {
-                return c;
-            }
-        }
-        return null;
     }
 }

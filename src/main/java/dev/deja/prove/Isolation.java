@@ -1,5 +1,6 @@
 package dev.deja.prove;
 
+import dev.deja.source.Executables;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -186,16 +187,6 @@ record Isolation(String kind, Path tool, String description) {
     }
 
     static Path onPath(Map<String, String> env, String name) {
-        String pathVar = env.getOrDefault("PATH", "/usr/bin:/bin");
-        for (String dir : pathVar.split(File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path p = Path.of(dir, name);
-            if (Files.isRegularFile(p) && Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        return null;
+        return Executables.onPath(name, env.getOrDefault("PATH", "/usr/bin:/bin"));
     }
 }

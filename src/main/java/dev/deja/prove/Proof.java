@@ -67,25 +67,12 @@ record Proof(
      */
     static Proof of(
             String ruleId, String frontend, RunResult before, RunResult after, Remedy remedy) {
-        if (!before.ran()) {
+        if (!before.ran() || before.calmFailure() != null) {
             return new Proof(
                     ruleId,
                     frontend,
                     COULD_NOT_RUN,
-                    before.error(),
-                    before,
-                    after,
-                    remedy,
-                    null,
-                    null,
-                    null);
-        }
-        if (before.calmFailure() != null) {
-            return new Proof(
-                    ruleId,
-                    frontend,
-                    COULD_NOT_RUN,
-                    before.calmFailure(),
+                    !before.ran() ? before.error() : before.calmFailure(),
                     before,
                     after,
                     remedy,

@@ -777,10 +777,7 @@ public final class Prover {
         double bad = Double.NaN;
         double r = first.clientRps();
         boolean isBad = first.degraded();
-        points.add(
-                new double[] {
-                    which.equals("before") ? 0 : 1, r, isBad ? 1 : 0, first.legitSuccessPct()
-                });
+        point(points, which, r, first);
         if (isBad) {
             bad = r;
         } else {
@@ -812,10 +809,7 @@ public final class Prover {
                 break;
             }
             boolean d = rr.degraded();
-            points.add(
-                    new double[] {
-                        which.equals("before") ? 0 : 1, next, d ? 1 : 0, rr.legitSuccessPct()
-                    });
+            point(points, which, next, rr);
             if (d) {
                 bad = next;
             } else {
@@ -823,6 +817,19 @@ public final class Prover {
             }
         }
         return Double.isNaN(bad) ? null : bad;
+    }
+
+    /**
+     * One run of the margin search as a point of its figure: before/after, rate, broke, success.
+     */
+    private static void point(List<double[]> points, String which, double rps, RunResult run) {
+        points.add(
+                new double[] {
+                    which.equals("before") ? 0 : 1,
+                    rps,
+                    run.degraded() ? 1 : 0,
+                    run.legitSuccessPct()
+                });
     }
 
     private static String firstErrors(String output) {

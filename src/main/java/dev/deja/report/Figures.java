@@ -63,6 +63,11 @@ final class Figures {
                 .append("</title>");
     }
 
+    /** The figure's title, at its top left. */
+    private static void title(StringBuilder h, String s) {
+        text(h, 20, 22, "start", "t-title", s);
+    }
+
     private static void text(
             StringBuilder h, double x, double y, String anchor, String cls, String s) {
         h.append("<text x=\"")
@@ -132,13 +137,7 @@ final class Figures {
                                                 + p.left()
                                                 + " are left for the other frontends"),
                         height);
-        text(
-                h,
-                20,
-                22,
-                "start",
-                "t-title",
-                "Connection slots of " + s.frontend() + " (maxconn " + s.slots() + ")");
+        title(h, "Connection slots of " + s.frontend() + " (maxconn " + s.slots() + ")");
         rect(h, 20, 40, s.slots() * unit, 44, GREY, " data-slots=\"" + s.slots() + "\"");
         rect(h, 20, 40, s.held() * unit, 44, RED, " data-held=\"" + s.held() + "\"");
         if (s.wanted() > s.slots()) {
@@ -303,7 +302,7 @@ final class Figures {
                                 + p.stallSeconds()
                                 + " s stall",
                         height);
-        text(h, 20, 22, "start", "t-title", "Probe windows of " + p.workload());
+        title(h, "Probe windows of " + p.workload());
         double x0 = 160;
         double y = 50;
         for (Figure.Window w : p.windows()) {
@@ -389,13 +388,7 @@ final class Figures {
                                 + ", target group "
                                 + z.targetGroup(),
                         height);
-        text(
-                h,
-                20,
-                22,
-                "start",
-                "t-title",
-                "Healthy targets per zone, target group " + z.targetGroup());
+        title(h, "Healthy targets per zone, target group " + z.targetGroup());
         double y = 40;
         for (Figure.Zone x : z.zones()) {
             text(h, 150, y + 18, "end", "t-zone", x.name());
@@ -448,13 +441,7 @@ final class Figures {
                         "saturation",
                         "Peak " + num(s.peak()) + " of " + num(s.limit()) + ", " + who,
                         120);
-        text(
-                h,
-                20,
-                22,
-                "start",
-                "t-title",
-                who + ": peak " + num(s.peak()) + " of " + num(s.limit()));
+        title(h, who + ": peak " + num(s.peak()) + " of " + num(s.limit()));
         rect(h, 20, 36, s.limit() * unit, 36, GREY, " data-limit=\"" + num(s.limit()) + "\"");
         rect(
                 h,

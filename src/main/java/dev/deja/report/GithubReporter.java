@@ -77,20 +77,7 @@ public final class GithubReporter implements Reporter {
         w.write("deja: " + TextReporter.summary(r) + "\n");
         BaselineDiff b = report.baseline();
         if (b != null) {
-            w.write(
-                    "deja: "
-                            + (b.found()
-                                    ? "against the baseline "
-                                            + b.source()
-                                            + ": "
-                                            + b.newFindings().size()
-                                            + " new, "
-                                            + b.unchanged()
-                                            + " unchanged, "
-                                            + b.fixed()
-                                            + " fixed"
-                                    : "no baseline at " + b.source() + " yet: every finding is new")
-                            + "\n");
+            w.write("deja: " + TextReporter.baselineNote(b) + "\n");
         }
         String scanned = ScanNotes.scanned(report);
         if (scanned != null) {

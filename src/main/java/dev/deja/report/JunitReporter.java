@@ -92,18 +92,7 @@ public final class JunitReporter implements Reporter {
                     .append(notChecked.size())
                     .append("\" skipped=\"0\">\n");
             for (Coverage.Entry e : notChecked) {
-                body.append("    <testcase classname=\"deja.coverage\" name=\"")
-                        .append(attr(e.source() + ": " + e.scope()))
-                        .append("\">\n      <error type=\"")
-                        .append(attr(e.status().name().toLowerCase(Locale.ROOT)))
-                        .append("\" message=\"")
-                        .append(
-                                attr(
-                                        "not checked: "
-                                                + (e.detail() == null
-                                                        ? e.status().name().toLowerCase(Locale.ROOT)
-                                                        : e.detail())))
-                        .append("\"/>\n    </testcase>\n");
+                notChecked(body, e);
             }
             body.append("  </testsuite>\n");
         }
@@ -171,18 +160,7 @@ public final class JunitReporter implements Reporter {
             }
             findingCases(body, fs, ss, report);
             for (Coverage.Entry e : gaps) {
-                body.append("    <testcase classname=\"deja.coverage\" name=\"")
-                        .append(attr(e.source() + ": " + e.scope()))
-                        .append("\">\n      <error type=\"")
-                        .append(attr(e.status().name().toLowerCase(Locale.ROOT)))
-                        .append("\" message=\"")
-                        .append(
-                                attr(
-                                        "not checked: "
-                                                + (e.detail() == null
-                                                        ? e.status().name().toLowerCase(Locale.ROOT)
-                                                        : e.detail())))
-                        .append("\"/>\n    </testcase>\n");
+                notChecked(body, e);
             }
             body.append("  </testsuite>\n");
         }
@@ -248,6 +226,22 @@ public final class JunitReporter implements Reporter {
      * Whether a finding fails the run, as the exit code has it: new (with a baseline) and at or
      * above --fail-on.
      */
+    /** A scope not checked, as a testcase in error. */
+    private static void notChecked(StringBuilder body, Coverage.Entry e) {
+        body.append("    <testcase classname=\"deja.coverage\" name=\"")
+                .append(attr(e.source() + ": " + e.scope()))
+                .append("\">\n      <error type=\"")
+                .append(attr(e.status().name().toLowerCase(Locale.ROOT)))
+                .append("\" message=\"")
+                .append(
+                        attr(
+                                "not checked: "
+                                        + (e.detail() == null
+                                                ? e.status().name().toLowerCase(Locale.ROOT)
+                                                : e.detail())))
+                .append("\"/>\n    </testcase>\n");
+    }
+
     private static boolean failing(Report report, Finding f) {
         return report.failOn() != null && report.isNew(f) && f.severity().atLeast(report.failOn());
     }

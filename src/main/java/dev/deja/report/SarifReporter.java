@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import tools.jackson.databind.node.ArrayNode;
@@ -117,39 +116,19 @@ public final class SarifReporter implements Reporter {
         ObjectNode inv = run.putArray("invocations").addObject();
         inv.put("executionSuccessful", r.coverage().complete());
         ArrayNode notes = F.arrayNode();
-        r.coverage()
-                .notChecked()
-                .forEach(
-                        e -> {
-                            ObjectNode n = notes.addObject();
-                            n.put("level", "warning");
-                            n.putObject("message")
-                                    .put(
-                                            "text",
-                                            e.source()
-                                                    + ": "
-                                                    + e.scope()
-                                                    + ": "
-                                                    + e.status().name().toLowerCase(Locale.ROOT)
-                                                    + (e.detail() == null
-                                                            ? ""
-                                                            : " (" + e.detail() + ")"));
-                        });
+        r.coverage().notChecked().forEach(e -> note(notes, "warning", ScanNotes.notChecked(e)));
         r.coverage()
                 .notes()
                 .forEach(
-                        e -> {
-                            ObjectNode n = notes.addObject();
-                            n.put("level", "note");
-                            n.putObject("message")
-                                    .put("text", e.source() + ": " + e.scope() + ": " + e.detail());
-                        });
+                        e ->
+                                note(
+                                        notes,
+                                        "note",
+                                        e.source() + ": " + e.scope() + ": " + e.detail()));
         r.expired()
                 .forEach(
                         e -> {
-                            ObjectNode n = notes.addObject();
-                            n.put("level", "warning");
-                            n.putObject("message").put("text", ScanNotes.expired(e));
+                            ObjectNode n = note(notes, "warning", ScanNotes.expired(e));
                             n.putObject("descriptor").put("id", "deja/expired-suppression");
                             ObjectNode p = n.putObject("properties");
                             p.put("rule", e.rule());
@@ -167,6 +146,14 @@ public final class SarifReporter implements Reporter {
         }
         run.put("columnKind", "unicodeCodePoints");
         return root;
+    }
+
+    /** A tool execution notification of that level, added to the notes. */
+    private static ObjectNode note(ArrayNode notes, String level, String text) {
+        ObjectNode n = notes.addObject();
+        n.put("level", level);
+        n.putObject("message").put("text", text);
+        return n;
     }
 
     private static ObjectNode rule(String id, Report report) {

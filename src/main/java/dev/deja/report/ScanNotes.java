@@ -1,8 +1,10 @@
 package dev.deja.report;
 
+import dev.deja.engine.Coverage;
 import dev.deja.engine.Suppressions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -52,5 +54,15 @@ public final class ScanNotes {
                 + " expired on "
                 + e.expires()
                 + " and no longer applies";
+    }
+
+    /** "kubernetes: Ingress: failed (403 Forbidden)": a scope not checked, and why. */
+    public static String notChecked(Coverage.Entry e) {
+        return e.source()
+                + ": "
+                + e.scope()
+                + ": "
+                + e.status().name().toLowerCase(Locale.ROOT)
+                + (e.detail() == null ? "" : " (" + e.detail() + ")");
     }
 }

@@ -109,16 +109,7 @@ public final class TableReporter implements TerminalReporter {
                 .forEach(
                         e -> {
                             try {
-                                String line =
-                                        "not checked: "
-                                                + e.source()
-                                                + ": "
-                                                + e.scope()
-                                                + ": "
-                                                + e.status().name().toLowerCase(Locale.ROOT)
-                                                + (e.detail() == null
-                                                        ? ""
-                                                        : " (" + e.detail() + ")");
+                                String line = "not checked: " + ScanNotes.notChecked(e);
                                 for (String l : Wrap.lines(line, this.width, "", "  ")) {
                                     w.write(l + "\n");
                                 }

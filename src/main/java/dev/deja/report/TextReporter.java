@@ -274,22 +274,27 @@ public final class TextReporter implements TerminalReporter {
 
     private void baseline(Writer w, BaselineDiff b) throws IOException {
         if (b != null) {
-            line(
-                    w,
-                    "",
-                    b.found()
-                            ? "Against the baseline "
-                                    + b.source()
-                                    + ": "
-                                    + b.newFindings().size()
-                                    + " new, "
-                                    + b.unchanged()
-                                    + " unchanged, "
-                                    + b.fixed()
-                                    + " fixed"
-                            : "No baseline at " + b.source() + " yet: every finding is new",
-                    "  ");
+            String note = baselineNote(b);
+            line(w, "", Character.toUpperCase(note.charAt(0)) + note.substring(1), "  ");
         }
+    }
+
+    /**
+     * "against the baseline B: 2 new, 5 unchanged, 1 fixed", or "no baseline at B yet: every
+     * finding is new".
+     */
+    static String baselineNote(BaselineDiff b) {
+        return b.found()
+                ? "against the baseline "
+                        + b.source()
+                        + ": "
+                        + b.newFindings().size()
+                        + " new, "
+                        + b.unchanged()
+                        + " unchanged, "
+                        + b.fixed()
+                        + " fixed"
+                : "no baseline at " + b.source() + " yet: every finding is new";
     }
 
     private void notChecked(Writer w, ScanResult r, boolean fleet, boolean c) throws IOException {
@@ -301,12 +306,7 @@ public final class TextReporter implements TerminalReporter {
                         w,
                         "  - ",
                         (!fleet || e.target() == null ? "" : e.target().label() + ": ")
-                                + e.source()
-                                + ": "
-                                + e.scope()
-                                + ": "
-                                + e.status().name().toLowerCase(Locale.ROOT)
-                                + (e.detail() == null ? "" : " (" + e.detail() + ")"),
+                                + ScanNotes.notChecked(e),
                         "    ");
             }
         }
@@ -334,20 +334,7 @@ public final class TextReporter implements TerminalReporter {
      * incomplete: ..."
      */
     public static String summary(ScanResult r) {
-        StringBuilder sb = new StringBuilder();
-        int n = r.findings().size();
-        sb.append(n).append(n == 1 ? " finding" : " findings");
-        List<String> parts = new ArrayList<>();
-        for (int i = Severity.values().length - 1; i >= 0; i--) {
-            Severity s = Severity.values()[i];
-            long k = r.count(s);
-            if (k > 0) {
-                parts.add(k + " " + s.id());
-            }
-        }
-        if (!parts.isEmpty()) {
-            sb.append(" (").append(String.join(", ", parts)).append(')');
-        }
+        StringBuilder sb = new StringBuilder(findingCounts(r));
         if (!r.suppressed().isEmpty()) {
             sb.append(", ").append(r.suppressed().size()).append(" suppressed");
         }
@@ -368,6 +355,25 @@ public final class TextReporter implements TerminalReporter {
                 missing == 0
                         ? "; everything requested was read"
                         : "; " + missing + " not checked (see below)");
+        return sb.toString();
+    }
+
+    /** "5 findings (1 critical, 2 high, 2 medium)": the findings, most severe first. */
+    public static String findingCounts(ScanResult r) {
+        StringBuilder sb = new StringBuilder();
+        int n = r.findings().size();
+        sb.append(n).append(n == 1 ? " finding" : " findings");
+        List<String> parts = new ArrayList<>();
+        for (int i = Severity.values().length - 1; i >= 0; i--) {
+            Severity s = Severity.values()[i];
+            long k = r.count(s);
+            if (k > 0) {
+                parts.add(k + " " + s.id());
+            }
+        }
+        if (!parts.isEmpty()) {
+            sb.append(" (").append(String.join(", ", parts)).append(')');
+        }
         return sb.toString();
     }
 

@@ -38,13 +38,7 @@ public final class PodMetricsCodec implements SnapshotCodec {
                 o.put("node", pod.node());
                 o.put("nodeCpus", pod.nodeCpus());
             }
-            ArrayNode ss = o.putArray("samples");
-            for (PrometheusPeaks.Sample s : pod.samples()) {
-                ObjectNode so = ss.addObject();
-                ObjectNode lo = so.putObject("labels");
-                s.labels().forEach(lo::put);
-                so.put("value", s.value());
-            }
+            PrometheusCodec.putSamples(o, pod.samples());
         }
         return root;
     }

@@ -33,13 +33,7 @@ public final class PrometheusCodec implements SnapshotCodec {
             ObjectNode o = qs.addObject();
             o.put("name", q.name());
             o.put("promql", q.promql());
-            ArrayNode ss = o.putArray("samples");
-            for (PrometheusPeaks.Sample s : q.samples()) {
-                ObjectNode so = ss.addObject();
-                ObjectNode lo = so.putObject("labels");
-                s.labels().forEach(lo::put);
-                so.put("value", s.value());
-            }
+            putSamples(o, q.samples());
         }
         return root;
     }
@@ -77,6 +71,17 @@ public final class PrometheusCodec implements SnapshotCodec {
                 PrometheusPeaks.class,
                 new PrometheusPeaks(
                         part.path("url").asString(), part.path("window").asString(), qs));
+    }
+
+    /** The samples saved as {@code "samples": [{"labels": {...}, "value": 790}]} in {@code o}. */
+    static void putSamples(ObjectNode o, List<PrometheusPeaks.Sample> samples) {
+        ArrayNode ss = o.putArray("samples");
+        for (PrometheusPeaks.Sample s : samples) {
+            ObjectNode so = ss.addObject();
+            ObjectNode lo = so.putObject("labels");
+            s.labels().forEach(lo::put);
+            so.put("value", s.value());
+        }
     }
 
     /**

@@ -7,16 +7,13 @@ import dev.deja.engine.SnapshotBuilder;
 import dev.deja.engine.SourceFile;
 import dev.deja.engine.Target;
 import dev.deja.source.FileKind;
+import dev.deja.source.FileReplace;
 import dev.deja.source.OpenDeadline;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -135,37 +132,7 @@ public final class SnapshotFile {
      * existing file's permissions are kept.
      */
     private static void replace(Path file, String text) throws IOException {
-        Path abs = file.toAbsolutePath();
-        Path tmp =
-                abs.resolveSibling(
-                        "."
-                                + abs.getFileName()
-                                + "."
-                                + ProcessHandle.current().pid()
-                                + "-"
-                                + System.nanoTime()
-                                + ".tmp");
-        try {
-            try (OutputStream out =
-                    Files.newOutputStream(
-                            tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                out.write(text.getBytes(StandardCharsets.UTF_8));
-            }
-            if (Files.isRegularFile(abs, LinkOption.NOFOLLOW_LINKS)) {
-                try {
-                    Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(abs));
-                } catch (UnsupportedOperationException e) {
-                    // not a POSIX file system: its default permissions
-                }
-            }
-            try {
-                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp); // gone once moved
-        }
+        FileReplace.replace(file, out -> out.write(text.getBytes(StandardCharsets.UTF_8)));
     }
 
     /** Reads a saved snapshot into the builder. */

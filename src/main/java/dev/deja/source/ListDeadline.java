@@ -43,6 +43,17 @@ public final class ListDeadline {
         throw new InputException(name + "=" + v + ": expected a number of seconds from 1 to 86400");
     }
 
+    /** "the list did not end within 600 s (DEJA_LIST_DEADLINE, 3 pages read)". */
+    public static String passed(long deadlineMillis, int pagesRead) {
+        return "the list did not end within "
+                + deadlineMillis / 1000
+                + " s ("
+                + ENV
+                + ", "
+                + pagesRead
+                + " pages read)";
+    }
+
     /** "600 s (DEJA_LIST_DEADLINE)". */
     public static String describe(Map<String, String> env) {
         return millis(env) / 1000 + " s (" + ENV + ")";

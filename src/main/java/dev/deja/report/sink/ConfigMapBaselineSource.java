@@ -1,6 +1,5 @@
 package dev.deja.report.sink;
 
-import dev.deja.engine.InputException;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.kube.KubeClients;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -42,16 +41,7 @@ public final class ConfigMapBaselineSource implements BaselineSource {
 
     @Override
     public Optional<String> read() throws IOException {
-        Config cfg;
-        try {
-            cfg = KubeClients.config(request);
-        } catch (InputException e) {
-            String m =
-                    e.getMessage().startsWith("--cluster: ")
-                            ? e.getMessage().substring(11)
-                            : e.getMessage();
-            throw new InputException("--baseline " + describe() + ": " + m);
-        }
+        Config cfg = ConfigMapReportSink.kubeConfig(request, "--baseline " + describe());
         cfg.setRequestRetryBackoffLimit(ConfigMapReportSink.WRITE_RETRIES);
         cfg.setRequestRetryBackoffInterval(500);
         try (KubernetesClient client = KubeClients.create(cfg)) {

@@ -31,16 +31,9 @@ public final class ConfigMapReportReader {
 
     public static String html(String namespace, String name, ScanRequest request) {
         String where = "configmap " + namespace + "/" + name;
-        Config cfg;
-        try {
-            cfg = KubeClients.config(request);
-        } catch (InputException e) {
-            String m =
-                    e.getMessage().startsWith("--cluster: ")
-                            ? e.getMessage().substring(11)
-                            : e.getMessage();
-            throw new InputException("--from-configmap " + namespace + "/" + name + ": " + m);
-        }
+        Config cfg =
+                ConfigMapReportSink.kubeConfig(
+                        request, "--from-configmap " + namespace + "/" + name);
         ConfigMap cm;
         try (KubernetesClient client = KubeClients.create(cfg)) {
             cm = client.configMaps().inNamespace(namespace).withName(name).get();

@@ -90,15 +90,7 @@ public final class ConfigMapReportSink implements ReportSink {
         this.namespace = namespace;
         this.name = name;
         this.limitBytes = limitBytes;
-        try {
-            this.config = KubeClients.config(request);
-        } catch (InputException e) {
-            String m =
-                    e.getMessage().startsWith("--cluster: ")
-                            ? e.getMessage().substring(11)
-                            : e.getMessage();
-            throw new InputException("--report-configmap " + namespace + "/" + name + ": " + m);
-        }
+        this.config = kubeConfig(request, "--report-configmap " + namespace + "/" + name);
         // the collector retries itself; this single write gets Fabric8's retries for 5xx and
         // connection failures
         config.setRequestRetryBackoffLimit(WRITE_RETRIES);
@@ -203,6 +195,22 @@ public final class ConfigMapReportSink implements ReportSink {
             return "cannot reach the API server " + config.getMasterUrl() + ": " + msg;
         }
         return "HTTP " + code + ": " + msg;
+    }
+
+    /**
+     * The cluster's client configuration as {@link KubeClients#config} resolves it; its errors
+     * named by {@code option} ("--report-configmap deja/deja-report: ...") instead of --cluster.
+     */
+    static Config kubeConfig(ScanRequest request, String option) {
+        try {
+            return KubeClients.config(request);
+        } catch (InputException e) {
+            String m =
+                    e.getMessage().startsWith("--cluster: ")
+                            ? e.getMessage().substring(11)
+                            : e.getMessage();
+            throw new InputException(option + ": " + m);
+        }
     }
 
     /**

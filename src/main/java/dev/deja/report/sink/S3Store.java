@@ -169,14 +169,7 @@ public final class S3Store implements ReportStore {
                             "more than " + MAX_PAGES + " pages (the most deja reads for one list)");
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    throw new IOException(
-                            "the list did not end within "
-                                    + listDeadlineMs / 1000
-                                    + " s ("
-                                    + ListDeadline.ENV
-                                    + ", "
-                                    + read
-                                    + " pages read)");
+                    throw new IOException(ListDeadline.passed(listDeadlineMs, read));
                 }
             }
         } catch (SdkException e) {

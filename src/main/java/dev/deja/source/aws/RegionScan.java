@@ -564,14 +564,7 @@ final class RegionScan {
                                 + (api.startsWith("ec2:") ? "" : " of " + PAGE_SIZE)
                                 + " (the most deja reads for one list)";
             } else if (System.nanoTime() - deadline > 0) {
-                stop =
-                        "the list did not end within "
-                                + listDeadlineMs / 1000
-                                + " s ("
-                                + ListDeadline.ENV
-                                + ", "
-                                + read
-                                + " pages read)";
+                stop = ListDeadline.passed(listDeadlineMs, read);
             }
             if (stop != null) {
                 Tally t = tally(api);

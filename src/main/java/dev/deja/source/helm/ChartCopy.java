@@ -95,11 +95,7 @@ final class ChartCopy {
                                                 + " folders");
                             }
                             if (attrs.isSymbolicLink()) { // a link to nothing
-                                c.notes.add(
-                                        base
-                                                + "/"
-                                                + rel
-                                                + ": a symbolic link to nothing: not given to Helm");
+                                c.notes.add(danglingLink(base, rel));
                                 return FileVisitResult.CONTINUE;
                             }
                             if (!file.toRealPath().startsWith(real)) {
@@ -137,11 +133,7 @@ final class ChartCopy {
                                 return FileVisitResult.CONTINUE;
                             }
                             if (Files.isSymbolicLink(file) && !Files.exists(file)) {
-                                c.notes.add(
-                                        base
-                                                + "/"
-                                                + rel
-                                                + ": a symbolic link to nothing: not given to Helm");
+                                c.notes.add(danglingLink(base, rel));
                                 return FileVisitResult.CONTINUE;
                             }
                             if (e instanceof AccessDeniedException) {
@@ -165,6 +157,11 @@ final class ChartCopy {
             throw new InputException(display + ": cannot read the chart: " + e.getMessage());
         }
         return c;
+    }
+
+    /** The note on a symbolic link to nothing in the chart, which Helm is not given. */
+    private static String danglingLink(String base, String rel) {
+        return base + "/" + rel + ": a symbolic link to nothing: not given to Helm";
     }
 
     /** Copies at most what is left of {@link #MAX_BYTES}, counted in bytes read. */

@@ -3,6 +3,7 @@ package dev.deja.source.helm;
 import dev.deja.engine.InputException;
 import dev.deja.engine.LineMap;
 import dev.deja.engine.SourceFile;
+import dev.deja.source.Executables;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -99,7 +100,7 @@ public final class HelmRenderer {
             for (String n : copy.notes) {
                 err.println("deja: note: " + n);
             }
-            Path helm = onPath("helm", env.get("PATH"));
+            Path helm = Executables.onPath("helm", env.get("PATH"));
             Renderer r = new Renderer(helm, work, display, copyRoot, timeoutMs, maxMemoryBytes);
             Path cache = helm == null ? cacheDir(env, work) : null;
             if (cache != null) {
@@ -411,22 +412,6 @@ public final class HelmRenderer {
             unshareWorks = u;
         }
         return u;
-    }
-
-    static Path onPath(String program, String path) {
-        if (path == null) {
-            return null;
-        }
-        for (String dir : path.split(File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path c = Path.of(dir, program);
-            if (Files.isRegularFile(c) && Files.isExecutable(c)) {
-                return c;
-            }
-        }
-        return null;
     }
 
     /** Helm's message (several lines, with a hint to use --debug) as one line. */

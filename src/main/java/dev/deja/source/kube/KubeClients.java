@@ -7,6 +7,7 @@ import dev.deja.model.kube.MapTree;
 import dev.deja.model.kube.ViewReader;
 import dev.deja.source.InputFiles;
 import dev.deja.source.ScanRequest;
+import dev.deja.source.YamlError;
 import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -591,15 +592,7 @@ public final class KubeClients {
             } catch (IOException e) {
                 throw new InputException(f + ": cannot read kubeconfig: " + e.getMessage());
             } catch (MarkedYAMLException e) {
-                int line =
-                        e.getProblemMark() != null
-                                ? e.getProblemMark().getLine() + 1
-                                : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
-                throw new InputException(
-                        f
-                                + (line > 0 ? ":" + line : "")
-                                + ": not a valid kubeconfig: "
-                                + (e.getProblem() != null ? e.getProblem() : e.getContext()));
+                throw YamlError.of(f, "not a valid kubeconfig", e);
             } catch (RuntimeException e) {
                 throw new InputException(f + ": not a valid kubeconfig: " + rootMessage(e));
             }
