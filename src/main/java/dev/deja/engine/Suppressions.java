@@ -52,15 +52,7 @@ public final class Suppressions {
             o.setNestingDepthLimit(10);
             root = new Yaml(o).compose(new StringReader(text));
         } catch (MarkedYAMLException e) {
-            int line =
-                    e.getProblemMark() != null
-                            ? e.getProblemMark().getLine() + 1
-                            : e.getContextMark() != null ? e.getContextMark().getLine() + 1 : 0;
-            throw new InputException(
-                    display
-                            + (line > 0 ? ":" + line : "")
-                            + ": not valid YAML: "
-                            + (e.getProblem() != null ? e.getProblem() : e.getContext()));
+            throw YamlError.of(display, "not valid YAML", e);
         } catch (RuntimeException e) {
             throw new InputException(
                     display + ": not valid YAML: " + e.getMessage().lines().findFirst().orElse(""));

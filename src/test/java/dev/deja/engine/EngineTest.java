@@ -183,6 +183,13 @@ class EngineTest {
                         InputException.class,
                         () -> Suppressions.parse("- rule: r-low\n", "ig.yaml", CATALOG));
         assertEquals("ig.yaml:1: entry for r-low has no 'reason'", noReason.getMessage());
+        InputException notYaml =
+                assertThrows(
+                        InputException.class,
+                        () -> Suppressions.parse("- rule: r-low\n   bad: [\n", "ig.yaml", CATALOG));
+        assertTrue(
+                notYaml.getMessage().startsWith("ig.yaml:2: not valid YAML: "),
+                notYaml.getMessage());
         InputException badRule =
                 assertThrows(
                         InputException.class,

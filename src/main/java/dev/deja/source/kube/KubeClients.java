@@ -2,12 +2,12 @@ package dev.deja.source.kube;
 
 import dev.deja.engine.InputException;
 import dev.deja.engine.SnapshotBuilder;
+import dev.deja.engine.YamlError;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.MapTree;
 import dev.deja.model.kube.ViewReader;
 import dev.deja.source.InputFiles;
 import dev.deja.source.ScanRequest;
-import dev.deja.source.YamlError;
 import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;

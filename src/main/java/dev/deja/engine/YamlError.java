@@ -1,6 +1,5 @@
-package dev.deja.source;
+package dev.deja.engine;
 
-import dev.deja.engine.InputException;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /** A YAML file that does not parse, as an input error that names its line. */
