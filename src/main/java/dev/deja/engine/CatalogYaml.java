@@ -1,6 +1,7 @@
 package dev.deja.engine;
 
 import java.util.Map;
+import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -29,5 +30,18 @@ final class CatalogYaml {
             throw new CatalogException(
                     display + ": not valid YAML: " + Catalog.firstLine(e.getMessage()));
         }
+    }
+
+    /** A value of a rule's fix as one line of flow YAML, for the compiled catalog. */
+    static String dump(Object value) {
+        DumperOptions d = new DumperOptions();
+        d.setDefaultFlowStyle(DumperOptions.FlowStyle.FLOW);
+        d.setWidth(Integer.MAX_VALUE);
+        return new Yaml(d).dump(value).strip();
+    }
+
+    /** What {@link #dump} wrote, read back (when a fix is applied, never at start-up). */
+    static Object value(String yaml) {
+        return new Yaml(new SafeConstructor(new LoaderOptions())).load(yaml);
     }
 }

@@ -3,6 +3,7 @@ package dev.deja.engine;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One risk found in the user's infrastructure. The message names the object and shows the numbers
@@ -18,6 +19,9 @@ import java.util.List;
  *     one fingerprint, and identity in a fleet is (target, fingerprint)
  * @param figure the finding's numbers as data for reports that draw them, or null; not part of the
  *     fingerprint
+ * @param fixInputs the values that fill the holes of the rule's {@code fix:} steps for this finding
+ *     (the container, the probe, the replicas to run), as {@link Fix#applyTo} reads them; empty
+ *     when the rule has no such fix. Not part of the fingerprint and not written by reports.
  */
 public record Finding(
         String ruleId,
@@ -30,13 +34,43 @@ public record Finding(
         List<String> notes,
         String key,
         Target target,
-        Figure figure)
+        Figure figure,
+        Map<String, Object> fixInputs)
         implements Comparable<Finding> {
 
     public Finding {
         caseIds = List.copyOf(caseIds);
         related = List.copyOf(related);
         notes = List.copyOf(notes);
+        fixInputs = Map.copyOf(fixInputs);
+    }
+
+    /** A finding whose rule's fix needs no input. */
+    public Finding(
+            String ruleId,
+            Severity severity,
+            List<String> caseIds,
+            String message,
+            String remediation,
+            Location location,
+            List<String> related,
+            List<String> notes,
+            String key,
+            Target target,
+            Figure figure) {
+        this(
+                ruleId,
+                severity,
+                caseIds,
+                message,
+                remediation,
+                location,
+                related,
+                notes,
+                key,
+                target,
+                figure,
+                Map.of());
     }
 
     /** A finding without a figure. */
@@ -104,7 +138,8 @@ public record Finding(
                 notes,
                 key,
                 target,
-                figure);
+                figure,
+                fixInputs);
     }
 
     public Finding withLocation(Location l) {
@@ -119,7 +154,8 @@ public record Finding(
                 notes,
                 key,
                 target,
-                figure);
+                figure,
+                fixInputs);
     }
 
     public Finding withRelated(List<String> r) {
@@ -134,7 +170,8 @@ public record Finding(
                 notes,
                 key,
                 target,
-                figure);
+                figure,
+                fixInputs);
     }
 
     public Finding withTarget(Target t) {
@@ -149,7 +186,25 @@ public record Finding(
                 notes,
                 key,
                 t,
-                figure);
+                figure,
+                fixInputs);
+    }
+
+    /** The same finding with the inputs of its rule's fix ({@link #fixInputs()}). */
+    public Finding withFixInputs(Map<String, Object> inputs) {
+        return new Finding(
+                ruleId,
+                severity,
+                caseIds,
+                message,
+                remediation,
+                location,
+                related,
+                notes,
+                key,
+                target,
+                figure,
+                inputs);
     }
 
     /** The same finding with the numbers a report draws. */
@@ -165,7 +220,8 @@ public record Finding(
                 notes,
                 key,
                 target,
-                f);
+                f,
+                fixInputs);
     }
 
     /**

@@ -20,14 +20,29 @@ import java.util.regex.Pattern;
  * {section}} in it is the frontend's label, an input such as {@code {wantedMaxconn}} the value
  * prove computed.
  */
-public record Fix(String says, List<Step> steps) {
+public record Fix(String says, List<String> inputs, List<Step> steps) {
 
     public Fix {
+        inputs = List.copyOf(inputs);
         steps = List.copyOf(steps);
     }
 
+    /** A fix that needs no input from the finding. */
+    public Fix(String says, List<Step> steps) {
+        this(says, List.of(), steps);
+    }
+
     /** One change. */
-    public sealed interface Step permits SetDirective, RaiseDirective, RewriteAction, Patch {}
+    public sealed interface Step
+            permits SetDirective,
+                    RaiseDirective,
+                    RewriteAction,
+                    Patch,
+                    Replace,
+                    Append,
+                    Drop,
+                    Create,
+                    Each {}
 
     /**
      * HAProxy: {@code directive value} in the section: where the section sets it, that line is
@@ -52,12 +67,19 @@ public record Fix(String says, List<Step> steps) {
             implements Step {}
 
     /**
-     * Kubernetes: one leaf of a JSON merge patch (RFC 7386) of the finding's object: {@code path}
-     * set to {@code value} (a String, Long, Boolean), or removed when value is null.
+     * Kubernetes: one leaf of a JSON merge patch (RFC 7386) of an object (the finding's when {@code
+     * object} is null, else the one it names: "Kind namespace/name"): {@code path} set to {@code
+     * value} (a String, Long, Boolean), or removed when value is null. A key of the path may select
+     * list elements ({@code containers[name=envoy]}); see {@link KubeSteps}.
      */
-    public record Patch(List<String> path, Object value) implements Step {
+    public record Patch(String object, List<String> path, Object value) implements Step {
         public Patch {
             path = List.copyOf(path);
+        }
+
+        /** A leaf of the finding's object. */
+        public Patch(List<String> path, Object value) {
+            this(null, path, value);
         }
 
         /** This leaf applied to a parsed object (maps made where the path has none). */
@@ -82,6 +104,56 @@ public record Fix(String says, List<Step> steps) {
                 cur.put(last, value);
             }
         }
+    }
+
+    /**
+     * Kubernetes: the value at {@code path} replaced by {@code yaml}'s (a list, a map, a scalar).
+     */
+    public record Replace(String object, List<String> path, String yaml) implements Step {
+        public Replace {
+            path = List.copyOf(path);
+        }
+    }
+
+    /**
+     * Kubernetes: {@code yaml}'s value added at the end of the list at {@code path} (made if
+     * absent).
+     */
+    public record Append(String object, List<String> path, String yaml) implements Step {
+        public Append {
+            path = List.copyOf(path);
+        }
+    }
+
+    /**
+     * Kubernetes: the items of the list at {@code path} that start with one of the prefixes,
+     * removed.
+     */
+    public record Drop(String object, List<String> path, List<String> startingWith)
+            implements Step {
+        public Drop {
+            path = List.copyOf(path);
+            startingWith = List.copyOf(startingWith);
+        }
+    }
+
+    /** Kubernetes: a new object, {@code yaml} with its holes filled, added beside the others. */
+    public record Create(String yaml) implements Step {}
+
+    /**
+     * Kubernetes: {@code step} once for each element of the finding's list input {@code input}
+     * (each a map of further inputs: the container and probe of each probe a finding names).
+     */
+    public record Each(String input, Step step) implements Step {}
+
+    /**
+     * The Kubernetes steps applied to the parsed objects of a manifest ({@code docs}) for a finding
+     * about {@code self}, whose {@link Finding#fixInputs()} fill the steps' holes; returns how many
+     * steps applied (a step whose inputs the finding does not give is skipped).
+     */
+    public int applyTo(
+            Map<String, Object> self, List<Map<String, Object>> docs, Map<String, Object> inputs) {
+        return KubeSteps.apply(steps, self, docs, inputs);
     }
 
     /** The sections a HAProxy step names: the frontend (or listen) the finding is about, global. */
@@ -154,11 +226,17 @@ public record Fix(String says, List<Step> steps) {
                             + " and Kubernetes manifests only");
             return null;
         }
-        unknownKeys(m, Set.of("says", "steps"), "fix", f, errors);
+        boolean haproxy = source == SourceKind.HAPROXY;
+        unknownKeys(
+                m,
+                haproxy ? Set.of("says", "steps") : Set.of("says", "inputs", "steps"),
+                "fix",
+                f,
+                errors);
         Object says = m.get("says");
         if (!(says instanceof String s) || s.isBlank()) {
             errors.add(f + ": fix needs 'says' (what the change is, in a line)");
-        } else {
+        } else if (haproxy) {
             placeholders(s, f, "fix.says", errors);
         }
         List<Step> steps = new ArrayList<>();
@@ -168,36 +246,62 @@ public record Fix(String says, List<Step> steps) {
             for (int i = 0; i < l.size(); i++) {
                 String where = "fix.steps[" + i + "]";
                 Object x = l.get(i);
+                Object object = null;
+                Object each = null;
+                if (!haproxy && x instanceof Map<?, ?> options) {
+                    Map<Object, Object> rest = new LinkedHashMap<>(options);
+                    object = rest.remove("object");
+                    each = rest.remove("each");
+                    x = rest;
+                }
                 if (!(x instanceof Map<?, ?> sm) || sm.size() != 1) {
                     errors.add(
                             f
                                     + ": "
                                     + where
-                                    + " must be one of set:, raise:, rewrite: (HAProxy) or patch:"
-                                    + " (Kubernetes)");
+                                    + " must be one of set:, raise:, rewrite: (HAProxy) or patch:,"
+                                    + " replace:, append:, drop:, create: (Kubernetes, with an"
+                                    + " optional object:)");
                     continue;
                 }
                 Map.Entry<?, ?> e = sm.entrySet().iterator().next();
+                int at = steps.size();
                 step(
                         String.valueOf(e.getKey()),
                         e.getValue(),
+                        object == null ? null : String.valueOf(object),
                         source,
                         remediation,
                         f,
                         where,
                         steps,
                         errors);
+                if (each != null) { // the step (or the leaves of a patch) once per element
+                    for (int k = at; k < steps.size(); k++) {
+                        steps.set(k, new Each(String.valueOf(each), steps.get(k)));
+                    }
+                }
             }
         }
+        List<String> inputs =
+                haproxy
+                        ? List.of()
+                        : KubeSteps.inputs(
+                                m.get("inputs"),
+                                steps,
+                                says instanceof String s ? s : null,
+                                f,
+                                errors);
         if (errors.size() > before) {
             return null;
         }
-        return new Fix(((String) says).strip(), steps);
+        return new Fix(((String) says).strip(), inputs, steps);
     }
 
     private static void step(
             String kind,
             Object body,
+            String object,
             SourceKind source,
             String remediation,
             String f,
@@ -205,7 +309,7 @@ public record Fix(String says, List<Step> steps) {
             List<Step> steps,
             List<String> errors) {
         boolean haproxy = source == SourceKind.HAPROXY;
-        Set<String> kinds = haproxy ? Set.of("set", "raise", "rewrite") : Set.of("patch");
+        Set<String> kinds = haproxy ? Set.of("set", "raise", "rewrite") : KubeSteps.KINDS;
         if (!kinds.contains(kind)) {
             errors.add(
                     f
@@ -220,15 +324,19 @@ public record Fix(String says, List<Step> steps) {
                             + ")");
             return;
         }
+        if (!haproxy) {
+            KubeSteps.read(kind, body, object, remediation, f, where, steps, errors);
+            return;
+        }
         if (!(body instanceof Map<?, ?> b)) {
             errors.add(f + ": " + where + ": " + kind + " must be a mapping");
             return;
         }
         where = where + "." + kind;
-        switch (kind) {
-            case "set", "raise" -> directive(kind, b, remediation, f, where, steps, errors);
-            case "rewrite" -> rewrite(b, remediation, f, where, steps, errors);
-            default -> patch(b, new ArrayList<>(), remediation, f, where, steps, errors);
+        if (kind.equals("rewrite")) {
+            rewrite(b, remediation, f, where, steps, errors);
+        } else {
+            directive(kind, b, remediation, f, where, steps, errors);
         }
     }
 
@@ -343,58 +451,6 @@ public record Fix(String says, List<Step> steps) {
         steps.add(new RewriteAction(action, to, ensure, also));
     }
 
-    private static void patch(
-            Map<?, ?> m,
-            List<String> path,
-            String remediation,
-            String f,
-            String where,
-            List<Step> steps,
-            List<String> errors) {
-        if (m.isEmpty()) {
-            errors.add(f + ": " + where + ": an empty mapping patches nothing");
-        }
-        for (Map.Entry<?, ?> e : m.entrySet()) {
-            List<String> p = new ArrayList<>(path);
-            p.add(String.valueOf(e.getKey()));
-            Object v = e.getValue();
-            if (v instanceof Map<?, ?> sub) {
-                patch(sub, p, remediation, f, where, steps, errors);
-            } else if (v instanceof List) {
-                errors.add(
-                        f
-                                + ": "
-                                + where
-                                + ": "
-                                + String.join(".", p)
-                                + " is a list: a merge patch replaces a whole list, which a fix"
-                                + " must not do");
-            } else if (v == null || v instanceof String || v instanceof Boolean) {
-                steps.add(new Patch(p, v));
-            } else if (v instanceof Integer || v instanceof Long) {
-                steps.add(new Patch(p, ((Number) v).longValue()));
-            } else {
-                errors.add(
-                        f
-                                + ": "
-                                + where
-                                + ": "
-                                + String.join(".", p)
-                                + ": a value must be a string, an integer, true/false or null");
-                continue;
-            }
-            if (!(v instanceof Map) && !remediation.contains(p.get(p.size() - 1))) {
-                errors.add(
-                        f
-                                + ": "
-                                + where
-                                + ": the remediation does not name "
-                                + p.get(p.size() - 1)
-                                + " (the advice must say what the fix does)");
-            }
-        }
-    }
-
     private static void placeholders(String s, String f, String where, List<String> errors) {
         Matcher m = PLACEHOLDER.matcher(s);
         while (m.find()) {
@@ -444,10 +500,17 @@ public record Fix(String says, List<Step> steps) {
     /** The fix as properties under {@code prefix} (CatalogCompiler), read back by {@link #load}. */
     void store(String prefix, Map<String, String> out) {
         out.put(prefix + "says", says);
+        if (!inputs.isEmpty()) {
+            out.put(prefix + "inputs", String.join(CatalogCompiler.SEP, inputs));
+        }
         out.put(prefix + "steps", String.valueOf(steps.size()));
         for (int i = 0; i < steps.size(); i++) {
             String p = prefix + "step." + i + ".";
             Step x = steps.get(i);
+            if (x instanceof Each e) {
+                out.put(p + "each", e.input());
+                x = e.step();
+            }
             if (x instanceof SetDirective s) {
                 put(out, p, "set", s.section(), s.directive(), s.value(), s.also());
             } else if (x instanceof RaiseDirective s) {
@@ -458,8 +521,43 @@ public record Fix(String says, List<Step> steps) {
                 out.put(p + "kind", "patch");
                 out.put(p + "path", String.join(CatalogCompiler.SEP, s.path()));
                 out.put(p + "value", s.value() == null ? "n" : tag(s.value()) + s.value());
+                putObject(out, p, s.object());
+            } else if (x instanceof Replace s) {
+                putPathStep(out, p, "replace", s.object(), s.path(), s.yaml());
+            } else if (x instanceof Append s) {
+                putPathStep(out, p, "append", s.object(), s.path(), s.yaml());
+            } else if (x instanceof Drop s) {
+                putPathStep(
+                        out,
+                        p,
+                        "drop",
+                        s.object(),
+                        s.path(),
+                        String.join(CatalogCompiler.SEP, s.startingWith()));
+            } else if (x instanceof Create s) {
+                out.put(p + "kind", "create");
+                out.put(p + "value", s.yaml());
             }
         }
+    }
+
+    private static void putObject(Map<String, String> out, String p, String object) {
+        if (object != null) {
+            out.put(p + "object", object);
+        }
+    }
+
+    private static void putPathStep(
+            Map<String, String> out,
+            String p,
+            String kind,
+            String object,
+            List<String> path,
+            String value) {
+        out.put(p + "kind", kind);
+        out.put(p + "path", String.join(CatalogCompiler.SEP, path));
+        out.put(p + "value", value);
+        putObject(out, p, object);
     }
 
     private static String tag(Object v) {
@@ -499,10 +597,27 @@ public record Fix(String says, List<Step> steps) {
             String b = get.apply(p + "b");
             String c = get.apply(p + "c");
             String d = get.apply(p + "d");
-            switch (get.apply(p + "kind")) {
+            String object = get.apply(p + "object");
+            String kind = get.apply(p + "kind");
+            switch (kind) {
                 case "set" -> steps.add(new SetDirective(a, b, c, d));
                 case "raise" -> steps.add(new RaiseDirective(a, b, c, d));
                 case "rewrite" -> steps.add(new RewriteAction(a, b, c, d));
+                case "create" -> steps.add(new Create(get.apply(p + "value")));
+                case "replace", "append", "drop" -> {
+                    List<String> path =
+                            List.of(get.apply(p + "path").split(CatalogCompiler.SEP, -1));
+                    String v = get.apply(p + "value");
+                    steps.add(
+                            kind.equals("replace")
+                                    ? new Replace(object, path, v)
+                                    : kind.equals("append")
+                                            ? new Append(object, path, v)
+                                            : new Drop(
+                                                    object,
+                                                    path,
+                                                    List.of(v.split(CatalogCompiler.SEP, -1))));
+                }
                 default -> {
                     String v = get.apply(p + "value");
                     Object value =
@@ -514,11 +629,20 @@ public record Fix(String says, List<Step> steps) {
                             };
                     steps.add(
                             new Patch(
+                                    object,
                                     List.of(get.apply(p + "path").split(CatalogCompiler.SEP, -1)),
                                     value));
                 }
             }
+            String each = get.apply(p + "each");
+            if (each != null) {
+                steps.set(steps.size() - 1, new Each(each, steps.get(steps.size() - 1)));
+            }
         }
-        return new Fix(says, steps);
+        String inputs = get.apply(prefix + "inputs");
+        return new Fix(
+                says,
+                inputs == null ? List.of() : List.of(inputs.split(CatalogCompiler.SEP, -1)),
+                steps);
     }
 }

@@ -146,6 +146,7 @@ public final class RuleContext {
         private List<String> caseIds = meta.caseIds();
         private String key;
         private Figure figure;
+        private Map<String, Object> fixInputs = Map.of();
 
         private FindingBuilder(Location location, String message) {
             this.location = location;
@@ -193,6 +194,20 @@ public final class RuleContext {
             return this;
         }
 
+        /**
+         * An input of the rule's {@code fix:} steps ({@link Fix#inputs()}): the value its {@code
+         * {name}} holes take for this finding. A null value gives no input.
+         */
+        public FindingBuilder fix(String name, Object value) {
+            if (value != null) {
+                if (fixInputs.isEmpty()) {
+                    fixInputs = new java.util.LinkedHashMap<>();
+                }
+                fixInputs.put(name, value);
+            }
+            return this;
+        }
+
         /** Narrows the cases (for a rule that links several cases, when one applies). */
         public FindingBuilder cases(List<String> ids) {
             this.caseIds = List.copyOf(ids);
@@ -219,7 +234,8 @@ public final class RuleContext {
                     all,
                     key,
                     null,
-                    figure);
+                    figure,
+                    fixInputs);
         }
     }
 }

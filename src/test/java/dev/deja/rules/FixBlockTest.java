@@ -33,12 +33,17 @@ class FixBlockTest {
         for (RuleMetadata r : Catalog.fromDirectory(Path.of("rules")).rules()) {
             r.fixBlock().ifPresent(f -> fixes.put(r.id(), f));
         }
+        // the HAProxy rules prove applies, and every Kubernetes rule whose advice is a change of
+        // the manifests (RemediationClearsFindingTest applies each)
         assertEquals(
                 List.of(
                         "haproxy-maxconn-headroom",
                         "haproxy-missing-http-request-timeout",
                         "haproxy-tarpit-holds-slots",
-                        "k8s-ingress-nginx-serial-reloads"),
+                        "k8s-ingress-nginx-serial-reloads",
+                        "k8s-lb-liveness-same-as-readiness",
+                        "k8s-lb-probe-fails-fast",
+                        "k8s-nlb-service-single-zone-risk"),
                 List.copyOf(fixes.keySet()));
         assertEquals(
                 new Fix(

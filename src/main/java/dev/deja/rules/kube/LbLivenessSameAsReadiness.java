@@ -116,6 +116,8 @@ public final class LbLivenessSameAsReadiness extends KubeRule {
                         ctx.finding(lb.workload().meta().at(l.line()), msg)
                                 .key("container " + c.name())
                                 .remediation(remediation)
+                                .fix("container", c.name())
+                                .fix("failureThreshold", (long) n)
                                 .build());
             }
         }

@@ -11,6 +11,7 @@ import dev.deja.model.kube.LoadBalancers;
 import dev.deja.model.kube.Probe;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -235,6 +236,11 @@ public final class LbProbeFailsFast extends KubeRule {
                 ctx.finding(lb.workload().meta().at(p.line()), msg)
                         .key("container " + c.name() + " " + key)
                         .remediation(remediation)
+                        .fix("probes", List.of(Map.of("container", c.name(), "probe", key)))
+                        .fix("timeoutSeconds", tightTimeout ? (long) newTimeout : null)
+                        .fix(
+                                "failureThreshold",
+                                newFailures != p.failures() ? (long) newFailures : null)
                         .figure(
                                 new Figure.ProbeWindows(
                                         lb.workload().meta().display() + " container " + c.name(),
@@ -255,6 +261,7 @@ public final class LbProbeFailsFast extends KubeRule {
     private static Finding tightNote(LoadBalancers.Lb lb, List<Tight> tight, RuleContext ctx) {
         List<String> probes = new ArrayList<>();
         List<String> fixes = new ArrayList<>();
+        List<Map<String, String>> named = new ArrayList<>();
         Container last = null;
         for (Tight t : tight) {
             String where =
@@ -275,6 +282,7 @@ public final class LbProbeFailsFast extends KubeRule {
                             + window(t.probe())
                             + "s");
             fixes.add("the " + t.key() + " of container " + t.container().name());
+            named.add(Map.of("container", t.container().name(), "probe", t.key()));
         }
         Tight first = tight.get(0);
         for (Tight t : tight) { // the note stands on the first probe of the manifest
@@ -304,6 +312,8 @@ public final class LbProbeFailsFast extends KubeRule {
                                 + String.join(" and ", fixes)
                                 + " (the failure windows stay long enough), and serve health checks"
                                 + " from a path that configuration updates do not block.")
+                .fix("probes", named)
+                .fix("timeoutSeconds", (long) SUGGESTED_TIMEOUT_SECONDS)
                 .build();
     }
 

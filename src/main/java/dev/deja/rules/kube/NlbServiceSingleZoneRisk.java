@@ -68,6 +68,7 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
                                                 + ATTRS
                                                 + ": load_balancing.cross_zone.enabled=true` (added to the attributes"
                                                 + " already listed there, comma-separated).")
+                                .fix("attributes", crossZoneOn(s.meta().annotation(ATTRS)))
                                 .build());
             }
             String iv = s.meta().annotation(INTERVAL);
@@ -103,6 +104,16 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
                                                     + ": an impaired zone keeps receiving traffic that long")
                                     .key("health-check")
                                     .remediation(healthCheckFix(interval, threshold, maxDetect))
+                                    .fix(
+                                            "interval",
+                                            String.valueOf(
+                                                    fixedInterval(interval, threshold, maxDetect)))
+                                    .fix(
+                                            "unhealthyThreshold",
+                                            fixedThreshold(threshold, maxDetect) != threshold
+                                                    ? String.valueOf(
+                                                            fixedThreshold(threshold, maxDetect))
+                                                    : null)
                                     .build());
                 }
             }
@@ -115,8 +126,8 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
      * to 300 s).
      */
     static String healthCheckFix(int interval, int threshold, int maxDetect) {
-        int t = Math.max(1, Math.min(threshold, maxDetect / 5));
-        int i = Math.max(5, Math.min(interval, maxDetect / t));
+        int t = fixedThreshold(threshold, maxDetect);
+        int i = fixedInterval(interval, threshold, maxDetect);
         return "Set `"
                 + INTERVAL
                 + ": \""
@@ -132,6 +143,35 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
                 + "s, at most "
                 + maxDetect
                 + "s).";
+    }
+
+    /**
+     * The unhealthy threshold the advice gives: at most the limit over the 5 s shortest interval.
+     */
+    static int fixedThreshold(int threshold, int maxDetect) {
+        return Math.max(1, Math.min(threshold, maxDetect / 5));
+    }
+
+    /** The interval the advice gives, with {@link #fixedThreshold}. */
+    static int fixedInterval(int interval, int threshold, int maxDetect) {
+        return Math.max(5, Math.min(interval, maxDetect / fixedThreshold(threshold, maxDetect)));
+    }
+
+    /**
+     * The attributes annotation with cross-zone load balancing on: the attributes already listed,
+     * any cross-zone entry among them replaced.
+     */
+    static String crossZoneOn(String attrs) {
+        StringBuilder sb = new StringBuilder();
+        if (attrs != null) {
+            for (String kv : attrs.split(",")) {
+                String k = kv.split("=", 2)[0].strip();
+                if (!k.isEmpty() && !k.equals("load_balancing.cross_zone.enabled")) {
+                    sb.append(kv.strip()).append(',');
+                }
+            }
+        }
+        return sb.append("load_balancing.cross_zone.enabled=true").toString();
     }
 
     /** How the Service becomes an NLB, or null when it does not. */

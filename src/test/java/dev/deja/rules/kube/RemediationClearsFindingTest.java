@@ -176,11 +176,18 @@ class RemediationClearsFindingTest {
         Map<String, Object> doc = target(f.location(), docs);
         Optional<Fix> fix = Catalog.packaged().rule(rule).flatMap(RuleMetadata::fixBlock);
         if (fix.isPresent()) {
-            // the rule's fix: block, as its YAML describes it (a merge patch of the object)
-            for (Fix.Step step : fix.get().steps()) {
-                assertTrue(step instanceof Fix.Patch, rule + ": " + step);
-                ((Fix.Patch) step).applyTo(doc);
-            }
+            // the rule's fix: block, as its YAML describes it, with the holes the finding fills
+            assertTrue(
+                    fix.get().inputs().containsAll(f.fixInputs().keySet()),
+                    rule + ": the finding gives inputs its fix does not declare: " + f.fixInputs());
+            int applied = fix.get().applyTo(doc, docs, f.fixInputs());
+            assertTrue(
+                    applied > 0,
+                    rule
+                            + ": no step of the fix has its inputs in the finding ("
+                            + f.fixInputs()
+                            + "): "
+                            + f.message());
             return;
         }
         // rules without a fix: block yet: the remediation's prose, read here rule by rule
