@@ -271,7 +271,10 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
                         e.getValue(),
                         object == null ? null : String.valueOf(object),
                         source,
-                        remediation,
+                        // a Kubernetes step's keys are named by the advice or the fix's says
+                        haproxy || !(says instanceof String line)
+                                ? remediation
+                                : remediation + "\n" + line,
                         f,
                         where,
                         steps,

@@ -40,10 +40,13 @@ class FixBlockTest {
                         "haproxy-maxconn-headroom",
                         "haproxy-missing-http-request-timeout",
                         "haproxy-tarpit-holds-slots",
+                        "k8s-haproxy-ingress-hot-pods",
+                        "k8s-ingress-nginx-admission-rce",
                         "k8s-ingress-nginx-serial-reloads",
                         "k8s-lb-liveness-same-as-readiness",
                         "k8s-lb-probe-fails-fast",
-                        "k8s-nlb-service-single-zone-risk"),
+                        "k8s-nlb-service-single-zone-risk",
+                        "k8s-traefik-before-crd-schemas"),
                 List.copyOf(fixes.keySet()));
         assertEquals(
                 new Fix(

@@ -221,6 +221,23 @@ public final class LoadBalancers {
     }
 
     /**
+     * The image reference with {@code tag} in place of its tag and digest, registry kept: {@code
+     * withTag("registry.k8s.io/ingress-nginx/controller:v1.9.4@sha256:...", "v1.12.1")}.
+     */
+    public static String withTag(String image, String tag) {
+        String s = image.strip();
+        int at = s.indexOf('@');
+        if (at >= 0) {
+            s = s.substring(0, at);
+        }
+        int colon = s.lastIndexOf(':');
+        if (colon > s.lastIndexOf('/')) {
+            s = s.substring(0, colon);
+        }
+        return s + ":" + tag;
+    }
+
+    /**
      * The path segments of an image's repository, without registry host, tag and digest, lower
      * case.
      */

@@ -86,6 +86,7 @@ public final class HaproxyIngressHotPods extends KubeRule {
                                                 + ": a new HAProxy process) starts round robin at the first pod again, so the first pods take a burst"
                                                 + " from every instance at once, as Skyscanner's hot pods did")
                                 .key("container " + c.name() + " round robin from the same pods")
+                                .fix("container", c.name())
                                 .build());
             }
         }

@@ -336,6 +336,19 @@ final class IngressNginxAdmission {
                 + " gets no read access to Secrets from any ClusterRoleBinding read (namespace Roles are not read)";
     }
 
+    /**
+     * The image a fix runs: the controller's image at the fixed release of its line (v1.11.5 on
+     * 1.11, else v1.12.1), or the upstream image when the controller runs from another repository
+     * (a chart's ci/ build).
+     */
+    static String fixedImage(String image, IngressNginx.Version v) {
+        String tag = v.known() && v.major() == 1 && v.minor() == 11 ? "v1.11.5" : "v1.12.1";
+        boolean upstream =
+                image != null && LoadBalancers.repo(image).equals("ingress-nginx/controller");
+        return LoadBalancers.withTag(
+                upstream ? image : "registry.k8s.io/ingress-nginx/controller", tag);
+    }
+
     static String lower(String s) {
         return s.toLowerCase(Locale.ROOT);
     }

@@ -76,6 +76,10 @@ public final class IngressNginxAdmissionRce extends KubeRule {
                                         "container "
                                                 + c.container().name()
                                                 + " admission webhook, version unknown")
+                                .fix("container", c.container().name())
+                                .fix(
+                                        "image",
+                                        IngressNginxAdmission.fixedImage(c.container().image(), v))
                                 .build());
                 continue;
             }
@@ -113,6 +117,10 @@ public final class IngressNginxAdmissionRce extends KubeRule {
                                     "container "
                                             + c.container().name()
                                             + " admission webhook vulnerable to CVE-2025-1974")
+                            .fix("container", c.container().name())
+                            .fix(
+                                    "image",
+                                    IngressNginxAdmission.fixedImage(c.container().image(), v))
                             .build());
         }
         return out;

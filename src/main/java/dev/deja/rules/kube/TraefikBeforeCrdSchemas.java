@@ -43,6 +43,9 @@ public final class TraefikBeforeCrdSchemas extends KubeRule {
     }
 
     /** Traefik v2.0 to v2.4: the releases whose published CRDs had no validation schema. */
+    /** The release a fix runs: the last of v2, whose CRDs carry schemas (v2.5 and later do). */
+    static final String FIXED_TAG = "v2.11.0";
+
     static boolean beforeSchemas(Traefik.Version v) {
         return v != null && v.major() == 2 && v.minor() <= 4;
     }
@@ -97,6 +100,8 @@ public final class TraefikBeforeCrdSchemas extends KubeRule {
                                                 + " release (apiextensions.k8s.io/v1, with their"
                                                 + " OpenAPI schema), so that the API server rejects a"
                                                 + " malformed route on create or update.")
+                                .fix("container", c.name())
+                                .fix("image", LoadBalancers.withTag(c.image(), FIXED_TAG))
                                 .build());
             }
         }

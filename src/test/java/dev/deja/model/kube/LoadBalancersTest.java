@@ -468,4 +468,16 @@ class LoadBalancersTest {
                     "mutable static field " + f);
         }
     }
+
+    @Test
+    void withTagReplacesTagAndDigestAndKeepsTheRegistry() {
+        assertEquals(
+                "registry.k8s.io/ingress-nginx/controller:v1.12.1",
+                LoadBalancers.withTag(
+                        "registry.k8s.io/ingress-nginx/controller:v1.9.4@sha256:abc", "v1.12.1"));
+        assertEquals(
+                "localhost:5000/traefik:v2.11.0",
+                LoadBalancers.withTag("localhost:5000/traefik", "v2.11.0"));
+        assertEquals("traefik:v2.11.0", LoadBalancers.withTag("traefik:2.3", "v2.11.0"));
+    }
 }
