@@ -42,7 +42,8 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
                     Append,
                     Drop,
                     Create,
-                    Each {}
+                    Each,
+                    When {}
 
     /**
      * HAProxy: {@code directive value} in the section: where the section sets it, that line is
@@ -147,6 +148,11 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
     public record Each(String input, Step step) implements Step {}
 
     /**
+     * Kubernetes: {@code step} only when the finding gives {@code input} (a variant of the fix).
+     */
+    public record When(String input, Step step) implements Step {}
+
+    /**
      * The Kubernetes steps applied to the parsed objects of a manifest ({@code docs}) for a finding
      * about {@code self}, whose {@link Finding#fixInputs()} fill the steps' holes; returns how many
      * steps applied (a step whose inputs the finding does not give is skipped).
@@ -248,10 +254,12 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
                 Object x = l.get(i);
                 Object object = null;
                 Object each = null;
+                Object when = null;
                 if (!haproxy && x instanceof Map<?, ?> options) {
                     Map<Object, Object> rest = new LinkedHashMap<>(options);
                     object = rest.remove("object");
                     each = rest.remove("each");
+                    when = rest.remove("when");
                     x = rest;
                 }
                 if (!(x instanceof Map<?, ?> sm) || sm.size() != 1) {
@@ -279,9 +287,12 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
                         where,
                         steps,
                         errors);
-                if (each != null) { // the step (or the leaves of a patch) once per element
-                    for (int k = at; k < steps.size(); k++) {
+                for (int k = at; k < steps.size(); k++) { // each leaf of a patch alike
+                    if (each != null) {
                         steps.set(k, new Each(String.valueOf(each), steps.get(k)));
+                    }
+                    if (when != null) {
+                        steps.set(k, new When(String.valueOf(when), steps.get(k)));
                     }
                 }
             }
@@ -510,6 +521,10 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
         for (int i = 0; i < steps.size(); i++) {
             String p = prefix + "step." + i + ".";
             Step x = steps.get(i);
+            if (x instanceof When w) {
+                out.put(p + "when", w.input());
+                x = w.step();
+            }
             if (x instanceof Each e) {
                 out.put(p + "each", e.input());
                 x = e.step();
@@ -640,6 +655,10 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
             String each = get.apply(p + "each");
             if (each != null) {
                 steps.set(steps.size() - 1, new Each(each, steps.get(steps.size() - 1)));
+            }
+            String when = get.apply(p + "when");
+            if (when != null) {
+                steps.set(steps.size() - 1, new When(when, steps.get(steps.size() - 1)));
             }
         }
         String inputs = get.apply(prefix + "inputs");

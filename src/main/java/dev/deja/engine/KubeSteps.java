@@ -45,7 +45,9 @@ final class KubeSteps {
             String where,
             List<Fix.Step> steps,
             List<String> errors) {
-        if (object != null && !object.matches("[A-Za-z]+ (\\S+/)?\\S+")) {
+        if (object != null
+                && !object.matches("\\{[A-Za-z]+}")
+                && !object.matches("[A-Za-z]+ (\\S+/)?\\S+")) {
             errors.add(
                     f
                             + ": "
@@ -176,11 +178,16 @@ final class KubeSteps {
             List<Fix.Step> steps,
             List<String> errors) {
         Object kind = b.get("kind");
+        Object meta = b.get("metadata");
         if (!(b.get("apiVersion") instanceof String)
                 || !(kind instanceof String)
-                || !(b.get("metadata") instanceof Map<?, ?> meta)
-                || meta.get("name") == null) {
-            errors.add(f + ": " + where + " needs apiVersion, kind and metadata.name");
+                || !(meta instanceof Map<?, ?> m && m.get("name") != null
+                        || meta instanceof String hole && Fix.isInput(hole))) {
+            errors.add(
+                    f
+                            + ": "
+                            + where
+                            + " needs apiVersion, kind and metadata (with a name, or one input)");
             return;
         }
         named((String) kind, remediation, f, where, errors);
@@ -311,6 +318,9 @@ final class KubeSteps {
         } else if (s instanceof Fix.Each e) {
             out.add(e.input());
             out.addAll(holes(e.step()));
+        } else if (s instanceof Fix.When w) {
+            out.add(w.input());
+            out.addAll(holes(w.step()));
         }
         return out;
     }
@@ -350,6 +360,12 @@ final class KubeSteps {
                         ((Map<?, ?>) element).forEach((k, v) -> more.put(String.valueOf(k), v));
                         applied += apply(List.of(e.step()), self, docs, more);
                     }
+                }
+                continue;
+            }
+            if (s instanceof Fix.When w) {
+                if (!Boolean.FALSE.equals(inputs.get(w.input())) && inputs.containsKey(w.input())) {
+                    applied += apply(List.of(w.step()), self, docs, inputs);
                 }
                 continue;
             }

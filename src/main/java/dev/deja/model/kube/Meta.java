@@ -43,6 +43,14 @@ public record Meta(
         return kind + " " + (namespace == null ? "" : namespace + "/") + shownName(name);
     }
 
+    /**
+     * The object as a fix step names it: "Kind namespace/name", or "Kind name" for a cluster
+     * object.
+     */
+    public String ref() {
+        return kind + " " + (namespace == null ? "" : namespace + "/") + name;
+    }
+
     /** The name as shown to people: {@value #NO_NAME} when the object has none. */
     public static String shownName(String name) {
         return name == null ? NO_NAME : name;

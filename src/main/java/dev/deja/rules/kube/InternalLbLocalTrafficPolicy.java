@@ -8,6 +8,7 @@ import dev.deja.model.kube.Service;
 import dev.deja.model.kube.Workload;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -60,6 +61,7 @@ public final class InternalLbLocalTrafficPolicy extends KubeRule {
             }
             List<Workload> backends = InternalLb.backends(inv, s, proxies);
             List<String> packed = new ArrayList<>();
+            List<Map<String, Object>> spread = new ArrayList<>();
             int total = 0;
             boolean single = false;
             for (Workload w : backends) {
@@ -72,6 +74,7 @@ public final class InternalLbLocalTrafficPolicy extends KubeRule {
                     single = true; // the other rule's finding
                 } else if (!spreadAcrossNodes(w)) {
                     packed.add(w.meta().display() + " (" + n + " pods)");
+                    spread.add(Map.of("workload", w.meta().ref(), "podLabels", w.podLabels()));
                 }
             }
             if (single || packed.isEmpty() || packed.size() < backends.size()) {
@@ -100,6 +103,7 @@ public final class InternalLbLocalTrafficPolicy extends KubeRule {
                                             + " labelSelector that selects them), or use"
                                             + " `externalTrafficPolicy: Cluster` if the clients'"
                                             + " source addresses are not needed.")
+                            .fix("backends", spread)
                             .build());
         }
         return out;

@@ -79,6 +79,11 @@ public final class InternalLbNoDrainHeadroom extends KubeRule {
                                                     + " PodDisruptionBudget selecting "
                                                     + w.podLabels()
                                                     + " with `maxUnavailable: 1`.")
+                                    .fix("hpa", hpa == null ? null : hpa.meta().ref())
+                                    .fix("minReplicas", hpa == null ? null : 2L)
+                                    .fix("replicas", hpa == null ? 2L : null)
+                                    .fix("pdbMetadata", pdbMetadata(w))
+                                    .fix("podLabels", w.podLabels())
                                     .build());
                     continue;
                 }
@@ -102,6 +107,8 @@ public final class InternalLbNoDrainHeadroom extends KubeRule {
                                             "Add a PodDisruptionBudget selecting "
                                                     + w.podLabels()
                                                     + " with `maxUnavailable: 1`.")
+                                    .fix("pdbMetadata", pdbMetadata(w))
+                                    .fix("podLabels", w.podLabels())
                                     .build());
                 }
             }

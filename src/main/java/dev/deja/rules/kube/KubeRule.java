@@ -10,6 +10,7 @@ import dev.deja.model.kube.KubeScope;
 import dev.deja.model.kube.LoadBalancers;
 import dev.deja.model.kube.Workload;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -100,6 +101,19 @@ abstract class KubeRule implements Rule {
      */
     static String replicasDoTogether(Integer n, String verb) {
         return replicasDo(n, verb) + (n != null && n == 1 ? "" : " together");
+    }
+
+    /**
+     * The metadata of the PodDisruptionBudget a fix adds for {@code w}: {@code <name>-pdb} in its
+     * namespace (none when the manifest gives none).
+     */
+    static Map<String, Object> pdbMetadata(Workload w) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("name", w.meta().name() + "-pdb");
+        if (w.meta().namespace() != null) {
+            m.put("namespace", w.meta().namespace());
+        }
+        return m;
     }
 
     static String replicasText(Integer n) {

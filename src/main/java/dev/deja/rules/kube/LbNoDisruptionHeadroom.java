@@ -12,6 +12,7 @@ import dev.deja.model.kube.Workload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -148,6 +149,14 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                                                         + "` or more (3 or more across zones)"
                                                         + pdbToo
                                                         + ".");
+                if (hpa != null) {
+                    f.fix("hpa", hpa.meta().ref()).fix("minReplicas", (long) MIN_REPLICAS);
+                } else {
+                    f.fix("replicas", (long) MIN_REPLICAS);
+                }
+                if (pdbs.isEmpty()) {
+                    f.fix("pdbMetadata", pdbMetadata(w)).fix("podLabels", w.podLabels());
+                }
                 f.note(
                         "One root cause, one finding: with a single pod, spreading (k8s-lb-not-spread), a disruption"
                                 + " budget and rollout settings are not reported separately.");
@@ -170,6 +179,8 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                                         "Add a PodDisruptionBudget selecting "
                                                 + w.podLabels()
                                                 + " with `maxUnavailable: 1` (or a minAvailable that leaves the rest enough capacity).")
+                                .fix("pdbMetadata", pdbMetadata(w))
+                                .fix("podLabels", w.podLabels())
                                 .build());
             }
             Rollout r = rollout(w, floor, ctx.parameter(MAX_LOAD));
@@ -184,6 +195,15 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                                                 ? ctx.metadata().severity()
                                                 : r.severity())
                                 .remediation(r.remediation())
+                                .fix(
+                                        "strategy",
+                                        "Deployment".equals(w.kind())
+                                                ? "strategy"
+                                                : "updateStrategy")
+                                .fix("type", r.fix().get("type"))
+                                .fix("maxUnavailable", r.fix().get("maxUnavailable"))
+                                .fix("maxSurge", r.fix().get("maxSurge"))
+                                .fix("unsetMaxUnavailable", r.fix().get("unsetMaxUnavailable"))
                                 .build());
             }
         }
@@ -193,7 +213,19 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
     /**
      * Why a rollout takes too many pods out at once, the fix, and a severity (null: the rule's).
      */
-    record Rollout(String message, String remediation, Severity severity) {}
+    record Rollout(
+            String message, String remediation, Severity severity, Map<String, Object> fix) {}
+
+    /** The inputs of the fix's rollout steps: pairs of name and value, a null value left out. */
+    private static Map<String, Object> inputs(Object... pairs) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            if (pairs[i + 1] != null) {
+                m.put((String) pairs[i], pairs[i + 1]);
+            }
+        }
+        return m;
+    }
 
     /**
      * Whether survivors of a rollout that takes {@code down} of {@code total} pods out carry too
@@ -253,7 +285,14 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                                     ? " and `maxSurge: 1`"
                                     : "")
                             + " so that new pods start before old ones stop.",
-                    null);
+                    null,
+                    inputs(
+                            "type",
+                            "RollingUpdate",
+                            "maxUnavailable",
+                            (long) (replicas == null ? 0 : largestSafe(replicas, factor)),
+                            "maxSurge",
+                            replicas == null || largestSafe(replicas, factor) == 0 ? 1L : null));
         }
         String mu = w.maxUnavailable();
         if (mu == null && !"Deployment".equals(kind)) {
@@ -320,7 +359,11 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                     " (StatefulSets honour maxUnavailable only where the MaxUnavailableStatefulSet feature is on: alpha"
                             + " from Kubernetes 1.24, beta in 1.35; elsewhere they replace one pod at a time)";
         }
-        return new Rollout(msg, fix + ".", null);
+        Map<String, Object> inputs =
+                "StatefulSet".equals(kind) && safe == 0
+                        ? inputs("unsetMaxUnavailable", true)
+                        : inputs("maxUnavailable", (long) safe, "maxSurge", safe == 0 ? 1L : null);
+        return new Rollout(msg, fix + ".", null, inputs);
     }
 
     /**
@@ -351,7 +394,8 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                     "Set `maxUnavailable: 1` (the DaemonSet default: one node's pod at a time), or a percentage of at most "
                             + (int) Math.floor(100 - 100 / factor)
                             + "%.",
-                    null);
+                    null,
+                    inputs("maxUnavailable", 1L));
         }
         if (n <= 1) {
             return null;
@@ -369,7 +413,8 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                         + factor
                         + "x their normal load",
                 "Set `maxUnavailable: 1` (the DaemonSet default), or a number that stays small next to your node count.",
-                Severity.LOW);
+                Severity.LOW,
+                inputs("maxUnavailable", 1L));
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.deja.model.kube.LoadBalancers;
 import dev.deja.model.kube.Workload;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -65,11 +66,14 @@ public final class LbNotSpread extends KubeRule {
                             + "; the scheduler may pack them on one node or zone, which then fails them all at once "
                             + lb.because();
             List<String> keys = new ArrayList<>();
+            List<Map<String, String>> spreads = new ArrayList<>();
             if (!nodes) {
                 keys.add("`topologyKey: kubernetes.io/hostname`");
+                spreads.add(Map.of("topologyKey", "kubernetes.io/hostname"));
             }
             if (!zones) {
                 keys.add("`topologyKey: topology.kubernetes.io/zone`");
+                spreads.add(Map.of("topologyKey", "topology.kubernetes.io/zone"));
             }
             var f =
                     ctx.finding(w.meta().location(), msg)
@@ -82,7 +86,9 @@ public final class LbNotSpread extends KubeRule {
                                             + " pods schedulable when a zone is short), each with a `labelSelector` whose matchLabels select the"
                                             + " pods "
                                             + w.podLabels()
-                                            + "; pod anti-affinity on the same keys works too.");
+                                            + "; pod anti-affinity on the same keys works too.")
+                            .fix("spreads", spreads)
+                            .fix("podLabels", w.podLabels());
             for (String i : ignored) {
                 f.note(i);
             }
