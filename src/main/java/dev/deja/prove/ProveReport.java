@@ -420,102 +420,7 @@ public record ProveReport(
                                         + " and slots in use over time, before and after the fix</title>");
         int y0 = 30;
         for (RunResult r : runs) {
-            int[] ok = new int[seconds];
-            int[] sent = new int[seconds];
-            for (long[] e : r.legit().events) {
-                int sec = (int) Math.min(seconds - 1, Math.max(0, e[0] / 1000));
-                sent[sec]++;
-                ok[sec] += e[1] == LoadGenerator.EV_OK ? 1 : 0;
-            }
-            int okAll = 0;
-            int sentAll = 0;
-            for (int i = 0; i < seconds; i++) {
-                okAll += ok[i];
-                sentAll += sent[i];
-            }
-            h.append("<g class=\"run\" data-run=\"")
-                    .append(esc(r.label()))
-                    .append("\" data-ok=\"")
-                    .append(okAll)
-                    .append("\" data-sent=\"")
-                    .append(sentAll)
-                    .append("\" data-slots=\"")
-                    .append(r.slots())
-                    .append("\">");
-            text(
-                    h,
-                    10,
-                    y0 - 8,
-                    "start",
-                    esc(r.label())
-                            + ": "
-                            + okAll
-                            + " of "
-                            + sentAll
-                            + " legitimate requests answered; slots (maxconn) "
-                            + r.slots());
-            h.append(
-                    String.format(
-                            Locale.ROOT,
-                            "<rect x=\"60\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fafafa\""
-                                    + " stroke=\"#ccc\"/>",
-                            y0,
-                            TW,
-                            TH));
-            for (int i = 0; i < seconds; i++) {
-                if (sent[i] == 0) {
-                    continue;
-                }
-                double frac = ok[i] / (double) sent[i];
-                double bh = frac * TH;
-                h.append(
-                        String.format(
-                                Locale.ROOT,
-                                "<rect class=\"second\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
-                                        + " height=\"%.1f\" fill=\"%s\" data-second=\"%d\" data-ok=\"%d\""
-                                        + " data-sent=\"%d\"/>",
-                                60 + i * perSec + 1,
-                                y0 + TH - bh,
-                                Math.max(1, perSec - 2),
-                                bh,
-                                frac >= 0.95 ? "#9cc5a1" : "#e8a09a",
-                                i,
-                                ok[i],
-                                sent[i]));
-            }
-            long limit = r.slots() > 0 ? r.slots() : 1;
-            long max = limit;
-            for (StatsSampler.Sample x : r.samples()) {
-                max = Math.max(max, x.scur());
-            }
-            StringBuilder pts = new StringBuilder();
-            for (StatsSampler.Sample x : r.samples()) {
-                if (x.scur() >= 0) {
-                    pts.append(
-                            String.format(
-                                    Locale.ROOT,
-                                    "%.1f,%.1f ",
-                                    60 + Math.min(endMs, x.atMillis()) * TW / (double) endMs,
-                                    y0 + TH - x.scur() * (double) TH / max));
-                }
-            }
-            double ly = y0 + TH - limit * (double) TH / max;
-            h.append(
-                    String.format(
-                            Locale.ROOT,
-                            "<line x1=\"60\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#b3261e\""
-                                    + " stroke-dasharray=\"5 4\" data-limit=\"%d\"/>"
-                                    + "<polyline fill=\"none\" stroke=\"#1f5f99\" stroke-width=\"2\""
-                                    + " points=\"%s\"/>",
-                            ly,
-                            60 + TW,
-                            ly,
-                            r.slots(),
-                            pts.toString().strip()));
-            text(h, 64 + TW, ly + 4, "start", "limit " + r.slots());
-            text(h, 55, y0 + 10, "end", "100%");
-            text(h, 55, y0 + TH, "end", "0%");
-            h.append("</g>");
+            runBand(h, r, seconds, perSec, endMs, y0);
             y0 += TH + 40;
         }
         for (int i = 0; i <= seconds; i += Math.max(1, seconds / 8)) {
@@ -527,6 +432,121 @@ public record ProveReport(
                                 + " blue line, the slots in use (scur) against the limit (dashed red)."
                                 + "</figcaption></figure>")
                 .toString();
+    }
+
+    /**
+     * One run's band at {@code y0}: its legitimate success each second as bars, the slots in use
+     * against the limit as a line.
+     */
+    private static void runBand(
+            StringBuilder h, RunResult r, int seconds, double perSec, long endMs, int y0) {
+        int[] ok = new int[seconds];
+        int[] sent = new int[seconds];
+        for (long[] e : r.legit().events) {
+            int sec = (int) Math.min(seconds - 1, Math.max(0, e[0] / 1000));
+            sent[sec]++;
+            ok[sec] += e[1] == LoadGenerator.EV_OK ? 1 : 0;
+        }
+        int okAll = 0;
+        int sentAll = 0;
+        for (int i = 0; i < seconds; i++) {
+            okAll += ok[i];
+            sentAll += sent[i];
+        }
+        h.append("<g class=\"run\" data-run=\"")
+                .append(esc(r.label()))
+                .append("\" data-ok=\"")
+                .append(okAll)
+                .append("\" data-sent=\"")
+                .append(sentAll)
+                .append("\" data-slots=\"")
+                .append(r.slots())
+                .append("\">");
+        text(
+                h,
+                10,
+                y0 - 8,
+                "start",
+                esc(r.label())
+                        + ": "
+                        + okAll
+                        + " of "
+                        + sentAll
+                        + " legitimate requests answered; slots (maxconn) "
+                        + r.slots());
+        h.append(
+                String.format(
+                        Locale.ROOT,
+                        "<rect x=\"60\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fafafa\""
+                                + " stroke=\"#ccc\"/>",
+                        y0,
+                        TW,
+                        TH));
+        bars(h, ok, sent, perSec, y0);
+        slotsInUse(h, r, endMs, y0);
+        text(h, 55, y0 + 10, "end", "100%");
+        text(h, 55, y0 + TH, "end", "0%");
+        h.append("</g>");
+    }
+
+    /** A bar per second with requests: the share of them answered, green from 95% up, else red. */
+    private static void bars(StringBuilder h, int[] ok, int[] sent, double perSec, int y0) {
+        int seconds = sent.length;
+        for (int i = 0; i < seconds; i++) {
+            if (sent[i] == 0) {
+                continue;
+            }
+            double frac = ok[i] / (double) sent[i];
+            double bh = frac * TH;
+            h.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<rect class=\"second\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
+                                    + " height=\"%.1f\" fill=\"%s\" data-second=\"%d\" data-ok=\"%d\""
+                                    + " data-sent=\"%d\"/>",
+                            60 + i * perSec + 1,
+                            y0 + TH - bh,
+                            Math.max(1, perSec - 2),
+                            bh,
+                            frac >= 0.95 ? "#9cc5a1" : "#e8a09a",
+                            i,
+                            ok[i],
+                            sent[i]));
+        }
+    }
+
+    /** The slots in use (scur) over the run as a line, against the limit (dashed) and its label. */
+    private static void slotsInUse(StringBuilder h, RunResult r, long endMs, int y0) {
+        long limit = r.slots() > 0 ? r.slots() : 1;
+        long max = limit;
+        for (StatsSampler.Sample x : r.samples()) {
+            max = Math.max(max, x.scur());
+        }
+        StringBuilder pts = new StringBuilder();
+        for (StatsSampler.Sample x : r.samples()) {
+            if (x.scur() >= 0) {
+                pts.append(
+                        String.format(
+                                Locale.ROOT,
+                                "%.1f,%.1f ",
+                                60 + Math.min(endMs, x.atMillis()) * TW / (double) endMs,
+                                y0 + TH - x.scur() * (double) TH / max));
+            }
+        }
+        double ly = y0 + TH - limit * (double) TH / max;
+        h.append(
+                String.format(
+                        Locale.ROOT,
+                        "<line x1=\"60\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#b3261e\""
+                                + " stroke-dasharray=\"5 4\" data-limit=\"%d\"/>"
+                                + "<polyline fill=\"none\" stroke=\"#1f5f99\" stroke-width=\"2\""
+                                + " points=\"%s\"/>",
+                        ly,
+                        60 + TW,
+                        ly,
+                        r.slots(),
+                        pts.toString().strip()));
+        text(h, 64 + TW, ly + 4, "start", "limit " + r.slots());
     }
 
     private static void text(StringBuilder h, double x, double y, String anchor, String escaped) {

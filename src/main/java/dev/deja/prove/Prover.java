@@ -627,70 +627,25 @@ public final class Prover {
             if (in.error != null) {
                 return RunResult.failed(label, in.error);
             }
-            HaproxyConfig cfg = parseHere(ctx.display(), text);
-            Frontends.Frontend f = target(cfg, ctx.frontend());
-            AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
-            Directive statsUri = f.section().effective("stats", "uri");
-            if (plan.pathPrefix() == null
-                    && f.backends().stream()
-                            .allMatch(
-                                    b ->
-                                            b.equals(f.section().name())
-                                                    && f.section()
-                                                            .all(d -> d.is("server"))
-                                                            .isEmpty())
-                    && statsUri != null
-                    && statsUri.word(2) != null) {
-                plan =
-                        plan.withPathPrefix(
-                                statsUri.word(2)); // a stats page: the legitimate clients read it
-            }
-            List<InetAddress> legitSources = new ArrayList<>();
-            List<String> legitRequests = new ArrayList<>();
-            for (int i = 0; i < AbuserPlan.LEGIT_ADDRESSES; i++) {
-                legitSources.add(InetAddress.getByName("127.1.0." + (i + 1)));
-                legitRequests.add(plan.request(false, i));
-            }
-            LoadGenerator.Client legit =
-                    LoadGenerator.Client.http(
-                            "legitimate",
-                            legitSources,
-                            legitRequests,
-                            o.legitRps(),
-                            o.legitTimeoutMs());
+            AbuserPlan plan = plan(ctx, text);
+            LoadGenerator.Client legit = legit(plan);
             LoadGenerator gen = new LoadGenerator(in.address(), LoadGenerator.MAX_OPEN);
             // calm baseline: legitimate clients alone
             long calm = Math.min(500, runMs / 4);
             List<LoadGenerator.Outcome> base = gen.run(List.of(legit), calm, stop);
             runMillis += calm + runMs;
             long baseP50 = base.get(0).percentileMicros(50);
-            LoadGenerator.Client attacker;
             long slots = in.slots;
-            if (slowClients) {
-                if (slots <= 0 || slots > LoadGenerator.MAX_OPEN - 64) {
-                    return RunResult.failed(
-                            label,
-                            "the frontend's slots ("
-                                    + (slots <= 0 ? "unknown" : slots)
-                                    + ") are more than the "
-                                    + (LoadGenerator.MAX_OPEN - 64)
-                                    + " slow connections deja opens at most");
-                }
-                attacker =
-                        LoadGenerator.Client.slow(
-                                "slow clients",
-                                List.of(InetAddress.getByName(AbuserPlan.ABUSER_ADDRESS)),
-                                (int) slots,
-                                1000);
-            } else {
-                attacker =
-                        LoadGenerator.Client.http(
-                                "abuser",
-                                List.of(InetAddress.getByName(AbuserPlan.ABUSER_ADDRESS)),
-                                List.of(plan.request(true, 0)),
-                                rps,
-                                o.legitTimeoutMs());
+            if (slowClients && (slots <= 0 || slots > LoadGenerator.MAX_OPEN - 64)) {
+                return RunResult.failed(
+                        label,
+                        "the frontend's slots ("
+                                + (slots <= 0 ? "unknown" : slots)
+                                + ") are more than the "
+                                + (LoadGenerator.MAX_OPEN - 64)
+                                + " slow connections deja opens at most");
             }
+            LoadGenerator.Client attacker = attacker(plan, slowClients, slots, rps);
             List<LoadGenerator.Outcome> out;
             List<StatsSampler.Sample> samples;
             try (StatsSampler sampler = new StatsSampler(in.sandbox.socket(), ctx.frontend())) {
@@ -710,6 +665,63 @@ public final class Prover {
                     null,
                     base.get(0));
         }
+    }
+
+    /**
+     * The abuser plan for the frontend of that config; on a stats page alone (no backend server),
+     * the legitimate clients read the stats page.
+     */
+    private AbuserPlan plan(Ctx ctx, String text) {
+        HaproxyConfig cfg = parseHere(ctx.display(), text);
+        Frontends.Frontend f = target(cfg, ctx.frontend());
+        AbuserPlan plan = AbuserPlan.of(f, abuserRule(f));
+        Directive statsUri = f.section().effective("stats", "uri");
+        if (plan.pathPrefix() == null
+                && f.backends().stream()
+                        .allMatch(
+                                b ->
+                                        b.equals(f.section().name())
+                                                && f.section().all(d -> d.is("server")).isEmpty())
+                && statsUri != null
+                && statsUri.word(2) != null) {
+            plan =
+                    plan.withPathPrefix(
+                            statsUri.word(2)); // a stats page: the legitimate clients read it
+        }
+        return plan;
+    }
+
+    /** The legitimate clients: one source address each, at --legit-rps. */
+    private LoadGenerator.Client legit(AbuserPlan plan) throws IOException {
+        List<InetAddress> legitSources = new ArrayList<>();
+        List<String> legitRequests = new ArrayList<>();
+        for (int i = 0; i < AbuserPlan.LEGIT_ADDRESSES; i++) {
+            legitSources.add(InetAddress.getByName("127.1.0." + (i + 1)));
+            legitRequests.add(plan.request(false, i));
+        }
+        return LoadGenerator.Client.http(
+                "legitimate", legitSources, legitRequests, o.legitRps(), o.legitTimeoutMs());
+    }
+
+    /**
+     * The attacker from the abuser address: as many slow clients as the frontend has slots, or one
+     * client sending the plan's abusing request at {@code rps}.
+     */
+    private LoadGenerator.Client attacker(
+            AbuserPlan plan, boolean slowClients, long slots, double rps) throws IOException {
+        if (slowClients) {
+            return LoadGenerator.Client.slow(
+                    "slow clients",
+                    List.of(InetAddress.getByName(AbuserPlan.ABUSER_ADDRESS)),
+                    (int) slots,
+                    1000);
+        }
+        return LoadGenerator.Client.http(
+                "abuser",
+                List.of(InetAddress.getByName(AbuserPlan.ABUSER_ADDRESS)),
+                List.of(plan.request(true, 0)),
+                rps,
+                o.legitTimeoutMs());
     }
 
     /**

@@ -586,78 +586,17 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
         /** The line written for d, or null when it is left out (and said so). */
         String directive(Section s, Directive d) throws IOException {
             String kw = d.keyword();
-            String written = d.written(0);
-            if (written != null && (written.contains("$") || !KEYWORD.matcher(kw).matches())) {
-                throw new Refused(
-                        d.where()
-                                + ": the keyword is "
-                                + (written.contains("$")
-                                        ? "a variable (" + written + ")"
-                                        : "'" + written + "'")
-                                + ": deja runs only what it has read, and cannot tell what"
-                                + " haproxy would make of it; write the keyword itself");
-            }
-            if (d.guard() != null || d.condition() != null) {
-                return leftOut(d, "under an .if deja cannot decide for this haproxy");
-            }
-            if (!d.unresolved().isEmpty()) {
-                return leftOut(
-                        d,
-                        "it uses ${"
-                                + d.unresolved().get(0)
-                                + "}, and the sandbox passes no environment on");
-            }
-            for (String w : d.words()) {
-                for (int i = 0; i < w.length(); i++) {
-                    char c = w.charAt(i);
-                    if (c < 0x20 && c != '\t' || c == 0x7f) {
-                        return leftOut(d, "a word holds a control character");
-                    }
-                }
-                if (w.startsWith("lua.") || w.contains(",lua.") || w.contains("%[lua.")) {
-                    return leftOut(d, "it runs Lua code");
-                }
+            refuseUnread(d, kw);
+            String unsafe = unsafe(d);
+            if (unsafe != null) {
+                return leftOut(d, unsafe);
             }
             if (d.file() != null && d.file().equals(file) && rewrites.containsKey(d.line())) {
                 return join(rewrites.get(d.line()));
             }
             String why = WHY.get(kw);
-            boolean global = s.kind().equals("global");
-            if (global) {
-                if (kw.equals("maxconn")
-                        && d.size() > 1
-                        && d.word(1).matches("\\d{1,12}")
-                        && Long.parseLong(d.word(1)) > maxconnCap) {
-                    changes.add(
-                            "global maxconn "
-                                    + d.word(1)
-                                    + " ("
-                                    + d.where()
-                                    + ") lowered to "
-                                    + maxconnCap
-                                    + ": haproxy needs two file descriptors per connection and this"
-                                    + " host allows it "
-                                    + (maxconnCap * 2 + 200)
-                                    + " (ulimit -n); frontends whose slots are above it are capped in"
-                                    + " the sandbox");
-                    return "maxconn " + maxconnCap;
-                }
-                if (kw.equals("stats")) {
-                    return GLOBAL_STATS_KEPT.contains(d.word(1))
-                            ? words(d, 0)
-                            : leftOut(
-                                    d,
-                                    d.is("stats", "socket")
-                                            ? "the sandbox has its own stats socket"
-                                            : "not needed for the replay");
-                }
-                if (GLOBAL_KEPT.contains(kw)
-                        || kw.startsWith("tune.")
-                                && !kw.startsWith("tune.lua")
-                                && !kw.startsWith("tune.ssl")) {
-                    return words(d, 0);
-                }
-                return leftOut(d, why == null ? "not needed for the replay" : why);
+            if (s.kind().equals("global")) {
+                return global(d, kw, why);
             }
             if (s.kind().equals("userlist")) {
                 return kw.equals("user") || kw.equals("group")
@@ -670,6 +609,93 @@ record Sandbox(String text, Map<String, Integer> frontendPorts, List<String> cha
             if (!PROXY_KEPT.contains(kw)) {
                 return leftOut(d, why == null ? "not needed for the replay" : why);
             }
+            return proxy(s, d, kw);
+        }
+
+        /**
+         * Refuses a keyword deja has not read as it is: a variable, or not a keyword's characters.
+         */
+        private static void refuseUnread(Directive d, String kw) {
+            String written = d.written(0);
+            if (written != null && (written.contains("$") || !KEYWORD.matcher(kw).matches())) {
+                throw new Refused(
+                        d.where()
+                                + ": the keyword is "
+                                + (written.contains("$")
+                                        ? "a variable (" + written + ")"
+                                        : "'" + written + "'")
+                                + ": deja runs only what it has read, and cannot tell what"
+                                + " haproxy would make of it; write the keyword itself");
+            }
+        }
+
+        /**
+         * Why d cannot run in the sandbox whatever its keyword (under an .if, an unresolved
+         * variable, a control character, Lua), or null.
+         */
+        private static String unsafe(Directive d) {
+            if (d.guard() != null || d.condition() != null) {
+                return "under an .if deja cannot decide for this haproxy";
+            }
+            if (!d.unresolved().isEmpty()) {
+                return "it uses ${"
+                        + d.unresolved().get(0)
+                        + "}, and the sandbox passes no environment on";
+            }
+            for (String w : d.words()) {
+                for (int i = 0; i < w.length(); i++) {
+                    char c = w.charAt(i);
+                    if (c < 0x20 && c != '\t' || c == 0x7f) {
+                        return "a word holds a control character";
+                    }
+                }
+                if (w.startsWith("lua.") || w.contains(",lua.") || w.contains("%[lua.")) {
+                    return "it runs Lua code";
+                }
+            }
+            return null;
+        }
+
+        /** The line written for d of the global section, or null when it is left out. */
+        private String global(Directive d, String kw, String why) {
+            if (kw.equals("maxconn")
+                    && d.size() > 1
+                    && d.word(1).matches("\\d{1,12}")
+                    && Long.parseLong(d.word(1)) > maxconnCap) {
+                changes.add(
+                        "global maxconn "
+                                + d.word(1)
+                                + " ("
+                                + d.where()
+                                + ") lowered to "
+                                + maxconnCap
+                                + ": haproxy needs two file descriptors per connection and this"
+                                + " host allows it "
+                                + (maxconnCap * 2 + 200)
+                                + " (ulimit -n); frontends whose slots are above it are capped in"
+                                + " the sandbox");
+                return "maxconn " + maxconnCap;
+            }
+            if (kw.equals("stats")) {
+                return GLOBAL_STATS_KEPT.contains(d.word(1))
+                        ? words(d, 0)
+                        : leftOut(
+                                d,
+                                d.is("stats", "socket")
+                                        ? "the sandbox has its own stats socket"
+                                        : "not needed for the replay");
+            }
+            if (GLOBAL_KEPT.contains(kw)
+                    || kw.startsWith("tune.")
+                            && !kw.startsWith("tune.lua")
+                            && !kw.startsWith("tune.ssl")) {
+                return words(d, 0);
+            }
+            return leftOut(d, why == null ? "not needed for the replay" : why);
+        }
+
+        /** The line written for d of a proxy section, its keyword one the replay keeps. */
+        private String proxy(Section s, Directive d, String kw) throws IOException {
             switch (kw) {
                 case "bind":
                     return s.acceptsClients() ? bind(s, d) : leftOut(d, "not a frontend");

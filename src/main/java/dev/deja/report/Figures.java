@@ -120,23 +120,7 @@ final class Figures {
         long free = Math.max(0, s.slots() - s.held());
         int more = p == null ? 0 : p.otherFrontends() - p.others().size();
         int height = p == null ? 150 : 150 + 125 + 20 * p.others().size() + (more > 0 ? 20 : 0);
-        StringBuilder h =
-                open(
-                        "slots",
-                        "Connection slots of "
-                                + s.frontend()
-                                + ": one client holds "
-                                + s.held()
-                                + " of "
-                                + s.slots()
-                                + (p == null
-                                        ? ""
-                                        : "; of the process's global maxconn "
-                                                + p.maxconn()
-                                                + ", "
-                                                + p.left()
-                                                + " are left for the other frontends"),
-                        height);
+        StringBuilder h = open("slots", slotsDescription(s), height);
         title(h, "Connection slots of " + s.frontend() + " (maxconn " + s.slots() + ")");
         rect(h, 20, 40, s.slots() * unit, 44, GREY, " data-slots=\"" + s.slots() + "\"");
         rect(h, 20, 40, s.held() * unit, 44, RED, " data-held=\"" + s.held() + "\"");
@@ -186,29 +170,51 @@ final class Figures {
         if (p != null) {
             process(h, p, unit);
         }
-        return close(
-                h,
-                "Red: slots the tarpitting client holds ("
-                        + s.held()
-                        + " of "
-                        + s.slots()
-                        + (s.wanted() > s.slots()
-                                ? "; dashed: the " + (s.wanted() - s.slots()) + " more it wants"
-                                : "")
-                        + "); grey: slots left for legitimate clients ("
-                        + free
-                        + ")."
-                        + (p == null
-                                ? ""
-                                : " Lower bar, on the same scale: the process's global maxconn ("
-                                        + p.maxconn()
-                                        + "), which HAProxy counts over every frontend; blue: the "
-                                        + p.left()
-                                        + " left for the "
-                                        + p.otherFrontends()
-                                        + (p.otherFrontends() == 1
-                                                ? " other frontend."
-                                                : " other frontends together.")));
+        return close(h, slotsCaption(s, free));
+    }
+
+    /** The slots figure's description: what one client holds, and what the process has left. */
+    private static String slotsDescription(Figure.Slots s) {
+        Figure.ProcessSlots p = s.process();
+        return "Connection slots of "
+                + s.frontend()
+                + ": one client holds "
+                + s.held()
+                + " of "
+                + s.slots()
+                + (p == null
+                        ? ""
+                        : "; of the process's global maxconn "
+                                + p.maxconn()
+                                + ", "
+                                + p.left()
+                                + " are left for the other frontends");
+    }
+
+    /** The slots figure's caption: what the red, dashed, grey (and blue) parts stand for. */
+    private static String slotsCaption(Figure.Slots s, long free) {
+        Figure.ProcessSlots p = s.process();
+        return "Red: slots the tarpitting client holds ("
+                + s.held()
+                + " of "
+                + s.slots()
+                + (s.wanted() > s.slots()
+                        ? "; dashed: the " + (s.wanted() - s.slots()) + " more it wants"
+                        : "")
+                + "); grey: slots left for legitimate clients ("
+                + free
+                + ")."
+                + (p == null
+                        ? ""
+                        : " Lower bar, on the same scale: the process's global maxconn ("
+                                + p.maxconn()
+                                + "), which HAProxy counts over every frontend; blue: the "
+                                + p.left()
+                                + " left for the "
+                                + p.otherFrontends()
+                                + (p.otherFrontends() == 1
+                                        ? " other frontend."
+                                        : " other frontends together."));
     }
 
     /** The process-wide bar of the slots figure: held, left for the other frontends, and them. */
@@ -306,37 +312,63 @@ final class Figures {
         double x0 = 160;
         double y = 50;
         for (Figure.Window w : p.windows()) {
-            boolean fails = w.seconds() < p.stallSeconds();
-            text(h, x0 - 10, y + 20, "end", "t-probe", w.probe());
-            rect(
-                    h,
-                    x0,
-                    y + 4,
-                    w.seconds() * unit,
-                    24,
-                    fails ? RED : BLUE,
-                    " data-probe=\""
-                            + HtmlReporter.esc(w.probe())
-                            + "\" data-seconds=\""
-                            + w.seconds()
-                            + "\"");
-            text(
-                    h,
-                    x0 + Math.max(w.seconds(), fails ? p.stallSeconds() : 0) * unit + 8,
-                    y + 21,
-                    "start",
-                    "t-window",
-                    w.seconds()
-                            + " s"
-                            + (fails
-                                    ? ": "
-                                            + w.effect()
-                                            + (p.replicas() == null
-                                                    ? ""
-                                                    : " on all " + p.replicas() + " replicas")
-                                    : ""));
+            window(h, p, w, x0, y, unit);
             y += 44;
         }
+        stallAndAxis(h, p, x0, y, max, unit);
+        return close(
+                h,
+                "Each bar: how long a stall the probe survives (failureThreshold x periodSeconds + timeoutSeconds);"
+                        + " dashed line: the "
+                        + p.stallSeconds()
+                        + " s stall the rule asks it to outlast. A red bar ends"
+                        + " inside the stall: the probe fails there on every replica at once.");
+    }
+
+    /**
+     * One probe's row at {@code y}: its name, its window's bar (red when the stall outlasts it).
+     */
+    private static void window(
+            StringBuilder h,
+            Figure.ProbeWindows p,
+            Figure.Window w,
+            double x0,
+            double y,
+            double unit) {
+        boolean fails = w.seconds() < p.stallSeconds();
+        text(h, x0 - 10, y + 20, "end", "t-probe", w.probe());
+        rect(
+                h,
+                x0,
+                y + 4,
+                w.seconds() * unit,
+                24,
+                fails ? RED : BLUE,
+                " data-probe=\""
+                        + HtmlReporter.esc(w.probe())
+                        + "\" data-seconds=\""
+                        + w.seconds()
+                        + "\"");
+        text(
+                h,
+                x0 + Math.max(w.seconds(), fails ? p.stallSeconds() : 0) * unit + 8,
+                y + 21,
+                "start",
+                "t-window",
+                w.seconds()
+                        + " s"
+                        + (fails
+                                ? ": "
+                                        + w.effect()
+                                        + (p.replicas() == null
+                                                ? ""
+                                                : " on all " + p.replicas() + " replicas")
+                                : ""));
+    }
+
+    /** The stall's dashed line and label below the rows ending at {@code y}, then the time axis. */
+    private static void stallAndAxis(
+            StringBuilder h, Figure.ProbeWindows p, double x0, double y, double max, double unit) {
         double sx = x0 + p.stallSeconds() * unit;
         h.append("<line x1=\"")
                 .append(px(sx))
@@ -363,13 +395,6 @@ final class Figures {
                 .append(INK)
                 .append("\"/>");
         text(h, x0, y + 22, "middle", "t-axis", "0 s");
-        return close(
-                h,
-                "Each bar: how long a stall the probe survives (failureThreshold x periodSeconds + timeoutSeconds);"
-                        + " dashed line: the "
-                        + p.stallSeconds()
-                        + " s stall the rule asks it to outlast. A red bar ends"
-                        + " inside the stall: the probe fails there on every replica at once.");
     }
 
     /** IL-0364: healthy targets per Availability Zone; a zone with none is red. */

@@ -202,40 +202,17 @@ public final class FleetMerge {
     }
 
     private void add(Input in, Future<byte[]> fetched) {
-        JsonNode root;
-        try {
-            byte[] bytes = fetched == null ? in.content().read() : fetched(fetched);
-            root = JSON.readTree(bytes);
-        } catch (JacksonException e) {
-            errors.add(
-                    in.origin()
-                            + ": not a deja JSON report (not valid JSON: "
-                            + e.getOriginalMessage().lines().findFirst().orElse("")
-                            + ")");
-            return;
-        } catch (IOException e) {
-            errors.add(in.origin() + ": cannot read: " + e.getMessage());
-            return;
-        }
-        String why = check(root);
-        if (why != null) {
-            errors.add(in.origin() + ": " + why);
+        JsonNode root = root(in, fetched);
+        if (root == null) {
             return;
         }
         boolean legacy = root.path("schemaVersion").asString("").equals("1.0");
         // the fingerprint a report of this very deja version wrote is the one it would compute; any
-        // other version's
-        // is recomputed from the finding's parts (as --baseline does), so a fleet of mixed versions
-        // still matches
+        // other version's is recomputed from the finding's parts (as --baseline does), so a fleet
+        // of mixed versions still matches
         boolean sameVersion =
                 !legacy && root.path("tool").path("version").asString("").equals(toolVersion);
         // targets this report names (a multi-target run), else the one its place gives it
-        List<JsonNode> parsed = new ArrayList<>();
-        List<Finding> built =
-                new ArrayList<>(); // null: not built yet (its stored fingerprint was enough)
-        List<Severity> parsedSev = new ArrayList<>();
-        List<String> parsedTarget = new ArrayList<>();
-        List<String> parsedFp = new ArrayList<>();
         List<String[]> named = new ArrayList<>();
         for (JsonNode t : root.path("targets")) {
             String[] ca = targetOf(t);
@@ -248,34 +225,14 @@ public final class FleetMerge {
         String placeKey = "n:" + in.placeTarget();
         String defaultKey = named.size() == 1 ? key(named.get(0)) : placeKey;
         // the report's targets: those it names, those its findings and gaps name, and its place
-        // when something
-        // names none: nothing in it is left without a target
+        // when something names none: nothing in it is left without a target
         Map<String, String[]> wanted = new LinkedHashMap<>();
         for (String[] ca : named) {
             wanted.put(key(ca), new String[] {label(ca), ca[0], ca[1]});
         }
-        int i = 0;
-        for (JsonNode f : root.path("findings")) {
-            Severity sev = valid(f);
-            if (sev == null) {
-                errors.add(
-                        in.origin()
-                                + ": finding "
-                                + i
-                                + " has no ruleId, severity, message or location");
-                return;
-            }
-            String stored = sameVersion ? text(f, "fingerprint") : null;
-            Finding finding = stored != null ? null : finding(f);
-            parsed.add(f);
-            built.add(finding);
-            parsedSev.add(sev);
-            parsedFp.add(
-                    stored != null
-                            ? stored
-                            : legacy ? finding.legacyFingerprint() : finding.fingerprint());
-            parsedTarget.add(want(wanted, f, defaultKey, in.placeTarget()));
-            i++;
+        Parsed p = parse(root, in, legacy, sameVersion, wanted, defaultKey);
+        if (p == null) {
+            return;
         }
         read++;
         Map<String, TargetState> here = new HashMap<>();
@@ -299,6 +256,92 @@ public final class FleetMerge {
         for (JsonNode s : root.path("summary").path("sources")) {
             here.values().forEach(t -> t.sources.add(s.asString()));
         }
+        gaps(root, here, defaultKey);
+        merge(p, here);
+    }
+
+    /**
+     * The report's tree, or null (the error noted) when it cannot be read or is not a deja JSON
+     * report.
+     */
+    private JsonNode root(Input in, Future<byte[]> fetched) {
+        JsonNode root;
+        try {
+            byte[] bytes = fetched == null ? in.content().read() : fetched(fetched);
+            root = JSON.readTree(bytes);
+        } catch (JacksonException e) {
+            errors.add(
+                    in.origin()
+                            + ": not a deja JSON report (not valid JSON: "
+                            + e.getOriginalMessage().lines().findFirst().orElse("")
+                            + ")");
+            return null;
+        } catch (IOException e) {
+            errors.add(in.origin() + ": cannot read: " + e.getMessage());
+            return null;
+        }
+        String why = check(root);
+        if (why != null) {
+            errors.add(in.origin() + ": " + why);
+            return null;
+        }
+        return root;
+    }
+
+    /** A report's findings as read, in order, before they are merged: one entry each per list. */
+    private static final class Parsed {
+        final List<JsonNode> parsed = new ArrayList<>();
+
+        /** null: not built yet (its stored fingerprint was enough). */
+        final List<Finding> built = new ArrayList<>();
+
+        final List<Severity> parsedSev = new ArrayList<>();
+        final List<String> parsedTarget = new ArrayList<>();
+        final List<String> parsedFp = new ArrayList<>();
+    }
+
+    /**
+     * The report's findings with their severity, fingerprint and target key (the targets they name
+     * added to {@code wanted}); null (the error noted) when one lacks a required member.
+     */
+    private Parsed parse(
+            JsonNode root,
+            Input in,
+            boolean legacy,
+            boolean sameVersion,
+            Map<String, String[]> wanted,
+            String defaultKey) {
+        Parsed p = new Parsed();
+        int i = 0;
+        for (JsonNode f : root.path("findings")) {
+            Severity sev = valid(f);
+            if (sev == null) {
+                errors.add(
+                        in.origin()
+                                + ": finding "
+                                + i
+                                + " has no ruleId, severity, message or location");
+                return null;
+            }
+            String stored = sameVersion ? text(f, "fingerprint") : null;
+            Finding finding = stored != null ? null : finding(f);
+            p.parsed.add(f);
+            p.built.add(finding);
+            p.parsedSev.add(sev);
+            p.parsedFp.add(
+                    stored != null
+                            ? stored
+                            : legacy ? finding.legacyFingerprint() : finding.fingerprint());
+            p.parsedTarget.add(want(wanted, f, defaultKey, in.placeTarget()));
+            i++;
+        }
+        return p;
+    }
+
+    /**
+     * The report's denied and failed coverage entries, as gaps of the targets it is the latest of.
+     */
+    private static void gaps(JsonNode root, Map<String, TargetState> here, String defaultKey) {
         for (JsonNode e : root.path("coverage").path("entries")) {
             TargetState t = here.get(targetKey(e, defaultKey));
             if (t == null) {
@@ -318,6 +361,18 @@ public final class FleetMerge {
                                 -1));
             }
         }
+    }
+
+    /**
+     * The report's findings into the merged ones, on the targets it is the latest of: a finding met
+     * again gains the target, and keeps the most severe verdict.
+     */
+    private void merge(Parsed p, Map<String, TargetState> here) {
+        List<JsonNode> parsed = p.parsed;
+        List<Finding> built = p.built;
+        List<Severity> parsedSev = p.parsedSev;
+        List<String> parsedTarget = p.parsedTarget;
+        List<String> parsedFp = p.parsedFp;
         int base = targets.size() - here.size(); // this report's targets have the last indexes
         for (int k = 0; k < parsed.size(); k++) {
             TargetState t = here.get(parsedTarget.get(k));
@@ -530,6 +585,41 @@ public final class FleetMerge {
     public Report report(Catalog catalog, String toolVersion, Severity failOn) {
         List<TargetState> byName = new ArrayList<>(targets.values());
         byName.sort(Comparator.comparing((TargetState t) -> t.name).thenComparing(t -> t.index));
+        IdentityHashMap<Finding, List<String>> where = new IdentityHashMap<>(findings.size());
+        List<Finding> out = reportFindings(byName, where);
+        List<Coverage.Entry> coverage = new ArrayList<>();
+        List<Fleet.TargetStatus> status = new ArrayList<>();
+        for (TargetState t : byName) {
+            status.add(status(t, coverage));
+        }
+        crossCluster(catalog, byName, coverage);
+        ScanResult result =
+                new ScanResult(
+                        out,
+                        List.of(),
+                        List.of(),
+                        List.copyOf(rulesRun),
+                        new Coverage(coverage),
+                        0);
+        Fleet fleet = new Fleet(now, stale, status, where, read, superseded, errors);
+        Map<String, String> scope = scope(fleet, status.size());
+        return new Report(
+                        result,
+                        catalog,
+                        toolVersion,
+                        failOn,
+                        false,
+                        null,
+                        new Report.RunInfo(now, Duration.ZERO, scope))
+                .withFleet(fleet);
+    }
+
+    /**
+     * The merged findings, sorted, each with a note of the targets it is on (by name); {@code
+     * where} gets those targets. Each merged finding is dropped as its report finding is made.
+     */
+    private List<Finding> reportFindings(
+            List<TargetState> byName, IdentityHashMap<Finding, List<String>> where) {
         String[] names = new String[targets.size()];
         int[] rank = new int[targets.size()];
         for (int k = 0; k < byName.size(); k++) {
@@ -537,7 +627,6 @@ public final class FleetMerge {
             rank[byName.get(k).index] = k;
         }
         List<Finding> out = new ArrayList<>(findings.size());
-        IdentityHashMap<Finding, List<String>> where = new IdentityHashMap<>(findings.size());
         for (Iterator<Merged> it = findings.values().iterator(); it.hasNext(); ) {
             Merged m = it.next();
             it.remove(); // each merged finding is dropped as its report finding is made
@@ -570,55 +659,66 @@ public final class FleetMerge {
             where.put(f, List.copyOf(on));
         }
         out.sort(null);
-        List<Coverage.Entry> coverage = new ArrayList<>();
-        List<Fleet.TargetStatus> status = new ArrayList<>();
-        for (TargetState t : byName) {
-            boolean isStale = Duration.between(t.storedAt, now).compareTo(stale) > 0;
-            String source = t.sources.isEmpty() ? "kubernetes" : t.sources.iterator().next();
+        return out;
+    }
+
+    /**
+     * A target's status in the fleet, its coverage entries (read, its gaps, and stale when its
+     * latest report is too old) added to {@code coverage}.
+     */
+    private Fleet.TargetStatus status(TargetState t, List<Coverage.Entry> coverage) {
+        boolean isStale = Duration.between(t.storedAt, now).compareTo(stale) > 0;
+        String source = t.sources.isEmpty() ? "kubernetes" : t.sources.iterator().next();
+        coverage.add(
+                new Coverage.Entry(
+                        source,
+                        t.name + ": report " + t.origin,
+                        Coverage.Status.READ,
+                        null,
+                        t.bySeverity.values().stream().mapToInt(Integer::intValue).sum()));
+        coverage.addAll(t.gaps);
+        if (isStale) {
             coverage.add(
                     new Coverage.Entry(
                             source,
-                            t.name + ": report " + t.origin,
-                            Coverage.Status.READ,
-                            null,
-                            t.bySeverity.values().stream().mapToInt(Integer::intValue).sum()));
-            coverage.addAll(t.gaps);
-            if (isStale) {
-                coverage.add(
-                        new Coverage.Entry(
-                                source,
-                                t.name + ": latest report",
-                                Coverage.Status.FAILED,
-                                "stale: written "
-                                        + t.storedAt
-                                        + ", "
-                                        + Fleet.age(Duration.between(t.storedAt, now))
-                                        + " ago, older than --stale "
-                                        + duration(stale),
-                                -1));
-            }
-            List<String> gaps = new ArrayList<>();
-            for (Coverage.Entry g : t.gaps) {
-                gaps.add(
-                        g.source()
-                                + ": "
-                                + g.scope().substring(t.name.length() + 2)
-                                + ": "
-                                + g.status().name().toLowerCase(Locale.ROOT)
-                                + (g.detail() == null ? "" : " (" + g.detail() + ")"));
-            }
-            status.add(
-                    new Fleet.TargetStatus(
-                            t.name,
-                            t.cluster,
-                            t.account,
-                            t.origin,
-                            t.storedAt,
-                            isStale,
-                            t.bySeverity,
-                            t.complete,
-                            gaps));
+                            t.name + ": latest report",
+                            Coverage.Status.FAILED,
+                            "stale: written "
+                                    + t.storedAt
+                                    + ", "
+                                    + Fleet.age(Duration.between(t.storedAt, now))
+                                    + " ago, older than --stale "
+                                    + duration(stale),
+                            -1));
         }
+        List<String> gaps = new ArrayList<>();
+        for (Coverage.Entry g : t.gaps) {
+            gaps.add(
+                    g.source()
+                            + ": "
+                            + g.scope().substring(t.name.length() + 2)
+                            + ": "
+                            + g.status().name().toLowerCase(Locale.ROOT)
+                            + (g.detail() == null ? "" : " (" + g.detail() + ")"));
+        }
+        return new Fleet.TargetStatus(
+                t.name,
+                t.cluster,
+                t.account,
+                t.origin,
+                t.storedAt,
+                isStale,
+                t.bySeverity,
+                t.complete,
+                gaps);
+    }
+
+    /**
+     * The rule that compares clusters' workloads, as skipped on a merge of two clusters or more
+     * (when the catalog has it).
+     */
+    private static void crossCluster(
+            Catalog catalog, List<TargetState> byName, List<Coverage.Entry> coverage) {
         long clusters =
                 byName.stream()
                         .filter(t -> t.cluster != null || t.sources.contains("kubernetes"))
@@ -637,21 +737,16 @@ public final class FleetMerge {
                                     + " fleet scan, deja scan --all-contexts, are merged as they are)",
                             -1));
         }
-        ScanResult result =
-                new ScanResult(
-                        out,
-                        List.of(),
-                        List.of(),
-                        List.copyOf(rulesRun),
-                        new Coverage(coverage),
-                        0);
-        Fleet fleet = new Fleet(now, stale, status, where, read, superseded, errors);
+    }
+
+    /** The merged report's scope: how many targets (and stale ones), reports read, when. */
+    private Map<String, String> scope(Fleet fleet, int targetCount) {
         Map<String, String> scope = new LinkedHashMap<>();
         long staleN = fleet.staleCount();
         scope.put(
                 "fleet",
-                status.size()
-                        + (status.size() == 1 ? " target" : " targets")
+                targetCount
+                        + (targetCount == 1 ? " target" : " targets")
                         + (staleN > 0
                                 ? " ("
                                         + staleN
@@ -666,15 +761,7 @@ public final class FleetMerge {
                         + (superseded > 0 ? " (" + superseded + " older ones left out)" : "")
                         + (errors.isEmpty() ? "" : "; " + errors.size() + " unreadable"));
         scope.put("as of", now.toString());
-        return new Report(
-                        result,
-                        catalog,
-                        toolVersion,
-                        failOn,
-                        false,
-                        null,
-                        new Report.RunInfo(now, Duration.ZERO, scope))
-                .withFleet(fleet);
+        return scope;
     }
 
     /** "on 3 of 5 targets: a, b, c" (at most 10 names, then "and N more"). */

@@ -29,50 +29,7 @@ public final class GithubReporter implements Reporter {
     public void write(Report report, Writer w) throws IOException {
         ScanResult r = report.result();
         for (Finding f : r.findings()) {
-            boolean fresh = report.isNew(f);
-            String level =
-                    fresh && report.failOn() != null && f.severity().atLeast(report.failOn())
-                            ? "error"
-                            : fresh && f.severity().atLeast(Severity.MEDIUM) ? "warning" : "notice";
-            StringBuilder cmd = new StringBuilder("::").append(level).append(' ');
-            Location l = f.location();
-            boolean onFile = l.file() != null && l.key() == null && !l.file().startsWith("<");
-            if (onFile) {
-                cmd.append("file=").append(property(l.file()));
-                if (l.line() != null && l.line() > 0) {
-                    cmd.append(",line=").append(l.line());
-                }
-                cmd.append(',');
-            }
-            String title =
-                    report.catalog().rule(f.ruleId()).map(RuleMetadata::title).orElse(f.ruleId());
-            cmd.append("title=")
-                    .append(
-                            property(
-                                    "deja "
-                                            + f.severity().id()
-                                            + ": "
-                                            + f.ruleId()
-                                            + " ("
-                                            + title
-                                            + ")"
-                                            + (fresh ? "" : ", unchanged since the baseline")));
-            StringBuilder msg = new StringBuilder();
-            if (!onFile && !l.display().isEmpty()) {
-                msg.append(l.display()).append(": ");
-            }
-            msg.append(f.message());
-            f.notes().forEach(n -> msg.append("\nNote: ").append(n));
-            msg.append("\nFix: ").append(f.remediation());
-            if (!f.caseIds().isEmpty()) {
-                msg.append("\nIncident: ")
-                        .append(String.join(", ", f.caseIds()))
-                        .append(" (deja explain ")
-                        .append(f.caseIds().get(0))
-                        .append(')');
-            }
-            cmd.append("::").append(data(msg.toString()));
-            w.write(cmd.append('\n').toString());
+            w.write(command(f, report));
         }
         w.write("deja: " + TextReporter.summary(r) + "\n");
         BaselineDiff b = report.baseline();
@@ -84,21 +41,7 @@ public final class GithubReporter implements Reporter {
             w.write("deja: scanned " + scanned + "\n");
         }
         for (Suppressions.Entry e : r.expired()) {
-            String where = e.origin();
-            int colon = where.lastIndexOf(':');
-            StringBuilder cmd = new StringBuilder("::warning ");
-            if (colon > 0 && where.substring(colon + 1).matches("\\d+")) {
-                cmd.append("file=")
-                        .append(property(where.substring(0, colon)))
-                        .append(",line=")
-                        .append(where.substring(colon + 1))
-                        .append(',');
-            }
-            cmd.append("title=")
-                    .append(property("deja: expired suppression"))
-                    .append("::")
-                    .append(data(ScanNotes.expired(e)));
-            w.write(cmd.append('\n').toString());
+            w.write(expired(e));
         }
         r.coverage()
                 .notChecked()
@@ -126,6 +69,76 @@ public final class GithubReporter implements Reporter {
                             }
                         });
         w.flush();
+    }
+
+    /**
+     * A finding's command line: its level (error when it fails the run, warning from medium up when
+     * new, else notice), the file and line when it is on one, the title and the message.
+     */
+    private static String command(Finding f, Report report) {
+        boolean fresh = report.isNew(f);
+        String level =
+                fresh && report.failOn() != null && f.severity().atLeast(report.failOn())
+                        ? "error"
+                        : fresh && f.severity().atLeast(Severity.MEDIUM) ? "warning" : "notice";
+        StringBuilder cmd = new StringBuilder("::").append(level).append(' ');
+        Location l = f.location();
+        boolean onFile = l.file() != null && l.key() == null && !l.file().startsWith("<");
+        if (onFile) {
+            cmd.append("file=").append(property(l.file()));
+            if (l.line() != null && l.line() > 0) {
+                cmd.append(",line=").append(l.line());
+            }
+            cmd.append(',');
+        }
+        String title =
+                report.catalog().rule(f.ruleId()).map(RuleMetadata::title).orElse(f.ruleId());
+        cmd.append("title=")
+                .append(
+                        property(
+                                "deja "
+                                        + f.severity().id()
+                                        + ": "
+                                        + f.ruleId()
+                                        + " ("
+                                        + title
+                                        + ")"
+                                        + (fresh ? "" : ", unchanged since the baseline")));
+        StringBuilder msg = new StringBuilder();
+        if (!onFile && !l.display().isEmpty()) {
+            msg.append(l.display()).append(": ");
+        }
+        msg.append(f.message());
+        f.notes().forEach(n -> msg.append("\nNote: ").append(n));
+        msg.append("\nFix: ").append(f.remediation());
+        if (!f.caseIds().isEmpty()) {
+            msg.append("\nIncident: ")
+                    .append(String.join(", ", f.caseIds()))
+                    .append(" (deja explain ")
+                    .append(f.caseIds().get(0))
+                    .append(')');
+        }
+        cmd.append("::").append(data(msg.toString()));
+        return cmd.append('\n').toString();
+    }
+
+    /** An expired ignore-file entry's warning line, on the file and line it came from if known. */
+    private static String expired(Suppressions.Entry e) {
+        String where = e.origin();
+        int colon = where.lastIndexOf(':');
+        StringBuilder cmd = new StringBuilder("::warning ");
+        if (colon > 0 && where.substring(colon + 1).matches("\\d+")) {
+            cmd.append("file=")
+                    .append(property(where.substring(0, colon)))
+                    .append(",line=")
+                    .append(where.substring(colon + 1))
+                    .append(',');
+        }
+        cmd.append("title=")
+                .append(property("deja: expired suppression"))
+                .append("::")
+                .append(data(ScanNotes.expired(e)));
+        return cmd.append('\n').toString();
     }
 
     /** A command's message: %, CR and LF escaped. */

@@ -58,6 +58,30 @@ public final class JsonReporter implements Reporter {
         o.put("informationUri", "https://github.com/deja-dev/deja");
         o.endObject();
 
+        summary(report, o);
+        if (ScanNotes.scanned(report)
+                != null) { // the live cluster read: context, server, namespaces
+            o.startObject("scanned");
+            for (Map.Entry<String, String> e : ScanNotes.scope(report).entrySet()) {
+                o.put(e.getKey(), e.getValue());
+            }
+            o.endObject();
+        }
+        baseline(report.baseline(), o);
+        if (report.fleet() != null) {
+            o.name("fleet");
+            fleet(report.fleet(), o);
+        }
+        TreeSet<String> caseIds = findings(report, o);
+        cases(caseIds, report, o);
+        targets(r, o);
+        coverage(r, o);
+        o.endObject();
+    }
+
+    /** The {@code summary} object: counts by severity, the fail-on verdict, what was run. */
+    private static void summary(Report report, JsonOut o) {
+        ScanResult r = report.result();
         o.startObject("summary");
         o.put("total", r.findings().size());
         o.startObject("bySeverity");
@@ -72,16 +96,10 @@ public final class JsonReporter implements Reporter {
         o.strings("sources", r.coverage().sources());
         o.strings("rulesRun", r.rulesRun());
         o.endObject();
+    }
 
-        if (ScanNotes.scanned(report)
-                != null) { // the live cluster read: context, server, namespaces
-            o.startObject("scanned");
-            for (Map.Entry<String, String> e : ScanNotes.scope(report).entrySet()) {
-                o.put(e.getKey(), e.getValue());
-            }
-            o.endObject();
-        }
-        BaselineDiff b = report.baseline();
+    /** The {@code baseline} object, when the scan was compared with one. */
+    private static void baseline(BaselineDiff b, JsonOut o) {
         if (b != null) {
             o.startObject("baseline");
             o.put("source", b.source());
@@ -92,10 +110,14 @@ public final class JsonReporter implements Reporter {
             o.put("fixed", b.fixed());
             o.endObject();
         }
-        if (report.fleet() != null) {
-            o.name("fleet");
-            fleet(report.fleet(), o);
-        }
+    }
+
+    /**
+     * The {@code findings}, {@code suppressed} and {@code expiredSuppressions} arrays; returns the
+     * case ids of the findings.
+     */
+    private static TreeSet<String> findings(Report report, JsonOut o) {
+        ScanResult r = report.result();
         o.startArray("findings");
         TreeSet<String> caseIds = new TreeSet<>();
         for (Finding f : r.findings()) {
@@ -122,6 +144,11 @@ public final class JsonReporter implements Reporter {
             o.endObject();
         }
         o.endArray();
+        return caseIds;
+    }
+
+    /** The {@code cases} array: the incident cases of those ids that the catalog knows. */
+    private static void cases(TreeSet<String> caseIds, Report report, JsonOut o) {
         o.startArray("cases");
         for (String id : caseIds) {
             CaseInfo ci = report.catalog().caseInfo(id).orElse(null);
@@ -137,6 +164,10 @@ public final class JsonReporter implements Reporter {
             }
         }
         o.endArray();
+    }
+
+    /** The {@code targets} array: each target, whether it was read fully, its counts. */
+    private static void targets(ScanResult r, JsonOut o) {
         o.startArray("targets");
         for (Target t : r.targets()) {
             o.startObject();
@@ -150,6 +181,10 @@ public final class JsonReporter implements Reporter {
             o.endObject();
         }
         o.endArray();
+    }
+
+    /** The {@code coverage} object: what each source read, or why not. */
+    private static void coverage(ScanResult r, JsonOut o) {
         o.startObject("coverage");
         o.put("complete", r.coverage().complete());
         o.startArray("entries");
@@ -172,7 +207,6 @@ public final class JsonReporter implements Reporter {
             o.endObject();
         }
         o.endArray();
-        o.endObject();
         o.endObject();
     }
 

@@ -48,78 +48,66 @@ public final class JunitReporter implements Reporter {
                                         .computeIfAbsent(
                                                 s.finding().ruleId(), k -> new ArrayList<>())
                                         .add(s));
-        int total = 0;
-        int failures = 0;
-        int skipped = 0;
+        Counts c = new Counts();
         StringBuilder body = new StringBuilder();
         for (String id : byRule.keySet()) {
-            List<Finding> fs = byRule.get(id);
-            List<ScanResult.Suppressed> ss = supByRule.getOrDefault(id, List.of());
-            int tests = Math.max(1, fs.size() + ss.size());
-            int fails = (int) fs.stream().filter(f -> failing(report, f)).count();
-            total += tests;
-            failures += fails;
-            skipped += ss.size();
-            String title = report.catalog().rule(id).map(m -> m.title()).orElse(id);
-            body.append("  <testsuite name=\"")
-                    .append(attr(id))
-                    .append("\" tests=\"")
-                    .append(tests)
-                    .append("\" failures=\"")
-                    .append(fails)
-                    .append("\" errors=\"0\" skipped=\"")
-                    .append(ss.size())
-                    .append("\">\n");
-            if (fs.isEmpty() && ss.isEmpty()) {
-                body.append("    <testcase classname=\"deja.")
-                        .append(attr(id))
-                        .append("\" name=\"")
-                        .append(attr(title + ": no findings"))
-                        .append("\"/>\n");
-            }
-            findingCases(body, fs, ss, report);
-            body.append("  </testsuite>\n");
+            ruleSuite(body, id, byRule.get(id), supByRule.getOrDefault(id, List.of()), report, c);
         }
-        total += expired(body, r);
+        c.total += expired(body, r);
         // what could not be read: an error each, so that a CI test report does not look green on a
         // partial scan
         List<Coverage.Entry> notChecked = r.coverage().notChecked();
         if (!notChecked.isEmpty()) {
-            total += notChecked.size();
-            body.append("  <testsuite name=\"deja.coverage\" tests=\"")
-                    .append(notChecked.size())
-                    .append("\" failures=\"0\" errors=\"")
-                    .append(notChecked.size())
-                    .append("\" skipped=\"0\">\n");
+            c.total += notChecked.size();
+            suite(body, "deja.coverage", notChecked.size(), 0, notChecked.size(), 0);
             for (Coverage.Entry e : notChecked) {
                 notChecked(body, e);
             }
             body.append("  </testsuite>\n");
         }
-        w.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        w.write(
-                "<testsuites name=\"deja\" tests=\""
-                        + total
-                        + "\" failures=\""
-                        + failures
-                        + "\" errors=\""
-                        + notChecked.size()
-                        + "\" skipped=\""
-                        + skipped
-                        + "\">\n");
-        w.write(body.toString());
-        w.write("</testsuites>\n");
-        w.flush();
+        c.errors = notChecked.size();
+        document(w, c, body);
+    }
+
+    /** The counts of the {@code <testsuites>} element, summed over its suites. */
+    private static final class Counts {
+        int total;
+        int failures;
+        int errors;
+        int skipped;
+    }
+
+    /** The testsuite of one rule: its findings and suppressed ones, or a passing case. */
+    private static void ruleSuite(
+            StringBuilder body,
+            String id,
+            List<Finding> fs,
+            List<ScanResult.Suppressed> ss,
+            Report report,
+            Counts c) {
+        int tests = Math.max(1, fs.size() + ss.size());
+        int fails = (int) fs.stream().filter(f -> failing(report, f)).count();
+        c.total += tests;
+        c.failures += fails;
+        c.skipped += ss.size();
+        String title = report.catalog().rule(id).map(m -> m.title()).orElse(id);
+        suite(body, id, tests, fails, 0, ss.size());
+        if (fs.isEmpty() && ss.isEmpty()) {
+            body.append("    <testcase classname=\"deja.")
+                    .append(attr(id))
+                    .append("\" name=\"")
+                    .append(attr(title + ": no findings"))
+                    .append("\"/>\n");
+        }
+        findingCases(body, fs, ss, report);
+        body.append("  </testsuite>\n");
     }
 
     /** A testsuite per target (then one per rule for the files' findings, if any). */
     private static void writeByTarget(Report report, Writer w) throws IOException {
         ScanResult r = report.result();
         List<Target> groups = PrometheusReporter.groups(report);
-        int total = 0;
-        int failures = 0;
-        int errors = 0;
-        int skipped = 0;
+        Counts c = new Counts();
         StringBuilder body = new StringBuilder();
         for (Target t : groups) {
             List<Finding> fs =
@@ -134,22 +122,12 @@ public final class JunitReporter implements Reporter {
                             .toList();
             int fails = (int) fs.stream().filter(f -> failing(report, f)).count();
             int tests = Math.max(1, fs.size() + ss.size() + gaps.size());
-            total += tests;
-            failures += fails;
-            errors += gaps.size();
-            skipped += ss.size();
+            c.total += tests;
+            c.failures += fails;
+            c.errors += gaps.size();
+            c.skipped += ss.size();
             String name = t == null ? "deja.files" : t.label();
-            body.append("  <testsuite name=\"")
-                    .append(attr(name))
-                    .append("\" tests=\"")
-                    .append(tests)
-                    .append("\" failures=\"")
-                    .append(fails)
-                    .append("\" errors=\"")
-                    .append(gaps.size())
-                    .append("\" skipped=\"")
-                    .append(ss.size())
-                    .append("\">\n");
+            suite(body, name, tests, fails, gaps.size(), ss.size());
             if (t != null && t.cluster() != null) {
                 scanned(body, report);
             }
@@ -164,17 +142,40 @@ public final class JunitReporter implements Reporter {
             }
             body.append("  </testsuite>\n");
         }
-        total += expired(body, r);
+        c.total += expired(body, r);
+        document(w, c, body);
+    }
+
+    /** The opening tag of a testsuite with its counts. */
+    private static void suite(
+            StringBuilder body, String name, int tests, int failures, int errors, int skipped) {
+        body.append("  <testsuite name=\"")
+                .append(attr(name))
+                .append("\" tests=\"")
+                .append(tests)
+                .append("\" failures=\"")
+                .append(failures)
+                .append("\" errors=\"")
+                .append(errors)
+                .append("\" skipped=\"")
+                .append(skipped)
+                .append("\">\n");
+    }
+
+    /**
+     * The document: the XML declaration, then the suites in a {@code <testsuites>} with the counts.
+     */
+    private static void document(Writer w, Counts c, StringBuilder body) throws IOException {
         w.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         w.write(
                 "<testsuites name=\"deja\" tests=\""
-                        + total
+                        + c.total
                         + "\" failures=\""
-                        + failures
+                        + c.failures
                         + "\" errors=\""
-                        + errors
+                        + c.errors
                         + "\" skipped=\""
-                        + skipped
+                        + c.skipped
                         + "\">\n");
         w.write(body.toString());
         w.write("</testsuites>\n");
@@ -222,10 +223,6 @@ public final class JunitReporter implements Reporter {
         }
     }
 
-    /**
-     * Whether a finding fails the run, as the exit code has it: new (with a baseline) and at or
-     * above --fail-on.
-     */
     /** A scope not checked, as a testcase in error. */
     private static void notChecked(StringBuilder body, Coverage.Entry e) {
         body.append("    <testcase classname=\"deja.coverage\" name=\"")
@@ -242,6 +239,10 @@ public final class JunitReporter implements Reporter {
                 .append("\"/>\n    </testcase>\n");
     }
 
+    /**
+     * Whether a finding fails the run, as the exit code has it: new (with a baseline) and at or
+     * above --fail-on.
+     */
     private static boolean failing(Report report, Finding f) {
         return report.failOn() != null && report.isNew(f) && f.severity().atLeast(report.failOn());
     }
@@ -254,9 +255,7 @@ public final class JunitReporter implements Reporter {
         if (r.expired().isEmpty()) {
             return 0;
         }
-        body.append("  <testsuite name=\"deja.expired-suppressions\" tests=\"")
-                .append(r.expired().size())
-                .append("\" failures=\"0\" errors=\"0\" skipped=\"0\">\n");
+        suite(body, "deja.expired-suppressions", r.expired().size(), 0, 0, 0);
         for (Suppressions.Entry e : r.expired()) {
             body.append("    <testcase classname=\"deja.expired-suppressions\" name=\"")
                     .append(attr(e.rule() + " at " + e.origin()))

@@ -44,8 +44,25 @@ public final class PrometheusReporter implements Reporter {
 
     @Override
     public void write(Report report, Writer w) throws IOException {
-        List<Finding> findings = report.result().findings();
         List<Target> groups = groups(report);
+        findingFamilies(report, groups, w);
+        Duration d =
+                report.run() != null
+                        ? report.run().duration()
+                        : Duration.ofMillis(report.result().durationMillis());
+        Instant at = report.run() != null ? report.run().startedAt() : Instant.now();
+        scanFamilies(report, groups, d, at, w);
+        expiredAndScanned(report, w);
+        w.flush();
+    }
+
+    /**
+     * The finding families: by labels, by severity, and (with a baseline) the new ones; one series
+     * per target group.
+     */
+    private static void findingFamilies(Report report, List<Target> groups, Writer w)
+            throws IOException {
+        List<Finding> findings = report.result().findings();
         family(
                 w,
                 "deja_findings",
@@ -92,11 +109,12 @@ public final class PrometheusReporter implements Reporter {
                 }
             }
         }
-        Duration d =
-                report.run() != null
-                        ? report.run().duration()
-                        : Duration.ofMillis(report.result().durationMillis());
-        Instant at = report.run() != null ? report.run().startedAt() : Instant.now();
+    }
+
+    /** The scan's duration, completeness and start time, one series per target group. */
+    private static void scanFamilies(
+            Report report, List<Target> groups, Duration d, Instant at, Writer w)
+            throws IOException {
         family(
                 w,
                 "deja_scan_duration_seconds",
@@ -135,6 +153,10 @@ public final class PrometheusReporter implements Reporter {
                             + seconds(at.toEpochMilli() / 1000.0)
                             + "\n");
         }
+    }
+
+    /** The expired ignore-file entries and the live cluster read, when there are any. */
+    private static void expiredAndScanned(Report report, Writer w) throws IOException {
         if (!report.result().expired().isEmpty()) {
             family(
                     w,
@@ -161,7 +183,6 @@ public final class PrometheusReporter implements Reporter {
                     "The live cluster the last deja scan read: kubeconfig context, API server and namespaces");
             w.write("deja_scan_info{scanned=\"" + label(scanned) + "\"} 1\n");
         }
-        w.flush();
     }
 
     /**

@@ -46,17 +46,37 @@ public final class SarifReporter implements Reporter {
     static final String SRCROOT = "%SRCROOT%";
 
     static ObjectNode tree(Report report) {
-        ScanResult r = report.result();
         ObjectNode root = F.objectNode();
         root.put("$schema", SCHEMA);
         root.put("version", "2.1.0");
         ObjectNode run = root.putArray("runs").addObject();
+        Map<String, Integer> index = driver(run, report);
+        ArrayNode results = results(run, report, index);
+        if (results.findValue("uriBaseId") != null) {
+            ObjectNode base = run.putObject("originalUriBaseIds").putObject(SRCROOT);
+            base.put("uri", Path.of("").toAbsolutePath().toUri().toString());
+            base.putObject("description")
+                    .put(
+                            "text",
+                            "The folder deja ran in: relative paths are as given on the"
+                                    + " command line or in deja.yaml's paths (relative to that file's folder, as given)");
+        }
+        invocation(run, report);
+        run.put("columnKind", "unicodeCodePoints");
+        return root;
+    }
+
+    /**
+     * The run's tool driver with its rules: every rule run, plus any rule with a finding; returns
+     * each rule id's index in that list.
+     */
+    private static Map<String, Integer> driver(ObjectNode run, Report report) {
+        ScanResult r = report.result();
         ObjectNode driver = run.putObject("tool").putObject("driver");
         driver.put("name", "deja");
         driver.put("semanticVersion", semver(report.toolVersion()));
         driver.put("version", report.toolVersion());
         driver.put("informationUri", "https://github.com/deja-dev/deja");
-        // rules: every rule run, plus any rule with a finding
         TreeSet<String> ids = new TreeSet<>(r.rulesRun());
         r.findings().forEach(f -> ids.add(f.ruleId()));
         r.suppressed().forEach(s -> ids.add(s.finding().ruleId()));
@@ -70,6 +90,13 @@ public final class SarifReporter implements Reporter {
             index.put(id, index.size());
             rules.add(rule(id, report));
         }
+        return index;
+    }
+
+    /** The run's results: the findings, the suppressed ones, and those fixed since the baseline. */
+    private static ArrayNode results(ObjectNode run, Report report, Map<String, Integer> index) {
+        ScanResult r = report.result();
+        BaselineDiff baseline = report.baseline();
         ArrayNode results = run.putArray("results");
         for (Finding f : r.findings()) {
             ObjectNode res = result(f, index, null, null);
@@ -92,8 +119,7 @@ public final class SarifReporter implements Reporter {
         if (baseline != null) {
             // fixed since the baseline: "absent" results, as the baseline had them; the rule now
             // passes on that object, so kind "pass" (level "none", SARIF 3.27.9-10): a consumer
-            // that
-            // ignores baselineState does not take them for open problems
+            // that ignores baselineState does not take them for open problems
             for (BaselineDiff.Gone g : baseline.gone()) {
                 ObjectNode res = result(g.finding(report.catalog()), index, null, null);
                 res.put("kind", "pass");
@@ -104,15 +130,15 @@ public final class SarifReporter implements Reporter {
                 results.add(res);
             }
         }
-        if (results.findValue("uriBaseId") != null) {
-            ObjectNode base = run.putObject("originalUriBaseIds").putObject(SRCROOT);
-            base.put("uri", Path.of("").toAbsolutePath().toUri().toString());
-            base.putObject("description")
-                    .put(
-                            "text",
-                            "The folder deja ran in: relative paths are as given on the"
-                                    + " command line or in deja.yaml's paths (relative to that file's folder, as given)");
-        }
+        return results;
+    }
+
+    /**
+     * The run's invocation: whether the scan was complete, its notifications (not checked, notes,
+     * expired suppressions), and the cluster it read.
+     */
+    private static void invocation(ObjectNode run, Report report) {
+        ScanResult r = report.result();
         ObjectNode inv = run.putArray("invocations").addObject();
         inv.put("executionSuccessful", r.coverage().complete());
         ArrayNode notes = F.arrayNode();
@@ -144,8 +170,6 @@ public final class SarifReporter implements Reporter {
             ObjectNode scanned = inv.putObject("properties").putObject("scanned");
             ScanNotes.scope(report).forEach(scanned::put);
         }
-        run.put("columnKind", "unicodeCodePoints");
-        return root;
     }
 
     /** A tool execution notification of that level, added to the notes. */

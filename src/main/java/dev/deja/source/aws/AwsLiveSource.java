@@ -74,16 +74,7 @@ public final class AwsLiveSource implements LiveSource {
         ProfileFile profiles = profileFile(env);
         String profileName =
                 req.profile != null ? req.profile : nonBlank(env.get("AWS_PROFILE")).orElse(null);
-        if (req.profile != null && profiles.profile(req.profile).isEmpty()) {
-            throw new SourceUnavailableException(
-                    "aws",
-                    "--profile "
-                            + req.profile
-                            + ": no such profile in "
-                            + configPath(env)
-                            + " or "
-                            + credentialsPath(env));
-        }
+        checkProfile(req.profile, env, profiles);
         List<String> regions = regions(req, env, profiles, profileName);
         AwsCredentialsProvider base =
                 credentials(env, profiles, profileName, regions.get(0), endpoint);
@@ -92,47 +83,10 @@ public final class AwsLiveSource implements LiveSource {
                         ? base
                         : AssumeRole.provider(
                                 base, req.roleArn, req.externalId, regions.get(0), endpoint);
-        try {
-            AwsCredentials c = creds.resolveCredentials();
-            if (c == null) {
-                throw new IllegalStateException("no credentials");
-            }
-        } catch (RuntimeException e) {
-            String why =
-                    e.getMessage() != null
-                                    && e.getMessage()
-                                            .startsWith("Unable to load credentials from any of")
-                            ? "none found (looked at the environment, web identity token, the shared config and credentials"
-                                    + " files, container and instance roles)"
-                            : oneLine(e.getMessage());
-            if (req.roleArn != null) {
-                throw new SourceUnavailableException(
-                        "aws", "cannot assume role " + req.roleArn + ": " + why);
-            }
-            throw new SourceUnavailableException(
-                    "aws",
-                    "no usable AWS credentials"
-                            + (profileName == null ? "" : " for profile " + profileName)
-                            + ": "
-                            + why
-                            + " (use --profile NAME, AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or 'aws sso login')");
-        }
+        checkCredentials(creds, req.roleArn, profileName);
         trace.accountRead = AssumeRole.account(creds, req.roleArn, regions.get(0), endpoint);
 
-        String pn = profileName == null ? "default" : profileName;
-        ClientOverrideConfiguration override =
-                ClientOverrideConfiguration.builder()
-                        // one retry policy with the Kubernetes source: 4 attempts
-                        // (KubeLiveSource.ATTEMPTS), exponential
-                        // back-off; adaptive, so throttling also slows the client's own rate
-                        .retryStrategy(
-                                AwsRetryStrategy.adaptiveRetryStrategy().toBuilder()
-                                        .maxAttempts(ATTEMPTS)
-                                        .build())
-                        .defaultProfileFile(profiles)
-                        .defaultProfileName(pn)
-                        .apiCallTimeout(Duration.ofMinutes(2))
-                        .build();
+        ClientOverrideConfiguration override = clientOverride(profiles, profileName);
         SdkHttpClient http =
                 UrlConnectionHttpClient.builder()
                         .connectionTimeout(Duration.ofSeconds(10))
@@ -140,17 +94,7 @@ public final class AwsLiveSource implements LiveSource {
                         .build();
         AwsInventoryBuilder inventory =
                 out.builder(AwsInventoryBuilder.class, AwsInventoryBuilder::new);
-        AtomicInteger threadNo = new AtomicInteger();
-        ExecutorService regionPool =
-                Executors.newFixedThreadPool(
-                        Math.min(REGIONS_AT_ONCE, regions.size()),
-                        r -> {
-                            Thread t =
-                                    new Thread(r, "deja-aws-region-" + threadNo.incrementAndGet());
-                            t.setDaemon(true);
-                            return t;
-                        });
-        int unreachable = 0;
+        ExecutorService regionPool = regionPool(regions.size());
         List<String> unreachableWhy = new ArrayList<>();
         try {
             List<Future<AwsInventory>> scans = new ArrayList<>();
@@ -170,39 +114,129 @@ public final class AwsLiveSource implements LiveSource {
             }
             // merged in the order the regions were given, whatever order they finish in
             for (int i = 0; i < regions.size(); i++) {
-                try {
-                    AwsInventory inv = scans.get(i).get();
-                    regionOut.get(i).build().coverage().entries().forEach(out::coverage);
-                    inventory.add(inv);
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof RegionScan.Unreachable u) {
-                        // one entry for the region: its calls' own entries would say the same thing
-                        // again
-                        unreachable++;
-                        unreachableWhy.add(u.getMessage());
-                        out.notRead(
-                                "aws",
-                                "region " + regions.get(i),
-                                Coverage.Status.FAILED,
-                                u.getMessage());
-                    } else if (e.getCause() instanceof RegionScan.AuthRejected a) {
-                        throw new SourceUnavailableException("aws", a.getMessage());
-                    } else if (e.getCause() instanceof RuntimeException re) {
-                        throw re;
-                    } else {
-                        throw new IllegalStateException(e.getCause());
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new SourceUnavailableException("aws", "interrupted");
-                }
+                merge(
+                        regions.get(i),
+                        scans.get(i),
+                        regionOut.get(i),
+                        out,
+                        inventory,
+                        unreachableWhy);
             }
         } finally {
             regionPool.shutdownNow();
             http.close();
         }
-        if (unreachable == regions.size()) {
+        if (unreachableWhy.size() == regions.size()) {
             throw new SourceUnavailableException("aws", unreachableWhy.get(0));
+        }
+    }
+
+    /** {@code --profile NAME} names a profile of the shared config or credentials file. */
+    private static void checkProfile(
+            String profile, Map<String, String> env, ProfileFile profiles) {
+        if (profile != null && profiles.profile(profile).isEmpty()) {
+            throw new SourceUnavailableException(
+                    "aws",
+                    "--profile "
+                            + profile
+                            + ": no such profile in "
+                            + configPath(env)
+                            + " or "
+                            + credentialsPath(env));
+        }
+    }
+
+    /** Resolves the credentials once, before any region: none usable ends the source. */
+    private static void checkCredentials(
+            AwsCredentialsProvider creds, String roleArn, String profileName) {
+        try {
+            AwsCredentials c = creds.resolveCredentials();
+            if (c == null) {
+                throw new IllegalStateException("no credentials");
+            }
+        } catch (RuntimeException e) {
+            String why =
+                    e.getMessage() != null
+                                    && e.getMessage()
+                                            .startsWith("Unable to load credentials from any of")
+                            ? "none found (looked at the environment, web identity token, the shared config and credentials"
+                                    + " files, container and instance roles)"
+                            : oneLine(e.getMessage());
+            if (roleArn != null) {
+                throw new SourceUnavailableException(
+                        "aws", "cannot assume role " + roleArn + ": " + why);
+            }
+            throw new SourceUnavailableException(
+                    "aws",
+                    "no usable AWS credentials"
+                            + (profileName == null ? "" : " for profile " + profileName)
+                            + ": "
+                            + why
+                            + " (use --profile NAME, AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or 'aws sso login')");
+        }
+    }
+
+    /** The clients' retry policy, profile and call timeout, shared by every region. */
+    private static ClientOverrideConfiguration clientOverride(
+            ProfileFile profiles, String profileName) {
+        String pn = profileName == null ? "default" : profileName;
+        return ClientOverrideConfiguration.builder()
+                // one retry policy with the Kubernetes source: 4 attempts
+                // (KubeLiveSource.ATTEMPTS), exponential
+                // back-off; adaptive, so throttling also slows the client's own rate
+                .retryStrategy(
+                        AwsRetryStrategy.adaptiveRetryStrategy().toBuilder()
+                                .maxAttempts(ATTEMPTS)
+                                .build())
+                .defaultProfileFile(profiles)
+                .defaultProfileName(pn)
+                .apiCallTimeout(Duration.ofMinutes(2))
+                .build();
+    }
+
+    /** Daemon threads for the regions, at most {@value #REGIONS_AT_ONCE} at a time. */
+    private static ExecutorService regionPool(int regions) {
+        AtomicInteger threadNo = new AtomicInteger();
+        return Executors.newFixedThreadPool(
+                Math.min(REGIONS_AT_ONCE, regions),
+                r -> {
+                    Thread t = new Thread(r, "deja-aws-region-" + threadNo.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+    }
+
+    /**
+     * Waits for one region's scan and merges what it read into {@code out}; an unreachable region
+     * adds its reason to {@code unreachableWhy}, rejected credentials end the source.
+     */
+    private static void merge(
+            String region,
+            Future<AwsInventory> scan,
+            SnapshotBuilder regionOut,
+            SnapshotBuilder out,
+            AwsInventoryBuilder inventory,
+            List<String> unreachableWhy) {
+        try {
+            AwsInventory inv = scan.get();
+            regionOut.build().coverage().entries().forEach(out::coverage);
+            inventory.add(inv);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RegionScan.Unreachable u) {
+                // one entry for the region: its calls' own entries would say the same thing
+                // again
+                unreachableWhy.add(u.getMessage());
+                out.notRead("aws", "region " + region, Coverage.Status.FAILED, u.getMessage());
+            } else if (e.getCause() instanceof RegionScan.AuthRejected a) {
+                throw new SourceUnavailableException("aws", a.getMessage());
+            } else if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            } else {
+                throw new IllegalStateException(e.getCause());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SourceUnavailableException("aws", "interrupted");
         }
     }
 

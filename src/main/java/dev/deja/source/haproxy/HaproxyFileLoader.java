@@ -36,6 +36,29 @@ public final class HaproxyFileLoader implements FileLoader {
 
     @Override
     public void load(List<SourceFile> files, ScanRequest request, SnapshotBuilder out) {
+        List<HaproxyConfig> configs = parse(files, request, out);
+        Catalog catalog = null;
+        for (HaproxyConfig c : configs) {
+            noteRead(c, out);
+            catalog = suppress(c, catalog, request, out);
+            Map<String, List<String>> unset = new LinkedHashMap<>();
+            warnIgnoredGlobalMaxconn(c, request); // before the line-by-line warnings
+            for (Section s : c.sections()) {
+                checkDirectives(s, unset, request);
+            }
+            dropOwnVariables(c, unset, request);
+            noteUnsetVariables(c, unset, request, out);
+            warnNotes(c, request, out);
+        }
+        out.put(HaproxyConfigs.class, new HaproxyConfigs(configs));
+    }
+
+    /**
+     * The files parsed: one configuration each, or one for all with {@code --haproxy-one-instance};
+     * a file that fails is a coverage entry (with --allow-partial).
+     */
+    private static List<HaproxyConfig> parse(
+            List<SourceFile> files, ScanRequest request, SnapshotBuilder out) {
         List<HaproxyConfig> configs = new ArrayList<>();
         if (request.haproxyOneInstance && files.size() > 1) {
             String name =
@@ -55,84 +78,99 @@ public final class HaproxyFileLoader implements FileLoader {
                 }
             }
         }
-        Catalog catalog = null;
-        for (HaproxyConfig c : configs) {
-            Map<String, Integer> perFile = new LinkedHashMap<>();
-            c.files().forEach(f -> perFile.put(f, 0));
-            for (Section s : c.sections()) {
-                perFile.merge(s.file(), 1 + s.directives().size(), Integer::sum);
+        return configs;
+    }
+
+    /** Each file of a configuration read, with its count of section and directive lines. */
+    private static void noteRead(HaproxyConfig c, SnapshotBuilder out) {
+        Map<String, Integer> perFile = new LinkedHashMap<>();
+        c.files().forEach(f -> perFile.put(f, 0));
+        for (Section s : c.sections()) {
+            perFile.merge(s.file(), 1 + s.directives().size(), Integer::sum);
+        }
+        perFile.forEach((f, n) -> out.read("haproxy", f, n));
+    }
+
+    /**
+     * A configuration's deja:ignore comments, a warning for each naming a rule deja does not have;
+     * returns the catalog, read on the first comment of the scan.
+     */
+    private static Catalog suppress(
+            HaproxyConfig c, Catalog catalog, ScanRequest request, SnapshotBuilder out) {
+        for (InlineSuppression s : c.suppressions()) {
+            if (catalog == null) {
+                catalog = Catalog.packaged();
             }
-            perFile.forEach((f, n) -> out.read("haproxy", f, n));
-            for (InlineSuppression s : c.suppressions()) {
-                if (catalog == null) {
-                    catalog = Catalog.packaged();
-                }
-                if (catalog.rule(s.ruleId()).isEmpty()) {
-                    request.err.println(
-                            "deja: warning: "
-                                    + s.origin()
-                                    + ": deja:ignore names unknown rule '"
-                                    + s.ruleId()
-                                    + "' (see 'deja rules')");
-                }
-                out.suppress(s);
+            if (catalog.rule(s.ruleId()).isEmpty()) {
+                request.err.println(
+                        "deja: warning: "
+                                + s.origin()
+                                + ": deja:ignore names unknown rule '"
+                                + s.ruleId()
+                                + "' (see 'deja rules')");
             }
-            Map<String, List<String>> unset = new LinkedHashMap<>();
-            warnIgnoredGlobalMaxconn(c, request); // before the line-by-line warnings
-            for (Section s : c.sections()) {
-                checkDirectives(s, unset, request);
-            }
-            unset.keySet()
-                    .removeIf(
-                            v -> {
-                                if (!OwnVariables.own(v, request.haproxyVersion)) {
-                                    return false;
-                                }
-                                if (request.verbose) {
-                                    request.err.println(
-                                            "deja: note: "
-                                                    + c.name()
-                                                    + ": "
-                                                    + v
-                                                    + " is set by HAProxy itself; the directives"
-                                                    + " using it are read as set to a value deja"
-                                                    + " does not know");
-                                }
-                                return true;
-                            });
-            noteUnsetVariables(c, unset, request, out);
-            int unknown = 0;
-            for (String n : c.notes()) {
-                if (n.contains(UNKNOWN_KEYWORD)) {
-                    // haproxy refuses the file: said on stderr and in the report, as a warning
-                    if (++unknown <= MAX_UNKNOWN_KEYWORDS) {
-                        request.err.println("deja: warning: " + n);
-                        // the report names the configuration; its own file needs only the line
-                        String detail =
-                                n.startsWith(c.name() + ":")
-                                        ? "line " + n.substring(c.name().length() + 1)
-                                        : n;
-                        out.coverage(
-                                new Coverage.Entry(
-                                        "haproxy", c.name(), Coverage.Status.NOTE, detail, -1));
-                    }
-                } else if (request.verbose) {
-                    request.err.println("deja: " + n);
-                } else if (n.contains("deja:ignore") || n.contains(": missing LF on last line")) {
+            out.suppress(s);
+        }
+        return catalog;
+    }
+
+    /** Takes the variables HAProxy sets itself off the unset ones (a note each with --verbose). */
+    private static void dropOwnVariables(
+            HaproxyConfig c, Map<String, List<String>> unset, ScanRequest request) {
+        unset.keySet()
+                .removeIf(
+                        v -> {
+                            if (!OwnVariables.own(v, request.haproxyVersion)) {
+                                return false;
+                            }
+                            if (request.verbose) {
+                                request.err.println(
+                                        "deja: note: "
+                                                + c.name()
+                                                + ": "
+                                                + v
+                                                + " is set by HAProxy itself; the directives"
+                                                + " using it are read as set to a value deja"
+                                                + " does not know");
+                            }
+                            return true;
+                        });
+    }
+
+    /**
+     * The parser's notes: keywords HAProxy does not know on stderr and in the report (the first
+     * {@value #MAX_UNKNOWN_KEYWORDS}, then a count), the others on stderr when they matter.
+     */
+    private static void warnNotes(HaproxyConfig c, ScanRequest request, SnapshotBuilder out) {
+        int unknown = 0;
+        for (String n : c.notes()) {
+            if (n.contains(UNKNOWN_KEYWORD)) {
+                // haproxy refuses the file: said on stderr and in the report, as a warning
+                if (++unknown <= MAX_UNKNOWN_KEYWORDS) {
                     request.err.println("deja: warning: " + n);
+                    // the report names the configuration; its own file needs only the line
+                    String detail =
+                            n.startsWith(c.name() + ":")
+                                    ? "line " + n.substring(c.name().length() + 1)
+                                    : n;
+                    out.coverage(
+                            new Coverage.Entry(
+                                    "haproxy", c.name(), Coverage.Status.NOTE, detail, -1));
                 }
-            }
-            if (unknown > MAX_UNKNOWN_KEYWORDS) {
-                String more =
-                        (unknown - MAX_UNKNOWN_KEYWORDS)
-                                + " more directives with a keyword HAProxy does not know (haproxy"
-                                + " refuses the file; haproxy -c lists them)";
-                request.err.println("deja: warning: " + c.name() + ": " + more);
-                out.coverage(
-                        new Coverage.Entry("haproxy", c.name(), Coverage.Status.NOTE, more, -1));
+            } else if (request.verbose) {
+                request.err.println("deja: " + n);
+            } else if (n.contains("deja:ignore") || n.contains(": missing LF on last line")) {
+                request.err.println("deja: warning: " + n);
             }
         }
-        out.put(HaproxyConfigs.class, new HaproxyConfigs(configs));
+        if (unknown > MAX_UNKNOWN_KEYWORDS) {
+            String more =
+                    (unknown - MAX_UNKNOWN_KEYWORDS)
+                            + " more directives with a keyword HAProxy does not know (haproxy"
+                            + " refuses the file; haproxy -c lists them)";
+            request.err.println("deja: warning: " + c.name() + ": " + more);
+            out.coverage(new Coverage.Entry("haproxy", c.name(), Coverage.Status.NOTE, more, -1));
+        }
     }
 
     /**

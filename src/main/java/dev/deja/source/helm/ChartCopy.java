@@ -50,113 +50,123 @@ final class ChartCopy {
         } catch (IOException e) {
             throw new InputException(display + ": cannot read the chart: " + e.getMessage());
         }
-        String base = display.endsWith("/") ? display.substring(0, display.length() - 1) : display;
-        long[] entries = {0};
-        long[] bytes = {0};
         try {
             Files.walkFileTree(
                     chart,
                     EnumSet.of(FileVisitOption.FOLLOW_LINKS),
                     MAX_DEPTH,
-                    new SimpleFileVisitor<>() {
-                        @Override
-                        public FileVisitResult preVisitDirectory(
-                                Path dir, BasicFileAttributes attrs) throws IOException {
-                            String rel = chart.relativize(dir).toString();
-                            if (!dir.toRealPath().startsWith(real)) {
-                                c.notes.add(
-                                        base
-                                                + "/"
-                                                + rel
-                                                + ": a symbolic link to a folder outside the chart: not"
-                                                + " given to Helm (a chart may read only its own files)");
-                                return FileVisitResult.SKIP_SUBTREE;
-                            }
-                            if (dir.getFileName() != null
-                                    && dir.getFileName().toString().equals(".git")
-                                    && !rel.isEmpty()) {
-                                return FileVisitResult.SKIP_SUBTREE; // version control, not chart
-                            }
-                            count(entries);
-                            Files.createDirectories(into.resolve(rel));
-                            return FileVisitResult.CONTINUE;
-                        }
-
-                        @Override
-                        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
-                                throws IOException {
-                            String rel = chart.relativize(file).toString();
-                            if (attrs.isDirectory()) {
-                                // a folder at the depth limit
-                                throw new InputException(
-                                        display
-                                                + ": the chart is nested deeper than "
-                                                + MAX_DEPTH
-                                                + " folders");
-                            }
-                            if (attrs.isSymbolicLink()) { // a link to nothing
-                                c.notes.add(danglingLink(base, rel));
-                                return FileVisitResult.CONTINUE;
-                            }
-                            if (!file.toRealPath().startsWith(real)) {
-                                c.notes.add(
-                                        base
-                                                + "/"
-                                                + rel
-                                                + ": a symbolic link to a file outside the chart: not"
-                                                + " given to Helm (a chart may read only its own files)");
-                                return FileVisitResult.CONTINUE;
-                            }
-                            if (!attrs.isRegularFile()) {
-                                c.notes.add(
-                                        base
-                                                + "/"
-                                                + rel
-                                                + ": not a regular file (a pipe, device or socket): not"
-                                                + " given to Helm");
-                                return FileVisitResult.CONTINUE;
-                            }
-                            count(entries);
-                            copyBounded(file, into.resolve(rel), bytes, display);
-                            return FileVisitResult.CONTINUE;
-                        }
-
-                        @Override
-                        public FileVisitResult visitFileFailed(Path file, IOException e) {
-                            String rel = chart.relativize(file).toString();
-                            if (e instanceof FileSystemLoopException) {
-                                c.notes.add(
-                                        base
-                                                + "/"
-                                                + rel
-                                                + ": a symbolic link that loops: not given to Helm");
-                                return FileVisitResult.CONTINUE;
-                            }
-                            if (Files.isSymbolicLink(file) && !Files.exists(file)) {
-                                c.notes.add(danglingLink(base, rel));
-                                return FileVisitResult.CONTINUE;
-                            }
-                            if (e instanceof AccessDeniedException) {
-                                throw new InputException(base + "/" + rel + ": permission denied");
-                            }
-                            throw new InputException(
-                                    base + "/" + rel + ": cannot read: " + e.getMessage());
-                        }
-
-                        private void count(long[] n) {
-                            if (++n[0] > MAX_ENTRIES) {
-                                throw new InputException(
-                                        display
-                                                + ": the chart holds more than "
-                                                + MAX_ENTRIES
-                                                + " files and folders");
-                            }
-                        }
-                    });
+                    new Copier(c, chart, real, display));
         } catch (IOException e) {
             throw new InputException(display + ": cannot read the chart: " + e.getMessage());
         }
         return c;
+    }
+
+    /** The walk of {@link #of}: copies what the chart may read, notes what it may not. */
+    private static final class Copier extends SimpleFileVisitor<Path> {
+        private final ChartCopy c;
+        private final Path chart;
+        private final Path real;
+        private final Path into;
+        private final String display;
+        private final String base;
+        private final long[] entries = {0};
+        private final long[] bytes = {0};
+
+        Copier(ChartCopy c, Path chart, Path real, String display) {
+            this.c = c;
+            this.chart = chart;
+            this.real = real;
+            this.into = c.root;
+            this.display = display;
+            this.base =
+                    display.endsWith("/") ? display.substring(0, display.length() - 1) : display;
+        }
+
+        @Override
+        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
+                throws IOException {
+            String rel = chart.relativize(dir).toString();
+            if (!dir.toRealPath().startsWith(real)) {
+                c.notes.add(
+                        base
+                                + "/"
+                                + rel
+                                + ": a symbolic link to a folder outside the chart: not"
+                                + " given to Helm (a chart may read only its own files)");
+                return FileVisitResult.SKIP_SUBTREE;
+            }
+            if (dir.getFileName() != null
+                    && dir.getFileName().toString().equals(".git")
+                    && !rel.isEmpty()) {
+                return FileVisitResult.SKIP_SUBTREE; // version control, not chart
+            }
+            count(entries);
+            Files.createDirectories(into.resolve(rel));
+            return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+            String rel = chart.relativize(file).toString();
+            if (attrs.isDirectory()) {
+                // a folder at the depth limit
+                throw new InputException(
+                        display + ": the chart is nested deeper than " + MAX_DEPTH + " folders");
+            }
+            if (attrs.isSymbolicLink()) { // a link to nothing
+                c.notes.add(danglingLink(base, rel));
+                return FileVisitResult.CONTINUE;
+            }
+            if (!file.toRealPath().startsWith(real)) {
+                c.notes.add(
+                        base
+                                + "/"
+                                + rel
+                                + ": a symbolic link to a file outside the chart: not"
+                                + " given to Helm (a chart may read only its own files)");
+                return FileVisitResult.CONTINUE;
+            }
+            if (!attrs.isRegularFile()) {
+                c.notes.add(
+                        base
+                                + "/"
+                                + rel
+                                + ": not a regular file (a pipe, device or socket): not"
+                                + " given to Helm");
+                return FileVisitResult.CONTINUE;
+            }
+            count(entries);
+            copyBounded(file, into.resolve(rel), bytes, display);
+            return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path file, IOException e) {
+            String rel = chart.relativize(file).toString();
+            if (e instanceof FileSystemLoopException) {
+                c.notes.add(base + "/" + rel + ": a symbolic link that loops: not given to Helm");
+                return FileVisitResult.CONTINUE;
+            }
+            if (Files.isSymbolicLink(file) && !Files.exists(file)) {
+                c.notes.add(danglingLink(base, rel));
+                return FileVisitResult.CONTINUE;
+            }
+            if (e instanceof AccessDeniedException) {
+                throw new InputException(base + "/" + rel + ": permission denied");
+            }
+            throw new InputException(base + "/" + rel + ": cannot read: " + e.getMessage());
+        }
+
+        private void count(long[] n) {
+            if (++n[0] > MAX_ENTRIES) {
+                throw new InputException(
+                        display
+                                + ": the chart holds more than "
+                                + MAX_ENTRIES
+                                + " files and folders");
+            }
+        }
     }
 
     /** The note on a symbolic link to nothing in the chart, which Helm is not given. */

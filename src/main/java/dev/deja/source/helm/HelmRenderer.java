@@ -179,6 +179,31 @@ public final class HelmRenderer {
 
         String template(Path chart, List<Path> valuesFiles, List<String> sets)
                 throws IOException, KubeVersion {
+            List<String> cmd = command(chart, valuesFiles, sets);
+            BoundedProcess.Result res;
+            try {
+                res =
+                        BoundedProcess.run(
+                                cmd,
+                                environment(work),
+                                work,
+                                timeoutMs,
+                                maxMemoryBytes,
+                                MAX_OUTPUT,
+                                TIMEOUT_ENV,
+                                MEMORY_ENV);
+            } catch (BoundedProcess.Bound b) {
+                throw new InputException(
+                        display + ": rendering the Helm chart was stopped: " + b.getMessage());
+            }
+            if (res.exit() != 0) {
+                throw failed(res);
+            }
+            return new String(res.out(), StandardCharsets.UTF_8);
+        }
+
+        /** The child's command line: helm template, or Helm for the JVM in a child JVM. */
+        private List<String> command(Path chart, List<Path> valuesFiles, List<String> sets) {
             List<String> cmd = new ArrayList<>();
             if (unshare()) {
                 cmd.addAll(List.of("unshare", "--user", "--map-root-user", "--net"));
@@ -221,47 +246,36 @@ public final class HelmRenderer {
                 }
                 cmd.addAll(sets);
             }
-            BoundedProcess.Result res;
-            try {
-                res =
-                        BoundedProcess.run(
-                                cmd,
-                                environment(work),
-                                work,
-                                timeoutMs,
-                                maxMemoryBytes,
-                                MAX_OUTPUT,
-                                TIMEOUT_ENV,
-                                MEMORY_ENV);
-            } catch (BoundedProcess.Bound b) {
-                throw new InputException(
-                        display + ": rendering the Helm chart was stopped: " + b.getMessage());
-            }
+            return cmd;
+        }
+
+        /**
+         * A render that exited non-zero: the chart's kubeVersion refused by Helm for the JVM (to
+         * render again without it), else the error to stop the scan with, naming the chart.
+         */
+        private InputException failed(BoundedProcess.Result res) throws KubeVersion {
             String stderr = res.err().replace(copyRoot.toString(), display);
-            if (res.exit() != 0) {
-                Matcher m = KUBE_VERSION.matcher(stderr);
-                if (helm == null && m.find()) {
-                    throw new KubeVersion(m.group(1));
-                }
-                String why = oneLine(stderr);
-                if (why.startsWith("Error: ")) {
-                    why = why.substring(7);
-                }
-                if (helm == null && stderr.contains("error calling lookup")) {
-                    why =
-                            "the chart calls lookup, which Helm for the JVM (used when helm is not on"
-                                    + " the PATH) cannot render without asking a cluster, which deja"
-                                    + " never does; put helm on the PATH, which renders lookup as an"
-                                    + " empty map as helm template does ("
-                                    + why
-                                    + ")";
-                    why = why.length() > 400 ? why.substring(0, 397) + "...)" : why;
-                } else if (res.exit() > 1 && helm == null) {
-                    why = "Helm for the JVM is not usable here (" + why + ")";
-                }
-                throw new InputException(display + ": cannot render the Helm chart: " + why);
+            Matcher m = KUBE_VERSION.matcher(stderr);
+            if (helm == null && m.find()) {
+                throw new KubeVersion(m.group(1));
             }
-            return new String(res.out(), StandardCharsets.UTF_8);
+            String why = oneLine(stderr);
+            if (why.startsWith("Error: ")) {
+                why = why.substring(7);
+            }
+            if (helm == null && stderr.contains("error calling lookup")) {
+                why =
+                        "the chart calls lookup, which Helm for the JVM (used when helm is not on"
+                                + " the PATH) cannot render without asking a cluster, which deja"
+                                + " never does; put helm on the PATH, which renders lookup as an"
+                                + " empty map as helm template does ("
+                                + why
+                                + ")";
+                why = why.length() > 400 ? why.substring(0, 397) + "...)" : why;
+            } else if (res.exit() > 1 && helm == null) {
+                why = "Helm for the JVM is not usable here (" + why + ")";
+            }
+            return new InputException(display + ": cannot render the Helm chart: " + why);
         }
     }
 

@@ -260,84 +260,10 @@ public final class KubeClients {
         KubeconfigFiles found = kubeconfigFiles(req);
         List<Path> files = found.files();
         String origin = found.origin();
-        Config cfg;
-        if (files.isEmpty()) {
-            if (env.get("KUBERNETES_SERVICE_HOST") == null
-                    || !Files.isReadable(Path.of(SA_TOKEN))) {
-                throw new InputException(
-                        "--cluster: no kubeconfig (give --kubeconfig FILE, set KUBECONFIG or create "
-                                + origin
-                                + ") and not running in a pod with a service account");
-            }
-            if (req.context != null) {
-                throw new InputException(
-                        "--context " + req.context + ": running in-cluster without a kubeconfig");
-            }
-            cfg = Config.autoConfigure(null);
-        } else {
-            Map<String, Object> merged = merge(files);
-            String context =
-                    req.context != null ? req.context : (String) merged.get("current-context");
-            List<String> names = names(merged.get("contexts"));
-            if (context == null || context.isBlank()) {
-                throw new InputException(
-                        origin
-                                + ": no current-context set; pick one with --context (contexts: "
-                                + String.join(", ", names)
-                                + ")");
-            }
-            if (!names.contains(context)) {
-                throw new InputException(
-                        (req.context != null
-                                        ? "--context " + context
-                                        : "current-context " + context)
-                                + ": no such context in "
-                                + origin
-                                + " (contexts: "
-                                + String.join(", ", names)
-                                + ")");
-            }
-            Object exec = execOf(merged, context);
-            if (exec != null && !onPath(exec.toString(), env)) {
-                throw new InputException(
-                        origin
-                                + ": context "
-                                + context
-                                + ": the exec credential plugin "
-                                + exec
-                                + " is not "
-                                + (exec.toString().contains("/")
-                                        ? "an executable file"
-                                        : "on the PATH"));
-            }
-            cfg = direct(merged, context, origin);
-            if (cfg == null) { // exec plugins, auth providers: Fabric8's full kubeconfig support
-                // The merged kubeconfig as text, with the context to use as its current-context,
-                // through
-                // Config.fromKubeconfig(String contents). Not the 3-argument
-                // fromKubeconfig(context, contents, path):
-                // @Deprecated(since = "7.0.0", forRemoval = true) in Fabric8 8.0, which also
-                // applied Fabric8's own
-                // system properties and environment variables on top (KUBERNETES_MASTER,
-                // KUBERNETES_NAMESPACE,
-                // HTTPS_PROXY over the kubeconfig's proxy-url, ...), unlike kubectl and deja's
-                // direct path. Not
-                // fromKubeconfig(context, File) either: the merge of several KUBECONFIG files would
-                // need a temporary
-                // file holding credentials. Relative paths (certificates, token file, exec command)
-                // were made absolute
-                // against their own file while merging, as kubectl does.
-                Map<String, Object> chosen = new LinkedHashMap<>(merged);
-                chosen.put("current-context", context);
-                String text = new Yaml(new DumperOptions()).dump(chosen);
-                try {
-                    cfg = Config.fromKubeconfig(text);
-                } catch (RuntimeException e) {
-                    throw new InputException(
-                            origin + ": cannot use context " + context + ": " + rootMessage(e));
-                }
-            }
-        }
+        Config cfg =
+                files.isEmpty()
+                        ? inCluster(req, env, origin)
+                        : fromKubeconfig(req, env, files, origin);
         proxies(cfg, env);
         cfg.setConnectionTimeout(connectTimeoutMs(env));
         cfg.setRequestTimeout(REQUEST_TIMEOUT_MS);
@@ -345,6 +271,86 @@ public final class KubeClients {
         cfg.setMaxConcurrentRequests(64);
         cfg.setMaxConcurrentRequestsPerHost(16);
         return cfg;
+    }
+
+    /** No kubeconfig: the pod's service account, when deja runs in a pod with one. */
+    private static Config inCluster(ScanRequest req, Map<String, String> env, String origin) {
+        if (env.get("KUBERNETES_SERVICE_HOST") == null || !Files.isReadable(Path.of(SA_TOKEN))) {
+            throw new InputException(
+                    "--cluster: no kubeconfig (give --kubeconfig FILE, set KUBECONFIG or create "
+                            + origin
+                            + ") and not running in a pod with a service account");
+        }
+        if (req.context != null) {
+            throw new InputException(
+                    "--context " + req.context + ": running in-cluster without a kubeconfig");
+        }
+        return Config.autoConfigure(null);
+    }
+
+    /**
+     * The merged kubeconfig's context (--context, else its current-context), checked as kubectl
+     * would, read {@link #direct directly} where it can be, else by Fabric8.
+     */
+    private static Config fromKubeconfig(
+            ScanRequest req, Map<String, String> env, List<Path> files, String origin) {
+        Map<String, Object> merged = merge(files);
+        String context = req.context != null ? req.context : (String) merged.get("current-context");
+        List<String> names = names(merged.get("contexts"));
+        if (context == null || context.isBlank()) {
+            throw new InputException(
+                    origin
+                            + ": no current-context set; pick one with --context (contexts: "
+                            + String.join(", ", names)
+                            + ")");
+        }
+        if (!names.contains(context)) {
+            throw new InputException(
+                    (req.context != null ? "--context " + context : "current-context " + context)
+                            + ": no such context in "
+                            + origin
+                            + " (contexts: "
+                            + String.join(", ", names)
+                            + ")");
+        }
+        Object exec = execOf(merged, context);
+        if (exec != null && !onPath(exec.toString(), env)) {
+            throw new InputException(
+                    origin
+                            + ": context "
+                            + context
+                            + ": the exec credential plugin "
+                            + exec
+                            + " is not "
+                            + (exec.toString().contains("/")
+                                    ? "an executable file"
+                                    : "on the PATH"));
+        }
+        Config cfg = direct(merged, context, origin);
+        return cfg != null ? cfg : byFabric8(merged, context, origin);
+    }
+
+    /**
+     * Exec plugins, auth providers: Fabric8's full kubeconfig support. The merged kubeconfig as
+     * text, with the context to use as its current-context, through Config.fromKubeconfig(String
+     * contents). Not the 3-argument fromKubeconfig(context, contents, path): @Deprecated(since =
+     * "7.0.0", forRemoval = true) in Fabric8 8.0, which also applied Fabric8's own system
+     * properties and environment variables on top (KUBERNETES_MASTER, KUBERNETES_NAMESPACE,
+     * HTTPS_PROXY over the kubeconfig's proxy-url, ...), unlike kubectl and deja's direct path. Not
+     * fromKubeconfig(context, File) either: the merge of several KUBECONFIG files would need a
+     * temporary file holding credentials. Relative paths (certificates, token file, exec command)
+     * were made absolute against their own file while merging, as kubectl does.
+     */
+    private static Config byFabric8(Map<String, Object> merged, String context, String origin) {
+        Map<String, Object> chosen = new LinkedHashMap<>(merged);
+        chosen.put("current-context", context);
+        String text = new Yaml(new DumperOptions()).dump(chosen);
+        try {
+            return Config.fromKubeconfig(text);
+        } catch (RuntimeException e) {
+            throw new InputException(
+                    origin + ": cannot use context " + context + ": " + rootMessage(e));
+        }
     }
 
     /**
@@ -383,7 +389,20 @@ public final class KubeClients {
                             + userName
                             + ", which is not defined");
         }
-        String server = str(cluster, "server");
+        checkServer(str(cluster, "server"), clusterName, origin);
+        checkFiles(cluster, user, clusterName, userName, origin);
+        if (user.containsKey("exec")
+                || user.containsKey("auth-provider")
+                || cluster.containsKey("proxy-url")
+                || user.containsKey("as")
+                || user.containsKey("as-groups")) {
+            return null;
+        }
+        return directConfig(ctx, cluster, user, context, userName, origin);
+    }
+
+    /** The cluster's server is an http(s) URL with a host. */
+    private static void checkServer(String server, String clusterName, String origin) {
         URI uri;
         try {
             uri = new URI(server);
@@ -401,6 +420,18 @@ public final class KubeClients {
                             + server
                             + "\" is not an http(s) URL such as https://api.example.com:6443");
         }
+    }
+
+    /**
+     * The certificate and key files the cluster and user name are readable, and the ones given as
+     * data are base64.
+     */
+    private static void checkFiles(
+            Map<String, Object> cluster,
+            Map<String, Object> user,
+            String clusterName,
+            String userName,
+            String origin) {
         for (String[] f :
                 new String[][] {
                     {
@@ -453,13 +484,16 @@ public final class KubeClients {
                 }
             }
         }
-        if (user.containsKey("exec")
-                || user.containsKey("auth-provider")
-                || cluster.containsKey("proxy-url")
-                || user.containsKey("as")
-                || user.containsKey("as-groups")) {
-            return null;
-        }
+    }
+
+    /** The Config of a checked context whose cluster and user {@link #direct} can read. */
+    private static Config directConfig(
+            Map<String, Object> ctx,
+            Map<String, Object> cluster,
+            Map<String, Object> user,
+            String context,
+            String userName,
+            String origin) {
         Config c = Config.empty();
         c.setMasterUrl(str(cluster, "server"));
         c.setCaCertData(str(cluster, "certificate-authority-data"));

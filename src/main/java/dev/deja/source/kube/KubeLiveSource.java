@@ -221,6 +221,39 @@ public final class KubeLiveSource implements LiveSource {
         if (req.selector != null && !req.selector.isBlank()) {
             out.put(KubeScope.class, new KubeScope(req.selector.strip()));
         }
+        List<Task> tasks = tasks(req, out);
+        if (tasks.isEmpty()) {
+            out.notRead(
+                    "kubernetes",
+                    "cluster",
+                    Coverage.Status.SKIPPED,
+                    "no selected rule reads Kubernetes objects");
+            return;
+        }
+        if (req.verbose) {
+            req.err.println(
+                    "deja: kubernetes: context "
+                            + context
+                            + ", server "
+                            + server
+                            + ", listing "
+                            + tasks.stream().map(Task::scope).toList());
+        }
+        HttpClient client = httpClient(cfg, context, server);
+        try (HttpClient http = client) {
+            tasks = withoutMissingNamespaces(http, server, context, tasks, req, out);
+            if (tasks.isEmpty()) {
+                return;
+            }
+            runAll(http, server, tasks, req, inv, out, context);
+        }
+    }
+
+    /**
+     * The list calls of the kinds the selected rules read, in kind order: one per namespace given
+     * with -n, else one for all; a kind deja has no reader for is a coverage entry.
+     */
+    private static List<Task> tasks(ScanRequest req, SnapshotBuilder out) {
         List<Task> tasks = new ArrayList<>();
         for (String kind : new TreeSet<>(req.kubeKinds)) {
             KindInfo k = KINDS.get(kind);
@@ -254,26 +287,13 @@ public final class KubeLiveSource implements LiveSource {
                 }
             }
         }
-        if (tasks.isEmpty()) {
-            out.notRead(
-                    "kubernetes",
-                    "cluster",
-                    Coverage.Status.SKIPPED,
-                    "no selected rule reads Kubernetes objects");
-            return;
-        }
-        if (req.verbose) {
-            req.err.println(
-                    "deja: kubernetes: context "
-                            + context
-                            + ", server "
-                            + server
-                            + ", listing "
-                            + tasks.stream().map(Task::scope).toList());
-        }
-        HttpClient client;
+        return tasks;
+    }
+
+    /** The kubeconfig's HTTP client; TLS material it cannot use is an input error. */
+    private static HttpClient httpClient(Config cfg, String context, String server) {
         try {
-            client = KubeClients.httpClient(cfg);
+            return KubeClients.httpClient(cfg);
         } catch (
                 RuntimeException
                         e) { // TLS material Fabric8 could not use (a certificate that does not
@@ -286,43 +306,51 @@ public final class KubeLiveSource implements LiveSource {
                             + " from the kubeconfig: "
                             + KubeClients.rootMessage(e));
         }
-        try (HttpClient http = client) {
-            tasks = withoutMissingNamespaces(http, server, context, tasks, req, out);
-            if (tasks.isEmpty()) {
-                return;
+    }
+
+    /**
+     * Runs the list calls, at most {@value #MAX_PARALLEL} at a time, and waits for all; one that
+     * finds the server unusable ends the source.
+     */
+    private static void runAll(
+            HttpClient http,
+            String server,
+            List<Task> tasks,
+            ScanRequest req,
+            KubeInventory.Builder inv,
+            SnapshotBuilder out,
+            String context) {
+        ExecutorService pool =
+                Executors.newFixedThreadPool(
+                        Math.min(MAX_PARALLEL, tasks.size()),
+                        r -> {
+                            Thread t = new Thread(r, "deja-kube-list");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (Task t : tasks) {
+                futures.add(pool.submit(() -> run(http, server, t, req, inv, out, context)));
             }
-            ExecutorService pool =
-                    Executors.newFixedThreadPool(
-                            Math.min(MAX_PARALLEL, tasks.size()),
-                            r -> {
-                                Thread t = new Thread(r, "deja-kube-list");
-                                t.setDaemon(true);
-                                return t;
-                            });
-            try {
-                List<Future<?>> futures = new ArrayList<>();
-                for (Task t : tasks) {
-                    futures.add(pool.submit(() -> run(http, server, t, req, inv, out, context)));
-                }
-                for (Future<?> f : futures) {
-                    try {
-                        f.get();
-                    } catch (ExecutionException e) {
-                        if (e.getCause() instanceof Unavailable u) {
-                            throw new SourceUnavailableException("kubernetes", u.getMessage());
-                        }
-                        if (e.getCause() instanceof RuntimeException re) {
-                            throw re;
-                        }
-                        throw new IllegalStateException(e.getCause());
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new SourceUnavailableException("kubernetes", "interrupted");
+            for (Future<?> f : futures) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof Unavailable u) {
+                        throw new SourceUnavailableException("kubernetes", u.getMessage());
                     }
+                    if (e.getCause() instanceof RuntimeException re) {
+                        throw re;
+                    }
+                    throw new IllegalStateException(e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SourceUnavailableException("kubernetes", "interrupted");
                 }
-            } finally {
-                pool.shutdownNow();
             }
+        } finally {
+            pool.shutdownNow();
         }
     }
 
@@ -394,6 +422,20 @@ public final class KubeLiveSource implements LiveSource {
                 .toList();
     }
 
+    /**
+     * What one list call's reads share: the client, the task, where it goes (for messages), the
+     * ConfigMap keys kept (null: all), and when the list must have ended ({@link System#nanoTime}).
+     */
+    private record ListCall(
+            HttpClient http,
+            Task t,
+            String server,
+            String context,
+            int connectMs,
+            Set<String> named,
+            long deadline,
+            Map<String, String> env) {}
+
     private static void run(
             HttpClient http,
             String server,
@@ -403,17 +445,7 @@ public final class KubeLiveSource implements LiveSource {
             SnapshotBuilder out,
             String context) {
         KindInfo k = t.kind();
-        StringBuilder base =
-                new StringBuilder(
-                        server.endsWith("/") ? server.substring(0, server.length() - 1) : server);
-        base.append(
-                k.group().isEmpty()
-                        ? "/api/" + k.version()
-                        : "/apis/" + k.group() + "/" + k.version());
-        if (k.namespaced() && t.namespace() != null) {
-            base.append("/namespaces/").append(enc(t.namespace()));
-        }
-        base.append('/').append(k.plural());
+        String base = listUrl(server, t);
         String selector =
                 k.kind().equals("Pod")
                         ? "labelSelector=" + enc(ETCD_PODS)
@@ -430,48 +462,15 @@ public final class KubeLiveSource implements LiveSource {
                 started
                         + ListDeadline.millis(req.processEnv)
                                 * 1_000_000L; // for this list, 410 retry included
+        ListCall call =
+                new ListCall(
+                        http, t, server, context, connectMs(req), named, deadline, req.processEnv);
         List<Object> views = new ArrayList<>();
         // the objects as the API returns them, for rules of one's own that read them so
         boolean keepRaw = req.kubeRawKinds.contains(k.kind());
-        KubeRaw.Builder raw = keepRaw ? new KubeRaw.Builder() : null;
+        KubeRaw.Builder raw;
         try {
-            try {
-                list(
-                        http,
-                        paged,
-                        t,
-                        server,
-                        context,
-                        connectMs(req),
-                        named,
-                        views,
-                        raw,
-                        deadline,
-                        req.processEnv);
-            } catch (Expired e) {
-                // as client-go's pager does: the token is too old, so the whole list in one answer,
-                // without limit
-                if (req.verbose) {
-                    req.err.println(
-                            "deja: kubernetes: "
-                                    + t.scope()
-                                    + ": continue token expired (410), listing whole");
-                }
-                views.clear();
-                raw = keepRaw ? new KubeRaw.Builder() : null;
-                list(
-                        http,
-                        whole,
-                        t,
-                        server,
-                        context,
-                        connectMs(req),
-                        named,
-                        views,
-                        raw,
-                        deadline,
-                        req.processEnv);
-            }
+            raw = listWhole(call, paged, whole, req, views, keepRaw);
         } catch (Expired e) { // the server paged the whole list as well, and let that token expire
             // too
             out.notRead(
@@ -507,55 +506,81 @@ public final class KubeLiveSource implements LiveSource {
         }
     }
 
+    /** The list's URL without query: the kind's API path, in the task's namespace if it has one. */
+    private static String listUrl(String server, Task t) {
+        KindInfo k = t.kind();
+        StringBuilder base =
+                new StringBuilder(
+                        server.endsWith("/") ? server.substring(0, server.length() - 1) : server);
+        base.append(
+                k.group().isEmpty()
+                        ? "/api/" + k.version()
+                        : "/apis/" + k.group() + "/" + k.version());
+        if (k.namespaced() && t.namespace() != null) {
+            base.append("/namespaces/").append(enc(t.namespace()));
+        }
+        base.append('/').append(k.plural());
+        return base.toString();
+    }
+
+    /**
+     * The list in pages into {@code views}, or whole when a continue token expires (410); returns
+     * the raw objects kept (null unless {@code keepRaw}).
+     */
+    private static KubeRaw.Builder listWhole(
+            ListCall call,
+            String paged,
+            String whole,
+            ScanRequest req,
+            List<Object> views,
+            boolean keepRaw)
+            throws Denied, Expired {
+        KubeRaw.Builder raw = keepRaw ? new KubeRaw.Builder() : null;
+        try {
+            list(call, paged, views, raw);
+        } catch (Expired e) {
+            // as client-go's pager does: the token is too old, so the whole list in one answer,
+            // without limit
+            if (req.verbose) {
+                req.err.println(
+                        "deja: kubernetes: "
+                                + call.t().scope()
+                                + ": continue token expired (410), listing whole");
+            }
+            views.clear();
+            raw = keepRaw ? new KubeRaw.Builder() : null;
+            list(call, whole, views, raw);
+        }
+        return raw;
+    }
+
     /**
      * Every page of one list into {@code views}; the next page is requested before this one is
      * parsed.
      */
-    private static void list(
-            HttpClient http,
-            String base,
-            Task t,
-            String server,
-            String context,
-            int connectMs,
-            Set<String> named,
-            List<Object> views,
-            KubeRaw.Builder raw,
-            long deadline,
-            Map<String, String> env)
+    private static void list(ListCall call, String base, List<Object> views, KubeRaw.Builder raw)
             throws Denied, Expired {
-        KindInfo k = t.kind();
+        KindInfo k = call.t().kind();
+        Set<String> named = call.named();
+        HttpClient http = call.http();
         String url = base;
         CompletableFuture<Answer> sent = send(http, url);
         Set<String> tokens = new HashSet<>();
         int pages = 0;
         while (sent != null) {
             pages++;
-            if (System.nanoTime() - deadline > 0) {
+            if (System.nanoTime() - call.deadline() > 0) {
                 sent.cancel(true);
                 throw new Denied(
                         Coverage.Status.FAILED,
                         "the list did not end within "
-                                + ListDeadline.describe(env)
+                                + ListDeadline.describe(call.env())
                                 + " ("
                                 + (pages - 1)
                                 + " pages read); stopped, nothing of it used");
             }
-            byte[] body = page(http, url, sent, t, server, context, connectMs);
-            int first = 0;
-            while (first < body.length && Character.isWhitespace(body[first])) {
-                first++;
-            }
-            if (first == body.length || body[first] != '{') {
-                throw new Denied(
-                        Coverage.Status.FAILED,
-                        "the server answered "
-                                + (first < body.length && body[first] == '<'
-                                        ? "HTML"
-                                        : "something other than JSON")
-                                + ", not a Kubernetes list (is the kubeconfig's server"
-                                + " the API server itself, not a web page, proxy or login page?)");
-            }
+            byte[] body = page(call, url, sent);
+            checkJsonObject(body);
             String[] next = {null};
             CompletableFuture<Answer>[] nextSent = newFutureSlot();
             try {
@@ -563,53 +588,10 @@ public final class KubeLiveSource implements LiveSource {
                 ListPageParser.parse(
                         body,
                         token -> {
-                            if (!tokens.add(token)) {
-                                throw new Endless(
-                                        "the API server sent the same continue token again (page "
-                                                + page
-                                                + "): the list would never end; stopped, nothing of it used");
-                            }
-                            if (page >= MAX_PAGES) {
-                                throw new Endless(
-                                        "more than "
-                                                + MAX_PAGES
-                                                + " pages of "
-                                                + PAGE
-                                                + " (the most deja reads"
-                                                + " for one list): stopped, nothing of it used (does the server page forever?)");
-                            }
-                            next[0] =
-                                    base
-                                            + (base.contains("?") ? "&" : "?")
-                                            + "continue="
-                                            + enc(token);
+                            next[0] = nextUrl(base, token, tokens, page);
                             nextSent[0] = send(http, next[0]);
                         },
-                        item -> {
-                            Map<String, Object> whole = null;
-                            KubeRaw.TooLarge tooLarge = null;
-                            if (raw != null) {
-                                // before the pruning below: the object as the API returned it
-                                try {
-                                    whole = RawObjects.frozen(item, k.kind(), k.apiVersion());
-                                } catch (KubeRaw.TooLarge e) {
-                                    tooLarge = e;
-                                }
-                            }
-                            if (named != null && k.kind().equals("ConfigMap")) {
-                                pruneConfigMapData(item, named);
-                            }
-                            Object view =
-                                    ViewReader.read(
-                                            new MapTree(item).withKind(k.kind(), k.apiVersion()),
-                                            null);
-                            views.add(view);
-                            if (whole != null) {
-                                raw.add(ManifestLoader.metaOf(view), whole);
-                            } else if (tooLarge != null) {
-                                raw.refuse(ManifestLoader.metaOf(view), KubeRaw.tooLarge(tooLarge));
-                            }
-                        },
+                        item -> addItem(item, k, named, views, raw),
                         raw != null);
             } catch (Endless e) {
                 throw new Denied(Coverage.Status.FAILED, e.getMessage());
@@ -626,6 +608,76 @@ public final class KubeLiveSource implements LiveSource {
             }
             url = next[0];
             sent = nextSent[0];
+        }
+    }
+
+    /** A page's body starts with a JSON object (after white space): not HTML, not other text. */
+    private static void checkJsonObject(byte[] body) throws Denied {
+        int first = 0;
+        while (first < body.length && Character.isWhitespace(body[first])) {
+            first++;
+        }
+        if (first == body.length || body[first] != '{') {
+            throw new Denied(
+                    Coverage.Status.FAILED,
+                    "the server answered "
+                            + (first < body.length && body[first] == '<'
+                                    ? "HTML"
+                                    : "something other than JSON")
+                            + ", not a Kubernetes list (is the kubeconfig's server"
+                            + " the API server itself, not a web page, proxy or login page?)");
+        }
+    }
+
+    /**
+     * The URL of the page after page {@code page}, whose continue token is {@code token}; {@link
+     * Endless} on a token seen before or past {@link #MAX_PAGES}.
+     */
+    private static String nextUrl(String base, String token, Set<String> tokens, int page) {
+        if (!tokens.add(token)) {
+            throw new Endless(
+                    "the API server sent the same continue token again (page "
+                            + page
+                            + "): the list would never end; stopped, nothing of it used");
+        }
+        if (page >= MAX_PAGES) {
+            throw new Endless(
+                    "more than "
+                            + MAX_PAGES
+                            + " pages of "
+                            + PAGE
+                            + " (the most deja reads"
+                            + " for one list): stopped, nothing of it used (does the server page forever?)");
+        }
+        return base + (base.contains("?") ? "&" : "?") + "continue=" + enc(token);
+    }
+
+    /** One object of a page: its view into {@code views}, and as the API returned it into raw. */
+    private static void addItem(
+            Map<String, Object> item,
+            KindInfo k,
+            Set<String> named,
+            List<Object> views,
+            KubeRaw.Builder raw) {
+        Map<String, Object> whole = null;
+        KubeRaw.TooLarge tooLarge = null;
+        if (raw != null) {
+            // before the pruning below: the object as the API returned it
+            try {
+                whole = RawObjects.frozen(item, k.kind(), k.apiVersion());
+            } catch (KubeRaw.TooLarge e) {
+                tooLarge = e;
+            }
+        }
+        if (named != null && k.kind().equals("ConfigMap")) {
+            pruneConfigMapData(item, named);
+        }
+        Object view = ViewReader.read(new MapTree(item).withKind(k.kind(), k.apiVersion()), null);
+        views.add(view);
+        if (whole != null) {
+            raw.add(ManifestLoader.metaOf(view), whole);
+        } else if (tooLarge != null) {
+            raw.refuse(ManifestLoader.metaOf(view), KubeRaw.tooLarge(tooLarge));
         }
     }
 
@@ -793,37 +845,11 @@ public final class KubeLiveSource implements LiveSource {
      * The body of a page (200), retrying 429 and 5xx; {@code sent} is the first attempt, already on
      * its way.
      */
-    private static byte[] page(
-            HttpClient http,
-            String url,
-            CompletableFuture<Answer> sent,
-            Task t,
-            String server,
-            String context,
-            int connectMs)
+    private static byte[] page(ListCall call, String url, CompletableFuture<Answer> sent)
             throws Denied, Expired {
         long backoff = BACKOFF_MS;
-        KindInfo k = t.kind();
         for (int attempt = 1; ; attempt++) {
-            Answer resp;
-            try {
-                CompletableFuture<Answer> f = attempt == 1 ? sent : send(http, url);
-                resp = f.get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new Unavailable("interrupted");
-            } catch (TimeoutException e) {
-                throw new Unavailable(
-                        "the API server "
-                                + server
-                                + " (context "
-                                + context
-                                + ") did not answer within "
-                                + KubeClients.REQUEST_TIMEOUT_MS / 1000
-                                + "s");
-            } catch (ExecutionException | RuntimeException e) {
-                throw new Unavailable(transport(e, server, context, connectMs));
-            }
+            Answer resp = await(call, attempt == 1 ? sent : null, url);
             int code = resp.code();
             if (resp.over()) {
                 throw new Denied(
@@ -836,49 +862,7 @@ public final class KubeLiveSource implements LiveSource {
                 return resp.body();
             }
             String why = statusMessage(resp.body());
-            if (code == 403) {
-                throw new Denied(
-                        Coverage.Status.DENIED,
-                        "403 Forbidden: the credentials of context "
-                                + context
-                                + " may not list "
-                                + k.plural()
-                                + (t.namespace() == null ? "" : " in " + t.namespace())
-                                + " (RBAC: get/list on "
-                                + k.plural()
-                                + "."
-                                + (k.group().isEmpty() ? "core" : k.group())
-                                + ")");
-            }
-            if (code == 401) {
-                throw new Unavailable(
-                        "the API server "
-                                + server
-                                + " rejected the credentials of context "
-                                + context
-                                + " (401 Unauthorized)");
-            }
-            if (code >= 300 && code < 400) {
-                String to = resp.header("Location");
-                throw new Denied(
-                        Coverage.Status.FAILED,
-                        "the API server answered HTTP "
-                                + code
-                                + " (a redirect"
-                                + (to == null ? "" : " to " + to)
-                                + "); deja does not follow redirects, which would carry the"
-                                + " credentials of context "
-                                + context
-                                + " elsewhere: point the kubeconfig at the API server itself");
-            }
-            if (code == 410 && url.contains("continue=")) {
-                throw new Expired();
-            }
-            if (code == 404) {
-                throw new Denied(
-                        Coverage.Status.FAILED,
-                        "404: the server does not serve " + k.apiVersion() + " " + k.plural());
-            }
+            refuse(call, url, resp);
             if ((code == 429 || code >= 500) && attempt < ATTEMPTS) {
                 sleep(retryAfter(resp, backoff));
                 backoff *= 2;
@@ -890,6 +874,85 @@ public final class KubeLiveSource implements LiveSource {
                             + code
                             + (code == 429 || code >= 500 ? " after " + attempt + " attempts" : "")
                             + (why == null ? "" : ": " + why));
+        }
+    }
+
+    /**
+     * The answer to {@code sent}, or to a new GET of {@code url} when it is null; the server not
+     * answering makes the source unavailable.
+     */
+    private static Answer await(ListCall call, CompletableFuture<Answer> sent, String url) {
+        try {
+            CompletableFuture<Answer> f = sent != null ? sent : send(call.http(), url);
+            return f.get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unavailable("interrupted");
+        } catch (TimeoutException e) {
+            throw new Unavailable(
+                    "the API server "
+                            + call.server()
+                            + " (context "
+                            + call.context()
+                            + ") did not answer within "
+                            + KubeClients.REQUEST_TIMEOUT_MS / 1000
+                            + "s");
+        } catch (ExecutionException | RuntimeException e) {
+            throw new Unavailable(transport(e, call.server(), call.context(), call.connectMs()));
+        }
+    }
+
+    /**
+     * The answers that are not retried: 403 (this list not read), 401 (the source unavailable), a
+     * redirect, 410 on a continue token, 404; returns on the others.
+     */
+    private static void refuse(ListCall call, String url, Answer resp) throws Denied, Expired {
+        int code = resp.code();
+        Task t = call.t();
+        KindInfo k = t.kind();
+        String context = call.context();
+        if (code == 403) {
+            throw new Denied(
+                    Coverage.Status.DENIED,
+                    "403 Forbidden: the credentials of context "
+                            + context
+                            + " may not list "
+                            + k.plural()
+                            + (t.namespace() == null ? "" : " in " + t.namespace())
+                            + " (RBAC: get/list on "
+                            + k.plural()
+                            + "."
+                            + (k.group().isEmpty() ? "core" : k.group())
+                            + ")");
+        }
+        if (code == 401) {
+            throw new Unavailable(
+                    "the API server "
+                            + call.server()
+                            + " rejected the credentials of context "
+                            + context
+                            + " (401 Unauthorized)");
+        }
+        if (code >= 300 && code < 400) {
+            String to = resp.header("Location");
+            throw new Denied(
+                    Coverage.Status.FAILED,
+                    "the API server answered HTTP "
+                            + code
+                            + " (a redirect"
+                            + (to == null ? "" : " to " + to)
+                            + "); deja does not follow redirects, which would carry the"
+                            + " credentials of context "
+                            + context
+                            + " elsewhere: point the kubeconfig at the API server itself");
+        }
+        if (code == 410 && url.contains("continue=")) {
+            throw new Expired();
+        }
+        if (code == 404) {
+            throw new Denied(
+                    Coverage.Status.FAILED,
+                    "404: the server does not serve " + k.apiVersion() + " " + k.plural());
         }
     }
 

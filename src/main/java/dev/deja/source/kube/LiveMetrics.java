@@ -773,32 +773,9 @@ public final class LiveMetrics {
                             + (why == null ? "" : ": " + why));
             return null;
         }
-        List<String> pods = new ArrayList<>();
+        List<String> pods;
         try {
-            JsonNode list = JsonMapper.builder().build().readTree(a.body());
-            if (!list.path("items").isArray()) {
-                throw new IllegalArgumentException("no items");
-            }
-            for (JsonNode item : list.path("items")) {
-                JsonNode md = item.path("metadata");
-                String name = md.path("name").asString(null);
-                Map<String, String> labels = new LinkedHashMap<>();
-                md.path("labels")
-                        .properties()
-                        .forEach(e -> labels.put(e.getKey(), e.getValue().asString()));
-                // a pod the selector selects, not being deleted, running (a Pending pod has no port
-                // to ask)
-                if (name != null
-                        && md.path("deletionTimestamp").isMissingNode()
-                        && "Running".equals(item.path("status").path("phase").asString(null))
-                        && selector.matches(labels)) {
-                    pods.add(name);
-                    String node = item.path("spec").path("nodeName").asString(null);
-                    if (nodeOf != null && node != null && !node.isEmpty()) {
-                        nodeOf.put(name, node);
-                    }
-                }
-            }
+            pods = running(a.body(), selector, nodeOf);
         } catch (RuntimeException x) {
             out.notRead(
                     SOURCE,
@@ -809,6 +786,40 @@ public final class LiveMetrics {
         }
         out.read(SOURCE, scope, pods.size());
         Collections.sort(pods);
+        return pods;
+    }
+
+    /**
+     * The names of the running pods of a pod list that {@code selector} selects, in the list's
+     * order (see {@link #runningPods}).
+     */
+    private static List<String> running(
+            byte[] body, Selector selector, Map<String, String> nodeOf) {
+        List<String> pods = new ArrayList<>();
+        JsonNode list = JsonMapper.builder().build().readTree(body);
+        if (!list.path("items").isArray()) {
+            throw new IllegalArgumentException("no items");
+        }
+        for (JsonNode item : list.path("items")) {
+            JsonNode md = item.path("metadata");
+            String name = md.path("name").asString(null);
+            Map<String, String> labels = new LinkedHashMap<>();
+            md.path("labels")
+                    .properties()
+                    .forEach(e -> labels.put(e.getKey(), e.getValue().asString()));
+            // a pod the selector selects, not being deleted, running (a Pending pod has no port
+            // to ask)
+            if (name != null
+                    && md.path("deletionTimestamp").isMissingNode()
+                    && "Running".equals(item.path("status").path("phase").asString(null))
+                    && selector.matches(labels)) {
+                pods.add(name);
+                String node = item.path("spec").path("nodeName").asString(null);
+                if (nodeOf != null && node != null && !node.isEmpty()) {
+                    nodeOf.put(name, node);
+                }
+            }
+        }
         return pods;
     }
 

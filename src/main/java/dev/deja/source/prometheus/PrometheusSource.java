@@ -44,54 +44,13 @@ public final class PrometheusSource implements LiveSource {
                             + ": credentials are sent over plain http");
         }
         String server = client.display();
-        List<PrometheusPeaks.Query> answered = new ArrayList<>();
+        List<PrometheusPeaks.Query> answered = ask(client, server, req.window, out);
+        if (answered == null) {
+            return;
+        }
         boolean anySeries = false;
-        // the queries are independent: asked together, the scan waits for the slowest, not for
-        // their sum
-        List<String> names = List.copyOf(PrometheusPeaks.METRICS.keySet());
-        ExecutorService pool =
-                Executors.newFixedThreadPool(
-                        names.size(),
-                        r -> {
-                            Thread t = new Thread(r, "deja-prometheus");
-                            t.setDaemon(true);
-                            return t;
-                        });
-        try {
-            List<Future<List<PrometheusPeaks.Sample>>> futures = new ArrayList<>();
-            for (String name : names) {
-                String promql = PrometheusPeaks.promql(name, req.window);
-                futures.add(pool.submit(() -> client.query(promql)));
-            }
-            for (int i = 0; i < names.size(); i++) {
-                String name = names.get(i);
-                String promql = PrometheusPeaks.promql(name, req.window);
-                try {
-                    List<PrometheusPeaks.Sample> samples = answer(futures.get(i));
-                    answered.add(new PrometheusPeaks.Query(name, promql, samples));
-                    out.read(SOURCE, "query " + promql + " at " + server, samples.size());
-                    anySeries |= !samples.isEmpty();
-                } catch (PrometheusClient.QueryException e) {
-                    if (e.unreachable() || e.denied()) { // the same for every query: say it once
-                        out.notRead(
-                                SOURCE,
-                                "Prometheus API at " + server,
-                                e.denied() ? Coverage.Status.DENIED : Coverage.Status.FAILED,
-                                e.getMessage());
-                        out.put(
-                                PrometheusPeaks.class,
-                                new PrometheusPeaks(server, req.window, List.of()));
-                        return;
-                    }
-                    out.notRead(
-                            SOURCE,
-                            "query " + promql + " at " + server,
-                            Coverage.Status.FAILED,
-                            e.getMessage());
-                }
-            }
-        } finally {
-            pool.shutdownNow();
+        for (PrometheusPeaks.Query q : answered) {
+            anySeries |= !q.samples().isEmpty();
         }
         PrometheusPeaks peaks = new PrometheusPeaks(server, req.window, answered);
         if (!answered.isEmpty() && !anySeries) {
@@ -108,6 +67,63 @@ public final class PrometheusSource implements LiveSource {
             notes(peaks, server, req.window, out);
         }
         out.put(PrometheusPeaks.class, peaks);
+    }
+
+    /**
+     * Asks every query at once and returns the answered ones, in {@link PrometheusPeaks#METRICS}
+     * order; a failed query is a coverage entry. Null when the server cannot be reached or refuses
+     * the credentials: one entry, and empty peaks.
+     */
+    private static List<PrometheusPeaks.Query> ask(
+            PrometheusClient client, String server, String window, SnapshotBuilder out) {
+        List<PrometheusPeaks.Query> answered = new ArrayList<>();
+        // the queries are independent: asked together, the scan waits for the slowest, not for
+        // their sum
+        List<String> names = List.copyOf(PrometheusPeaks.METRICS.keySet());
+        ExecutorService pool =
+                Executors.newFixedThreadPool(
+                        names.size(),
+                        r -> {
+                            Thread t = new Thread(r, "deja-prometheus");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        try {
+            List<Future<List<PrometheusPeaks.Sample>>> futures = new ArrayList<>();
+            for (String name : names) {
+                String promql = PrometheusPeaks.promql(name, window);
+                futures.add(pool.submit(() -> client.query(promql)));
+            }
+            for (int i = 0; i < names.size(); i++) {
+                String name = names.get(i);
+                String promql = PrometheusPeaks.promql(name, window);
+                try {
+                    List<PrometheusPeaks.Sample> samples = answer(futures.get(i));
+                    answered.add(new PrometheusPeaks.Query(name, promql, samples));
+                    out.read(SOURCE, "query " + promql + " at " + server, samples.size());
+                } catch (PrometheusClient.QueryException e) {
+                    if (e.unreachable() || e.denied()) { // the same for every query: say it once
+                        out.notRead(
+                                SOURCE,
+                                "Prometheus API at " + server,
+                                e.denied() ? Coverage.Status.DENIED : Coverage.Status.FAILED,
+                                e.getMessage());
+                        out.put(
+                                PrometheusPeaks.class,
+                                new PrometheusPeaks(server, window, List.of()));
+                        return null;
+                    }
+                    out.notRead(
+                            SOURCE,
+                            "query " + promql + " at " + server,
+                            Coverage.Status.FAILED,
+                            e.getMessage());
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return answered;
     }
 
     private static List<PrometheusPeaks.Sample> answer(Future<List<PrometheusPeaks.Sample>> f)
