@@ -250,51 +250,12 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
             errors.add(f + ": fix needs 'steps' (a non-empty list)");
         } else {
             for (int i = 0; i < l.size(); i++) {
-                String where = "fix.steps[" + i + "]";
-                Object x = l.get(i);
-                Object object = null;
-                Object each = null;
-                Object when = null;
-                if (!haproxy && x instanceof Map<?, ?> options) {
-                    Map<Object, Object> rest = new LinkedHashMap<>(options);
-                    object = rest.remove("object");
-                    each = rest.remove("each");
-                    when = rest.remove("when");
-                    x = rest;
-                }
-                if (!(x instanceof Map<?, ?> sm) || sm.size() != 1) {
-                    errors.add(
-                            f
-                                    + ": "
-                                    + where
-                                    + " must be one of set:, raise:, rewrite: (HAProxy) or patch:,"
-                                    + " replace:, append:, drop:, create: (Kubernetes, with an"
-                                    + " optional object:)");
-                    continue;
-                }
-                Map.Entry<?, ?> e = sm.entrySet().iterator().next();
-                int at = steps.size();
-                step(
-                        String.valueOf(e.getKey()),
-                        e.getValue(),
-                        object == null ? null : String.valueOf(object),
-                        source,
-                        // a Kubernetes step's keys are named by the advice or the fix's says
+                // a Kubernetes step's keys are named by the advice or the fix's says
+                String named =
                         haproxy || !(says instanceof String line)
                                 ? remediation
-                                : remediation + "\n" + line,
-                        f,
-                        where,
-                        steps,
-                        errors);
-                for (int k = at; k < steps.size(); k++) { // each leaf of a patch alike
-                    if (each != null) {
-                        steps.set(k, new Each(String.valueOf(each), steps.get(k)));
-                    }
-                    if (when != null) {
-                        steps.set(k, new When(String.valueOf(when), steps.get(k)));
-                    }
-                }
+                                : remediation + "\n" + line;
+                readStep(l.get(i), "fix.steps[" + i + "]", source, named, f, steps, errors);
             }
         }
         List<String> inputs =
@@ -310,6 +271,57 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
             return null;
         }
         return new Fix(((String) says).strip(), inputs, steps);
+    }
+
+    /** Step {@code x} of a fix ({@code where} in the file), added to {@code steps}. */
+    private static void readStep(
+            Object x,
+            String where,
+            SourceKind source,
+            String remediation,
+            String f,
+            List<Step> steps,
+            List<String> errors) {
+        Object object = null;
+        Object each = null;
+        Object when = null;
+        if (source != SourceKind.HAPROXY && x instanceof Map<?, ?> options) {
+            Map<Object, Object> rest = new LinkedHashMap<>(options);
+            object = rest.remove("object");
+            each = rest.remove("each");
+            when = rest.remove("when");
+            x = rest;
+        }
+        if (!(x instanceof Map<?, ?> sm) || sm.size() != 1) {
+            errors.add(
+                    f
+                            + ": "
+                            + where
+                            + " must be one of set:, raise:, rewrite: (HAProxy) or patch:,"
+                            + " replace:, append:, drop:, create: (Kubernetes, with an"
+                            + " optional object:, each: or when:)");
+            return;
+        }
+        Map.Entry<?, ?> e = sm.entrySet().iterator().next();
+        int at = steps.size();
+        step(
+                String.valueOf(e.getKey()),
+                e.getValue(),
+                object == null ? null : String.valueOf(object),
+                source,
+                remediation,
+                f,
+                where,
+                steps,
+                errors);
+        for (int k = at; k < steps.size(); k++) { // each leaf of a patch alike
+            if (each != null) {
+                steps.set(k, new Each(String.valueOf(each), steps.get(k)));
+            }
+            if (when != null) {
+                steps.set(k, new When(String.valueOf(when), steps.get(k)));
+            }
+        }
     }
 
     private static void step(

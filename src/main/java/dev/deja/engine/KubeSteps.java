@@ -373,64 +373,71 @@ final class KubeSteps {
                 continue;
             }
             applied++;
-            if (s instanceof Fix.Create c) {
-                @SuppressWarnings("unchecked")
-                Map<String, Object> made =
-                        (Map<String, Object>) fill(CatalogYaml.value(c.yaml()), inputs);
-                docs.add(made);
-            } else if (s instanceof Fix.Patch p) {
-                Object v = fill(p.value(), inputs);
-                at(
-                        target(p.object(), self, docs, inputs),
-                        fill(p.path(), inputs),
-                        v != null,
-                        (m, k) -> {
-                            if (v == null) {
-                                m.remove(k);
-                            } else {
-                                m.put(k, v);
-                            }
-                        });
-            } else if (s instanceof Fix.Replace r) {
-                Object v = fill(CatalogYaml.value(r.yaml()), inputs);
-                at(
-                        target(r.object(), self, docs, inputs),
-                        fill(r.path(), inputs),
-                        true,
-                        (m, k) -> m.put(k, v));
-            } else if (s instanceof Fix.Append a) {
-                Object v = fill(CatalogYaml.value(a.yaml()), inputs);
-                at(
-                        target(a.object(), self, docs, inputs),
-                        fill(a.path(), inputs),
-                        true,
-                        (m, k) -> {
-                            List<Object> l = new ArrayList<>();
-                            if (m.get(k) instanceof List<?> old) {
-                                l.addAll(old);
-                            }
-                            l.add(v);
-                            m.put(k, l);
-                        });
-            } else if (s instanceof Fix.Drop d) {
-                List<String> prefixes = fill(d.startingWith(), inputs);
-                at(
-                        target(d.object(), self, docs, inputs),
-                        fill(d.path(), inputs),
-                        false,
-                        (m, k) -> {
-                            if (m.get(k) instanceof List<?> old) {
-                                List<Object> l = new ArrayList<>(old);
-                                l.removeIf(
-                                        x ->
-                                                prefixes.stream()
-                                                        .anyMatch(String.valueOf(x)::startsWith));
-                                m.put(k, l);
-                            }
-                        });
-            }
+            applyOne(s, self, docs, inputs);
         }
         return applied;
+    }
+
+    /** One step whose inputs are all given. */
+    private static void applyOne(
+            Fix.Step s,
+            Map<String, Object> self,
+            List<Map<String, Object>> docs,
+            Map<String, Object> inputs) {
+        if (s instanceof Fix.Create c) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> made =
+                    (Map<String, Object>) fill(CatalogYaml.value(c.yaml()), inputs);
+            docs.add(made);
+        } else if (s instanceof Fix.Patch p) {
+            Object v = fill(p.value(), inputs);
+            at(
+                    target(p.object(), self, docs, inputs),
+                    fill(p.path(), inputs),
+                    v != null,
+                    (m, k) -> {
+                        if (v == null) {
+                            m.remove(k);
+                        } else {
+                            m.put(k, v);
+                        }
+                    });
+        } else if (s instanceof Fix.Replace r) {
+            Object v = fill(CatalogYaml.value(r.yaml()), inputs);
+            at(
+                    target(r.object(), self, docs, inputs),
+                    fill(r.path(), inputs),
+                    true,
+                    (m, k) -> m.put(k, v));
+        } else if (s instanceof Fix.Append a) {
+            Object v = fill(CatalogYaml.value(a.yaml()), inputs);
+            at(
+                    target(a.object(), self, docs, inputs),
+                    fill(a.path(), inputs),
+                    true,
+                    (m, k) -> {
+                        List<Object> l = new ArrayList<>();
+                        if (m.get(k) instanceof List<?> old) {
+                            l.addAll(old);
+                        }
+                        l.add(v);
+                        m.put(k, l);
+                    });
+        } else if (s instanceof Fix.Drop d) {
+            List<String> prefixes = fill(d.startingWith(), inputs);
+            at(
+                    target(d.object(), self, docs, inputs),
+                    fill(d.path(), inputs),
+                    false,
+                    (m, k) -> {
+                        if (m.get(k) instanceof List<?> old) {
+                            List<Object> l = new ArrayList<>(old);
+                            l.removeIf(
+                                    x -> prefixes.stream().anyMatch(String.valueOf(x)::startsWith));
+                            m.put(k, l);
+                        }
+                    });
+        }
     }
 
     private interface Leaf {
