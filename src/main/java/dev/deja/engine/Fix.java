@@ -20,11 +20,17 @@ import java.util.regex.Pattern;
  * {section}} in it is the frontend's label, an input such as {@code {wantedMaxconn}} the value
  * prove computed.
  */
-public record Fix(String says, List<String> inputs, List<Step> steps) {
+public record Fix(String says, List<String> inputs, List<String> asks, List<Step> steps) {
 
     public Fix {
         inputs = List.copyOf(inputs);
+        asks = List.copyOf(asks);
         steps = List.copyOf(steps);
+    }
+
+    /** A fix that asks the user nothing. */
+    public Fix(String says, List<String> inputs, List<Step> steps) {
+        this(says, inputs, List.of(), steps);
     }
 
     /** A fix that needs no input from the finding. */
@@ -235,7 +241,7 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
         boolean haproxy = source == SourceKind.HAPROXY;
         unknownKeys(
                 m,
-                haproxy ? Set.of("says", "steps") : Set.of("says", "inputs", "steps"),
+                haproxy ? Set.of("says", "steps") : Set.of("says", "inputs", "asks", "steps"),
                 "fix",
                 f,
                 errors);
@@ -258,11 +264,12 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
                 readStep(l.get(i), "fix.steps[" + i + "]", source, named, f, steps, errors);
             }
         }
-        List<String> inputs =
+        List<List<String>> inputs =
                 haproxy
-                        ? List.of()
+                        ? List.of(List.of(), List.of())
                         : KubeSteps.inputs(
                                 m.get("inputs"),
+                                m.get("asks"),
                                 steps,
                                 says instanceof String s ? s : null,
                                 f,
@@ -270,7 +277,7 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
         if (errors.size() > before) {
             return null;
         }
-        return new Fix(((String) says).strip(), inputs, steps);
+        return new Fix(((String) says).strip(), inputs.get(0), inputs.get(1), steps);
     }
 
     /** Step {@code x} of a fix ({@code where} in the file), added to {@code steps}. */
@@ -529,6 +536,9 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
         if (!inputs.isEmpty()) {
             out.put(prefix + "inputs", String.join(CatalogCompiler.SEP, inputs));
         }
+        if (!asks.isEmpty()) {
+            out.put(prefix + "asks", String.join(CatalogCompiler.SEP, asks));
+        }
         out.put(prefix + "steps", String.valueOf(steps.size()));
         for (int i = 0; i < steps.size(); i++) {
             String p = prefix + "step." + i + ".";
@@ -674,9 +684,11 @@ public record Fix(String says, List<String> inputs, List<Step> steps) {
             }
         }
         String inputs = get.apply(prefix + "inputs");
+        String asks = get.apply(prefix + "asks");
         return new Fix(
                 says,
                 inputs == null ? List.of() : List.of(inputs.split(CatalogCompiler.SEP, -1)),
+                asks == null ? List.of() : List.of(asks.split(CatalogCompiler.SEP, -1)),
                 steps);
     }
 }

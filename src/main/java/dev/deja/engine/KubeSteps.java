@@ -231,17 +231,25 @@ final class KubeSteps {
     }
 
     /** The inputs a fix declares, checked against the holes its steps and says use. */
-    static List<String> inputs(
-            Object o, List<Fix.Step> steps, String says, String f, List<String> errors) {
-        List<String> declared = o == null ? List.of() : strings(o);
-        if (declared == null) {
-            errors.add(f + ": fix.inputs must be a list of names");
-            return List.of();
+    /**
+     * The inputs a fix declares ({@code inputs:}, which the finding gives, and {@code asks:}, which
+     * the user gives: the API server's address), checked against the holes its steps and says use;
+     * the two lists.
+     */
+    static List<List<String>> inputs(
+            Object o, Object a, List<Fix.Step> steps, String says, String f, List<String> errors) {
+        List<String> given = o == null ? List.of() : strings(o);
+        List<String> asked = a == null ? List.of() : strings(a);
+        if (given == null || asked == null) {
+            errors.add(f + ": fix.inputs and fix.asks must be lists of names");
+            return List.of(List.of(), List.of());
         }
         Set<String> used = new LinkedHashSet<>(holes(says));
         for (Fix.Step s : steps) {
             used.addAll(holes(s));
         }
+        List<String> declared = new ArrayList<>(given);
+        declared.addAll(asked);
         for (String d : declared) {
             if (!INPUT_NAME.matcher(d).matches()) {
                 errors.add(f + ": fix.inputs: '" + d + "' is not a name (letters only)");
@@ -255,10 +263,11 @@ final class KubeSteps {
                         f
                                 + ": fix: unknown input {"
                                 + u
-                                + "} (declare it under fix.inputs: the finding gives it)");
+                                + "} (declare it under fix.inputs, which the finding gives, or"
+                                + " fix.asks, which the user gives)");
             }
         }
-        return declared;
+        return List.of(given, asked);
     }
 
     private static List<String> strings(Object o) {

@@ -41,6 +41,7 @@ class FixBlockTest {
                         "haproxy-missing-http-request-timeout",
                         "haproxy-tarpit-holds-slots",
                         "k8s-haproxy-ingress-hot-pods",
+                        "k8s-ingress-nginx-admission-exposed",
                         "k8s-ingress-nginx-admission-rce",
                         "k8s-ingress-nginx-serial-reloads",
                         "k8s-internal-lb-local-traffic-policy",

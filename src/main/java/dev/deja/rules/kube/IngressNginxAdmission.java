@@ -165,9 +165,13 @@ final class IngressNginxAdmission {
      * Who may connect to the webhook port: {@code open} when every pod can, with the reason either
      * way.
      */
-    record Reach(boolean open, String why, NetworkPolicy opener) {
+    /**
+     * Whether the webhook port is open to every source, and why; {@code opener} is the policy whose
+     * ingress rule number {@code rule} (from 0) opens it, when one does.
+     */
+    record Reach(boolean open, String why, NetworkPolicy opener, int rule) {
         Reach(boolean open, String why) {
-            this(open, why, null);
+            this(open, why, null, -1);
         }
     }
 
@@ -200,7 +204,8 @@ final class IngressNginxAdmission {
         }
         List<String> limited = new ArrayList<>();
         for (NetworkPolicy np : selecting) {
-            for (NetworkPolicy.Rule r : np.ingress()) {
+            for (int i = 0; i < np.ingress().size(); i++) {
+                NetworkPolicy.Rule r = np.ingress().get(i);
                 boolean covers =
                         r.ports().isEmpty()
                                 || r.ports().stream()
@@ -220,7 +225,8 @@ final class IngressNginxAdmission {
                                             ? "with neither ports nor from"
                                             : "without from")
                                     + ")",
-                            np);
+                            np,
+                            i);
                 }
                 for (NetworkPolicy.Peer p : r.from()) {
                     if (p.everyPod() || p.everyAddress()) {
@@ -231,7 +237,8 @@ final class IngressNginxAdmission {
                                         + port
                                         + " from "
                                         + p.describe(),
-                                np);
+                                np,
+                                i);
                     }
                     limited.add(p.describe() + " (" + np.meta().name() + ")");
                 }

@@ -8,7 +8,9 @@ import dev.deja.model.kube.IngressNginx;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.Service;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -102,6 +104,26 @@ public final class IngressNginxAdmissionExposed extends KubeRule {
                                             + (!v.known()
                                                     ? "unknown"
                                                     : v.vulnerable() ? "vulnerable" : "fixed"));
+            if (reach.opener() == null) {
+                Map<String, Object> meta = new LinkedHashMap<>();
+                meta.put("name", c.workload().meta().name() + "-webhook");
+                if (c.workload().meta().namespace() != null) {
+                    meta.put("namespace", c.workload().meta().namespace());
+                }
+                fb.fix("policyMetadata", meta)
+                        .fix(
+                                "policyRef",
+                                "NetworkPolicy "
+                                        + (meta.containsKey("namespace")
+                                                ? meta.get("namespace") + "/"
+                                                : "")
+                                        + meta.get("name"))
+                        .fix("podLabels", c.workload().podLabels())
+                        .fix("port", (long) c.port())
+                        .fix("trafficPorts", trafficPorts(c));
+            } else {
+                fb.fix("policy", reach.opener().meta().ref()).fix("rule", (long) reach.rule());
+            }
             if (reach.opener()
                     != null) { // policies add up: a second, stricter one cannot take the open rule
                 // back
@@ -120,5 +142,19 @@ public final class IngressNginxAdmissionExposed extends KubeRule {
             out.add(fb.build());
         }
         return out;
+    }
+
+    /**
+     * The container's other ports, which a policy that selects the pods must keep admitting from
+     * every source (a selected pod is denied what no rule admits); null when it declares none.
+     */
+    private static List<Map<String, Object>> trafficPorts(IngressNginxAdmission.Controller c) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Integer p : new java.util.TreeSet<>(c.container().ports().values())) {
+            if (p != null && p != c.port()) {
+                out.add(Map.of("port", (long) p));
+            }
+        }
+        return out.isEmpty() ? null : out;
     }
 }

@@ -55,6 +55,9 @@ class RemediationClearsFindingTest {
     static final Pattern REMEDIATION_PROBE =
             Pattern.compile("the (readinessProbe|livenessProbe) of container (\\S+?)[ ,.)]");
 
+    /** Samples of what a fix asks the user (fix.asks). */
+    static final Map<String, Object> ASKED = Map.of("apiServerCidr", "10.0.0.10/32");
+
     @TempDir Path tmp;
 
     static Yaml yaml() {
@@ -180,7 +183,14 @@ class RemediationClearsFindingTest {
             assertTrue(
                     fix.get().inputs().containsAll(f.fixInputs().keySet()),
                     rule + ": the finding gives inputs its fix does not declare: " + f.fixInputs());
-            int applied = fix.get().applyTo(doc, docs, f.fixInputs());
+            Map<String, Object> inputs = new LinkedHashMap<>(f.fixInputs());
+            for (String ask : fix.get().asks()) { // what the user gives: a sample of it
+                assertTrue(
+                        ASKED.containsKey(ask),
+                        rule + " asks " + ask + ": give this test a sample");
+                inputs.put(ask, ASKED.get(ask));
+            }
+            int applied = fix.get().applyTo(doc, docs, inputs);
             assertTrue(
                     applied > 0,
                     rule
