@@ -99,7 +99,8 @@ public final class SessionsNearLimit implements Rule {
                 break;
             }
         }
-        return ctx.finding(
+        return saturated(
+                ctx.finding(
                         loc,
                         "HAProxy at "
                                 + in.address()
@@ -117,21 +118,12 @@ public final class SessionsNearLimit implements Rule {
                                 + info.maxConnRate()
                                 + "/s)"
                                 + where
-                                + ": new connections wait in the kernel's backlog when it is full")
-                .severity(
-                        info.currConns() * 100 >= (long) high * info.maxConn()
-                                ? Severity.HIGH
-                                : ctx.metadata().severity())
-                .key(in.address() + " process")
-                .figure(
-                        new Figure.Saturation(
-                                "process",
-                                in.address(),
-                                info.currConns(),
-                                info.maxConn(),
-                                warn,
-                                high))
-                .build();
+                                + ": new connections wait in the kernel's backlog when it is full"),
+                info.currConns() * 100 >= (long) high * info.maxConn(),
+                in.address() + " process",
+                new Figure.Saturation(
+                        "process", in.address(), info.currConns(), info.maxConn(), warn, high),
+                ctx);
     }
 
     /** The finding for a frontend whose peak sessions since start near its limit. */
@@ -158,7 +150,8 @@ public final class SessionsNearLimit implements Rule {
         if (qmax > 0) {
             extra.add("a queue of up to " + qmax + " (qmax)");
         }
-        return ctx.finding(
+        return saturated(
+                ctx.finding(
                         loc,
                         "frontend "
                                 + r.proxy()
@@ -181,20 +174,24 @@ public final class SessionsNearLimit implements Rule {
                                 + "/s)"
                                 + where
                                 + (extra.isEmpty() ? "" : "; " + String.join(", ", extra))
-                                + ": at the limit, new connections wait unaccepted")
-                .severity(
-                        r.smax() * 100 >= (long) high * r.slim()
-                                ? Severity.HIGH
-                                : ctx.metadata().severity())
-                .key(in.address() + " frontend " + r.proxy())
-                .figure(
-                        new Figure.Saturation(
-                                "frontend " + r.proxy(),
-                                in.address(),
-                                r.smax(),
-                                r.slim(),
-                                warn,
-                                high))
+                                + ": at the limit, new connections wait unaccepted"),
+                r.smax() * 100 >= (long) high * r.slim(),
+                in.address() + " frontend " + r.proxy(),
+                new Figure.Saturation(
+                        "frontend " + r.proxy(), in.address(), r.smax(), r.slim(), warn, high),
+                ctx);
+    }
+
+    /** The finding, high once the figure reached highPercent, with its key and figure. */
+    private static Finding saturated(
+            RuleContext.FindingBuilder b,
+            boolean high,
+            String key,
+            Figure.Saturation figure,
+            RuleContext ctx) {
+        return b.severity(high ? Severity.HIGH : ctx.metadata().severity())
+                .key(key)
+                .figure(figure)
                 .build();
     }
 
@@ -249,7 +246,8 @@ public final class SessionsNearLimit implements Rule {
             String where = limit.where();
             long pct = (long) Math.floor(x.percent());
             out.add(
-                    ctx.finding(
+                    saturated(
+                            ctx.finding(
                                     loc,
                                     "frontend "
                                             + x.proxy()
@@ -269,21 +267,17 @@ public final class SessionsNearLimit implements Rule {
                                             + x.series()
                                             + ")"
                                             + where
-                                            + ": at the limit, new connections wait unaccepted")
-                            .severity(
-                                    x.peak() * 100 >= (double) high * x.limit()
-                                            ? Severity.HIGH
-                                            : ctx.metadata().severity())
-                            .key("prometheus " + x.instance() + " frontend " + x.proxy())
-                            .figure(
-                                    new Figure.Saturation(
-                                            "frontend " + x.proxy(),
-                                            x.instance(),
-                                            x.peak(),
-                                            x.limit(),
-                                            warn,
-                                            high))
-                            .build());
+                                            + ": at the limit, new connections wait unaccepted"),
+                            x.peak() * 100 >= (double) high * x.limit(),
+                            "prometheus " + x.instance() + " frontend " + x.proxy(),
+                            new Figure.Saturation(
+                                    "frontend " + x.proxy(),
+                                    x.instance(),
+                                    x.peak(),
+                                    x.limit(),
+                                    warn,
+                                    high),
+                            ctx));
         }
         return out;
     }
