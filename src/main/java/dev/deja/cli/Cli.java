@@ -142,8 +142,17 @@ public final class Cli {
         cmd.setOut(io.out());
         cmd.setErr(io.err());
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
-        // deja --help and deja scan --help: the scan's codes; rules, cases and explain: their own
-        // (they never scan)
+        exitCodeHelp(cmd);
+        cmd.setParameterExceptionHandler((ex, badArgs) -> parameterError(cmd, ex, badArgs));
+        cmd.setExecutionExceptionHandler(Cli::executionError);
+        return cmd;
+    }
+
+    /**
+     * The exit codes in the help: deja --help and deja scan --help the scan's, rules, cases and
+     * explain their own (they never scan); and the scan's options in their groups.
+     */
+    private static void exitCodeHelp(CommandLine cmd) {
         apply(
                 cmd,
                 "%nExit codes (deja scan; the other commands exit 0, 2 or 4):%n",
@@ -168,103 +177,94 @@ public final class Cli {
                 apply(merge, "%nExit codes:%n", codes(ExitCodes.LIST_MERGE));
             }
         }
-        cmd.setParameterExceptionHandler(
-                (ex, badArgs) -> {
-                    CommandLine c = ex.getCommandLine();
-                    if (c == cmd
-                            && ex instanceof CommandLine.UnmatchedArgumentException
-                            && badArgs.length > 0
-                            && !badArgs[0].startsWith("-")
-                            && !SUBCOMMANDS.containsKey(badArgs[0])) {
-                        c.getErr()
-                                .println(
-                                        "deja: unknown command '"
-                                                + badArgs[0]
-                                                + "' (expected "
-                                                + String.join(", ", SUBCOMMANDS.keySet())
-                                                        .replaceFirst(", (\\w+)$", " or $1")
-                                                + ")"
-                                                + didYouMean(
-                                                        DidYouMean.closest(
-                                                                badArgs[0], SUBCOMMANDS.keySet())));
-                    } else if (ex.getArgSpec() != null
-                            && ex.getArgSpec().isOption()
-                            && ex.getMessage() != null
-                            && ex.getMessage().contains("should be in KEY=VALUE format but was ")) {
-                        // picocli says "Value for option option '--env' (KEY=VALUE) should be in
-                        // KEY=VALUE format but was PORT"
-                        String name =
-                                ((CommandLine.Model.OptionSpec) ex.getArgSpec()).longestName();
-                        String bad =
-                                ex.getMessage()
-                                        .substring(ex.getMessage().lastIndexOf(" but was ") + 9);
-                        c.getErr()
-                                .println(
-                                        "deja: "
-                                                + name
-                                                + " "
-                                                + bad
-                                                + ": expected KEY=VALUE, e.g. "
-                                                + name
-                                                + " PORT=8080");
-                    } else if (ex instanceof CommandLine.UnmatchedArgumentException u
-                            && !u.getSuggestions().isEmpty()) {
-                        // picocli's own suggestions: the options (or subcommands) closest to it
-                        c.getErr()
-                                .println(
-                                        "deja: "
-                                                + ex.getMessage()
-                                                + didYouMean(
-                                                        u.getSuggestions().stream()
-                                                                .limit(3)
-                                                                .toList()));
-                    } else {
-                        c.getErr().println("deja: " + ex.getMessage());
-                    }
-                    c.getErr()
-                            .println(
-                                    "Try '"
-                                            + c.getCommandSpec().qualifiedName()
-                                            + " --help' for usage.");
-                    return ExitCodes.USAGE;
-                });
-        cmd.setExecutionExceptionHandler(
-                (ex, c, parsed) -> {
-                    PrintWriter err = c.getErr();
-                    if (ex instanceof InputException) {
-                        err.println("deja: " + ex.getMessage());
-                        return ExitCodes.USAGE;
-                    }
-                    if (outOfMemory(ex)) { // thrown on a worker thread and wrapped on its way here
-                        return outOfMemory(err);
-                    }
-                    if (ex instanceof InvalidPathException bad) {
-                        // a file name this JVM cannot turn into a path: under LC_ALL=C (or POSIX)
-                        // Java 17 reads names as
-                        // ASCII, so "dé.cfg" given or found in a folder is not a path it can open
-                        err.println(
-                                "deja: "
-                                        + bad.getInput()
-                                        + ": a file name the JVM cannot read in the locale's character set "
-                                        + System.getProperty("sun.jnu.encoding", "?")
-                                        + " (run with a UTF-8 locale, e.g. LC_ALL=C.UTF-8;"
-                                        + " the ./deja launcher does so when the locale is C or POSIX)");
-                        return ExitCodes.USAGE;
-                    }
-                    if (ex instanceof CatalogException) {
-                        err.println("deja: internal error: " + ex.getMessage());
-                        return ExitCodes.INTERNAL;
-                    }
-                    err.println(
-                            "deja: internal error: "
-                                    + ex
-                                    + " (run with --verbose for details; please report it)");
-                    if (verbose(parsed)) {
-                        ex.printStackTrace(err);
-                    }
-                    return ExitCodes.INTERNAL;
-                });
-        return cmd;
+    }
+
+    /** A usage error: one line saying what is wrong (and what was meant), then where help is; 2. */
+    private static int parameterError(
+            CommandLine cmd, CommandLine.ParameterException ex, String[] badArgs) {
+        CommandLine c = ex.getCommandLine();
+        if (c == cmd
+                && ex instanceof CommandLine.UnmatchedArgumentException
+                && badArgs.length > 0
+                && !badArgs[0].startsWith("-")
+                && !SUBCOMMANDS.containsKey(badArgs[0])) {
+            c.getErr()
+                    .println(
+                            "deja: unknown command '"
+                                    + badArgs[0]
+                                    + "' (expected "
+                                    + String.join(", ", SUBCOMMANDS.keySet())
+                                            .replaceFirst(", (\\w+)$", " or $1")
+                                    + ")"
+                                    + didYouMean(
+                                            DidYouMean.closest(badArgs[0], SUBCOMMANDS.keySet())));
+        } else if (ex.getArgSpec() != null
+                && ex.getArgSpec().isOption()
+                && ex.getMessage() != null
+                && ex.getMessage().contains("should be in KEY=VALUE format but was ")) {
+            // picocli says "Value for option option '--env' (KEY=VALUE) should be in KEY=VALUE
+            // format but was PORT"
+            String name = ((CommandLine.Model.OptionSpec) ex.getArgSpec()).longestName();
+            String bad = ex.getMessage().substring(ex.getMessage().lastIndexOf(" but was ") + 9);
+            c.getErr()
+                    .println(
+                            "deja: "
+                                    + name
+                                    + " "
+                                    + bad
+                                    + ": expected KEY=VALUE, e.g. "
+                                    + name
+                                    + " PORT=8080");
+        } else if (ex instanceof CommandLine.UnmatchedArgumentException u
+                && !u.getSuggestions().isEmpty()) {
+            // picocli's own suggestions: the options (or subcommands) closest to it
+            c.getErr()
+                    .println(
+                            "deja: "
+                                    + ex.getMessage()
+                                    + didYouMean(u.getSuggestions().stream().limit(3).toList()));
+        } else {
+            c.getErr().println("deja: " + ex.getMessage());
+        }
+        c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage.");
+        return ExitCodes.USAGE;
+    }
+
+    /** An error while running a command: one line, its exit code (2 for the user's, else 4). */
+    private static int executionError(Exception ex, CommandLine c, CommandLine.ParseResult parsed) {
+        PrintWriter err = c.getErr();
+        if (ex instanceof InputException) {
+            err.println("deja: " + ex.getMessage());
+            return ExitCodes.USAGE;
+        }
+        if (outOfMemory(ex)) { // thrown on a worker thread and wrapped on its way here
+            return outOfMemory(err);
+        }
+        if (ex instanceof InvalidPathException bad) {
+            // a file name this JVM cannot turn into a path: under LC_ALL=C (or POSIX) Java 17
+            // reads names as ASCII, so "dé.cfg" given or found in a folder is not a path it can
+            // open
+            err.println(
+                    "deja: "
+                            + bad.getInput()
+                            + ": a file name the JVM cannot read in the locale's character set "
+                            + System.getProperty("sun.jnu.encoding", "?")
+                            + " (run with a UTF-8 locale, e.g. LC_ALL=C.UTF-8;"
+                            + " the ./deja launcher does so when the locale is C or POSIX)");
+            return ExitCodes.USAGE;
+        }
+        if (ex instanceof CatalogException) {
+            err.println("deja: internal error: " + ex.getMessage());
+            return ExitCodes.INTERNAL;
+        }
+        err.println(
+                "deja: internal error: "
+                        + ex
+                        + " (run with --verbose for details; please report it)");
+        if (verbose(parsed)) {
+            ex.printStackTrace(err);
+        }
+        return ExitCodes.INTERNAL;
     }
 
     /** "; did you mean scan?" or "" for no suggestion. */

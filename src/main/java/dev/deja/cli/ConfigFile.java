@@ -349,23 +349,7 @@ public final class ConfigFile {
 
     static ConfigFile parse(
             String text, String display, Path dir, Catalog catalog, boolean untrusted) {
-        Node root;
-        try {
-            LoaderOptions o = new LoaderOptions();
-            o.setAllowDuplicateKeys(false);
-            o.setMaxAliasesForCollections(10);
-            o.setNestingDepthLimit(20);
-            o.setCodePointLimit(1 << 20);
-            root = new Yaml(o).compose(new StringReader(text));
-        } catch (MarkedYAMLException e) {
-            throw YamlError.of(display, "not valid YAML", e);
-        } catch (RuntimeException e) {
-            String msg = e.getMessage() == null ? e.toString() : e.getMessage();
-            throw new InputException(
-                    display
-                            + ": not valid YAML: "
-                            + String.join(" ", msg.lines().limit(3).map(String::strip).toList()));
-        }
+        Node root = compose(text, display);
         ConfigFile c = new ConfigFile(display, dir);
         c.untrusted = untrusted;
         if (root == null) {
@@ -411,25 +395,7 @@ public final class ConfigFile {
         }
         c.put("--ignore-file", c.path(top.get("ignoreFile")));
         if (top.containsKey("outputs")) {
-            List<String> outputs = new ArrayList<>();
-            for (Node item : c.seq(top.get("outputs"))) {
-                Map<String, Node> m = c.map(item, "an output", "format", "path");
-                String fmt = c.required(m, "format", item);
-                try {
-                    Reporters.forName(fmt); // an unknown format names deja.yaml:line, not --output
-                } catch (InputException e) {
-                    throw c.error(m.get("format"), e.getMessage());
-                }
-                String p = c.required(m, "path", item);
-                outputs.add(
-                        fmt
-                                + "="
-                                + (p.equals("-") || ReportStore.S3Uri.is(p)
-                                        ? p
-                                        : dir.resolve(p).normalize()));
-            }
-            c.at = top.get("outputs");
-            c.add("--output", outputs);
+            c.outputs(top.get("outputs"), dir);
         }
         String baseline = c.str(top.get("baseline"));
         c.put(
@@ -439,17 +405,65 @@ public final class ConfigFile {
                         : dir.resolve(baseline).normalize().toString());
         Node rcm = top.get("reportConfigMap");
         if (rcm != null) {
-            c.at = rcm;
-            String v = c.scalar(rcm);
-            if (!v.matches(Outputs.DNS_NAME + "/" + Outputs.DNS_NAME)) {
-                throw c.error(rcm, "reportConfigMap '" + v + "' is not NAMESPACE/NAME");
-            }
-            c.put("--report-configmap", v);
+            c.reportConfigMap(rcm);
         }
         c.put("--notify", c.str(top.get("notify")));
         c.put("--pushgateway", c.str(top.get("pushgateway")));
         c.put("--snapshot-out", c.path(top.get("snapshotOut")));
         return c;
+    }
+
+    /** The file's YAML as a node tree (null when empty), with limits on aliases, depth and size. */
+    private static Node compose(String text, String display) {
+        try {
+            LoaderOptions o = new LoaderOptions();
+            o.setAllowDuplicateKeys(false);
+            o.setMaxAliasesForCollections(10);
+            o.setNestingDepthLimit(20);
+            o.setCodePointLimit(1 << 20);
+            return new Yaml(o).compose(new StringReader(text));
+        } catch (MarkedYAMLException e) {
+            throw YamlError.of(display, "not valid YAML", e);
+        } catch (RuntimeException e) {
+            String msg = e.getMessage() == null ? e.toString() : e.getMessage();
+            throw new InputException(
+                    display
+                            + ": not valid YAML: "
+                            + String.join(" ", msg.lines().limit(3).map(String::strip).toList()));
+        }
+    }
+
+    /** outputs: each FORMAT=PATH as --output takes it, a relative path against dir. */
+    private void outputs(Node n, Path dir) {
+        List<String> outputs = new ArrayList<>();
+        for (Node item : seq(n)) {
+            Map<String, Node> m = map(item, "an output", "format", "path");
+            String fmt = required(m, "format", item);
+            try {
+                Reporters.forName(fmt); // an unknown format names deja.yaml:line, not --output
+            } catch (InputException e) {
+                throw error(m.get("format"), e.getMessage());
+            }
+            String p = required(m, "path", item);
+            outputs.add(
+                    fmt
+                            + "="
+                            + (p.equals("-") || ReportStore.S3Uri.is(p)
+                                    ? p
+                                    : dir.resolve(p).normalize()));
+        }
+        at = n;
+        add("--output", outputs);
+    }
+
+    /** reportConfigMap: NAMESPACE/NAME. */
+    private void reportConfigMap(Node rcm) {
+        at = rcm;
+        String v = scalar(rcm);
+        if (!v.matches(Outputs.DNS_NAME + "/" + Outputs.DNS_NAME)) {
+            throw error(rcm, "reportConfigMap '" + v + "' is not NAMESPACE/NAME");
+        }
+        put("--report-configmap", v);
     }
 
     private void sources(Node n) {
@@ -468,187 +482,210 @@ public final class ConfigFile {
             paths.add(resolve(p));
         }
         if (s.containsKey("helm")) {
-            Map<String, Node> h = map(s.get("helm"), "sources.helm", "values", "set");
-            if (h.containsKey("values")) {
-                add("--helm-values", strings(h.get("values")).stream().map(this::resolve).toList());
-            }
-            if (h.containsKey("set")) {
-                Node setNode = h.get("set");
-                if (!(setNode instanceof MappingNode sm)) {
-                    throw error(
-                            setNode,
-                            "sources.helm.set must be a mapping of KEY: VALUE (as helm --set KEY=VALUE)");
-                }
-                at = setNode;
-                add(
-                        "--helm-set",
-                        sm.getValue().stream()
-                                .map(t -> scalar(t.getKeyNode()) + "=" + scalar(t.getValueNode()))
-                                .toList());
-            }
+            helmSource(s.get("helm"));
         }
         if (s.containsKey("haproxy")) {
-            Map<String, Node> h =
-                    map(
-                            s.get("haproxy"),
-                            "sources.haproxy",
-                            "paths",
-                            "configMaps",
-                            "version",
-                            "env",
-                            "assumeClientRps");
-            for (String p : strings(h.get("paths"))) {
-                paths.add(resolve(p));
-            }
-            for (Node cm :
-                    h.containsKey("configMaps") ? seq(h.get("configMaps")) : List.<Node>of()) {
-                String v = scalar(cm);
-                if (!v.matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
-                    throw error(cm, "ConfigMap '" + v + "' is not NAMESPACE/NAME");
-                }
-                if (untrusted) {
-                    at = cm;
-                    throw untrustedError(
-                            "reads the ConfigMap "
-                                    + v
-                                    + " (sources.haproxy.configMaps) from a cluster");
-                }
-                haproxyConfigMaps.add(v);
-            }
-            put("--haproxy-version", str(h.get("version")));
-            if (h.containsKey("env")) {
-                Node envNode = h.get("env");
-                if (!(envNode instanceof MappingNode em)) {
-                    throw error(envNode, "sources.haproxy.env must be a mapping of VAR: value");
-                }
-                for (NodeTuple t : em.getValue()) {
-                    env.put(scalar(t.getKeyNode()), scalar(t.getValueNode()));
-                }
-            }
-            Node rps = h.get("assumeClientRps");
-            if (rps != null) {
-                put("--assume-client-rps", Integer.toString(positiveInt(rps)));
-            }
+            haproxySource(s.get("haproxy"));
         }
         if (s.containsKey("cluster")) {
-            Map<String, Node> k =
-                    map(
-                            s.get("cluster"),
-                            "sources.cluster",
-                            "enabled",
-                            "kubeconfig",
-                            "context",
-                            "contexts",
-                            "allContexts",
-                            "name",
-                            "namespaces",
-                            "allNamespaces",
-                            "selector",
-                            "annotationSuppressions",
-                            "liveMetrics",
-                            "liveMetricsTimeout",
-                            "criticalSelector",
-                            "fleetIdentity");
-            at = s.get("cluster");
-            Boolean enabled = bool(k.get("enabled"));
-            put("--cluster", enabled == null ? Boolean.TRUE : enabled);
-            put("--kubeconfig", path(k.get("kubeconfig")));
-            if (k.containsKey("context")) {
-                add("--context", List.of(str(k.get("context"))));
-            }
-            if (k.containsKey("contexts")) {
-                add("--context", strings(k.get("contexts")));
-            }
-            put("--all-contexts", bool(k.get("allContexts")));
-            put("--cluster-name", str(k.get("name")));
-            if (k.containsKey("namespaces")) {
-                add("--namespace", strings(k.get("namespaces")));
-            }
-            put("--all-namespaces", bool(k.get("allNamespaces")));
-            put("--selector", str(k.get("selector")));
-            Boolean annotations = bool(k.get("annotationSuppressions"));
-            put("--no-annotation-suppressions", annotations == null ? null : !annotations);
-            put("--live-metrics", bool(k.get("liveMetrics")));
-            put("--live-metrics-timeout", str(k.get("liveMetricsTimeout")));
-            put("--critical-selector", str(k.get("criticalSelector")));
-            put("--fleet-identity", str(k.get("fleetIdentity")));
+            clusterSource(s.get("cluster"));
         }
         if (s.containsKey("aws")) {
-            Map<String, Node> a =
-                    map(
-                            s.get("aws"),
-                            "sources.aws",
-                            "enabled",
-                            "profile",
-                            "profiles",
-                            "roleArns",
-                            "externalId",
-                            "regions",
-                            "endpoint");
-            at = s.get("aws");
-            Boolean enabled = bool(a.get("enabled"));
-            put("--aws", enabled == null ? Boolean.TRUE : enabled);
-            if (a.containsKey("profile")) {
-                add("--profile", List.of(str(a.get("profile"))));
-            }
-            if (a.containsKey("profiles")) {
-                add("--profile", strings(a.get("profiles")));
-            }
-            if (a.containsKey("roleArns")) {
-                add("--role-arn", strings(a.get("roleArns")));
-            }
-            put("--external-id", str(a.get("externalId")));
-            if (a.containsKey("regions")) {
-                add("--region", strings(a.get("regions")));
-            }
-            put("--aws-endpoint", str(a.get("endpoint")));
+            awsSource(s.get("aws"));
         }
         if (s.containsKey("prometheus")) {
-            Map<String, Node> p =
-                    map(
-                            s.get("prometheus"),
-                            "sources.prometheus",
-                            "url",
-                            "window",
-                            "bearerTokenFile",
-                            "basicAuthFile",
-                            "caFile");
-            if (!p.containsKey("url")) {
-                throw error(
-                        s.get("prometheus"),
-                        "sources.prometheus needs url (the Prometheus-compatible API)");
-            }
-            put("--prometheus", str(p.get("url")));
-            put("--window", str(p.get("window")));
-            put("--prometheus-bearer-token-file", path(p.get("bearerTokenFile")));
-            put("--prometheus-basic-auth-file", path(p.get("basicAuthFile")));
-            put("--prometheus-ca-file", path(p.get("caFile")));
+            prometheusSource(s.get("prometheus"));
         }
         if (s.containsKey("haproxyRuntime")) {
-            Map<String, Node> r =
-                    map(
-                            s.get("haproxyRuntime"),
-                            "sources.haproxyRuntime",
-                            "addresses",
-                            "timeout",
-                            "auth",
-                            "caFile");
-            if (!r.containsKey("addresses")) {
-                throw error(
-                        s.get("haproxyRuntime"),
-                        "sources.haproxyRuntime needs addresses (runtime API sockets, stats page or"
-                                + " exporter URLs)");
-            }
-            add("--haproxy-runtime", strings(r.get("addresses")));
-            put("--haproxy-runtime-timeout", str(r.get("timeout")));
-            Node auth = r.get("auth");
-            if (auth != null) {
-                // FILE (relative to this file) or env:VAR, as --haproxy-runtime-auth takes it
-                String a = str(auth);
-                put("--haproxy-runtime-auth", a.startsWith("env:") ? a : path(auth).toString());
-            }
-            put("--haproxy-runtime-ca-file", path(r.get("caFile")));
+            haproxyRuntimeSource(s.get("haproxyRuntime"));
         }
+    }
+
+    /** The helm source: values files and --set values. */
+    private void helmSource(Node n) {
+        Map<String, Node> h = map(n, "sources.helm", "values", "set");
+        if (h.containsKey("values")) {
+            add("--helm-values", strings(h.get("values")).stream().map(this::resolve).toList());
+        }
+        if (h.containsKey("set")) {
+            Node setNode = h.get("set");
+            if (!(setNode instanceof MappingNode sm)) {
+                throw error(
+                        setNode,
+                        "sources.helm.set must be a mapping of KEY: VALUE (as helm --set KEY=VALUE)");
+            }
+            at = setNode;
+            add(
+                    "--helm-set",
+                    sm.getValue().stream()
+                            .map(t -> scalar(t.getKeyNode()) + "=" + scalar(t.getValueNode()))
+                            .toList());
+        }
+    }
+
+    /**
+     * The HAProxy source: configuration paths and ConfigMaps, version, environment, client rate.
+     */
+    private void haproxySource(Node n) {
+        Map<String, Node> h =
+                map(
+                        n,
+                        "sources.haproxy",
+                        "paths",
+                        "configMaps",
+                        "version",
+                        "env",
+                        "assumeClientRps");
+        for (String p : strings(h.get("paths"))) {
+            paths.add(resolve(p));
+        }
+        for (Node cm : h.containsKey("configMaps") ? seq(h.get("configMaps")) : List.<Node>of()) {
+            String v = scalar(cm);
+            if (!v.matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
+                throw error(cm, "ConfigMap '" + v + "' is not NAMESPACE/NAME");
+            }
+            if (untrusted) {
+                at = cm;
+                throw untrustedError(
+                        "reads the ConfigMap "
+                                + v
+                                + " (sources.haproxy.configMaps) from a cluster");
+            }
+            haproxyConfigMaps.add(v);
+        }
+        put("--haproxy-version", str(h.get("version")));
+        if (h.containsKey("env")) {
+            Node envNode = h.get("env");
+            if (!(envNode instanceof MappingNode em)) {
+                throw error(envNode, "sources.haproxy.env must be a mapping of VAR: value");
+            }
+            for (NodeTuple t : em.getValue()) {
+                env.put(scalar(t.getKeyNode()), scalar(t.getValueNode()));
+            }
+        }
+        Node rps = h.get("assumeClientRps");
+        if (rps != null) {
+            put("--assume-client-rps", Integer.toString(positiveInt(rps)));
+        }
+    }
+
+    /** The cluster source: kubeconfig, contexts, namespaces, selectors, live metrics. */
+    private void clusterSource(Node n) {
+        Map<String, Node> k =
+                map(
+                        n,
+                        "sources.cluster",
+                        "enabled",
+                        "kubeconfig",
+                        "context",
+                        "contexts",
+                        "allContexts",
+                        "name",
+                        "namespaces",
+                        "allNamespaces",
+                        "selector",
+                        "annotationSuppressions",
+                        "liveMetrics",
+                        "liveMetricsTimeout",
+                        "criticalSelector",
+                        "fleetIdentity");
+        at = n;
+        Boolean enabled = bool(k.get("enabled"));
+        put("--cluster", enabled == null ? Boolean.TRUE : enabled);
+        put("--kubeconfig", path(k.get("kubeconfig")));
+        if (k.containsKey("context")) {
+            add("--context", List.of(str(k.get("context"))));
+        }
+        if (k.containsKey("contexts")) {
+            add("--context", strings(k.get("contexts")));
+        }
+        put("--all-contexts", bool(k.get("allContexts")));
+        put("--cluster-name", str(k.get("name")));
+        if (k.containsKey("namespaces")) {
+            add("--namespace", strings(k.get("namespaces")));
+        }
+        put("--all-namespaces", bool(k.get("allNamespaces")));
+        put("--selector", str(k.get("selector")));
+        Boolean annotations = bool(k.get("annotationSuppressions"));
+        put("--no-annotation-suppressions", annotations == null ? null : !annotations);
+        put("--live-metrics", bool(k.get("liveMetrics")));
+        put("--live-metrics-timeout", str(k.get("liveMetricsTimeout")));
+        put("--critical-selector", str(k.get("criticalSelector")));
+        put("--fleet-identity", str(k.get("fleetIdentity")));
+    }
+
+    /** The AWS source: profiles, roles, regions, endpoint. */
+    private void awsSource(Node n) {
+        Map<String, Node> a =
+                map(
+                        n,
+                        "sources.aws",
+                        "enabled",
+                        "profile",
+                        "profiles",
+                        "roleArns",
+                        "externalId",
+                        "regions",
+                        "endpoint");
+        at = n;
+        Boolean enabled = bool(a.get("enabled"));
+        put("--aws", enabled == null ? Boolean.TRUE : enabled);
+        if (a.containsKey("profile")) {
+            add("--profile", List.of(str(a.get("profile"))));
+        }
+        if (a.containsKey("profiles")) {
+            add("--profile", strings(a.get("profiles")));
+        }
+        if (a.containsKey("roleArns")) {
+            add("--role-arn", strings(a.get("roleArns")));
+        }
+        put("--external-id", str(a.get("externalId")));
+        if (a.containsKey("regions")) {
+            add("--region", strings(a.get("regions")));
+        }
+        put("--aws-endpoint", str(a.get("endpoint")));
+    }
+
+    /** The Prometheus source: its URL, window and credentials. */
+    private void prometheusSource(Node n) {
+        Map<String, Node> p =
+                map(
+                        n,
+                        "sources.prometheus",
+                        "url",
+                        "window",
+                        "bearerTokenFile",
+                        "basicAuthFile",
+                        "caFile");
+        if (!p.containsKey("url")) {
+            throw error(n, "sources.prometheus needs url (the Prometheus-compatible API)");
+        }
+        put("--prometheus", str(p.get("url")));
+        put("--window", str(p.get("window")));
+        put("--prometheus-bearer-token-file", path(p.get("bearerTokenFile")));
+        put("--prometheus-basic-auth-file", path(p.get("basicAuthFile")));
+        put("--prometheus-ca-file", path(p.get("caFile")));
+    }
+
+    /** The HAProxy runtime source: addresses, timeout, credentials. */
+    private void haproxyRuntimeSource(Node n) {
+        Map<String, Node> r =
+                map(n, "sources.haproxyRuntime", "addresses", "timeout", "auth", "caFile");
+        if (!r.containsKey("addresses")) {
+            throw error(
+                    n,
+                    "sources.haproxyRuntime needs addresses (runtime API sockets, stats page or"
+                            + " exporter URLs)");
+        }
+        add("--haproxy-runtime", strings(r.get("addresses")));
+        put("--haproxy-runtime-timeout", str(r.get("timeout")));
+        Node auth = r.get("auth");
+        if (auth != null) {
+            // FILE (relative to this file) or env:VAR, as --haproxy-runtime-auth takes it
+            String a = str(auth);
+            put("--haproxy-runtime-auth", a.startsWith("env:") ? a : path(auth).toString());
+        }
+        put("--haproxy-runtime-ca-file", path(r.get("caFile")));
     }
 
     private void rules(Node n, Catalog catalog) {

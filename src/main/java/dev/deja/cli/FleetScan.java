@@ -137,44 +137,16 @@ final class FleetScan {
                 specs.stream().anyMatch(Spec::kube) && specs.stream().anyMatch(s -> !s.kube());
         List<Part> parts = new ArrayList<>();
         // the other live sources (HAProxy runtime API, Prometheus) belong to the cluster when the
-        // run reads one (its
-        // HAProxy configurations may be in its ConfigMaps); with several clusters they are read
-        // with the files
+        // run reads one (its HAProxy configurations may be in its ConfigMaps); with several
+        // clusters they are read with the files
         boolean oneCluster = specs.stream().filter(Spec::kube).count() == 1;
         if (filesPart(base, specs)) {
-            ScanRequest.Builder files = base.toBuilder();
-            files.cluster = false;
-            files.aws = false;
-            if (oneCluster) {
-                files.haproxyRuntime = List.of();
-                files.prometheus = null;
-            }
-            files.snapshotOut = snapshotPath(base, specs, "files");
-            Snapshot s = Collector.collect(files.build(), new ScanTrace()); // no target
-            ScanResult r = judge.apply(s);
-            if (s.has(AwsInventory.class) && s.has(KubeInventory.class)) {
-                r = r.withFindings(CrossLinks.apply(s, r.findings()));
-            }
-            parts.add(new Part(r, null, null, selectedBy.apply(s), null, null));
+            parts.add(files(base, specs, oneCluster, judge, selectedBy));
         }
-        AtomicInteger no = new AtomicInteger();
-        ExecutorService pool =
-                Executors.newFixedThreadPool(
-                        Math.max(1, Math.min(parallel, specs.size())),
-                        r -> {
-                            Thread t = new Thread(r, "deja-target-" + no.incrementAndGet());
-                            t.setDaemon(true);
-                            return t;
-                        });
+        ExecutorService pool = targetPool(parallel, specs.size());
         // each target's reading runs on a thread of its own, so that one that overruns its time can
         // be left behind
-        ExecutorService readers =
-                Executors.newCachedThreadPool(
-                        r -> {
-                            Thread t = new Thread(r, "deja-target-read");
-                            t.setDaemon(true);
-                            return t;
-                        });
+        ExecutorService readers = readerPool();
         try {
             List<Future<Part>> futures = new ArrayList<>();
             for (Spec spec : specs) {
@@ -210,6 +182,54 @@ final class FleetScan {
             parts.add(judgeFleet(base, specs, parts, judge));
         }
         return merge(parts);
+    }
+
+    /**
+     * The files given (and the live sources the run does not give to its one cluster), read and
+     * judged as one snapshot without a target.
+     */
+    private static Part files(
+            ScanRequest base,
+            List<Spec> specs,
+            boolean oneCluster,
+            Function<Snapshot, ScanResult> judge,
+            Function<Snapshot, Predicate<Location>> selectedBy) {
+        ScanRequest.Builder files = base.toBuilder();
+        files.cluster = false;
+        files.aws = false;
+        if (oneCluster) {
+            files.haproxyRuntime = List.of();
+            files.prometheus = null;
+        }
+        files.snapshotOut = snapshotPath(base, specs, "files");
+        Snapshot s = Collector.collect(files.build(), new ScanTrace()); // no target
+        ScanResult r = judge.apply(s);
+        if (s.has(AwsInventory.class) && s.has(KubeInventory.class)) {
+            r = r.withFindings(CrossLinks.apply(s, r.findings()));
+        }
+        return new Part(r, null, null, selectedBy.apply(s), null, null);
+    }
+
+    /** The threads that judge the targets, at most parallel at once. */
+    private static ExecutorService targetPool(int parallel, int targets) {
+        AtomicInteger no = new AtomicInteger();
+        return Executors.newFixedThreadPool(
+                Math.max(1, Math.min(parallel, targets)),
+                r -> {
+                    Thread t = new Thread(r, "deja-target-" + no.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+    }
+
+    /** The threads that read the targets, one each. */
+    private static ExecutorService readerPool() {
+        return Executors.newCachedThreadPool(
+                r -> {
+                    Thread t = new Thread(r, "deja-target-read");
+                    t.setDaemon(true);
+                    return t;
+                });
     }
 
     /** The request that also lists Namespaces (for their deja.dev/critical marker). */
@@ -259,26 +279,7 @@ final class FleetScan {
             boolean links,
             boolean fleet,
             ExecutorService readers) {
-        ScanRequest.Builder b = base.toBuilder();
-        b.paths = List.of();
-        if (!spec.kube() || specs.stream().filter(Spec::kube).count() != 1) {
-            b.haproxyRuntime = List.of();
-            b.prometheus = null;
-        }
-        b.cluster = spec.kube();
-        b.aws = !spec.kube();
-        b.context = spec.context();
-        b.profile = spec.profile();
-        b.roleArn = spec.roleArn();
-        b.clusterName = spec.kube() ? base.clusterName : null;
-        b.err =
-                specs.size() == 1
-                        ? base.err
-                        : prefixed(
-                                base.err,
-                                "[" + (spec.kube() ? "cluster " : "aws ") + spec.label() + "] ");
-        b.snapshotOut = snapshotPath(base, specs, spec.label());
-        ScanRequest req = b.build();
+        ScanRequest req = request(base, spec, specs);
         // a cluster's target is known before the read, an AWS account's only after it
         ScanTrace trace =
                 new ScanTrace(
@@ -287,31 +288,9 @@ final class FleetScan {
                                         base.clusterName != null ? base.clusterName : spec.label())
                                 : null);
         long started = System.nanoTime();
-        Future<Snapshot> read = readers.submit(() -> Collector.collect(req, trace));
-        Snapshot snapshot;
-        String failed = null;
-        try {
-            snapshot = read.get(timeoutMillis, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            read.cancel(true);
-            snapshot = null;
-            failed =
-                    "not read within "
-                            + human(timeoutMillis)
-                            + " (--target-timeout): what it had read is left out";
-        } catch (ExecutionException e) {
-            snapshot = null;
-            Throwable c = e.getCause();
-            if (c instanceof InputException ie
-                    && spec.lenient()) { // this context's kubeconfig entry cannot be used
-                failed = ie.getMessage();
-            } else {
-                throw Futures.rethrow(e);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        Read read = read(req, trace, spec, timeoutMillis, readers);
+        Snapshot snapshot = read.snapshot();
+        String failed = read.failed();
         // the report's header names the context and server
         String clusterRead =
                 spec.kube() && specs.stream().filter(Spec::kube).count() == 1
@@ -327,53 +306,10 @@ final class FleetScan {
                                                 ? trace.accountRead
                                                 : spec.label());
         if (snapshot == null) {
-            req.err.println("deja: " + spec.source() + ": " + failed);
-            Coverage.Entry e =
-                    new Coverage.Entry(
-                            spec.source(),
-                            spec.kube() ? "context " + spec.context() : "all of aws",
-                            Coverage.Status.FAILED,
-                            failed,
-                            -1,
-                            target);
-            ScanResult r =
-                    new ScanResult(
-                            List.of(),
-                            List.of(),
-                            List.of(),
-                            List.of(),
-                            new Coverage(List.of(e)),
-                            (System.nanoTime() - started) / 1_000_000);
-            return new Part(
-                    r,
-                    null,
-                    null,
-                    loc -> true,
-                    clusterRead,
-                    null,
-                    fleet && spec.kube()
-                            ? FleetWorkloads.Cluster.unread(
-                                    String.valueOf(target.cluster()), "not read: " + failed)
-                            : null);
+            return unread(spec, req, failed, target, started, clusterRead, fleet);
         }
         ScanResult r = judge.apply(snapshot);
-        List<Finding> fs = new ArrayList<>(r.findings().size());
-        for (Finding f : r.findings()) {
-            fs.add(f.withTarget(target));
-        }
-        List<ScanResult.Suppressed> sup = new ArrayList<>(r.suppressed().size());
-        for (ScanResult.Suppressed s : r.suppressed()) {
-            sup.add(
-                    new ScanResult.Suppressed(
-                            s.finding().withTarget(target), s.reason(), s.origin()));
-        }
-        List<Coverage.Entry> cov = new ArrayList<>(r.coverage().entries().size());
-        for (Coverage.Entry e : r.coverage().entries()) {
-            cov.add(e.withTarget(target));
-        }
-        ScanResult stamped =
-                new ScanResult(
-                        fs, sup, r.expired(), r.rulesRun(), new Coverage(cov), r.durationMillis());
+        ScanResult stamped = stamped(r, target);
         CrossLinks.KubeSide k = null;
         CrossLinks.AwsSide a = null;
         if (links) { // small views; the snapshot itself is dropped here
@@ -399,6 +335,125 @@ final class FleetScan {
                         ? null
                         : Map.entry(String.valueOf(target.cluster()), trace.contextNamespace),
                 view);
+    }
+
+    /**
+     * The request for one target: only its source, its context or profile, its own stderr prefix.
+     */
+    private static ScanRequest request(ScanRequest base, Spec spec, List<Spec> specs) {
+        ScanRequest.Builder b = base.toBuilder();
+        b.paths = List.of();
+        if (!spec.kube() || specs.stream().filter(Spec::kube).count() != 1) {
+            b.haproxyRuntime = List.of();
+            b.prometheus = null;
+        }
+        b.cluster = spec.kube();
+        b.aws = !spec.kube();
+        b.context = spec.context();
+        b.profile = spec.profile();
+        b.roleArn = spec.roleArn();
+        b.clusterName = spec.kube() ? base.clusterName : null;
+        b.err =
+                specs.size() == 1
+                        ? base.err
+                        : prefixed(
+                                base.err,
+                                "[" + (spec.kube() ? "cluster " : "aws ") + spec.label() + "] ");
+        b.snapshotOut = snapshotPath(base, specs, spec.label());
+        return b.build();
+    }
+
+    /** A target's snapshot, or why there is none (it overran its time, its context is unusable). */
+    private record Read(Snapshot snapshot, String failed) {}
+
+    /** Reads one target on a reader thread, waiting at most timeoutMillis. */
+    private static Read read(
+            ScanRequest req,
+            ScanTrace trace,
+            Spec spec,
+            long timeoutMillis,
+            ExecutorService readers) {
+        Future<Snapshot> read = readers.submit(() -> Collector.collect(req, trace));
+        try {
+            return new Read(read.get(timeoutMillis, TimeUnit.MILLISECONDS), null);
+        } catch (TimeoutException e) {
+            read.cancel(true);
+            return new Read(
+                    null,
+                    "not read within "
+                            + human(timeoutMillis)
+                            + " (--target-timeout): what it had read is left out");
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof InputException ie
+                    && spec.lenient()) { // this context's kubeconfig entry cannot be used
+                return new Read(null, ie.getMessage());
+            } else {
+                throw Futures.rethrow(e);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** The part of a target that could not be read: one failed coverage entry, said on stderr. */
+    private static Part unread(
+            Spec spec,
+            ScanRequest req,
+            String failed,
+            Target target,
+            long started,
+            String clusterRead,
+            boolean fleet) {
+        req.err.println("deja: " + spec.source() + ": " + failed);
+        Coverage.Entry e =
+                new Coverage.Entry(
+                        spec.source(),
+                        spec.kube() ? "context " + spec.context() : "all of aws",
+                        Coverage.Status.FAILED,
+                        failed,
+                        -1,
+                        target);
+        ScanResult r =
+                new ScanResult(
+                        List.of(),
+                        List.of(),
+                        List.of(),
+                        List.of(),
+                        new Coverage(List.of(e)),
+                        (System.nanoTime() - started) / 1_000_000);
+        return new Part(
+                r,
+                null,
+                null,
+                loc -> true,
+                clusterRead,
+                null,
+                fleet && spec.kube()
+                        ? FleetWorkloads.Cluster.unread(
+                                String.valueOf(target.cluster()), "not read: " + failed)
+                        : null);
+    }
+
+    /** The result with its findings, suppressed findings and coverage stamped with the target. */
+    private static ScanResult stamped(ScanResult r, Target target) {
+        List<Finding> fs = new ArrayList<>(r.findings().size());
+        for (Finding f : r.findings()) {
+            fs.add(f.withTarget(target));
+        }
+        List<ScanResult.Suppressed> sup = new ArrayList<>(r.suppressed().size());
+        for (ScanResult.Suppressed s : r.suppressed()) {
+            sup.add(
+                    new ScanResult.Suppressed(
+                            s.finding().withTarget(target), s.reason(), s.origin()));
+        }
+        List<Coverage.Entry> cov = new ArrayList<>(r.coverage().entries().size());
+        for (Coverage.Entry e : r.coverage().entries()) {
+            cov.add(e.withTarget(target));
+        }
+        return new ScanResult(
+                fs, sup, r.expired(), r.rulesRun(), new Coverage(cov), r.durationMillis());
     }
 
     private static Outcome merge(List<Part> parts) {

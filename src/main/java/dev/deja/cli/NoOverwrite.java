@@ -48,6 +48,36 @@ final class NoOverwrite {
             Map<String, Path> named,
             Map<String, String> env,
             boolean connects) {
+        Map<Path, String> outs = outputs(outputs);
+        if (outs.isEmpty()) {
+            return;
+        }
+        List<Input> inputs = new ArrayList<>();
+        for (Map.Entry<String, Path> n : named.entrySet()) {
+            if (n.getValue() != null) {
+                inputs.add(new Input(n.getKey() + " " + n.getValue(), real(n.getValue())));
+            }
+        }
+        configFiles(named, env, connects, inputs);
+        pathInputs(paths, inputs);
+        for (Input in : inputs) {
+            String out = outs.get(in.real());
+            if (out != null) {
+                throw new InputException(
+                        out
+                                + ": would overwrite "
+                                + in.role()
+                                + ", which this scan reads"
+                                + (in.real().toString().equals(in.role())
+                                        ? ""
+                                        : " (" + in.real() + ")")
+                                + "; write reports and snapshots elsewhere");
+            }
+        }
+    }
+
+    /** The outputs by real path, each with its option; two options on one file are an error. */
+    private static Map<Path, String> outputs(Map<String, Path> outputs) {
         Map<Path, String> outs = new LinkedHashMap<>();
         for (Map.Entry<String, Path> o : outputs.entrySet()) {
             if (o.getValue() != null && !o.getValue().toString().equals("-")) {
@@ -62,15 +92,18 @@ final class NoOverwrite {
                 }
             }
         }
-        if (outs.isEmpty()) {
-            return;
-        }
-        List<Input> inputs = new ArrayList<>();
-        for (Map.Entry<String, Path> n : named.entrySet()) {
-            if (n.getValue() != null) {
-                inputs.add(new Input(n.getKey() + " " + n.getValue(), real(n.getValue())));
-            }
-        }
+        return outs;
+    }
+
+    /**
+     * Adds the kubeconfig and AWS files the run may read, and (when it connects) the files its
+     * kubeconfigs name.
+     */
+    private static void configFiles(
+            Map<String, Path> named,
+            Map<String, String> env,
+            boolean connects,
+            List<Input> inputs) {
         String home = env.getOrDefault("HOME", System.getProperty("user.home"));
         List<Path> kubeconfigs = new ArrayList<>();
         if (named.get("--kubeconfig") != null) {
@@ -120,6 +153,10 @@ final class NoOverwrite {
                 inputs.add(new Input(v + "=" + p, real(Path.of(p))));
             }
         }
+    }
+
+    /** Adds the scan paths: each file named, every file found in a folder given. */
+    private static void pathInputs(List<String> paths, List<Input> inputs) {
         for (String p : paths) {
             if (p.equals("-")) {
                 continue;
@@ -139,20 +176,6 @@ final class NoOverwrite {
                 }
             } else {
                 inputs.add(new Input(p, real(path)));
-            }
-        }
-        for (Input in : inputs) {
-            String out = outs.get(in.real());
-            if (out != null) {
-                throw new InputException(
-                        out
-                                + ": would overwrite "
-                                + in.role()
-                                + ", which this scan reads"
-                                + (in.real().toString().equals(in.role())
-                                        ? ""
-                                        : " (" + in.real() + ")")
-                                + "; write reports and snapshots elsewhere");
             }
         }
     }

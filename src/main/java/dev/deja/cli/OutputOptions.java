@@ -83,6 +83,11 @@ final class OutputOptions {
 
     /** --fail-on as a severity; null for 'none'. */
     Severity failSeverity() {
+        return failSeverity(failOn);
+    }
+
+    /** A --fail-on value (deja scan's, deja report merge's) as a severity; null for 'none'. */
+    static Severity failSeverity(String failOn) {
         try {
             return "none".equalsIgnoreCase(failOn) ? null : Severity.parse(failOn);
         } catch (IllegalArgumentException e) {

@@ -118,22 +118,8 @@ public final class ReportMergeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new InputException("--stale: " + e.getMessage());
         }
-        Instant now;
-        try {
-            now = asOf == null ? Instant.now() : Instant.parse(asOf.strip());
-        } catch (DateTimeParseException e) {
-            throw new InputException(
-                    "--as-of " + asOf + ": not an ISO-8601 time (e.g. 2026-12-01T06:00:00Z)");
-        }
-        Severity fail;
-        try {
-            fail = "none".equalsIgnoreCase(failOn) ? null : Severity.parse(failOn);
-        } catch (IllegalArgumentException e) {
-            throw new InputException(
-                    "--fail-on: unknown severity '"
-                            + failOn
-                            + "' (expected info, low, medium, high, critical or none)");
-        }
+        Instant now = asOfTime();
+        Severity fail = OutputOptions.failSeverity(failOn);
         if (region != null && !region.strip().matches("[a-z]{2}(-[a-z]+)+-\\d+")) {
             throw new InputException(
                     "--region " + region + ": not an AWS region name (e.g. eu-west-2)");
@@ -180,31 +166,48 @@ public final class ReportMergeCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         if (!report.result().coverage().complete() && !allowPartial) {
-            long staleN = report.fleet().staleCount();
-            long incomplete = report.fleet().targets().stream().filter(t -> !t.complete()).count();
-            List<String> why = new ArrayList<>();
-            if (staleN > 0) {
-                why.add(
-                        staleN
-                                + (staleN == 1 ? " target has" : " targets have")
-                                + " no report newer than --stale "
-                                + FleetMerge.duration(staleAfter));
-            }
-            if (incomplete > 0) {
-                why.add(
-                        incomplete
-                                + (incomplete == 1 ? " target's" : " targets'")
-                                + " latest scan was incomplete");
-            }
-            io.err()
-                    .println(
-                            "deja: fleet incomplete: "
-                                    + String.join(", ", why)
-                                    + " (see the report; --allow-partial"
-                                    + " accepts this)");
+            incompleteLine(report, staleAfter);
             return ExitCodes.INCOMPLETE;
         }
         return report.failed() ? ExitCodes.FINDINGS : ExitCodes.OK;
+    }
+
+    /** --as-of, else now. */
+    private Instant asOfTime() {
+        try {
+            return asOf == null ? Instant.now() : Instant.parse(asOf.strip());
+        } catch (DateTimeParseException e) {
+            throw new InputException(
+                    "--as-of " + asOf + ": not an ISO-8601 time (e.g. 2026-12-01T06:00:00Z)");
+        }
+    }
+
+    /**
+     * Says why the fleet is incomplete: stale targets, targets whose latest scan was incomplete.
+     */
+    private void incompleteLine(Report report, Duration staleAfter) {
+        long staleN = report.fleet().staleCount();
+        long incomplete = report.fleet().targets().stream().filter(t -> !t.complete()).count();
+        List<String> why = new ArrayList<>();
+        if (staleN > 0) {
+            why.add(
+                    staleN
+                            + (staleN == 1 ? " target has" : " targets have")
+                            + " no report newer than --stale "
+                            + FleetMerge.duration(staleAfter));
+        }
+        if (incomplete > 0) {
+            why.add(
+                    incomplete
+                            + (incomplete == 1 ? " target's" : " targets'")
+                            + " latest scan was incomplete");
+        }
+        io.err()
+                .println(
+                        "deja: fleet incomplete: "
+                                + String.join(", ", why)
+                                + " (see the report; --allow-partial"
+                                + " accepts this)");
     }
 
     private ReportStore.Options options() {

@@ -119,22 +119,137 @@ public final class ScanCommand implements Callable<Integer> {
         }
         Instant started = Instant.now();
         long t0 = System.nanoTime();
-        Catalog catalog = Catalog.packaged();
         // a team's own rules (--rules-dir, else deja.yaml's rulesDirs): compiled before deja.yaml
         // is read, so that it may tune and enable them like built-in ones
-        List<Path> ruleDirs =
-                rules.rulesDirs.isEmpty() ? config.rulesDirs(io.err()) : rules.rulesDirs;
-        List<Rule> userRules = List.of();
-        if (!ruleDirs.isEmpty()) {
-            var loaded = UserRuleLoader.load(catalog, ruleDirs);
-            catalog = loaded.catalog();
-            userRules = loaded.rules();
-        }
+        OwnRules own = ownRules(Catalog.packaged());
+        Catalog catalog = own.catalog();
+        List<Rule> userRules = own.rules();
         ConfigFile configFile = config.load(catalog, io.err());
         if (configFile != null) {
             configFile.applyTo(
                     this, spec.commandLine()); // options not given take the file's values
         }
+        Checked checked = checkOptions(catalog, userRules, configFile);
+        Severity min = checked.min();
+        Severity fail = checked.fail();
+        List<Rule> selected = checked.selected();
+        ScanRequest req = request(selected, configFile);
+        if (kube.cluster || aws.aws) {
+            ListDeadline.millis(io.env()); // a malformed DEJA_LIST_DEADLINE: exit 2 before any work
+        }
+        Outputs outs = out.plan(io, aws, verbose); // unknown formats: exit 2 before any work
+        NoOverwrite.check(
+                out.files(), paths, inputFiles(), io.env(), kube.cluster || out.usesCluster());
+        String notifyUrl = Deliveries.url(out.notify, "--notify", io.env());
+        String pushUrl = Deliveries.url(out.pushgateway, "--pushgateway", io.env());
+        Suppressions ignores = ignores(catalog, configFile);
+        Map<String, Severity> overrides =
+                configFile == null ? Map.of() : configFile.severityOverrides;
+        Prover.Options proveOptions = prove.options(files.assumeClientRps, io.env());
+        List<FleetScan.Spec> specs =
+                targets(req); // a context or profile that does not exist: exit 2 before any work
+        if (out.reportConfigMap != null) {
+            outs.add(
+                    Outputs.configMap(
+                            out.reportConfigMap,
+                            req)); // bad NAMESPACE/NAME or kubeconfig: exit 2 early
+        }
+        Baseline base = baseline(req); // bad baseline: exit 2 early
+        Engine.Options opts = engineOptions(min, overrides, ignores, configFile);
+        Engine engine = new Engine(catalog);
+        // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would
+        // "pass" unseen
+        Function<Snapshot, ScanResult> judge = judge(engine, selected, opts);
+        Read read = read(req, specs, judge, base, selected);
+        ScanResult result = read.result();
+        Predicate<Location> inScope = read.inScope();
+        String clusterRead = read.clusterRead();
+        Map<String, String> contextNamespaces = read.contextNamespaces();
+        if (io.status() != null) {
+            io.status().clear(); // what was read is done: the report follows
+        }
+        warnUnusedSuppressions(ignores, result, opts.today());
+
+        Report report =
+                new Report(result, catalog, VersionProvider.version(), fail, false)
+                        .withRun(
+                                new Report.RunInfo(
+                                        started,
+                                        Duration.ofNanos(System.nanoTime() - t0),
+                                        ScanScope.of(req, specs, clusterRead, contextNamespaces)));
+        if (base != null) {
+            report = withBaseline(report, base, result, inScope, contextNamespaces, specs);
+        }
+        if (proveOptions != null) {
+            report = withEvidence(report, result, proveOptions);
+        }
+        write(outs, report, notifyUrl, pushUrl);
+        return exitCode(report);
+    }
+
+    /** --baseline: the report to compare with, or null. */
+    private Baseline baseline(ScanRequest req) {
+        return out.baseline == null
+                ? null
+                : BaselineSources.load(BaselineSources.open(out.baseline, req), io.err());
+    }
+
+    /** --prove: the report with the evidence of the findings proved. */
+    private Report withEvidence(Report report, ScanResult result, Prover.Options proveOptions)
+            throws IOException {
+        try (PrintWriter progress = ProveCommand.progress(io)) {
+            return report.withEvidence(
+                    ScanProofs.attach(result.findings(), proveOptions, io.env(), progress));
+        }
+    }
+
+    /** A team's own rules, and the catalog that lists them with the built-in ones. */
+    private record OwnRules(Catalog catalog, List<Rule> rules) {}
+
+    /**
+     * The rules of --rules-dir (else deja.yaml's rulesDirs) with the catalog that lists them too;
+     * without any, the catalog as it is (no class of the CEL rules is loaded).
+     */
+    private OwnRules ownRules(Catalog catalog) {
+        List<Path> ruleDirs =
+                rules.rulesDirs.isEmpty() ? config.rulesDirs(io.err()) : rules.rulesDirs;
+        if (ruleDirs.isEmpty()) {
+            return new OwnRules(catalog, List.of());
+        }
+        var loaded = UserRuleLoader.load(catalog, ruleDirs);
+        return new OwnRules(loaded.catalog(), loaded.rules());
+    }
+
+    /** The suppressions of --ignore-file and deja.yaml. */
+    private Suppressions ignores(Catalog catalog, ConfigFile configFile) {
+        Suppressions ignores =
+                rules.ignoreFile == null
+                        ? Suppressions.NONE
+                        : InputFiles.suppressions(rules.ignoreFile, catalog);
+        return configFile == null ? ignores : Deliveries.merge(ignores, configFile.suppressions);
+    }
+
+    /** The engine's options: severity floor and overrides, suppressions, the rules' settings. */
+    private Engine.Options engineOptions(
+            Severity min,
+            Map<String, Severity> overrides,
+            Suppressions ignores,
+            ConfigFile configFile) {
+        Map<String, String> knobs =
+                new TreeMap<>(configFile == null ? Map.of() : configFile.ruleParameters);
+        files.settings(knobs);
+        fleet.settings(knobs);
+        return new Engine.Options(min, overrides, ignores, new Settings(knobs), LocalDate.now());
+    }
+
+    /** The severities and rules the options select, once every option is checked (else exit 2). */
+    private record Checked(Severity min, Severity fail, List<Rule> selected) {}
+
+    /**
+     * Checks every option group's values and the combinations they allow; an error a value of
+     * deja.yaml caused names its file:line.
+     */
+    private Checked checkOptions(Catalog catalog, List<Rule> userRules, ConfigFile configFile) {
         ParseResult given = spec.commandLine().getParseResult();
         Severity min;
         Severity fail;
@@ -162,60 +277,42 @@ public final class ScanCommand implements Callable<Integer> {
             // file:line
             throw configFile == null ? e : configFile.locate(e, given::hasMatchedOption);
         }
-        ScanRequest req = request(selected, configFile);
-        if (kube.cluster || aws.aws) {
-            ListDeadline.millis(io.env()); // a malformed DEJA_LIST_DEADLINE: exit 2 before any work
-        }
-        Outputs outs = out.plan(io, aws, verbose); // unknown formats: exit 2 before any work
-        NoOverwrite.check(
-                out.files(), paths, inputFiles(), io.env(), kube.cluster || out.usesCluster());
-        String notifyUrl = Deliveries.url(out.notify, "--notify", io.env());
-        String pushUrl = Deliveries.url(out.pushgateway, "--pushgateway", io.env());
-        Suppressions ignores =
-                rules.ignoreFile == null
-                        ? Suppressions.NONE
-                        : InputFiles.suppressions(rules.ignoreFile, catalog);
-        Map<String, Severity> overrides = Map.of();
-        if (configFile != null) {
-            ignores = Deliveries.merge(ignores, configFile.suppressions);
-            overrides = configFile.severityOverrides;
-        }
-        Prover.Options proveOptions = prove.options(files.assumeClientRps, io.env());
-        List<FleetScan.Spec> specs =
-                targets(req); // a context or profile that does not exist: exit 2 before any work
-        if (out.reportConfigMap != null) {
-            outs.add(
-                    Outputs.configMap(
-                            out.reportConfigMap,
-                            req)); // bad NAMESPACE/NAME or kubeconfig: exit 2 early
-        }
-        Baseline base =
-                out.baseline == null
-                        ? null
-                        : BaselineSources.load(
-                                BaselineSources.open(out.baseline, req),
-                                io.err()); // bad baseline: exit 2 early
-        Map<String, String> knobs =
-                new TreeMap<>(configFile == null ? Map.of() : configFile.ruleParameters);
-        files.settings(knobs);
-        fleet.settings(knobs);
-        Engine.Options opts =
-                new Engine.Options(min, overrides, ignores, new Settings(knobs), LocalDate.now());
-        Engine engine = new Engine(catalog);
-        // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would
-        // "pass" unseen
-        Function<Snapshot, ScanResult> judge =
-                snapshot ->
-                        engine.run(
-                                snapshot,
-                                selected.stream()
-                                        .filter(
-                                                r ->
-                                                        r.parts().isEmpty()
-                                                                || r.parts().stream()
-                                                                        .anyMatch(snapshot::has))
-                                        .toList(),
-                                opts);
+        return new Checked(min, fail, selected);
+    }
+
+    /** Judges a snapshot with the selected rules that read one of its parts. */
+    private static Function<Snapshot, ScanResult> judge(
+            Engine engine, List<Rule> selected, Engine.Options opts) {
+        return snapshot ->
+                engine.run(
+                        snapshot,
+                        selected.stream()
+                                .filter(
+                                        r ->
+                                                r.parts().isEmpty()
+                                                        || r.parts().stream()
+                                                                .anyMatch(snapshot::has))
+                                .toList(),
+                        opts);
+    }
+
+    /**
+     * What the scan read and judged: the result, what a baseline may call fixed, the context and
+     * server read when the scan reads one cluster, and the namespaces contexts set.
+     */
+    private record Read(
+            ScanResult result,
+            Predicate<Location> inScope,
+            String clusterRead,
+            Map<String, String> contextNamespaces) {}
+
+    /** Reads and judges one snapshot, or each target of a fleet in its own. */
+    private Read read(
+            ScanRequest req,
+            List<FleetScan.Spec> specs,
+            Function<Snapshot, ScanResult> judge,
+            Baseline base,
+            List<Rule> selected) {
         ScanResult result;
         Predicate<Location> inScope;
         String clusterRead; // the context and server read, when the scan reads one cluster
@@ -245,60 +342,51 @@ public final class ScanCommand implements Callable<Integer> {
             clusterRead = o.clusterRead();
             contextNamespaces = o.contextNamespaces();
         }
-        if (io.status() != null) {
-            io.status().clear(); // what was read is done: the report follows
-        }
-        warnUnusedSuppressions(ignores, result, opts.today());
+        return new Read(result, inScope, clusterRead, contextNamespaces);
+    }
 
-        Report report =
-                new Report(result, catalog, VersionProvider.version(), fail, false)
-                        .withRun(
-                                new Report.RunInfo(
-                                        started,
-                                        Duration.ofNanos(System.nanoTime() - t0),
-                                        ScanScope.of(req, specs, clusterRead, contextNamespaces)));
-        if (base != null) {
-            Set<String> ran = Set.copyOf(result.rulesRun());
-            Set<String> scannedNamespaces = new HashSet<>(kube.namespaces);
-            long clusters = specs.stream().filter(FleetScan.Spec::kube).count();
-            if (scannedNamespaces.isEmpty() && contextNamespaces.size() == clusters) {
-                // every cluster read only its context's namespace: the others are not "fixed"
-                scannedNamespaces.addAll(contextNamespaces.values());
-            }
-            Set<String> scannedRegions = new HashSet<>();
-            aws.regions.forEach(
-                    r ->
-                            Arrays.stream(r.split(","))
-                                    .map(String::strip)
-                                    .forEach(scannedRegions::add));
-            report =
-                    report.withBaseline(
-                            base.compare(
-                                    result.findings(),
-                                    result.suppressed().stream()
-                                            .map(ScanResult.Suppressed::finding)
-                                            .toList(),
-                                    (rule, loc) ->
-                                            ran.contains(rule)
-                                                    && inScope.test(loc)
-                                                    && (scannedNamespaces.isEmpty()
-                                                            || loc.namespace() == null
-                                                            || loc.arn() != null
-                                                            || scannedNamespaces.contains(
-                                                                    loc.namespace()))
-                                                    && (scannedRegions.isEmpty()
-                                                            || loc.region() == null
-                                                            || scannedRegions.contains(
-                                                                    loc.region()))));
+    /**
+     * The report compared with the baseline: a finding gone counts as fixed only where this scan
+     * looked (its rules, scope, namespaces and regions).
+     */
+    private Report withBaseline(
+            Report report,
+            Baseline base,
+            ScanResult result,
+            Predicate<Location> inScope,
+            Map<String, String> contextNamespaces,
+            List<FleetScan.Spec> specs) {
+        Set<String> ran = Set.copyOf(result.rulesRun());
+        Set<String> scannedNamespaces = new HashSet<>(kube.namespaces);
+        long clusters = specs.stream().filter(FleetScan.Spec::kube).count();
+        if (scannedNamespaces.isEmpty() && contextNamespaces.size() == clusters) {
+            // every cluster read only its context's namespace: the others are not "fixed"
+            scannedNamespaces.addAll(contextNamespaces.values());
         }
-        if (proveOptions != null) {
-            try (PrintWriter progress = ProveCommand.progress(io)) {
-                report =
-                        report.withEvidence(
-                                ScanProofs.attach(
-                                        result.findings(), proveOptions, io.env(), progress));
-            }
-        }
+        Set<String> scannedRegions = new HashSet<>();
+        aws.regions.forEach(
+                r -> Arrays.stream(r.split(",")).map(String::strip).forEach(scannedRegions::add));
+        return report.withBaseline(
+                base.compare(
+                        result.findings(),
+                        result.suppressed().stream().map(ScanResult.Suppressed::finding).toList(),
+                        (rule, loc) ->
+                                ran.contains(rule)
+                                        && inScope.test(loc)
+                                        && (scannedNamespaces.isEmpty()
+                                                || loc.namespace() == null
+                                                || loc.arn() != null
+                                                || scannedNamespaces.contains(loc.namespace()))
+                                        && (scannedRegions.isEmpty()
+                                                || loc.region() == null
+                                                || scannedRegions.contains(loc.region()))));
+    }
+
+    /**
+     * Writes the outputs and the summary lines, then notifies and pushes even when an output failed
+     * (whose error is then thrown: exit 2).
+     */
+    private void write(Outputs outs, Report report, String notifyUrl, String pushUrl) {
         InputException notWritten = null;
         try {
             outs.write(report, io.err());
@@ -317,7 +405,6 @@ public final class ScanCommand implements Callable<Integer> {
         if (notWritten != null) {
             throw notWritten;
         }
-        return exitCode(report);
     }
 
     /**

@@ -48,17 +48,7 @@ public final class Collector {
         SnapshotBuilder out = new SnapshotBuilder();
         Inputs.Collected in = Inputs.collect(req);
         in.skipped().forEach(out::coverage);
-        Map<String, LineMap> lineMaps = new HashMap<>();
-        for (List<SourceFile> fs : in.files().values()) {
-            for (SourceFile f : fs) {
-                if (f.lineMap() != null) {
-                    lineMaps.put(f.display(), f.lineMap());
-                }
-            }
-        }
-        if (!lineMaps.isEmpty()) {
-            out.put(LineMap.Files.class, new LineMap.Files(lineMaps));
-        }
+        lineMaps(in, out);
         // HAProxy last: configurations kept in ConfigMaps (of the manifests or the cluster) join
         // the files given
         for (Map.Entry<FileKind, List<SourceFile>> e : in.files().entrySet()) {
@@ -66,52 +56,11 @@ public final class Collector {
                 Sources.loader(e.getKey()).load(e.getValue(), req, out);
             }
         }
-        List<Sources.Live> live = new ArrayList<>();
-        if (req.cluster) {
-            live.add(Sources.Live.KUBERNETES);
-        }
-        if (req.aws) {
-            live.add(Sources.Live.AWS);
-        }
-        if (!req.haproxyRuntime.isEmpty()) {
-            live.add(Sources.Live.HAPROXY_RUNTIME);
-        }
-        if (req.prometheus != null) {
-            live.add(Sources.Live.PROMETHEUS);
-        }
+        List<Sources.Live> live = live(req);
         if (live.size() == 1) {
             runLive(live.get(0), req, out, trace);
         } else if (live.size() > 1) {
-            ExecutorService pool =
-                    Executors.newFixedThreadPool(
-                            live.size(),
-                            r -> {
-                                Thread t = new Thread(r, "deja-source");
-                                t.setDaemon(true);
-                                return t;
-                            });
-            try {
-                List<Future<?>> fs = new ArrayList<>();
-                for (Sources.Live l : live) {
-                    fs.add(pool.submit(() -> runLive(l, req, out, trace)));
-                }
-                for (Future<?> f : fs) {
-                    try {
-                        f.get();
-                    } catch (ExecutionException ex) {
-                        Throwable c = ex.getCause();
-                        if (c instanceof RuntimeException re) {
-                            throw re;
-                        }
-                        throw new IllegalStateException(c);
-                    } catch (InterruptedException ex) {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException("interrupted", ex);
-                    }
-                }
-            } finally {
-                pool.shutdownNow();
-            }
+            runAtOnce(live, req, out, trace);
         }
         List<SourceFile> haproxy =
                 new ArrayList<>(in.files().getOrDefault(FileKind.HAPROXY, List.of()));
@@ -136,16 +85,89 @@ public final class Collector {
         }
         Snapshot snapshot = out.build();
         if (req.snapshotOut != null) {
-            SnapshotFile.write(snapshot, req.snapshotOut, OpenDeadline.millis(req.processEnv));
-            if (snapshot.has(HaproxyConfigs.class)) {
-                req.err.println(
-                        "deja: note: "
-                                + req.snapshotOut
-                                + " keeps the Kubernetes and AWS inventories;"
-                                + " HAProxy configurations are not saved in it (scan their files again)");
-            }
+            save(snapshot, req);
         }
         return snapshot;
+    }
+
+    /** The line maps of the files read, by file, in the snapshot when there are any. */
+    private static void lineMaps(Inputs.Collected in, SnapshotBuilder out) {
+        Map<String, LineMap> lineMaps = new HashMap<>();
+        for (List<SourceFile> fs : in.files().values()) {
+            for (SourceFile f : fs) {
+                if (f.lineMap() != null) {
+                    lineMaps.put(f.display(), f.lineMap());
+                }
+            }
+        }
+        if (!lineMaps.isEmpty()) {
+            out.put(LineMap.Files.class, new LineMap.Files(lineMaps));
+        }
+    }
+
+    /** The live sources the request reads. */
+    private static List<Sources.Live> live(ScanRequest req) {
+        List<Sources.Live> live = new ArrayList<>();
+        if (req.cluster) {
+            live.add(Sources.Live.KUBERNETES);
+        }
+        if (req.aws) {
+            live.add(Sources.Live.AWS);
+        }
+        if (!req.haproxyRuntime.isEmpty()) {
+            live.add(Sources.Live.HAPROXY_RUNTIME);
+        }
+        if (req.prometheus != null) {
+            live.add(Sources.Live.PROMETHEUS);
+        }
+        return live;
+    }
+
+    /** Reads several live sources at once, each on a thread of its own. */
+    private static void runAtOnce(
+            List<Sources.Live> live, ScanRequest req, SnapshotBuilder out, ScanTrace trace) {
+        ExecutorService pool =
+                Executors.newFixedThreadPool(
+                        live.size(),
+                        r -> {
+                            Thread t = new Thread(r, "deja-source");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        try {
+            List<Future<?>> fs = new ArrayList<>();
+            for (Sources.Live l : live) {
+                fs.add(pool.submit(() -> runLive(l, req, out, trace)));
+            }
+            for (Future<?> f : fs) {
+                try {
+                    f.get();
+                } catch (ExecutionException ex) {
+                    Throwable c = ex.getCause();
+                    if (c instanceof RuntimeException re) {
+                        throw re;
+                    }
+                    throw new IllegalStateException(c);
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted", ex);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** --snapshot-out: the snapshot written, with a note that HAProxy configurations are not. */
+    private static void save(Snapshot snapshot, ScanRequest req) {
+        SnapshotFile.write(snapshot, req.snapshotOut, OpenDeadline.millis(req.processEnv));
+        if (snapshot.has(HaproxyConfigs.class)) {
+            req.err.println(
+                    "deja: note: "
+                            + req.snapshotOut
+                            + " keeps the Kubernetes and AWS inventories;"
+                            + " HAProxy configurations are not saved in it (scan their files again)");
+        }
     }
 
     private static void runLive(

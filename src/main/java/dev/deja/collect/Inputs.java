@@ -77,26 +77,7 @@ public final class Inputs {
                     throw new InputException("-: standard input can be read only once");
                 }
                 stdinUsed = true;
-                String text;
-                FileKind k;
-                try {
-                    try {
-                        text =
-                                InputFiles.decode(
-                                        "<stdin>", InputFiles.readBounded(stdin, "<stdin>"));
-                    } catch (IOException e) {
-                        throw new InputException("<stdin>: cannot read: " + e.getMessage());
-                    }
-                    k = FileKind.recognize("<stdin>", text);
-                    if (k == null) {
-                        throw FileKind.unrecognized("<stdin>", text);
-                    }
-                } catch (InputException e) {
-                    skipped.add(InputFiles.failed(req, "files", "<stdin>", e));
-                    continue;
-                }
-                byKind.computeIfAbsent(k, x -> new ArrayList<>())
-                        .add(new SourceFile("<stdin>", text));
+                readStdin(stdin, req, byKind, skipped);
                 continue;
             }
             Path path = Path.of(p);
@@ -122,32 +103,7 @@ public final class Inputs {
                                     + ": folder holds no HAProxy configuration (*.cfg), Kubernetes manifest or deja snapshot");
                 }
             } else if (Files.exists(path, LinkOption.NOFOLLOW_LINKS) || Files.exists(path)) {
-                if (!seen.add(key(path))) {
-                    skipped.add(duplicate(p));
-                    continue;
-                }
-                SourceFile f;
-                FileKind k;
-                try {
-                    Path chart = chartOfTemplate(path);
-                    if (chart != null) {
-                        throw new InputException(
-                                p
-                                        + ": a Helm template (Go template, not a manifest): scan its chart,"
-                                        + " 'deja scan "
-                                        + chart
-                                        + "', which renders it");
-                    }
-                    f = InputFiles.read(path, p, openDeadlineMs);
-                    k = FileKind.recognize(path.getFileName().toString(), f.text());
-                    if (k == null) {
-                        throw FileKind.unrecognized(p, f.text());
-                    }
-                } catch (InputException e) {
-                    skipped.add(InputFiles.failed(req, "files", p, e));
-                    continue;
-                }
-                byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(f);
+                readFile(path, p, openDeadlineMs, req, byKind, skipped, seen);
             } else {
                 throw new InputException(p + ": no such file or folder");
             }
@@ -158,6 +114,71 @@ public final class Inputs {
                             + ": only with a Helm chart to scan (a folder with Chart.yaml)");
         }
         return new Collected(byKind, skipped);
+    }
+
+    /** Reads standard input ("-") into byKind, or its coverage entry into skipped. */
+    private static void readStdin(
+            InputStream stdin,
+            ScanRequest req,
+            Map<FileKind, List<SourceFile>> byKind,
+            List<Coverage.Entry> skipped) {
+        String text;
+        FileKind k;
+        try {
+            try {
+                text = InputFiles.decode("<stdin>", InputFiles.readBounded(stdin, "<stdin>"));
+            } catch (IOException e) {
+                throw new InputException("<stdin>: cannot read: " + e.getMessage());
+            }
+            k = FileKind.recognize("<stdin>", text);
+            if (k == null) {
+                throw FileKind.unrecognized("<stdin>", text);
+            }
+        } catch (InputException e) {
+            skipped.add(InputFiles.failed(req, "files", "<stdin>", e));
+            return;
+        }
+        byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(new SourceFile("<stdin>", text));
+    }
+
+    /**
+     * Reads a file named on the command line into byKind (once, however often named), or its
+     * coverage entry into skipped.
+     */
+    private static void readFile(
+            Path path,
+            String p,
+            long openDeadlineMs,
+            ScanRequest req,
+            Map<FileKind, List<SourceFile>> byKind,
+            List<Coverage.Entry> skipped,
+            Set<Path> seen) {
+        if (!seen.add(key(path))) {
+            skipped.add(duplicate(p));
+            return;
+        }
+        SourceFile f;
+        FileKind k;
+        try {
+            Path chart = chartOfTemplate(path);
+            if (chart != null) {
+                throw new InputException(
+                        p
+                                + ": a Helm template (Go template, not a manifest): scan its chart,"
+                                + " 'deja scan "
+                                + chart
+                                + "', which renders it");
+            }
+            f = InputFiles.read(path, p, openDeadlineMs);
+            k = FileKind.recognize(path.getFileName().toString(), f.text());
+            if (k == null) {
+                throw FileKind.unrecognized(p, f.text());
+            }
+        } catch (InputException e) {
+            skipped.add(InputFiles.failed(req, "files", p, e));
+            return;
+        }
+        byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(f);
     }
 
     /** How long a chart may take to render: {@code DEJA_HELM_TIMEOUT=SECONDS}, default 120. */
@@ -280,39 +301,9 @@ public final class Inputs {
         skipped.addAll(w.unopened);
         found += w.unopened.size();
         // a Helm chart inside the folder: its templates are Go templates, not manifests; it is
-        // rendered like a chart
-        // named on the command line (its subcharts with it)
-        List<Path> charts =
-                files.stream()
-                        .filter(f -> f.getFileName().toString().equals("Chart.yaml"))
-                        .map(Path::getParent)
-                        .sorted((a, b) -> compareBytes(a.toString(), b.toString()))
-                        .toList();
-        if (!charts.isEmpty()) {
-            files.removeIf(f -> charts.stream().anyMatch(f::startsWith));
-            for (Path c : charts) {
-                if (charts.stream().noneMatch(o -> o != c && c.startsWith(o))) {
-                    chartSeen[0] = true;
-                    found++;
-                    try {
-                        byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
-                                .addAll(renderChart(c, c.toString(), req));
-                    } catch (InputException e) {
-                        skipped.add(InputFiles.failed(req, "kubernetes", c.toString(), e));
-                    }
-                }
-            }
-        }
-        special.sort(Inputs::compareBytes);
-        for (String sp : special) {
-            skipped.add(
-                    new Coverage.Entry(
-                            "files",
-                            sp,
-                            Coverage.Status.SKIPPED,
-                            "not a regular file: a pipe, device or socket",
-                            -1));
-        }
+        // rendered like a chart named on the command line (its subcharts with it)
+        found += renderCharts(files, byKind, skipped, req, chartSeen);
+        special(special, skipped);
         // C-locale order of the relative path: byte order, as HAProxy sorts a -f folder
         files.sort(
                 (a, b) -> compareBytes(dir.relativize(a).toString(), dir.relativize(b).toString()));
@@ -350,8 +341,66 @@ public final class Inputs {
             byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(sf);
             found++;
         }
-        if (!others.isEmpty()) { // named when few (a haproxy.conf left out should be seen), else
-            // counted
+        others(dir, others, skipped);
+        return found;
+    }
+
+    /**
+     * Renders the outermost Helm charts found in a folder (their subcharts with them) into byKind
+     * and takes every file under a chart off files; returns how many charts were rendered or
+     * failed.
+     */
+    private static int renderCharts(
+            List<Path> files,
+            Map<FileKind, List<SourceFile>> byKind,
+            List<Coverage.Entry> skipped,
+            ScanRequest req,
+            boolean[] chartSeen) {
+        int rendered = 0;
+        List<Path> charts =
+                files.stream()
+                        .filter(f -> f.getFileName().toString().equals("Chart.yaml"))
+                        .map(Path::getParent)
+                        .sorted((a, b) -> compareBytes(a.toString(), b.toString()))
+                        .toList();
+        if (!charts.isEmpty()) {
+            files.removeIf(f -> charts.stream().anyMatch(f::startsWith));
+            for (Path c : charts) {
+                if (charts.stream().noneMatch(o -> o != c && c.startsWith(o))) {
+                    chartSeen[0] = true;
+                    rendered++;
+                    try {
+                        byKind.computeIfAbsent(FileKind.KUBERNETES, x -> new ArrayList<>())
+                                .addAll(renderChart(c, c.toString(), req));
+                    } catch (InputException e) {
+                        skipped.add(InputFiles.failed(req, "kubernetes", c.toString(), e));
+                    }
+                }
+            }
+        }
+        return rendered;
+    }
+
+    /** The special files of a folder (pipes, devices, sockets), skipped in byte order. */
+    private static void special(List<String> special, List<Coverage.Entry> skipped) {
+        special.sort(Inputs::compareBytes);
+        for (String sp : special) {
+            skipped.add(
+                    new Coverage.Entry(
+                            "files",
+                            sp,
+                            Coverage.Status.SKIPPED,
+                            "not a regular file: a pipe, device or socket",
+                            -1));
+        }
+    }
+
+    /**
+     * The files whose names deja does not read: named when few (a haproxy.conf left out should be
+     * seen), else counted.
+     */
+    private static void others(Path dir, List<String> others, List<Coverage.Entry> skipped) {
+        if (!others.isEmpty()) {
             String scope =
                     others.size() <= 5
                             ? String.join(", ", others)
@@ -364,7 +413,6 @@ public final class Inputs {
                             "names not ending in .cfg, .yaml, .yml or .json",
                             -1));
         }
-        return found;
     }
 
     /**

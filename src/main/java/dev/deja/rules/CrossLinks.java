@@ -149,21 +149,7 @@ public final class CrossLinks {
         Map<Finding, Set<String>> add = new LinkedHashMap<>();
         for (AwsSide acc : accounts) {
             // load balancer ARN -> the Kubernetes objects behind it, each with the cluster it is in
-            Map<String, List<Map.Entry<KubeSide, Set<String>>>> behind = new LinkedHashMap<>();
-            for (LoadBalancerView lb : acc.loadBalancers()) {
-                String ref = AwsK8sLink.serviceOf(lb).orElse(null);
-                if (ref == null || ref.indexOf('/') <= 0) {
-                    continue;
-                }
-                String tagged = AwsK8sLink.clusterOf(lb).orElse(null);
-                for (KubeSide k : clusters) {
-                    Set<String> objs = k.behindService().get(ref);
-                    if (objs != null && k.owns(tagged, clusters.size())) {
-                        behind.computeIfAbsent(lb.arn(), x -> new ArrayList<>())
-                                .add(Map.entry(k, objs));
-                    }
-                }
-            }
+            Map<String, List<Map.Entry<KubeSide, Set<String>>>> behind = behind(acc, clusters);
             if (behind.isEmpty()) {
                 continue;
             }
@@ -186,38 +172,71 @@ public final class CrossLinks {
                                                             l.namespace(),
                                                             l.name(),
                                                             l.file()))) {
-                                String where =
-                                        k.target() == null || k.target().cluster() == null
-                                                ? ""
-                                                : " in cluster " + k.target().cluster();
-                                add.computeIfAbsent(a, x -> new TreeSet<>())
-                                        .add(
-                                                "Kubernetes finding "
-                                                        + k.ruleId()
-                                                        + " on "
-                                                        + l.kind()
-                                                        + " "
-                                                        + l.namespace()
-                                                        + "/"
-                                                        + l.name()
-                                                        + where);
-                                add.computeIfAbsent(k, x -> new TreeSet<>())
-                                        .add(
-                                                "AWS finding "
-                                                        + a.ruleId()
-                                                        + " on "
-                                                        + lb.label()
-                                                        + " "
-                                                        + lb.name()
-                                                        + " ("
-                                                        + lb.arn()
-                                                        + ")");
+                                link(add, a, k, lb);
                             }
                         }
                     }
                 }
             }
         }
+        return withLinks(findings, add);
+    }
+
+    /** Per load balancer ARN of the account, the Kubernetes objects behind it and their cluster. */
+    private static Map<String, List<Map.Entry<KubeSide, Set<String>>>> behind(
+            AwsSide acc, List<KubeSide> clusters) {
+        Map<String, List<Map.Entry<KubeSide, Set<String>>>> behind = new LinkedHashMap<>();
+        for (LoadBalancerView lb : acc.loadBalancers()) {
+            String ref = AwsK8sLink.serviceOf(lb).orElse(null);
+            if (ref == null || ref.indexOf('/') <= 0) {
+                continue;
+            }
+            String tagged = AwsK8sLink.clusterOf(lb).orElse(null);
+            for (KubeSide k : clusters) {
+                Set<String> objs = k.behindService().get(ref);
+                if (objs != null && k.owns(tagged, clusters.size())) {
+                    behind.computeIfAbsent(lb.arn(), x -> new ArrayList<>())
+                            .add(Map.entry(k, objs));
+                }
+            }
+        }
+        return behind;
+    }
+
+    /** Links AWS finding a and Kubernetes finding k, each naming the other, through lb. */
+    private static void link(
+            Map<Finding, Set<String>> add, Finding a, Finding k, LoadBalancerView lb) {
+        Location l = k.location();
+        String where =
+                k.target() == null || k.target().cluster() == null
+                        ? ""
+                        : " in cluster " + k.target().cluster();
+        add.computeIfAbsent(a, x -> new TreeSet<>())
+                .add(
+                        "Kubernetes finding "
+                                + k.ruleId()
+                                + " on "
+                                + l.kind()
+                                + " "
+                                + l.namespace()
+                                + "/"
+                                + l.name()
+                                + where);
+        add.computeIfAbsent(k, x -> new TreeSet<>())
+                .add(
+                        "AWS finding "
+                                + a.ruleId()
+                                + " on "
+                                + lb.label()
+                                + " "
+                                + lb.name()
+                                + " ("
+                                + lb.arn()
+                                + ")");
+    }
+
+    /** The findings with the links of add appended to their related, in order; findings if none. */
+    private static List<Finding> withLinks(List<Finding> findings, Map<Finding, Set<String>> add) {
         if (add.isEmpty()) {
             return findings;
         }

@@ -417,14 +417,7 @@ public final class CelRule implements Rule {
     @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
         long limit = limit(ctx);
-        Map<String, Object> params = new HashMap<>();
-        for (RuleMetadata.Parameter p : ctx.metadata().parameters()) {
-            params.put(
-                    p.name(),
-                    p.integer()
-                            ? (Object) (long) ctx.intParameter(p.name())
-                            : (Object) ctx.parameter(p.name()));
-        }
+        Map<String, Object> params = params(ctx);
         List<Finding> out = new ArrayList<>();
         int notes = 0;
         int moreNotes = 0;
@@ -440,17 +433,8 @@ public final class CelRule implements Rule {
                         Functions.CURRENT.set(fc);
                     }
                     Object object = item.value();
-                    if (!rawKinds.isEmpty()
-                            && object instanceof View v
-                            && !v.hasRaw()
-                            && rawKinds.contains(KubeObjects.meta(View.source(v)).kind())) {
-                        Meta m = KubeObjects.meta(View.source(v));
-                        String why =
-                                "it reads the object as the API returns it (object.spec, ...),"
-                                        + " which deja does not hold: "
-                                        + snapshot.part(KubeRaw.class)
-                                                .orElse(KubeRaw.EMPTY)
-                                                .missing(m);
+                    String why = withoutRaw(snapshot, object);
+                    if (why != null) {
                         withoutRaw.computeIfAbsent(why, k -> new ArrayList<>()).add(item.label());
                         continue;
                     }
@@ -483,6 +467,43 @@ public final class CelRule implements Rule {
                 Functions.CURRENT.set(previous);
             }
         }
+        notCheckedRest(ctx, withoutRaw, moreNotes);
+        return checks.get(0).over().scoped(snapshot, dedupe(out));
+    }
+
+    /** The rule's parameters by name, as its expressions see them ({@code params}). */
+    private static Map<String, Object> params(RuleContext ctx) {
+        Map<String, Object> params = new HashMap<>();
+        for (RuleMetadata.Parameter p : ctx.metadata().parameters()) {
+            params.put(
+                    p.name(),
+                    p.integer()
+                            ? (Object) (long) ctx.intParameter(p.name())
+                            : (Object) ctx.parameter(p.name()));
+        }
+        return params;
+    }
+
+    /**
+     * Why an object cannot be checked, when the rule reads its raw form ({@code object.spec}) and
+     * deja does not hold it; else null.
+     */
+    private String withoutRaw(Snapshot snapshot, Object object) {
+        if (!rawKinds.isEmpty()
+                && object instanceof View v
+                && !v.hasRaw()
+                && rawKinds.contains(KubeObjects.meta(View.source(v)).kind())) {
+            Meta m = KubeObjects.meta(View.source(v));
+            return "it reads the object as the API returns it (object.spec, ...),"
+                    + " which deja does not hold: "
+                    + snapshot.part(KubeRaw.class).orElse(KubeRaw.EMPTY).missing(m);
+        }
+        return null;
+    }
+
+    /** Notes the objects left unchecked for want of their raw form, and the failures not listed. */
+    private static void notCheckedRest(
+            RuleContext ctx, Map<String, List<String>> withoutRaw, int moreNotes) {
         for (Map.Entry<String, List<String>> e : withoutRaw.entrySet()) {
             List<String> objs = e.getValue();
             ctx.notChecked(
@@ -494,7 +515,6 @@ public final class CelRule implements Rule {
                     moreNotes + " more object(s)",
                     "its expressions failed on them too (the first " + MAX_NOTES + " are listed)");
         }
-        return checks.get(0).over().scoped(snapshot, dedupe(out));
     }
 
     /**

@@ -67,102 +67,126 @@ final class HostScopedLimits {
             Map<String, List<Def>> acls = acls(f.section());
             // the host terms every rate rule is scoped to; null: some rule is not host-scoped (or
             // unreadable)
-            Map<String, Term> scope = new LinkedHashMap<>();
-            boolean scoped = true;
-            for (Directive r : f.rateRules()) {
-                List<Term> terms = terms(r, r.is("tcp-request") ? 3 : 2, acls);
-                List<Term> hosts =
-                        terms == null ? null : terms.stream().filter(Term::host).toList();
-                if (hosts != null && hosts.isEmpty() && readsTrackedCounter(r)) {
-                    hosts = trackerHosts(f, acls);
-                }
-                if (hosts == null || hosts.isEmpty()) {
-                    scoped = false;
-                    break;
-                }
-                hosts.forEach(t -> scope.putIfAbsent(t.key(), t));
-            }
-            if (!scoped) {
+            Map<String, Term> scope = scope(f, acls);
+            if (scope == null) {
                 continue;
             }
             Directive rule = f.rateRules().get(0);
             // routes: use_backend rules in order, then default_backend
             Map<String, List<Directive>> unlimited = new LinkedHashMap<>();
             Set<String> limitedBackends = new LinkedHashSet<>();
-            for (Directive d : f.section().directives()) {
-                if (!d.is("use_backend") || d.word(1) == null || d.word(1).contains("%[")) {
-                    continue;
-                }
-                List<Term> terms = terms(d, 2, acls);
-                if (terms == null) {
-                    continue; // a condition deja does not read: neither limited nor unlimited
-                }
-                List<Term> hosts = terms.stream().filter(Term::host).toList();
-                if (hosts.stream().anyMatch(t -> matches(t, scope))) {
-                    limitedBackends.add(d.word(1));
-                } else {
-                    unlimited.computeIfAbsent(d.word(1), k -> new ArrayList<>()).add(d);
-                }
-            }
-            Directive db = f.section().effective("default_backend");
-            if (db != null && db.word(1) != null && !db.word(1).contains("%[")) {
-                if (limitedBackends.isEmpty()) {
-                    limitedBackends.add(
-                            db.word(1)); // the limited host falls through to the default backend
-                }
-                unlimited.computeIfAbsent(db.word(1), k -> new ArrayList<>()).add(db);
-            }
+            routes(f, acls, scope, unlimited, limitedBackends);
             for (String b : limitedBackends) {
                 List<Directive> routes = unlimited.get(b);
                 if (routes == null || RateLimitNotEverywhere.limitedFor(backendLimit.apply(b), f)) {
                     continue;
                 }
-                Directive via = routes.get(0);
-                String who =
-                        via.is("default_backend")
-                                ? "requests for any other host (any other Host header)"
-                                : "requests for "
-                                        + describe(
-                                                terms(via, 2, acls).stream()
-                                                        .filter(Term::host)
-                                                        .toList());
-                String msg =
-                        f.section().label()
-                                + " rate-limits only requests for "
-                                + describe(List.copyOf(scope.values()))
-                                + " ('"
-                                + rule.text()
-                                + "' at "
-                                + rule.where()
-                                + "), while "
-                                + who
-                                + " reach the same backend "
-                                + b
-                                + " ('"
-                                + via.text()
-                                + "' at "
-                                + via.where()
-                                + ") with no rate limit: a client that"
-                                + " sends the same requests under that other name is not limited by HAProxy at all (unless the"
-                                + " backend itself refuses that name)";
-                List<String> notes = new ArrayList<>(Notes.of(f, rule, via));
-                for (Directive other : routes.subList(1, routes.size())) {
-                    notes.add(
-                            "also unlimited into "
-                                    + b
-                                    + ": '"
-                                    + other.text()
-                                    + "' at "
-                                    + other.where());
-                }
-                out.add(
-                        ctx.finding(Notes.at(f.section(), via), msg)
-                                .notes(notes)
-                                .key("host-scoped rate limit, backend " + b)
-                                .build());
+                out.add(finding(f, b, routes, rule, scope, acls, ctx));
             }
         }
         return out;
+    }
+
+    /**
+     * The host terms every rate rule of f is scoped to, by key; null when some rule is not
+     * host-scoped (or deja cannot read it).
+     */
+    private static Map<String, Term> scope(Frontends.Frontend f, Map<String, List<Def>> acls) {
+        Map<String, Term> scope = new LinkedHashMap<>();
+        boolean scoped = true;
+        for (Directive r : f.rateRules()) {
+            List<Term> terms = terms(r, r.is("tcp-request") ? 3 : 2, acls);
+            List<Term> hosts = terms == null ? null : terms.stream().filter(Term::host).toList();
+            if (hosts != null && hosts.isEmpty() && readsTrackedCounter(r)) {
+                hosts = trackerHosts(f, acls);
+            }
+            if (hosts == null || hosts.isEmpty()) {
+                scoped = false;
+                break;
+            }
+            hosts.forEach(t -> scope.putIfAbsent(t.key(), t));
+        }
+        return scoped ? scope : null;
+    }
+
+    /**
+     * Sorts f's routes (use_backend rules in order, then default_backend): a backend a route of the
+     * limited hosts reaches into limited, every other route into unlimited by its backend.
+     */
+    private static void routes(
+            Frontends.Frontend f,
+            Map<String, List<Def>> acls,
+            Map<String, Term> scope,
+            Map<String, List<Directive>> unlimited,
+            Set<String> limitedBackends) {
+        for (Directive d : f.section().directives()) {
+            if (!d.is("use_backend") || d.word(1) == null || d.word(1).contains("%[")) {
+                continue;
+            }
+            List<Term> terms = terms(d, 2, acls);
+            if (terms == null) {
+                continue; // a condition deja does not read: neither limited nor unlimited
+            }
+            List<Term> hosts = terms.stream().filter(Term::host).toList();
+            if (hosts.stream().anyMatch(t -> matches(t, scope))) {
+                limitedBackends.add(d.word(1));
+            } else {
+                unlimited.computeIfAbsent(d.word(1), k -> new ArrayList<>()).add(d);
+            }
+        }
+        Directive db = f.section().effective("default_backend");
+        if (db != null && db.word(1) != null && !db.word(1).contains("%[")) {
+            if (limitedBackends.isEmpty()) {
+                limitedBackends.add(
+                        db.word(1)); // the limited host falls through to the default backend
+            }
+            unlimited.computeIfAbsent(db.word(1), k -> new ArrayList<>()).add(db);
+        }
+    }
+
+    /** The finding for backend b, reached limited by one host and unlimited through routes. */
+    private static Finding finding(
+            Frontends.Frontend f,
+            String b,
+            List<Directive> routes,
+            Directive rule,
+            Map<String, Term> scope,
+            Map<String, List<Def>> acls,
+            RuleContext ctx) {
+        Directive via = routes.get(0);
+        String who =
+                via.is("default_backend")
+                        ? "requests for any other host (any other Host header)"
+                        : "requests for "
+                                + describe(
+                                        terms(via, 2, acls).stream().filter(Term::host).toList());
+        String msg =
+                f.section().label()
+                        + " rate-limits only requests for "
+                        + describe(List.copyOf(scope.values()))
+                        + " ('"
+                        + rule.text()
+                        + "' at "
+                        + rule.where()
+                        + "), while "
+                        + who
+                        + " reach the same backend "
+                        + b
+                        + " ('"
+                        + via.text()
+                        + "' at "
+                        + via.where()
+                        + ") with no rate limit: a client that"
+                        + " sends the same requests under that other name is not limited by HAProxy at all (unless the"
+                        + " backend itself refuses that name)";
+        List<String> notes = new ArrayList<>(Notes.of(f, rule, via));
+        for (Directive other : routes.subList(1, routes.size())) {
+            notes.add("also unlimited into " + b + ": '" + other.text() + "' at " + other.where());
+        }
+        return ctx.finding(Notes.at(f.section(), via), msg)
+                .notes(notes)
+                .key("host-scoped rate limit, backend " + b)
+                .build();
     }
 
     private static boolean matches(Term t, Map<String, Term> scope) {

@@ -47,78 +47,87 @@ public final class MissingHttpRequestTimeout extends HaproxyRule {
             List<String> nonHttp = nonHttpServers(c, f);
             if (nonHttp != null) {
                 // timeout advice cannot help a proxy that cannot work: say what is wrong instead
-                mine.add(
-                        ctx.finding(
-                                        Notes.at(f.section()),
-                                        f.section().label()
-                                                + " is in mode http"
-                                                + (f.modeDirective() == null
-                                                        ? ""
-                                                        : " (" + f.modeDirective().where() + ")")
-                                                + " but every server it sends to listens on the port of a"
-                                                + " protocol that is not HTTP ("
-                                                + String.join(", ", nonHttp)
-                                                + "): in mode http HAProxy parses what clients send as HTTP"
-                                                + " and answers anything else with 400 Bad request (checked"
-                                                + " with haproxy 2.6 and a PostgreSQL startup message), so"
-                                                + " this proxy cannot carry that traffic; a timeout"
-                                                + " http-request would not help")
-                                .severity(Severity.MEDIUM)
-                                .remediation(
-                                        "Set `mode tcp` in "
-                                                + f.section().label()
-                                                + " and the backends it uses (and give them a timeout"
-                                                + " client), or point it at HTTP servers if HTTP was"
-                                                + " meant.")
-                                .notes(Notes.of(f, f.modeDirective()))
-                                .key("mode http in front of non-HTTP servers")
-                                .build());
+                mine.add(nonHttpFinding(f, nonHttp, ctx));
                 continue;
             }
-            String client;
-            Severity sev;
-            if (!cl.set() || cl.millis() == 0) {
-                client =
-                        "timeout client is unset too, so a slow client can hold a slot indefinitely";
-                sev = Severity.HIGH;
-            } else if (!cl.known()) {
-                client =
-                        "timeout client at "
-                                + cl.directive().where()
-                                + " cannot be read, so what bounds a slow"
-                                + " client is unknown";
-                sev = Severity.HIGH;
-            } else {
-                client =
-                        "only timeout client "
-                                + Times.format(cl.millis())
-                                + " ("
-                                + cl.directive().where()
-                                + ") bounds a slow client, and it restarts with every byte: a client that sends one"
-                                + " header byte just inside every "
-                                + Times.format(cl.millis())
-                                + " holds its slot for as long"
-                                + " as it likes";
-                sev =
-                        cl.millis() >= ctx.intParameter(LONG_CLIENT) * 1000L
-                                ? Severity.HIGH
-                                : Severity.MEDIUM;
-            }
-            String msg =
-                    f.section().label()
-                            + " (mode http) has no timeout http-request, own or from its defaults"
-                            + (hr.set() ? " (it is 0 at " + hr.directive().where() + ")" : "")
-                            + ": "
-                            + client;
-            mine.add(
-                    ctx.finding(Notes.at(f.section()), msg)
-                            .severity(sev)
-                            .notes(Notes.of(f, f.modeDirective(), hr.directive(), cl.directive()))
-                            .key("no timeout http-request")
-                            .build());
+            mine.add(missingFinding(f, hr, cl, ctx));
         }
         out.addAll(Notes.dedupe(mine, Frontends.of(c)));
         return out;
+    }
+
+    /** The finding for a frontend in mode http whose every server speaks another protocol. */
+    private static Finding nonHttpFinding(
+            Frontends.Frontend f, List<String> nonHttp, RuleContext ctx) {
+        return ctx.finding(
+                        Notes.at(f.section()),
+                        f.section().label()
+                                + " is in mode http"
+                                + (f.modeDirective() == null
+                                        ? ""
+                                        : " (" + f.modeDirective().where() + ")")
+                                + " but every server it sends to listens on the port of a"
+                                + " protocol that is not HTTP ("
+                                + String.join(", ", nonHttp)
+                                + "): in mode http HAProxy parses what clients send as HTTP"
+                                + " and answers anything else with 400 Bad request (checked"
+                                + " with haproxy 2.6 and a PostgreSQL startup message), so"
+                                + " this proxy cannot carry that traffic; a timeout"
+                                + " http-request would not help")
+                .severity(Severity.MEDIUM)
+                .remediation(
+                        "Set `mode tcp` in "
+                                + f.section().label()
+                                + " and the backends it uses (and give them a timeout"
+                                + " client), or point it at HTTP servers if HTTP was"
+                                + " meant.")
+                .notes(Notes.of(f, f.modeDirective()))
+                .key("mode http in front of non-HTTP servers")
+                .build();
+    }
+
+    /** The finding for an HTTP frontend without (or with a zero) timeout http-request. */
+    private static Finding missingFinding(
+            Frontends.Frontend f, Frontends.Setting hr, Frontends.Setting cl, RuleContext ctx) {
+        String client;
+        Severity sev;
+        if (!cl.set() || cl.millis() == 0) {
+            client = "timeout client is unset too, so a slow client can hold a slot indefinitely";
+            sev = Severity.HIGH;
+        } else if (!cl.known()) {
+            client =
+                    "timeout client at "
+                            + cl.directive().where()
+                            + " cannot be read, so what bounds a slow"
+                            + " client is unknown";
+            sev = Severity.HIGH;
+        } else {
+            client =
+                    "only timeout client "
+                            + Times.format(cl.millis())
+                            + " ("
+                            + cl.directive().where()
+                            + ") bounds a slow client, and it restarts with every byte: a client that sends one"
+                            + " header byte just inside every "
+                            + Times.format(cl.millis())
+                            + " holds its slot for as long"
+                            + " as it likes";
+            sev =
+                    cl.millis() >= ctx.intParameter(LONG_CLIENT) * 1000L
+                            ? Severity.HIGH
+                            : Severity.MEDIUM;
+        }
+        String msg =
+                f.section().label()
+                        + " (mode http) has no timeout http-request, own or from its defaults"
+                        + (hr.set() ? " (it is 0 at " + hr.directive().where() + ")" : "")
+                        + ": "
+                        + client;
+        return ctx.finding(Notes.at(f.section()), msg)
+                .severity(sev)
+                .notes(Notes.of(f, f.modeDirective(), hr.directive(), cl.directive()))
+                .key("no timeout http-request")
+                .build();
     }
 
     /**

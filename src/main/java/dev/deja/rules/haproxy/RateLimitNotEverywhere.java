@@ -72,38 +72,7 @@ public final class RateLimitNotEverywhere extends HaproxyRule {
                 }
             }
             Directive rule = l.rateRules().get(0);
-            String msg =
-                    u.section().label()
-                            + " reaches "
-                            + (shared.size() == 1 ? "backend " : "backends ")
-                            + String.join(", ", shared)
-                            + " with no rate-limit rule, while "
-                            + l.section().label()
-                            + " rate-limits the same "
-                            + (shared.size() == 1 ? "backend" : "backends")
-                            + " ('"
-                            + rule.text()
-                            + "' at "
-                            + rule.where()
-                            + "): a client that goes through "
-                            + u.name()
-                            + " is not limited at all";
-            for (String b : shared) {
-                if (backendLimited.get(b) == BackendLimit.NEEDS_TRACKING) {
-                    Directive br = Frontends.rateRules(c.backend(b).orElseThrow()).get(0);
-                    msg +=
-                            " (backend "
-                                    + b
-                                    + " limits on counters ('"
-                                    + br.text()
-                                    + "' at "
-                                    + br.where()
-                                    + ") that only frontends tracking them feed, and "
-                                    + u.name()
-                                    + " tracks none)";
-                    break;
-                }
-            }
+            String msg = message(c, u, l, shared, rule, backendLimited);
             out.add(
                     ctx.finding(Notes.at(u.section()), msg)
                             .related(l.section().label() + " (" + l.section().where() + ")")
@@ -118,6 +87,52 @@ public final class RateLimitNotEverywhere extends HaproxyRule {
                         b -> backendLimited.computeIfAbsent(b, n -> limitedBackend(c, n)),
                         ctx));
         return out;
+    }
+
+    /**
+     * What the finding says: which backends u reaches unlimited, which frontend l limits them and
+     * how, and a backend limiting on counters u does not feed.
+     */
+    private static String message(
+            HaproxyConfig c,
+            Frontends.Frontend u,
+            Frontends.Frontend l,
+            List<String> shared,
+            Directive rule,
+            Map<String, BackendLimit> backendLimited) {
+        String msg =
+                u.section().label()
+                        + " reaches "
+                        + (shared.size() == 1 ? "backend " : "backends ")
+                        + String.join(", ", shared)
+                        + " with no rate-limit rule, while "
+                        + l.section().label()
+                        + " rate-limits the same "
+                        + (shared.size() == 1 ? "backend" : "backends")
+                        + " ('"
+                        + rule.text()
+                        + "' at "
+                        + rule.where()
+                        + "): a client that goes through "
+                        + u.name()
+                        + " is not limited at all";
+        for (String b : shared) {
+            if (backendLimited.get(b) == BackendLimit.NEEDS_TRACKING) {
+                Directive br = Frontends.rateRules(c.backend(b).orElseThrow()).get(0);
+                msg +=
+                        " (backend "
+                                + b
+                                + " limits on counters ('"
+                                + br.text()
+                                + "' at "
+                                + br.where()
+                                + ") that only frontends tracking them feed, and "
+                                + u.name()
+                                + " tracks none)";
+                break;
+            }
+        }
+        return msg;
     }
 
     /**

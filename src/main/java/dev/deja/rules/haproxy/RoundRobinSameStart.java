@@ -60,104 +60,123 @@ public final class RoundRobinSameStart extends HaproxyRule {
             if (!algo.equals("roundrobin") && !algo.equals("static-rr")) {
                 continue;
             }
-            List<Directive> servers = new ArrayList<>();
-            List<long[]> keys = new ArrayList<>();
-            boolean allAddresses = true;
-            for (Directive d : s.directives()) {
-                if (!d.is("server")
-                        || d.size() < 3
-                        || d.words().contains("backup")
-                        || d.words().contains("disabled")) {
-                    continue;
-                }
-                long[] k = address(d.word(2));
-                if (k == null) {
-                    allAddresses = false;
-                    break;
-                }
-                servers.add(d);
-                keys.add(k);
-            }
-            if (!allAddresses || servers.size() < MIN_SERVERS || !ascending(keys)) {
+            List<Directive> servers = ascendingServers(s);
+            if (servers == null) {
                 continue;
             }
-            Directive first = servers.get(0);
-            // in step, each instance's k-th request goes to the same server: while they restart
-            // together, one server takes the requests of every instance where a spread would give
-            // it one share of them (I of I, not I/S, when I < S; every instance's request, S times
-            // its share, when I >= S)
-            int factor = Math.min(fleet.instances(), servers.size());
-            int mediumFactor = ctx.intParameter(MEDIUM_FACTOR);
-            boolean lesser = factor < mediumFactor;
-            String arithmetic =
-                    fleet.instances() < servers.size()
-                            ? fleet.instances()
-                                    + " instances in step send their first "
-                                    + fleet.instances()
-                                    + " requests to that one server where round robin from different"
-                                    + " starts would spread them over "
-                                    + fleet.instances()
-                                    + " of the "
-                                    + servers.size()
-                                    + " servers: up to "
-                                    + factor
-                                    + "x its share while they restart together"
-                            : fleet.instances()
-                                    + " instances in step send every request of a round to that one"
-                                    + " server where a spread gives each of the "
-                                    + servers.size()
-                                    + " servers "
-                                    + fleet.instances()
-                                    + "/"
-                                    + servers.size()
-                                    + " of them: up to "
-                                    + factor
-                                    + "x its share while they restart together";
-            String how =
-                    balance == null
-                            ? "round robin (no balance line: HAProxy's default is roundrobin)"
-                            : "'" + balance.text() + "' (" + balance.where() + ")";
-            out.add(
-                    ctx.finding(
-                                    Notes.at(s, first),
-                                    s.label()
-                                            + " balances "
-                                            + how
-                                            + " over "
-                                            + servers.size()
-                                            + " servers listed in ascending address order ("
-                                            + first.written(2)
-                                            + " ... "
-                                            + servers.get(servers.size() - 1).written(2)
-                                            + "), and "
-                                            + fleet.why()
-                                            + ": HAProxy starts round"
-                                            + " robin at the first server on every start and every reload (a reload is a new process; the"
-                                            + " server-state file does not carry the round-robin position), so instances that restart together"
-                                            + " all send their first requests to server "
-                                            + first.written(1)
-                                            + " ("
-                                            + first.written(2)
-                                            + "), then "
-                                            + servers.get(1).written(1)
-                                            + ", in step; "
-                                            + arithmetic
-                                            + (lesser
-                                                    ? " (under "
-                                                            + mediumFactor
-                                                            + "x: a lesser risk than Skyscanner's"
-                                                            + " fleet of many instances; a pair such"
-                                                            + " as keepalived's often has one"
-                                                            + " instance active)"
-                                                    : ", as Skyscanner's ingress fleet did"))
-                            .notes(Notes.of(s, balance, first, fleet.directive()))
-                            .severity(lesser ? Severity.LOW : ctx.metadata().severity())
-                            .key(
-                                    "round robin from the same server"
-                                            + (lesser ? ", lesser concentration" : ""))
-                            .build());
+            out.add(finding(s, balance, servers, fleet, ctx));
         }
         return out;
+    }
+
+    /**
+     * The active servers of s (not backup, not disabled), when there are {@value #MIN_SERVERS} or
+     * more, each given by an IPv4 address, listed in ascending address order; else null.
+     */
+    private static List<Directive> ascendingServers(Section s) {
+        List<Directive> servers = new ArrayList<>();
+        List<long[]> keys = new ArrayList<>();
+        boolean allAddresses = true;
+        for (Directive d : s.directives()) {
+            if (!d.is("server")
+                    || d.size() < 3
+                    || d.words().contains("backup")
+                    || d.words().contains("disabled")) {
+                continue;
+            }
+            long[] k = address(d.word(2));
+            if (k == null) {
+                allAddresses = false;
+                break;
+            }
+            servers.add(d);
+            keys.add(k);
+        }
+        if (!allAddresses || servers.size() < MIN_SERVERS || !ascending(keys)) {
+            return null;
+        }
+        return servers;
+    }
+
+    /** The finding for backend s, balanced round robin over servers in ascending order. */
+    private static Finding finding(
+            Section s, Directive balance, List<Directive> servers, Fleet fleet, RuleContext ctx) {
+        Directive first = servers.get(0);
+        // in step, each instance's k-th request goes to the same server: while they restart
+        // together, one server takes the requests of every instance where a spread would give
+        // it one share of them (I of I, not I/S, when I < S; every instance's request, S times
+        // its share, when I >= S)
+        int factor = Math.min(fleet.instances(), servers.size());
+        int mediumFactor = ctx.intParameter(MEDIUM_FACTOR);
+        boolean lesser = factor < mediumFactor;
+        String arithmetic = arithmetic(fleet.instances(), servers.size(), factor);
+        String how =
+                balance == null
+                        ? "round robin (no balance line: HAProxy's default is roundrobin)"
+                        : "'" + balance.text() + "' (" + balance.where() + ")";
+        return ctx.finding(
+                        Notes.at(s, first),
+                        s.label()
+                                + " balances "
+                                + how
+                                + " over "
+                                + servers.size()
+                                + " servers listed in ascending address order ("
+                                + first.written(2)
+                                + " ... "
+                                + servers.get(servers.size() - 1).written(2)
+                                + "), and "
+                                + fleet.why()
+                                + ": HAProxy starts round"
+                                + " robin at the first server on every start and every reload (a reload is a new process; the"
+                                + " server-state file does not carry the round-robin position), so instances that restart together"
+                                + " all send their first requests to server "
+                                + first.written(1)
+                                + " ("
+                                + first.written(2)
+                                + "), then "
+                                + servers.get(1).written(1)
+                                + ", in step; "
+                                + arithmetic
+                                + (lesser
+                                        ? " (under "
+                                                + mediumFactor
+                                                + "x: a lesser risk than Skyscanner's"
+                                                + " fleet of many instances; a pair such"
+                                                + " as keepalived's often has one"
+                                                + " instance active)"
+                                        : ", as Skyscanner's ingress fleet did"))
+                .notes(Notes.of(s, balance, first, fleet.directive()))
+                .severity(lesser ? Severity.LOW : ctx.metadata().severity())
+                .key("round robin from the same server" + (lesser ? ", lesser concentration" : ""))
+                .build();
+    }
+
+    /** How much more than its share the first server takes while the instances restart together. */
+    private static String arithmetic(int instances, int servers, int factor) {
+        return instances < servers
+                ? instances
+                        + " instances in step send their first "
+                        + instances
+                        + " requests to that one server where round robin from different"
+                        + " starts would spread them over "
+                        + instances
+                        + " of the "
+                        + servers
+                        + " servers: up to "
+                        + factor
+                        + "x its share while they restart together"
+                : instances
+                        + " instances in step send every request of a round to that one"
+                        + " server where a spread gives each of the "
+                        + servers
+                        + " servers "
+                        + instances
+                        + "/"
+                        + servers
+                        + " of them: up to "
+                        + factor
+                        + "x its share while they restart together";
     }
 
     /**

@@ -65,52 +65,7 @@ public final class SessionsNearLimit implements Rule {
             if (info != null
                     && info.maxConn() > 0
                     && info.currConns() * 100 >= (long) warn * info.maxConn()) {
-                long p = Notes.pct(info.currConns(), info.maxConn());
-                Location loc =
-                        new Location(in.address(), null, null, null, "process", null, null, null);
-                String where = "";
-                for (HaproxyConfig c : configs) {
-                    Directive d = Frontends.globalMaxconn(c);
-                    if (d != null) {
-                        loc = Location.section(d.file(), d.line(), null, "global");
-                        where = "; the limit is set by global maxconn at " + d.where();
-                        break;
-                    }
-                }
-                out.add(
-                        ctx.finding(
-                                        loc,
-                                        "HAProxy at "
-                                                + in.address()
-                                                + " holds "
-                                                + info.currConns()
-                                                + " of "
-                                                + info.maxConn()
-                                                + " connections ("
-                                                + p
-                                                + "%, "
-                                                + in.format().processFigures
-                                                + "; connection rate "
-                                                + info.connRate()
-                                                + "/s, peak "
-                                                + info.maxConnRate()
-                                                + "/s)"
-                                                + where
-                                                + ": new connections wait in the kernel's backlog when it is full")
-                                .severity(
-                                        info.currConns() * 100 >= (long) high * info.maxConn()
-                                                ? Severity.HIGH
-                                                : ctx.metadata().severity())
-                                .key(in.address() + " process")
-                                .figure(
-                                        new Figure.Saturation(
-                                                "process",
-                                                in.address(),
-                                                info.currConns(),
-                                                info.maxConn(),
-                                                warn,
-                                                high))
-                                .build());
+                out.add(process(in, info, configs, warn, high, ctx));
             }
             for (RuntimeStats.Row r : rows) {
                 if (!r.type().equals("frontend")
@@ -119,65 +74,125 @@ public final class SessionsNearLimit implements Rule {
                         || r.smax() * 100 < (long) warn * r.slim()) {
                     continue;
                 }
-                long p = Notes.pct(r.smax(), r.slim());
-                Limit limit = limitOf(configs, in.address(), r.proxy());
-                Location loc = limit.loc();
-                String where = limit.where();
-                List<String> extra = new ArrayList<>();
-                if (r.dcon() > 0) {
-                    extra.add(r.dcon() + " connections denied (dcon)");
-                }
-                if (r.dreq() > 0) {
-                    extra.add(r.dreq() + " requests denied (dreq)");
-                }
-                long qmax = queueMax(rows, r.proxy());
-                if (qmax > 0) {
-                    extra.add("a queue of up to " + qmax + " (qmax)");
-                }
-                out.add(
-                        ctx.finding(
-                                        loc,
-                                        "frontend "
-                                                + r.proxy()
-                                                + " at "
-                                                + in.address()
-                                                + " reached "
-                                                + r.smax()
-                                                + " of "
-                                                + r.slim()
-                                                + " sessions ("
-                                                + p
-                                                + "%, "
-                                                + in.format().sessionFigures
-                                                + "; now "
-                                                + r.scur()
-                                                + ", "
-                                                + r.stot()
-                                                + " since start, rate peak "
-                                                + r.rateMax()
-                                                + "/s)"
-                                                + where
-                                                + (extra.isEmpty()
-                                                        ? ""
-                                                        : "; " + String.join(", ", extra))
-                                                + ": at the limit, new connections wait unaccepted")
-                                .severity(
-                                        r.smax() * 100 >= (long) high * r.slim()
-                                                ? Severity.HIGH
-                                                : ctx.metadata().severity())
-                                .key(in.address() + " frontend " + r.proxy())
-                                .figure(
-                                        new Figure.Saturation(
-                                                "frontend " + r.proxy(),
-                                                in.address(),
-                                                r.smax(),
-                                                r.slim(),
-                                                warn,
-                                                high))
-                                .build());
+                out.add(frontend(in, r, rows, configs, warn, high, ctx));
             }
         }
         return out;
+    }
+
+    /** The finding for a process whose current connections near Maxconn. */
+    private static Finding process(
+            HaproxyRuntime.Instance in,
+            RuntimeStats.Info info,
+            List<HaproxyConfig> configs,
+            int warn,
+            int high,
+            RuleContext ctx) {
+        long p = Notes.pct(info.currConns(), info.maxConn());
+        Location loc = new Location(in.address(), null, null, null, "process", null, null, null);
+        String where = "";
+        for (HaproxyConfig c : configs) {
+            Directive d = Frontends.globalMaxconn(c);
+            if (d != null) {
+                loc = Location.section(d.file(), d.line(), null, "global");
+                where = "; the limit is set by global maxconn at " + d.where();
+                break;
+            }
+        }
+        return saturated(
+                ctx.finding(
+                        loc,
+                        "HAProxy at "
+                                + in.address()
+                                + " holds "
+                                + info.currConns()
+                                + " of "
+                                + info.maxConn()
+                                + " connections ("
+                                + p
+                                + "%, "
+                                + in.format().processFigures
+                                + "; connection rate "
+                                + info.connRate()
+                                + "/s, peak "
+                                + info.maxConnRate()
+                                + "/s)"
+                                + where
+                                + ": new connections wait in the kernel's backlog when it is full"),
+                info.currConns() * 100 >= (long) high * info.maxConn(),
+                in.address() + " process",
+                new Figure.Saturation(
+                        "process", in.address(), info.currConns(), info.maxConn(), warn, high),
+                ctx);
+    }
+
+    /** The finding for a frontend whose peak sessions since start near its limit. */
+    private static Finding frontend(
+            HaproxyRuntime.Instance in,
+            RuntimeStats.Row r,
+            List<RuntimeStats.Row> rows,
+            List<HaproxyConfig> configs,
+            int warn,
+            int high,
+            RuleContext ctx) {
+        long p = Notes.pct(r.smax(), r.slim());
+        Limit limit = limitOf(configs, in.address(), r.proxy());
+        Location loc = limit.loc();
+        String where = limit.where();
+        List<String> extra = new ArrayList<>();
+        if (r.dcon() > 0) {
+            extra.add(r.dcon() + " connections denied (dcon)");
+        }
+        if (r.dreq() > 0) {
+            extra.add(r.dreq() + " requests denied (dreq)");
+        }
+        long qmax = queueMax(rows, r.proxy());
+        if (qmax > 0) {
+            extra.add("a queue of up to " + qmax + " (qmax)");
+        }
+        return saturated(
+                ctx.finding(
+                        loc,
+                        "frontend "
+                                + r.proxy()
+                                + " at "
+                                + in.address()
+                                + " reached "
+                                + r.smax()
+                                + " of "
+                                + r.slim()
+                                + " sessions ("
+                                + p
+                                + "%, "
+                                + in.format().sessionFigures
+                                + "; now "
+                                + r.scur()
+                                + ", "
+                                + r.stot()
+                                + " since start, rate peak "
+                                + r.rateMax()
+                                + "/s)"
+                                + where
+                                + (extra.isEmpty() ? "" : "; " + String.join(", ", extra))
+                                + ": at the limit, new connections wait unaccepted"),
+                r.smax() * 100 >= (long) high * r.slim(),
+                in.address() + " frontend " + r.proxy(),
+                new Figure.Saturation(
+                        "frontend " + r.proxy(), in.address(), r.smax(), r.slim(), warn, high),
+                ctx);
+    }
+
+    /** The finding, high once the figure reached highPercent, with its key and figure. */
+    private static Finding saturated(
+            RuleContext.FindingBuilder b,
+            boolean high,
+            String key,
+            Figure.Saturation figure,
+            RuleContext ctx) {
+        return b.severity(high ? Severity.HIGH : ctx.metadata().severity())
+                .key(key)
+                .figure(figure)
+                .build();
     }
 
     /** Where a frontend's finding points and what the message says of its limit. */
@@ -231,7 +246,8 @@ public final class SessionsNearLimit implements Rule {
             String where = limit.where();
             long pct = (long) Math.floor(x.percent());
             out.add(
-                    ctx.finding(
+                    saturated(
+                            ctx.finding(
                                     loc,
                                     "frontend "
                                             + x.proxy()
@@ -251,21 +267,17 @@ public final class SessionsNearLimit implements Rule {
                                             + x.series()
                                             + ")"
                                             + where
-                                            + ": at the limit, new connections wait unaccepted")
-                            .severity(
-                                    x.peak() * 100 >= (double) high * x.limit()
-                                            ? Severity.HIGH
-                                            : ctx.metadata().severity())
-                            .key("prometheus " + x.instance() + " frontend " + x.proxy())
-                            .figure(
-                                    new Figure.Saturation(
-                                            "frontend " + x.proxy(),
-                                            x.instance(),
-                                            x.peak(),
-                                            x.limit(),
-                                            warn,
-                                            high))
-                            .build());
+                                            + ": at the limit, new connections wait unaccepted"),
+                            x.peak() * 100 >= (double) high * x.limit(),
+                            "prometheus " + x.instance() + " frontend " + x.proxy(),
+                            new Figure.Saturation(
+                                    "frontend " + x.proxy(),
+                                    x.instance(),
+                                    x.peak(),
+                                    x.limit(),
+                                    warn,
+                                    high),
+                            ctx));
         }
         return out;
     }

@@ -71,18 +71,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
         if (hold == 0) {
             return null; // both timeouts unset or 0: HAProxy answers at once, nothing is held
         }
-        Directive holdFrom =
-                f.tarpit().set() && f.tarpit().millis() != 0
-                        ? f.tarpit().directive()
-                        : f.section().kind().equals("frontend") ? null : f.connect().directive();
-        List<String> notes =
-                new ArrayList<>(
-                        Notes.of(
-                                f,
-                                tarpit,
-                                holdFrom,
-                                f.maxconn().frontendDirective(),
-                                f.maxconn().globalDirective()));
+        List<String> notes = notes(f, tarpit);
         String head =
                 f.section().label()
                         + " tarpits requests ('"
@@ -91,17 +80,7 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                         + tarpit.where()
                         + "): ";
         if (hold < 0) {
-            return ctx.finding(
-                            Notes.at(f.section(), tarpit),
-                            head
-                                    + "the tarpit hold time is unknown ("
-                                    + f.tarpitHoldSource()
-                                    + " cannot be read); every tarpitted request holds a connection slot"
-                                    + " for that long")
-                    .severity(Severity.MEDIUM)
-                    .notes(notes)
-                    .key(FRONTEND_KEY)
-                    .build();
+            return unknownHold(f, tarpit, head, notes, ctx);
         }
         long held = (long) Math.ceil(rps * (hold / 1000.0));
         long slots = f.maxconn().effective();
@@ -142,6 +121,54 @@ public final class TarpitHoldsSlots extends HaproxyRule {
             sev = high(held, slots, ctx) ? Severity.HIGH : Severity.MEDIUM;
             figure = slots(f, held, slots, rps, hold, all, notes);
         }
+        otherTarpits(f, notes);
+        return ctx.finding(Notes.at(f.section(), tarpit), msg)
+                .severity(sev)
+                .notes(notes)
+                .key(FRONTEND_KEY)
+                .figure(figure)
+                .build();
+    }
+
+    /**
+     * The notes of a tarpitting frontend's finding: its tarpit, what sets the hold, its maxconn.
+     */
+    private static List<String> notes(Frontends.Frontend f, Directive tarpit) {
+        Directive holdFrom =
+                f.tarpit().set() && f.tarpit().millis() != 0
+                        ? f.tarpit().directive()
+                        : f.section().kind().equals("frontend") ? null : f.connect().directive();
+        return new ArrayList<>(
+                Notes.of(
+                        f,
+                        tarpit,
+                        holdFrom,
+                        f.maxconn().frontendDirective(),
+                        f.maxconn().globalDirective()));
+    }
+
+    /** The finding for a tarpit whose hold time cannot be read. */
+    private static Finding unknownHold(
+            Frontends.Frontend f,
+            Directive tarpit,
+            String head,
+            List<String> notes,
+            RuleContext ctx) {
+        return ctx.finding(
+                        Notes.at(f.section(), tarpit),
+                        head
+                                + "the tarpit hold time is unknown ("
+                                + f.tarpitHoldSource()
+                                + " cannot be read); every tarpitted request holds a connection slot"
+                                + " for that long")
+                .severity(Severity.MEDIUM)
+                .notes(notes)
+                .key(FRONTEND_KEY)
+                .build();
+    }
+
+    /** Notes the frontend's other tarpit rules, after the first. */
+    private static void otherTarpits(Frontends.Frontend f, List<String> notes) {
         if (f.tarpits().size() > 1) {
             notes.add(
                     "other tarpit rules in "
@@ -151,12 +178,6 @@ public final class TarpitHoldsSlots extends HaproxyRule {
                                     .map(Directive::where)
                                     .toList());
         }
-        return ctx.finding(Notes.at(f.section(), tarpit), msg)
-                .severity(sev)
-                .notes(notes)
-                .key(FRONTEND_KEY)
-                .figure(figure)
-                .build();
     }
 
     /**
