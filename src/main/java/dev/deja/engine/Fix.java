@@ -20,12 +20,18 @@ import java.util.regex.Pattern;
  * {section}} in it is the frontend's label, an input such as {@code {wantedMaxconn}} the value
  * prove computed.
  */
-public record Fix(String says, List<String> inputs, List<String> asks, List<Step> steps) {
+public record Fix(
+        String says, List<String> inputs, List<String> asks, List<Step> steps, String manual) {
 
     public Fix {
         inputs = List.copyOf(inputs);
         asks = List.copyOf(asks);
         steps = List.copyOf(steps);
+    }
+
+    /** A fix deja can apply whole. */
+    public Fix(String says, List<String> inputs, List<String> asks, List<Step> steps) {
+        this(says, inputs, asks, steps, null);
     }
 
     /** A fix that asks the user nothing. */
@@ -241,7 +247,9 @@ public record Fix(String says, List<String> inputs, List<String> asks, List<Step
         boolean haproxy = source == SourceKind.HAPROXY;
         unknownKeys(
                 m,
-                haproxy ? Set.of("says", "steps") : Set.of("says", "inputs", "asks", "steps"),
+                haproxy
+                        ? Set.of("says", "steps")
+                        : Set.of("says", "inputs", "asks", "steps", "manual"),
                 "fix",
                 f,
                 errors);
@@ -252,7 +260,13 @@ public record Fix(String says, List<String> inputs, List<String> asks, List<Step
             placeholders(s, f, "fix.says", errors);
         }
         List<Step> steps = new ArrayList<>();
-        if (!(m.get("steps") instanceof List<?> l) || l.isEmpty()) {
+        Object manual = haproxy ? null : m.get("manual");
+        if (manual != null && (!(manual instanceof String text) || text.isBlank())) {
+            errors.add(f + ": fix.manual must say what deja cannot apply, and why");
+        }
+        if (manual != null && m.get("steps") == null) {
+            // nothing deja can apply: the change is outside the manifests
+        } else if (!(m.get("steps") instanceof List<?> l) || l.isEmpty()) {
             errors.add(f + ": fix needs 'steps' (a non-empty list)");
         } else {
             for (int i = 0; i < l.size(); i++) {
@@ -277,7 +291,12 @@ public record Fix(String says, List<String> inputs, List<String> asks, List<Step
         if (errors.size() > before) {
             return null;
         }
-        return new Fix(((String) says).strip(), inputs.get(0), inputs.get(1), steps);
+        return new Fix(
+                ((String) says).strip(),
+                inputs.get(0),
+                inputs.get(1),
+                steps,
+                manual == null ? null : ((String) manual).strip());
     }
 
     /** Step {@code x} of a fix ({@code where} in the file), added to {@code steps}. */
@@ -539,6 +558,9 @@ public record Fix(String says, List<String> inputs, List<String> asks, List<Step
         if (!asks.isEmpty()) {
             out.put(prefix + "asks", String.join(CatalogCompiler.SEP, asks));
         }
+        if (manual != null) {
+            out.put(prefix + "manual", manual);
+        }
         out.put(prefix + "steps", String.valueOf(steps.size()));
         for (int i = 0; i < steps.size(); i++) {
             String p = prefix + "step." + i + ".";
@@ -689,6 +711,7 @@ public record Fix(String says, List<String> inputs, List<String> asks, List<Step
                 says,
                 inputs == null ? List.of() : List.of(inputs.split(CatalogCompiler.SEP, -1)),
                 asks == null ? List.of() : List.of(asks.split(CatalogCompiler.SEP, -1)),
-                steps);
+                steps,
+                get.apply(prefix + "manual"));
     }
 }

@@ -138,6 +138,7 @@ public final class EtcdEvenOrSingleMember extends KubeRule {
             out.add(
                     ctx.finding(w.meta().at(w.replicasLine()), msg)
                             .key(n == 1 ? "single member" : "even members")
+                            .fix("replicas", n < 3 ? 3L : n + 1L)
                             .build());
         }
         return out;

@@ -108,6 +108,8 @@ public final class LbProbeOnAdminEndpoint extends KubeRule {
                     out.add(
                             ctx.finding(lb.workload().meta().at(p.line()), msg)
                                     .key("container " + c.name() + " " + key)
+                                    .fix("container", c.name())
+                                    .fix("probe", key)
                                     .build());
                 }
             }

@@ -72,6 +72,16 @@ public final class TraefikCrdSharedScope extends KubeRule {
                         ctx.finding(w.meta().at(c.line()), msg)
                                 .key("crd scope " + c.name())
                                 .remediation(remediation(cfg.source()))
+                                .fix("container", c.name())
+                                .fix(
+                                        "byFlag",
+                                        cfg.source() == null
+                                                        || !cfg.source().startsWith("file ")
+                                                                && !"the environment"
+                                                                        .equals(cfg.source())
+                                                ? true
+                                                : null)
+                                .fix("byEnv", "the environment".equals(cfg.source()) ? true : null)
                                 .build());
             }
         }
