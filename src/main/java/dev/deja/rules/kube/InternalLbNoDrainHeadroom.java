@@ -47,72 +47,82 @@ public final class InternalLbNoDrainHeadroom extends KubeRule {
                 if (n == null || n == 0 && hpa == null) {
                     continue; // scaled to zero: nothing to lose
                 }
-                String name = w.meta().display();
                 if (n < 2) {
-                    String runs =
-                            hpa != null
-                                    ? hpa.meta().display()
-                                            + " lets it scale down to minReplicas "
-                                            + n
-                                    : "it runs "
-                                            + n
-                                            + " replica"
-                                            + (w.replicas() == null ? " (replicas unset)" : "");
-                    out.add(
-                            ctx.finding(
-                                            w.meta().at(w.replicasLine()),
-                                            name
-                                                    + " "
-                                                    + front
-                                                    + ": "
-                                                    + runs
-                                                    + "; draining the node it runs on (node maintenance, an"
-                                                    + " upgrade) leaves the load balancer with no ready"
-                                                    + " backend until a new pod is scheduled and ready")
-                                    .key("single pod " + s.meta().name())
-                                    .remediation(
-                                            (hpa != null
-                                                            ? "Set `minReplicas: 2` or more on "
-                                                                    + hpa.meta().display()
-                                                            : "Run `replicas: 2` or more")
-                                                    + " spread across nodes, and add a"
-                                                    + " PodDisruptionBudget selecting "
-                                                    + w.podLabels()
-                                                    + " with `maxUnavailable: 1`.")
-                                    .fix("hpa", hpa == null ? null : hpa.meta().ref())
-                                    .fix("minReplicas", hpa == null ? null : 2L)
-                                    .fix("replicas", hpa == null ? 2L : null)
-                                    .fix("pdbMetadata", pdbMetadata(w))
-                                    .fix("podLabels", w.podLabels())
-                                    .build());
+                    out.add(singlePod(s, front, w, n, hpa, ctx));
                     continue;
                 }
                 if (inv.pdbsOf(w).isEmpty()) {
-                    out.add(
-                            ctx.finding(
-                                            w.meta().location(),
-                                            name
-                                                    + " "
-                                                    + front
-                                                    + ": no PodDisruptionBudget selects its pods "
-                                                    + w.podLabels()
-                                                    + ", so nothing holds a node drain back: maintenance"
-                                                    + " may evict "
-                                                    + replicasText(n)
-                                                    + " before replacements are ready (when they share a"
-                                                    + " node, or nodes are drained together), leaving the"
-                                                    + " load balancer with no ready backend")
-                                    .key("no pdb " + s.meta().name())
-                                    .remediation(
-                                            "Add a PodDisruptionBudget selecting "
-                                                    + w.podLabels()
-                                                    + " with `maxUnavailable: 1`.")
-                                    .fix("pdbMetadata", pdbMetadata(w))
-                                    .fix("podLabels", w.podLabels())
-                                    .build());
+                    out.add(noPdb(s, front, w, n, ctx));
                 }
             }
         }
         return out;
+    }
+
+    /**
+     * The finding on backend {@code w} of Service {@code s} that runs (or may scale down to) a
+     * single pod.
+     */
+    private static Finding singlePod(
+            Service s, String front, Workload w, int n, Hpa hpa, RuleContext ctx) {
+        String runs =
+                hpa != null
+                        ? hpa.meta().display() + " lets it scale down to minReplicas " + n
+                        : "it runs "
+                                + n
+                                + " replica"
+                                + (w.replicas() == null ? " (replicas unset)" : "");
+        String msg =
+                w.meta().display()
+                        + " "
+                        + front
+                        + ": "
+                        + runs
+                        + "; draining the node it runs on (node maintenance, an"
+                        + " upgrade) leaves the load balancer with no ready"
+                        + " backend until a new pod is scheduled and ready";
+        return ctx.finding(w.meta().at(w.replicasLine()), msg)
+                .key("single pod " + s.meta().name())
+                .remediation(
+                        (hpa != null
+                                        ? "Set `minReplicas: 2` or more on " + hpa.meta().display()
+                                        : "Run `replicas: 2` or more")
+                                + " spread across nodes, and add a"
+                                + " PodDisruptionBudget selecting "
+                                + w.podLabels()
+                                + " with `maxUnavailable: 1`.")
+                .fix("hpa", hpa == null ? null : hpa.meta().ref())
+                .fix("minReplicas", hpa == null ? null : 2L)
+                .fix("replicas", hpa == null ? 2L : null)
+                .fix("pdbMetadata", pdbMetadata(w))
+                .fix("podLabels", w.podLabels())
+                .build();
+    }
+
+    /**
+     * The finding on backend {@code w} of Service {@code s} that no PodDisruptionBudget selects.
+     */
+    private static Finding noPdb(Service s, String front, Workload w, int n, RuleContext ctx) {
+        String msg =
+                w.meta().display()
+                        + " "
+                        + front
+                        + ": no PodDisruptionBudget selects its pods "
+                        + w.podLabels()
+                        + ", so nothing holds a node drain back: maintenance"
+                        + " may evict "
+                        + replicasText(n)
+                        + " before replacements are ready (when they share a"
+                        + " node, or nodes are drained together), leaving the"
+                        + " load balancer with no ready backend";
+        return ctx.finding(w.meta().location(), msg)
+                .key("no pdb " + s.meta().name())
+                .remediation(
+                        "Add a PodDisruptionBudget selecting "
+                                + w.podLabels()
+                                + " with `maxUnavailable: 1`.")
+                .fix("pdbMetadata", pdbMetadata(w))
+                .fix("podLabels", w.podLabels())
+                .build();
     }
 }

@@ -53,75 +53,90 @@ public final class LbLivenessSameAsReadiness extends KubeRule {
                 if (!withinReadiness && !underStall) {
                     continue;
                 }
-                String live = lw + "s (" + LbProbeFailsFast.arithmetic(l) + ")";
-                String ready = rw + "s (" + LbProbeFailsFast.arithmetic(r) + ")";
-                String why =
-                        withinReadiness
-                                ? "no longer than the readiness window of "
-                                        + ready
-                                        + ": a stall that takes the pod out of rotation restarts it too"
-                                : "longer than the readiness window of "
-                                        + ready
-                                        + " but under "
-                                        + stall
-                                        + "s: a stall of "
-                                        + stall
-                                        + "s that readiness alone would wait out restarts the pod";
-                String mechanism =
-                        "tcpSocket".equals(l.handler())
-                                ? " A TCP probe fails when the connection is not accepted in time"
-                                        + " (the listen backlog full: accept saturation, or the"
-                                        + " process gone); the kernel completes the handshake on"
-                                        + " the listening socket by itself, so a stalled reload"
-                                        + " alone does not fail it."
-                                : " When a configuration reload stalls that endpoint, readiness"
-                                        + " takes the pod out of rotation and liveness restarts it.";
-                String msg =
-                        lb.workload().meta().display()
-                                + " container "
-                                + c.name()
-                                + ": livenessProbe checks the same endpoint as readinessProbe ("
-                                + l.endpoint()
-                                + ") and restarts the container after a stall of "
-                                + live
-                                + ", "
-                                + why
-                                + "."
-                                + mechanism
-                                + " "
-                                + capitalized(
-                                        replicasDoTogether(pods(inv, lb.workload()), "restart"))
-                                + " instead of waiting out the stall "
-                                + lb.because();
+                String msg = message(inv, lb, c, r, l, stall);
                 int need = Math.max(rw + 1, stall);
                 int n =
                         Math.max(
                                 l.failures(),
                                 LbProbeFailsFast.failuresFor(need, l.period(), l.timeout()));
-                String remediation =
-                        "Give the livenessProbe a longer window than the readinessProbe's "
-                                + rw
-                                + "s and at least "
-                                + stall
-                                + "s, as Kubernetes advises for liveness on the readiness endpoint"
-                                + " (a higher failureThreshold): `failureThreshold: "
-                                + n
-                                + "` ("
-                                + LbProbeFailsFast.arithmetic(n, l.period(), l.timeout())
-                                + " = "
-                                + LbProbeFailsFast.window(n, l.period(), l.timeout())
-                                + "s); or point it at a check that only fails when the process is"
-                                + " truly stuck (or drop it).";
                 out.add(
                         ctx.finding(lb.workload().meta().at(l.line()), msg)
                                 .key("container " + c.name())
-                                .remediation(remediation)
+                                .remediation(remediation(l, rw, stall, n))
                                 .fix("container", c.name())
                                 .fix("failureThreshold", (long) n)
                                 .build());
             }
         }
         return out;
+    }
+
+    /**
+     * Why liveness {@code l} restarts container {@code c} within a stall readiness {@code r} alone
+     * would have waited out (its window no longer than readiness's, or under {@code stall}).
+     */
+    private static String message(
+            KubeInventory inv, LoadBalancers.Lb lb, Container c, Probe r, Probe l, int stall) {
+        int lw = LbProbeFailsFast.window(l);
+        int rw = LbProbeFailsFast.window(r);
+        String live = lw + "s (" + LbProbeFailsFast.arithmetic(l) + ")";
+        String ready = rw + "s (" + LbProbeFailsFast.arithmetic(r) + ")";
+        String why =
+                lw <= rw
+                        ? "no longer than the readiness window of "
+                                + ready
+                                + ": a stall that takes the pod out of rotation restarts it too"
+                        : "longer than the readiness window of "
+                                + ready
+                                + " but under "
+                                + stall
+                                + "s: a stall of "
+                                + stall
+                                + "s that readiness alone would wait out restarts the pod";
+        String mechanism =
+                "tcpSocket".equals(l.handler())
+                        ? " A TCP probe fails when the connection is not accepted in time"
+                                + " (the listen backlog full: accept saturation, or the"
+                                + " process gone); the kernel completes the handshake on"
+                                + " the listening socket by itself, so a stalled reload"
+                                + " alone does not fail it."
+                        : " When a configuration reload stalls that endpoint, readiness"
+                                + " takes the pod out of rotation and liveness restarts it.";
+        return lb.workload().meta().display()
+                + " container "
+                + c.name()
+                + ": livenessProbe checks the same endpoint as readinessProbe ("
+                + l.endpoint()
+                + ") and restarts the container after a stall of "
+                + live
+                + ", "
+                + why
+                + "."
+                + mechanism
+                + " "
+                + capitalized(replicasDoTogether(pods(inv, lb.workload()), "restart"))
+                + " instead of waiting out the stall "
+                + lb.because();
+    }
+
+    /**
+     * The advice: {@code failureThreshold: n} on liveness {@code l}, for a window longer than
+     * readiness's {@code rw} seconds and at least {@code stall}.
+     */
+    private static String remediation(Probe l, int rw, int stall, int n) {
+        return "Give the livenessProbe a longer window than the readinessProbe's "
+                + rw
+                + "s and at least "
+                + stall
+                + "s, as Kubernetes advises for liveness on the readiness endpoint"
+                + " (a higher failureThreshold): `failureThreshold: "
+                + n
+                + "` ("
+                + LbProbeFailsFast.arithmetic(n, l.period(), l.timeout())
+                + " = "
+                + LbProbeFailsFast.window(n, l.period(), l.timeout())
+                + "s); or point it at a check that only fails when the process is"
+                + " truly stuck (or drop it).";
     }
 
     private static String capitalized(String s) {

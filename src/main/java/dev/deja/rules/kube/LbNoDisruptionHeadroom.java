@@ -97,7 +97,6 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
         List<Finding> out = new ArrayList<>();
         for (LoadBalancers.Lb lb : loadBalancers(snapshot)) {
             Workload w = lb.workload();
-            String name = w.meta().display();
             boolean daemonSet = "DaemonSet".equals(w.kind());
             Hpa hpa = daemonSet ? null : hpaOf(inv, w);
             Integer floor = floor(inv, w);
@@ -106,108 +105,122 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                 continue; // scaled to zero: it serves nothing, so it loses nothing
             }
             if (floor != null && floor < MIN_REPLICAS) {
-                String msg =
-                        hpa != null
-                                ? name
-                                        + ": "
-                                        + hpa.meta().display()
-                                        + " lets it scale down to minReplicas "
-                                        + floor
-                                        + (hpa.minReplicas() == null ? " (the default)" : "")
-                                        + "; with one pod, its failure"
-                                        + " or eviction takes all of the traffic down "
-                                        + lb.because()
-                                : name
-                                        + ": runs "
-                                        + floor
-                                        + " replica"
-                                        + (w.replicas() == null
-                                                ? " (replicas unset: the default of 1)"
-                                                : "")
-                                        + " and no HorizontalPodAutoscaler targets it; one failing or evicted pod takes all of"
-                                        + " the traffic down "
-                                        + lb.because();
-                String pdbToo =
-                        pdbs.isEmpty()
-                                ? " and a PodDisruptionBudget selecting "
-                                        + w.podLabels()
-                                        + " with `maxUnavailable: 1`"
-                                : "";
-                var f =
-                        ctx.finding(w.meta().at(w.replicasLine()), msg)
-                                .key("min-replicas")
-                                .remediation(
-                                        hpa != null
-                                                ? "Set `minReplicas: "
-                                                        + MIN_REPLICAS
-                                                        + "` (3 or more across zones) on "
-                                                        + hpa.meta().display()
-                                                        + pdbToo
-                                                        + "."
-                                                : "Run `replicas: "
-                                                        + MIN_REPLICAS
-                                                        + "` or more (3 or more across zones)"
-                                                        + pdbToo
-                                                        + ".");
-                if (hpa != null) {
-                    f.fix("hpa", hpa.meta().ref()).fix("minReplicas", (long) MIN_REPLICAS);
-                } else {
-                    f.fix("replicas", (long) MIN_REPLICAS);
-                }
-                if (pdbs.isEmpty()) {
-                    f.fix("pdbMetadata", pdbMetadata(w)).fix("podLabels", w.podLabels());
-                }
-                f.note(
-                        "One root cause, one finding: with a single pod, spreading (k8s-lb-not-spread), a disruption"
-                                + " budget and rollout settings are not reported separately.");
-                out.add(f.build());
+                out.add(minReplicas(lb, hpa, floor, pdbs, ctx));
                 continue;
             }
             if (!daemonSet && pdbs.isEmpty()) {
-                out.add(
-                        ctx.finding(
-                                        w.meta().location(),
-                                        name
-                                                + ": no PodDisruptionBudget selects its pods "
-                                                + w.podLabels()
-                                                + ", so a node drain or cluster upgrade may evict "
-                                                + replicasText(floor)
-                                                + " at the same time "
-                                                + lb.because())
-                                .key("no-pdb")
-                                .remediation(
-                                        "Add a PodDisruptionBudget selecting "
-                                                + w.podLabels()
-                                                + " with `maxUnavailable: 1` (or a minAvailable that leaves the rest enough capacity).")
-                                .fix("pdbMetadata", pdbMetadata(w))
-                                .fix("podLabels", w.podLabels())
-                                .build());
+                out.add(noPdb(lb, floor, ctx));
             }
             Rollout r = rollout(w, floor, ctx.parameter(MAX_LOAD));
             if (r != null) {
-                out.add(
-                        ctx.finding(
-                                        w.meta().at(w.strategyLine()),
-                                        name + ": " + r.message() + " " + lb.because())
-                                .key("rollout")
-                                .severity(
-                                        r.severity() == null
-                                                ? ctx.metadata().severity()
-                                                : r.severity())
-                                .remediation(r.remediation())
-                                .fix(
-                                        "strategy",
-                                        "Deployment".equals(w.kind())
-                                                ? "strategy"
-                                                : "updateStrategy")
-                                .fix("type", r.fix().get("type"))
-                                .fix("maxUnavailable", r.fix().get("maxUnavailable"))
-                                .fix("maxSurge", r.fix().get("maxSurge"))
-                                .fix("unsetMaxUnavailable", r.fix().get("unsetMaxUnavailable"))
-                                .build());
+                out.add(rolloutFinding(lb, r, ctx));
             }
         }
         return out;
+    }
+
+    /**
+     * The finding on a workload that runs (or may scale down to) fewer than {@value #MIN_REPLICAS}
+     * pods, reported alone: with one pod, a budget or rollout settings cannot help.
+     */
+    private static Finding minReplicas(
+            LoadBalancers.Lb lb, Hpa hpa, int floor, List<Pdb> pdbs, RuleContext ctx) {
+        Workload w = lb.workload();
+        String name = w.meta().display();
+        String msg =
+                hpa != null
+                        ? name
+                                + ": "
+                                + hpa.meta().display()
+                                + " lets it scale down to minReplicas "
+                                + floor
+                                + (hpa.minReplicas() == null ? " (the default)" : "")
+                                + "; with one pod, its failure"
+                                + " or eviction takes all of the traffic down "
+                                + lb.because()
+                        : name
+                                + ": runs "
+                                + floor
+                                + " replica"
+                                + (w.replicas() == null
+                                        ? " (replicas unset: the default of 1)"
+                                        : "")
+                                + " and no HorizontalPodAutoscaler targets it; one failing or evicted pod takes all of"
+                                + " the traffic down "
+                                + lb.because();
+        String pdbToo =
+                pdbs.isEmpty()
+                        ? " and a PodDisruptionBudget selecting "
+                                + w.podLabels()
+                                + " with `maxUnavailable: 1`"
+                        : "";
+        var f =
+                ctx.finding(w.meta().at(w.replicasLine()), msg)
+                        .key("min-replicas")
+                        .remediation(
+                                hpa != null
+                                        ? "Set `minReplicas: "
+                                                + MIN_REPLICAS
+                                                + "` (3 or more across zones) on "
+                                                + hpa.meta().display()
+                                                + pdbToo
+                                                + "."
+                                        : "Run `replicas: "
+                                                + MIN_REPLICAS
+                                                + "` or more (3 or more across zones)"
+                                                + pdbToo
+                                                + ".");
+        if (hpa != null) {
+            f.fix("hpa", hpa.meta().ref()).fix("minReplicas", (long) MIN_REPLICAS);
+        } else {
+            f.fix("replicas", (long) MIN_REPLICAS);
+        }
+        if (pdbs.isEmpty()) {
+            f.fix("pdbMetadata", pdbMetadata(w)).fix("podLabels", w.podLabels());
+        }
+        f.note(
+                "One root cause, one finding: with a single pod, spreading (k8s-lb-not-spread), a disruption"
+                        + " budget and rollout settings are not reported separately.");
+        return f.build();
+    }
+
+    /** The finding on a Deployment or StatefulSet that no PodDisruptionBudget selects. */
+    private static Finding noPdb(LoadBalancers.Lb lb, Integer floor, RuleContext ctx) {
+        Workload w = lb.workload();
+        return ctx.finding(
+                        w.meta().location(),
+                        w.meta().display()
+                                + ": no PodDisruptionBudget selects its pods "
+                                + w.podLabels()
+                                + ", so a node drain or cluster upgrade may evict "
+                                + replicasText(floor)
+                                + " at the same time "
+                                + lb.because())
+                .key("no-pdb")
+                .remediation(
+                        "Add a PodDisruptionBudget selecting "
+                                + w.podLabels()
+                                + " with `maxUnavailable: 1` (or a minAvailable that leaves the rest enough capacity).")
+                .fix("pdbMetadata", pdbMetadata(w))
+                .fix("podLabels", w.podLabels())
+                .build();
+    }
+
+    /** The finding of a rollout that takes too many pods out at once ({@link #rollout}). */
+    private static Finding rolloutFinding(LoadBalancers.Lb lb, Rollout r, RuleContext ctx) {
+        Workload w = lb.workload();
+        return ctx.finding(
+                        w.meta().at(w.strategyLine()),
+                        w.meta().display() + ": " + r.message() + " " + lb.because())
+                .key("rollout")
+                .severity(r.severity() == null ? ctx.metadata().severity() : r.severity())
+                .remediation(r.remediation())
+                .fix("strategy", "Deployment".equals(w.kind()) ? "strategy" : "updateStrategy")
+                .fix("type", r.fix().get("type"))
+                .fix("maxUnavailable", r.fix().get("maxUnavailable"))
+                .fix("maxSurge", r.fix().get("maxSurge"))
+                .fix("unsetMaxUnavailable", r.fix().get("unsetMaxUnavailable"))
+                .build();
     }
 
     /**
@@ -276,23 +289,7 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
             return null; // pods are replaced only when someone deletes them
         }
         if ("Deployment".equals(kind) && "Recreate".equals(w.strategy())) {
-            return new Rollout(
-                    "strategy Recreate stops every pod before starting new ones: each rollout is an outage",
-                    "Use `type: RollingUpdate` with `maxUnavailable: "
-                            + (replicas == null ? 0 : largestSafe(replicas, factor))
-                            + "`"
-                            + (replicas == null || largestSafe(replicas, factor) == 0
-                                    ? " and `maxSurge: 1`"
-                                    : "")
-                            + " so that new pods start before old ones stop.",
-                    null,
-                    inputs(
-                            "type",
-                            "RollingUpdate",
-                            "maxUnavailable",
-                            (long) (replicas == null ? 0 : largestSafe(replicas, factor)),
-                            "maxSurge",
-                            replicas == null || largestSafe(replicas, factor) == 0 ? 1L : null));
+            return recreate(replicas, factor);
         }
         String mu = w.maxUnavailable();
         if (mu == null && !"Deployment".equals(kind)) {
@@ -311,6 +308,36 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
         if (replicas <= 0) {
             return null;
         }
+        return rollingUpdate(kind, written, pct, n, replicas, factor);
+    }
+
+    /** A Deployment of strategy Recreate: every pod stops before new ones start. */
+    private static Rollout recreate(Integer replicas, double factor) {
+        return new Rollout(
+                "strategy Recreate stops every pod before starting new ones: each rollout is an outage",
+                "Use `type: RollingUpdate` with `maxUnavailable: "
+                        + (replicas == null ? 0 : largestSafe(replicas, factor))
+                        + "`"
+                        + (replicas == null || largestSafe(replicas, factor) == 0
+                                ? " and `maxSurge: 1`"
+                                : "")
+                        + " so that new pods start before old ones stop.",
+                null,
+                inputs(
+                        "type",
+                        "RollingUpdate",
+                        "maxUnavailable",
+                        (long) (replicas == null ? 0 : largestSafe(replicas, factor)),
+                        "maxSurge",
+                        replicas == null || largestSafe(replicas, factor) == 0 ? 1L : null));
+    }
+
+    /**
+     * A Deployment's or StatefulSet's rolling update of {@code replicas} pods with maxUnavailable
+     * {@code n} ({@code pct}: a percentage), or null when the survivors carry little enough.
+     */
+    private static Rollout rollingUpdate(
+            String kind, String written, boolean pct, int n, int replicas, double factor) {
         boolean roundUp = !"Deployment".equals(kind);
         int pods;
         String how;
@@ -325,24 +352,6 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
             return null;
         }
         int safe = largestSafe(replicas, factor);
-        String fix =
-                safe > 0
-                        ? "Set `maxUnavailable: "
-                                + safe
-                                + "` (the most that leaves the others at or under "
-                                + factor
-                                + "x their load with "
-                                + replicas
-                                + " replicas)"
-                        : "Set `maxUnavailable: 0` and `maxSurge: 1`: each new pod starts before an old one stops";
-        if ("StatefulSet".equals(kind)) {
-            fix =
-                    safe > 0
-                            ? "Set `maxUnavailable: "
-                                    + safe
-                                    + "` or remove it (StatefulSets then replace one pod at a time)"
-                            : "Remove maxUnavailable (StatefulSets then replace one pod at a time)";
-        }
         String msg =
                 "rolling update maxUnavailable "
                         + written
@@ -363,7 +372,27 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
                 "StatefulSet".equals(kind) && safe == 0
                         ? inputs("unsetMaxUnavailable", true)
                         : inputs("maxUnavailable", (long) safe, "maxSurge", safe == 0 ? 1L : null);
-        return new Rollout(msg, fix + ".", null, inputs);
+        return new Rollout(msg, rollingUpdateFix(kind, safe, replicas, factor) + ".", null, inputs);
+    }
+
+    /** The advice for a rolling update: maxUnavailable {@code safe}, or maxSurge when it is 0. */
+    private static String rollingUpdateFix(String kind, int safe, int replicas, double factor) {
+        if ("StatefulSet".equals(kind)) {
+            return safe > 0
+                    ? "Set `maxUnavailable: "
+                            + safe
+                            + "` or remove it (StatefulSets then replace one pod at a time)"
+                    : "Remove maxUnavailable (StatefulSets then replace one pod at a time)";
+        }
+        return safe > 0
+                ? "Set `maxUnavailable: "
+                        + safe
+                        + "` (the most that leaves the others at or under "
+                        + factor
+                        + "x their load with "
+                        + replicas
+                        + " replicas)"
+                : "Set `maxUnavailable: 0` and `maxSurge: 1`: each new pod starts before an old one stops";
     }
 
     /**

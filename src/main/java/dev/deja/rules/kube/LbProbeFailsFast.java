@@ -171,49 +171,10 @@ public final class LbProbeFailsFast extends KubeRule {
             }
             return;
         }
-        String head =
-                lb.workload().meta().display()
-                        + " container "
-                        + c.name()
-                        + ": "
-                        + key
-                        + " ("
-                        + p.endpoint()
-                        + ") is "
-                        + effect
-                        + " after "
-                        + p.failures()
-                        + (p.failures() == 1 ? " failure x " : " failures x ")
-                        + p.period()
-                        + "s with a "
-                        + timeoutText(p)
-                        + ": a stall longer than "
-                        + window
-                        + "s ("
-                        + arithmetic(p)
-                        + ") fails it";
+        String head = head(lb, c, p, key, effect);
         int newTimeout = tightTimeout ? SUGGESTED_TIMEOUT_SECONDS : p.timeout();
         int newFailures = Math.max(p.failures(), failuresFor(minWindow, p.period(), newTimeout));
-        List<String> fix = new ArrayList<>();
-        if (tightTimeout) {
-            fix.add("`timeoutSeconds: " + newTimeout + "`");
-        }
-        if (newFailures != p.failures()) {
-            fix.add("`failureThreshold: " + newFailures + "`");
-        }
-        String remediation =
-                "Set "
-                        + String.join(" and ", fix)
-                        + " on the "
-                        + key
-                        + " (a window of "
-                        + arithmetic(newFailures, p.period(), newTimeout)
-                        + " = "
-                        + window(newFailures, p.period(), newTimeout)
-                        + "s, at least "
-                        + minWindow
-                        + "s), and serve health checks from a path that configuration"
-                        + " updates do not block.";
+        String remediation = remediation(p, key, tightTimeout, newTimeout, newFailures, minWindow);
         String msg =
                 head
                         + ", under "
@@ -223,15 +184,6 @@ public final class LbProbeFailsFast extends KubeRule {
                         + " after a short stall, as"
                         + " HubSpot's load balancers did "
                         + lb.because();
-        // both probes of the container on one axis, against the stall the rule asks them to outlast
-        List<Figure.Window> windows = new ArrayList<>();
-        if (c.readiness() != null && c.readiness().handler() != null) {
-            windows.add(
-                    new Figure.Window("readinessProbe", window(c.readiness()), "marked unready"));
-        }
-        if (c.liveness() != null && c.liveness().handler() != null) {
-            windows.add(new Figure.Window("livenessProbe", window(c.liveness()), "restarted"));
-        }
         var f =
                 ctx.finding(lb.workload().meta().at(p.line()), msg)
                         .key("container " + c.name() + " " + key)
@@ -246,12 +198,87 @@ public final class LbProbeFailsFast extends KubeRule {
                                         lb.workload().meta().display() + " container " + c.name(),
                                         minWindow,
                                         pods,
-                                        windows));
+                                        windows(c)));
         String serial = serialNote(p);
         if (serial != null) {
             f.note(serial);
         }
         out.add(f.build());
+    }
+
+    /**
+     * "... container proxy: readinessProbe (...) is marked unready after 3 failures x 1s with a 1s
+     * timeout: a stall longer than 4s (3 x 1s + 1s) fails it".
+     */
+    private static String head(
+            LoadBalancers.Lb lb, Container c, Probe p, String key, String effect) {
+        return lb.workload().meta().display()
+                + " container "
+                + c.name()
+                + ": "
+                + key
+                + " ("
+                + p.endpoint()
+                + ") is "
+                + effect
+                + " after "
+                + p.failures()
+                + (p.failures() == 1 ? " failure x " : " failures x ")
+                + p.period()
+                + "s with a "
+                + timeoutText(p)
+                + ": a stall longer than "
+                + window(p)
+                + "s ("
+                + arithmetic(p)
+                + ") fails it";
+    }
+
+    /**
+     * The advice for a probe whose window is short: the timeout and failure threshold that give it
+     * a window of at least {@code minWindow} seconds.
+     */
+    private static String remediation(
+            Probe p,
+            String key,
+            boolean tightTimeout,
+            int newTimeout,
+            int newFailures,
+            int minWindow) {
+        List<String> fix = new ArrayList<>();
+        if (tightTimeout) {
+            fix.add("`timeoutSeconds: " + newTimeout + "`");
+        }
+        if (newFailures != p.failures()) {
+            fix.add("`failureThreshold: " + newFailures + "`");
+        }
+        return "Set "
+                + String.join(" and ", fix)
+                + " on the "
+                + key
+                + " (a window of "
+                + arithmetic(newFailures, p.period(), newTimeout)
+                + " = "
+                + window(newFailures, p.period(), newTimeout)
+                + "s, at least "
+                + minWindow
+                + "s), and serve health checks from a path that configuration"
+                + " updates do not block.";
+    }
+
+    /**
+     * Both probes of the container on one axis, against the stall the rule asks them to outlast.
+     */
+    private static List<Figure.Window> windows(Container c) {
+        List<Figure.Window> windows = new ArrayList<>();
+        if (c.readiness() != null && c.readiness().handler() != null) {
+            windows.add(
+                    new Figure.Window("readinessProbe", window(c.readiness()), "marked unready"));
+        }
+        if (c.liveness() != null && c.liveness().handler() != null) {
+            windows.add(new Figure.Window("livenessProbe", window(c.liveness()), "restarted"));
+        }
+        return windows;
     }
 
     /**

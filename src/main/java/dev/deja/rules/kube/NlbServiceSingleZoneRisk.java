@@ -46,79 +46,82 @@ public final class NlbServiceSingleZoneRisk extends KubeRule {
             if (how == null) {
                 continue;
             }
-            String name = s.meta().display();
             if (!crossZone(s)) {
-                out.add(
-                        ctx.finding(
-                                        s.meta().location(),
-                                        name
-                                                + " becomes an AWS NLB ("
-                                                + how
-                                                + ") without cross-zone"
-                                                + " load balancing: each zone's address sends only to targets in that zone, so when health"
-                                                + " checking in one zone goes wrong (as it did for the Ministry of Justice), every client"
-                                                + " resolving to that zone's address times out; neither "
-                                                + ATTRS
-                                                + ": load_balancing.cross_zone.enabled=true nor "
-                                                + CROSS_ZONE
-                                                + ": \"true\" is set")
-                                .key("cross-zone")
-                                .remediation(
-                                        "Set `"
-                                                + ATTRS
-                                                + ": load_balancing.cross_zone.enabled=true` (added to the attributes"
-                                                + " already listed there, comma-separated).")
-                                .fix("attributes", crossZoneOn(s.meta().annotation(ATTRS)))
-                                .build());
+                out.add(noCrossZone(s, how, ctx));
             }
             String iv = s.meta().annotation(INTERVAL);
             String ut = s.meta().annotation(UNHEALTHY);
             if (iv != null || ut != null) {
-                Integer interval = iv == null ? Integer.valueOf(DEFAULT_INTERVAL) : num(iv);
-                Integer threshold = ut == null ? Integer.valueOf(DEFAULT_UNHEALTHY) : num(ut);
-                int maxDetect = ctx.intParameter(MAX_DETECT);
-                if (interval != null && threshold != null && interval * threshold > maxDetect) {
-                    out.add(
-                            ctx.finding(
-                                            s.meta().location(),
-                                            name
-                                                    + ": health checks mark a target down only after "
-                                                    + threshold
-                                                    + " failures x "
-                                                    + interval
-                                                    + "s = "
-                                                    + interval * threshold
-                                                    + "s (over "
-                                                    + maxDetect
-                                                    + "s)"
-                                                    + (iv == null
-                                                            ? "; interval "
-                                                                    + DEFAULT_INTERVAL
-                                                                    + "s is the default"
-                                                            : "")
-                                                    + (ut == null
-                                                            ? "; threshold "
-                                                                    + DEFAULT_UNHEALTHY
-                                                                    + " is the default"
-                                                            : "")
-                                                    + ": an impaired zone keeps receiving traffic that long")
-                                    .key("health-check")
-                                    .remediation(healthCheckFix(interval, threshold, maxDetect))
-                                    .fix(
-                                            "interval",
-                                            String.valueOf(
-                                                    fixedInterval(interval, threshold, maxDetect)))
-                                    .fix(
-                                            "unhealthyThreshold",
-                                            fixedThreshold(threshold, maxDetect) != threshold
-                                                    ? String.valueOf(
-                                                            fixedThreshold(threshold, maxDetect))
-                                                    : null)
-                                    .build());
+                Finding slow = slowHealthCheck(s, iv, ut, ctx);
+                if (slow != null) {
+                    out.add(slow);
                 }
             }
         }
         return out;
+    }
+
+    /** The finding on NLB Service {@code s} (made one {@code how}) without cross-zone balancing. */
+    private static Finding noCrossZone(Service s, String how, RuleContext ctx) {
+        String msg =
+                s.meta().display()
+                        + " becomes an AWS NLB ("
+                        + how
+                        + ") without cross-zone"
+                        + " load balancing: each zone's address sends only to targets in that zone, so when health"
+                        + " checking in one zone goes wrong (as it did for the Ministry of Justice), every client"
+                        + " resolving to that zone's address times out; neither "
+                        + ATTRS
+                        + ": load_balancing.cross_zone.enabled=true nor "
+                        + CROSS_ZONE
+                        + ": \"true\" is set";
+        return ctx.finding(s.meta().location(), msg)
+                .key("cross-zone")
+                .remediation(
+                        "Set `"
+                                + ATTRS
+                                + ": load_balancing.cross_zone.enabled=true` (added to the attributes"
+                                + " already listed there, comma-separated).")
+                .fix("attributes", crossZoneOn(s.meta().annotation(ATTRS)))
+                .build();
+    }
+
+    /**
+     * The finding on an NLB Service whose health-check annotations ({@code iv}, {@code ut}: the
+     * interval's and the unhealthy threshold's, one of them set) take more than {@code
+     * maxDetectionSeconds} to mark a target down; null when they do not, or one is not a number.
+     */
+    private static Finding slowHealthCheck(Service s, String iv, String ut, RuleContext ctx) {
+        Integer interval = iv == null ? Integer.valueOf(DEFAULT_INTERVAL) : num(iv);
+        Integer threshold = ut == null ? Integer.valueOf(DEFAULT_UNHEALTHY) : num(ut);
+        int maxDetect = ctx.intParameter(MAX_DETECT);
+        if (interval == null || threshold == null || interval * threshold <= maxDetect) {
+            return null;
+        }
+        String msg =
+                s.meta().display()
+                        + ": health checks mark a target down only after "
+                        + threshold
+                        + " failures x "
+                        + interval
+                        + "s = "
+                        + interval * threshold
+                        + "s (over "
+                        + maxDetect
+                        + "s)"
+                        + (iv == null ? "; interval " + DEFAULT_INTERVAL + "s is the default" : "")
+                        + (ut == null ? "; threshold " + DEFAULT_UNHEALTHY + " is the default" : "")
+                        + ": an impaired zone keeps receiving traffic that long";
+        return ctx.finding(s.meta().location(), msg)
+                .key("health-check")
+                .remediation(healthCheckFix(interval, threshold, maxDetect))
+                .fix("interval", String.valueOf(fixedInterval(interval, threshold, maxDetect)))
+                .fix(
+                        "unhealthyThreshold",
+                        fixedThreshold(threshold, maxDetect) != threshold
+                                ? String.valueOf(fixedThreshold(threshold, maxDetect))
+                                : null)
+                .build();
     }
 
     /**
