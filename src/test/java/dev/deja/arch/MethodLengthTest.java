@@ -16,8 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -31,16 +29,13 @@ import org.junit.jupiter.api.Test;
  * first line (below the Javadoc), saying why splitting it would be worse; the why may go on over
  * further {@code //} lines and must be at least {@value #MIN_WORDS} words.
  *
- * <p>Long methods that predate this test and belong to parts of the tree not yet split are listed
- * in {@code src/test/resources/arch/long-methods-todo.txt}: the test tolerates them and fails when
- * one is no longer long (take it off the list). {@code -Ddeja.methodLength.all=true} ignores the
- * list and reports every long method of src/main.
+ * <p>The long methods that predated this test have all been split (the list that tolerated them is
+ * gone): every method over the limit now needs its reason.
  */
 class MethodLengthTest {
     static final int LIMIT = 80;
     static final int MIN_WORDS = 6;
     static final Path MAIN = Path.of("src/main/java");
-    static final Path TODO = Path.of("src/test/resources/arch/long-methods-todo.txt");
     static final Pattern REASON = Pattern.compile("^\\s*// Long: (.*)$");
     static final Pattern MORE = Pattern.compile("^\\s*// ?(.*)$");
 
@@ -49,18 +44,13 @@ class MethodLengthTest {
 
     @Test
     void noLongMethodWithoutAReason() throws IOException {
-        boolean all = Boolean.getBoolean("deja.methodLength.all");
-        Set<String> todo = all ? Set.of() : todo();
         List<String> unexplained = new ArrayList<>();
         List<String> weak = new ArrayList<>();
-        Set<String> stillLong = new TreeSet<>();
         for (LongMethod m : longMethods(MAIN)) {
             if (m.reason() != null) {
                 if (m.reason().split("\\s+").length < MIN_WORDS) {
                     weak.add(m.key() + " (" + m.lines() + " lines): '// Long: " + m.reason() + "'");
                 }
-            } else if (todo.contains(m.key())) {
-                stillLong.add(m.key());
             } else {
                 unexplained.add(m.key() + " (" + m.lines() + " lines)");
             }
@@ -77,12 +67,6 @@ class MethodLengthTest {
                 List.of(),
                 weak,
                 "a reason must say why splitting would be worse, in " + MIN_WORDS + "+ words");
-        Set<String> gone = new TreeSet<>(todo);
-        gone.removeAll(stillLong);
-        assertEquals(
-                Set.of(),
-                gone,
-                "no longer over " + LIMIT + " lines (or renamed): take them off " + TODO);
     }
 
     /** The counting itself, on a file made for it: a test that cannot fail is no guard. */
@@ -213,18 +197,5 @@ class MethodLengthTest {
             why.append(' ').append(more.group(1).strip());
         }
         return why.toString().strip();
-    }
-
-    static Set<String> todo() throws IOException {
-        Set<String> out = new TreeSet<>();
-        for (String l : Files.readAllLines(TODO)) {
-            String s = l.strip();
-            if (!s.isEmpty() && !s.startsWith("#")) {
-                // "path: Type.method(args)  # 123 lines" : the comment is for the reader
-                int hash = s.indexOf("  #");
-                out.add(hash < 0 ? s : s.substring(0, hash).strip());
-            }
-        }
-        return out;
     }
 }

@@ -48,6 +48,21 @@ public final class EtcdEvenOrSingleMember extends KubeRule {
     @Override
     List<Finding> check(KubeInventory inv, Snapshot snapshot, RuleContext ctx) {
         List<Finding> out = new ArrayList<>();
+        for (Group g : groups(inv)) {
+            Finding f = staticPods(g, ctx);
+            if (f != null) {
+                out.add(f);
+            }
+        }
+        statefulSets(inv, ctx, out);
+        return out;
+    }
+
+    /**
+     * The static etcd pods of the scan grouped by the members they list: pods whose
+     * --initial-cluster share a member are one cluster.
+     */
+    private static List<Group> groups(KubeInventory inv) {
         List<Group> groups = new ArrayList<>();
         for (Pod p : inv.pods()) {
             for (Container c : p.containers()) {
@@ -77,46 +92,50 @@ public final class EtcdEvenOrSingleMember extends KubeRule {
                 break;
             }
         }
-        for (Group g : groups) {
-            int n = g.members().size();
-            if (n % 2 == 1 && n > 1) {
-                continue;
-            }
-            Pod at = g.pods().get(0);
-            String seen =
-                    g.pods().size() == 1
-                            ? "the static pod "
-                                    + (at.meta().namespace() == null
-                                            ? ""
-                                            : at.meta().namespace() + "/")
-                                    + at.meta().name()
-                            : "the " + g.pods().size() + " static pods of the scan";
-            String msg =
-                    (n == 1
-                                    ? "etcd runs a single member ("
-                                            + g.members().first()
-                                            + " in --initial-cluster of "
-                                            + seen
-                                            + ")"
-                                    : "etcd has an even number of members, "
-                                            + n
-                                            + " ("
-                                            + String.join(", ", g.members())
-                                            + " in --initial-cluster of "
-                                            + seen
-                                            + ")")
-                            + ": "
-                            + quorum(n)
-                            + (n == 1 && !g.states().contains("existing")
-                                    ? "; if other members joined it later (kubeadm join"
-                                            + " --control-plane), scan their manifests with it:"
-                                            + " each lists the members up to itself"
-                                    : "");
-            out.add(
-                    ctx.finding(at.meta().location(), msg)
-                            .key(n == 1 ? "single member" : "even members")
-                            .build());
+        return groups;
+    }
+
+    /** The finding on one cluster of static pods, or null when its member count is odd. */
+    private static Finding staticPods(Group g, RuleContext ctx) {
+        int n = g.members().size();
+        if (n % 2 == 1 && n > 1) {
+            return null;
         }
+        Pod at = g.pods().get(0);
+        String seen =
+                g.pods().size() == 1
+                        ? "the static pod "
+                                + (at.meta().namespace() == null ? "" : at.meta().namespace() + "/")
+                                + at.meta().name()
+                        : "the " + g.pods().size() + " static pods of the scan";
+        String msg =
+                (n == 1
+                                ? "etcd runs a single member ("
+                                        + g.members().first()
+                                        + " in --initial-cluster of "
+                                        + seen
+                                        + ")"
+                                : "etcd has an even number of members, "
+                                        + n
+                                        + " ("
+                                        + String.join(", ", g.members())
+                                        + " in --initial-cluster of "
+                                        + seen
+                                        + ")")
+                        + ": "
+                        + quorum(n)
+                        + (n == 1 && !g.states().contains("existing")
+                                ? "; if other members joined it later (kubeadm join"
+                                        + " --control-plane), scan their manifests with it:"
+                                        + " each lists the members up to itself"
+                                : "");
+        return ctx.finding(at.meta().location(), msg)
+                .key(n == 1 ? "single member" : "even members")
+                .build();
+    }
+
+    /** Findings on StatefulSets that run etcd with an even number (or one) of replicas. */
+    private static void statefulSets(KubeInventory inv, RuleContext ctx, List<Finding> out) {
         for (Workload w : inv.workloads()) {
             if (!w.kind().equals("StatefulSet")
                     || w.containers().stream().noneMatch(EtcdEvenOrSingleMember::isEtcd)) {
@@ -141,7 +160,6 @@ public final class EtcdEvenOrSingleMember extends KubeRule {
                             .fix("replicas", n < 3 ? 3L : n + 1L)
                             .build());
         }
-        return out;
     }
 
     /** What etcd's FAQ table gives for n members. */

@@ -104,44 +104,51 @@ public final class IngressNginxAdmissionExposed extends KubeRule {
                                             + (!v.known()
                                                     ? "unknown"
                                                     : v.vulnerable() ? "vulnerable" : "fixed"));
-            if (reach.opener() == null) {
-                Map<String, Object> meta = new LinkedHashMap<>();
-                meta.put("name", c.workload().meta().name() + "-webhook");
-                if (c.workload().meta().namespace() != null) {
-                    meta.put("namespace", c.workload().meta().namespace());
-                }
-                fb.fix("policyMetadata", meta)
-                        .fix(
-                                "policyRef",
-                                "NetworkPolicy "
-                                        + (meta.containsKey("namespace")
-                                                ? meta.get("namespace") + "/"
-                                                : "")
-                                        + meta.get("name"))
-                        .fix("podLabels", c.workload().podLabels())
-                        .fix("port", (long) c.port())
-                        .fix("trafficPorts", trafficPorts(c));
-            } else {
-                fb.fix("policy", reach.opener().meta().ref()).fix("rule", (long) reach.rule());
-            }
-            if (reach.opener()
-                    != null) { // policies add up: a second, stricter one cannot take the open rule
-                // back
-                String np = reach.opener().meta().namespace() + "/" + reach.opener().meta().name();
-                fb.remediation(
-                        "In NetworkPolicy "
-                                + np
-                                + ", admit port "
-                                + c.port()
-                                + " only from the API server: give"
-                                + " the rule that opens it to every source a from with the API server's addresses (ipBlock), or"
-                                + " list only the traffic ports in it (NetworkPolicies add up, so a second, stricter policy cannot"
-                                + " take that rule back); keep the admission Service of type ClusterIP, and upgrade to a fixed"
-                                + " version.");
-            }
+            fix(fb, c, reach);
             out.add(fb.build());
         }
         return out;
+    }
+
+    /**
+     * The fix's inputs and, where a policy opens the port, the advice that narrows that policy's
+     * rule (policies add up: a second, stricter one cannot take the open rule back).
+     */
+    private static void fix(
+            RuleContext.FindingBuilder fb,
+            IngressNginxAdmission.Controller c,
+            IngressNginxAdmission.Reach reach) {
+        if (reach.opener() == null) {
+            Map<String, Object> meta = new LinkedHashMap<>();
+            meta.put("name", c.workload().meta().name() + "-webhook");
+            if (c.workload().meta().namespace() != null) {
+                meta.put("namespace", c.workload().meta().namespace());
+            }
+            fb.fix("policyMetadata", meta)
+                    .fix(
+                            "policyRef",
+                            "NetworkPolicy "
+                                    + (meta.containsKey("namespace")
+                                            ? meta.get("namespace") + "/"
+                                            : "")
+                                    + meta.get("name"))
+                    .fix("podLabels", c.workload().podLabels())
+                    .fix("port", (long) c.port())
+                    .fix("trafficPorts", trafficPorts(c));
+            return;
+        }
+        fb.fix("policy", reach.opener().meta().ref()).fix("rule", (long) reach.rule());
+        String np = reach.opener().meta().namespace() + "/" + reach.opener().meta().name();
+        fb.remediation(
+                "In NetworkPolicy "
+                        + np
+                        + ", admit port "
+                        + c.port()
+                        + " only from the API server: give"
+                        + " the rule that opens it to every source a from with the API server's addresses (ipBlock), or"
+                        + " list only the traffic ports in it (NetworkPolicies add up, so a second, stricter policy cannot"
+                        + " take that rule back); keep the admission Service of type ClusterIP, and upgrade to a fixed"
+                        + " version.");
     }
 
     /**
