@@ -64,20 +64,48 @@ final class Cleanup implements AutoCloseable {
         }
     }
 
-    /** Stops one process now (TERM, then KILL after a second). */
+    /**
+     * Stops one process now (TERM, then KILL after a second), and the processes under it: haproxy
+     * runs under bubblewrap or setpriv, and outlives them for a moment when only they are stopped.
+     * Each wait is bounded.
+     */
     static void stop(Process p) {
         if (p == null || !p.isAlive()) {
             return;
         }
+        List<ProcessHandle> under = p.toHandle().descendants().toList();
         p.destroy();
         try {
             if (!p.waitFor(1, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 p.waitFor(2, TimeUnit.SECONDS);
             }
+            for (ProcessHandle h : under) {
+                stop(h);
+            }
         } catch (InterruptedException e) {
             p.destroyForcibly();
+            under.forEach(ProcessHandle::destroyForcibly);
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void stop(ProcessHandle h) throws InterruptedException {
+        if (!h.isAlive()) {
+            return;
+        }
+        h.destroy();
+        try {
+            h.onExit().get(1, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException
+                | java.util.concurrent.ExecutionException e) {
+            h.destroyForcibly();
+            try {
+                h.onExit().get(2, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException
+                    | java.util.concurrent.ExecutionException gone) {
+                // killed; the kernel reaps it
+            }
         }
     }
 
