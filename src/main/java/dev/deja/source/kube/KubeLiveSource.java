@@ -383,10 +383,7 @@ public final class KubeLiveSource implements LiveSource {
         for (Map.Entry<String, CompletableFuture<Answer>> e : asked.entrySet()) {
             int code;
             try {
-                code =
-                        e.getValue()
-                                .get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS)
-                                .code();
+                code = e.getValue().get(KubeClients.AWAIT_MS, TimeUnit.MILLISECONDS).code();
             } catch (InterruptedException x) {
                 Thread.currentThread().interrupt();
                 throw new SourceUnavailableException("kubernetes", "interrupted");
@@ -893,7 +890,7 @@ public final class KubeLiveSource implements LiveSource {
     private static Answer await(ListCall call, CompletableFuture<Answer> sent, String url) {
         try {
             CompletableFuture<Answer> f = sent != null ? sent : send(call.http(), url);
-            return f.get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
+            return f.get(KubeClients.AWAIT_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Unavailable("interrupted");
