@@ -11,6 +11,7 @@ import dev.deja.model.kube.MapTree;
 import dev.deja.model.kube.ViewReader;
 import dev.deja.source.ListDeadline;
 import dev.deja.source.LiveSource;
+import dev.deja.source.PageGuard;
 import dev.deja.source.Retry;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.ScanTrace;
@@ -28,7 +29,6 @@ import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -563,7 +563,9 @@ public final class KubeLiveSource implements LiveSource {
         HttpClient http = call.http();
         String url = base;
         CompletableFuture<Answer> sent = send(http, url);
-        Set<String> tokens = new HashSet<>();
+        // the list's deadline is checked before each page, below
+        PageGuard tokens =
+                new PageGuard("the API server", "continue token", MAX_PAGES, "pages of " + PAGE, 0);
         int pages = 0;
         while (sent != null) {
             pages++;
@@ -631,21 +633,14 @@ public final class KubeLiveSource implements LiveSource {
      * The URL of the page after page {@code page}, whose continue token is {@code token}; {@link
      * Endless} on a token seen before or past {@link #MAX_PAGES}.
      */
-    private static String nextUrl(String base, String token, Set<String> tokens, int page) {
-        if (!tokens.add(token)) {
+    private static String nextUrl(String base, String token, PageGuard guard, int page) {
+        PageGuard.Stop stop = guard.stop(token, page);
+        if (stop != null) {
             throw new Endless(
-                    "the API server sent the same continue token again (page "
-                            + page
-                            + "): the list would never end; stopped, nothing of it used");
-        }
-        if (page >= MAX_PAGES) {
-            throw new Endless(
-                    "more than "
-                            + MAX_PAGES
-                            + " pages of "
-                            + PAGE
-                            + " (the most deja reads"
-                            + " for one list): stopped, nothing of it used (does the server page forever?)");
+                    stop.message()
+                            + (stop.kind() == PageGuard.Kind.TOO_MANY
+                                    ? ": stopped, nothing of it used (does the server page forever?)"
+                                    : "; stopped, nothing of it used"));
         }
         return base + (base.contains("?") ? "&" : "?") + "continue=" + enc(token);
     }
