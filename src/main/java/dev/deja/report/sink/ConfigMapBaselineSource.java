@@ -42,10 +42,11 @@ public final class ConfigMapBaselineSource implements BaselineSource {
     @Override
     public Optional<String> read() throws IOException {
         Config cfg = ConfigMapReportSink.kubeConfig(request, "--baseline " + describe());
-        cfg.setRequestRetryBackoffLimit(ConfigMapReportSink.WRITE_RETRIES);
-        cfg.setRequestRetryBackoffInterval(500);
         try (KubernetesClient client = KubeClients.create(cfg)) {
-            ConfigMap cm = client.configMaps().inNamespace(namespace).withName(name).get();
+            // 429, 5xx and connection failures retried as the report's write is
+            ConfigMap cm =
+                    ConfigMapReportSink.retried(
+                            () -> client.configMaps().inNamespace(namespace).withName(name).get());
             if (cm == null) {
                 absence = "not found";
                 return Optional.empty();

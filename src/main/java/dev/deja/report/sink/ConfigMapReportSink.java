@@ -8,6 +8,7 @@ import dev.deja.report.HtmlReporter;
 import dev.deja.report.JsonReporter;
 import dev.deja.report.Report;
 import dev.deja.report.TextReporter;
+import dev.deja.source.Retry;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.kube.KubeClients;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -17,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
@@ -29,6 +31,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.zip.GZIPOutputStream;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -41,11 +44,12 @@ import tools.jackson.databind.node.ObjectNode;
  * app.kubernetes.io/managed-by: deja} and annotated with the scan's time ({@value #LAST_SCAN}).
  *
  * <p>An existing ConfigMap has its data replaced (get + update, which the shipped Role allows on
- * the one resourceName, retried on a conflict); an absent one is created (which needs {@code
- * create} on configmaps in that namespace). The data must fit the API server's 1 MiB limit for a
- * ConfigMap: the JSON is pretty-printed when that fits, else compact, else cut to the first
- * findings that fit (most severe first) with {@code "truncated": true} and a {@code truncation}
- * object giving the counts; it is always a complete, valid document.
+ * the one resourceName, read again on a conflict, retried on 429, 5xx and connection failures as
+ * {@link #RETRY} says); an absent one is created (which needs {@code create} on configmaps in that
+ * namespace). The data must fit the API server's 1 MiB limit for a ConfigMap: the JSON is
+ * pretty-printed when that fits, else compact, else cut to the first findings that fit (most severe
+ * first) with {@code "truncated": true} and a {@code truncation} object giving the counts; it is
+ * always a complete, valid document.
  *
  * <p>Loaded by name from the CLI ({@code dev.deja.cli.Outputs}) only when the option is used, so no
  * other run loads Fabric8's typed client. Failures (403, unreachable API) surface as one-line
@@ -72,6 +76,14 @@ public final class ConfigMapReportSink implements ReportSink {
     public static final int DEFAULT_LIMIT = 1024 * 1024 - 8 * 1024;
 
     static final int WRITE_RETRIES = 2;
+
+    /**
+     * The write (and the baseline's read): deja's retry policy with the numbers Fabric8's own
+     * retries had here ({@value #WRITE_RETRIES} retries, back-off from 500 ms), for 429, 5xx and
+     * connection failures; Fabric8's retries stay off ({@link KubeClients#config}).
+     */
+    static final Retry RETRY = Retry.DEFAULT.with(WRITE_RETRIES + 1, 500);
+
     private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
     private final String namespace;
@@ -91,10 +103,6 @@ public final class ConfigMapReportSink implements ReportSink {
         this.name = name;
         this.limitBytes = limitBytes;
         this.config = kubeConfig(request, "--report-configmap " + namespace + "/" + name);
-        // the collector retries itself; this single write gets Fabric8's retries for 5xx and
-        // connection failures
-        config.setRequestRetryBackoffLimit(WRITE_RETRIES);
-        config.setRequestRetryBackoffInterval(500);
     }
 
     @Override
@@ -115,7 +123,11 @@ public final class ConfigMapReportSink implements ReportSink {
         try (KubernetesClient client = KubeClients.create(config)) {
             for (int attempt = 0; ; attempt++) {
                 try {
-                    write(client, content, annotations, truncated);
+                    retried(
+                            () -> {
+                                write(client, content, annotations, truncated);
+                                return null;
+                            });
                     return;
                 } catch (KubernetesClientException e) {
                     if (e.getCode() == 409
@@ -125,6 +137,40 @@ public final class ConfigMapReportSink implements ReportSink {
                     throw new IOException(why(e), e);
                 }
             }
+        }
+    }
+
+    /**
+     * The call's value, the call made again as {@link #RETRY} says while it fails with 429, a 5xx
+     * or a connection failure; then its last failure.
+     */
+    static <T> T retried(Supplier<T> call) throws InterruptedIOException {
+        Retry.Attempts tries = RETRY.start();
+        while (true) {
+            try {
+                return call.get();
+            } catch (KubernetesClientException e) {
+                boolean retryable =
+                        e.getCode() > 0 ? Retry.retryable(e.getCode()) : Retry.connectionFailure(e);
+                if (!retryable || !again(tries, e)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Waits for one more attempt, honouring the Status's retryAfterSeconds; false when none. */
+    private static boolean again(Retry.Attempts tries, KubernetesClientException e)
+            throws InterruptedIOException {
+        Integer after =
+                e.getStatus() == null || e.getStatus().getDetails() == null
+                        ? null
+                        : e.getStatus().getDetails().getRetryAfterSeconds();
+        try {
+            return tries.again(after == null ? null : after.toString());
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted");
         }
     }
 

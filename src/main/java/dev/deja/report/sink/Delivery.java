@@ -1,7 +1,9 @@
 package dev.deja.report.sink;
 
+import dev.deja.source.Http;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.ProtocolException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,11 +11,13 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
- * Sends one HTTP request for a delivery (a notification, a metrics push) and turns every failure
- * into one line. A failed delivery never throws: the caller reports the line on stderr and keeps
- * the report.
+ * Sends one HTTP request for a delivery (a notification, a metrics push) through {@link Http} (no
+ * redirects, the whole exchange within the timeout) and turns every failure into one line. A failed
+ * delivery never throws: the caller reports the line on stderr and keeps the report.
  */
 public final class Delivery {
     public static final Duration TIMEOUT = Duration.ofSeconds(10);
@@ -34,29 +38,19 @@ public final class Delivery {
         } catch (IllegalArgumentException e) {
             return "not a URL: " + url;
         }
-        HttpClient client =
-                HttpClient.newBuilder()
-                        .connectTimeout(timeout)
-                        .followRedirects(HttpClient.Redirect.NEVER)
-                        .build();
-        // HTTP/1.1 on plain http: HTTP/2 there means an 'Upgrade: h2c' request, which proxies
-        // (kubectl proxy, some
-        // ingress controllers) reject; over TLS HTTP/2 is negotiated without one
+        HttpClient client = Http.client(timeout, null).build();
+        // HTTP/1.1 on plain http (Http.version): HTTP/2 there means an 'Upgrade: h2c' request,
+        // which proxies (kubectl proxy, some ingress controllers) reject
         HttpRequest req =
-                HttpRequest.newBuilder(uri)
-                        .timeout(timeout)
-                        .version(
-                                uri.getScheme().equals("http")
-                                        ? HttpClient.Version.HTTP_1_1
-                                        : HttpClient.Version.HTTP_2)
+                Http.request(uri, timeout)
                         .header("Content-Type", contentType)
-                        .header("User-Agent", "deja")
                         .method(
                                 method,
                                 HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
                         .build();
         try {
-            HttpResponse<String> resp = client.send(req, HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> resp =
+                    Http.send(client, req, HttpResponse.BodyHandlers.ofString(), timeout);
             int code = resp.statusCode();
             if (code / 100 == 2) {
                 return null;
@@ -88,11 +82,29 @@ public final class Delivery {
                     + (e.getMessage() == null ? "connection refused" : e.getMessage())
                     + ")";
         } catch (IOException e) {
-            return method + " " + redact(uri) + " failed: " + e;
+            return method + " " + redact(uri) + " failed: " + shown(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return method + " " + redact(uri) + " interrupted";
         }
+    }
+
+    /**
+     * A failure as {@link HttpClient#send} words it (which deja used before {@link Http#send}): its
+     * class is one of the JDK's kinds (an SSLHandshakeException, an SSLException, a
+     * ProtocolException, else an IOException), never the subclass underneath, with its message.
+     */
+    static String shown(IOException e) {
+        String m = e.getMessage();
+        IOException as =
+                e instanceof SSLHandshakeException
+                        ? new SSLHandshakeException(m)
+                        : e instanceof SSLException
+                                ? new SSLException(m, null)
+                                : e instanceof ProtocolException
+                                        ? new ProtocolException(m)
+                                        : new IOException(m);
+        return as.toString();
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.deja.report.sink;
 
 import dev.deja.engine.InputException;
 import dev.deja.source.ListDeadline;
+import dev.deja.source.PageGuard;
 import dev.deja.source.SourceUnavailableException;
 import dev.deja.source.aws.AwsLiveSource;
 import java.io.IOException;
@@ -10,11 +11,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
@@ -142,8 +141,13 @@ public final class S3Store implements ReportStore {
     @Override
     public List<Item> list(String bucket, String prefix) throws IOException {
         List<Item> out = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        long deadline = System.nanoTime() + listDeadlineMs * 1_000_000L;
+        PageGuard guard =
+                new PageGuard(
+                        "the endpoint",
+                        "NextContinuationToken",
+                        MAX_PAGES,
+                        "pages",
+                        listDeadlineMs);
         int read = 0;
         try {
             ListObjectsV2Request req =
@@ -158,18 +162,9 @@ public final class S3Store implements ReportStore {
                 if (!Boolean.TRUE.equals(page.isTruncated()) || next == null || next.isEmpty()) {
                     break;
                 }
-                if (!seen.add(next)) {
-                    throw new IOException(
-                            "the endpoint sent the same NextContinuationToken again (page "
-                                    + read
-                                    + "): the list would never end");
-                }
-                if (read >= MAX_PAGES) {
-                    throw new IOException(
-                            "more than " + MAX_PAGES + " pages (the most deja reads for one list)");
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IOException(ListDeadline.passed(listDeadlineMs, read));
+                PageGuard.Stop stop = guard.stop(next, read);
+                if (stop != null) {
+                    throw new IOException(stop.message());
                 }
             }
         } catch (SdkException e) {

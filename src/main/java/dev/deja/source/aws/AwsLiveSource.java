@@ -7,6 +7,7 @@ import dev.deja.model.aws.AwsInventory;
 import dev.deja.model.aws.AwsInventoryBuilder;
 import dev.deja.source.ListDeadline;
 import dev.deja.source.LiveSource;
+import dev.deja.source.Retry;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.ScanTrace;
 import dev.deja.source.SourceUnavailableException;
@@ -54,9 +55,10 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.ElasticLoadBalanci
  */
 public final class AwsLiveSource implements LiveSource {
     /**
-     * Attempts per call, retries included: the same as the Kubernetes source's (README "Retries").
+     * Attempts per call, retries included: deja's one policy, {@link Retry#ATTEMPTS}, as the
+     * Kubernetes source's (README "Retries"); the SDK's adaptive strategy makes them.
      */
-    static final int ATTEMPTS = 4;
+    static final int ATTEMPTS = Retry.ATTEMPTS;
 
     /** Concurrent calls per region (DescribeTargetHealth and the other per-object calls). */
     public static final int CONCURRENCY = 8;
@@ -182,7 +184,7 @@ public final class AwsLiveSource implements LiveSource {
         String pn = profileName == null ? "default" : profileName;
         return ClientOverrideConfiguration.builder()
                 // one retry policy with the Kubernetes source: 4 attempts
-                // (KubeLiveSource.ATTEMPTS), exponential
+                // (Retry.ATTEMPTS), exponential
                 // back-off; adaptive, so throttling also slows the client's own rate
                 .retryStrategy(
                         AwsRetryStrategy.adaptiveRetryStrategy().toBuilder()

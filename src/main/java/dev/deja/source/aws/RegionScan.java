@@ -8,10 +8,10 @@ import dev.deja.model.aws.LoadBalancerView;
 import dev.deja.model.aws.TargetGroupView;
 import dev.deja.model.aws.TargetView;
 import dev.deja.source.ListDeadline;
+import dev.deja.source.PageGuard;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -529,8 +529,13 @@ final class RegionScan {
             Function<R, List<T>> items,
             Function<R, String> nextMarker) {
         List<T> all = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        long deadline = System.nanoTime() + listDeadlineMs * 1_000_000L;
+        PageGuard guard =
+                new PageGuard(
+                        "the endpoint",
+                        api.startsWith("ec2:") ? "NextToken" : "NextMarker",
+                        MAX_PAGES,
+                        api.startsWith("ec2:") ? "pages" : "pages of " + PAGE_SIZE,
+                        listDeadlineMs);
         Iterator<R> pages = paginator.get().iterator();
         int read = 0;
         while (true) {
@@ -548,24 +553,8 @@ final class RegionScan {
             if (marker == null) {
                 return new Result<>(all, null, null, null);
             }
-            String stop = null;
-            if (!seen.add(marker)) {
-                stop =
-                        "the endpoint sent the same "
-                                + (api.startsWith("ec2:") ? "NextToken" : "NextMarker")
-                                + " again (page "
-                                + read
-                                + "): the list would never end";
-            } else if (read >= MAX_PAGES) {
-                stop =
-                        "more than "
-                                + MAX_PAGES
-                                + " pages"
-                                + (api.startsWith("ec2:") ? "" : " of " + PAGE_SIZE)
-                                + " (the most deja reads for one list)";
-            } else if (System.nanoTime() - deadline > 0) {
-                stop = ListDeadline.passed(listDeadlineMs, read);
-            }
+            PageGuard.Stop guarded = guard.stop(marker, read);
+            String stop = guarded == null ? null : guarded.message();
             if (stop != null) {
                 Tally t = tally(api);
                 t.failed.addAll(objects);

@@ -1,6 +1,7 @@
 package dev.deja.source.haproxy;
 
 import dev.deja.model.haproxy.HaproxyRuntime;
+import dev.deja.source.Http;
 import dev.deja.source.TrustedCa;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -15,12 +16,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 
 /**
@@ -75,15 +72,14 @@ public final class HttpStats implements AutoCloseable {
                             t.setDaemon(true);
                             return t;
                         });
-        HttpClient.Builder b =
-                HttpClient.newBuilder()
-                        .connectTimeout(Duration.ofMillis(timeoutMillis))
-                        .followRedirects(HttpClient.Redirect.NEVER)
-                        .executor(pool);
-        if (caFile != null) {
-            b.sslContext(TrustedCa.sslContext("--haproxy-runtime-ca-file", caFile));
-        }
-        this.client = b.build();
+        this.client =
+                Http.client(
+                                Duration.ofMillis(timeoutMillis),
+                                caFile == null
+                                        ? null
+                                        : TrustedCa.sslContext("--haproxy-runtime-ca-file", caFile))
+                        .executor(pool)
+                        .build();
     }
 
     /**
@@ -93,38 +89,31 @@ public final class HttpStats implements AutoCloseable {
     HaproxyRuntime.Instance read(String url) throws IOException {
         URI uri = URI.create(url);
         HttpRequest.Builder b =
-                HttpRequest.newBuilder(uri)
-                        .timeout(Duration.ofMillis(timeoutMillis))
-                        .version(
-                                uri.getScheme().equalsIgnoreCase("http")
-                                        ? HttpClient.Version.HTTP_1_1
-                                        : HttpClient.Version.HTTP_2)
-                        .header("User-Agent", "deja")
+                Http.request(uri, Duration.ofMillis(timeoutMillis))
                         .header("Accept", "text/plain, text/csv, */*;q=0.5")
                         .GET();
         if (authorization != null) {
             b.header("Authorization", authorization);
         }
-        CompletableFuture<HttpResponse<byte[]>> sent =
-                client.sendAsync(
-                        b.build(),
-                        info ->
-                                new dev.deja.source.CappedBody(
-                                        HaproxyRuntimeSource.MAX_ANSWER,
-                                        HaproxyRuntimeSource.MAX_ANSWER + " bytes"));
         HttpResponse<byte[]> resp;
         try {
-            resp = sent.get(timeoutMillis, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            sent.cancel(true);
+            resp =
+                    Http.send(
+                            client,
+                            b.build(),
+                            info ->
+                                    new dev.deja.source.CappedBody(
+                                            HaproxyRuntimeSource.MAX_ANSWER,
+                                            HaproxyRuntimeSource.MAX_ANSWER + " bytes"),
+                            Duration.ofMillis(timeoutMillis));
+        } catch (Http.DeadlinePassed e) {
             throw new IOException(
                     "no complete answer within the timeout (" + timeoutMillis + " ms)");
         } catch (InterruptedException e) {
-            sent.cancel(true);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
-        } catch (ExecutionException e) {
-            throw failure(e.getCause(), caFile);
+        } catch (IOException e) {
+            throw failure(e, caFile);
         }
         int code = resp.statusCode();
         String body = new String(resp.body(), StandardCharsets.UTF_8);

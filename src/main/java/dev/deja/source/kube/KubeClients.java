@@ -6,6 +6,7 @@ import dev.deja.engine.YamlError;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.MapTree;
 import dev.deja.model.kube.ViewReader;
+import dev.deja.source.Http;
 import dev.deja.source.InputFiles;
 import dev.deja.source.ScanRequest;
 import io.fabric8.kubernetes.api.model.NamedContext;
@@ -39,7 +40,8 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  * their own file), else {@code ~/.kube/config}, else the pod's service account when running in a
  * cluster. {@code --context} picks the context (default: the current context). Connection timeout
  * {@value #CONNECT_TIMEOUT_MS} ms, request timeout {@value #REQUEST_TIMEOUT_MS} ms, no client-side
- * retries (the collector retries 429 and 5xx itself), the JDK HTTP client.
+ * retries (the collector and the report ConfigMap retry 429 and 5xx through {@link
+ * dev.deja.source.Retry}), the JDK HTTP client without redirects ({@link Http#noRedirects}).
  *
  * <p>Public so that other parts of deja (e.g. writing a report into a ConfigMap) connect the same
  * way: {@code try (KubernetesClient c = KubeClients.create(request)) { ... }}.
@@ -47,6 +49,13 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
 public final class KubeClients {
     public static final int CONNECT_TIMEOUT_MS = 5_000;
     public static final int REQUEST_TIMEOUT_MS = 30_000;
+
+    /**
+     * The longest wait for one answer: the request timeout, and 5 s for the client to report it
+     * (past it the server is taken as not answering).
+     */
+    static final long AWAIT_MS = REQUEST_TIMEOUT_MS + 5_000L;
+
     static final String SA_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
     private KubeClients() {}
@@ -90,7 +99,7 @@ public final class KubeClients {
     static final class NoRedirects extends JdkHttpClientFactory {
         @Override
         protected void additionalConfig(java.net.http.HttpClient.Builder builder) {
-            builder.followRedirects(java.net.http.HttpClient.Redirect.NEVER);
+            Http.noRedirects(builder);
         }
     }
 

@@ -11,6 +11,8 @@ import dev.deja.model.kube.MapTree;
 import dev.deja.model.kube.ViewReader;
 import dev.deja.source.ListDeadline;
 import dev.deja.source.LiveSource;
+import dev.deja.source.PageGuard;
+import dev.deja.source.Retry;
 import dev.deja.source.ScanRequest;
 import dev.deja.source.ScanTrace;
 import dev.deja.source.SourceUnavailableException;
@@ -27,7 +29,6 @@ import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,15 +54,15 @@ import tools.jackson.core.JacksonException;
  * #PAGE} ({@code limit} + {@code continue}), all lists in parallel. Each page is turned into views
  * at once, so memory holds the views and one page per list, never the whole objects.
  *
- * <p>Errors: 429 and 5xx are retried with exponential back-off ({@value #ATTEMPTS} attempts); a 403
- * (or a kind the server does not serve) marks that kind/namespace as not checked in the coverage
- * and the scan goes on; an unreachable server, a TLS failure or rejected credentials (401) make the
- * whole source unavailable, with one line, within the connection timeout.
+ * <p>Errors: 429 and 5xx are retried as {@link Retry#DEFAULT} says ({@value #ATTEMPTS} attempts,
+ * exponential back-off, Retry-After honoured up to 5 s, within the list's deadline); a 403 (or a
+ * kind the server does not serve) marks that kind/namespace as not checked in the coverage and the
+ * scan goes on; an unreachable server, a TLS failure or rejected credentials (401) make the whole
+ * source unavailable, with one line, within the connection timeout.
  */
 public final class KubeLiveSource implements LiveSource {
     static final int PAGE = 500;
-    static final int ATTEMPTS = 4;
-    static final long BACKOFF_MS = 250;
+    static final int ATTEMPTS = Retry.ATTEMPTS;
 
     /**
      * Most pages read for one list (1,000,000 objects at {@value #PAGE} a page): a server that
@@ -382,10 +383,7 @@ public final class KubeLiveSource implements LiveSource {
         for (Map.Entry<String, CompletableFuture<Answer>> e : asked.entrySet()) {
             int code;
             try {
-                code =
-                        e.getValue()
-                                .get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS)
-                                .code();
+                code = e.getValue().get(KubeClients.AWAIT_MS, TimeUnit.MILLISECONDS).code();
             } catch (InterruptedException x) {
                 Thread.currentThread().interrupt();
                 throw new SourceUnavailableException("kubernetes", "interrupted");
@@ -565,7 +563,9 @@ public final class KubeLiveSource implements LiveSource {
         HttpClient http = call.http();
         String url = base;
         CompletableFuture<Answer> sent = send(http, url);
-        Set<String> tokens = new HashSet<>();
+        // the list's deadline is checked before each page, below
+        PageGuard tokens =
+                new PageGuard("the API server", "continue token", MAX_PAGES, "pages of " + PAGE, 0);
         int pages = 0;
         while (sent != null) {
             pages++;
@@ -633,21 +633,14 @@ public final class KubeLiveSource implements LiveSource {
      * The URL of the page after page {@code page}, whose continue token is {@code token}; {@link
      * Endless} on a token seen before or past {@link #MAX_PAGES}.
      */
-    private static String nextUrl(String base, String token, Set<String> tokens, int page) {
-        if (!tokens.add(token)) {
+    private static String nextUrl(String base, String token, PageGuard guard, int page) {
+        PageGuard.Stop stop = guard.stop(token, page);
+        if (stop != null) {
             throw new Endless(
-                    "the API server sent the same continue token again (page "
-                            + page
-                            + "): the list would never end; stopped, nothing of it used");
-        }
-        if (page >= MAX_PAGES) {
-            throw new Endless(
-                    "more than "
-                            + MAX_PAGES
-                            + " pages of "
-                            + PAGE
-                            + " (the most deja reads"
-                            + " for one list): stopped, nothing of it used (does the server page forever?)");
+                    stop.message()
+                            + (stop.kind() == PageGuard.Kind.TOO_MANY
+                                    ? ": stopped, nothing of it used (does the server page forever?)"
+                                    : "; stopped, nothing of it used"));
         }
         return base + (base.contains("?") ? "&" : "?") + "continue=" + enc(token);
     }
@@ -842,14 +835,14 @@ public final class KubeLiveSource implements LiveSource {
     }
 
     /**
-     * The body of a page (200), retrying 429 and 5xx; {@code sent} is the first attempt, already on
-     * its way.
+     * The body of a page (200), retrying 429 and 5xx ({@link Retry#DEFAULT}, within the list's
+     * deadline); {@code sent} is the first attempt, already on its way.
      */
     private static byte[] page(ListCall call, String url, CompletableFuture<Answer> sent)
             throws Denied, Expired {
-        long backoff = BACKOFF_MS;
-        for (int attempt = 1; ; attempt++) {
-            Answer resp = await(call, attempt == 1 ? sent : null, url);
+        Retry.Attempts tries = Retry.DEFAULT.start(call.deadline());
+        for (CompletableFuture<Answer> first = sent; ; first = null) {
+            Answer resp = await(call, first, url);
             int code = resp.code();
             if (resp.over()) {
                 throw new Denied(
@@ -863,17 +856,25 @@ public final class KubeLiveSource implements LiveSource {
             }
             String why = statusMessage(resp.body());
             refuse(call, url, resp);
-            if ((code == 429 || code >= 500) && attempt < ATTEMPTS) {
-                sleep(retryAfter(resp, backoff));
-                backoff *= 2;
+            if (Retry.retryable(code) && again(tries, resp)) {
                 continue;
             }
             throw new Denied(
                     Coverage.Status.FAILED,
                     "HTTP "
                             + code
-                            + (code == 429 || code >= 500 ? " after " + attempt + " attempts" : "")
+                            + (Retry.retryable(code) ? " after " + tries.made() + " attempts" : "")
                             + (why == null ? "" : ": " + why));
+        }
+    }
+
+    /** Waits for one more attempt (honouring the answer's Retry-After); false when none is left. */
+    private static boolean again(Retry.Attempts tries, Answer resp) {
+        try {
+            return tries.again(resp.header("Retry-After"));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unavailable("interrupted");
         }
     }
 
@@ -884,7 +885,7 @@ public final class KubeLiveSource implements LiveSource {
     private static Answer await(ListCall call, CompletableFuture<Answer> sent, String url) {
         try {
             CompletableFuture<Answer> f = sent != null ? sent : send(call.http(), url);
-            return f.get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
+            return f.get(KubeClients.AWAIT_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Unavailable("interrupted");
@@ -954,19 +955,6 @@ public final class KubeLiveSource implements LiveSource {
                     Coverage.Status.FAILED,
                     "404: the server does not serve " + k.apiVersion() + " " + k.plural());
         }
-    }
-
-    /** Retry-After in seconds when the server sends one (bounded), else the back-off. */
-    private static long retryAfter(Answer resp, long backoff) {
-        String h = resp.header("Retry-After");
-        if (h != null) {
-            try {
-                return Math.min(5_000L, Math.max(backoff, Long.parseLong(h.trim()) * 1000));
-            } catch (NumberFormatException ignored) {
-                // an HTTP date: use the back-off
-            }
-        }
-        return backoff;
     }
 
     static String statusMessage(byte[] body) {
@@ -1060,14 +1048,5 @@ public final class KubeLiveSource implements LiveSource {
 
     private static int connectMs(ScanRequest req) {
         return KubeClients.connectTimeoutMs(req.processEnv == null ? Map.of() : req.processEnv);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new Unavailable("interrupted");
-        }
     }
 }

@@ -743,7 +743,7 @@ public final class LiveMetrics {
         CompletableFuture<KubeLiveSource.Answer> f =
                 KubeLiveSource.send(http, url, "application/json", KubeClients.REQUEST_TIMEOUT_MS);
         try {
-            a = f.get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
+            a = f.get(KubeClients.AWAIT_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
             out.notRead(SOURCE, scope, Coverage.Status.FAILED, "interrupted");
@@ -848,7 +848,7 @@ public final class LiveMetrics {
                         "application/json",
                         KubeClients.REQUEST_TIMEOUT_MS);
         try {
-            a = f.get(KubeClients.REQUEST_TIMEOUT_MS + 5_000L, TimeUnit.MILLISECONDS);
+            a = f.get(KubeClients.AWAIT_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
             return new NodeCpus(0, false, "interrupted");

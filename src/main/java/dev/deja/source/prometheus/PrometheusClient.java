@@ -2,6 +2,7 @@ package dev.deja.source.prometheus;
 
 import dev.deja.engine.InputException;
 import dev.deja.model.prometheus.PrometheusPeaks;
+import dev.deja.source.Http;
 import dev.deja.source.TrustedCa;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -26,10 +27,6 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -132,14 +129,7 @@ public final class PrometheusClient {
      */
     private synchronized HttpClient http() {
         if (http == null) {
-            HttpClient.Builder b =
-                    HttpClient.newBuilder()
-                            .connectTimeout(timeout)
-                            .followRedirects(HttpClient.Redirect.NEVER);
-            if (ssl != null) {
-                b.sslContext(ssl);
-            }
-            http = b.build();
+            http = Http.client(timeout, ssl).build();
         }
         return http;
     }
@@ -262,43 +252,22 @@ public final class PrometheusClient {
                                 + "/api/v1/query?query="
                                 + URLEncoder.encode(promql, StandardCharsets.UTF_8));
         HttpRequest.Builder rb =
-                HttpRequest.newBuilder(uri)
-                        .timeout(timeout)
-                        .GET()
-                        .version(
-                                base.getScheme().equals("http")
-                                        ? HttpClient.Version.HTTP_1_1
-                                        : HttpClient.Version.HTTP_2)
-                        .header("Accept", "application/json")
-                        .header("User-Agent", "deja");
+                Http.request(uri, timeout).GET().header("Accept", "application/json");
         if (authorization != null) {
             rb.header("Authorization", authorization);
         }
         int code;
         byte[] body;
         try {
-            // one deadline for the whole exchange, body included: the request timeout covers only
-            // the headers, and a server that then sends a byte every few seconds would hold the
-            // scan without end
-            CompletableFuture<HttpResponse<byte[]>> sent =
-                    http().sendAsync(
-                                    rb.build(),
-                                    info ->
-                                            new dev.deja.source.CappedBody(
-                                                    MAX_ANSWER,
-                                                    MAX_ANSWER / (1024 * 1024) + " MiB"));
-            HttpResponse<byte[]> resp;
-            try {
-                resp = sent.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                sent.cancel(true);
-                throw new HttpTimeoutException("deadline");
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof IOException io) {
-                    throw io;
-                }
-                throw new IOException(String.valueOf(e.getCause()), e.getCause());
-            }
+            // one deadline for the whole exchange, body included (Http.send)
+            HttpResponse<byte[]> resp =
+                    Http.send(
+                            http(),
+                            rb.build(),
+                            info ->
+                                    new dev.deja.source.CappedBody(
+                                            MAX_ANSWER, MAX_ANSWER / (1024 * 1024) + " MiB"),
+                            timeout);
             code = resp.statusCode();
             body = resp.body();
         } catch (HttpTimeoutException e) {

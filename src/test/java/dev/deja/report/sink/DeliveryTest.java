@@ -16,6 +16,23 @@ import tools.jackson.databind.json.JsonMapper;
 
 class DeliveryTest {
     @Test
+    void failuresAreWordedAsHttpClientSendWordedThem() {
+        assertEquals(
+                "java.io.IOException: EOF reached",
+                Delivery.shown(new java.io.EOFException("EOF reached")));
+        assertEquals("java.io.IOException", Delivery.shown(new java.io.IOException()));
+        assertEquals(
+                "javax.net.ssl.SSLException: bad record",
+                Delivery.shown(new javax.net.ssl.SSLProtocolException("bad record")));
+        assertEquals(
+                "javax.net.ssl.SSLHandshakeException: PKIX",
+                Delivery.shown(new javax.net.ssl.SSLHandshakeException("PKIX")));
+        assertEquals(
+                "java.net.ProtocolException: bad header",
+                Delivery.shown(new java.net.ProtocolException("bad header")));
+    }
+
+    @Test
     void pushesMetricsWithPutToTheDefaultGroup() throws Exception {
         try (LoopbackServer gw = new LoopbackServer()) {
             assertNull(

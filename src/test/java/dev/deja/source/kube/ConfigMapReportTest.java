@@ -421,8 +421,45 @@ class ConfigMapReportTest {
                             "deja/deja-report");
             assertEquals(0, r.code(), r.err());
             assertEquals("", r.err());
-            assertEquals(3, puts.get(), "409: read again and update; 503: Fabric8's retry");
+            assertEquals(
+                    3,
+                    puts.get(),
+                    "409: read again and update; 503: deja's retry (ConfigMapReportSink.RETRY)");
             assertTrue(json(report(c).getData().get("deja.json")).path("findings").size() >= 5);
+        }
+    }
+
+    @Test
+    void aServerErrorThatLastsEndsAfterThreeAttempts() throws IOException {
+        AtomicInteger puts = new AtomicInteger();
+        try (MockCluster c =
+                new MockCluster(
+                        req -> {
+                            if (!req.getMethod().equals("PUT")) {
+                                return null;
+                            }
+                            puts.incrementAndGet();
+                            return MockCluster.status(
+                                    503, "ServiceUnavailable", "etcd leader changed");
+                        })) {
+            c.apply(Path.of("examples/kubernetes/cronjob/report-configmap.yaml"), null);
+            TestSupport.Run r =
+                    TestSupport.run(
+                            "scan",
+                            RISKY,
+                            "--kubeconfig",
+                            c.kubeconfig(tmp).toString(),
+                            "--fail-on",
+                            "none",
+                            "--report-configmap",
+                            "deja/deja-report");
+            assertEquals(2, r.code(), r.err());
+            assertEquals(3, puts.get(), "ConfigMapReportSink.RETRY: 3 attempts");
+            List<String> lines = r.err().lines().toList();
+            assertEquals(1, lines.size(), r.err());
+            assertTrue(
+                    lines.get(0).contains("cannot write report: HTTP 503: etcd leader changed"),
+                    lines.get(0));
         }
     }
 }
