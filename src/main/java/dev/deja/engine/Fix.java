@@ -520,7 +520,7 @@ public record Fix(
         }
     }
 
-    private static void unknownKeys(
+    static void unknownKeys(
             Map<?, ?> m, Set<String> keys, String where, String f, List<String> errors) {
         for (Object k : m.keySet()) {
             if (!keys.contains(String.valueOf(k))) {

@@ -137,7 +137,7 @@ final class KubeSteps {
             List<Fix.Step> steps,
             List<String> errors) {
         String valueKey = kind.equals("drop") ? "startingWith" : "value";
-        unknownKeys(b, Set.of("path", valueKey), where, f, errors);
+        Fix.unknownKeys(b, Set.of("path", valueKey), where, f, errors);
         List<String> path = strings(b.get("path"));
         if (path == null || path.isEmpty()) {
             errors.add(f + ": " + where + " needs 'path' (a list of keys)");
@@ -282,23 +282,6 @@ final class KubeSteps {
             out.add(String.valueOf(x));
         }
         return out;
-    }
-
-    private static void unknownKeys(
-            Map<?, ?> m, Set<String> keys, String where, String f, List<String> errors) {
-        for (Object k : m.keySet()) {
-            if (!keys.contains(String.valueOf(k))) {
-                errors.add(
-                        f
-                                + ": "
-                                + where
-                                + ": unknown key '"
-                                + k
-                                + "' (known: "
-                                + String.join(", ", keys.stream().sorted().toList())
-                                + ")");
-            }
-        }
     }
 
     // ---------------------------------------------------------------- holes

@@ -74,7 +74,7 @@ public final class InternalLbLocalTrafficPolicy extends KubeRule {
                     single = true; // the other rule's finding
                 } else if (!spreadAcrossNodes(w)) {
                     packed.add(w.meta().display() + " (" + n + " pods)");
-                    spread.add(Map.of("workload", w.meta().ref(), "podLabels", w.podLabels()));
+                    spread.add(inputs("workload", w.meta().ref(), "podLabels", w.podLabels()));
                 }
             }
             if (single || packed.isEmpty() || packed.size() < backends.size()) {

@@ -104,6 +104,20 @@ abstract class KubeRule implements Rule {
     }
 
     /**
+     * Inputs of a rule's fix, as pairs of name and value; a null value is left out (the step that
+     * needs it is then not applied), so a manifest missing a field never fails the rule.
+     */
+    static Map<String, Object> inputs(Object... pairs) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            if (pairs[i + 1] != null) {
+                m.put((String) pairs[i], pairs[i + 1]);
+            }
+        }
+        return m;
+    }
+
+    /**
      * The metadata of the PodDisruptionBudget a fix adds for {@code w}: {@code <name>-pdb} in its
      * namespace (none when the manifest gives none).
      */

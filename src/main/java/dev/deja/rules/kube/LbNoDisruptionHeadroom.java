@@ -229,17 +229,6 @@ public final class LbNoDisruptionHeadroom extends KubeRule {
     record Rollout(
             String message, String remediation, Severity severity, Map<String, Object> fix) {}
 
-    /** The inputs of the fix's rollout steps: pairs of name and value, a null value left out. */
-    private static Map<String, Object> inputs(Object... pairs) {
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
-        for (int i = 0; i < pairs.length; i += 2) {
-            if (pairs[i + 1] != null) {
-                m.put((String) pairs[i], pairs[i + 1]);
-            }
-        }
-        return m;
-    }
-
     /**
      * Whether survivors of a rollout that takes {@code down} of {@code total} pods out carry too
      * much.

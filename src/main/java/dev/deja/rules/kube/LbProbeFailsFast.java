@@ -188,7 +188,7 @@ public final class LbProbeFailsFast extends KubeRule {
                 ctx.finding(lb.workload().meta().at(p.line()), msg)
                         .key("container " + c.name() + " " + key)
                         .remediation(remediation)
-                        .fix("probes", List.of(Map.of("container", c.name(), "probe", key)))
+                        .fix("probes", List.of(inputs("container", c.name(), "probe", key)))
                         .fix("timeoutSeconds", tightTimeout ? (long) newTimeout : null)
                         .fix(
                                 "failureThreshold",
@@ -288,7 +288,7 @@ public final class LbProbeFailsFast extends KubeRule {
     private static Finding tightNote(LoadBalancers.Lb lb, List<Tight> tight, RuleContext ctx) {
         List<String> probes = new ArrayList<>();
         List<String> fixes = new ArrayList<>();
-        List<Map<String, String>> named = new ArrayList<>();
+        List<Map<String, Object>> named = new ArrayList<>();
         Container last = null;
         for (Tight t : tight) {
             String where =
@@ -309,7 +309,7 @@ public final class LbProbeFailsFast extends KubeRule {
                             + window(t.probe())
                             + "s");
             fixes.add("the " + t.key() + " of container " + t.container().name());
-            named.add(Map.of("container", t.container().name(), "probe", t.key()));
+            named.add(inputs("container", t.container().name(), "probe", t.key()));
         }
         Tight first = tight.get(0);
         for (Tight t : tight) { // the note stands on the first probe of the manifest
