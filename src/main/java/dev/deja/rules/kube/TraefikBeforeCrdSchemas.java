@@ -43,7 +43,7 @@ public final class TraefikBeforeCrdSchemas extends KubeRule {
     }
 
     /** Traefik v2.0 to v2.4: the releases whose published CRDs had no validation schema. */
-    /** The release a fix runs: the last of v2, whose CRDs carry schemas (v2.5 and later do). */
+    /** The release a fix runs: v2.11.0, of the last v2 line (CRDs with schemas came in v2.5). */
     static final String FIXED_TAG = "v2.11.0";
 
     static boolean beforeSchemas(Traefik.Version v) {
