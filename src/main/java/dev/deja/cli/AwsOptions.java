@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParseResult;
 
 /**
@@ -14,51 +14,59 @@ import picocli.CommandLine.ParseResult;
  * s3:// outputs).
  */
 final class AwsOptions {
-    @Option(
-            names = "--aws",
-            negatable = true,
-            description =
-                    "Scan AWS load balancers (ELBv2) with the default credential chain"
-                            + " (--no-aws: not even when deja.yaml has an aws section)")
     boolean aws;
 
-    @Option(
-            names = "--profile",
-            paramLabel = "NAME",
-            split = "\u0000",
-            splitSynopsisLabel = "",
-            description = "AWS profile; repeat it to scan several accounts in one run")
     List<String> profiles = new ArrayList<>();
 
-    @Option(
-            names = "--role-arn",
-            paramLabel = "ARN",
-            split = "\u0000",
-            splitSynopsisLabel = "",
-            description =
-                    "Also scan the account of this IAM role, assumed with STS AssumeRole (session name deja) from"
-                            + " the default credentials (repeatable)")
     List<String> roleArns = new ArrayList<>();
 
-    @Option(
-            names = "--external-id",
-            paramLabel = "ID",
-            description = "External id for --role-arn's AssumeRole")
     String externalId;
 
-    @Option(
-            names = "--region",
-            paramLabel = "REGION",
-            split = "\u0000",
-            splitSynopsisLabel = "",
-            description = "AWS region (repeatable; default from profile or environment)")
     List<String> regions = new ArrayList<>();
 
-    @Option(
-            names = "--aws-endpoint",
-            paramLabel = "URL",
-            description = "ELBv2/EC2 endpoint override (emulators, tests)")
     String awsEndpoint;
+
+    /** The options above, for picocli (see {@link Opt}). */
+    void declare(CommandSpec s) {
+        s.addOption(
+                Opt.named("--aws")
+                        .negatable()
+                        .description(
+                                "Scan AWS load balancers (ELBv2) with the default credential chain (--no-aws: not even when deja.yaml has an aws section)")
+                        .flag(() -> aws, v -> aws = v));
+        s.addOption(
+                Opt.named("--profile")
+                        .label("NAME")
+                        .split("\u0000")
+                        .splitLabel("")
+                        .description("AWS profile; repeat it to scan several accounts in one run")
+                        .list(String.class, () -> profiles, v -> profiles = v));
+        s.addOption(
+                Opt.named("--role-arn")
+                        .label("ARN")
+                        .split("\u0000")
+                        .splitLabel("")
+                        .description(
+                                "Also scan the account of this IAM role, assumed with STS AssumeRole (session name deja) from the default credentials (repeatable)")
+                        .list(String.class, () -> roleArns, v -> roleArns = v));
+        s.addOption(
+                Opt.named("--external-id")
+                        .label("ID")
+                        .description("External id for --role-arn's AssumeRole")
+                        .value(String.class, () -> externalId, v -> externalId = v));
+        s.addOption(
+                Opt.named("--region")
+                        .label("REGION")
+                        .split("\u0000")
+                        .splitLabel("")
+                        .description("AWS region (repeatable; default from profile or environment)")
+                        .list(String.class, () -> regions, v -> regions = v));
+        s.addOption(
+                Opt.named("--aws-endpoint")
+                        .label("URL")
+                        .description("ELBv2/EC2 endpoint override (emulators, tests)")
+                        .value(String.class, () -> awsEndpoint, v -> awsEndpoint = v));
+    }
 
     void check() {
         aws = aws || !roleArns.isEmpty();

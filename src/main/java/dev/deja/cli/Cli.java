@@ -125,15 +125,14 @@ public final class Cli {
      */
     public static CommandLine commandLine(Io io, String... args) {
         Factory factory = new Factory(io);
-        CommandLine cmd = new CommandLine(new DejaCommand(), factory);
+        CommandLine cmd = new CommandLine(new DejaCommand().spec(), factory);
         Class<?> only = args.length > 0 ? SUBCOMMANDS.get(args[0]) : null;
         boolean versionOnly =
                 args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"));
         for (Map.Entry<String, Class<?>> e : SUBCOMMANDS.entrySet()) {
             if (!versionOnly && (only == null || only == e.getValue())) {
                 try {
-                    cmd.addSubcommand(
-                            e.getKey(), new CommandLine(factory.create(e.getValue()), factory));
+                    cmd.addSubcommand(e.getKey(), subcommand(e.getValue(), io, factory));
                 } catch (Exception ex) {
                     throw new IllegalStateException("cannot create command " + e.getKey(), ex);
                 }
@@ -146,6 +145,21 @@ public final class Cli {
         cmd.setParameterExceptionHandler((ex, badArgs) -> parameterError(cmd, ex, badArgs));
         cmd.setExecutionExceptionHandler(Cli::executionError);
         return cmd;
+    }
+
+    /**
+     * A subcommand's command line: {@code deja scan} and {@code deja report merge} from their
+     * declared model ({@link Opt}), the others from their annotations.
+     */
+    private static CommandLine subcommand(Class<?> cls, Io io, Factory factory) throws Exception {
+        if (cls == ScanCommand.class) {
+            return new CommandLine(new ScanCommand(io).spec(), factory);
+        }
+        CommandLine c = new CommandLine(factory.create(cls), factory);
+        if (cls == ReportCommand.class) {
+            c.addSubcommand("merge", new CommandLine(new ReportMergeCommand(io).spec(), factory));
+        }
+        return c;
     }
 
     /**
@@ -315,14 +329,8 @@ public final class Cli {
 
         @Override
         public <K> K create(Class<K> cls) throws Exception {
-            if (cls == ScanCommand.class) {
-                return cls.cast(new ScanCommand(io));
-            }
             if (cls == ReportCommand.class) {
                 return cls.cast(new ReportCommand(io));
-            }
-            if (cls == ReportMergeCommand.class) {
-                return cls.cast(new ReportMergeCommand(io));
             }
             if (cls == ProveCommand.class) {
                 return cls.cast(new ProveCommand(io));

@@ -5,7 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code deja scan --config deja.yaml}, or the deja.yaml found in the working directory or its
@@ -15,30 +15,31 @@ final class ConfigOptions {
     /** The names a config file is found by when --config is not given, in this order. */
     static final List<String> CONFIG_NAMES = List.of(".deja.yaml", "deja.yaml");
 
-    @Option(
-            names = "--config",
-            paramLabel = "FILE",
-            description =
-                    "deja.yaml: sources, rules, severity overrides, suppressions, outputs; options given here override"
-                            + " it. Without it, .deja.yaml or deja.yaml is looked for in the working directory, then its parents"
-                            + " up to the repository root")
     Path config;
 
-    @Option(
-            names = "--no-config",
-            description =
-                    "Read no config file: neither .deja.yaml nor deja.yaml is looked for (--config is then an error)")
     boolean noConfig;
 
-    @Option(
-            names = "--untrusted-config",
-            description =
-                    "The config file may come from the change being scanned (a pull request): it may say how to judge"
-                            + " (rules, parameters, severities, suppressions, failOn, paths inside its folder) but a key"
-                            + " that sends, writes or reads a live system (outputs, notify, pushgateway, snapshotOut,"
-                            + " reportConfigMap, cluster, aws, prometheus, haproxyRuntime, configMaps) or a path out of its"
-                            + " folder is an error naming file:line (exit 2). The GitHub Action passes it")
     boolean untrustedConfig;
+
+    /** The options above, for picocli (see {@link Opt}). */
+    void declare(CommandSpec s) {
+        s.addOption(
+                Opt.named("--config")
+                        .label("FILE")
+                        .description(
+                                "deja.yaml: sources, rules, severity overrides, suppressions, outputs; options given here override it. Without it, .deja.yaml or deja.yaml is looked for in the working directory, then its parents up to the repository root")
+                        .value(Path.class, () -> config, v -> config = v));
+        s.addOption(
+                Opt.named("--no-config")
+                        .description(
+                                "Read no config file: neither .deja.yaml nor deja.yaml is looked for (--config is then an error)")
+                        .flag(() -> noConfig, v -> noConfig = v));
+        s.addOption(
+                Opt.named("--untrusted-config")
+                        .description(
+                                "The config file may come from the change being scanned (a pull request): it may say how to judge (rules, parameters, severities, suppressions, failOn, paths inside its folder) but a key that sends, writes or reads a live system (outputs, notify, pushgateway, snapshotOut, reportConfigMap, cluster, aws, prometheus, haproxyRuntime, configMaps) or a path out of its folder is an error naming file:line (exit 2). The GitHub Action passes it")
+                        .flag(() -> untrustedConfig, v -> untrustedConfig = v));
+    }
 
     /** The config file in use (given or found), once {@link #load} ran; null when there is none. */
     Path path;

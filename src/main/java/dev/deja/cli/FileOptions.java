@@ -7,65 +7,76 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * How {@code deja scan} reads the files it is given: HAProxy configs (variables, version,
  * instances) and Helm charts.
  */
 final class FileOptions {
-    @Option(
-            names = "--env",
-            paramLabel = "KEY=VALUE",
-            description = "Value for an environment variable used in HAProxy configs (\"$${VAR}\")")
     Map<String, String> env = new LinkedHashMap<>();
 
-    @Option(
-            names = "--haproxy-version",
-            paramLabel = "X.Y",
-            description =
-                    "HAProxy version for .if version_atleast()/version_before() (default: current LTS)")
     String haproxyVersion;
 
-    @Option(
-            names = "--haproxy-one-instance",
-            description =
-                    "Read all HAProxy files given as one instance, in order (like haproxy -f a.cfg -f b.cfg);"
-                            + " by default each file is its own instance")
     boolean haproxyOneInstance;
 
-    @Option(
-            names = "--haproxy-instances",
-            paramLabel = "N",
-            description =
-                    "How many HAProxy instances run each configuration scanned (a fleet of load balancers, one per"
-                            + " node); 2 or more lets haproxy-roundrobin-same-start judge configurations without a peers section")
     Integer haproxyInstances;
 
-    @Option(
-            names = "--assume-client-rps",
-            paramLabel = "N",
-            defaultValue = "300",
-            description =
-                    "Request rate of one abusive client, for tarpit arithmetic (default: ${DEFAULT-VALUE}, as in IL-0264)")
     int assumeClientRps;
 
-    @Option(
-            names = "--helm-values",
-            paramLabel = "FILE",
-            split = "\u0000",
-            splitSynopsisLabel = "",
-            description =
-                    "Values file for the Helm charts scanned (repeatable; as helm template -f)")
     List<Path> helmValues = new ArrayList<>();
 
-    @Option(
-            names = "--helm-set",
-            paramLabel = "KEY=VALUE",
-            split = "\u0000",
-            splitSynopsisLabel = "",
-            description = "Value for the Helm charts scanned (repeatable; as helm template --set)")
     List<String> helmSet = new ArrayList<>();
+
+    /** The options above, for picocli (see {@link Opt}). */
+    void declare(CommandSpec s) {
+        s.addOption(
+                Opt.named("--env")
+                        .label("KEY=VALUE")
+                        .description(
+                                "Value for an environment variable used in HAProxy configs (\"$${VAR}\")")
+                        .map(() -> env, v -> env = v));
+        s.addOption(
+                Opt.named("--haproxy-version")
+                        .label("X.Y")
+                        .description(
+                                "HAProxy version for .if version_atleast()/version_before() (default: current LTS)")
+                        .value(String.class, () -> haproxyVersion, v -> haproxyVersion = v));
+        s.addOption(
+                Opt.named("--haproxy-one-instance")
+                        .description(
+                                "Read all HAProxy files given as one instance, in order (like haproxy -f a.cfg -f b.cfg); by default each file is its own instance")
+                        .flag(() -> haproxyOneInstance, v -> haproxyOneInstance = v));
+        s.addOption(
+                Opt.named("--haproxy-instances")
+                        .label("N")
+                        .description(
+                                "How many HAProxy instances run each configuration scanned (a fleet of load balancers, one per node); 2 or more lets haproxy-roundrobin-same-start judge configurations without a peers section")
+                        .value(Integer.class, () -> haproxyInstances, v -> haproxyInstances = v));
+        s.addOption(
+                Opt.named("--assume-client-rps")
+                        .label("N")
+                        .defaultValue("300")
+                        .description(
+                                "Request rate of one abusive client, for tarpit arithmetic (default: ${DEFAULT-VALUE}, as in IL-0264)")
+                        .value(int.class, () -> assumeClientRps, v -> assumeClientRps = v));
+        s.addOption(
+                Opt.named("--helm-values")
+                        .label("FILE")
+                        .split("\u0000")
+                        .splitLabel("")
+                        .description(
+                                "Values file for the Helm charts scanned (repeatable; as helm template -f)")
+                        .list(Path.class, () -> helmValues, v -> helmValues = v));
+        s.addOption(
+                Opt.named("--helm-set")
+                        .label("KEY=VALUE")
+                        .split("\u0000")
+                        .splitLabel("")
+                        .description(
+                                "Value for the Helm charts scanned (repeatable; as helm template --set)")
+                        .list(String.class, () -> helmSet, v -> helmSet = v));
+    }
 
     void check() {
         if (assumeClientRps < 1) {

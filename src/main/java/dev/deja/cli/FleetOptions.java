@@ -6,7 +6,7 @@ import dev.deja.rules.kube.CriticalInOneCluster;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code deja scan} over several clusters or accounts: how many at once, and how long one may take.
@@ -14,41 +14,44 @@ import picocli.CommandLine.Option;
 final class FleetOptions {
     private static final Pattern TIME = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
-    @Option(
-            names = "--parallel",
-            paramLabel = "N",
-            defaultValue = "4",
-            description = "Clusters and accounts read at the same time (default: ${DEFAULT-VALUE})")
     int parallel;
 
-    @Option(
-            names = "--target-timeout",
-            paramLabel = "TIME",
-            defaultValue = "10m",
-            description =
-                    "Longest time one cluster or account may take to be read (e.g. 90s, 10m); past it, it is one"
-                            + " failed coverage entry and the others go on (default: ${DEFAULT-VALUE})")
     String targetTimeout;
 
-    @Option(
-            names = "--critical-selector",
-            paramLabel = "SELECTOR",
-            description =
-                    "Workloads whose labels match this label selector are critical (e.g. tier=1), besides those"
-                            + " labelled or annotated deja.dev/critical=true (on them or their Namespace): in a"
-                            + " scan of several clusters, one that runs in only one of them is a finding"
-                            + " (k8s-critical-in-one-cluster)")
     String criticalSelector;
 
-    @Option(
-            names = "--fleet-identity",
-            paramLabel = "IDENTITY",
-            defaultValue = CriticalInOneCluster.DEFAULT_IDENTITY,
-            description =
-                    "What makes workloads of two clusters the same one: namespace/kind/name, namespace/name, or"
-                            + " label:KEY (the value of that label, e.g. label:app.kubernetes.io/name) (default:"
-                            + " ${DEFAULT-VALUE})")
     String fleetIdentity;
+
+    /** The options above, for picocli (see {@link Opt}). */
+    void declare(CommandSpec s) {
+        s.addOption(
+                Opt.named("--parallel")
+                        .label("N")
+                        .defaultValue("4")
+                        .description(
+                                "Clusters and accounts read at the same time (default: ${DEFAULT-VALUE})")
+                        .value(int.class, () -> parallel, v -> parallel = v));
+        s.addOption(
+                Opt.named("--target-timeout")
+                        .label("TIME")
+                        .defaultValue("10m")
+                        .description(
+                                "Longest time one cluster or account may take to be read (e.g. 90s, 10m); past it, it is one failed coverage entry and the others go on (default: ${DEFAULT-VALUE})")
+                        .value(String.class, () -> targetTimeout, v -> targetTimeout = v));
+        s.addOption(
+                Opt.named("--critical-selector")
+                        .label("SELECTOR")
+                        .description(
+                                "Workloads whose labels match this label selector are critical (e.g. tier=1), besides those labelled or annotated deja.dev/critical=true (on them or their Namespace): in a scan of several clusters, one that runs in only one of them is a finding (k8s-critical-in-one-cluster)")
+                        .value(String.class, () -> criticalSelector, v -> criticalSelector = v));
+        s.addOption(
+                Opt.named("--fleet-identity")
+                        .label("IDENTITY")
+                        .defaultValue(CriticalInOneCluster.DEFAULT_IDENTITY)
+                        .description(
+                                "What makes workloads of two clusters the same one: namespace/kind/name, namespace/name, or label:KEY (the value of that label, e.g. label:app.kubernetes.io/name) (default: ${DEFAULT-VALUE})")
+                        .value(String.class, () -> fleetIdentity, v -> fleetIdentity = v));
+    }
 
     /** --target-timeout in milliseconds, once {@link #check} passed. */
     long targetTimeoutMillis;

@@ -10,7 +10,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.regex.Pattern;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParseResult;
 
 /** {@code deja scan --cluster}: which live clusters are read, and what of them. */
@@ -18,96 +18,103 @@ final class KubeOptions {
     /** A namespace name as Kubernetes allows it (RFC 1123 label). */
     private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
-    @Option(
-            names = "--cluster",
-            negatable = true,
-            description =
-                    "Scan the live cluster of the current kubeconfig context"
-                            + " (--no-cluster: not even when deja.yaml has a cluster section). As kubectl does,"
-                            + " a context that sets a namespace scopes the scan to it (-A for every namespace);"
-                            + " a context without one, or a pod's service account, scans every namespace. The"
-                            + " report and stderr name the context, API server and namespaces scanned")
     boolean cluster;
 
-    @Option(
-            names = "--kubeconfig",
-            paramLabel = "FILE",
-            description = "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
     Path kubeconfig;
 
-    @Option(
-            names = "--context",
-            paramLabel = "NAME",
-            split = "\u0000",
-            splitSynopsisLabel = "",
-            description =
-                    "Kubeconfig context (default: current-context); repeat it to scan several clusters in one run")
     List<String> contexts = new ArrayList<>();
 
-    @Option(
-            names = "--all-contexts",
-            negatable = true,
-            description =
-                    "Scan every context of the (merged) kubeconfig, each as its own cluster (implies --cluster)")
     boolean allContexts;
 
-    @Option(
-            names = "--cluster-name",
-            paramLabel = "NAME",
-            description =
-                    "The cluster's name in the report and for matching load balancers' elbv2.k8s.aws/cluster tag"
-                            + " (default: the context name; one cluster only)")
     String clusterName;
 
-    @Option(
-            names = {"-n", "--namespace"},
-            paramLabel = "NS",
-            split = "\u0000",
-            splitSynopsisLabel = "",
-            description =
-                    "Namespace to scan (repeatable; default: the context's namespace, else all)")
     List<String> namespaces = new ArrayList<>();
 
-    @Option(
-            names = {"-A", "--all-namespaces"},
-            description =
-                    "Scan every namespace, even when the kubeconfig context sets one (the default for a"
-                            + " context without a namespace)")
     boolean allNamespaces;
 
-    @Option(
-            names = {"-l", "--selector"},
-            paramLabel = "SELECTOR",
-            description = "Label selector for workloads")
     String selector;
 
-    @Option(
-            names = "--no-annotation-suppressions",
-            negatable = true,
-            description =
-                    "--no-annotation-suppressions: ignore deja.dev/ignore annotations on objects (anyone who can edit"
-                            + " a workload could exempt it); --annotation-suppressions: honour them (the default), even"
-                            + " when deja.yaml says annotationSuppressions: false")
     boolean noAnnotationSuppressions;
 
-    @Option(
-            names = "--live-metrics",
-            negatable = true,
-            description =
-                    "With --cluster: also read live figures from the proxy pods through the API server's pod proxy:"
-                            + " HAProxy's exporter or stats (sessions against limits) and ingress-nginx controllers' /metrics"
-                            + " (active connections against max-worker-connections x worker-processes); needs RBAC list on"
-                            + " pods and get on pods/proxy")
     boolean liveMetrics;
 
-    @Option(
-            names = "--live-metrics-timeout",
-            paramLabel = "TIME",
-            defaultValue = "10s",
-            description =
-                    "With --live-metrics: bound on each pod's read through the API server (e.g. 500ms, 10s, 1m;"
-                            + " default: ${DEFAULT-VALUE}); a pod that does not answer within it is a coverage gap")
     String liveMetricsTimeout;
+
+    /** The options above, for picocli (see {@link Opt}). */
+    void declare(CommandSpec s) {
+        s.addOption(
+                Opt.named("--cluster")
+                        .negatable()
+                        .description(
+                                "Scan the live cluster of the current kubeconfig context (--no-cluster: not even when deja.yaml has a cluster section). As kubectl does, a context that sets a namespace scopes the scan to it (-A for every namespace); a context without one, or a pod's service account, scans every namespace. The report and stderr name the context, API server and namespaces scanned")
+                        .flag(() -> cluster, v -> cluster = v));
+        s.addOption(
+                Opt.named("--kubeconfig")
+                        .label("FILE")
+                        .description(
+                                "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
+                        .value(Path.class, () -> kubeconfig, v -> kubeconfig = v));
+        s.addOption(
+                Opt.named("--context")
+                        .label("NAME")
+                        .split("\u0000")
+                        .splitLabel("")
+                        .description(
+                                "Kubeconfig context (default: current-context); repeat it to scan several clusters in one run")
+                        .list(String.class, () -> contexts, v -> contexts = v));
+        s.addOption(
+                Opt.named("--all-contexts")
+                        .negatable()
+                        .description(
+                                "Scan every context of the (merged) kubeconfig, each as its own cluster (implies --cluster)")
+                        .flag(() -> allContexts, v -> allContexts = v));
+        s.addOption(
+                Opt.named("--cluster-name")
+                        .label("NAME")
+                        .description(
+                                "The cluster's name in the report and for matching load balancers' elbv2.k8s.aws/cluster tag (default: the context name; one cluster only)")
+                        .value(String.class, () -> clusterName, v -> clusterName = v));
+        s.addOption(
+                Opt.named("-n", "--namespace")
+                        .label("NS")
+                        .split("\u0000")
+                        .splitLabel("")
+                        .description(
+                                "Namespace to scan (repeatable; default: the context's namespace, else all)")
+                        .list(String.class, () -> namespaces, v -> namespaces = v));
+        s.addOption(
+                Opt.named("-A", "--all-namespaces")
+                        .description(
+                                "Scan every namespace, even when the kubeconfig context sets one (the default for a context without a namespace)")
+                        .flag(() -> allNamespaces, v -> allNamespaces = v));
+        s.addOption(
+                Opt.named("-l", "--selector")
+                        .label("SELECTOR")
+                        .description("Label selector for workloads")
+                        .value(String.class, () -> selector, v -> selector = v));
+        s.addOption(
+                Opt.named("--no-annotation-suppressions")
+                        .negatable()
+                        .description(
+                                "--no-annotation-suppressions: ignore deja.dev/ignore annotations on objects (anyone who can edit a workload could exempt it); --annotation-suppressions: honour them (the default), even when deja.yaml says annotationSuppressions: false")
+                        .flag(() -> noAnnotationSuppressions, v -> noAnnotationSuppressions = v));
+        s.addOption(
+                Opt.named("--live-metrics")
+                        .negatable()
+                        .description(
+                                "With --cluster: also read live figures from the proxy pods through the API server's pod proxy: HAProxy's exporter or stats (sessions against limits) and ingress-nginx controllers' /metrics (active connections against max-worker-connections x worker-processes); needs RBAC list on pods and get on pods/proxy")
+                        .flag(() -> liveMetrics, v -> liveMetrics = v));
+        s.addOption(
+                Opt.named("--live-metrics-timeout")
+                        .label("TIME")
+                        .defaultValue("10s")
+                        .description(
+                                "With --live-metrics: bound on each pod's read through the API server (e.g. 500ms, 10s, 1m; default: ${DEFAULT-VALUE}); a pod that does not answer within it is a coverage gap")
+                        .value(
+                                String.class,
+                                () -> liveMetricsTimeout,
+                                v -> liveMetricsTimeout = v));
+    }
 
     /** --live-metrics-timeout in milliseconds, once {@link #checkApplies} passed. */
     long liveMetricsTimeoutMillis = 10_000;

@@ -6,8 +6,7 @@ import dev.deja.report.sink.ReportStore;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code deja scan}'s outcome and outputs: the exit code's threshold, the report's formats and
@@ -15,71 +14,78 @@ import picocli.CommandLine.Option;
  * {@link BaselineSources}, {@link Deliveries}).
  */
 final class OutputOptions {
-    @Option(
-            names = "--fail-on",
-            paramLabel = "SEVERITY|none",
-            defaultValue = "medium",
-            description =
-                    "Exit 1 when a finding is at or above this severity; 'none' never fails (default: ${DEFAULT-VALUE})")
     String failOn;
 
-    @Option(
-            names = "--allow-partial",
-            negatable = true,
-            description =
-                    "Do not exit 3 when some source or kind could not be read, nor stop at a file that"
-                            + " cannot be read or parsed (it is listed as not checked)"
-                            + " (--no-allow-partial: exit 3 even when deja.yaml says allowPartial)")
     boolean allowPartial;
 
     /** --format, -o, --output: shared with {@code deja report merge}. */
-    @Mixin ReportOutputOptions report = new ReportOutputOptions();
+    final ReportOutputOptions report = new ReportOutputOptions();
 
-    @Option(
-            names = "--s3-endpoint",
-            paramLabel = "URL",
-            description =
-                    "S3 endpoint for s3:// outputs (S3-compatible stores such as MinIO; path-style addressing)")
     String s3Endpoint;
 
-    @Option(
-            names = "--snapshot-out",
-            paramLabel = "FILE",
-            description =
-                    "Save what was read (live sources included) to FILE; scan it later offline with 'deja scan FILE'")
     Path snapshotOut;
 
-    @Option(
-            names = "--baseline",
-            paramLabel = "FILE|configmap:NS/NAME",
-            description =
-                    "A previous JSON report (a file, or the ConfigMap kept by --report-configmap): only findings"
-                            + " not in it count for the exit code and --notify; the report marks them new (none yet: everything is new)")
     String baseline;
 
-    @Option(
-            names = "--report-configmap",
-            paramLabel = "NAMESPACE/NAME",
-            description =
-                    "Keep the latest report in this ConfigMap (keys deja.json and summary.txt; created when absent);"
-                            + " a failed write is one line on stderr, the other outputs are still written, and the exit code is 2")
     String reportConfigMap;
 
-    @Option(
-            names = "--notify",
-            paramLabel = "URL|env:VAR",
-            description =
-                    "POST the new findings as JSON with a Slack-compatible 'text' (nothing when nothing is new);"
-                            + " a failure is reported on stderr and does not change the exit code")
     String notify;
 
-    @Option(
-            names = "--pushgateway",
-            paramLabel = "URL|env:VAR",
-            description =
-                    "PUT the Prometheus metrics to this Pushgateway (group URL/metrics/job/deja unless the URL"
-                            + " names one); a failure is reported on stderr and does not change the exit code")
     String pushgateway;
+
+    /** The options above, for picocli (see {@link Opt}). */
+    void declare(CommandSpec s) {
+        s.addOption(
+                Opt.named("--fail-on")
+                        .label("SEVERITY|none")
+                        .defaultValue("medium")
+                        .description(
+                                "Exit 1 when a finding is at or above this severity; 'none' never fails (default: ${DEFAULT-VALUE})")
+                        .value(String.class, () -> failOn, v -> failOn = v));
+        s.addOption(
+                Opt.named("--allow-partial")
+                        .negatable()
+                        .description(
+                                "Do not exit 3 when some source or kind could not be read, nor stop at a file that cannot be read or parsed (it is listed as not checked) (--no-allow-partial: exit 3 even when deja.yaml says allowPartial)")
+                        .flag(() -> allowPartial, v -> allowPartial = v));
+        Opt.mixin(s, "report", report::declare);
+        s.addOption(
+                Opt.named("--s3-endpoint")
+                        .label("URL")
+                        .description(
+                                "S3 endpoint for s3:// outputs (S3-compatible stores such as MinIO; path-style addressing)")
+                        .value(String.class, () -> s3Endpoint, v -> s3Endpoint = v));
+        s.addOption(
+                Opt.named("--snapshot-out")
+                        .label("FILE")
+                        .description(
+                                "Save what was read (live sources included) to FILE; scan it later offline with 'deja scan FILE'")
+                        .value(Path.class, () -> snapshotOut, v -> snapshotOut = v));
+        s.addOption(
+                Opt.named("--baseline")
+                        .label("FILE|configmap:NS/NAME")
+                        .description(
+                                "A previous JSON report (a file, or the ConfigMap kept by --report-configmap): only findings not in it count for the exit code and --notify; the report marks them new (none yet: everything is new)")
+                        .value(String.class, () -> baseline, v -> baseline = v));
+        s.addOption(
+                Opt.named("--report-configmap")
+                        .label("NAMESPACE/NAME")
+                        .description(
+                                "Keep the latest report in this ConfigMap (keys deja.json and summary.txt; created when absent); a failed write is one line on stderr, the other outputs are still written, and the exit code is 2")
+                        .value(String.class, () -> reportConfigMap, v -> reportConfigMap = v));
+        s.addOption(
+                Opt.named("--notify")
+                        .label("URL|env:VAR")
+                        .description(
+                                "POST the new findings as JSON with a Slack-compatible 'text' (nothing when nothing is new); a failure is reported on stderr and does not change the exit code")
+                        .value(String.class, () -> notify, v -> notify = v));
+        s.addOption(
+                Opt.named("--pushgateway")
+                        .label("URL|env:VAR")
+                        .description(
+                                "PUT the Prometheus metrics to this Pushgateway (group URL/metrics/job/deja unless the URL names one); a failure is reported on stderr and does not change the exit code")
+                        .value(String.class, () -> pushgateway, v -> pushgateway = v));
+    }
 
     /** --fail-on as a severity; null for 'none'. */
     Severity failSeverity() {

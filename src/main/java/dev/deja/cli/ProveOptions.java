@@ -3,30 +3,36 @@ package dev.deja.cli;
 import dev.deja.prove.Prover;
 import dev.deja.prove.ScanProofs;
 import java.util.Map;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code deja scan --prove}: replay findings on the real haproxy and attach the evidence. */
 final class ProveOptions {
-    @Option(
-            names = "--prove",
-            description =
-                    "Replay the findings 'deja prove' covers on the real haproxy (loopback sandbox, before and after"
-                            + " the fix) and attach the evidence to them (JSON evidence, SARIF properties, HTML, text)")
     boolean prove;
 
-    @Option(
-            names = "--prove-duration",
-            paramLabel = "TIME",
-            defaultValue = "8s",
-            description =
-                    "With --prove: length of each run, at most 60s (default: ${DEFAULT-VALUE})")
     String proveDuration;
 
-    @Option(
-            names = "--prove-haproxy",
-            paramLabel = "PATH",
-            description = "With --prove: the haproxy binary (default: haproxy on PATH)")
     String proveHaproxy;
+
+    /** The options above, for picocli (see {@link Opt}). */
+    void declare(CommandSpec s) {
+        s.addOption(
+                Opt.named("--prove")
+                        .description(
+                                "Replay the findings 'deja prove' covers on the real haproxy (loopback sandbox, before and after the fix) and attach the evidence to them (JSON evidence, SARIF properties, HTML, text)")
+                        .flag(() -> prove, v -> prove = v));
+        s.addOption(
+                Opt.named("--prove-duration")
+                        .label("TIME")
+                        .defaultValue("8s")
+                        .description(
+                                "With --prove: length of each run, at most 60s (default: ${DEFAULT-VALUE})")
+                        .value(String.class, () -> proveDuration, v -> proveDuration = v));
+        s.addOption(
+                Opt.named("--prove-haproxy")
+                        .label("PATH")
+                        .description("With --prove: the haproxy binary (default: haproxy on PATH)")
+                        .value(String.class, () -> proveHaproxy, v -> proveHaproxy = v));
+    }
 
     /**
      * The prover's options, or null without --prove; a bad duration or no haproxy is exit 2 before

@@ -20,7 +20,6 @@ import picocli.CommandLine.Option;
         name = "report",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
-        subcommands = ReportMergeCommand.class,
         description = {
             "Fetch the latest HTML report a scheduled scan kept in its report ConfigMap (--report-configmap).",
             "'deja report merge REPORT...' merges the JSON reports of many scans into one fleet report."

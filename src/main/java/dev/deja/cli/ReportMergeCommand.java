@@ -18,10 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code deja report merge REPORT...}: the JSON reports of many scheduled scans (files, folders,
@@ -29,84 +26,101 @@ import picocli.CommandLine.Parameters;
  * wins; the same finding on several targets is one finding listing them; targets whose latest
  * report is older than {@code --stale} are flagged.
  */
-@Command(
-        name = "merge",
-        mixinStandardHelpOptions = true,
-        versionProvider = VersionProvider.class,
-        sortOptions = false,
-        description = {
-            "Merge the JSON reports of many scans (one per cluster or account, e.g. written by scheduled"
-                    + " scans with --output json=s3://...) into one fleet report.",
-            "A target is the cluster/account a report names, else the folder (or S3 prefix) it is found under, else"
-                    + " its file name (a date-named file: its folder). Its latest report (by modification time) wins."
-        })
 public final class ReportMergeCommand implements Callable<Integer> {
+    private static final String[] DESCRIPTION = {
+        "Merge the JSON reports of many scans (one per cluster or account, e.g. written by scheduled"
+                + " scans with --output json=s3://...) into one fleet report.",
+        "A target is the cluster/account a report names, else the folder (or S3 prefix) it is found under, else"
+                + " its file name (a date-named file: its folder). Its latest report (by modification time) wins."
+    };
+
     private final Cli.Io io;
 
     ReportMergeCommand(Cli.Io io) {
         this.io = io;
     }
 
-    @Parameters(
-            paramLabel = "REPORT",
-            arity = "1..*",
-            description =
-                    "JSON reports: files, folders (every *.json below, recursively) or s3://BUCKET/PREFIX/")
     List<String> inputs = new ArrayList<>();
 
     /** --format, -o, --output: as {@code deja scan}'s. */
-    @Mixin ReportOutputOptions out = new ReportOutputOptions();
+    final ReportOutputOptions out = new ReportOutputOptions();
 
-    @Option(
-            names = "--stale",
-            paramLabel = "DURATION",
-            defaultValue = "48h",
-            description =
-                    "Flag a target whose latest report is older than this: 48h, 2d, 90m (default: ${DEFAULT-VALUE})")
     String stale;
 
-    @Option(
-            names = "--as-of",
-            paramLabel = "TIME",
-            description =
-                    "Judge ages and staleness as of this time (ISO-8601, e.g. 2026-12-01T06:00:00Z; default: now)")
     String asOf;
 
-    @Option(
-            names = "--fail-on",
-            paramLabel = "SEVERITY|none",
-            defaultValue = "none",
-            description =
-                    "Exit 1 when a merged finding is at or above this severity (default: ${DEFAULT-VALUE})")
     String failOn;
 
-    @Option(
-            names = "--allow-partial",
-            description = "Do not exit 3 for stale targets or targets whose scan was incomplete")
     boolean allowPartial;
 
-    @Option(
-            names = "--profile",
-            paramLabel = "NAME",
-            description = "AWS profile for s3:// inputs and outputs")
     String profile;
 
-    @Option(
-            names = "--region",
-            paramLabel = "REGION",
-            description = "AWS region of the S3 client (default: AWS_REGION, the profile's)")
     String region;
 
-    @Option(
-            names = "--s3-endpoint",
-            paramLabel = "URL",
-            description = "S3-compatible endpoint (path-style addressing)")
     String s3Endpoint;
 
-    @Option(
-            names = "--verbose",
-            description = "Library logging on stderr; stack traces for internal errors")
     boolean verbose;
+
+    /** The command for picocli (see {@link Opt}). */
+    CommandSpec spec() {
+        CommandSpec s = Opt.command(this, "merge", DESCRIPTION);
+        s.usageMessage().sortOptions(false);
+        s.addPositional(
+                Opt.positionalStrings(
+                        "REPORT",
+                        "1..*",
+                        "JSON reports: files, folders (every *.json below, recursively) or s3://BUCKET/PREFIX/",
+                        () -> inputs,
+                        v -> inputs = v));
+        Opt.mixin(s, "out", out::declare);
+        s.addOption(
+                Opt.named("--stale")
+                        .label("DURATION")
+                        .defaultValue("48h")
+                        .description(
+                                "Flag a target whose latest report is older than this: 48h, 2d, 90m (default: ${DEFAULT-VALUE})")
+                        .value(String.class, () -> stale, v -> stale = v));
+        s.addOption(
+                Opt.named("--as-of")
+                        .label("TIME")
+                        .description(
+                                "Judge ages and staleness as of this time (ISO-8601, e.g. 2026-12-01T06:00:00Z; default: now)")
+                        .value(String.class, () -> asOf, v -> asOf = v));
+        s.addOption(
+                Opt.named("--fail-on")
+                        .label("SEVERITY|none")
+                        .defaultValue("none")
+                        .description(
+                                "Exit 1 when a merged finding is at or above this severity (default: ${DEFAULT-VALUE})")
+                        .value(String.class, () -> failOn, v -> failOn = v));
+        s.addOption(
+                Opt.named("--allow-partial")
+                        .description(
+                                "Do not exit 3 for stale targets or targets whose scan was incomplete")
+                        .flag(() -> allowPartial, v -> allowPartial = v));
+        s.addOption(
+                Opt.named("--profile")
+                        .label("NAME")
+                        .description("AWS profile for s3:// inputs and outputs")
+                        .value(String.class, () -> profile, v -> profile = v));
+        s.addOption(
+                Opt.named("--region")
+                        .label("REGION")
+                        .description(
+                                "AWS region of the S3 client (default: AWS_REGION, the profile's)")
+                        .value(String.class, () -> region, v -> region = v));
+        s.addOption(
+                Opt.named("--s3-endpoint")
+                        .label("URL")
+                        .description("S3-compatible endpoint (path-style addressing)")
+                        .value(String.class, () -> s3Endpoint, v -> s3Endpoint = v));
+        s.addOption(
+                Opt.named("--verbose")
+                        .description("Library logging on stderr; stack traces for internal errors")
+                        .flag(() -> verbose, v -> verbose = v));
+        Opt.standardHelpOptions(s);
+        return s;
+    }
 
     private ReportStore store;
 

@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * Where a report goes: {@code --format}, {@code -o} and {@code --output} (files, '-' for stdout,
@@ -20,34 +20,36 @@ import picocli.CommandLine.Option;
  * {@code deja report merge}, so that both read and check their outputs the same way.
  */
 final class ReportOutputOptions {
-    @Option(
-            names = "--format",
-            paramLabel = "FORMAT",
-            defaultValue = "text",
-            description =
-                    "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
     String format;
 
-    @Option(
-            names = {"-o", "--output-file"},
-            paramLabel = "FILE",
-            description =
-                    "Write the report to FILE instead of stdout (the format is --format's: -o json"
-                            + " writes a text report to a file named json, and says so)")
     Path outputFile;
 
-    @Option(
-            names = "--output",
-            paramLabel = "FORMAT=PATH",
-            split = "\u0000",
-            splitSynopsisLabel = "",
-            description =
-                    "Also write the report in FORMAT to PATH (repeatable; '-' is stdout),"
-                            + " e.g. --output json=/reports/deja.json --output html=/reports/deja.html; or upload it to S3:"
-                            + " --output json=s3://BUCKET/deja/{cluster}/{date}-{time}.json ({cluster}: the context's name,"
-                            + " 'fleet' for several; {date}, {time}: the run's start in UTC; credentials: --profile, --region,"
-                            + " the environment). A failed upload exits 2 and says where the report was kept")
     List<String> outputs = new ArrayList<>();
+
+    /** The options above, for picocli (see {@link Opt}). */
+    void declare(CommandSpec s) {
+        s.addOption(
+                Opt.named("--format")
+                        .label("FORMAT")
+                        .defaultValue("text")
+                        .description(
+                                "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
+                        .value(String.class, () -> format, v -> format = v));
+        s.addOption(
+                Opt.named("-o", "--output-file")
+                        .label("FILE")
+                        .description(
+                                "Write the report to FILE instead of stdout (the format is --format's: -o json writes a text report to a file named json, and says so)")
+                        .value(Path.class, () -> outputFile, v -> outputFile = v));
+        s.addOption(
+                Opt.named("--output")
+                        .label("FORMAT=PATH")
+                        .split("\u0000")
+                        .splitLabel("")
+                        .description(
+                                "Also write the report in FORMAT to PATH (repeatable; '-' is stdout), e.g. --output json=/reports/deja.json --output html=/reports/deja.html; or upload it to S3: --output json=s3://BUCKET/deja/{cluster}/{date}-{time}.json ({cluster}: the context's name, 'fleet' for several; {date}, {time}: the run's start in UTC; credentials: --profile, --region, the environment). A failed upload exits 2 and says where the report was kept")
+                        .list(String.class, () -> outputs, v -> outputs = v));
+    }
 
     /** Whether an --output goes to S3. */
     boolean usesS3() {

@@ -12,44 +12,56 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code deja scan}'s rule selection: which rules run, which findings are reported, which are
  * suppressed.
  */
 final class RuleOptions {
-    @Option(names = "--rules", split = ",", paramLabel = "ID", description = "Run only these rules")
     List<String> onlyRules = new ArrayList<>();
 
-    @Option(
-            names = "--skip-rules",
-            split = ",",
-            paramLabel = "ID",
-            description = "Do not run these rules")
     List<String> skipRules = new ArrayList<>();
 
-    @Option(
-            names = "--min-severity",
-            paramLabel = "SEVERITY",
-            defaultValue = "info",
-            description =
-                    "Report only findings at or above: info, low, medium, high, critical (default: ${DEFAULT-VALUE})")
     String minSeverity;
 
-    @Option(
-            names = "--rules-dir",
-            paramLabel = "DIR",
-            description =
-                    "A folder of your own rules in CEL (<id>.yaml, cases/<ID>.yaml), run next to the"
-                            + " built-in ones; repeatable (see docs/writing-rules.md)")
     List<Path> rulesDirs = new ArrayList<>();
 
-    @Option(
-            names = "--ignore-file",
-            paramLabel = "FILE",
-            description = "YAML list of suppressions: {rule, object, reason, expires}")
     Path ignoreFile;
+
+    /** The options above, for picocli (see {@link Opt}). */
+    void declare(CommandSpec s) {
+        s.addOption(
+                Opt.named("--rules")
+                        .label("ID")
+                        .split(",")
+                        .description("Run only these rules")
+                        .list(String.class, () -> onlyRules, v -> onlyRules = v));
+        s.addOption(
+                Opt.named("--skip-rules")
+                        .label("ID")
+                        .split(",")
+                        .description("Do not run these rules")
+                        .list(String.class, () -> skipRules, v -> skipRules = v));
+        s.addOption(
+                Opt.named("--min-severity")
+                        .label("SEVERITY")
+                        .defaultValue("info")
+                        .description(
+                                "Report only findings at or above: info, low, medium, high, critical (default: ${DEFAULT-VALUE})")
+                        .value(String.class, () -> minSeverity, v -> minSeverity = v));
+        s.addOption(
+                Opt.named("--rules-dir")
+                        .label("DIR")
+                        .description(
+                                "A folder of your own rules in CEL (<id>.yaml, cases/<ID>.yaml), run next to the built-in ones; repeatable (see docs/writing-rules.md)")
+                        .list(Path.class, () -> rulesDirs, v -> rulesDirs = v));
+        s.addOption(
+                Opt.named("--ignore-file")
+                        .label("FILE")
+                        .description("YAML list of suppressions: {rule, object, reason, expires}")
+                        .value(Path.class, () -> ignoreFile, v -> ignoreFile = v));
+    }
 
     Severity minSeverity() {
         try {

@@ -45,72 +45,84 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParseResult;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code deja scan}: read the sources, run the rules, report. The options come in groups (one mixin
  * per concern) that check themselves and fill the {@link ScanRequest}; deja.yaml gives the defaults
  * of those not on the command line ({@link ConfigFile#defaults}).
  */
-@Command(
-        name = "scan",
-        mixinStandardHelpOptions = true,
-        versionProvider = VersionProvider.class,
-        sortOptions = false,
-        description = {
-            "Scan HAProxy configs, Kubernetes manifests, saved snapshots, a live cluster (--cluster), AWS"
-                    + " load balancers (--aws) or HAProxy's live figures (--haproxy-runtime) for the risk patterns of real"
-                    + " incidents.",
-            "Files are recognised by content; folders are read recursively; '-' reads standard input. A folder with"
-                    + " Chart.yaml is a Helm chart, rendered as 'helm template' would; a folder with kustomization.yaml"
-                    + " is built with 'kubectl kustomize'."
-        })
 public final class ScanCommand implements Callable<Integer> {
+    private static final String[] DESCRIPTION = {
+        "Scan HAProxy configs, Kubernetes manifests, saved snapshots, a live cluster (--cluster), AWS"
+                + " load balancers (--aws) or HAProxy's live figures (--haproxy-runtime) for the risk patterns of real"
+                + " incidents.",
+        "Files are recognised by content; folders are read recursively; '-' reads standard input. A folder with"
+                + " Chart.yaml is a Helm chart, rendered as 'helm template' would; a folder with kustomization.yaml"
+                + " is built with 'kubectl kustomize'."
+    };
+
     private final Cli.Io io;
 
     ScanCommand(Cli.Io io) {
         this.io = io;
     }
 
-    @Parameters(
-            paramLabel = "PATH",
-            arity = "0..*",
-            description =
-                    "haproxy.cfg files, manifests (YAML/JSON), deja snapshots, or folders of them; Helm chart"
-                            + " and kustomize folders; '-' for stdin")
     List<String> paths = new ArrayList<>();
 
-    @Mixin RuleOptions rules = new RuleOptions();
+    final RuleOptions rules = new RuleOptions();
 
-    @Mixin OutputOptions out = new OutputOptions();
+    final OutputOptions out = new OutputOptions();
 
-    @Mixin FileOptions files = new FileOptions();
+    final FileOptions files = new FileOptions();
 
-    @Mixin ProveOptions prove = new ProveOptions();
+    final ProveOptions prove = new ProveOptions();
 
-    @Mixin KubeOptions kube = new KubeOptions();
+    final KubeOptions kube = new KubeOptions();
 
-    @Mixin LiveProxyOptions live = new LiveProxyOptions();
+    final LiveProxyOptions live = new LiveProxyOptions();
 
-    @Mixin AwsOptions aws = new AwsOptions();
+    final AwsOptions aws = new AwsOptions();
 
-    @Mixin FleetOptions fleet = new FleetOptions();
+    final FleetOptions fleet = new FleetOptions();
 
-    @Mixin ConfigOptions config = new ConfigOptions();
+    final ConfigOptions config = new ConfigOptions();
 
-    @Option(
-            names = "--verbose",
-            description =
-                    "Progress and library logging on stderr; stack traces for internal errors")
     boolean verbose;
 
-    @Spec CommandSpec spec;
+    CommandSpec spec;
+
+    /** The command for picocli: its options, declared where they are kept (see {@link Opt}). */
+    CommandSpec spec() {
+        CommandSpec s = Opt.command(this, "scan", DESCRIPTION);
+        s.usageMessage().sortOptions(false);
+        s.addPositional(
+                Opt.positionalStrings(
+                        "PATH",
+                        "0..*",
+                        "haproxy.cfg files, manifests (YAML/JSON), deja snapshots, or folders of them; Helm chart"
+                                + " and kustomize folders; '-' for stdin",
+                        () -> paths,
+                        v -> paths = v));
+        Opt.mixin(s, "rules", rules::declare);
+        Opt.mixin(s, "out", out::declare);
+        Opt.mixin(s, "files", files::declare);
+        Opt.mixin(s, "prove", prove::declare);
+        Opt.mixin(s, "kube", kube::declare);
+        Opt.mixin(s, "live", live::declare);
+        Opt.mixin(s, "aws", aws::declare);
+        Opt.mixin(s, "fleet", fleet::declare);
+        Opt.mixin(s, "config", config::declare);
+        s.addOption(
+                Opt.named("--verbose")
+                        .description(
+                                "Progress and library logging on stderr; stack traces for internal errors")
+                        .flag(() -> verbose, v -> verbose = v));
+        Opt.standardHelpOptions(s);
+        spec = s;
+        return s;
+    }
 
     @Override
     public Integer call() throws IOException {

@@ -156,7 +156,7 @@ class ConfigFileTest {
     @Test
     void commandLineOverridesTheFile() {
         ScanCommand cmd = quietScan();
-        CommandLine cl = new CommandLine(cmd);
+        CommandLine cl = new CommandLine(cmd.spec());
         cl.parseArgs("--fail-on", "low", "-n", "only", "--env", "PORT=9090", "--output", "text=-");
         parse(FULL).applyTo(cmd, cl);
         assertEquals("low", cmd.out.failOn, "flag wins");
@@ -176,7 +176,7 @@ class ConfigFileTest {
     @Test
     void fleetKeys() {
         ScanCommand cmd = quietScan();
-        CommandLine cl = new CommandLine(cmd);
+        CommandLine cl = new CommandLine(cmd.spec());
         cl.parseArgs("--role-arn", "arn:aws:iam::111111111111:role/cli");
         parse(
                         "sources:\n  cluster: {contexts: [prod, stage], name: ignored-by-several}\n"
@@ -190,7 +190,7 @@ class ConfigFileTest {
                 "the command line replaces the list");
         assertEquals("x", cmd.aws.externalId);
         ScanCommand all = quietScan();
-        CommandLine c2 = new CommandLine(all);
+        CommandLine c2 = new CommandLine(all.spec());
         c2.parseArgs();
         parse("sources:\n  cluster: {allContexts: true}\n").applyTo(all, c2);
         assertTrue(all.kube.allContexts);
@@ -225,7 +225,7 @@ class ConfigFileTest {
 
     @Test
     void everyKeyIsAScanOptionByItsLongestName() {
-        CommandLine cl = new CommandLine(quietScan());
+        CommandLine cl = new CommandLine(quietScan().spec());
         ConfigFile c = parse(EVERY_KEY);
         assertEquals(37, c.optionNames().size(), c.optionNames().toString());
         for (String name : c.optionNames()) {
@@ -244,7 +244,7 @@ class ConfigFileTest {
     @Test
     void theFileFillsWhatTheCommandLineLeaves(@TempDir Path tmp) {
         ScanCommand cmd = quietScan();
-        CommandLine cl = new CommandLine(cmd);
+        CommandLine cl = new CommandLine(cmd.spec());
         cl.parseArgs(
                 "--allow-partial", "--cluster", "-A", "--context", "cli", "--region", "us-east-2");
         ConfigFile.parse(
@@ -277,7 +277,7 @@ class ConfigFileTest {
                 cmd.paths);
         // nothing in the file: the built-in defaults
         cmd = quietScan();
-        CommandLine c2 = new CommandLine(cmd);
+        CommandLine c2 = new CommandLine(cmd.spec());
         c2.parseArgs("x.cfg");
         parse("").applyTo(cmd, c2);
         assertEquals("medium", cmd.out.failOn);
@@ -289,7 +289,7 @@ class ConfigFileTest {
     @Test
     void configMapsNeedTheCluster() {
         ScanCommand cmd = quietScan();
-        CommandLine cl = new CommandLine(cmd);
+        CommandLine cl = new CommandLine(cmd.spec());
         cl.parseArgs();
         ConfigFile c = parse("sources:\n  haproxy:\n    configMaps: [ingress/haproxy]\n");
         InputException e = assertThrows(InputException.class, () -> c.applyTo(cmd, cl));
@@ -416,7 +416,7 @@ class ConfigFileTest {
                 failOn: low
                 """);
         ScanCommand cmd = quietScan();
-        CommandLine cl = new CommandLine(cmd);
+        CommandLine cl = new CommandLine(cmd.spec());
         cl.parseArgs("--no-allow-partial", "--no-live-metrics", "--no-all-contexts", "--no-aws");
         ConfigFile.load(cfg, Catalog.packaged()).applyTo(cmd, cl);
         assertTrue(
@@ -428,7 +428,7 @@ class ConfigFileTest {
         assertEquals("low", cmd.out.failOn, "the file's other values stay");
 
         cmd = quietScan();
-        cl = new CommandLine(cmd);
+        cl = new CommandLine(cmd.spec());
         cl.parseArgs("--no-cluster", "--allow-partial");
         ConfigFile.load(cfg, Catalog.packaged()).applyTo(cmd, cl);
         assertTrue(

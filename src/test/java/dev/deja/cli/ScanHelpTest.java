@@ -40,12 +40,13 @@ class ScanHelpTest {
         CommandLine scan =
                 new CommandLine(
                         new ScanCommand(
-                                new Cli.Io(
-                                        new PrintWriter(new StringWriter()),
-                                        new PrintWriter(new StringWriter()),
-                                        new ByteArrayInputStream(new byte[0]),
-                                        Map.of(),
-                                        false)));
+                                        new Cli.Io(
+                                                new PrintWriter(new StringWriter()),
+                                                new PrintWriter(new StringWriter()),
+                                                new ByteArrayInputStream(new byte[0]),
+                                                Map.of(),
+                                                false))
+                                .spec());
         for (CommandLine.Model.OptionSpec o : scan.getCommandSpec().options()) {
             // a negatable switch is listed as --[no-]NAME, whether its name is --NAME or --no-NAME
             String name =

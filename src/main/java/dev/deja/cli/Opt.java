@@ -1,0 +1,197 @@
+package dev.deja.cli;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.IGetter;
+import picocli.CommandLine.Model.ISetter;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
+
+/**
+ * One option of a command declared with picocli's programmatic model instead of its annotations:
+ * {@code Opt.named("--env").label("KEY=VALUE").description("...").map(() -> env, v -> env = v)}.
+ * The top command and {@code deja scan} are declared this way because their model is built on every
+ * scan: reading picocli's annotations made the JDK generate a proxy class per annotation type and
+ * parse every field's annotations in the interpreter, about 65 ms of a 50-line scan's ~300 ms
+ * (src/bench/haproxy-bench.sh, row "50-line config"). The other commands keep the annotations:
+ * their model is built only when they run. Each attribute means what the annotation's attribute of
+ * the same name means; the value is bound to the field through the two lambdas, which give picocli
+ * the field's value at declaration as its initial value (as it takes a field's initial value).
+ */
+final class Opt {
+    private final OptionSpec.Builder b;
+
+    private Opt(String... names) {
+        this.b = OptionSpec.builder(names);
+    }
+
+    static Opt named(String... names) {
+        return new Opt(names);
+    }
+
+    /** As {@code paramLabel}. */
+    Opt label(String label) {
+        b.paramLabel(label);
+        return this;
+    }
+
+    Opt arity(String arity) {
+        b.arity(arity);
+        return this;
+    }
+
+    /** As {@code split}: a list option's values may also come joined by this regex. */
+    Opt split(String regex) {
+        b.splitRegex(regex);
+        return this;
+    }
+
+    /** As {@code splitSynopsisLabel}. */
+    Opt splitLabel(String label) {
+        b.splitRegexSynopsisLabel(label);
+        return this;
+    }
+
+    Opt defaultValue(String value) {
+        b.defaultValue(value);
+        return this;
+    }
+
+    /** {@code --no-NAME} too. */
+    Opt negatable() {
+        b.negatable(true);
+        return this;
+    }
+
+    Opt description(String... lines) {
+        b.description(lines);
+        return this;
+    }
+
+    /** A flag (no value). */
+    OptionSpec flag(Supplier<Boolean> get, Consumer<Boolean> set) {
+        return bind(boolean.class, new Class<?>[] {boolean.class}, get, set);
+    }
+
+    /** One value, converted to {@code type} (a primitive type for a primitive field). */
+    <T> OptionSpec value(Class<T> type, Supplier<T> get, Consumer<T> set) {
+        return bind(type, new Class<?>[] {type}, get, set);
+    }
+
+    /** A repeatable option: each value converted to {@code item}. */
+    <T> OptionSpec list(Class<T> item, Supplier<List<T>> get, Consumer<List<T>> set) {
+        return bind(List.class, new Class<?>[] {item}, get, set);
+    }
+
+    /** A repeatable {@code KEY=VALUE} option. */
+    OptionSpec map(Supplier<Map<String, String>> get, Consumer<Map<String, String>> set) {
+        return bind(Map.class, new Class<?>[] {String.class, String.class}, get, set);
+    }
+
+    private <T> OptionSpec bind(Class<?> type, Class<?>[] aux, Supplier<T> get, Consumer<T> set) {
+        Binding<T> binding = new Binding<>(get, set);
+        return b.type(type)
+                .auxiliaryTypes(aux)
+                .getter(binding)
+                .setter(binding)
+                .initialValue(get.get())
+                .hasInitialValue(true)
+                .build();
+    }
+
+    /** The positional parameters of a command, as a list of strings. */
+    static PositionalParamSpec positionalStrings(
+            String label,
+            String arity,
+            String description,
+            Supplier<List<String>> get,
+            Consumer<List<String>> set) {
+        Binding<List<String>> binding = new Binding<>(get, set);
+        return PositionalParamSpec.builder()
+                .paramLabel(label)
+                .arity(arity)
+                .description(description)
+                .type(List.class)
+                .auxiliaryTypes(String.class)
+                .getter(binding)
+                .setter(binding)
+                .initialValue(get.get())
+                .hasInitialValue(true)
+                .build();
+    }
+
+    /**
+     * {@code -h, --help} and {@code -V, --version}, as the annotation's {@code
+     * mixinStandardHelpOptions} gives them (the same names, descriptions and mixin name), without
+     * the reflection over picocli's own annotated class that it costs.
+     */
+    static void standardHelpOptions(CommandSpec spec) {
+        CommandSpec mixin = CommandSpec.create();
+        mixin.addOption(
+                OptionSpec.builder("-h", "--help")
+                        .usageHelp(true)
+                        .paramLabel("<helpRequested>")
+                        .type(boolean.class)
+                        .initialValue(false)
+                        .hasInitialValue(true)
+                        .description("Show this help message and exit.")
+                        .build());
+        mixin.addOption(
+                OptionSpec.builder("-V", "--version")
+                        .versionHelp(true)
+                        .paramLabel("<versionRequested>")
+                        .type(boolean.class)
+                        .initialValue(false)
+                        .hasInitialValue(true)
+                        .description("Print version information and exit.")
+                        .build());
+        spec.addMixin("mixinStandardHelpOptions", mixin);
+    }
+
+    /**
+     * A command: {@code userObject} runs it (a {@link java.util.concurrent.Callable}), with deja's
+     * version for {@code --version} and its standard help options to be added last.
+     */
+    static CommandSpec command(Object userObject, String name, String... description) {
+        CommandSpec s = CommandSpec.wrapWithoutInspection(userObject);
+        s.name(name);
+        s.versionProvider(new VersionProvider());
+        s.usageMessage().description(description);
+        return s;
+    }
+
+    /** A group of options ({@code declare} adds them) under {@code name}, as a mixin field is. */
+    static void mixin(CommandSpec spec, String name, Consumer<CommandSpec> declare) {
+        CommandSpec m = CommandSpec.create();
+        declare.accept(m);
+        spec.addMixin(name, m);
+    }
+
+    /** A field as picocli's getter and setter. */
+    private static final class Binding<T> implements IGetter, ISetter {
+        private final Supplier<T> get;
+        private final Consumer<T> set;
+
+        Binding(Supplier<T> get, Consumer<T> set) {
+            this.get = get;
+            this.set = set;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <V> V get() {
+            return (V) get.get();
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <V> V set(V value) {
+            T old = get.get();
+            set.accept((T) value);
+            return (V) old;
+        }
+    }
+}
