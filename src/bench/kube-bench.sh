@@ -3,7 +3,7 @@
 # 1,000 ConfigMaps, HPAs, PDBs) in Fabric8's mock API server (CRUD mode, real HTTP, started by the harness);
 # `deja scan --cluster` in its own JVM with -Xmx384m, timed against fetching the same lists with the JDK HttpClient
 # from the same server in the same run (in the harness JVM, in a fresh JVM like deja's, and with curl). Prints the
-# ratios (target <= 1.5) and the scan's max RSS.
+# ratios (targets: <= 1.2 against the JDK fetch in its own JVM, <= 2.0 against curl) and the scan's max RSS.
 #
 #   src/bench/kube-bench.sh [--runs N] [--scale F] [--xmx 384m]
 #   src/bench/kube-bench.sh --serve [--tls] [--scale F]   (keeps the loaded server up for your own measurements)
