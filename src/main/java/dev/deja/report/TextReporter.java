@@ -411,6 +411,7 @@ public final class TextReporter implements TerminalReporter {
     public static final class Printable extends FilterWriter {
         private final boolean color;
         private final StringBuilder pending = new StringBuilder();
+        private final char[] chunk = new char[8192];
 
         public Printable(Writer out, boolean color) {
             super(out);
@@ -453,36 +454,39 @@ public final class TextReporter implements TerminalReporter {
         @Override
         public void write(char[] buf, int off, int len) throws IOException {
             int end = off + len;
-            int run = off;
-            for (int i = off; i < end; i++) {
-                if (pending.length() > 0 || !plain(buf[i])) {
-                    if (i > run) {
-                        out.write(buf, run, i - run);
-                    }
-                    write(buf[i]);
-                    run = i + 1;
+            int i = off;
+            while (i < end) {
+                if (pending.length() > 0) {
+                    write(buf[i++]);
+                    continue;
                 }
-            }
-            if (end > run) {
-                out.write(buf, run, end - run);
+                int run = i;
+                while (i < end && plain(buf[i])) {
+                    i++;
+                }
+                if (i > run) {
+                    out.write(buf, run, i - run);
+                }
+                if (i < end) {
+                    write(buf[i++]);
+                }
             }
         }
 
+        /**
+         * A string is checked as a char array, a chunk at a time: with the quick JIT (C1) the
+         * launcher runs, a loop over an array is several times faster than one over {@code
+         * String.charAt} (the text report of the 16,000-frontend benchmark config, 5.4 MB, spent
+         * about a sixth of its main thread's samples in this loop).
+         */
         @Override
         public void write(String s, int off, int len) throws IOException {
-            int end = off + len;
-            int run = off;
-            for (int i = off; i < end; i++) {
-                if (pending.length() > 0 || !plain(s.charAt(i))) {
-                    if (i > run) {
-                        out.write(s, run, i - run);
-                    }
-                    write(s.charAt(i));
-                    run = i + 1;
-                }
-            }
-            if (end > run) {
-                out.write(s, run, end - run);
+            while (len > 0) {
+                int n = Math.min(len, chunk.length);
+                s.getChars(off, off + n, chunk, 0);
+                write(chunk, 0, n);
+                off += n;
+                len -= n;
             }
         }
 

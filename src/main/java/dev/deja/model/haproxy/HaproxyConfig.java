@@ -1,6 +1,7 @@
 package dev.deja.model.haproxy;
 
 import dev.deja.engine.InlineSuppression;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,9 @@ public final class HaproxyConfig {
 
     private volatile Map<String, Section> backendsByName;
 
+    /** The global sections, in order (read by several views and rules of each scan). */
+    private final List<Section> globals;
+
     public HaproxyConfig(
             String name,
             List<String> files,
@@ -39,6 +43,13 @@ public final class HaproxyConfig {
         this.name = name;
         this.files = List.copyOf(files);
         this.sections = List.copyOf(sections);
+        List<Section> g = new ArrayList<>();
+        for (Section s : this.sections) {
+            if (s.kind().equals("global")) {
+                g.add(s);
+            }
+        }
+        this.globals = List.copyOf(g);
         this.notes = List.copyOf(notes);
         this.suppressions = List.copyOf(suppressions);
         this.directiveCount = directiveCount;
@@ -116,7 +127,7 @@ public final class HaproxyConfig {
     }
 
     public List<Section> globals() {
-        return sections.stream().filter(s -> s.kind().equals("global")).toList();
+        return globals;
     }
 
     /** The last matching directive across every global section. */
