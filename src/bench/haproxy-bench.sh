@@ -10,6 +10,8 @@
 #   4. 16,000 frontends, every other one rate-limited, all reaching one backend (8,000 findings of
 #      haproxy-rate-limit-not-everywhere, once quadratic in frontends): against `haproxy -c -f` (target ratio <= 0.8)
 #   5. a 50-line haproxy.cfg: `deja scan` against `java -version`        (target ratio <= 4; the JVM start is the floor)
+#   6. the same 50-line config with a deja.yaml (rules' thresholds, severities, outputs: what a CI job or the CronJob
+#      keeps in one): `deja scan --config deja.yaml` against `deja scan` without it      (target ratio <= 1.1)
 # Runs alternate between the two commands of a pair (A B, B A, ...) so that drift of the machine hits both.
 # Each run is timed with hyperfine (one run per call) when it is installed, else with /usr/bin/time.
 # Usage: src/bench/haproxy-bench.sh [ROUNDS]      (default 7; needs java, haproxy, and target/deja.jar or mvn)
@@ -205,8 +207,28 @@ pair "16,000 frontends / haproxy -c" -- "${java_cmd[@]}" scan --fail-on none "$w
   -- haproxy -c -q -f "$work/frontends.cfg"
 pair "50-line config: deja scan / java -version" -- "${java_cmd[@]}" scan --fail-on none "$work/small.cfg" \
   -- java -XX:TieredStopAtLevel=1 -version
+cat > "$work/deja.yaml" <<'YAML'
+sources:
+  haproxy:
+    version: "2.8"
+    assumeClientRps: 300
+rules:
+  disabled: [haproxy-no-saturation-visibility]
+  severity: {haproxy-tarpit-holds-slots: high}
+  minSeverity: low
+failOn: none
+allowPartial: false
+suppressions:
+  - rule: haproxy-missing-http-request-timeout
+    object: frontend ping
+    reason: "benchmark: a suppression read with the file"
+outputs:
+  - {format: json, path: deja.json}
+YAML
+pair "50-line config, deja.yaml / without it" -- "${java_cmd[@]}" scan --config "$work/deja.yaml" "$work/small.cfg" \
+  -- "${java_cmd[@]}" scan --no-config --fail-on none "$work/small.cfg"
 echo "ratio = median of deja / median of the reference; targets: <= 0.6 (85k lines), <= 0.8 (tarpits, json), <= 1.0 (comments, deja's work),"
-echo "<= 0.8 (16,000 frontends), <= 4 (50-line config)"
+echo "<= 0.8 (16,000 frontends), <= 4 (50-line config), <= 1.1 (deja.yaml)"
 echo "40,000 comment lines: haproxy -c reads that file in less time than a JVM takes to start (java -version), so the"
 echo "whole-run ratio cannot reach 1.0 for any JVM started per run; the row \"deja's work on them\" holds what the parser costs on the"
 echo "comments (deja on the file minus deja on the same config without them) to the same target, <= 1.0"

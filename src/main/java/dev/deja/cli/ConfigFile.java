@@ -796,7 +796,8 @@ public final class ConfigFile {
                                 + what
                                 + " (expected "
                                 + String.join(", ", ok)
-                                + ")");
+                                + ")"
+                                + DidYouMean.hint(key, ok));
             }
             if (out.put(key, t.getValueNode()) != null) {
                 throw error(t.getKeyNode(), "duplicate key '" + key + "' in " + what);

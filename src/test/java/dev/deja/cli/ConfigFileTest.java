@@ -112,6 +112,10 @@ class ConfigFileTest {
     @Test
     void unknownKeysAndBadValuesNameFileAndLine() {
         refused("sources:\n  clutser: {}\n", "deja.yaml:2: unknown key 'clutser' in sources");
+        InputException misspelt =
+                assertThrows(InputException.class, () -> parse("sources:\n  clutser: {}\n"));
+        assertTrue(
+                misspelt.getMessage().endsWith(" (did you mean cluster?)"), misspelt.getMessage());
         refused("failOn: high\nouputs: []\n", "deja.yaml:2: unknown key 'ouputs' in the top level");
         refused(
                 "sources:\n  cluster:\n    namespace: [a]\n",
@@ -327,7 +331,8 @@ class ConfigFileTest {
                 "deja: "
                         + cfg
                         + ":3: unknown key 'notfiy' in the top level (expected sources, rules, rulesDirs, celCostLimit, failOn,"
-                        + " allowPartial, suppressions, ignoreFile, outputs, baseline, reportConfigMap, notify, pushgateway, snapshotOut)",
+                        + " allowPartial, suppressions, ignoreFile, outputs, baseline, reportConfigMap, notify, pushgateway, snapshotOut)"
+                        + " (did you mean notify?)",
                 r.err().strip());
         r = TestSupport.run("scan", "--config", tmp.resolve("missing.yaml").toString());
         assertEquals(2, r.code());
