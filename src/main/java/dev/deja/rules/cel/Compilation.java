@@ -41,6 +41,9 @@ final class Compilation {
         private CelRuntime.Program program;
         private Shortcut shortcut;
 
+        /** The first expression of the same text and type, whose program this one shares. */
+        private Expr same;
+
         private Expr(RuleFile.Text where, String text, int offset, CelType type, String what) {
             this.where = where;
             this.text = text;
@@ -59,12 +62,12 @@ final class Compilation {
 
         /** Whether the condition is certainly false on this object ({@link Shortcut}). */
         boolean rejects(Object object, long limit) {
-            Shortcut s = shortcut;
+            Shortcut s = same == null ? shortcut : same.shortcut;
             return s != null && s.rejects(object, limit);
         }
 
         CelRuntime.Program program() {
-            CelRuntime.Program p = program;
+            CelRuntime.Program p = same == null ? program : same.program;
             if (p == null) {
                 throw new IllegalStateException("not compiled yet: " + what);
             }
@@ -74,6 +77,14 @@ final class Compilation {
 
     private final boolean batched;
     private final List<Expr> pending = new ArrayList<>();
+
+    /**
+     * The expressions compiled (or pending) so far by text and type: one written again (the same
+     * {@code {{ object.meta.display }}} in the messages of many rules) is compiled once, and its
+     * program, a pure function of its text and of CEL's environment, is shared.
+     */
+    private final Map<List<Object>, Expr> byText = new HashMap<>();
+
     private final Thread runtimeBuilder;
 
     private Compilation(boolean batched) {
@@ -105,11 +116,19 @@ final class Compilation {
      */
     Expr add(RuleFile.Text where, String text, int offset, CelType type, String what) {
         Expr e = new Expr(where, text, offset, type, what);
+        Expr first = byText.get(List.of(text, type));
+        if (first != null) {
+            // compiles alone as the first did: the same program, or (in a batch) the same error,
+            // reported by the one-at-a-time compile the caller falls back to
+            e.same = first;
+            return e;
+        }
         if (batched) {
             pending.add(e);
         } else {
             e.set(CelRule.checked(where, text, offset, type, what));
         }
+        byText.put(List.of(text, type), e);
         return e;
     }
 

@@ -36,11 +36,14 @@ final class Shortcut {
     private static final Set<String> COMPARISONS =
             Set.of("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_");
 
-    private final List<CelExpr> operands;
+    private final Node[] operands;
     private final long steps;
 
     private Shortcut(List<CelExpr> operands, long steps) {
-        this.operands = operands;
+        this.operands = new Node[operands.size()];
+        for (int i = 0; i < this.operands.length; i++) {
+            this.operands[i] = node(operands.get(i));
+        }
         this.steps = steps;
     }
 
@@ -85,8 +88,8 @@ final class Shortcut {
         if (steps > limit) {
             return false;
         }
-        for (CelExpr e : operands) {
-            if (eval(e, object) == Boolean.FALSE) {
+        for (Node e : operands) {
+            if (e.eval(object) == Boolean.FALSE) {
                 return true;
             }
         }
@@ -133,45 +136,58 @@ final class Shortcut {
         return n < 0 || m < 0 ? -1 : n + m;
     }
 
-    /** The value CEL gives the node, or {@link #UNKNOWN} when this class does not know it. */
-    private static Object eval(CelExpr e, Object object) {
+    /** A node of the condition, made ready once: the value CEL gives it on an object. */
+    @FunctionalInterface
+    private interface Node {
+        Object eval(Object object);
+    }
+
+    private static Node constant(Object value) {
+        return o -> value;
+    }
+
+    /**
+     * The node that gives the value CEL gives {@code e}, or {@link #UNKNOWN} when this class does
+     * not know it; built once per condition (what each node is, its function and constants), so
+     * that judging an object only reads fields and compares.
+     */
+    private static Node node(CelExpr e) {
         switch (e.getKind()) {
             case CONSTANT:
                 {
                     CelConstant c = e.constant();
                     switch (c.getKind()) {
                         case STRING_VALUE:
-                            return c.stringValue();
+                            return constant(c.stringValue());
                         case INT64_VALUE:
-                            return c.int64Value();
+                            return constant(c.int64Value());
                         case BOOLEAN_VALUE:
-                            return c.booleanValue();
+                            return constant(c.booleanValue());
                         case NULL_VALUE:
-                            return NULL;
+                            return constant(NULL);
                         default:
-                            return UNKNOWN;
+                            return constant(UNKNOWN);
                     }
                 }
             case IDENT:
-                return e.ident().name().equals("object") ? object : UNKNOWN;
+                return e.ident().name().equals("object") ? o -> o : constant(UNKNOWN);
             case SELECT:
-                {
-                    Object v = eval(e.select().operand(), object);
-                    String field = e.select().field();
-                    if (e.select().testOnly()) {
-                        // has(): deja's views hold no null values: present is non-null
-                        return v instanceof View m ? (Object) (m.get(field) != null) : UNKNOWN;
-                    }
-                    if (v instanceof Map<?, ?> m) {
-                        return known(m.get(field));
-                    }
-                    return UNKNOWN;
-                }
+                return select(
+                        node(e.select().operand()), e.select().field(), e.select().testOnly());
             case CALL:
-                return call(e.call(), object);
+                return call(e.call());
             default:
-                return UNKNOWN;
+                return constant(UNKNOWN);
         }
+    }
+
+    private static Node select(Node operand, String field, boolean testOnly) {
+        if (testOnly) {
+            // has(): deja's views hold no null values: present is non-null
+            return o ->
+                    operand.eval(o) instanceof View m ? (Object) (m.get(field) != null) : UNKNOWN;
+        }
+        return o -> operand.eval(o) instanceof Map<?, ?> m ? known(m.get(field)) : UNKNOWN;
     }
 
     /** A value as CEL sees it, when it is one this class compares. */
@@ -185,114 +201,145 @@ final class Shortcut {
                 : UNKNOWN;
     }
 
-    private static Object call(CelCall c, Object object) {
+    private static Node call(CelCall c) {
         String f = c.function();
         int n = c.args().size();
         if (c.target().isPresent()) {
             if (f.equals("size") && n == 0) {
-                return function(f, List.of(c.target().get()), object);
+                return function(f, List.of(c.target().get()));
             }
             if (STRING_TESTS.contains(f) && n == 1) {
-                Object t = eval(c.target().get(), object);
-                Object a = eval(c.args().get(0), object);
-                if (t instanceof String s && a instanceof String x) {
-                    return switch (f) {
-                        case "startsWith" -> s.startsWith(x);
-                        case "endsWith" -> s.endsWith(x);
-                        default -> s.contains(x);
-                    };
-                }
+                return stringTest(f, node(c.target().get()), node(c.args().get(0)));
             }
-            return UNKNOWN;
+            return constant(UNKNOWN);
         }
         if (f.equals("size") || Functions.has(f, n)) {
-            return function(f, c.args(), object);
+            return function(f, c.args());
         }
         if (n == 1 && f.equals("!_")) {
-            Object a = eval(c.args().get(0), object);
-            return a instanceof Boolean b ? (Object) !b : UNKNOWN;
+            Node a = node(c.args().get(0));
+            return o -> a.eval(o) instanceof Boolean b ? (Object) !b : UNKNOWN;
         }
         if (n != 2) {
-            return UNKNOWN;
+            return constant(UNKNOWN);
         }
+        Node a = node(c.args().get(0));
+        Node b = node(c.args().get(1));
         switch (f) {
             case AND:
-                {
-                    Object a = eval(c.args().get(0), object);
-                    if (a == Boolean.FALSE) {
-                        return false;
-                    }
-                    Object b = eval(c.args().get(1), object);
-                    if (b == Boolean.FALSE) {
-                        return false;
-                    }
-                    return a == Boolean.TRUE && b == Boolean.TRUE ? (Object) true : UNKNOWN;
-                }
+                return o -> and(a, b, o);
             case OR:
-                {
-                    Object a = eval(c.args().get(0), object);
-                    if (a == Boolean.TRUE) {
-                        return true;
-                    }
-                    Object b = eval(c.args().get(1), object);
-                    if (b == Boolean.TRUE) {
-                        return true;
-                    }
-                    return a == Boolean.FALSE && b == Boolean.FALSE ? (Object) false : UNKNOWN;
-                }
+                return o -> or(a, b, o);
             case "_[_]":
-                {
-                    Object a = eval(c.args().get(0), object);
-                    Object i = eval(c.args().get(1), object);
-                    if (a instanceof List<?> l && i instanceof Long x) {
-                        return x >= 0 && x < l.size() ? known(l.get((int) (long) x)) : UNKNOWN;
-                    }
-                    return UNKNOWN;
-                }
+                return o -> index(a.eval(o), b.eval(o));
             default:
                 break;
         }
         if (COMPARISONS.contains(f)) {
-            return compare(f, eval(c.args().get(0), object), eval(c.args().get(1), object));
+            return o -> compare(f, a.eval(o), b.eval(o));
+        }
+        return constant(UNKNOWN);
+    }
+
+    private static Node stringTest(String f, Node target, Node arg) {
+        switch (f) {
+            case "startsWith":
+                return o ->
+                        target.eval(o) instanceof String s && arg.eval(o) instanceof String x
+                                ? (Object) s.startsWith(x)
+                                : UNKNOWN;
+            case "endsWith":
+                return o ->
+                        target.eval(o) instanceof String s && arg.eval(o) instanceof String x
+                                ? (Object) s.endsWith(x)
+                                : UNKNOWN;
+            default:
+                return o ->
+                        target.eval(o) instanceof String s && arg.eval(o) instanceof String x
+                                ? (Object) s.contains(x)
+                                : UNKNOWN;
+        }
+    }
+
+    private static Object and(Node x, Node y, Object object) {
+        Object a = x.eval(object);
+        if (a == Boolean.FALSE) {
+            return false;
+        }
+        Object b = y.eval(object);
+        if (b == Boolean.FALSE) {
+            return false;
+        }
+        return a == Boolean.TRUE && b == Boolean.TRUE ? (Object) true : UNKNOWN;
+    }
+
+    private static Object or(Node x, Node y, Object object) {
+        Object a = x.eval(object);
+        if (a == Boolean.TRUE) {
+            return true;
+        }
+        Object b = y.eval(object);
+        if (b == Boolean.TRUE) {
+            return true;
+        }
+        return a == Boolean.FALSE && b == Boolean.FALSE ? (Object) false : UNKNOWN;
+    }
+
+    private static Object index(Object a, Object i) {
+        if (a instanceof List<?> l && i instanceof Long x) {
+            return x >= 0 && x < l.size() ? known(l.get((int) (long) x)) : UNKNOWN;
         }
         return UNKNOWN;
     }
 
     /** size(), and deja's own functions (CEL's runtime calls the same implementation). */
-    private static Object function(String f, List<CelExpr> args, Object object) {
-        Object[] values = new Object[args.size()];
-        for (int i = 0; i < values.length; i++) {
-            Object v = eval(args.get(i), object);
-            if (v == UNKNOWN || v == NULL) {
-                return UNKNOWN;
-            }
-            values[i] = v;
+    private static Node function(String f, List<CelExpr> args) {
+        Node[] nodes = new Node[args.size()];
+        for (int i = 0; i < nodes.length; i++) {
+            nodes[i] = node(args.get(i));
         }
         if (f.equals("size")) {
-            if (values.length != 1) {
-                return UNKNOWN;
+            if (nodes.length != 1) {
+                return constant(UNKNOWN);
             }
-            Object v = values[0];
-            if (v instanceof String s) {
-                return (long) s.codePointCount(0, s.length());
+            Node a = nodes[0];
+            return o -> size(a.eval(o));
+        }
+        return o -> {
+            Object[] values = new Object[nodes.length];
+            for (int i = 0; i < values.length; i++) {
+                Object v = nodes[i].eval(o);
+                if (v == UNKNOWN || v == NULL) {
+                    return UNKNOWN;
+                }
+                values[i] = v;
             }
-            if (v instanceof List<?> l) {
-                return (long) l.size();
+            try {
+                java.util.Optional<Object> r = Functions.call(f, values);
+                if (r == null) {
+                    return UNKNOWN;
+                }
+                return r.isEmpty() ? NULL : known(r.get());
+            } catch (RuntimeException e) {
+                return UNKNOWN; // CEL's error, which the interpreter reports
             }
-            if (v instanceof Map<?, ?> m) {
-                return (long) m.size();
-            }
+        };
+    }
+
+    private static Object size(Object v) {
+        if (v == UNKNOWN || v == NULL) {
             return UNKNOWN;
         }
-        try {
-            java.util.Optional<Object> r = Functions.call(f, values);
-            if (r == null) {
-                return UNKNOWN;
-            }
-            return r.isEmpty() ? NULL : known(r.get());
-        } catch (RuntimeException e) {
-            return UNKNOWN; // CEL's error, which the interpreter reports
+        if (v instanceof String s) {
+            return (long) s.codePointCount(0, s.length());
         }
+        if (v instanceof List<?> l) {
+            return (long) l.size();
+        }
+        if (v instanceof Map<?, ?> m) {
+            return (long) m.size();
+        }
+        return UNKNOWN;
     }
 
     private static Object compare(String f, Object a, Object b) {

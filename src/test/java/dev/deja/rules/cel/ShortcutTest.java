@@ -3,6 +3,8 @@ package dev.deja.rules.cel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -165,5 +167,39 @@ class ShortcutTest {
                                                 "when"));
         assertNotNull(e.getMessage());
         assertTrue(e.getMessage().startsWith("t.yaml:1:1: when: "), e.getMessage());
+    }
+
+    @Test
+    void anExpressionWrittenTwiceIsCompiledOnceAndGivesTheSameValues() {
+        for (Compilation cel : List.of(Compilation.batched(), Compilation.direct())) {
+            String x = "object.name.endsWith('07') && object.replicas < 2";
+            Compilation.Expr first = cel.add(text(x), x, 0, SimpleType.BOOL, "a.when");
+            Compilation.Expr again = cel.add(text(x), x, 0, SimpleType.BOOL, "b.when");
+            // the same text as another type is another program (a message's hole, not a when)
+            Compilation.Expr asHole = cel.add(text(x), x, 0, SimpleType.DYN, "'{{x}}'");
+            assertTrue(cel.finish());
+            assertSame(first.program(), again.program());
+            assertNotSame(first.program(), asHole.program());
+            for (Map<String, Object> o : OBJECTS) {
+                Object a = cel(first.program(), o);
+                Compilation.Expr alone =
+                        Compilation.direct().add(text(x), x, 0, SimpleType.BOOL, "when");
+                assertEquals(cel(alone.program(), o), cel(again.program(), o), x + " on " + o);
+                assertEquals(a, cel(asHole.program(), o));
+                assertEquals(
+                        alone.rejects(o, CelRule.DEFAULT_COST_LIMIT),
+                        again.rejects(o, CelRule.DEFAULT_COST_LIMIT));
+            }
+        }
+    }
+
+    @Test
+    void aBatchWithAnErrorWrittenTwiceStillFails() {
+        Compilation batch = Compilation.batched();
+        Compilation.Expr a = batch.add(text("1 + 'a'"), "1 + 'a'", 0, SimpleType.DYN, "e");
+        Compilation.Expr b = batch.add(text("1 + 'a'"), "1 + 'a'", 0, SimpleType.DYN, "f");
+        assertFalse(batch.finish());
+        assertThrows(IllegalStateException.class, a::program);
+        assertThrows(IllegalStateException.class, b::program);
     }
 }
