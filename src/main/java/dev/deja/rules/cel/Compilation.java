@@ -10,6 +10,7 @@ import dev.cel.common.ast.CelReference;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelVariableResolver;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -54,16 +55,23 @@ final class Compilation {
 
         private void set(CelAbstractSyntaxTree ast) {
             program = CelRule.program(where, offset, type, what, ast);
-            shortcut =
-                    type == SimpleType.BOOL
-                            ? Shortcut.of(CheapFirst.apply(ast, CelRule.LOOKUPS))
-                            : null;
+            shortcut = Shortcut.of(CheapFirst.apply(ast, CelRule.LOOKUPS));
         }
 
         /** Whether the condition is certainly false on this object ({@link Shortcut}). */
         boolean rejects(Object object, long limit) {
             Shortcut s = same == null ? shortcut : same.shortcut;
-            return s != null && s.rejects(object, limit);
+            return s != null && type == SimpleType.BOOL && s.rejects(object, limit);
+        }
+
+        /**
+         * The expression's value on this object when {@link Shortcut#value} knows it (CEL's value),
+         * else what CEL's program gives ({@link CelRule#eval}).
+         */
+        Object eval(Object object, CelVariableResolver vars, long limit, String what) {
+            Shortcut s = same == null ? shortcut : same.shortcut;
+            Object v = s == null ? null : s.value(object, limit);
+            return v != null ? v : CelRule.eval(program(), vars, limit, what);
         }
 
         CelRuntime.Program program() {

@@ -25,7 +25,9 @@ import java.util.Set;
  * evaluates the whole condition as before. Only the leading operands of the {@code &&} chain
  * without a comprehension are looked at, so that the cost limit holds: the shortcut is taken only
  * when CEL, which evaluates each of their nodes at most once and stops at the first false operand,
- * could not have run past the limit.
+ * could not have run past the limit. An expression without a comprehension whose every node is
+ * known here (a condition on an object that fires, a message's {@code {{ object.meta.display }}})
+ * gets its value from this class too ({@link #value}): it is CEL's value, as each node's is.
  */
 final class Shortcut {
     private static final Object UNKNOWN = new Object();
@@ -39,16 +41,23 @@ final class Shortcut {
     private final Node[] operands;
     private final long steps;
 
-    private Shortcut(List<CelExpr> operands, long steps) {
+    /** The whole expression, when it holds no comprehension, else null; and its nodes. */
+    private final Node whole;
+
+    private final long wholeSteps;
+
+    private Shortcut(List<CelExpr> operands, long steps, CelExpr whole, long wholeSteps) {
         this.operands = new Node[operands.size()];
         for (int i = 0; i < this.operands.length; i++) {
             this.operands[i] = node(operands.get(i));
         }
         this.steps = steps;
+        this.whole = whole == null ? null : node(whole);
+        this.wholeSteps = wholeSteps;
     }
 
     /**
-     * The shortcut of a checked condition (as the program runs it: after {@link CheapFirst}), or
+     * The shortcut of a checked expression (as the program runs it: after {@link CheapFirst}), or
      * null when its first operand holds a comprehension.
      */
     static Shortcut of(CelAbstractSyntaxTree ast) {
@@ -64,7 +73,10 @@ final class Shortcut {
             lead.add(e);
             steps += n;
         }
-        return lead.isEmpty() ? null : new Shortcut(List.copyOf(lead), steps);
+        long all = nodes(ast.getExpr());
+        return lead.isEmpty()
+                ? null
+                : new Shortcut(List.copyOf(lead), steps, all < 0 ? null : ast.getExpr(), all);
     }
 
     /** The operands of a chain of {@code &&}, left to right; the number of {@code &&} nodes. */
@@ -81,6 +93,21 @@ final class Shortcut {
                 && e.call().function().equals(function)
                 && e.call().args().size() == args
                 && e.call().target().isEmpty();
+    }
+
+    /**
+     * The value CEL gives the whole expression on this object, when this class knows it and it is a
+     * string, an int or a bool (what a condition gives, what a message shows as CEL's value would
+     * show); else null, and CEL evaluates it. Every node's value here is the one CEL gives it (that
+     * is what "known" means in this class), so a known value of the whole is CEL's; and CEL,
+     * evaluating at most every node once, could not have run past the cost limit.
+     */
+    Object value(Object object, long limit) {
+        if (whole == null || wholeSteps > limit) {
+            return null;
+        }
+        Object v = whole.eval(object);
+        return v instanceof String || v instanceof Long || v instanceof Boolean ? v : null;
     }
 
     /** Whether CEL certainly finds the condition false on this object. */

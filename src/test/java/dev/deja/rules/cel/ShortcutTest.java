@@ -202,4 +202,54 @@ class ShortcutTest {
         assertThrows(IllegalStateException.class, a::program);
         assertThrows(IllegalStateException.class, b::program);
     }
+
+    /** The value of the expression as a rule sees it, or "error: ..." */
+    private static Object value(Compilation.Expr e, Object o) {
+        try {
+            return e.eval(
+                    o,
+                    n -> n.equals("object") ? Optional.of(o) : Optional.empty(),
+                    CelRule.DEFAULT_COST_LIMIT,
+                    "when");
+        } catch (CelRule.Failure f) {
+            return "error: " + f.getMessage();
+        }
+    }
+
+    @Test
+    void aValueIsGivenWithoutCelOnlyWhereItIsCelsValue() {
+        List<String> exprs = new ArrayList<>(CONDITIONS);
+        exprs.addAll(
+                List.of(
+                        "object.name",
+                        "object.replicas",
+                        "size(object.name)",
+                        "object.items[0]",
+                        "object.meta.labels",
+                        "object.meta.labels.app",
+                        "object.name == null",
+                        "object.items.map(i, i * 2)",
+                        "object.replicas + 1"));
+        int known = 0;
+        for (String x : exprs) {
+            Compilation.Expr e = Compilation.direct().add(text(x), x, 0, SimpleType.DYN, "e");
+            Shortcut s =
+                    Shortcut.of(
+                            CheapFirst.apply(
+                                    CelRule.checked(text(x), x, 0, SimpleType.DYN, "e"),
+                                    CelRule.LOOKUPS));
+            for (Map<String, Object> o : OBJECTS) {
+                Object cel = cel(e.program(), o);
+                assertEquals(cel, value(e, o), x + " on " + o);
+                Object shortcut = s == null ? null : s.value(o, CelRule.DEFAULT_COST_LIMIT);
+                if (shortcut != null) {
+                    known++;
+                    assertEquals(cel, shortcut, x + " on " + o);
+                    // past the cost limit CEL decides, and stops
+                    assertEquals(null, s.value(o, 1));
+                }
+            }
+        }
+        assertTrue(known >= 30, "known " + known);
+    }
 }
