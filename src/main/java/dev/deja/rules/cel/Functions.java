@@ -42,30 +42,20 @@ import java.util.function.Function;
 final class Functions {
     private Functions() {}
 
-    /** What the functions read: the snapshot and, for a HAProxy rule, the configuration judged. */
-    static final class Context {
-        private final Snapshot snapshot;
-        private final HaproxyConfig config;
-        private Memo memo; // the snapshot's, found once per context (its thread's)
-
+    /**
+     * What the functions read: the snapshot and, for a HAProxy rule, the configuration judged;
+     * {@code found} keeps the snapshot's {@link Memo} once found (the context is its thread's).
+     */
+    record Context(Snapshot snapshot, HaproxyConfig config, Memo[] found) {
         Context(Snapshot snapshot, HaproxyConfig config) {
-            this.snapshot = snapshot;
-            this.config = config;
-        }
-
-        Snapshot snapshot() {
-            return snapshot;
-        }
-
-        HaproxyConfig config() {
-            return config;
+            this(snapshot, config, new Memo[1]);
         }
 
         Memo memo() {
-            Memo m = memo;
+            Memo m = found[0];
             if (m == null) {
                 m = snapshot.derived(Memo.class, Memo::new);
-                memo = m;
+                found[0] = m;
             }
             return m;
         }

@@ -254,9 +254,9 @@ final class Shortcut {
         Node b = node(c.args().get(1));
         switch (f) {
             case AND:
-                return o -> and(a, b, o);
+                return o -> junction(a, b, o, Boolean.FALSE);
             case OR:
-                return o -> or(a, b, o);
+                return o -> junction(a, b, o, Boolean.TRUE);
             case "_[_]":
                 return o -> index(a.eval(o), b.eval(o));
             default:
@@ -288,28 +288,21 @@ final class Shortcut {
         }
     }
 
-    private static Object and(Node x, Node y, Object object) {
+    /**
+     * {@code &&} ({@code decides} false) or {@code ||} ({@code decides} true): an operand that is
+     * {@code decides} decides, whatever the other is; both the other way give that.
+     */
+    private static Object junction(Node x, Node y, Object object, Boolean decides) {
         Object a = x.eval(object);
-        if (a == Boolean.FALSE) {
-            return false;
+        if (a == decides) {
+            return decides;
         }
         Object b = y.eval(object);
-        if (b == Boolean.FALSE) {
-            return false;
+        if (b == decides) {
+            return decides;
         }
-        return a == Boolean.TRUE && b == Boolean.TRUE ? (Object) true : UNKNOWN;
-    }
-
-    private static Object or(Node x, Node y, Object object) {
-        Object a = x.eval(object);
-        if (a == Boolean.TRUE) {
-            return true;
-        }
-        Object b = y.eval(object);
-        if (b == Boolean.TRUE) {
-            return true;
-        }
-        return a == Boolean.FALSE && b == Boolean.FALSE ? (Object) false : UNKNOWN;
+        Boolean other = !decides;
+        return a == other && b == other ? other : UNKNOWN;
     }
 
     private static Object index(Object a, Object i) {

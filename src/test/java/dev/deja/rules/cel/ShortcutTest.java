@@ -10,12 +10,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cel.common.types.SimpleType;
 import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelVariableResolver;
 import dev.deja.engine.InputException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,14 +33,18 @@ class ShortcutTest {
         return new RuleFile.Text(s, "t.yaml", zeros, zeros);
     }
 
+    private static CelVariableResolver vars(Object object) {
+        return n -> n.equals("object") ? Optional.of(object) : Optional.empty();
+    }
+
     /** CEL's value on the object, or "error: ..." */
     private static Object cel(CelRuntime.Program p, Object object) {
+        return orError(() -> CelRule.eval(p, vars(object), CelRule.DEFAULT_COST_LIMIT, "when"));
+    }
+
+    private static Object orError(Supplier<Object> value) {
         try {
-            return CelRule.eval(
-                    p,
-                    n -> n.equals("object") ? Optional.of(object) : Optional.empty(),
-                    CelRule.DEFAULT_COST_LIMIT,
-                    "when");
+            return value.get();
         } catch (CelRule.Failure e) {
             return "error: " + e.getMessage();
         }
@@ -205,15 +211,7 @@ class ShortcutTest {
 
     /** The value of the expression as a rule sees it, or "error: ..." */
     private static Object value(Compilation.Expr e, Object o) {
-        try {
-            return e.eval(
-                    o,
-                    n -> n.equals("object") ? Optional.of(o) : Optional.empty(),
-                    CelRule.DEFAULT_COST_LIMIT,
-                    "when");
-        } catch (CelRule.Failure f) {
-            return "error: " + f.getMessage();
-        }
+        return orError(() -> e.eval(o, vars(o), CelRule.DEFAULT_COST_LIMIT, "when"));
     }
 
     @Test
