@@ -552,7 +552,7 @@ public final class CelRule implements Rule {
         if (c.when().rejects(item.value(), limit)) {
             return null;
         }
-        Object fires = eval(c.when().program(), vars, limit, n + ".when");
+        Object fires = c.when().eval(item.value(), vars, limit, n + ".when");
         if (!(fires instanceof Boolean b)) {
             throw new Failure(n + ".when gave " + Template.text(fires) + ", not true or false");
         }
@@ -561,7 +561,7 @@ public final class CelRule implements Rule {
         }
         Location loc = item.location();
         if (c.line() != null) {
-            Object ln = eval(c.line().program(), vars, limit, n + ".line");
+            Object ln = c.line().eval(item.value(), vars, limit, n + ".line");
             if (ln instanceof Long l) {
                 loc = item.at(Math.toIntExact(l));
             } else if (ln != null) {
@@ -569,13 +569,13 @@ public final class CelRule implements Rule {
             }
         }
         RuleContext.FindingBuilder f =
-                ctx.finding(loc, c.message().render(vars, limit))
+                ctx.finding(loc, c.message().render(item.value(), vars, limit))
                         .key(
                                 c.key() == null
                                         ? c.check().defaultKey()
-                                        : c.key().render(vars, limit));
+                                        : c.key().render(item.value(), vars, limit));
         if (c.severity() != null) {
-            Object s = eval(c.severity().program(), vars, limit, n + ".severity");
+            Object s = c.severity().eval(item.value(), vars, limit, n + ".severity");
             try {
                 f.severity(Severity.parse(String.valueOf(s)));
             } catch (IllegalArgumentException e) {
@@ -583,7 +583,7 @@ public final class CelRule implements Rule {
             }
         }
         if (c.remediation() != null) {
-            f.remediation(c.remediation().render(vars, limit));
+            f.remediation(c.remediation().render(item.value(), vars, limit));
         }
         return f.build();
     }

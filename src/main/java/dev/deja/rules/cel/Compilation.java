@@ -10,6 +10,7 @@ import dev.cel.common.ast.CelReference;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelVariableResolver;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -41,6 +42,9 @@ final class Compilation {
         private CelRuntime.Program program;
         private Shortcut shortcut;
 
+        /** The first expression of the same text and type, whose program this one shares. */
+        private Expr same;
+
         private Expr(RuleFile.Text where, String text, int offset, CelType type, String what) {
             this.where = where;
             this.text = text;
@@ -51,20 +55,27 @@ final class Compilation {
 
         private void set(CelAbstractSyntaxTree ast) {
             program = CelRule.program(where, offset, type, what, ast);
-            shortcut =
-                    type == SimpleType.BOOL
-                            ? Shortcut.of(CheapFirst.apply(ast, CelRule.LOOKUPS))
-                            : null;
+            shortcut = Shortcut.of(CheapFirst.apply(ast, CelRule.LOOKUPS));
         }
 
         /** Whether the condition is certainly false on this object ({@link Shortcut}). */
         boolean rejects(Object object, long limit) {
-            Shortcut s = shortcut;
-            return s != null && s.rejects(object, limit);
+            Shortcut s = same == null ? shortcut : same.shortcut;
+            return s != null && type == SimpleType.BOOL && s.rejects(object, limit);
+        }
+
+        /**
+         * The expression's value on this object when {@link Shortcut#value} knows it (CEL's value),
+         * else what CEL's program gives ({@link CelRule#eval}).
+         */
+        Object eval(Object object, CelVariableResolver vars, long limit, String what) {
+            Shortcut s = same == null ? shortcut : same.shortcut;
+            Object v = s == null ? null : s.value(object, limit);
+            return v != null ? v : CelRule.eval(program(), vars, limit, what);
         }
 
         CelRuntime.Program program() {
-            CelRuntime.Program p = program;
+            CelRuntime.Program p = same == null ? program : same.program;
             if (p == null) {
                 throw new IllegalStateException("not compiled yet: " + what);
             }
@@ -74,6 +85,14 @@ final class Compilation {
 
     private final boolean batched;
     private final List<Expr> pending = new ArrayList<>();
+
+    /**
+     * The expressions compiled (or pending) so far by text and type: one written again (the same
+     * {@code {{ object.meta.display }}} in the messages of many rules) is compiled once, and its
+     * program, a pure function of its text and of CEL's environment, is shared.
+     */
+    private final Map<List<Object>, Expr> byText = new HashMap<>();
+
     private final Thread runtimeBuilder;
 
     private Compilation(boolean batched) {
@@ -105,11 +124,19 @@ final class Compilation {
      */
     Expr add(RuleFile.Text where, String text, int offset, CelType type, String what) {
         Expr e = new Expr(where, text, offset, type, what);
+        Expr first = byText.get(List.of(text, type));
+        if (first != null) {
+            // compiles alone as the first did: the same program, or (in a batch) the same error,
+            // reported by the one-at-a-time compile the caller falls back to
+            e.same = first;
+            return e;
+        }
         if (batched) {
             pending.add(e);
         } else {
             e.set(CelRule.checked(where, text, offset, type, what));
         }
+        byText.put(List.of(text, type), e);
         return e;
     }
 

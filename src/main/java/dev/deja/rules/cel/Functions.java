@@ -16,9 +16,12 @@ import dev.deja.model.haproxy.Frontends;
 import dev.deja.model.haproxy.HaproxyConfig;
 import dev.deja.model.haproxy.Section;
 import dev.deja.model.haproxy.Times;
+import dev.deja.model.kube.Hpa;
 import dev.deja.model.kube.KubeInventory;
 import dev.deja.model.kube.LoadBalancers;
+import dev.deja.model.kube.Pdb;
 import dev.deja.model.kube.Selector;
+import dev.deja.model.kube.Service;
 import dev.deja.model.kube.Workload;
 import dev.deja.rules.kube.LbNoDisruptionHeadroom;
 import java.util.ArrayList;
@@ -39,8 +42,24 @@ import java.util.function.Function;
 final class Functions {
     private Functions() {}
 
-    /** What the functions read: the snapshot and, for a HAProxy rule, the configuration judged. */
-    record Context(Snapshot snapshot, HaproxyConfig config) {}
+    /**
+     * What the functions read: the snapshot and, for a HAProxy rule, the configuration judged;
+     * {@code found} keeps the snapshot's {@link Memo} once found (the context is its thread's).
+     */
+    record Context(Snapshot snapshot, HaproxyConfig config, Memo[] found) {
+        Context(Snapshot snapshot, HaproxyConfig config) {
+            this(snapshot, config, new Memo[1]);
+        }
+
+        Memo memo() {
+            Memo m = found[0];
+            if (m == null) {
+                m = snapshot.derived(Memo.class, Memo::new);
+                found[0] = m;
+            }
+            return m;
+        }
+    }
 
     static final ThreadLocal<Context> CURRENT = new ThreadLocal<>();
 
@@ -77,7 +96,7 @@ final class Functions {
                             "hpaOf",
                             LIST,
                             List.of(DYN),
-                            a -> memo().of("hpaOf", workload(a[0]), w -> hpaList(w))),
+                            a -> memo().of("hpaOf", workload(a[0]), Functions::hpaList)),
                     new Fn(
                             "pdbsOf",
                             LIST,
@@ -86,7 +105,7 @@ final class Functions {
                                     memo().of(
                                                     "pdbsOf",
                                                     workload(a[0]),
-                                                    w -> kubeViews(kube().pdbsOf(w)))),
+                                                    w -> kubeViews(memo().pdbsOf(kube(), w)))),
                     new Fn(
                             "servicesOf",
                             LIST,
@@ -95,7 +114,7 @@ final class Functions {
                                     memo().of(
                                                     "servicesOf",
                                                     workload(a[0]),
-                                                    w -> kubeViews(kube().servicesOf(w)))),
+                                                    w -> kubeViews(memo().servicesOf(kube(), w)))),
                     new Fn(
                             "objects",
                             LIST,
@@ -245,7 +264,7 @@ final class Functions {
     }
 
     private static Object hpaList(Workload w) {
-        return kubeViews(kube().hpaOf(w).stream().toList());
+        return kubeViews(memo().hpaOf(kube(), w).stream().toList());
     }
 
     /** The shared views of Kubernetes objects ({@link Views#kubeView}). */
@@ -254,7 +273,7 @@ final class Functions {
     }
 
     private static Memo memo() {
-        return context().snapshot().derived(Memo.class, Memo::new);
+        return context().memo();
     }
 
     /**
@@ -267,10 +286,33 @@ final class Functions {
         final Map<Workload, LoadBalancers.Lb> lbs = new IdentityHashMap<>();
         private final Map<String, Map<Object, Object>> results = new ConcurrentHashMap<>();
 
+        private volatile KubeIndex index;
+
         Memo(Snapshot s) {
             for (LoadBalancers.Lb lb : LoadBalancers.of(s)) {
                 lbs.putIfAbsent(lb.workload(), lb);
             }
+        }
+
+        private KubeIndex index(KubeInventory inv) {
+            KubeIndex i = index;
+            if (i == null) { // racing threads build equal indexes
+                i = new KubeIndex(inv);
+                index = i;
+            }
+            return i;
+        }
+
+        Optional<Hpa> hpaOf(KubeInventory inv, Workload w) {
+            return index(inv).hpaOf(w);
+        }
+
+        List<Pdb> pdbsOf(KubeInventory inv, Workload w) {
+            return index(inv).pdbsOf(w);
+        }
+
+        List<Service> servicesOf(KubeInventory inv, Workload w) {
+            return index(inv).servicesOf(w);
         }
 
         <T> Object of(String fn, T key, Function<T, Object> compute) {
@@ -334,7 +376,7 @@ final class Functions {
     static Object effective(Object v, String keyword) {
         if (v instanceof View view) {
             // the same directive for every rule that asks: found once per object and keyword
-            return view.computed("effective\0" + keyword, () -> effectiveOf(v, keyword));
+            return view.computed("effective", keyword, () -> effectiveOf(v, keyword));
         }
         return effectiveOf(v, keyword);
     }

@@ -43,6 +43,17 @@ record RuleFile(String path, RuleMetadata metadata, List<Check> checks) {
             Text line,
             Text remediation) {}
 
+    /** SnakeYAML's safe constructor, which builds the values of an already composed document. */
+    private static final class Values extends SafeConstructor {
+        Values(LoaderOptions opts) {
+            super(opts);
+        }
+
+        Object of(Node root) {
+            return constructDocument(root);
+        }
+    }
+
     static final Set<String> CHECK_KEYS =
             Set.of("for", "when", "message", "key", "severity", "line", "remediation");
 
@@ -61,8 +72,10 @@ record RuleFile(String path, RuleMetadata metadata, List<Check> checks) {
         try {
             LoaderOptions opts = new LoaderOptions();
             opts.setAllowDuplicateKeys(false);
-            root = new Yaml(new SafeConstructor(opts)).compose(new StringReader(yamlText));
-            Object o = new Yaml(new SafeConstructor(opts)).load(yamlText);
+            // parsed once: the node tree (where each text is written) gives the values too
+            Values values = new Values(opts);
+            root = new Yaml(values).compose(new StringReader(yamlText));
+            Object o = root == null ? null : values.of(root);
             if (!(o instanceof Map<?, ?> m) || root == null) {
                 throw new InputException(path + ": expected a mapping at the top level");
             }

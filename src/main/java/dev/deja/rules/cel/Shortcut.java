@@ -25,7 +25,9 @@ import java.util.Set;
  * evaluates the whole condition as before. Only the leading operands of the {@code &&} chain
  * without a comprehension are looked at, so that the cost limit holds: the shortcut is taken only
  * when CEL, which evaluates each of their nodes at most once and stops at the first false operand,
- * could not have run past the limit.
+ * could not have run past the limit. An expression without a comprehension whose every node is
+ * known here (a condition on an object that fires, a message's {@code {{ object.meta.display }}})
+ * gets its value from this class too ({@link #value}): it is CEL's value, as each node's is.
  */
 final class Shortcut {
     private static final Object UNKNOWN = new Object();
@@ -36,16 +38,26 @@ final class Shortcut {
     private static final Set<String> COMPARISONS =
             Set.of("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_");
 
-    private final List<CelExpr> operands;
+    private final Node[] operands;
     private final long steps;
 
-    private Shortcut(List<CelExpr> operands, long steps) {
-        this.operands = operands;
+    /** The whole expression, when it holds no comprehension, else null; and its nodes. */
+    private final Node whole;
+
+    private final long wholeSteps;
+
+    private Shortcut(List<CelExpr> operands, long steps, CelExpr whole, long wholeSteps) {
+        this.operands = new Node[operands.size()];
+        for (int i = 0; i < this.operands.length; i++) {
+            this.operands[i] = node(operands.get(i));
+        }
         this.steps = steps;
+        this.whole = whole == null ? null : node(whole);
+        this.wholeSteps = wholeSteps;
     }
 
     /**
-     * The shortcut of a checked condition (as the program runs it: after {@link CheapFirst}), or
+     * The shortcut of a checked expression (as the program runs it: after {@link CheapFirst}), or
      * null when its first operand holds a comprehension.
      */
     static Shortcut of(CelAbstractSyntaxTree ast) {
@@ -61,7 +73,10 @@ final class Shortcut {
             lead.add(e);
             steps += n;
         }
-        return lead.isEmpty() ? null : new Shortcut(List.copyOf(lead), steps);
+        long all = nodes(ast.getExpr());
+        return lead.isEmpty()
+                ? null
+                : new Shortcut(List.copyOf(lead), steps, all < 0 ? null : ast.getExpr(), all);
     }
 
     /** The operands of a chain of {@code &&}, left to right; the number of {@code &&} nodes. */
@@ -80,13 +95,28 @@ final class Shortcut {
                 && e.call().target().isEmpty();
     }
 
+    /**
+     * The value CEL gives the whole expression on this object, when this class knows it and it is a
+     * string, an int or a bool (what a condition gives, what a message shows as CEL's value would
+     * show); else null, and CEL evaluates it. Every node's value here is the one CEL gives it (that
+     * is what "known" means in this class), so a known value of the whole is CEL's; and CEL,
+     * evaluating at most every node once, could not have run past the cost limit.
+     */
+    Object value(Object object, long limit) {
+        if (whole == null || wholeSteps > limit) {
+            return null;
+        }
+        Object v = whole.eval(object);
+        return v instanceof String || v instanceof Long || v instanceof Boolean ? v : null;
+    }
+
     /** Whether CEL certainly finds the condition false on this object. */
     boolean rejects(Object object, long limit) {
         if (steps > limit) {
             return false;
         }
-        for (CelExpr e : operands) {
-            if (eval(e, object) == Boolean.FALSE) {
+        for (Node e : operands) {
+            if (e.eval(object) == Boolean.FALSE) {
                 return true;
             }
         }
@@ -133,45 +163,58 @@ final class Shortcut {
         return n < 0 || m < 0 ? -1 : n + m;
     }
 
-    /** The value CEL gives the node, or {@link #UNKNOWN} when this class does not know it. */
-    private static Object eval(CelExpr e, Object object) {
+    /** A node of the condition, made ready once: the value CEL gives it on an object. */
+    @FunctionalInterface
+    private interface Node {
+        Object eval(Object object);
+    }
+
+    private static Node constant(Object value) {
+        return o -> value;
+    }
+
+    /**
+     * The node that gives the value CEL gives {@code e}, or {@link #UNKNOWN} when this class does
+     * not know it; built once per condition (what each node is, its function and constants), so
+     * that judging an object only reads fields and compares.
+     */
+    private static Node node(CelExpr e) {
         switch (e.getKind()) {
             case CONSTANT:
                 {
                     CelConstant c = e.constant();
                     switch (c.getKind()) {
                         case STRING_VALUE:
-                            return c.stringValue();
+                            return constant(c.stringValue());
                         case INT64_VALUE:
-                            return c.int64Value();
+                            return constant(c.int64Value());
                         case BOOLEAN_VALUE:
-                            return c.booleanValue();
+                            return constant(c.booleanValue());
                         case NULL_VALUE:
-                            return NULL;
+                            return constant(NULL);
                         default:
-                            return UNKNOWN;
+                            return constant(UNKNOWN);
                     }
                 }
             case IDENT:
-                return e.ident().name().equals("object") ? object : UNKNOWN;
+                return e.ident().name().equals("object") ? o -> o : constant(UNKNOWN);
             case SELECT:
-                {
-                    Object v = eval(e.select().operand(), object);
-                    String field = e.select().field();
-                    if (e.select().testOnly()) {
-                        // has(): deja's views hold no null values: present is non-null
-                        return v instanceof View m ? (Object) (m.get(field) != null) : UNKNOWN;
-                    }
-                    if (v instanceof Map<?, ?> m) {
-                        return known(m.get(field));
-                    }
-                    return UNKNOWN;
-                }
+                return select(
+                        node(e.select().operand()), e.select().field(), e.select().testOnly());
             case CALL:
-                return call(e.call(), object);
+                return call(e.call());
             default:
-                return UNKNOWN;
+                return constant(UNKNOWN);
         }
+    }
+
+    private static Node select(Node operand, String field, boolean testOnly) {
+        if (testOnly) {
+            // has(): deja's views hold no null values: present is non-null
+            return o ->
+                    operand.eval(o) instanceof View m ? (Object) (m.get(field) != null) : UNKNOWN;
+        }
+        return o -> operand.eval(o) instanceof Map<?, ?> m ? known(m.get(field)) : UNKNOWN;
     }
 
     /** A value as CEL sees it, when it is one this class compares. */
@@ -185,114 +228,138 @@ final class Shortcut {
                 : UNKNOWN;
     }
 
-    private static Object call(CelCall c, Object object) {
+    private static Node call(CelCall c) {
         String f = c.function();
         int n = c.args().size();
         if (c.target().isPresent()) {
             if (f.equals("size") && n == 0) {
-                return function(f, List.of(c.target().get()), object);
+                return function(f, List.of(c.target().get()));
             }
             if (STRING_TESTS.contains(f) && n == 1) {
-                Object t = eval(c.target().get(), object);
-                Object a = eval(c.args().get(0), object);
-                if (t instanceof String s && a instanceof String x) {
-                    return switch (f) {
-                        case "startsWith" -> s.startsWith(x);
-                        case "endsWith" -> s.endsWith(x);
-                        default -> s.contains(x);
-                    };
-                }
+                return stringTest(f, node(c.target().get()), node(c.args().get(0)));
             }
-            return UNKNOWN;
+            return constant(UNKNOWN);
         }
         if (f.equals("size") || Functions.has(f, n)) {
-            return function(f, c.args(), object);
+            return function(f, c.args());
         }
         if (n == 1 && f.equals("!_")) {
-            Object a = eval(c.args().get(0), object);
-            return a instanceof Boolean b ? (Object) !b : UNKNOWN;
+            Node a = node(c.args().get(0));
+            return o -> a.eval(o) instanceof Boolean b ? (Object) !b : UNKNOWN;
         }
         if (n != 2) {
-            return UNKNOWN;
+            return constant(UNKNOWN);
         }
+        Node a = node(c.args().get(0));
+        Node b = node(c.args().get(1));
         switch (f) {
             case AND:
-                {
-                    Object a = eval(c.args().get(0), object);
-                    if (a == Boolean.FALSE) {
-                        return false;
-                    }
-                    Object b = eval(c.args().get(1), object);
-                    if (b == Boolean.FALSE) {
-                        return false;
-                    }
-                    return a == Boolean.TRUE && b == Boolean.TRUE ? (Object) true : UNKNOWN;
-                }
+                return o -> junction(a, b, o, Boolean.FALSE);
             case OR:
-                {
-                    Object a = eval(c.args().get(0), object);
-                    if (a == Boolean.TRUE) {
-                        return true;
-                    }
-                    Object b = eval(c.args().get(1), object);
-                    if (b == Boolean.TRUE) {
-                        return true;
-                    }
-                    return a == Boolean.FALSE && b == Boolean.FALSE ? (Object) false : UNKNOWN;
-                }
+                return o -> junction(a, b, o, Boolean.TRUE);
             case "_[_]":
-                {
-                    Object a = eval(c.args().get(0), object);
-                    Object i = eval(c.args().get(1), object);
-                    if (a instanceof List<?> l && i instanceof Long x) {
-                        return x >= 0 && x < l.size() ? known(l.get((int) (long) x)) : UNKNOWN;
-                    }
-                    return UNKNOWN;
-                }
+                return o -> index(a.eval(o), b.eval(o));
             default:
                 break;
         }
         if (COMPARISONS.contains(f)) {
-            return compare(f, eval(c.args().get(0), object), eval(c.args().get(1), object));
+            return o -> compare(f, a.eval(o), b.eval(o));
+        }
+        return constant(UNKNOWN);
+    }
+
+    private static Node stringTest(String f, Node target, Node arg) {
+        switch (f) {
+            case "startsWith":
+                return o ->
+                        target.eval(o) instanceof String s && arg.eval(o) instanceof String x
+                                ? (Object) s.startsWith(x)
+                                : UNKNOWN;
+            case "endsWith":
+                return o ->
+                        target.eval(o) instanceof String s && arg.eval(o) instanceof String x
+                                ? (Object) s.endsWith(x)
+                                : UNKNOWN;
+            default:
+                return o ->
+                        target.eval(o) instanceof String s && arg.eval(o) instanceof String x
+                                ? (Object) s.contains(x)
+                                : UNKNOWN;
+        }
+    }
+
+    /**
+     * {@code &&} ({@code decides} false) or {@code ||} ({@code decides} true): an operand that is
+     * {@code decides} decides, whatever the other is; both the other way give that.
+     */
+    private static Object junction(Node x, Node y, Object object, Boolean decides) {
+        Object a = x.eval(object);
+        if (a == decides) {
+            return decides;
+        }
+        Object b = y.eval(object);
+        if (b == decides) {
+            return decides;
+        }
+        Boolean other = !decides;
+        return a == other && b == other ? other : UNKNOWN;
+    }
+
+    private static Object index(Object a, Object i) {
+        if (a instanceof List<?> l && i instanceof Long x) {
+            return x >= 0 && x < l.size() ? known(l.get((int) (long) x)) : UNKNOWN;
         }
         return UNKNOWN;
     }
 
     /** size(), and deja's own functions (CEL's runtime calls the same implementation). */
-    private static Object function(String f, List<CelExpr> args, Object object) {
-        Object[] values = new Object[args.size()];
-        for (int i = 0; i < values.length; i++) {
-            Object v = eval(args.get(i), object);
-            if (v == UNKNOWN || v == NULL) {
-                return UNKNOWN;
-            }
-            values[i] = v;
+    private static Node function(String f, List<CelExpr> args) {
+        Node[] nodes = new Node[args.size()];
+        for (int i = 0; i < nodes.length; i++) {
+            nodes[i] = node(args.get(i));
         }
         if (f.equals("size")) {
-            if (values.length != 1) {
-                return UNKNOWN;
+            if (nodes.length != 1) {
+                return constant(UNKNOWN);
             }
-            Object v = values[0];
-            if (v instanceof String s) {
-                return (long) s.codePointCount(0, s.length());
+            Node a = nodes[0];
+            return o -> size(a.eval(o));
+        }
+        return o -> {
+            Object[] values = new Object[nodes.length];
+            for (int i = 0; i < values.length; i++) {
+                Object v = nodes[i].eval(o);
+                if (v == UNKNOWN || v == NULL) {
+                    return UNKNOWN;
+                }
+                values[i] = v;
             }
-            if (v instanceof List<?> l) {
-                return (long) l.size();
+            try {
+                java.util.Optional<Object> r = Functions.call(f, values);
+                if (r == null) {
+                    return UNKNOWN;
+                }
+                return r.isEmpty() ? NULL : known(r.get());
+            } catch (RuntimeException e) {
+                return UNKNOWN; // CEL's error, which the interpreter reports
             }
-            if (v instanceof Map<?, ?> m) {
-                return (long) m.size();
-            }
+        };
+    }
+
+    private static Object size(Object v) {
+        if (v == UNKNOWN || v == NULL) {
             return UNKNOWN;
         }
-        try {
-            java.util.Optional<Object> r = Functions.call(f, values);
-            if (r == null) {
-                return UNKNOWN;
-            }
-            return r.isEmpty() ? NULL : known(r.get());
-        } catch (RuntimeException e) {
-            return UNKNOWN; // CEL's error, which the interpreter reports
+        if (v instanceof String s) {
+            return (long) s.codePointCount(0, s.length());
         }
+        if (v instanceof List<?> l) {
+            return (long) l.size();
+        }
+        if (v instanceof Map<?, ?> m) {
+            return (long) m.size();
+        }
+        return UNKNOWN;
     }
 
     private static Object compare(String f, Object a, Object b) {

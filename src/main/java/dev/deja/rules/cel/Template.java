@@ -49,7 +49,8 @@ final class Template {
         return new Template(parts, holes);
     }
 
-    String render(CelVariableResolver vars, long limit) {
+    /** The text on an object, {@code vars} its variables ({@code object}, {@code params}). */
+    String render(Object object, CelVariableResolver vars, long limit) {
         StringBuilder b = new StringBuilder();
         int h = 0;
         for (Object p : parts) {
@@ -57,7 +58,7 @@ final class Template {
                 b.append(s);
             } else {
                 String what = "{{ " + holes.get(h++) + " }}";
-                b.append(text(CelRule.eval(((Compilation.Expr) p).program(), vars, limit, what)));
+                b.append(text(((Compilation.Expr) p).eval(object, vars, limit, what)));
             }
         }
         return b.toString();

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -59,8 +60,11 @@ final class View extends AbstractMap<String, Object> {
      */
     private final Object[] memo;
 
-    /** What deja's functions found for this object, by call ({@link #computed}), or null. */
-    private volatile java.util.concurrent.ConcurrentHashMap<String, Object> computed;
+    /**
+     * What deja's functions found for this object, by function and argument ({@link #computed}), or
+     * null.
+     */
+    private volatile ConcurrentHashMap<String, ConcurrentHashMap<String, Object>> computed;
 
     private View(Object source, Shape shape, Object[] extras) {
         this(source, shape, extras, null, null);
@@ -90,24 +94,28 @@ final class View extends AbstractMap<String, Object> {
     /**
      * The value of a function of this object alone ({@code effective(object, 'timeout server')}),
      * computed once and shared by every rule that asks (fifty rules over the same proxies); {@code
-     * key} names the function and its other arguments.
+     * function} names the function, {@code argument} its other argument.
      */
-    Object computed(String key, Supplier<Object> value) {
-        java.util.concurrent.ConcurrentHashMap<String, Object> m = computed;
+    Object computed(String function, String argument, Supplier<Object> value) {
+        ConcurrentHashMap<String, ConcurrentHashMap<String, Object>> m = computed;
         if (m == null) {
             synchronized (this) {
                 m = computed;
                 if (m == null) {
-                    m = new java.util.concurrent.ConcurrentHashMap<>();
+                    m = new ConcurrentHashMap<>();
                     computed = m;
                 }
             }
         }
-        Object v = m.get(key);
+        ConcurrentHashMap<String, Object> byArgument = m.get(function);
+        if (byArgument == null) {
+            byArgument = m.computeIfAbsent(function, k -> new ConcurrentHashMap<>());
+        }
+        Object v = byArgument.get(argument);
         if (v == null) {
             Object c = value.get();
             v = c == null ? NULL : c;
-            m.putIfAbsent(key, v);
+            byArgument.putIfAbsent(argument, v);
         }
         return v == NULL ? null : v;
     }

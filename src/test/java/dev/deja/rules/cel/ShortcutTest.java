@@ -3,17 +3,21 @@ package dev.deja.rules.cel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cel.common.types.SimpleType;
 import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelVariableResolver;
 import dev.deja.engine.InputException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,14 +33,18 @@ class ShortcutTest {
         return new RuleFile.Text(s, "t.yaml", zeros, zeros);
     }
 
+    private static CelVariableResolver vars(Object object) {
+        return n -> n.equals("object") ? Optional.of(object) : Optional.empty();
+    }
+
     /** CEL's value on the object, or "error: ..." */
     private static Object cel(CelRuntime.Program p, Object object) {
+        return orError(() -> CelRule.eval(p, vars(object), CelRule.DEFAULT_COST_LIMIT, "when"));
+    }
+
+    private static Object orError(Supplier<Object> value) {
         try {
-            return CelRule.eval(
-                    p,
-                    n -> n.equals("object") ? Optional.of(object) : Optional.empty(),
-                    CelRule.DEFAULT_COST_LIMIT,
-                    "when");
+            return value.get();
         } catch (CelRule.Failure e) {
             return "error: " + e.getMessage();
         }
@@ -165,5 +173,81 @@ class ShortcutTest {
                                                 "when"));
         assertNotNull(e.getMessage());
         assertTrue(e.getMessage().startsWith("t.yaml:1:1: when: "), e.getMessage());
+    }
+
+    @Test
+    void anExpressionWrittenTwiceIsCompiledOnceAndGivesTheSameValues() {
+        for (Compilation cel : List.of(Compilation.batched(), Compilation.direct())) {
+            String x = "object.name.endsWith('07') && object.replicas < 2";
+            Compilation.Expr first = cel.add(text(x), x, 0, SimpleType.BOOL, "a.when");
+            Compilation.Expr again = cel.add(text(x), x, 0, SimpleType.BOOL, "b.when");
+            // the same text as another type is another program (a message's hole, not a when)
+            Compilation.Expr asHole = cel.add(text(x), x, 0, SimpleType.DYN, "'{{x}}'");
+            assertTrue(cel.finish());
+            assertSame(first.program(), again.program());
+            assertNotSame(first.program(), asHole.program());
+            for (Map<String, Object> o : OBJECTS) {
+                Object a = cel(first.program(), o);
+                Compilation.Expr alone =
+                        Compilation.direct().add(text(x), x, 0, SimpleType.BOOL, "when");
+                assertEquals(cel(alone.program(), o), cel(again.program(), o), x + " on " + o);
+                assertEquals(a, cel(asHole.program(), o));
+                assertEquals(
+                        alone.rejects(o, CelRule.DEFAULT_COST_LIMIT),
+                        again.rejects(o, CelRule.DEFAULT_COST_LIMIT));
+            }
+        }
+    }
+
+    @Test
+    void aBatchWithAnErrorWrittenTwiceStillFails() {
+        Compilation batch = Compilation.batched();
+        Compilation.Expr a = batch.add(text("1 + 'a'"), "1 + 'a'", 0, SimpleType.DYN, "e");
+        Compilation.Expr b = batch.add(text("1 + 'a'"), "1 + 'a'", 0, SimpleType.DYN, "f");
+        assertFalse(batch.finish());
+        assertThrows(IllegalStateException.class, a::program);
+        assertThrows(IllegalStateException.class, b::program);
+    }
+
+    /** The value of the expression as a rule sees it, or "error: ..." */
+    private static Object value(Compilation.Expr e, Object o) {
+        return orError(() -> e.eval(o, vars(o), CelRule.DEFAULT_COST_LIMIT, "when"));
+    }
+
+    @Test
+    void aValueIsGivenWithoutCelOnlyWhereItIsCelsValue() {
+        List<String> exprs = new ArrayList<>(CONDITIONS);
+        exprs.addAll(
+                List.of(
+                        "object.name",
+                        "object.replicas",
+                        "size(object.name)",
+                        "object.items[0]",
+                        "object.meta.labels",
+                        "object.meta.labels.app",
+                        "object.name == null",
+                        "object.items.map(i, i * 2)",
+                        "object.replicas + 1"));
+        int known = 0;
+        for (String x : exprs) {
+            Compilation.Expr e = Compilation.direct().add(text(x), x, 0, SimpleType.DYN, "e");
+            Shortcut s =
+                    Shortcut.of(
+                            CheapFirst.apply(
+                                    CelRule.checked(text(x), x, 0, SimpleType.DYN, "e"),
+                                    CelRule.LOOKUPS));
+            for (Map<String, Object> o : OBJECTS) {
+                Object cel = cel(e.program(), o);
+                assertEquals(cel, value(e, o), x + " on " + o);
+                Object shortcut = s == null ? null : s.value(o, CelRule.DEFAULT_COST_LIMIT);
+                if (shortcut != null) {
+                    known++;
+                    assertEquals(cel, shortcut, x + " on " + o);
+                    // past the cost limit CEL decides, and stops
+                    assertEquals(null, s.value(o, 1));
+                }
+            }
+        }
+        assertTrue(known >= 30, "known " + known);
     }
 }
