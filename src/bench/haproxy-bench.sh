@@ -10,8 +10,8 @@
 #   4. 16,000 frontends, every other one rate-limited, all reaching one backend (8,000 findings of
 #      haproxy-rate-limit-not-everywhere, once quadratic in frontends): against `haproxy -c -f` (target ratio <= 0.8)
 #   5. a 50-line haproxy.cfg: `deja scan` against `java -version`        (target ratio <= 4; the JVM start is the floor)
-#   6. the same 50-line config with a deja.yaml (rules' thresholds, severities, outputs: what a CI job or the CronJob
-#      keeps in one): `deja scan --config deja.yaml` against `deja scan` without it      (target ratio <= 1.1)
+#   6. the same 50-line config with a deja.yaml (rules, severities, a suppression: what a CI job or the CronJob keeps
+#      in one): `deja scan --config deja.yaml` against `deja scan` without it      (target ratio <= 1.1)
 # Runs alternate between the two commands of a pair (A B, B A, ...) so that drift of the machine hits both.
 # Each run is timed with hyperfine (one run per call) when it is installed, else with /usr/bin/time.
 # Usage: src/bench/haproxy-bench.sh [ROUNDS]      (default 7; needs java, haproxy, and target/deja.jar or mvn)
@@ -222,8 +222,6 @@ suppressions:
   - rule: haproxy-missing-http-request-timeout
     object: frontend ping
     reason: "benchmark: a suppression read with the file"
-outputs:
-  - {format: json, path: deja.json}
 YAML
 pair "50-line config, deja.yaml / without it" -- "${java_cmd[@]}" scan --config "$work/deja.yaml" "$work/small.cfg" \
   -- "${java_cmd[@]}" scan --no-config --fail-on none "$work/small.cfg"
