@@ -6,7 +6,7 @@ import java.util.Locale;
 /**
  * The margin: the lowest client rate seen degrading legitimate traffic before and after the fix
  * (null: not up to {@code ceiling}); {@code points} holds {phase (0 before, 1 after), rate,
- * degraded (0/1), legitimate success %} per run.
+ * degraded (0/1, or {@link Prover#HOST_LIMITED}), legitimate success %} per run.
  */
 record FindLimit(Double before, Double after, double ceiling, List<double[]> points) {
 
@@ -19,6 +19,16 @@ record FindLimit(Double before, Double after, double ceiling, List<double[]> poi
             }
         }
         return best;
+    }
+
+    /** The rate at which the host could not drive the load after the fix (0: none). */
+    double hostLimitedAt() {
+        for (double[] p : points) {
+            if (p[0] == 1 && p[2] == Prover.HOST_LIMITED) {
+                return p[1];
+            }
+        }
+        return 0;
     }
 
     String describe() {
@@ -44,7 +54,15 @@ record FindLimit(Double before, Double after, double ceiling, List<double[]> poi
         if (after == null) {
             double held = heldAt(1, null);
             b.append("it held up to ").append(Prover.fmt(Math.max(held, 0))).append(" req/s");
-            if (held < ceiling) {
+            double host = hostLimitedAt();
+            if (host > 0) {
+                b.append(" (at ")
+                        .append(Prover.fmt(host))
+                        .append(
+                                " req/s this host could not drive the load: its legitimate requests"
+                                        + " failed without HAProxy's slots full, or it sent under 90% of the"
+                                        + " rate; no limit of the fix)");
+            } else if (held < ceiling) {
                 b.append(" (not tried higher)");
             }
         } else {

@@ -227,7 +227,10 @@ public record ProveReport(
                 ObjectNode x = pts.addObject();
                 x.put("phase", pt[0] == 0 ? "before" : "after");
                 x.put("clientRps", pt[1]);
-                x.put("degraded", pt[2] == 1);
+                x.put("degraded", pt[2] != 0);
+                if (pt[2] == Prover.HOST_LIMITED) {
+                    x.put("hostLimited", true); // the host could not drive the rate: not counted
+                }
                 x.put("legitSuccessPct", Math.round(pt[3] * 10) / 10.0);
             }
         }

@@ -821,6 +821,12 @@ public final class Prover {
                 break;
             }
             boolean d = rr.degraded();
+            if (d && which.equals("after") && hostLimited(rr, next, slots)) {
+                // the fix in place, legitimate requests failed without what the finding is about:
+                // this host could not drive the rate, which says nothing of the fix
+                points.add(new double[] {1, next, HOST_LIMITED, rr.legitSuccessPct()});
+                break;
+            }
             point(points, which, next, rr);
             if (d) {
                 bad = next;
@@ -829,6 +835,24 @@ public final class Prover {
             }
         }
         return Double.isNaN(bad) ? null : bad;
+    }
+
+    /** A margin point's mark: legitimate traffic failed for this host's limit, not the config's. */
+    static final double HOST_LIMITED = 2;
+
+    /**
+     * A run that failed because the host could not drive it: the load generator sent less than 90%
+     * of the requests the rate asks for (it fell behind on a busy machine), or HAProxy's slots were
+     * never seen full although legitimate requests failed (the slots are what every proved finding
+     * exhausts).
+     */
+    static boolean hostLimited(RunResult rr, double rps, long slots) {
+        boolean behind =
+                rr.abuser() != null
+                        && rr.durationMs() > 0
+                        && rr.abuser().sent * 1000.0 / rr.durationMs() < 0.9 * rps;
+        boolean slotsNeverFull = slots > 0 && !rr.samples().isEmpty() && rr.fullMillis() == 0;
+        return behind || slotsNeverFull;
     }
 
     /**
