@@ -39,7 +39,8 @@ public final class Main {
                         && List.of(args).contains("--cluster")
                         && !List.of(args).contains("--verbose");
         if (cluster || args.length > 0 && args[0].equals("scan")) {
-            Thread warm = new Thread(() -> warmUp(cluster), "deja-warm-up");
+            List<String> list = List.of(args);
+            Thread warm = new Thread(() -> warmUp(cluster, list), "deja-warm-up");
             warm.setDaemon(true);
             warm.start();
         }
@@ -50,12 +51,15 @@ public final class Main {
 
     /**
      * A scan: the packaged rule catalog is read on the second core while picocli parses the
-     * arguments (the scan's first step waits for it; ~20 ms of a 50-line scan), and for a live
-     * cluster scan what it needs first is loaded too.
+     * arguments (the scan's first step waits for it; ~20 ms of a 50-line scan); with a deja.yaml
+     * the YAML reader is made ready too, and for a live cluster scan what it needs first is loaded.
      */
-    private static void warmUp(boolean cluster) {
+    private static void warmUp(boolean cluster, List<String> args) {
         try {
             Catalog.packaged(); // cached: the scan's own call takes this one, or reads it again
+            if (WarmUp.readsConfigFile(args)) {
+                WarmUp.configFile();
+            }
             if (cluster) {
                 WarmUp.liveCluster();
             }

@@ -936,17 +936,24 @@ public final class ConfigFile {
 
     private static List<Path> rulesDirsAsWritten(Path file) {
         try {
-            Object doc =
-                    new org.yaml.snakeyaml.Yaml(
-                                    new org.yaml.snakeyaml.constructor.SafeConstructor(
-                                            new org.yaml.snakeyaml.LoaderOptions()))
-                            .load(java.nio.file.Files.readString(file));
-            if (doc instanceof Map<?, ?> m && m.get("rulesDirs") instanceof List<?> l) {
-                Path dir = file.toAbsolutePath().getParent();
-                return l.stream().map(x -> dir.resolve(String.valueOf(x)).normalize()).toList();
-            }
+            Path dir = file.toAbsolutePath().getParent();
+            return rulesDirsOf(java.nio.file.Files.readString(file)).stream()
+                    .map(x -> dir.resolve(x).normalize())
+                    .toList();
         } catch (java.io.IOException | RuntimeException e) {
             return List.of();
+        }
+    }
+
+    /** The {@code rulesDirs:} of a config file's text, as written; none for another shape. */
+    static List<String> rulesDirsOf(String text) {
+        Object doc =
+                new org.yaml.snakeyaml.Yaml(
+                                new org.yaml.snakeyaml.constructor.SafeConstructor(
+                                        new org.yaml.snakeyaml.LoaderOptions()))
+                        .load(text);
+        if (doc instanceof Map<?, ?> m && m.get("rulesDirs") instanceof List<?> l) {
+            return l.stream().map(String::valueOf).toList();
         }
         return List.of();
     }

@@ -14,6 +14,8 @@ import dev.deja.source.kube.KubeClients;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -25,6 +27,41 @@ import java.util.List;
  */
 public final class WarmUp {
     private WarmUp() {}
+
+    /**
+     * Whether the scan reads a config file: {@code --config} given, or a deja.yaml (or .deja.yaml)
+     * in the working directory that discovery finds first (a parent folder's is left to the scan).
+     */
+    public static boolean readsConfigFile(List<String> args) {
+        if (args.contains("--no-config")) {
+            return false;
+        }
+        for (String a : args) {
+            if (a.equals("--config") || a.startsWith("--config=")) {
+                return true;
+            }
+        }
+        for (String name : ConfigOptions.CONFIG_NAMES) {
+            if (Files.isRegularFile(Path.of(name))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The YAML reader of deja.yaml made ready on a sample (SnakeYAML's first document costs a cold
+     * JVM about 25 ms: its resolver's patterns, scanner and constructors), in the two ways a scan
+     * reads the file: its {@code rulesDirs:} first, then the whole file.
+     */
+    public static void configFile() {
+        ConfigFile.rulesDirsOf("rulesDirs: [rules]\n");
+        ConfigFile.parse(
+                "failOn: none\nrules:\n  minSeverity: low\nsources:\n  haproxy:\n    env: {A: b}\n",
+                "deja.yaml",
+                Path.of(""),
+                Catalog.packaged());
+    }
 
     public static void liveCluster() {
         SnapshotBuilder sample = new SnapshotBuilder();
