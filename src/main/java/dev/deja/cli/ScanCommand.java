@@ -134,6 +134,17 @@ public final class ScanCommand implements Callable<Integer> {
         // a team's own rules (--rules-dir, else deja.yaml's rulesDirs): compiled before deja.yaml
         // is read, so that it may tune and enable them like built-in ones
         OwnRules own = ownRules(Catalog.packaged());
+        try {
+            return scan(own, started, t0);
+        } catch (RuntimeException | IOException e) {
+            // a rule of one's own that does not compile is reported first, as when the rules were
+            // compiled before anything else
+            own.compiled().run();
+            throw e;
+        }
+    }
+
+    private int scan(OwnRules own, Instant started, long t0) throws IOException {
         Catalog catalog = own.catalog();
         List<Rule> userRules = own.rules();
         ConfigFile configFile = config.load(catalog, io.err());
@@ -172,7 +183,24 @@ public final class ScanCommand implements Callable<Integer> {
         // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would
         // "pass" unseen
         Function<Snapshot, ScanResult> judge = judge(engine, selected, opts);
-        Read read = read(req, specs, judge, base, selected);
+        Read read;
+        if (readsLocalFilesOnly(req, specs)) {
+            // the rules of one's own compile while the files are read and parsed
+            read =
+                    read(
+                            req,
+                            specs,
+                            snapshot -> {
+                                own.compiled().run();
+                                return judge.apply(snapshot);
+                            },
+                            base,
+                            selected);
+        } else {
+            own.compiled().run(); // before anything is asked of a cluster, cloud or API
+            read = read(req, specs, judge, base, selected);
+        }
+        own.compiled().run(); // the rules ran: compiled (whatever path the read took)
         ScanResult result = read.result();
         Predicate<Location> inScope = read.inScope();
         String clusterRead = read.clusterRead();
@@ -215,21 +243,43 @@ public final class ScanCommand implements Callable<Integer> {
         }
     }
 
-    /** A team's own rules, and the catalog that lists them with the built-in ones. */
-    private record OwnRules(Catalog catalog, List<Rule> rules) {}
+    /**
+     * A team's own rules, and the catalog that lists them with the built-in ones; {@code compiled}
+     * waits until their expressions are compiled (else throws the first that does not compile).
+     */
+    private record OwnRules(Catalog catalog, List<Rule> rules, Runnable compiled) {}
 
     /**
      * The rules of --rules-dir (else deja.yaml's rulesDirs) with the catalog that lists them too;
-     * without any, the catalog as it is (no class of the CEL rules is loaded).
+     * without any, the catalog as it is (no class of the CEL rules is loaded). Their expressions
+     * compile on a thread of their own while the scan goes on.
      */
     private OwnRules ownRules(Catalog catalog) {
         List<Path> ruleDirs =
                 rules.rulesDirs.isEmpty() ? config.rulesDirs(io.err()) : rules.rulesDirs;
         if (ruleDirs.isEmpty()) {
-            return new OwnRules(catalog, List.of());
+            return new OwnRules(catalog, List.of(), () -> {});
         }
-        var loaded = UserRuleLoader.load(catalog, ruleDirs);
-        return new OwnRules(loaded.catalog(), loaded.rules());
+        var started = UserRuleLoader.start(catalog, ruleDirs);
+        return new OwnRules(started.catalog(), started.rules(), started::await);
+    }
+
+    /**
+     * Whether the scan reads local files only, and writes nothing before its rules run (no cluster,
+     * cloud, metrics or runtime API, no snapshot out): then the rules of one's own may finish
+     * compiling while the files are read, since a rule that does not compile (exit 2) leaves
+     * nothing done that the user would not have had before.
+     */
+    private static boolean readsLocalFilesOnly(ScanRequest req, List<FleetScan.Spec> specs) {
+        return specs.isEmpty()
+                && !req.cluster
+                && !req.aws
+                && !req.liveMetrics
+                && req.prometheus == null
+                && req.haproxyRuntime.isEmpty()
+                && req.haproxyConfigMaps.isEmpty()
+                && req.snapshotOut == null
+                && req.paths.stream().noneMatch(p -> p.contains("://"));
     }
 
     /** The suppressions of --ignore-file and deja.yaml. */

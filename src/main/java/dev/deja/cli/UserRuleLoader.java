@@ -16,13 +16,19 @@ final class UserRuleLoader {
 
     static UserRules.Loaded load(Catalog base, List<Path> dirs) {
         UserRuleFiles.Read read = UserRuleFiles.read(dirs);
-        return UserRules.load(
-                base,
-                read.rules().stream()
-                        .map(t -> new UserRules.SourceText(t.path(), t.text()))
-                        .toList(),
-                read.cases().stream()
-                        .map(t -> new UserRules.SourceText(t.path(), t.text()))
-                        .toList());
+        return UserRules.load(base, texts(read.rules()), texts(read.cases()));
+    }
+
+    /**
+     * The rules of these folders with the catalog that lists them; their expressions compile on a
+     * thread of their own until {@link UserRules.Started#await} ({@link UserRules#start}).
+     */
+    static UserRules.Started start(Catalog base, List<Path> dirs) {
+        UserRuleFiles.Read read = UserRuleFiles.read(dirs);
+        return UserRules.start(base, texts(read.rules()), texts(read.cases()));
+    }
+
+    private static List<UserRules.SourceText> texts(List<UserRuleFiles.Text> files) {
+        return files.stream().map(t -> new UserRules.SourceText(t.path(), t.text())).toList();
     }
 }

@@ -186,6 +186,25 @@ class UserRulesCliTest {
         assertTrue(
                 s2.err().contains(file + ":12:13: check.when: undeclared reference to 'nosuch'"),
                 s2.err());
+        // a scan compiles its rules while it reads its files; the rule's error still comes first,
+        // before a file that cannot be read, and before any finding
+        for (String input :
+                List.of(
+                        dir.resolve("no-such-haproxy.cfg").toString(),
+                        "src/test/resources/fixtures/k8s-lb-not-spread")) {
+            Run scan = deja("scan", "--rules-dir", dir.toString(), input);
+            assertEquals(2, scan.code(), scan.err());
+            assertTrue(
+                    scan.err()
+                            .startsWith(
+                                    "deja: "
+                                            + file
+                                            + ":12:13: check.when: undeclared reference to"
+                                            + " 'nosuch'"),
+                    scan.err());
+            assertEquals(1, scan.err().strip().lines().count(), scan.err());
+            assertEquals("", scan.out());
+        }
     }
 
     @Test

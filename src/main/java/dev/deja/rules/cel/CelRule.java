@@ -74,6 +74,11 @@ public final class CelRule implements Rule {
     private static volatile CelCompiler compiler;
     private static volatile CelRuntime runtime;
 
+    /** Held while the compiler is built, and the runtime: apart, so that both build at once. */
+    private static final Object COMPILER_LOCK = new Object();
+
+    private static final Object RUNTIME_LOCK = new Object();
+
     private final RuleFile file;
     private final List<Compiled> checks;
     private final Set<String> kubeKinds;
@@ -240,7 +245,21 @@ public final class CelRule implements Rule {
         return out;
     }
 
+    /**
+     * CEL's compiler, built once: a second thread that asks while it is built (the warm-up thread
+     * of {@code deja scan --rules-dir}, and the scan) waits for it rather than building another.
+     */
     static CelCompiler compiler() {
+        CelCompiler c = compiler;
+        if (c != null) {
+            return c;
+        }
+        synchronized (COMPILER_LOCK) {
+            return compiler == null ? buildCompiler() : compiler;
+        }
+    }
+
+    private static CelCompiler buildCompiler() {
         CelCompiler c = compiler;
         if (c == null) {
             c =
@@ -261,7 +280,18 @@ public final class CelRule implements Rule {
         return c;
     }
 
+    /** CEL's runtime, built once (as {@link #compiler}). */
     static CelRuntime runtime() {
+        CelRuntime r = runtime;
+        if (r != null) {
+            return r;
+        }
+        synchronized (RUNTIME_LOCK) {
+            return runtime == null ? buildRuntime() : runtime;
+        }
+    }
+
+    private static CelRuntime buildRuntime() {
         CelRuntime r = runtime;
         if (r == null) {
             r =
@@ -318,27 +348,33 @@ public final class CelRule implements Rule {
     }
 
     /**
-     * The program of a checked expression of the file (see {@link #program(RuleFile.Text, String,
-     * int, dev.cel.common.types.CelType, String)}).
+     * A checked expression of the file as its program runs it ({@link CheapFirst}); an {@link
+     * InputException} when {@code check.when} (type bool) is of another type.
      */
-    static CelRuntime.Program program(
+    static CelAbstractSyntaxTree runnable(
             RuleFile.Text where,
             int offset,
             dev.cel.common.types.CelType type,
             String what,
             CelAbstractSyntaxTree ast) {
+        if (type == SimpleType.BOOL
+                && !ast.getResultType().equals(SimpleType.BOOL)
+                && !ast.getResultType().equals(SimpleType.DYN)) {
+            throw new InputException(
+                    where.where(offset)
+                            + ": "
+                            + what
+                            + " must be true or false, not a "
+                            + ast.getResultType().name());
+        }
+        return CheapFirst.apply(ast, LOOKUPS);
+    }
+
+    /** The program of a runnable expression of the file ({@link #runnable}). */
+    static CelRuntime.Program program(
+            RuleFile.Text where, int offset, String what, CelAbstractSyntaxTree runnable) {
         try {
-            if (type == SimpleType.BOOL
-                    && !ast.getResultType().equals(SimpleType.BOOL)
-                    && !ast.getResultType().equals(SimpleType.DYN)) {
-                throw new InputException(
-                        where.where(offset)
-                                + ": "
-                                + what
-                                + " must be true or false, not a "
-                                + ast.getResultType().name());
-            }
-            return runtime().createProgram(CheapFirst.apply(ast, LOOKUPS));
+            return runtime().createProgram(runnable);
         } catch (CelEvaluationException e) {
             throw new InputException(where.where(offset) + ": " + what + ": " + e.getMessage());
         }
@@ -549,7 +585,7 @@ public final class CelRule implements Rule {
     private static Finding judge(
             Compiled c, Views.Item item, CelVariableResolver vars, RuleContext ctx, long limit) {
         String n = c.check().name();
-        if (c.when().rejects(item.value(), limit)) {
+        if (c.when().rejects(item.value(), vars, limit)) {
             return null;
         }
         Object fires = c.when().eval(item.value(), vars, limit, n + ".when");

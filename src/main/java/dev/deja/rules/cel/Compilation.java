@@ -30,6 +30,9 @@ import java.util.Optional;
  * one a compile of it alone gives. When anything fails in a batch, {@link #finish} says so and the
  * caller compiles again one at a time, which reports the first error in the files' order with the
  * same file:line:column and message as before.
+ *
+ * <p>A batch may be finished on a thread of its own ({@link UserRules#start}) while the scan reads
+ * its inputs: an expression's program is set once, before any rule runs.
  */
 final class Compilation {
     /** One expression of a rule file; its program once compiled. */
@@ -39,7 +42,13 @@ final class Compilation {
         final int offset;
         final CelType type;
         final String what;
-        private CelRuntime.Program program;
+
+        /** The checked expression as its program runs it, once compiled. */
+        private CelAbstractSyntaxTree runnable;
+
+        /** CEL's program, made when first needed (the shortcut may never need it). */
+        private volatile CelRuntime.Program program;
+
         private Shortcut shortcut;
 
         /** The first expression of the same text and type, whose program this one shares. */
@@ -54,14 +63,20 @@ final class Compilation {
         }
 
         private void set(CelAbstractSyntaxTree ast) {
-            program = CelRule.program(where, offset, type, what, ast);
-            shortcut = Shortcut.of(CheapFirst.apply(ast, CelRule.LOOKUPS));
+            runnable = CelRule.runnable(where, offset, type, what, ast);
+            shortcut = Shortcut.of(runnable);
+        }
+
+        /** Whether the shortcut knows every node ({@link Shortcut#complete}). */
+        boolean shortcutComplete() {
+            Shortcut s = same == null ? shortcut : same.shortcut;
+            return s != null && s.complete();
         }
 
         /** Whether the condition is certainly false on this object ({@link Shortcut}). */
-        boolean rejects(Object object, long limit) {
+        boolean rejects(Object object, CelVariableResolver vars, long limit) {
             Shortcut s = same == null ? shortcut : same.shortcut;
-            return s != null && type == SimpleType.BOOL && s.rejects(object, limit);
+            return s != null && type == SimpleType.BOOL && s.rejects(object, vars, limit);
         }
 
         /**
@@ -70,14 +85,20 @@ final class Compilation {
          */
         Object eval(Object object, CelVariableResolver vars, long limit, String what) {
             Shortcut s = same == null ? shortcut : same.shortcut;
-            Object v = s == null ? null : s.value(object, limit);
+            Object v = s == null ? null : s.value(object, vars, limit);
             return v != null ? v : CelRule.eval(program(), vars, limit, what);
         }
 
         CelRuntime.Program program() {
-            CelRuntime.Program p = same == null ? program : same.program;
+            Expr e = same == null ? this : same;
+            CelRuntime.Program p = e.program;
             if (p == null) {
-                throw new IllegalStateException("not compiled yet: " + what);
+                if (e.runnable == null) {
+                    throw new IllegalStateException("not compiled yet: " + what);
+                }
+                // two threads may both make it: the same pure function of the expression
+                p = CelRule.program(e.where, e.offset, e.what, e.runnable);
+                e.program = p;
             }
             return p;
         }
@@ -93,19 +114,8 @@ final class Compilation {
      */
     private final Map<List<Object>, Expr> byText = new HashMap<>();
 
-    private final Thread runtimeBuilder;
-
     private Compilation(boolean batched) {
         this.batched = batched;
-        if (batched) {
-            // CEL's runtime (standard functions, descriptor pool) is built while the files are
-            // read and their expressions parsed and checked: it is needed only for the programs
-            runtimeBuilder = new Thread(CelRule::runtime, "deja-cel-runtime");
-            runtimeBuilder.setDaemon(true);
-            runtimeBuilder.start();
-        } else {
-            runtimeBuilder = null;
-        }
     }
 
     /** Each expression compiled when added; an error is an {@link InputException} at once. */
@@ -158,6 +168,21 @@ final class Compilation {
         }
     }
 
+    /**
+     * Compiles the expressions added since the last call, together; when that fails, one at a time
+     * in the order they were added (the files' order), which throws the {@code InputException} of
+     * the first that fails, as {@link #direct} would have when it was added.
+     */
+    void finishOrThrow() {
+        List<Expr> added = List.copyOf(pending);
+        if (finish()) {
+            return;
+        }
+        for (Expr e : added) {
+            e.set(CelRule.checked(e.where, e.text, e.offset, e.type, e.what));
+        }
+    }
+
     private boolean compileAll() throws CelValidationException {
         int n = pending.size();
         List<CelAbstractSyntaxTree> parsed = new ArrayList<>(n);
@@ -202,21 +227,21 @@ final class Compilation {
                             refs.get(i),
                             types.get(i)));
         }
-        joinRuntime();
+        boolean needsRuntime = false;
         for (int i = 0; i < n; i++) {
             Expr x = pending.get(i);
             x.set(asts.get(i));
+            needsRuntime |= !x.shortcutComplete();
+        }
+        if (needsRuntime) {
+            // CEL's interpreter will judge objects: its runtime (standard functions, descriptor
+            // pool; about 0.1 s of a cold JVM) is built on a thread of its own meanwhile. When the
+            // shortcut knows every expression, it is built only if an object needs CEL after all.
+            Thread t = new Thread(CelRule::runtime, "deja-cel-runtime");
+            t.setDaemon(true);
+            t.start();
         }
         return true;
-    }
-
-    private void joinRuntime() {
-        try {
-            runtimeBuilder.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while CEL's runtime was built", e);
-        }
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.deja.rules.cel;
 import dev.deja.engine.CaseInfo;
 import dev.deja.engine.Catalog;
 import dev.deja.engine.CatalogException;
+import dev.deja.engine.Futures;
 import dev.deja.engine.InputException;
 import dev.deja.engine.Rule;
 import dev.deja.engine.RuleMetadata;
@@ -11,6 +12,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -86,6 +89,69 @@ public final class UserRules {
         }
         rules.sort(Comparator.comparing(Rule::id));
         return new Loaded(List.copyOf(rules), catalog);
+    }
+
+    /**
+     * The rules and their catalog at once, their expressions compiled on a thread of their own
+     * while the scan goes on ({@link Started#await} before any of them runs). A file that does not
+     * parse, or whose rule is not valid, is an {@link InputException} at once, as from {@link
+     * #load}; an expression that does not compile is the same {@link InputException} from {@link
+     * Started#await}.
+     */
+    public static Started start(
+            Catalog base, List<SourceText> ruleFiles, List<SourceText> caseFiles) {
+        Compilation batch = Compilation.batched();
+        Loaded l;
+        try {
+            l = load(base, ruleFiles, caseFiles, batch);
+        } catch (InputException e) {
+            // the first error in the files' order, as load() reports it
+            return new Started(load(base, ruleFiles, caseFiles, Compilation.direct()), null);
+        }
+        FutureTask<Void> compile = new FutureTask<>(batch::finishOrThrow, null);
+        Thread t = new Thread(compile, "deja-cel-compile");
+        t.setDaemon(true);
+        t.start();
+        return new Started(l, compile);
+    }
+
+    /** Rules whose expressions may still be compiling ({@link #start}). */
+    public static final class Started {
+        private final Loaded loaded;
+        private final FutureTask<Void> compile;
+
+        private Started(Loaded loaded, FutureTask<Void> compile) {
+            this.loaded = loaded;
+            this.compile = compile;
+        }
+
+        /** The rules, sorted by id: run them only after {@link #await}. */
+        public List<Rule> rules() {
+            return loaded.rules();
+        }
+
+        /** The catalog with the rules and their cases. */
+        public Catalog catalog() {
+            return loaded.catalog();
+        }
+
+        /**
+         * Waits until every expression is compiled; an expression that does not compile is an
+         * {@link InputException} (file:line:column and CEL's message), each time this is called.
+         */
+        public void await() {
+            if (compile == null) {
+                return;
+            }
+            try {
+                compile.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while the rules compiled", e);
+            } catch (ExecutionException e) {
+                throw Futures.rethrow(e);
+            }
+        }
     }
 
     /** One rule file, compiled and type-checked. */

@@ -177,9 +177,11 @@ final class View extends AbstractMap<String, Object> {
 
     /** The CEL value of a model value. */
     static Object of(Object o) {
+        if (o instanceof Boolean b) {
+            return Boolean.valueOf(b); // reflection boxes a boolean in a new object: one of two
+        }
         if (o == null
                 || o instanceof String
-                || o instanceof Boolean
                 || o instanceof Long
                 || o instanceof Double
                 || o instanceof View) {

@@ -33,8 +33,14 @@ class ShortcutTest {
         return new RuleFile.Text(s, "t.yaml", zeros, zeros);
     }
 
+    /** The object, and the rule's parameters. */
     private static CelVariableResolver vars(Object object) {
-        return n -> n.equals("object") ? Optional.of(object) : Optional.empty();
+        return n ->
+                switch (n) {
+                    case "object" -> Optional.of(object);
+                    case "params" -> Optional.of(Map.of("limit", 2L, "suffix", "07"));
+                    default -> Optional.empty();
+                };
     }
 
     /** CEL's value on the object, or "error: ..." */
@@ -71,7 +77,17 @@ class ShortcutTest {
                     "size(object.name) > 5 && object.items[1] == 200",
                     "object.meta.labels.app == 'x' || object.replicas == 5",
                     "object.name == null || object.replicas <= 1",
-                    "(object.replicas == 1 || object.replicas == 3) && object.name != 'web-08'");
+                    "(object.replicas == 1 || object.replicas == 3) && object.name != 'web-08'",
+                    // comprehensions, in, the conditional
+                    "object.items.exists(i, i > 100) && object.name.endsWith('07')",
+                    "object.items.all(i, i < 100) && object.replicas < 3",
+                    "object.items.exists_one(i, i == 1) && object.name != 'x'",
+                    "size(object.items.map(i, i + 1).filter(j, j > 2)) > 0 || object.name == 'db-07'",
+                    "object.name in ['web-07', 'db-08'] && object.replicas != 3",
+                    "'app' in object.meta.labels && object.name == 'x'",
+                    "object.items.exists(i, object.items.exists(j, j > i)) && object.replicas > 9",
+                    "(object.replicas > 2 ? object.name : 'none').startsWith('db') && true",
+                    "object.replicas < params.limit && object.name.endsWith(params.suffix)");
 
     @Test
     void aConditionIsRejectedOnlyWhereCelFindsItFalse() {
@@ -81,7 +97,7 @@ class ShortcutTest {
             Compilation.Expr e = direct.add(text(c), c, 0, SimpleType.BOOL, "when");
             for (Map<String, Object> o : OBJECTS) {
                 Object value = cel(e.program(), o);
-                if (e.rejects(o, CelRule.DEFAULT_COST_LIMIT)) {
+                if (e.rejects(o, vars(o), CelRule.DEFAULT_COST_LIMIT)) {
                     rejected++;
                     assertEquals(false, value, c + " on " + o);
                 }
@@ -98,7 +114,7 @@ class ShortcutTest {
                                 0,
                                 SimpleType.BOOL,
                                 "when");
-        assertTrue(e.rejects(OBJECTS.get(1), CelRule.DEFAULT_COST_LIMIT));
+        assertTrue(e.rejects(OBJECTS.get(1), vars(OBJECTS.get(1)), CelRule.DEFAULT_COST_LIMIT));
         assertEquals(false, cel(e.program(), OBJECTS.get(1)));
         // an error that decides (error || false) is left to CEL, which reports it
         Compilation.Expr or =
@@ -109,7 +125,7 @@ class ShortcutTest {
                                 0,
                                 SimpleType.BOOL,
                                 "when");
-        assertFalse(or.rejects(OBJECTS.get(1), CelRule.DEFAULT_COST_LIMIT));
+        assertFalse(or.rejects(OBJECTS.get(1), vars(OBJECTS.get(1)), CelRule.DEFAULT_COST_LIMIT));
         assertTrue(String.valueOf(cel(or.program(), OBJECTS.get(1))).startsWith("error: "));
     }
 
@@ -117,9 +133,40 @@ class ShortcutTest {
     void theShortcutKeepsTheCostLimit() {
         String c = CONDITIONS.get(0);
         Compilation.Expr e = Compilation.direct().add(text(c), c, 0, SimpleType.BOOL, "when");
-        assertTrue(e.rejects(OBJECTS.get(1), CelRule.DEFAULT_COST_LIMIT));
+        assertTrue(e.rejects(OBJECTS.get(1), vars(OBJECTS.get(1)), CelRule.DEFAULT_COST_LIMIT));
         // a limit CEL would run past before it finds the name test false: CEL decides
-        assertFalse(e.rejects(OBJECTS.get(1), 2));
+        assertFalse(e.rejects(OBJECTS.get(1), vars(OBJECTS.get(1)), 2));
+    }
+
+    @Test
+    void aComprehensionIsJudgedWithoutCelWithinItsCost() {
+        String c = "object.items.exists(i, i > 100) && object.name.endsWith('07')";
+        Compilation.Expr e = Compilation.direct().add(text(c), c, 0, SimpleType.BOOL, "when");
+        List<Long> many = new ArrayList<>();
+        for (long i = 0; i < 1000; i++) {
+            many.add(i % 50);
+        }
+        Map<String, Object> o = Map.of("name", "web-07", "items", many);
+        assertEquals(false, cel(e.program(), o));
+        // no element is over 100: known false at once, without CEL's interpreter
+        assertTrue(e.rejects(o, vars(o), CelRule.DEFAULT_COST_LIMIT));
+        // the loop's cost counted in full: under a limit it might pass, CEL decides (and stops)
+        assertFalse(e.rejects(o, vars(o), 1_000));
+        assertTrue(
+                String.valueOf(orError(() -> CelRule.eval(e.program(), vars(o), 1_000, "w")))
+                        .contains("cost limit"));
+        // a value from a loop: the same as CEL's
+        String v = "size(object.items.filter(i, i > 40))";
+        Compilation.Expr x = Compilation.direct().add(text(v), v, 0, SimpleType.DYN, "v");
+        assertEquals(180L, cel(x.program(), o));
+        assertEquals(180L, value(x, o));
+        Shortcut s =
+                Shortcut.of(
+                        CheapFirst.apply(
+                                CelRule.checked(text(v), v, 0, SimpleType.DYN, "v"),
+                                CelRule.LOOKUPS));
+        assertEquals(180L, s.value(o, vars(o), CelRule.DEFAULT_COST_LIMIT));
+        assertEquals(null, s.value(o, vars(o), 1_000));
     }
 
     @Test
@@ -193,8 +240,8 @@ class ShortcutTest {
                 assertEquals(cel(alone.program(), o), cel(again.program(), o), x + " on " + o);
                 assertEquals(a, cel(asHole.program(), o));
                 assertEquals(
-                        alone.rejects(o, CelRule.DEFAULT_COST_LIMIT),
-                        again.rejects(o, CelRule.DEFAULT_COST_LIMIT));
+                        alone.rejects(o, vars(o), CelRule.DEFAULT_COST_LIMIT),
+                        again.rejects(o, vars(o), CelRule.DEFAULT_COST_LIMIT));
             }
         }
     }
@@ -227,7 +274,15 @@ class ShortcutTest {
                         "object.meta.labels.app",
                         "object.name == null",
                         "object.items.map(i, i * 2)",
-                        "object.replicas + 1"));
+                        "object.replicas + 1",
+                        "object.items.filter(i, i > 100)",
+                        "size(object.items.filter(i, i > 0))",
+                        "object.items.exists(i, i == 200)",
+                        "object.items.all(i, i == 1)",
+                        "object.name + '-x'",
+                        "object.replicas in [1, 2]",
+                        "object.replicas > 1 ? 'many' : 'one'",
+                        "9223372036854775807 + size(object.items)"));
         int known = 0;
         for (String x : exprs) {
             Compilation.Expr e = Compilation.direct().add(text(x), x, 0, SimpleType.DYN, "e");
@@ -239,12 +294,13 @@ class ShortcutTest {
             for (Map<String, Object> o : OBJECTS) {
                 Object cel = cel(e.program(), o);
                 assertEquals(cel, value(e, o), x + " on " + o);
-                Object shortcut = s == null ? null : s.value(o, CelRule.DEFAULT_COST_LIMIT);
+                Object shortcut =
+                        s == null ? null : s.value(o, vars(o), CelRule.DEFAULT_COST_LIMIT);
                 if (shortcut != null) {
                     known++;
                     assertEquals(cel, shortcut, x + " on " + o);
                     // past the cost limit CEL decides, and stops
-                    assertEquals(null, s.value(o, 1));
+                    assertEquals(null, s.value(o, vars(o), 1));
                 }
             }
         }
