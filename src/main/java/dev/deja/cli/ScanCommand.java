@@ -184,8 +184,8 @@ public final class ScanCommand implements Callable<Integer> {
         // "pass" unseen
         Function<Snapshot, ScanResult> judge = judge(engine, selected, opts);
         Read read;
-        if (readsLocalFilesOnly(req, specs)) {
-            // the rules of one's own compile while the files are read and parsed
+        if (compilesWhileReading(req, specs)) {
+            // the rules of one's own compile while the inputs are read and parsed
             read =
                     read(
                             req,
@@ -197,7 +197,7 @@ public final class ScanCommand implements Callable<Integer> {
                             base,
                             selected);
         } else {
-            own.compiled().run(); // before anything is asked of a cluster, cloud or API
+            own.compiled().run(); // before a snapshot is written, or a fleet's targets are judged
             read = read(req, specs, judge, base, selected);
         }
         own.compiled().run(); // the rules ran: compiled (whatever path the read took)
@@ -265,21 +265,13 @@ public final class ScanCommand implements Callable<Integer> {
     }
 
     /**
-     * Whether the scan reads local files only, and writes nothing before its rules run (no cluster,
-     * cloud, metrics or runtime API, no snapshot out): then the rules of one's own may finish
-     * compiling while the files are read, since a rule that does not compile (exit 2) leaves
-     * nothing done that the user would not have had before.
+     * Whether the rules of one's own may finish compiling while the scan reads (files, a cluster, a
+     * cloud account: reads only): unless it writes a snapshot file before its rules run, or judges
+     * each context of a fleet apart (a rule that does not compile must be exit 2, not one failed
+     * target). A rule that does not compile is exit 2 as soon as the read is done.
      */
-    private static boolean readsLocalFilesOnly(ScanRequest req, List<FleetScan.Spec> specs) {
-        return specs.isEmpty()
-                && !req.cluster
-                && !req.aws
-                && !req.liveMetrics
-                && req.prometheus == null
-                && req.haproxyRuntime.isEmpty()
-                && req.haproxyConfigMaps.isEmpty()
-                && req.snapshotOut == null
-                && req.paths.stream().noneMatch(p -> p.contains("://"));
+    private static boolean compilesWhileReading(ScanRequest req, List<FleetScan.Spec> specs) {
+        return specs.isEmpty() && req.snapshotOut == null;
     }
 
     /** The suppressions of --ignore-file and deja.yaml. */

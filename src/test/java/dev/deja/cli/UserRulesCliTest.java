@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -186,13 +187,24 @@ class UserRulesCliTest {
         assertTrue(
                 s2.err().contains(file + ":12:13: check.when: undeclared reference to 'nosuch'"),
                 s2.err());
-        // a scan compiles its rules while it reads its files; the rule's error still comes first,
-        // before a file that cannot be read, and before any finding
-        for (String input :
+        // a scan compiles its rules while it reads its inputs; the rule's error still comes
+        // first, before a file that cannot be read, a cluster that cannot be reached, and before
+        // any finding
+        Path kubeconfig = dir.resolve("kubeconfig");
+        Files.writeString(
+                kubeconfig,
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server:"
+                        + " \"https://127.0.0.1:1\"}\nusers:\n- name: u\n  user: {token: t}\n"
+                        + "contexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+                        + "current-context: x\n");
+        for (List<String> input :
                 List.of(
-                        dir.resolve("no-such-haproxy.cfg").toString(),
-                        "src/test/resources/fixtures/k8s-lb-not-spread")) {
-            Run scan = deja("scan", "--rules-dir", dir.toString(), input);
+                        List.of(dir.resolve("no-such-haproxy.cfg").toString()),
+                        List.of("src/test/resources/fixtures/k8s-lb-not-spread"),
+                        List.of("--cluster", "--kubeconfig", kubeconfig.toString()))) {
+            List<String> args = new ArrayList<>(List.of("scan", "--rules-dir", dir.toString()));
+            args.addAll(input);
+            Run scan = deja(args.toArray(new String[0]));
             assertEquals(2, scan.code(), scan.err());
             assertTrue(
                     scan.err()

@@ -18,7 +18,8 @@ import java.util.Set;
  * almost every object. CEL's interpreter allocates per node and dispatches every call by its
  * arguments' types; on tens of thousands of objects and fifty rules that is most of a scan. This
  * class evaluates the condition itself, for the few kinds of node whose CEL meaning is plain (a
- * field of a map, a string, int, bool or null constant, {@code has()} on deja's views, {@code ==}
+ * field of a map, a string, int, bool or null constant, {@code has()}, {@code string()}, {@code
+ * join()}, arithmetic on ints, {@code ==}
  * and {@code !=} on two values of one type or against null, int comparisons, {@code !}, {@code &&},
  * {@code ||}, {@code in}, {@code startsWith}, {@code endsWith}, {@code contains}, {@code
  * effective()} and deja's other functions, the rule's {@code params}), every
@@ -195,18 +196,18 @@ final class Shortcut {
     }
 
     /**
-     * The value CEL gives the whole expression on this object, when this class knows it and it is a
-     * string, an int or a bool (what a condition gives, what a message shows as CEL's value would
-     * show); else null, and CEL evaluates it. Every node's value here is the one CEL gives it (that
-     * is what "known" means in this class), so a known value of the whole is CEL's; and CEL,
-     * evaluating at most every node once, could not have run past the cost limit.
+     * The value CEL gives the whole expression on this object, when this class knows it: a string,
+     * an int, a bool, or a map or list (deja's own values, as CEL reads them; a message shows them
+     * as CEL's value would show); else null, and CEL evaluates it. Every node's value here is the
+     * one CEL gives it (that is what "known" means in this class), so a known value of the whole is
+     * CEL's; and CEL, evaluating at most every node once, could not have run past the cost limit.
      */
     Object value(Object object, CelVariableResolver vars, long limit) {
         if (whole == null || wholeSteps > limit) {
             return null;
         }
         Object v = whole.eval(new Env(object, vars, locals, wholeSteps, limit));
-        return v instanceof String || v instanceof Long || v instanceof Boolean ? v : null;
+        return v == UNKNOWN || v == NULL ? null : v;
     }
 
     /** Whether CEL certainly finds the condition false on this object. */
@@ -362,9 +363,12 @@ final class Shortcut {
 
     private static Node select(Node operand, String field, boolean testOnly) {
         if (testOnly) {
-            // has(): deja's views hold no null values: present is non-null
+            // has() on a map: whether it holds the key (deja's views hold no null values: a view
+            // holds what is not null)
             return o ->
-                    operand.eval(o) instanceof View m ? (Object) (m.get(field) != null) : UNKNOWN;
+                    operand.eval(o) instanceof Map<?, ?> m
+                            ? (Object) m.containsKey(field)
+                            : UNKNOWN;
         }
         return o -> operand.eval(o) instanceof Map<?, ?> m ? known(m.get(field)) : UNKNOWN;
     }
@@ -472,6 +476,12 @@ final class Shortcut {
             if (STRING_TESTS.contains(f) && n == 1) {
                 return stringTest(f, node(c.target().get(), scope), node(c.args().get(0), scope));
             }
+            if (f.equals("join") && n <= 1) {
+                // the strings extension's list.join([separator]): a list of strings only
+                Node list = node(c.target().get(), scope);
+                Node sep = n == 0 ? constant("") : node(c.args().get(0), scope);
+                return o -> join(list.eval(o), sep.eval(o));
+            }
             return unknown(scope);
         }
         if (f.equals("size") || Functions.has(f, n)) {
@@ -480,6 +490,16 @@ final class Shortcut {
         if (n == 1 && f.equals("!_")) {
             Node a = node(c.args().get(0), scope);
             return o -> a.eval(o) instanceof Boolean b ? (Object) !b : UNKNOWN;
+        }
+        if (n == 1 && f.equals("string")) {
+            // string() of a string, an int or a bool (CEL's own text of each)
+            Node a = node(c.args().get(0), scope);
+            return o -> {
+                Object v = a.eval(o);
+                return v instanceof String || v instanceof Long || v instanceof Boolean
+                        ? (Object) String.valueOf(v)
+                        : UNKNOWN;
+            };
         }
         if (n == 1 && f.equals("@not_strictly_false")) {
             // true unless false (an error is true): what a macro's loop goes on while
@@ -511,6 +531,11 @@ final class Shortcut {
                 return o -> index(a.eval(o), b.eval(o));
             case "_+_":
                 return o -> plus(a.eval(o), b.eval(o));
+            case "_-_":
+            case "_*_":
+            case "_/_":
+            case "_%_":
+                return o -> arithmetic(f, a.eval(o), b.eval(o));
             case "@in":
                 return o -> in(a.eval(o), b.eval(o));
             default:
@@ -557,6 +582,45 @@ final class Shortcut {
         }
         Boolean other = !decides;
         return a == other && b == other ? other : UNKNOWN;
+    }
+
+    /**
+     * {@code -}, {@code *}, {@code /} and {@code %} on two ints; an overflow or a division by zero
+     * is CEL's error (not known here).
+     */
+    private static Object arithmetic(String f, Object a, Object b) {
+        if (!(a instanceof Long x && b instanceof Long y)) {
+            return UNKNOWN;
+        }
+        try {
+            switch (f) {
+                case "_-_":
+                    return Math.subtractExact(x, y);
+                case "_*_":
+                    return Math.multiplyExact(x, y);
+                default:
+                    if (y == 0 || (x == Long.MIN_VALUE && y == -1)) {
+                        return UNKNOWN;
+                    }
+                    return f.equals("_/_") ? x / y : x % y;
+            }
+        } catch (ArithmeticException e) {
+            return UNKNOWN;
+        }
+    }
+
+    private static Object join(Object list, Object separator) {
+        if (!(list instanceof List<?> l) || !(separator instanceof String sep)) {
+            return UNKNOWN;
+        }
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < l.size(); i++) {
+            if (!(l.get(i) instanceof String x)) {
+                return UNKNOWN;
+            }
+            b.append(i == 0 ? "" : sep).append(x);
+        }
+        return b.toString();
     }
 
     private static Object index(Object a, Object i) {

@@ -282,7 +282,15 @@ class ShortcutTest {
                         "object.name + '-x'",
                         "object.replicas in [1, 2]",
                         "object.replicas > 1 ? 'many' : 'one'",
-                        "9223372036854775807 + size(object.items)"));
+                        "9223372036854775807 + size(object.items)",
+                        "has(object.meta) && has(object.meta.labels.app)",
+                        "object.items.map(i, string(i)).join(', ')",
+                        "[object.name, 'x'].join()",
+                        "string(object.replicas) + ' replicas'",
+                        "object.replicas * 1000 - 1",
+                        "object.replicas / (object.replicas - 1)",
+                        "object.replicas % 2 == 1",
+                        "9223372036854775807 * object.replicas"));
         int known = 0;
         for (String x : exprs) {
             Compilation.Expr e = Compilation.direct().add(text(x), x, 0, SimpleType.DYN, "e");
@@ -299,6 +307,8 @@ class ShortcutTest {
                 if (shortcut != null) {
                     known++;
                     assertEquals(cel, shortcut, x + " on " + o);
+                    // what a message shows
+                    assertEquals(Template.text(cel), Template.text(shortcut), x + " on " + o);
                     // past the cost limit CEL decides, and stops
                     assertEquals(null, s.value(o, vars(o), 1));
                 }
