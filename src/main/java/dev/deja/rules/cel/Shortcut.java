@@ -397,16 +397,22 @@ final class Shortcut {
             elements[i] = node(l.elements().get(i), scope);
         }
         return env -> {
-            Object[] values = new Object[elements.length];
-            for (int i = 0; i < values.length; i++) {
-                Object v = elements[i].eval(env);
-                if (v == UNKNOWN || v == NULL) {
-                    return UNKNOWN;
-                }
-                values[i] = v;
-            }
-            return List.of(values);
+            Object[] values = values(elements, env);
+            return values == null ? UNKNOWN : List.of(values);
         };
+    }
+
+    /** The values of these nodes, or null when one is not known or is null. */
+    private static Object[] values(Node[] nodes, Env env) {
+        Object[] values = new Object[nodes.length];
+        for (int i = 0; i < values.length; i++) {
+            Object v = nodes[i].eval(env);
+            if (v == UNKNOWN || v == NULL) {
+                return null;
+            }
+            values[i] = v;
+        }
+        return values;
     }
 
     /**
@@ -692,13 +698,9 @@ final class Shortcut {
             return o -> size(a.eval(o));
         }
         return o -> {
-            Object[] values = new Object[nodes.length];
-            for (int i = 0; i < values.length; i++) {
-                Object v = nodes[i].eval(o);
-                if (v == UNKNOWN || v == NULL) {
-                    return UNKNOWN;
-                }
-                values[i] = v;
+            Object[] values = values(nodes, o);
+            if (values == null) {
+                return UNKNOWN;
             }
             try {
                 java.util.Optional<Object> r = Functions.call(f, values);
