@@ -183,24 +183,7 @@ public final class ScanCommand implements Callable<Integer> {
         // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would
         // "pass" unseen
         Function<Snapshot, ScanResult> judge = judge(engine, selected, opts);
-        Read read;
-        if (compilesWhileReading(req, specs)) {
-            // the rules of one's own compile while the inputs are read and parsed
-            read =
-                    read(
-                            req,
-                            specs,
-                            snapshot -> {
-                                own.compiled().run();
-                                return judge.apply(snapshot);
-                            },
-                            base,
-                            selected);
-        } else {
-            own.compiled().run(); // before a snapshot is written, or a fleet's targets are judged
-            read = read(req, specs, judge, base, selected);
-        }
-        own.compiled().run(); // the rules ran: compiled (whatever path the read took)
+        Read read = readWithOwnRules(own, req, specs, judge, base, selected);
         ScanResult result = read.result();
         Predicate<Location> inScope = read.inScope();
         String clusterRead = read.clusterRead();
@@ -225,6 +208,38 @@ public final class ScanCommand implements Callable<Integer> {
         }
         write(outs, report, notifyUrl, pushUrl);
         return exitCode(report);
+    }
+
+    /**
+     * The read and the judging, once the rules of one's own are compiled: they compile while the
+     * inputs are read ({@link #compilesWhileReading}), else before.
+     */
+    private Read readWithOwnRules(
+            OwnRules own,
+            ScanRequest req,
+            List<FleetScan.Spec> specs,
+            Function<Snapshot, ScanResult> judge,
+            Baseline base,
+            List<Rule> selected) {
+        Read read;
+        if (compilesWhileReading(req, specs)) {
+            // the rules of one's own compile while the inputs are read and parsed
+            read =
+                    read(
+                            req,
+                            specs,
+                            snapshot -> {
+                                own.compiled().run();
+                                return judge.apply(snapshot);
+                            },
+                            base,
+                            selected);
+        } else {
+            own.compiled().run(); // before a snapshot is written, or a fleet's targets are judged
+            read = read(req, specs, judge, base, selected);
+        }
+        own.compiled().run(); // the rules ran: compiled (whatever path the read took)
+        return read;
     }
 
     /** --baseline: the report to compare with, or null. */
