@@ -183,7 +183,8 @@ public final class ScanCommand implements Callable<Integer> {
         // a rule runs only over a source this scan read: HAProxy rules on a cluster-only scan would
         // "pass" unseen
         Function<Snapshot, ScanResult> judge = judge(engine, selected, opts);
-        Read read = readWithOwnRules(own, req, specs, judge, base, selected);
+        Read read = read(req, specs, afterCompile(own, req, specs, judge), base, selected);
+        own.compiled().run(); // the rules ran: compiled (whatever path the read took)
         ScanResult result = read.result();
         Predicate<Location> inScope = read.inScope();
         String clusterRead = read.clusterRead();
@@ -211,35 +212,22 @@ public final class ScanCommand implements Callable<Integer> {
     }
 
     /**
-     * The read and the judging, once the rules of one's own are compiled: they compile while the
-     * inputs are read ({@link #compilesWhileReading}), else before.
+     * The judging, once the rules of one's own are compiled: they compile while the inputs are read
+     * ({@link #compilesWhileReading}, the judging waits for them), else before the read.
      */
-    private Read readWithOwnRules(
+    private static Function<Snapshot, ScanResult> afterCompile(
             OwnRules own,
             ScanRequest req,
             List<FleetScan.Spec> specs,
-            Function<Snapshot, ScanResult> judge,
-            Baseline base,
-            List<Rule> selected) {
-        Read read;
-        if (compilesWhileReading(req, specs)) {
-            // the rules of one's own compile while the inputs are read and parsed
-            read =
-                    read(
-                            req,
-                            specs,
-                            snapshot -> {
-                                own.compiled().run();
-                                return judge.apply(snapshot);
-                            },
-                            base,
-                            selected);
-        } else {
+            Function<Snapshot, ScanResult> judge) {
+        if (!compilesWhileReading(req, specs)) {
             own.compiled().run(); // before a snapshot is written, or a fleet's targets are judged
-            read = read(req, specs, judge, base, selected);
+            return judge;
         }
-        own.compiled().run(); // the rules ran: compiled (whatever path the read took)
-        return read;
+        return snapshot -> {
+            own.compiled().run();
+            return judge.apply(snapshot);
+        };
     }
 
     /** --baseline: the report to compare with, or null. */
