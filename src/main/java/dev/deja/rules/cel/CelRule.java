@@ -452,48 +452,13 @@ public final class CelRule implements Rule {
 
     @Override
     public List<Finding> check(Snapshot snapshot, RuleContext ctx) {
-        long limit = limit(ctx);
-        Map<String, Object> params = params(ctx);
-        List<Finding> out = new ArrayList<>();
-        int notes = 0;
-        int moreNotes = 0;
-        Map<String, List<String>> withoutRaw = new LinkedHashMap<>();
+        Judging j = new Judging(snapshot, ctx, limit(ctx), Map.copyOf(params(ctx)));
         Functions.Context previous = Functions.CURRENT.get();
         try {
-            Map<String, Object> allParams = Map.copyOf(params);
-            Functions.Context fc = null;
             for (Compiled c : checks) {
-                for (Views.Item item : c.over().items(snapshot)) {
-                    if (fc == null || fc.config() != item.config()) {
-                        fc = new Functions.Context(snapshot, item.config());
-                        Functions.CURRENT.set(fc);
-                    }
-                    Object object = item.value();
-                    String why = withoutRaw(snapshot, object);
-                    if (why != null) {
-                        withoutRaw.computeIfAbsent(why, k -> new ArrayList<>()).add(item.label());
-                        continue;
-                    }
-                    CelVariableResolver vars =
-                            name ->
-                                    switch (name) {
-                                        case "object" -> Optional.of(object);
-                                        case "params" -> Optional.of(allParams);
-                                        default -> Optional.empty();
-                                    };
-                    try {
-                        Finding f = judge(c, item, vars, ctx, limit);
-                        if (f != null) {
-                            out.add(f);
-                        }
-                    } catch (Failure e) {
-                        if (notes < MAX_NOTES) {
-                            ctx.notChecked(item.label(), e.getMessage());
-                            notes++;
-                        } else {
-                            moreNotes++;
-                        }
-                    }
+                List<Views.Item> items = c.over().items(snapshot);
+                for (int i = 0; i < items.size(); i++) {
+                    j.judge(c, items.get(i));
                 }
             }
         } finally {
@@ -503,8 +468,72 @@ public final class CelRule implements Rule {
                 Functions.CURRENT.set(previous);
             }
         }
-        notCheckedRest(ctx, withoutRaw, moreNotes);
-        return checks.get(0).over().scoped(snapshot, dedupe(out));
+        notCheckedRest(ctx, j.withoutRaw, j.moreNotes);
+        return checks.get(0).over().scoped(snapshot, dedupe(j.found));
+    }
+
+    /**
+     * One run of the rule over a snapshot: what it found so far. Judging one object is a method of
+     * its own ({@link #judge}), called once per object, so that the JVM compiles it after a few
+     * hundred objects; in the loop of {@link #check}, called once per rule, the body would run in
+     * the interpreter until the loop itself is compiled (on-stack replacement, after about a
+     * hundred thousand turns).
+     */
+    private final class Judging implements CelVariableResolver {
+        final Snapshot snapshot;
+        final RuleContext ctx;
+        final long limit;
+        final Map<String, Object> params;
+        final List<Finding> found = new ArrayList<>();
+        final Map<String, List<String>> withoutRaw = new LinkedHashMap<>();
+        int notes;
+        int moreNotes;
+        Functions.Context fc;
+
+        /** The object being judged, as the expressions' {@code object}. */
+        Object object;
+
+        Judging(Snapshot snapshot, RuleContext ctx, long limit, Map<String, Object> params) {
+            this.snapshot = snapshot;
+            this.ctx = ctx;
+            this.limit = limit;
+            this.params = params;
+        }
+
+        @Override
+        public Optional<Object> find(String name) {
+            return switch (name) {
+                case "object" -> Optional.of(object);
+                case "params" -> Optional.of(params);
+                default -> Optional.empty();
+            };
+        }
+
+        void judge(Compiled c, Views.Item item) {
+            if (fc == null || fc.config() != item.config()) {
+                fc = new Functions.Context(snapshot, item.config());
+                Functions.CURRENT.set(fc);
+            }
+            object = item.value();
+            String why = CelRule.this.withoutRaw(snapshot, object);
+            if (why != null) {
+                withoutRaw.computeIfAbsent(why, k -> new ArrayList<>()).add(item.label());
+                return;
+            }
+            try {
+                Finding f = CelRule.judge(c, item, this, ctx, limit);
+                if (f != null) {
+                    found.add(f);
+                }
+            } catch (Failure e) {
+                if (notes < MAX_NOTES) {
+                    ctx.notChecked(item.label(), e.getMessage());
+                    notes++;
+                } else {
+                    moreNotes++;
+                }
+            }
+        }
     }
 
     /** The rule's parameters by name, as its expressions see them ({@code params}). */
