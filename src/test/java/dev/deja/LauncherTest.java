@@ -183,7 +183,8 @@ class LauncherTest {
     }
 
     @Test
-    void scansOfFilesAloneGetTheSmallerArchiveClusterAwsAndDejaYamlTheFullOne() throws Exception {
+    void scansOfFilesAloneGetTheSmallerArchiveClusterAwsAndConfigsThatMayTurnThemOnTheFullOne()
+            throws Exception {
         layout("mkdir -p target && echo jar > target/deja.jar\n");
         Files.createDirectories(repo.resolve("examples"));
         Files.writeString(repo.resolve("calls"), "");
@@ -229,10 +230,36 @@ class LauncherTest {
             String out = launchIn(wd, args.toArray(String[]::new));
             assertTrue(out.contains(full), args + ": " + out);
         }
-        // a deja.yaml here or in a parent folder may turn the cluster on
+        assertTrue(launchIn(wd, "scan", "--rules-dir", "r", "x.cfg").contains(full));
+        // a deja.yaml here or in a parent folder, or one given, may turn the cluster on; one that
+        // names no source of the full archive (rules, severities, suppressions) does not
         Path sub = Files.createDirectories(wd.resolve("a/b"));
         Files.writeString(wd.resolve("deja.yaml"), "sources: {}\n");
-        assertTrue(launchIn(sub, "scan", "haproxy.cfg").contains(full));
+        assertTrue(launchIn(sub, "scan", "haproxy.cfg").contains(files));
+        for (String yaml :
+                List.of(
+                        "sources: {cluster: {}}\n",
+                        "sources:\n  AWS: {regions: [eu-west-1]}\n",
+                        "sources: {prometheus: {url: 'http://p'}}\n",
+                        "rulesDirs: [mine]\n",
+                        "reportConfigMap: {name: r}\n",
+                        "baseline: configmap:ns/b\n",
+                        "outputs: {json: 's3://b/k.json'}\n",
+                        "notify: https://hooks.example/x\n",
+                        "pushgateway: http://pg:9091\n")) {
+            Files.writeString(wd.resolve("deja.yaml"), yaml);
+            assertTrue(launchIn(sub, "scan", "haproxy.cfg").contains(full), yaml);
+            assertTrue(launchIn(sub, "scan", "--no-config", "haproxy.cfg").contains(files), yaml);
+        }
+        Files.writeString(
+                wd.resolve("other.yaml"),
+                "rules: {disabled: [haproxy-no-saturation-visibility]}\nsuppressions: []\n");
+        assertTrue(launchIn(sub, "scan", "--config", "../../other.yaml", "x.cfg").contains(files));
+        assertTrue(launchIn(sub, "scan", "--config=../../other.yaml", "x.cfg").contains(files));
+        assertTrue(launchIn(sub, "scan", "--config", "../../deja.yaml", "x.cfg").contains(full));
+        // a config file the launcher cannot read, or standard input: the full archive
+        assertTrue(launchIn(sub, "scan", "--config", "missing.yaml", "x.cfg").contains(full));
+        assertTrue(launchIn(sub, "scan", "--config", "-", "x.cfg").contains(full));
         // no second training while the archives are newer than the jar
         assertEquals(
                 2,

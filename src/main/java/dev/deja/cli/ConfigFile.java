@@ -8,12 +8,12 @@ import dev.deja.engine.RuleMetadata;
 import dev.deja.engine.Severity;
 import dev.deja.engine.Suppressions;
 import dev.deja.engine.YamlError;
+import dev.deja.engine.YamlNodes;
 import dev.deja.report.Reporters;
 import dev.deja.report.sink.ReportStore;
 import dev.deja.rules.cel.CelRule;
 import dev.deja.source.InputFiles;
 import java.io.IOException;
-import java.io.StringReader;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +26,6 @@ import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
@@ -413,15 +412,20 @@ public final class ConfigFile {
         return c;
     }
 
+    /** The YAML reader's limits for a config file: aliases, depth, size; no duplicate keys. */
+    private static LoaderOptions options() {
+        LoaderOptions o = new LoaderOptions();
+        o.setAllowDuplicateKeys(false);
+        o.setMaxAliasesForCollections(10);
+        o.setNestingDepthLimit(20);
+        o.setCodePointLimit(1 << 20);
+        return o;
+    }
+
     /** The file's YAML as a node tree (null when empty), with limits on aliases, depth and size. */
     private static Node compose(String text, String display) {
         try {
-            LoaderOptions o = new LoaderOptions();
-            o.setAllowDuplicateKeys(false);
-            o.setMaxAliasesForCollections(10);
-            o.setNestingDepthLimit(20);
-            o.setCodePointLimit(1 << 20);
-            return new Yaml(o).compose(new StringReader(text));
+            return YamlNodes.compose(text, options());
         } catch (MarkedYAMLException e) {
             throw YamlError.of(display, "not valid YAML", e);
         } catch (RuntimeException e) {
@@ -945,15 +949,24 @@ public final class ConfigFile {
         }
     }
 
-    /** The {@code rulesDirs:} of a config file's text, as written; none for another shape. */
+    /**
+     * The {@code rulesDirs:} of a config file's text, as written: its plain values, one or a list,
+     * as the full read takes them (an empty or nested value is left to that read, which names it);
+     * none for another shape. Read with the full read's limits.
+     */
     static List<String> rulesDirsOf(String text) {
-        Object doc =
-                new org.yaml.snakeyaml.Yaml(
-                                new org.yaml.snakeyaml.constructor.SafeConstructor(
-                                        new org.yaml.snakeyaml.LoaderOptions()))
-                        .load(text);
-        if (doc instanceof Map<?, ?> m && m.get("rulesDirs") instanceof List<?> l) {
-            return l.stream().map(String::valueOf).toList();
+        if (!(YamlNodes.compose(text, options()) instanceof MappingNode top)) {
+            return List.of();
+        }
+        for (NodeTuple t : top.getValue()) {
+            if (t.getKeyNode() instanceof ScalarNode k && k.getValue().equals("rulesDirs")) {
+                Node v = t.getValueNode();
+                List<Node> items = v instanceof SequenceNode q ? q.getValue() : List.of(v);
+                return items.stream()
+                        .filter(n -> n instanceof ScalarNode s && !s.getTag().equals(Tag.NULL))
+                        .map(n -> ((ScalarNode) n).getValue())
+                        .toList();
+            }
         }
         return List.of();
     }

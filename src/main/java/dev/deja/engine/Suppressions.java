@@ -1,6 +1,5 @@
 package dev.deja.engine;
 
-import java.io.StringReader;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -8,7 +7,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
@@ -50,7 +48,7 @@ public final class Suppressions {
             LoaderOptions o = new LoaderOptions();
             o.setMaxAliasesForCollections(10);
             o.setNestingDepthLimit(10);
-            root = new Yaml(o).compose(new StringReader(text));
+            root = YamlNodes.compose(text, o);
         } catch (MarkedYAMLException e) {
             throw YamlError.of(display, "not valid YAML", e);
         } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package dev.deja.cli;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,5 +25,8 @@ class WarmUpTest {
         assertDoesNotThrow(WarmUp::configFile);
         assertTrue(ConfigFile.rulesDirsOf("rulesDirs: [a, b]\n").equals(List.of("a", "b")));
         assertTrue(ConfigFile.rulesDirsOf("failOn: none\n").isEmpty());
+        // as the full read takes them: one plain value, or a list's plain values as written
+        assertEquals(List.of("mine"), ConfigFile.rulesDirsOf("rulesDirs: mine\n"));
+        assertEquals(List.of("0x10", "a"), ConfigFile.rulesDirsOf("rulesDirs: [0x10, ~, a]\n"));
     }
 }
