@@ -141,6 +141,9 @@ public final class Cli {
         cmd.setOut(io.out());
         cmd.setErr(io.err());
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        // scan and report merge are built and parsed without picocli's interpolation (Opt.command);
+        // their help, like every other, renders with it
+        cmd.setHelpFactory((spec, scheme) -> new CommandLine.Help(Opt.interpolating(spec), scheme));
         exitCodeHelp(cmd);
         cmd.setParameterExceptionHandler((ex, badArgs) -> parameterError(cmd, ex, badArgs));
         cmd.setExecutionExceptionHandler(Cli::executionError);

@@ -71,6 +71,7 @@ public final class CompletionCommand implements Callable<Integer> {
         }
         // every command, whatever this run built (a run of one command builds only that one)
         CommandLine all = Cli.commandLine(io);
+        Opt.interpolating(all.getCommandSpec()); // the descriptions as the help renders them
         PrintWriter out = spec.commandLine().getOut();
         out.print(s.equals("fish") ? fish(all) : AutoComplete.bash("deja", all));
         out.flush();

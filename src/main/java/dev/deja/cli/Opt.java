@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.IGetter;
 import picocli.CommandLine.Model.ISetter;
@@ -129,7 +130,7 @@ final class Opt {
      * the reflection over picocli's own annotated class that it costs.
      */
     static void standardHelpOptions(CommandSpec spec) {
-        CommandSpec mixin = CommandSpec.create();
+        CommandSpec mixin = CommandSpec.create().interpolateVariables(false);
         mixin.addOption(
                 OptionSpec.builder("-h", "--help")
                         .usageHelp(true)
@@ -154,18 +155,37 @@ final class Opt {
     /**
      * A command: {@code userObject} runs it (a {@link java.util.concurrent.Callable}), with deja's
      * version for {@code --version} and its standard help options to be added last.
+     *
+     * <p>Built, and its arguments parsed, without picocli's variable interpolation, in it and its
+     * mixins: no name, label or default of deja's holds a variable, yet picocli looks for each of
+     * its lookups ({@code sys:}, {@code env:}, ...) in every name and label as an option is added,
+     * which is about a fifth of the 100-140 ms that building the scan's command line costs a cold
+     * JVM. The help turns it on ({@link #interpolating}), for {@code ${DEFAULT-VALUE}}.
      */
     static CommandSpec command(Object userObject, String name, String... description) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(userObject);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(userObject).interpolateVariables(false);
         s.name(name);
         s.versionProvider(new VersionProvider());
         s.usageMessage().description(description);
         return s;
     }
 
+    /**
+     * {@code spec} and its subcommands with picocli's interpolation turned on, as the help needs it
+     * (its {@code ${DEFAULT-VALUE}}, and the {@code ${picocli.help.name.0:--h}} of the annotated
+     * commands' standard options); {@code spec}.
+     */
+    static CommandSpec interpolating(CommandSpec spec) {
+        spec.interpolateVariables(true);
+        for (CommandLine sub : spec.subcommands().values()) {
+            interpolating(sub.getCommandSpec());
+        }
+        return spec;
+    }
+
     /** A group of options ({@code declare} adds them) under {@code name}, as a mixin field is. */
     static void mixin(CommandSpec spec, String name, Consumer<CommandSpec> declare) {
-        CommandSpec m = CommandSpec.create();
+        CommandSpec m = CommandSpec.create().interpolateVariables(false);
         declare.accept(m);
         spec.addMixin(name, m);
     }

@@ -66,4 +66,18 @@ class ScanHelpTest {
                 namespace > kube && namespace < help.indexOf("\nLive proxy figures"),
                 "-n under Live Kubernetes");
     }
+
+    @Test
+    void theHelpRendersDefaultsAndEscapesThoughTheModelIsBuiltWithoutInterpolation() {
+        // Opt.command builds the scan's model with picocli's interpolation off; the help turns it
+        // on: ${DEFAULT-VALUE} becomes the default, $${VAR} the text ${VAR}
+        String help = TestSupport.run("scan", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(help.contains("'none' never fails (default: medium)"), help);
+        assertTrue(help.contains("tarpit arithmetic (default: 300, as in IL-0264)"), help);
+        assertTrue(help.contains("used in HAProxy configs (\"${VAR}\")"), help);
+        assertTrue(!help.contains("DEFAULT-VALUE"), help);
+        String fish = TestSupport.run("completion", "fish").out();
+        assertTrue(fish.contains("used in HAProxy configs (\"${VAR}\")"), fish);
+        assertTrue(!fish.contains("DEFAULT-VALUE"), fish);
+    }
 }
