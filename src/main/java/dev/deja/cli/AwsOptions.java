@@ -33,14 +33,14 @@ final class AwsOptions {
                         .negatable()
                         .description(
                                 "Scan AWS load balancers (ELBv2) with the default credential chain (--no-aws: not even when deja.yaml has an aws section)")
-                        .flag(() -> aws, v -> aws = v));
+                        .flag(this, "aws"));
         s.addOption(
                 Opt.named("--profile")
                         .label("NAME")
                         .split("\u0000")
                         .splitLabel("")
                         .description("AWS profile; repeat it to scan several accounts in one run")
-                        .list(String.class, () -> profiles, v -> profiles = v));
+                        .list(String.class, this, "profiles"));
         s.addOption(
                 Opt.named("--role-arn")
                         .label("ARN")
@@ -48,24 +48,24 @@ final class AwsOptions {
                         .splitLabel("")
                         .description(
                                 "Also scan the account of this IAM role, assumed with STS AssumeRole (session name deja) from the default credentials (repeatable)")
-                        .list(String.class, () -> roleArns, v -> roleArns = v));
+                        .list(String.class, this, "roleArns"));
         s.addOption(
                 Opt.named("--external-id")
                         .label("ID")
                         .description("External id for --role-arn's AssumeRole")
-                        .value(String.class, () -> externalId, v -> externalId = v));
+                        .value(String.class, this, "externalId"));
         s.addOption(
                 Opt.named("--region")
                         .label("REGION")
                         .split("\u0000")
                         .splitLabel("")
                         .description("AWS region (repeatable; default from profile or environment)")
-                        .list(String.class, () -> regions, v -> regions = v));
+                        .list(String.class, this, "regions"));
         s.addOption(
                 Opt.named("--aws-endpoint")
                         .label("URL")
                         .description("ELBv2/EC2 endpoint override (emulators, tests)")
-                        .value(String.class, () -> awsEndpoint, v -> awsEndpoint = v));
+                        .value(String.class, this, "awsEndpoint"));
     }
 
     void check() {

@@ -28,17 +28,17 @@ final class ConfigOptions {
                         .label("FILE")
                         .description(
                                 "deja.yaml: sources, rules, severity overrides, suppressions, outputs; options given here override it. Without it, .deja.yaml or deja.yaml is looked for in the working directory, then its parents up to the repository root")
-                        .value(Path.class, () -> config, v -> config = v));
+                        .value(Path.class, this, "config"));
         s.addOption(
                 Opt.named("--no-config")
                         .description(
                                 "Read no config file: neither .deja.yaml nor deja.yaml is looked for (--config is then an error)")
-                        .flag(() -> noConfig, v -> noConfig = v));
+                        .flag(this, "noConfig"));
         s.addOption(
                 Opt.named("--untrusted-config")
                         .description(
                                 "The config file may come from the change being scanned (a pull request): it may say how to judge (rules, parameters, severities, suppressions, failOn, paths inside its folder) but a key that sends, writes or reads a live system (outputs, notify, pushgateway, snapshotOut, reportConfigMap, cluster, aws, prometheus, haproxyRuntime, configMaps) or a path out of its folder is an error naming file:line (exit 2). The GitHub Action passes it")
-                        .flag(() -> untrustedConfig, v -> untrustedConfig = v));
+                        .flag(this, "untrustedConfig"));
     }
 
     /** The config file in use (given or found), once {@link #load} ran; null when there is none. */

@@ -35,31 +35,31 @@ final class FileOptions {
                         .label("KEY=VALUE")
                         .description(
                                 "Value for an environment variable used in HAProxy configs (\"$${VAR}\")")
-                        .map(() -> env, v -> env = v));
+                        .map(this, "env"));
         s.addOption(
                 Opt.named("--haproxy-version")
                         .label("X.Y")
                         .description(
                                 "HAProxy version for .if version_atleast()/version_before() (default: current LTS)")
-                        .value(String.class, () -> haproxyVersion, v -> haproxyVersion = v));
+                        .value(String.class, this, "haproxyVersion"));
         s.addOption(
                 Opt.named("--haproxy-one-instance")
                         .description(
                                 "Read all HAProxy files given as one instance, in order (like haproxy -f a.cfg -f b.cfg); by default each file is its own instance")
-                        .flag(() -> haproxyOneInstance, v -> haproxyOneInstance = v));
+                        .flag(this, "haproxyOneInstance"));
         s.addOption(
                 Opt.named("--haproxy-instances")
                         .label("N")
                         .description(
                                 "How many HAProxy instances run each configuration scanned (a fleet of load balancers, one per node); 2 or more lets haproxy-roundrobin-same-start judge configurations without a peers section")
-                        .value(Integer.class, () -> haproxyInstances, v -> haproxyInstances = v));
+                        .value(Integer.class, this, "haproxyInstances"));
         s.addOption(
                 Opt.named("--assume-client-rps")
                         .label("N")
                         .defaultValue("300")
                         .description(
                                 "Request rate of one abusive client, for tarpit arithmetic (default: ${DEFAULT-VALUE}, as in IL-0264)")
-                        .value(int.class, () -> assumeClientRps, v -> assumeClientRps = v));
+                        .value(int.class, this, "assumeClientRps"));
         s.addOption(
                 Opt.named("--helm-values")
                         .label("FILE")
@@ -67,7 +67,7 @@ final class FileOptions {
                         .splitLabel("")
                         .description(
                                 "Values file for the Helm charts scanned (repeatable; as helm template -f)")
-                        .list(Path.class, () -> helmValues, v -> helmValues = v));
+                        .list(Path.class, this, "helmValues"));
         s.addOption(
                 Opt.named("--helm-set")
                         .label("KEY=VALUE")
@@ -75,7 +75,7 @@ final class FileOptions {
                         .splitLabel("")
                         .description(
                                 "Value for the Helm charts scanned (repeatable; as helm template --set)")
-                        .list(String.class, () -> helmSet, v -> helmSet = v));
+                        .list(String.class, this, "helmSet"));
     }
 
     void check() {

@@ -30,27 +30,27 @@ final class FleetOptions {
                         .defaultValue("4")
                         .description(
                                 "Clusters and accounts read at the same time (default: ${DEFAULT-VALUE})")
-                        .value(int.class, () -> parallel, v -> parallel = v));
+                        .value(int.class, this, "parallel"));
         s.addOption(
                 Opt.named("--target-timeout")
                         .label("TIME")
                         .defaultValue("10m")
                         .description(
                                 "Longest time one cluster or account may take to be read (e.g. 90s, 10m); past it, it is one failed coverage entry and the others go on (default: ${DEFAULT-VALUE})")
-                        .value(String.class, () -> targetTimeout, v -> targetTimeout = v));
+                        .value(String.class, this, "targetTimeout"));
         s.addOption(
                 Opt.named("--critical-selector")
                         .label("SELECTOR")
                         .description(
                                 "Workloads whose labels match this label selector are critical (e.g. tier=1), besides those labelled or annotated deja.dev/critical=true (on them or their Namespace): in a scan of several clusters, one that runs in only one of them is a finding (k8s-critical-in-one-cluster)")
-                        .value(String.class, () -> criticalSelector, v -> criticalSelector = v));
+                        .value(String.class, this, "criticalSelector"));
         s.addOption(
                 Opt.named("--fleet-identity")
                         .label("IDENTITY")
                         .defaultValue(CriticalInOneCluster.DEFAULT_IDENTITY)
                         .description(
                                 "What makes workloads of two clusters the same one: namespace/kind/name, namespace/name, or label:KEY (the value of that label, e.g. label:app.kubernetes.io/name) (default: ${DEFAULT-VALUE})")
-                        .value(String.class, () -> fleetIdentity, v -> fleetIdentity = v));
+                        .value(String.class, this, "fleetIdentity"));
     }
 
     /** --target-timeout in milliseconds, once {@link #check} passed. */

@@ -47,13 +47,13 @@ final class KubeOptions {
                         .negatable()
                         .description(
                                 "Scan the live cluster of the current kubeconfig context (--no-cluster: not even when deja.yaml has a cluster section). As kubectl does, a context that sets a namespace scopes the scan to it (-A for every namespace); a context without one, or a pod's service account, scans every namespace. The report and stderr name the context, API server and namespaces scanned")
-                        .flag(() -> cluster, v -> cluster = v));
+                        .flag(this, "cluster"));
         s.addOption(
                 Opt.named("--kubeconfig")
                         .label("FILE")
                         .description(
                                 "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
-                        .value(Path.class, () -> kubeconfig, v -> kubeconfig = v));
+                        .value(Path.class, this, "kubeconfig"));
         s.addOption(
                 Opt.named("--context")
                         .label("NAME")
@@ -61,19 +61,19 @@ final class KubeOptions {
                         .splitLabel("")
                         .description(
                                 "Kubeconfig context (default: current-context); repeat it to scan several clusters in one run")
-                        .list(String.class, () -> contexts, v -> contexts = v));
+                        .list(String.class, this, "contexts"));
         s.addOption(
                 Opt.named("--all-contexts")
                         .negatable()
                         .description(
                                 "Scan every context of the (merged) kubeconfig, each as its own cluster (implies --cluster)")
-                        .flag(() -> allContexts, v -> allContexts = v));
+                        .flag(this, "allContexts"));
         s.addOption(
                 Opt.named("--cluster-name")
                         .label("NAME")
                         .description(
                                 "The cluster's name in the report and for matching load balancers' elbv2.k8s.aws/cluster tag (default: the context name; one cluster only)")
-                        .value(String.class, () -> clusterName, v -> clusterName = v));
+                        .value(String.class, this, "clusterName"));
         s.addOption(
                 Opt.named("-n", "--namespace")
                         .label("NS")
@@ -81,39 +81,36 @@ final class KubeOptions {
                         .splitLabel("")
                         .description(
                                 "Namespace to scan (repeatable; default: the context's namespace, else all)")
-                        .list(String.class, () -> namespaces, v -> namespaces = v));
+                        .list(String.class, this, "namespaces"));
         s.addOption(
                 Opt.named("-A", "--all-namespaces")
                         .description(
                                 "Scan every namespace, even when the kubeconfig context sets one (the default for a context without a namespace)")
-                        .flag(() -> allNamespaces, v -> allNamespaces = v));
+                        .flag(this, "allNamespaces"));
         s.addOption(
                 Opt.named("-l", "--selector")
                         .label("SELECTOR")
                         .description("Label selector for workloads")
-                        .value(String.class, () -> selector, v -> selector = v));
+                        .value(String.class, this, "selector"));
         s.addOption(
                 Opt.named("--no-annotation-suppressions")
                         .negatable()
                         .description(
                                 "--no-annotation-suppressions: ignore deja.dev/ignore annotations on objects (anyone who can edit a workload could exempt it); --annotation-suppressions: honour them (the default), even when deja.yaml says annotationSuppressions: false")
-                        .flag(() -> noAnnotationSuppressions, v -> noAnnotationSuppressions = v));
+                        .flag(this, "noAnnotationSuppressions"));
         s.addOption(
                 Opt.named("--live-metrics")
                         .negatable()
                         .description(
                                 "With --cluster: also read live figures from the proxy pods through the API server's pod proxy: HAProxy's exporter or stats (sessions against limits) and ingress-nginx controllers' /metrics (active connections against max-worker-connections x worker-processes); needs RBAC list on pods and get on pods/proxy")
-                        .flag(() -> liveMetrics, v -> liveMetrics = v));
+                        .flag(this, "liveMetrics"));
         s.addOption(
                 Opt.named("--live-metrics-timeout")
                         .label("TIME")
                         .defaultValue("10s")
                         .description(
                                 "With --live-metrics: bound on each pod's read through the API server (e.g. 500ms, 10s, 1m; default: ${DEFAULT-VALUE}); a pod that does not answer within it is a coverage gap")
-                        .value(
-                                String.class,
-                                () -> liveMetricsTimeout,
-                                v -> liveMetricsTimeout = v));
+                        .value(String.class, this, "liveMetricsTimeout"));
     }
 
     /** --live-metrics-timeout in milliseconds, once {@link #checkApplies} passed. */

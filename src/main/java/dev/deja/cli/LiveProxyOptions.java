@@ -49,72 +49,57 @@ final class LiveProxyOptions {
                         .label("ADDR")
                         .description(
                                 "Read HAProxy's live figures (sessions against limits) from its runtime API (unix:/path/admin.sock, tcp:host:port: show info, show stat), its stats page's CSV (http://host:port/stats;csv) or its Prometheus exporter (http://host:port/metrics) (repeatable)")
-                        .list(String.class, () -> haproxyRuntime, v -> haproxyRuntime = v));
+                        .list(String.class, this, "haproxyRuntime"));
         s.addOption(
                 Opt.named("--haproxy-runtime-timeout")
                         .label("TIME")
                         .defaultValue("5s")
                         .description(
                                 "With --haproxy-runtime: bound on each runtime API step and on each HTTP exchange, in HAProxy's time format (500ms, 5s, 1m; default: ${DEFAULT-VALUE})")
-                        .value(
-                                String.class,
-                                () -> haproxyRuntimeTimeout,
-                                v -> haproxyRuntimeTimeout = v));
+                        .value(String.class, this, "haproxyRuntimeTimeout"));
         s.addOption(
                 Opt.named("--haproxy-runtime-auth")
                         .label("FILE|env:VAR")
                         .description(
                                 "With --haproxy-runtime: user:password for a stats page behind 'stats auth', read from FILE (its first line) or the environment variable VAR, never from the command line")
-                        .value(
-                                String.class,
-                                () -> haproxyRuntimeAuth,
-                                v -> haproxyRuntimeAuth = v));
+                        .value(String.class, this, "haproxyRuntimeAuth"));
         s.addOption(
                 Opt.named("--haproxy-runtime-ca-file")
                         .label("FILE")
                         .description(
                                 "With --haproxy-runtime: trust the CA certificate(s) in FILE (PEM) for https:// stats pages and exporters, instead of the JVM's trust store")
-                        .value(
-                                Path.class,
-                                () -> haproxyRuntimeCaFile,
-                                v -> haproxyRuntimeCaFile = v));
+                        .value(Path.class, this, "haproxyRuntimeCaFile"));
         s.addOption(
                 Opt.named("--prometheus")
                         .label("URL")
                         .description(
                                 "Read the peak over --window of HAProxy's and ingress-nginx's connections against their limits from a Prometheus-compatible HTTP API (http(s)://host:port[/prefix]; /api/v1/query is asked)")
-                        .value(String.class, () -> prometheus, v -> prometheus = v));
+                        .value(String.class, this, "prometheus"));
         s.addOption(
                 Opt.named("--window")
                         .label("RANGE")
                         .defaultValue("7d")
                         .description(
                                 "With --prometheus: the range of the peaks, as PromQL writes it (30m, 24h, 7d, 2w; default: ${DEFAULT-VALUE})")
-                        .value(String.class, () -> window, v -> window = v));
+                        .value(String.class, this, "window"));
         s.addOption(
                 Opt.named("--prometheus-bearer-token-file")
                         .label("FILE")
                         .description(
                                 "With --prometheus: send the token in FILE as 'Authorization: Bearer'")
-                        .value(
-                                Path.class,
-                                () -> prometheusBearerTokenFile,
-                                v -> prometheusBearerTokenFile = v));
+                        .value(Path.class, this, "prometheusBearerTokenFile"));
         s.addOption(
                 Opt.named("--prometheus-basic-auth-file")
                         .label("FILE")
                         .description(
                                 "With --prometheus: basic auth from FILE (user:password on its first line; never on the command line)")
-                        .value(
-                                Path.class,
-                                () -> prometheusBasicAuthFile,
-                                v -> prometheusBasicAuthFile = v));
+                        .value(Path.class, this, "prometheusBasicAuthFile"));
         s.addOption(
                 Opt.named("--prometheus-ca-file")
                         .label("FILE")
                         .description(
                                 "With --prometheus: trust the CA certificate(s) in FILE (PEM) for https")
-                        .value(Path.class, () -> prometheusCaFile, v -> prometheusCaFile = v));
+                        .value(Path.class, this, "prometheusCaFile"));
     }
 
     /** Whether a live proxy source is given. */

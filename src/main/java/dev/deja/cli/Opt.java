@@ -1,9 +1,9 @@
 package dev.deja.cli;
 
+import java.lang.reflect.Field;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.IGetter;
@@ -13,14 +13,14 @@ import picocli.CommandLine.Model.PositionalParamSpec;
 
 /**
  * One option of a command declared with picocli's programmatic model instead of its annotations:
- * {@code Opt.named("--env").label("KEY=VALUE").description("...").map(() -> env, v -> env = v)}.
- * The top command and {@code deja scan} are declared this way because their model is built on every
- * scan: reading picocli's annotations made the JDK generate a proxy class per annotation type and
- * parse every field's annotations in the interpreter, about 65 ms of a 50-line scan's ~300 ms
+ * {@code Opt.named("--env").label("KEY=VALUE").description("...").map(this, "env")}. The top
+ * command and {@code deja scan} are declared this way because their model is built on every scan:
+ * reading picocli's annotations made the JDK generate a proxy class per annotation type and parse
+ * every field's annotations in the interpreter, about 65 ms of a 50-line scan's ~300 ms
  * (src/bench/haproxy-bench.sh, row "50-line config"). The other commands keep the annotations:
  * their model is built only when they run. Each attribute means what the annotation's attribute of
- * the same name means; the value is bound to the field through the two lambdas, which give picocli
- * the field's value at declaration as its initial value (as it takes a field's initial value).
+ * the same name means; the value is bound to the field named (see {@link Binding}), whose value at
+ * declaration picocli takes as its initial value (as it takes an annotated field's).
  */
 final class Opt {
     private final OptionSpec.Builder b;
@@ -72,45 +72,44 @@ final class Opt {
         return this;
     }
 
-    /** A flag (no value). */
-    OptionSpec flag(Supplier<Boolean> get, Consumer<Boolean> set) {
-        return bind(boolean.class, new Class<?>[] {boolean.class}, get, set);
+    /** A flag (no value), bound to the {@code boolean} field {@code field} of {@code owner}. */
+    OptionSpec flag(Object owner, String field) {
+        return bind(boolean.class, new Class<?>[] {boolean.class}, owner, field);
     }
 
-    /** One value, converted to {@code type} (a primitive type for a primitive field). */
-    <T> OptionSpec value(Class<T> type, Supplier<T> get, Consumer<T> set) {
-        return bind(type, new Class<?>[] {type}, get, set);
+    /**
+     * One value, converted to {@code type} (a primitive type for a primitive field), bound to the
+     * field {@code field} of {@code owner}, of that type.
+     */
+    <T> OptionSpec value(Class<T> type, Object owner, String field) {
+        return bind(type, new Class<?>[] {type}, owner, field);
     }
 
-    /** A repeatable option: each value converted to {@code item}. */
-    <T> OptionSpec list(Class<T> item, Supplier<List<T>> get, Consumer<List<T>> set) {
-        return bind(List.class, new Class<?>[] {item}, get, set);
+    /** A repeatable option: each value converted to {@code item}; a {@code List} field. */
+    <T> OptionSpec list(Class<T> item, Object owner, String field) {
+        return bind(List.class, new Class<?>[] {item}, owner, field);
     }
 
-    /** A repeatable {@code KEY=VALUE} option. */
-    OptionSpec map(Supplier<Map<String, String>> get, Consumer<Map<String, String>> set) {
-        return bind(Map.class, new Class<?>[] {String.class, String.class}, get, set);
+    /** A repeatable {@code KEY=VALUE} option; a {@code Map<String, String>} field. */
+    OptionSpec map(Object owner, String field) {
+        return bind(Map.class, new Class<?>[] {String.class, String.class}, owner, field);
     }
 
-    private <T> OptionSpec bind(Class<?> type, Class<?>[] aux, Supplier<T> get, Consumer<T> set) {
-        Binding<T> binding = new Binding<>(get, set);
+    private OptionSpec bind(Class<?> type, Class<?>[] aux, Object owner, String field) {
+        Binding binding = new Binding(owner, field, type);
         return b.type(type)
                 .auxiliaryTypes(aux)
                 .getter(binding)
                 .setter(binding)
-                .initialValue(get.get())
+                .initialValue(binding.get())
                 .hasInitialValue(true)
                 .build();
     }
 
     /** The positional parameters of a command, as a list of strings. */
     static PositionalParamSpec positionalStrings(
-            String label,
-            String arity,
-            String description,
-            Supplier<List<String>> get,
-            Consumer<List<String>> set) {
-        Binding<List<String>> binding = new Binding<>(get, set);
+            String label, String arity, String description, Object owner, String field) {
+        Binding binding = new Binding(owner, field, List.class);
         return PositionalParamSpec.builder()
                 .paramLabel(label)
                 .arity(arity)
@@ -119,7 +118,7 @@ final class Opt {
                 .auxiliaryTypes(String.class)
                 .getter(binding)
                 .setter(binding)
-                .initialValue(get.get())
+                .initialValue(binding.get())
                 .hasInitialValue(true)
                 .build();
     }
@@ -190,28 +189,63 @@ final class Opt {
         spec.addMixin(name, m);
     }
 
-    /** A field as picocli's getter and setter. */
-    private static final class Binding<T> implements IGetter, ISetter {
-        private final Supplier<T> get;
-        private final Consumer<T> set;
+    /**
+     * A field as picocli's getter and setter, found by its name on the owner's class or a
+     * superclass, and checked to be of the option's type when the command is built (every test that
+     * runs a scan builds it). Reflection rather than a getter and a setter lambda per option: in a
+     * cold JVM, linking the 140 lambdas of the scan's options took about a third of building its
+     * command line, which every run does; reading a field reflectively links nothing.
+     */
+    private static final class Binding implements IGetter, ISetter {
+        private final Object owner;
+        private final Field field;
 
-        Binding(Supplier<T> get, Consumer<T> set) {
-            this.get = get;
-            this.set = set;
+        Binding(Object owner, String name, Class<?> type) {
+            this.owner = owner;
+            this.field = field(owner.getClass(), name);
+            if (!type.isAssignableFrom(field.getType())) {
+                throw new IllegalStateException(
+                        owner.getClass().getName()
+                                + "."
+                                + name
+                                + " is a "
+                                + field.getType().getName()
+                                + ", not a "
+                                + type.getName());
+            }
+            field.setAccessible(true);
+        }
+
+        private static Field field(Class<?> c, String name) {
+            for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+                try {
+                    return k.getDeclaredField(name);
+                } catch (NoSuchFieldException e) {
+                    // a superclass may declare it
+                }
+            }
+            throw new IllegalStateException(c.getName() + " has no field " + name);
         }
 
         @Override
-        @SuppressWarnings("unchecked")
+        @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
         public <V> V get() {
-            return (V) get.get();
+            try {
+                return (V) field.get(owner);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
         }
 
         @Override
-        @SuppressWarnings("unchecked")
         public <V> V set(V value) {
-            T old = get.get();
-            set.accept((T) value);
-            return (V) old;
+            V old = get();
+            try {
+                field.set(owner, value);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+            return old;
         }
     }
 }

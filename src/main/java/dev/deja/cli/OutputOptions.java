@@ -41,50 +41,50 @@ final class OutputOptions {
                         .defaultValue("medium")
                         .description(
                                 "Exit 1 when a finding is at or above this severity; 'none' never fails (default: ${DEFAULT-VALUE})")
-                        .value(String.class, () -> failOn, v -> failOn = v));
+                        .value(String.class, this, "failOn"));
         s.addOption(
                 Opt.named("--allow-partial")
                         .negatable()
                         .description(
                                 "Do not exit 3 when some source or kind could not be read, nor stop at a file that cannot be read or parsed (it is listed as not checked) (--no-allow-partial: exit 3 even when deja.yaml says allowPartial)")
-                        .flag(() -> allowPartial, v -> allowPartial = v));
+                        .flag(this, "allowPartial"));
         Opt.mixin(s, "report", report::declare);
         s.addOption(
                 Opt.named("--s3-endpoint")
                         .label("URL")
                         .description(
                                 "S3 endpoint for s3:// outputs (S3-compatible stores such as MinIO; path-style addressing)")
-                        .value(String.class, () -> s3Endpoint, v -> s3Endpoint = v));
+                        .value(String.class, this, "s3Endpoint"));
         s.addOption(
                 Opt.named("--snapshot-out")
                         .label("FILE")
                         .description(
                                 "Save what was read (live sources included) to FILE; scan it later offline with 'deja scan FILE'")
-                        .value(Path.class, () -> snapshotOut, v -> snapshotOut = v));
+                        .value(Path.class, this, "snapshotOut"));
         s.addOption(
                 Opt.named("--baseline")
                         .label("FILE|configmap:NS/NAME")
                         .description(
                                 "A previous JSON report (a file, or the ConfigMap kept by --report-configmap): only findings not in it count for the exit code and --notify; the report marks them new (none yet: everything is new)")
-                        .value(String.class, () -> baseline, v -> baseline = v));
+                        .value(String.class, this, "baseline"));
         s.addOption(
                 Opt.named("--report-configmap")
                         .label("NAMESPACE/NAME")
                         .description(
                                 "Keep the latest report in this ConfigMap (keys deja.json and summary.txt; created when absent); a failed write is one line on stderr, the other outputs are still written, and the exit code is 2")
-                        .value(String.class, () -> reportConfigMap, v -> reportConfigMap = v));
+                        .value(String.class, this, "reportConfigMap"));
         s.addOption(
                 Opt.named("--notify")
                         .label("URL|env:VAR")
                         .description(
                                 "POST the new findings as JSON with a Slack-compatible 'text' (nothing when nothing is new); a failure is reported on stderr and does not change the exit code")
-                        .value(String.class, () -> notify, v -> notify = v));
+                        .value(String.class, this, "notify"));
         s.addOption(
                 Opt.named("--pushgateway")
                         .label("URL|env:VAR")
                         .description(
                                 "PUT the Prometheus metrics to this Pushgateway (group URL/metrics/job/deja unless the URL names one); a failure is reported on stderr and does not change the exit code")
-                        .value(String.class, () -> pushgateway, v -> pushgateway = v));
+                        .value(String.class, this, "pushgateway"));
     }
 
     /** --fail-on as a severity; null for 'none'. */

@@ -19,19 +19,19 @@ final class ProveOptions {
                 Opt.named("--prove")
                         .description(
                                 "Replay the findings 'deja prove' covers on the real haproxy (loopback sandbox, before and after the fix) and attach the evidence to them (JSON evidence, SARIF properties, HTML, text)")
-                        .flag(() -> prove, v -> prove = v));
+                        .flag(this, "prove"));
         s.addOption(
                 Opt.named("--prove-duration")
                         .label("TIME")
                         .defaultValue("8s")
                         .description(
                                 "With --prove: length of each run, at most 60s (default: ${DEFAULT-VALUE})")
-                        .value(String.class, () -> proveDuration, v -> proveDuration = v));
+                        .value(String.class, this, "proveDuration"));
         s.addOption(
                 Opt.named("--prove-haproxy")
                         .label("PATH")
                         .description("With --prove: the haproxy binary (default: haproxy on PATH)")
-                        .value(String.class, () -> proveHaproxy, v -> proveHaproxy = v));
+                        .value(String.class, this, "proveHaproxy"));
     }
 
     /**

@@ -70,8 +70,8 @@ public final class ReportMergeCommand implements Callable<Integer> {
                         "REPORT",
                         "1..*",
                         "JSON reports: files, folders (every *.json below, recursively) or s3://BUCKET/PREFIX/",
-                        () -> inputs,
-                        v -> inputs = v));
+                        this,
+                        "inputs"));
         Opt.mixin(s, "out", out::declare);
         s.addOption(
                 Opt.named("--stale")
@@ -79,45 +79,45 @@ public final class ReportMergeCommand implements Callable<Integer> {
                         .defaultValue("48h")
                         .description(
                                 "Flag a target whose latest report is older than this: 48h, 2d, 90m (default: ${DEFAULT-VALUE})")
-                        .value(String.class, () -> stale, v -> stale = v));
+                        .value(String.class, this, "stale"));
         s.addOption(
                 Opt.named("--as-of")
                         .label("TIME")
                         .description(
                                 "Judge ages and staleness as of this time (ISO-8601, e.g. 2026-12-01T06:00:00Z; default: now)")
-                        .value(String.class, () -> asOf, v -> asOf = v));
+                        .value(String.class, this, "asOf"));
         s.addOption(
                 Opt.named("--fail-on")
                         .label("SEVERITY|none")
                         .defaultValue("none")
                         .description(
                                 "Exit 1 when a merged finding is at or above this severity (default: ${DEFAULT-VALUE})")
-                        .value(String.class, () -> failOn, v -> failOn = v));
+                        .value(String.class, this, "failOn"));
         s.addOption(
                 Opt.named("--allow-partial")
                         .description(
                                 "Do not exit 3 for stale targets or targets whose scan was incomplete")
-                        .flag(() -> allowPartial, v -> allowPartial = v));
+                        .flag(this, "allowPartial"));
         s.addOption(
                 Opt.named("--profile")
                         .label("NAME")
                         .description("AWS profile for s3:// inputs and outputs")
-                        .value(String.class, () -> profile, v -> profile = v));
+                        .value(String.class, this, "profile"));
         s.addOption(
                 Opt.named("--region")
                         .label("REGION")
                         .description(
                                 "AWS region of the S3 client (default: AWS_REGION, the profile's)")
-                        .value(String.class, () -> region, v -> region = v));
+                        .value(String.class, this, "region"));
         s.addOption(
                 Opt.named("--s3-endpoint")
                         .label("URL")
                         .description("S3-compatible endpoint (path-style addressing)")
-                        .value(String.class, () -> s3Endpoint, v -> s3Endpoint = v));
+                        .value(String.class, this, "s3Endpoint"));
         s.addOption(
                 Opt.named("--verbose")
                         .description("Library logging on stderr; stack traces for internal errors")
-                        .flag(() -> verbose, v -> verbose = v));
+                        .flag(this, "verbose"));
         Opt.standardHelpOptions(s);
         return s;
     }

@@ -34,13 +34,13 @@ final class ReportOutputOptions {
                         .defaultValue("text")
                         .description(
                                 "Output format: text, table, json, sarif, junit, html, prometheus, github (default: ${DEFAULT-VALUE})")
-                        .value(String.class, () -> format, v -> format = v));
+                        .value(String.class, this, "format"));
         s.addOption(
                 Opt.named("-o", "--output-file")
                         .label("FILE")
                         .description(
                                 "Write the report to FILE instead of stdout (the format is --format's: -o json writes a text report to a file named json, and says so)")
-                        .value(Path.class, () -> outputFile, v -> outputFile = v));
+                        .value(Path.class, this, "outputFile"));
         s.addOption(
                 Opt.named("--output")
                         .label("FORMAT=PATH")
@@ -48,7 +48,7 @@ final class ReportOutputOptions {
                         .splitLabel("")
                         .description(
                                 "Also write the report in FORMAT to PATH (repeatable; '-' is stdout), e.g. --output json=/reports/deja.json --output html=/reports/deja.html; or upload it to S3: --output json=s3://BUCKET/deja/{cluster}/{date}-{time}.json ({cluster}: the context's name, 'fleet' for several; {date}, {time}: the run's start in UTC; credentials: --profile, --region, the environment). A failed upload exits 2 and says where the report was kept")
-                        .list(String.class, () -> outputs, v -> outputs = v));
+                        .list(String.class, this, "outputs"));
     }
 
     /** Whether an --output goes to S3. */

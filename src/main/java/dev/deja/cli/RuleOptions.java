@@ -36,31 +36,31 @@ final class RuleOptions {
                         .label("ID")
                         .split(",")
                         .description("Run only these rules")
-                        .list(String.class, () -> onlyRules, v -> onlyRules = v));
+                        .list(String.class, this, "onlyRules"));
         s.addOption(
                 Opt.named("--skip-rules")
                         .label("ID")
                         .split(",")
                         .description("Do not run these rules")
-                        .list(String.class, () -> skipRules, v -> skipRules = v));
+                        .list(String.class, this, "skipRules"));
         s.addOption(
                 Opt.named("--min-severity")
                         .label("SEVERITY")
                         .defaultValue("info")
                         .description(
                                 "Report only findings at or above: info, low, medium, high, critical (default: ${DEFAULT-VALUE})")
-                        .value(String.class, () -> minSeverity, v -> minSeverity = v));
+                        .value(String.class, this, "minSeverity"));
         s.addOption(
                 Opt.named("--rules-dir")
                         .label("DIR")
                         .description(
                                 "A folder of your own rules in CEL (<id>.yaml, cases/<ID>.yaml), run next to the built-in ones; repeatable (see docs/writing-rules.md)")
-                        .list(Path.class, () -> rulesDirs, v -> rulesDirs = v));
+                        .list(Path.class, this, "rulesDirs"));
         s.addOption(
                 Opt.named("--ignore-file")
                         .label("FILE")
                         .description("YAML list of suppressions: {rule, object, reason, expires}")
-                        .value(Path.class, () -> ignoreFile, v -> ignoreFile = v));
+                        .value(Path.class, this, "ignoreFile"));
     }
 
     Severity minSeverity() {

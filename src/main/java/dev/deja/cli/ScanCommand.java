@@ -103,8 +103,8 @@ public final class ScanCommand implements Callable<Integer> {
                         "0..*",
                         "haproxy.cfg files, manifests (YAML/JSON), deja snapshots, or folders of them; Helm chart"
                                 + " and kustomize folders; '-' for stdin",
-                        () -> paths,
-                        v -> paths = v));
+                        this,
+                        "paths"));
         Opt.mixin(s, "rules", rules::declare);
         Opt.mixin(s, "out", out::declare);
         Opt.mixin(s, "files", files::declare);
@@ -118,7 +118,7 @@ public final class ScanCommand implements Callable<Integer> {
                 Opt.named("--verbose")
                         .description(
                                 "Progress and library logging on stderr; stack traces for internal errors")
-                        .flag(() -> verbose, v -> verbose = v));
+                        .flag(this, "verbose"));
         Opt.standardHelpOptions(s);
         spec = s;
         return s;
