@@ -119,17 +119,26 @@ public record Container(
      * absent.
      */
     public String flag(String name) {
-        List<String> a = argv();
-        for (int i = 0; i < a.size(); i++) {
-            String s = a.get(i);
-            if (s.equals(name) && i + 1 < a.size()) {
-                return a.get(i + 1);
+        // over command then args, as argv() joins them, without joining them: a load-balancer
+        // judgement asks every container of a cluster for three flags
+        int n = command.size() + args.size();
+        for (int i = 0; i < n; i++) {
+            String s = arg(i);
+            if (s.equals(name) && i + 1 < n) {
+                return arg(i + 1);
             }
-            if (s.startsWith(name + "=")) {
+            if (s.length() > name.length()
+                    && s.charAt(name.length()) == '='
+                    && s.startsWith(name)) {
                 return s.substring(name.length() + 1);
             }
         }
         return null;
+    }
+
+    /** The {@code i}th word of {@link #argv()}. */
+    private String arg(int i) {
+        return i < command.size() ? command.get(i) : args.get(i - command.size());
     }
 
     /**
