@@ -579,7 +579,7 @@ public final class KubeLiveSource implements LiveSource {
                                 + (pages - 1)
                                 + " pages read); stopped, nothing of it used");
             }
-            byte[] body = page(call, url, sent);
+            Chunks body = page(call, url, sent);
             checkJsonObject(body);
             String[] next = {null};
             CompletableFuture<Answer>[] nextSent = newFutureSlot();
@@ -612,18 +612,13 @@ public final class KubeLiveSource implements LiveSource {
     }
 
     /** A page's body starts with a JSON object (after white space): not HTML, not other text. */
-    private static void checkJsonObject(byte[] body) throws Denied {
-        int first = 0;
-        while (first < body.length && Character.isWhitespace(body[first])) {
-            first++;
-        }
-        if (first == body.length || body[first] != '{') {
+    private static void checkJsonObject(Chunks body) throws Denied {
+        int first = body.firstNonWhitespace();
+        if (first != '{') {
             throw new Denied(
                     Coverage.Status.FAILED,
                     "the server answered "
-                            + (first < body.length && body[first] == '<'
-                                    ? "HTML"
-                                    : "something other than JSON")
+                            + (first == '<' ? "HTML" : "something other than JSON")
                             + ", not a Kubernetes list (is the kubeconfig's server"
                             + " the API server itself, not a web page, proxy or login page?)");
         }
@@ -747,12 +742,16 @@ public final class KubeLiveSource implements LiveSource {
 
     /**
      * An answer: status, headers, and its body read up to {@link #maxResponseBytes} ({@code over}
-     * when cut).
+     * when cut), as the chunks it came in.
      */
-    @SuppressWarnings("ArrayRecordComponent") // a read-once HTTP answer, never compared or hashed
-    record Answer(int code, byte[] body, HttpResponse<?> head, boolean over) {
+    record Answer(int code, Chunks content, HttpResponse<?> head, boolean over) {
         String header(String name) {
             return head.header(name);
+        }
+
+        /** The body in one array (a copy: for small answers). */
+        byte[] body() {
+            return content.bytes();
         }
     }
 
@@ -782,15 +781,10 @@ public final class KubeLiveSource implements LiveSource {
             body.consume();
         }
 
-        synchronized byte[] bytes() {
-            byte[] out = new byte[(int) size];
-            int at = 0;
-            for (byte[] c : chunks) {
-                System.arraycopy(c, 0, out, at, c.length);
-                at += c.length;
-            }
+        synchronized Chunks content() {
+            Chunks c = new Chunks(chunks, size);
             chunks.clear();
-            return out;
+            return c;
         }
     }
 
@@ -821,7 +815,7 @@ public final class KubeLiveSource implements LiveSource {
                                             (v, ex) -> {
                                                 if (sink.over) {
                                                     return new Answer(
-                                                            resp.code(), new byte[0], resp, true);
+                                                            resp.code(), Chunks.EMPTY, resp, true);
                                                 }
                                                 if (ex != null) {
                                                     throw ex instanceof CompletionException ce
@@ -829,7 +823,7 @@ public final class KubeLiveSource implements LiveSource {
                                                             : new CompletionException(ex);
                                                 }
                                                 return new Answer(
-                                                        resp.code(), sink.bytes(), resp, false);
+                                                        resp.code(), sink.content(), resp, false);
                                             });
                         });
     }
@@ -838,7 +832,7 @@ public final class KubeLiveSource implements LiveSource {
      * The body of a page (200), retrying 429 and 5xx ({@link Retry#DEFAULT}, within the list's
      * deadline); {@code sent} is the first attempt, already on its way.
      */
-    private static byte[] page(ListCall call, String url, CompletableFuture<Answer> sent)
+    private static Chunks page(ListCall call, String url, CompletableFuture<Answer> sent)
             throws Denied, Expired {
         Retry.Attempts tries = Retry.DEFAULT.start(call.deadline());
         for (CompletableFuture<Answer> first = sent; ; first = null) {
@@ -852,7 +846,7 @@ public final class KubeLiveSource implements LiveSource {
                                 + " MiB (the most deja reads in one answer): not read");
             }
             if (code == 200) {
-                return resp.body();
+                return resp.content();
             }
             String why = statusMessage(resp.body());
             refuse(call, url, resp);

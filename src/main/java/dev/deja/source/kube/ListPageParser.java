@@ -59,46 +59,63 @@ final class ListPageParser {
             Consumer<String> onContinue,
             Consumer<Map<String, Object>> onItem,
             boolean whole) {
-        try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), body)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new IllegalArgumentException("a list page must be a JSON object");
-            }
-            boolean items = false;
-            while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-                String name = p.currentName();
-                JsonToken t = p.nextToken();
-                if (name.equals("metadata") && t == JsonToken.START_OBJECT) {
-                    String token = continueToken(p);
-                    if (token != null && !token.isEmpty()) {
-                        onContinue.accept(token);
-                    }
-                } else if (name.equals("items") && t == JsonToken.START_ARRAY) {
-                    items = true;
-                    int n = 0;
-                    for (JsonToken item = p.nextToken();
-                            item != JsonToken.END_ARRAY;
-                            item = p.nextToken()) {
-                        if (item != JsonToken.START_OBJECT) {
-                            throw new IllegalArgumentException(
-                                    "item "
-                                            + n
-                                            + " of the list is not an object: "
-                                            + (item == JsonToken.START_ARRAY
-                                                    ? "an array"
-                                                    : p.getString()));
-                        }
-                        onItem.accept(object(p, 0, null, whole));
-                        n++;
-                    }
-                } else {
-                    p.skipChildren();
+        parse(new Chunks(List.of(body), body.length), onContinue, onItem, whole);
+    }
+
+    /** As {@link #parse(byte[], Consumer, Consumer, boolean)}, over the chunks of an answer. */
+    static void parse(
+            Chunks body,
+            Consumer<String> onContinue,
+            Consumer<Map<String, Object>> onItem,
+            boolean whole) {
+        try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), body.stream())) {
+            parse(p, onContinue, onItem, whole);
+        }
+    }
+
+    private static void parse(
+            JsonParser p,
+            Consumer<String> onContinue,
+            Consumer<Map<String, Object>> onItem,
+            boolean whole) {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+            throw new IllegalArgumentException("a list page must be a JSON object");
+        }
+        boolean items = false;
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = p.currentName();
+            JsonToken t = p.nextToken();
+            if (name.equals("metadata") && t == JsonToken.START_OBJECT) {
+                String token = continueToken(p);
+                if (token != null && !token.isEmpty()) {
+                    onContinue.accept(token);
                 }
+            } else if (name.equals("items") && t == JsonToken.START_ARRAY) {
+                items = true;
+                int n = 0;
+                for (JsonToken item = p.nextToken();
+                        item != JsonToken.END_ARRAY;
+                        item = p.nextToken()) {
+                    if (item != JsonToken.START_OBJECT) {
+                        throw new IllegalArgumentException(
+                                "item "
+                                        + n
+                                        + " of the list is not an object: "
+                                        + (item == JsonToken.START_ARRAY
+                                                ? "an array"
+                                                : p.getString()));
+                    }
+                    onItem.accept(object(p, 0, null, whole));
+                    n++;
+                }
+            } else {
+                p.skipChildren();
             }
-            if (!items) { // an API server always sends "items", even empty: this is another kind of
-                // server
-                throw new IllegalArgumentException(
-                        "a JSON object without \"items\", not a Kubernetes list");
-            }
+        }
+        if (!items) { // an API server always sends "items", even empty: this is another kind of
+            // server
+            throw new IllegalArgumentException(
+                    "a JSON object without \"items\", not a Kubernetes list");
         }
     }
 
