@@ -45,6 +45,7 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParseResult;
 
@@ -296,7 +297,8 @@ public final class ScanCommand implements Callable<Integer> {
                 new TreeMap<>(configFile == null ? Map.of() : configFile.ruleParameters);
         files.settings(knobs);
         fleet.settings(knobs);
-        return new Engine.Options(min, overrides, ignores, new Settings(knobs), LocalDate.now());
+        return new Engine.Options(
+                min, overrides, ignores, new Settings(knobs), Engine.Options.todayHere());
     }
 
     /** The severities and rules the options select, once every option is checked (else exit 2). */
@@ -467,12 +469,13 @@ public final class ScanCommand implements Callable<Integer> {
     /**
      * An ignore-file entry that matched nothing is most often a typo in its object pattern: say so.
      */
-    private void warnUnusedSuppressions(Suppressions ignores, ScanResult result, LocalDate today) {
+    private void warnUnusedSuppressions(
+            Suppressions ignores, ScanResult result, Supplier<LocalDate> today) {
         Set<String> used = new TreeSet<>();
         result.suppressed().forEach(x -> used.add(x.origin()));
         for (Suppressions.Entry e : ignores.entries()) {
             if (!used.contains(e.origin())
-                    && (e.expires() == null || !today.isAfter(e.expires()))) {
+                    && (e.expires() == null || !today.get().isAfter(e.expires()))) {
                 io.err()
                         .println(
                                 "deja: warning: "

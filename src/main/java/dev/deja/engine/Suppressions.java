@@ -5,6 +5,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
@@ -25,8 +26,8 @@ public final class Suppressions {
 
     public record Entry(
             String rule, String object, String reason, LocalDate expires, String origin) {
-        boolean expiredOn(LocalDate today) {
-            return expires != null && today.isAfter(expires);
+        boolean expiredOn(Supplier<LocalDate> today) {
+            return expires != null && today.get().isAfter(expires);
         }
     }
 
@@ -139,7 +140,7 @@ public final class Suppressions {
     }
 
     /** The first live entry that suppresses the finding, or null. */
-    public Entry match(Finding f, LocalDate today) {
+    public Entry match(Finding f, Supplier<LocalDate> today) {
         for (Entry e : entries) {
             if (e.expiredOn(today)) {
                 continue;
@@ -157,7 +158,7 @@ public final class Suppressions {
         return null;
     }
 
-    public List<Entry> expired(LocalDate today) {
+    public List<Entry> expired(Supplier<LocalDate> today) {
         return entries.stream().filter(e -> e.expiredOn(today)).toList();
     }
 

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -163,6 +165,46 @@ class EngineTest {
         assertEquals(1, r.expired().size());
         assertEquals("ignore.yaml:4", r.expired().get(0).origin());
         assertEquals(4, r.findings().size());
+    }
+
+    @Test
+    void todaysDateIsReadOnlyWhenASuppressionHasAnExpiryDate() {
+        AtomicInteger asked = new AtomicInteger();
+        Supplier<LocalDate> today =
+                () -> {
+                    asked.incrementAndGet();
+                    return LocalDate.of(2026, 1, 1);
+                };
+        Suppressions noExpiry =
+                Suppressions.parse(
+                        "- rule: r-low\n  object: fe_*\n  reason: known\n", "i", CATALOG);
+        ScanResult r =
+                new Engine(CATALOG)
+                        .run(
+                                snapshot(ITEMS),
+                                RULES,
+                                new Engine.Options(
+                                        Severity.INFO, Map.of(), noExpiry, Settings.EMPTY, today));
+        assertEquals(3, r.suppressed().size());
+        assertEquals(0, asked.get(), "no entry expires: the date is not needed");
+        Suppressions expiring =
+                Suppressions.parse(
+                        "- rule: r-low\n  object: fe_*\n  reason: known\n  expires: 2025-12-31\n",
+                        "i",
+                        CATALOG);
+        r =
+                new Engine(CATALOG)
+                        .run(
+                                snapshot(ITEMS),
+                                RULES,
+                                new Engine.Options(
+                                        Severity.INFO, Map.of(), expiring, Settings.EMPTY, today));
+        assertEquals(0, r.suppressed().size(), "expired the day before 'today'");
+        assertEquals(1, r.expired().size());
+        assertTrue(asked.get() > 0);
+        Supplier<LocalDate> here = Engine.Options.todayHere();
+        assertEquals(here.get(), here.get());
+        assertTrue(Math.abs(here.get().toEpochDay() - LocalDate.now().toEpochDay()) <= 1);
     }
 
     @Test
