@@ -130,8 +130,17 @@ final class Keywords {
         return given.length() < 4 ? "" : DidYouMean.hint(given, candidates);
     }
 
+    /**
+     * Words {@code from} to {@code from + n - 1}, with a space between. Not String.join over a
+     * subList: that ran in the interpreter for most of a large config's lines (its loop over an
+     * Iterable), where this is compiled after a few hundred calls.
+     */
     private static String join(Directive d, int from, int n) {
-        return String.join(" ", d.words().subList(from, from + n));
+        StringBuilder b = new StringBuilder(d.word(from));
+        for (int i = 1; i < n; i++) {
+            b.append(' ').append(d.word(from + i));
+        }
+        return b.toString();
     }
 
     /** The second words of the proxy keywords that start with {@code prefix} ("option "). */
