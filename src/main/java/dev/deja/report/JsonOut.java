@@ -1,21 +1,17 @@
 package dev.deja.report;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.Deque;
-import java.util.Map;
+import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Where a report's JSON goes, event by event: straight to text ({@link Pretty}, nothing held) or
- * into a tree ({@link Tree}, for outputs that embed the report). The report's shape is written
- * once, against this, so both give the same document.
+ * Where a report's JSON goes, event by event: straight to text ({@link #to(JsonGenerator)}, nothing
+ * held) or into a tree ({@link Tree}, for outputs that embed the report). The report's shape is
+ * written once, against this, so both give the same document.
  */
 abstract class JsonOut {
     abstract JsonOut startObject();
@@ -74,287 +70,80 @@ abstract class JsonOut {
         return endArray();
     }
 
-    /**
-     * Indented text written by {@link Pretty} into {@code out} (left open; the rest is written at
-     * {@link Pretty#finish}).
-     */
-    static Pretty pretty(Writer out) {
-        return new Pretty(out);
+    /** Written as it comes, through Jackson's streaming generator ({@link JsonText#generator}). */
+    static JsonOut to(JsonGenerator g) {
+        return new Text(g);
     }
 
     /**
-     * Indented JSON text written by hand, character for character what Jackson's generator with its
-     * {@code DefaultPrettyPrinter} writes ({@link JsonText#writePretty}): objects one member a line
-     * indented by two spaces per level with {@code " : "}, arrays on one line ({@code [ a, b ]},
-     * {@code [ ]}), strings escaped as the generator's defaults do (quote, backslash and the
-     * control characters below U+0020 only; the rest as it is). A report of thousands of findings
-     * is mostly this: the generator's layers (pretty printer, indenters, write contexts, escape
-     * tables) cost a short-lived JVM ~200 more methods to compile and ~10 us per finding.
-     * JsonOutPrettyTest holds it to the generator's text.
+     * Jackson's generator, event by event. A hand-written printer of the same text (JsonOut.Pretty,
+     * 9d5a2dc) saved the 2,500-finding benchmark report ~13 ms of main-thread time, but kept no
+     * benchmark row under its target (issue 31: the library comes back).
      */
-    static final class Pretty extends JsonOut {
-        private static final String LINE_FEED = System.lineSeparator(); // DefaultIndenter's
-        private static final char[] HEX = "0123456789ABCDEF".toCharArray();
-        private static final int FLUSH_AT = 8192;
-        private final Writer out;
-        private char[] buf = new char[FLUSH_AT + 1024];
-        private int len;
+    private static final class Text extends JsonOut {
+        private final JsonGenerator g;
 
-        /** Per open container (innermost last): an object?, and how many values it has so far. */
-        private boolean[] object = new boolean[16];
-
-        private int[] count = new int[16];
-        private int depth;
-
-        /** Open objects: the indentation level (arrays stay on one line). */
-        private int nesting;
-
-        private Pretty(Writer out) {
-            this.out = out;
-        }
-
-        /** Writes what is left to the writer (left open). */
-        void finish() throws IOException {
-            if (depth != 0) {
-                throw new IllegalStateException(
-                        "JSON text not finished: " + depth + " containers open");
-            }
-            out.write(buf, 0, len);
-            len = 0;
-        }
-
-        private void room(int n) {
-            if (len + n > buf.length) {
-                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
-            }
-        }
-
-        private void flushIfFull() {
-            if (len >= FLUSH_AT) {
-                try {
-                    out.write(buf, 0, len);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-                len = 0;
-            }
-        }
-
-        private void append(char c) {
-            room(1);
-            buf[len++] = c;
-        }
-
-        private void append(String s) {
-            int n = s.length();
-            room(n);
-            s.getChars(0, n, buf, len);
-            len += n;
-        }
-
-        private void indent() {
-            append(LINE_FEED);
-            int n = nesting * 2;
-            room(n);
-            Arrays.fill(buf, len, len + n, ' ');
-            len += n;
-        }
-
-        /** What goes before a value: " : " after a member's name, ", " between array items. */
-        private void beforeValue() {
-            if (depth == 0) {
-                return;
-            }
-            if (object[depth - 1]) {
-                append(" : ");
-            } else {
-                append(count[depth - 1]++ == 0 ? " " : ", ");
-            }
-        }
-
-        private void push(boolean isObject) {
-            if (depth == object.length) {
-                object = Arrays.copyOf(object, depth * 2);
-                count = Arrays.copyOf(count, depth * 2);
-            }
-            object[depth] = isObject;
-            count[depth++] = 0;
-        }
-
-        private void pop(boolean isObject) {
-            if (depth == 0 || object[depth - 1] != isObject) {
-                throw new IllegalStateException(
-                        (isObject ? "endObject" : "endArray") + " without its start");
-            }
-            depth--;
+        Text(JsonGenerator g) {
+            this.g = g;
         }
 
         @Override
         JsonOut startObject() {
-            beforeValue();
-            append('{');
-            push(true);
-            nesting++;
+            g.writeStartObject();
             return this;
         }
 
         @Override
         JsonOut endObject() {
-            boolean empty = depth > 0 && count[depth - 1] == 0;
-            pop(true);
-            nesting--;
-            if (empty) {
-                append(' ');
-            } else {
-                indent();
-            }
-            append('}');
-            flushIfFull();
+            g.writeEndObject();
             return this;
         }
 
         @Override
         JsonOut startArray() {
-            beforeValue();
-            append('[');
-            push(false);
+            g.writeStartArray();
             return this;
         }
 
         @Override
         JsonOut endArray() {
-            pop(false);
-            append(" ]");
-            flushIfFull();
+            g.writeEndArray();
             return this;
         }
 
         @Override
         JsonOut name(String name) {
-            if (depth == 0 || !object[depth - 1]) {
-                throw new IllegalStateException("a member name outside an object");
-            }
-            if (count[depth - 1]++ > 0) {
-                append(',');
-            }
-            indent();
-            quoted(name);
+            g.writeName(name);
             return this;
         }
 
         @Override
         JsonOut string(String value) {
-            beforeValue();
-            if (value == null) {
-                append("null");
-            } else {
-                quoted(value);
-            }
+            g.writeString(value);
             return this;
-        }
-
-        /** The string between quotes, escaped as the generator's defaults escape it. */
-        private void quoted(String s) {
-            int n = s.length();
-            room(n + 2);
-            buf[len++] = '"';
-            int start = len;
-            s.getChars(0, n, buf, start);
-            len += n;
-            for (int i = start; i < len; i++) {
-                char c = buf[i];
-                if (c < 0x20 || c == '"' || c == '\\') {
-                    escapeFrom(s, i - start);
-                    break;
-                }
-            }
-            append('"');
-        }
-
-        /**
-         * Writes the string's characters again from index {@code from} on (they were copied as they
-         * are), escaping as it goes.
-         */
-        private void escapeFrom(String s, int from) {
-            int n = s.length();
-            len -= n - from;
-            for (int i = from; i < n; i++) {
-                char c = s.charAt(i);
-                if (c >= 0x20 && c != '"' && c != '\\') {
-                    append(c);
-                    continue;
-                }
-                switch (c) {
-                    case '"' -> append("\\\"");
-                    case '\\' -> append("\\\\");
-                    case '\b' -> append("\\b");
-                    case '\t' -> append("\\t");
-                    case '\n' -> append("\\n");
-                    case '\f' -> append("\\f");
-                    case '\r' -> append("\\r");
-                    default -> {
-                        append("\\u00");
-                        append(HEX[c >> 4]);
-                        append(HEX[c & 0xF]);
-                    }
-                }
-            }
         }
 
         @Override
         JsonOut number(int value) {
-            beforeValue();
-            append(Integer.toString(value));
+            g.writeNumber(value);
             return this;
         }
 
         @Override
         JsonOut number(long value) {
-            beforeValue();
-            append(Long.toString(value));
+            g.writeNumber(value);
             return this;
         }
 
         @Override
         JsonOut bool(boolean value) {
-            beforeValue();
-            append(value ? "true" : "false");
+            g.writeBoolean(value);
             return this;
         }
 
-        /** A tree, as {@link JsonText#write} writes it through the generator. */
         @Override
-        JsonOut node(JsonNode n) {
-            switch (n.getNodeType()) {
-                case OBJECT -> {
-                    startObject();
-                    for (Map.Entry<String, JsonNode> e : n.properties()) {
-                        name(e.getKey());
-                        node(e.getValue());
-                    }
-                    endObject();
-                }
-                case ARRAY -> {
-                    startArray();
-                    for (JsonNode item : n) {
-                        node(item);
-                    }
-                    endArray();
-                }
-                case STRING -> string(n.asString());
-                case BOOLEAN -> bool(n.booleanValue());
-                case NUMBER -> {
-                    if (n.isIntegralNumber() && n.canConvertToLong()) {
-                        number(n.longValue());
-                    } else {
-                        // floating-point and big numbers (rare): the generator's own text
-                        beforeValue();
-                        append(JsonText.scalar(n));
-                    }
-                }
-                case NULL, MISSING -> string(null);
-                default -> string(n.asString());
-            }
+        JsonOut node(JsonNode value) {
+            JsonText.write(g, value);
             return this;
         }
     }

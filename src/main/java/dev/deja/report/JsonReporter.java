@@ -15,6 +15,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
+import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -26,16 +27,16 @@ public final class JsonReporter implements Reporter {
     public static final String SCHEMA_VERSION = "1.4";
 
     /**
-     * Writes the report as it is made, as text ({@link JsonOut.Pretty}): no tree, not even per
-     * finding (a fleet report holds 100,000s of findings; a scan with thousands of findings paid
-     * more for the tree than for the text). Same bytes as {@link #tree} printed by {@link
+     * Writes the report as it is made, straight through the streaming generator: no tree, not even
+     * per finding (a fleet report holds 100,000s of findings; a scan with thousands of findings
+     * paid more for the tree than for the text). Same bytes as {@link #tree} printed by {@link
      * JsonText#writePretty}.
      */
     @Override
     public void write(Report report, Writer out) throws IOException {
-        JsonOut.Pretty text = JsonOut.pretty(out);
-        report(report, text);
-        text.finish();
+        try (JsonGenerator g = JsonText.generator(out)) {
+            report(report, JsonOut.to(g));
+        }
         out.write("\n");
         out.flush();
     }

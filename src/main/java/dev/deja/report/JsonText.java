@@ -1,6 +1,5 @@
 package dev.deja.report;
 
-import java.io.StringWriter;
 import java.io.Writer;
 import java.util.Map;
 import tools.jackson.core.JsonGenerator;
@@ -49,15 +48,6 @@ public final class JsonText {
                     return true;
                 }
             };
-
-    /** One scalar value (e.g. a floating-point number) as the generator writes it. */
-    static String scalar(JsonNode n) {
-        StringWriter w = new StringWriter();
-        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), w)) {
-            write(g, n);
-        }
-        return w.toString();
-    }
 
     static void write(JsonGenerator g, JsonNode n) {
         switch (n.getNodeType()) {
