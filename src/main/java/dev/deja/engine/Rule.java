@@ -35,6 +35,15 @@ public interface Rule {
     List<Finding> check(Snapshot snapshot, RuleContext ctx);
 
     /**
+     * This rule's rough share of the work on a large input, 1 for most. The engine starts the rules
+     * of higher cost first, so that a long rule does not start last and run alone while the other
+     * threads idle; the findings and their order never depend on it.
+     */
+    default int cost() {
+        return 1;
+    }
+
+    /**
      * The snapshot parts this rule can judge: it runs when any of them was read (a rule on
      * HAProxy's runtime figures runs when the runtime API or Prometheus was read, not when a
      * configuration was). Empty: it runs on every snapshot.

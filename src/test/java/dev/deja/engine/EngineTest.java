@@ -288,4 +288,32 @@ class EngineTest {
         new JsonReporter().write(new Report(r, CATALOG, "test", Severity.MEDIUM, false), w);
         return w.toString();
     }
+
+    /** A rule of the given cost that finds nothing. */
+    record CostRule(String id, int cost) implements Rule {
+        @Override
+        public SourceKind source() {
+            return SourceKind.HAPROXY;
+        }
+
+        @Override
+        public List<Finding> check(Snapshot s, RuleContext ctx) {
+            return List.of();
+        }
+    }
+
+    @Test
+    void costlierRulesStartFirstAndTiesKeepTheirOrder() {
+        List<Rule> rules =
+                List.of(
+                        new CostRule("a", 1),
+                        new CostRule("b", 3),
+                        new CostRule("c", 1),
+                        new CostRule("d", 2),
+                        new CostRule("e", 3));
+        assertEquals(List.of(1, 4, 3, 0, 2), Engine.startOrder(rules));
+        assertEquals(
+                List.of(0, 1),
+                Engine.startOrder(List.of(new CostRule("a", 1), new CostRule("b", 1))));
+    }
 }
