@@ -10,6 +10,7 @@ import dev.deja.model.haproxy.HaproxyConfig;
 import dev.deja.model.haproxy.Section;
 import dev.deja.model.haproxy.Times;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -340,10 +341,14 @@ public final class TarpitHoldsSlots extends HaproxyRule {
     /** The tarpit backends each frontend names, with the directive that sends requests there. */
     private static Map<Section, List<Route>> routes(HaproxyConfig c, List<Frontends.Frontend> fes) {
         Map<Section, List<Route>> routes = new LinkedHashMap<>();
+        // whether a backend tarpits, read once per backend (thousands of frontends may share one)
+        Map<Section, Boolean> tarpitting = new IdentityHashMap<>();
         for (Frontends.Frontend f : fes) {
             for (String name : f.backends()) {
                 Section b = c.backend(name).orElse(null);
-                if (b == null || b == f.section() || tarpits(b).isEmpty()) {
+                if (b == null
+                        || b == f.section()
+                        || !tarpitting.computeIfAbsent(b, x -> !tarpits(x).isEmpty())) {
                     continue;
                 }
                 routes.computeIfAbsent(b, k -> new ArrayList<>())
