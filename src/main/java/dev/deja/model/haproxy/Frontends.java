@@ -6,8 +6,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 
 /**
  * The effective settings of every frontend and listen of a configuration (own directive, else its
@@ -279,14 +277,6 @@ public final class Frontends {
     }
 
     static List<Frontend> compute(HaproxyConfig config) {
-        return compute(config, SPLIT_FROM);
-    }
-
-    /**
-     * The views, read on two threads when the configuration has {@code splitFrom} sections or more
-     * (tests: the result is the same either way).
-     */
-    static List<Frontend> compute(HaproxyConfig config, int splitFrom) {
         List<Directive> gmaxes = new ArrayList<>();
         for (Section g : config.globals()) {
             for (Directive d : g.directives()) {
@@ -296,55 +286,11 @@ public final class Frontends {
             }
         }
         boolean gmaxGuarded = gmaxes.stream().anyMatch(d -> d.guard() != null);
-        List<Section> sections = config.sections();
-        int n = sections.size();
-        if (n < splitFrom || Runtime.getRuntime().availableProcessors() < 2) {
-            return List.copyOf(views(config, sections, gmaxes, gmaxGuarded));
-        }
-        // a large configuration: the second half of its sections on a thread of its own (the rules
-        // that asked for the views wait for them; Section's memos are safe across threads)
-        List<Section> second = sections.subList(n / 2, n);
-        FutureTask<List<Frontend>> half =
-                new FutureTask<>(() -> views(config, second, gmaxes, gmaxGuarded));
-        Thread t = new Thread(half, "deja-views");
-        t.setDaemon(true);
-        t.start();
-        List<Frontend> out = views(config, sections.subList(0, n / 2), gmaxes, gmaxGuarded);
-        try {
-            out.addAll(half.get());
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error err) {
-                throw err;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (InterruptedException e) {
-            t.interrupt();
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the frontend views were read", e);
-        }
-        return List.copyOf(out);
-    }
-
-    /**
-     * Sections from which the frontend views are read on two threads: 16,000 frontends take some 60
-     * ms on one (the benchmark's 16,000-frontend config), a few hundred take a millisecond.
-     */
-    private static final int SPLIT_FROM = 2_000;
-
-    /** The views of these sections, in order. */
-    private static List<Frontend> views(
-            HaproxyConfig config,
-            List<Section> sections,
-            List<Directive> gmaxes,
-            boolean gmaxGuarded) {
         List<Frontend> out = new ArrayList<>();
         // the settings of shared directives (a defaults section's timeouts reach every frontend),
         // read once
         Map<Directive, Setting> times = new IdentityHashMap<>();
-        for (Section s : sections) {
+        for (Section s : config.sections()) {
             if (!s.listens()) {
                 continue; // no bind line, or disabled: it holds no connection slot
             }
@@ -382,7 +328,7 @@ public final class Frontends {
                 out.addAll(views);
             }
         }
-        return out;
+        return List.copyOf(out);
     }
 
     /** What a view resolved to: the directives it chose. */

@@ -26,13 +26,6 @@ public final class HaproxyConfig {
     /** The effective view of the frontends, computed once for all rules. */
     private volatile List<Frontends.Frontend> frontendViews;
 
-    /**
-     * The lock of {@link #frontendViews()}, not {@code this}: the views are read on two threads,
-     * and the second one's {@link #backend} takes {@code this} once while the first holds this
-     * lock.
-     */
-    private final Object viewsLock = new Object();
-
     private volatile Map<String, Section> backendsByName;
 
     /** The global sections, in order (read by several views and rules of each scan). */
@@ -106,7 +99,7 @@ public final class HaproxyConfig {
     List<Frontends.Frontend> frontendViews() {
         List<Frontends.Frontend> v = frontendViews;
         if (v == null) {
-            synchronized (viewsLock) {
+            synchronized (this) {
                 v = frontendViews;
                 if (v == null) {
                     v = Frontends.compute(this);
