@@ -53,7 +53,11 @@ class EngineTest {
     /** A part with items "name@file:line". */
     record Items(List<String> items) {}
 
-    record ItemRule(String id, String only) implements Rule {
+    record ItemRule(String id, String only, int cost) implements Rule {
+        ItemRule(String id, String only) {
+            this(id, only, 1);
+        }
+
         @Override
         public SourceKind source() {
             return SourceKind.HAPROXY;
@@ -289,31 +293,23 @@ class EngineTest {
         return w.toString();
     }
 
-    /** A rule of the given cost that finds nothing. */
-    record CostRule(String id, int cost) implements Rule {
-        @Override
-        public SourceKind source() {
-            return SourceKind.HAPROXY;
-        }
-
-        @Override
-        public List<Finding> check(Snapshot s, RuleContext ctx) {
-            return List.of();
-        }
-    }
-
     @Test
-    void costlierRulesStartFirstAndTiesKeepTheirOrder() {
+    void costlierRulesStartFirstAndTheFindingsDoNotDependOnIt() throws Exception {
         List<Rule> rules =
                 List.of(
-                        new CostRule("a", 1),
-                        new CostRule("b", 3),
-                        new CostRule("c", 1),
-                        new CostRule("d", 2),
-                        new CostRule("e", 3));
-        assertEquals(List.of(1, 4, 3, 0, 2), Engine.startOrder(rules));
+                        new ItemRule("a", null, 1),
+                        new ItemRule("b", null, 3),
+                        new ItemRule("c", null, 1),
+                        new ItemRule("d", null, 2),
+                        new ItemRule("e", null, 3));
+        assertEquals(List.of(1, 4, 3, 0, 2), Engine.startOrder(rules), "ties keep their order");
+        assertEquals(List.of(0, 1), Engine.startOrder(RULES));
+        List<Rule> costly =
+                List.of(new ItemRule("r-low", null, 1), new ItemRule("r-high", "fe", 9));
+        assertEquals(List.of(1, 0), Engine.startOrder(costly));
+        Engine e = new Engine(CATALOG);
         assertEquals(
-                List.of(0, 1),
-                Engine.startOrder(List.of(new CostRule("a", 1), new CostRule("b", 1))));
+                json(e.run(snapshot(ITEMS), RULES, Engine.Options.defaults())),
+                json(e.run(snapshot(ITEMS), costly, Engine.Options.defaults())));
     }
 }
