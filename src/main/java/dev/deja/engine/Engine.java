@@ -137,6 +137,16 @@ public final class Engine {
         return order;
     }
 
+    /** The first inline suppression that matches f, or null (a loop: no stream per finding). */
+    private static InlineSuppression firstMatch(List<InlineSuppression> inlines, Finding f) {
+        for (int i = 0; i < inlines.size(); i++) {
+            if (inlines.get(i).matches(f)) {
+                return inlines.get(i);
+            }
+        }
+        return null;
+    }
+
     public ScanResult run(Snapshot snapshot, List<Rule> rules, Options opts) {
         long start = System.nanoTime();
         for (Rule rule : rules) { // an unknown rule fails before any runs
@@ -184,15 +194,12 @@ public final class Engine {
         }
         List<Finding> kept = new ArrayList<>();
         List<ScanResult.Suppressed> suppressed = new ArrayList<>();
+        List<InlineSuppression> inlines = snapshot.inlineSuppressions();
         for (Finding f : raw) {
             if (!f.severity().atLeast(opts.minSeverity())) {
                 continue;
             }
-            InlineSuppression inline =
-                    snapshot.inlineSuppressions().stream()
-                            .filter(s -> s.matches(f))
-                            .findFirst()
-                            .orElse(null);
+            InlineSuppression inline = firstMatch(inlines, f);
             if (inline != null) {
                 suppressed.add(new ScanResult.Suppressed(f, inline.reason(), inline.origin()));
                 continue;

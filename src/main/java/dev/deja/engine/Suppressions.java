@@ -35,8 +35,19 @@ public final class Suppressions {
 
     private final List<Entry> entries;
 
+    /**
+     * Each entry's object pattern, compiled once (not once per finding judged against it); null for
+     * an entry without an object.
+     */
+    private final Pattern[] objects;
+
     public Suppressions(List<Entry> entries) {
         this.entries = List.copyOf(entries);
+        this.objects = new Pattern[this.entries.size()];
+        for (int i = 0; i < objects.length; i++) {
+            String o = this.entries.get(i).object();
+            objects[i] = o == null ? null : glob(o);
+        }
     }
 
     public List<Entry> entries() {
@@ -141,14 +152,15 @@ public final class Suppressions {
 
     /** The first live entry that suppresses the finding, or null. */
     public Entry match(Finding f, Supplier<LocalDate> today) {
-        for (Entry e : entries) {
+        for (int i = 0; i < entries.size(); i++) {
+            Entry e = entries.get(i);
             if (e.expiredOn(today)) {
                 continue;
             }
             if (!e.rule().equals("*") && !e.rule().equals(f.ruleId())) {
                 continue;
             }
-            Pattern p = glob(e.object());
+            Pattern p = objects[i] != null ? objects[i] : glob(e.object());
             for (String id : f.location().identifiers()) {
                 if (p.matcher(id).matches()) {
                     return e;
