@@ -172,6 +172,22 @@ class EngineTest {
     }
 
     @Test
+    void eachIgnoreEntryMatchesWithItsOwnObjectPattern() {
+        String yaml =
+                "- rule: r-high\n  object: nothing*\n  reason: first\n"
+                        + "- rule: r-high\n  object: fe_a\n  reason: second\n";
+        Suppressions sup = Suppressions.parse(yaml, "ignore.yaml", CATALOG);
+        Engine.Options o =
+                new Engine.Options(
+                        Severity.INFO, Map.of(), sup, Settings.EMPTY, LocalDate.of(2026, 1, 1));
+        ScanResult r = new Engine(CATALOG).run(snapshot(ITEMS), RULES, o);
+        assertEquals(1, r.suppressed().size());
+        assertEquals("ignore.yaml:4", r.suppressed().get(0).origin());
+        assertEquals("second", r.suppressed().get(0).reason());
+        assertEquals("fe_a", r.suppressed().get(0).finding().location().name());
+    }
+
+    @Test
     void todaysDateIsReadOnlyWhenASuppressionHasAnExpiryDate() {
         AtomicInteger asked = new AtomicInteger();
         Supplier<LocalDate> today =
