@@ -154,16 +154,21 @@ class EngineTest {
         assertEquals("r-high", r.suppressed().get(0).finding().ruleId());
     }
 
+    /** The rules over the items, with this ignore file ("ignore.yaml"), on 2026-01-01. */
+    static ScanResult runWithIgnoreFile(String yaml) {
+        Suppressions sup = Suppressions.parse(yaml, "ignore.yaml", CATALOG);
+        Engine.Options o =
+                new Engine.Options(
+                        Severity.INFO, Map.of(), sup, Settings.EMPTY, LocalDate.of(2026, 1, 1));
+        return new Engine(CATALOG).run(snapshot(ITEMS), RULES, o);
+    }
+
     @Test
     void ignoreFileSuppressesByGlobAndReportsExpiredEntries() {
         String yaml =
                 "- rule: r-low\n  object: fe_*\n  reason: known\n"
                         + "- rule: '*'\n  object: b.cfg\n  reason: old\n  expires: 2020-01-01\n";
-        Suppressions sup = Suppressions.parse(yaml, "ignore.yaml", CATALOG);
-        Engine.Options o =
-                new Engine.Options(
-                        Severity.INFO, Map.of(), sup, Settings.EMPTY, LocalDate.of(2026, 1, 1));
-        ScanResult r = new Engine(CATALOG).run(snapshot(ITEMS), RULES, o);
+        ScanResult r = runWithIgnoreFile(yaml);
         assertEquals(3, r.suppressed().size());
         assertTrue(r.suppressed().stream().allMatch(x -> x.origin().equals("ignore.yaml:1")));
         assertEquals(1, r.expired().size());
@@ -176,11 +181,7 @@ class EngineTest {
         String yaml =
                 "- rule: r-high\n  object: nothing*\n  reason: first\n"
                         + "- rule: r-high\n  object: fe_a\n  reason: second\n";
-        Suppressions sup = Suppressions.parse(yaml, "ignore.yaml", CATALOG);
-        Engine.Options o =
-                new Engine.Options(
-                        Severity.INFO, Map.of(), sup, Settings.EMPTY, LocalDate.of(2026, 1, 1));
-        ScanResult r = new Engine(CATALOG).run(snapshot(ITEMS), RULES, o);
+        ScanResult r = runWithIgnoreFile(yaml);
         assertEquals(1, r.suppressed().size());
         assertEquals("ignore.yaml:4", r.suppressed().get(0).origin());
         assertEquals("second", r.suppressed().get(0).reason());
